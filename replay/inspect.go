@@ -1,0 +1,300 @@
+package replay
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/deadletter/deadletter/store"
+)
+
+// Summary is what a blob's payload says at a glance: the ls row and the dashboard's table row.
+type Summary struct {
+	Events           int
+	Malformed        bool
+	Error            string
+	MaxReplayAttempt int
+	Reasons          map[string]int
+	Outcomes         map[string]int
+	// Verdicts counts each event's primary verdict; for quarantine blobs, the derived quarantine reason.
+	Verdicts    map[Verdict]int
+	Uncountable int
+}
+
+// Summarize reads a parsed payload of the blob name into a Summary.
+func (c Config) Summarize(name string, p *Payload) Summary {
+	s := Summary{Events: len(p.Events), Reasons: map[string]int{}, Outcomes: map[string]int{}, Verdicts: map[Verdict]int{}}
+	if p.Malformed() {
+		s.Malformed, s.Error = true, p.Err.Error()
+	}
+	quarantined := strings.HasPrefix(name, QuarantinePrefix)
+	for _, ev := range p.Events {
+		if ev.DeadLetterReason != "" {
+			s.Reasons[ev.DeadLetterReason]++
+		}
+		if ev.LastDeliveryOutcome != "" {
+			s.Outcomes[ev.LastDeliveryOutcome]++
+		}
+		j := c.Judge(ev.ID, ev.EventType)
+		if j.Attempt > s.MaxReplayAttempt {
+			s.MaxReplayAttempt = j.Attempt
+		}
+		if j.Uncountable {
+			s.Uncountable++
+		}
+		if s.Malformed {
+			continue
+		}
+		if quarantined {
+			s.Verdicts[c.QuarantineReason(ev.ID, ev.EventType)]++
+		} else {
+			s.Verdicts[j.Primary()]++
+		}
+	}
+	return s
+}
+
+// Dominant is the most frequent key of counts (ties broken by name), or "".
+func Dominant(counts map[string]int) string {
+	best, n := "", 0
+	for k, v := range counts {
+		if v > n || v == n && k < best {
+			best, n = k, v
+		}
+	}
+	return best
+}
+
+// Item is one blob of a snapshot: its properties, pane and clock facts, and its payload summary once hydrated.
+type Item struct {
+	store.BlobInfo
+	Pane      Pane
+	Age       time.Duration
+	ExpiresAt time.Time
+	Parsed    BlobName
+	// Summary is nil until the payload has been read.
+	Summary *Summary
+	// ReadErr says why the payload could not be read (too large, gone, forbidden).
+	ReadErr string
+}
+
+// Snapshot is one refresh of the container.
+type Snapshot struct {
+	Container string
+	// Now is the service's clock at the listing; every age is measured against it.
+	Now   time.Time
+	Items []Item
+}
+
+// Count returns how many blobs are in each pane.
+func (s *Snapshot) Count() map[Pane]int {
+	m := map[Pane]int{}
+	for i := range s.Items {
+		m[s.Items[i].Pane]++
+	}
+	return m
+}
+
+// MakeItem classifies one listed blob against the service clock now.
+func (c Config) MakeItem(bi store.BlobInfo, now time.Time) Item {
+	age := now.Sub(bi.LastModified)
+	return Item{BlobInfo: bi, Pane: c.Classify(bi.Name, age), Age: age, ExpiresAt: c.ExpiresAt(bi.LastModified), Parsed: ParseBlobName(bi.Name)}
+}
+
+// Loader lists and reads a container. Payload summaries are cached by (name, ETag), so a refresh never downloads
+// an unchanged blob twice.
+type Loader struct {
+	Container store.Container
+	Config    Config
+	// Concurrency bounds parallel downloads (default 16).
+	Concurrency int
+
+	mu    sync.Mutex
+	cache map[string]cached
+}
+
+type cached struct {
+	etag    string
+	summary *Summary
+	readErr string
+}
+
+// NewLoader makes a loader.
+func NewLoader(c store.Container, cfg Config) *Loader {
+	return &Loader{Container: c, Config: cfg, Concurrency: 16, cache: map[string]cached{}}
+}
+
+// List enumerates the container and classifies every blob; summaries already cached for the same ETag are
+// filled in, nothing is downloaded.
+func (l *Loader) List(ctx context.Context) (*Snapshot, error) {
+	lst, err := l.Container.List(ctx)
+	if err != nil {
+		return nil, err
+	}
+	snap := &Snapshot{Container: l.Container.Describe(), Now: lst.ServiceTime, Items: make([]Item, len(lst.Blobs))}
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	for i, bi := range lst.Blobs {
+		snap.Items[i] = l.Config.MakeItem(bi, lst.ServiceTime)
+		if c, ok := l.cache[bi.Name]; ok && c.etag == bi.ETag {
+			snap.Items[i].Summary, snap.Items[i].ReadErr = c.summary, c.readErr
+		}
+	}
+	return snap, nil
+}
+
+// Hydrated is the outcome of reading one blob's payload.
+type Hydrated struct {
+	Name    string
+	ETag    string
+	Summary *Summary
+	ReadErr string
+}
+
+// Hydrate reads and summarizes the given blobs with bounded concurrency, calling done for each (from any
+// goroutine). A blob that cannot be read gets a ReadErr, never stops the others. Cancelling ctx stops it.
+func (l *Loader) Hydrate(ctx context.Context, blobs []store.BlobInfo, done func(Hydrated)) {
+	n := l.Concurrency
+	if n <= 0 {
+		n = 16
+	}
+	work := make(chan store.BlobInfo)
+	var wg sync.WaitGroup
+	for w := 0; w < n && w < len(blobs); w++ {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for bi := range work {
+				done(l.hydrateOne(ctx, bi))
+			}
+		}()
+	}
+	for _, bi := range blobs {
+		select {
+		case work <- bi:
+		case <-ctx.Done():
+		}
+		if ctx.Err() != nil {
+			break
+		}
+	}
+	close(work)
+	wg.Wait()
+}
+
+func (l *Loader) hydrateOne(ctx context.Context, bi store.BlobInfo) Hydrated {
+	l.mu.Lock()
+	c, ok := l.cache[bi.Name]
+	l.mu.Unlock()
+	if ok && c.etag == bi.ETag {
+		return Hydrated{Name: bi.Name, ETag: bi.ETag, Summary: c.summary, ReadErr: c.readErr}
+	}
+	h := Hydrated{Name: bi.Name, ETag: bi.ETag}
+	b, err := l.Container.Read(ctx, bi.Name, store.MaxBlobBytes)
+	switch {
+	case err != nil && ctx.Err() != nil:
+		return h // cancelled: cache nothing
+	case err != nil:
+		h.ReadErr = readError(err)
+	default:
+		h.ETag = b.ETag
+		s := l.Config.Summarize(bi.Name, ParsePayload(b.Body))
+		h.Summary = &s
+	}
+	if h.Summary != nil || errors.Is(err, store.ErrTooLarge) {
+		l.mu.Lock()
+		l.cache[bi.Name] = cached{etag: h.ETag, summary: h.Summary, readErr: h.ReadErr}
+		l.mu.Unlock()
+	}
+	return h
+}
+
+func readError(err error) string {
+	if errors.Is(err, store.ErrTooLarge) {
+		return fmt.Sprintf("not read: larger than %d MiB, so not a dead letter Event Grid wrote", store.MaxBlobBytes>>20)
+	}
+	return err.Error()
+}
+
+// Apply puts hydrated results into the snapshot (matching by name and ETag, so a result for an older version
+// of a blob is dropped).
+func (s *Snapshot) Apply(hs ...Hydrated) {
+	idx := make(map[string]int, len(s.Items))
+	for i := range s.Items {
+		idx[s.Items[i].Name] = i
+	}
+	for _, h := range hs {
+		if i, ok := idx[h.Name]; ok && s.Items[i].ETag == h.ETag {
+			s.Items[i].Summary, s.Items[i].ReadErr = h.Summary, h.ReadErr
+		}
+	}
+}
+
+// HydrateAll reads every blob of the snapshot that is not summarized yet.
+func (l *Loader) HydrateAll(ctx context.Context, s *Snapshot) {
+	var todo []store.BlobInfo
+	for i := range s.Items {
+		if s.Items[i].Summary == nil {
+			todo = append(todo, s.Items[i].BlobInfo)
+		}
+	}
+	var mu sync.Mutex
+	var got []Hydrated
+	l.Hydrate(ctx, todo, func(h Hydrated) { mu.Lock(); got = append(got, h); mu.Unlock() })
+	s.Apply(got...)
+}
+
+// Detail is everything about one blob: the show command and the dashboard's detail view.
+type Detail struct {
+	Item
+	Body       []byte
+	Payload    *Payload
+	Judgements []Judgement
+	// Reasons are the derived quarantine reasons (quarantine blobs only), aligned with Payload.Events.
+	Reasons []Verdict
+	Preview *Preview
+	Restore *RestorePlan
+	Summary Summary
+}
+
+// Inspect reads one blob and works out everything the estate will do with it.
+func (l *Loader) Inspect(ctx context.Context, name string) (*Detail, error) {
+	b, err := l.Container.Read(ctx, name, store.MaxBlobBytes)
+	if err != nil && !errors.Is(err, store.ErrTooLarge) {
+		return nil, err
+	}
+	now := b.ServiceTime
+	if now.IsZero() {
+		if now, err = l.Container.Now(ctx); err != nil {
+			return nil, err
+		}
+	}
+	d := &Detail{Item: l.Config.MakeItem(b.BlobInfo, now)}
+	if b.Body == nil && b.Size > 0 {
+		d.ReadErr = readError(store.ErrTooLarge)
+		d.Payload = &Payload{Err: &MalformedError{Offset: -1, Element: -1, Msg: d.ReadErr}}
+		return d, nil
+	}
+	d.Body = b.Body
+	d.Payload = ParsePayload(b.Body)
+	d.Summary = l.Config.Summarize(name, d.Payload)
+	d.Item.Summary = &d.Summary
+	for _, ev := range d.Payload.Events {
+		d.Judgements = append(d.Judgements, l.Config.Judge(ev.ID, ev.EventType))
+		if d.Pane == PaneQuarantine && !d.Payload.Malformed() {
+			d.Reasons = append(d.Reasons, l.Config.QuarantineReason(ev.ID, ev.EventType))
+		}
+	}
+	switch d.Pane {
+	case PaneLive, PaneStranded:
+		pv := l.Config.Plan(name, b.Body, d.Payload)
+		d.Preview = &pv
+	case PaneQuarantine:
+		rp := l.Config.PlanRestore(name, b.Body, d.Payload, now)
+		d.Restore = &rp
+	}
+	return d, nil
+}

@@ -1,0 +1,314 @@
+package replay
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"math/rand"
+	"time"
+
+	"github.com/deadletter/deadletter/store"
+)
+
+// IncidentRegister is the handler register the incident scenario implies: the estate's functions and whether
+// each is idempotent. ProcessWebhook is not (createMessage mints a fresh rowKey per call).
+var IncidentRegister = Register{
+	"ProcessPushNotification": true,
+	"ProcessFriendRequest":    true,
+	"ProcessThreadReply":      true,
+	"ProcessScheduledMessage": true,
+	"ProcessBlobDeletion":     true,
+	"ProcessWebhook":          false,
+}
+
+// Backdater is a container whose blobs can be given an older Last-Modified (a directory can; Azure cannot).
+type Backdater interface {
+	Backdate(name string, t time.Time) error
+}
+
+// SeedOptions shape a seeded incident.
+type SeedOptions struct {
+	// Scenario is "incident" (the only one so far).
+	Scenario string
+	// Count is how many bulk root blobs to add beside the fixed cases.
+	Count int
+	// Seed makes the names and payloads reproducible.
+	Seed int64
+	// Config supplies the TTL, retention and separator the ages and ids are built against.
+	Config Config
+}
+
+// SeedReport says what was written.
+type SeedReport struct {
+	Blobs      int
+	Backdated  bool
+	ByPane     map[Pane]int
+	Register   Register
+	ServiceNow time.Time
+}
+
+type seedEvent struct {
+	ID                      string          `json:"id"`
+	Topic                   string          `json:"topic,omitempty"`
+	Subject                 string          `json:"subject"`
+	EventType               string          `json:"eventType"`
+	EventTime               string          `json:"eventTime"`
+	Data                    json.RawMessage `json:"data,omitempty"`
+	DataVersion             string          `json:"dataVersion"`
+	MetadataVersion         string          `json:"metadataVersion"`
+	DeadLetterReason        string          `json:"deadLetterReason"`
+	DeliveryAttempts        int             `json:"deliveryAttempts"`
+	LastDeliveryOutcome     string          `json:"lastDeliveryOutcome"`
+	LastHTTPStatusCode      int             `json:"lastHttpStatusCode,omitempty"`
+	PublishTime             string          `json:"publishTime"`
+	LastDeliveryAttemptTime string          `json:"lastDeliveryAttemptTime"`
+}
+
+type failure struct {
+	reason, outcome string
+	status          int
+}
+
+// What a Function App that is down, throttled or broken looks like from Event Grid.
+var failures = []failure{
+	{"MaxDeliveryAttemptsExceeded", "Busy", 503},
+	{"MaxDeliveryAttemptsExceeded", "Forbidden", 403},
+	{"TimeToLiveExceeded", "TimedOut", 408},
+	{"TimeToLiveExceeded", "SocketError", 0},
+	{"UndeliverableDueToHttpBadRequest", "BadRequest", 400},
+	{"UndeliverableDueToProbationCausedByClientError", "Probation", 0},
+	{"MaxDeliveryAttemptsExceeded", "NotFound", 404},
+}
+
+type sub struct{ name, eventType, topic string }
+
+var subscriptions = []sub{
+	{"push-notifications", "ProcessPushNotification", "app"},
+	{"friend-requests", "ProcessFriendRequest", "app"},
+	{"thread-replies", "ProcessThreadReply", "app"},
+	{"webhooks", "ProcessWebhook", "app"},
+	{"blob-deletions", "ProcessBlobDeletion", "app"},
+	{"storage-ledger", "Microsoft.Storage.BlobCreated", "system"},
+}
+
+type seeder struct {
+	ctx  context.Context
+	c    store.Container
+	cfg  Config
+	rng  *rand.Rand
+	now  time.Time
+	rep  *SeedReport
+	back Backdater
+}
+
+func (s *seeder) guid() string {
+	b := make([]byte, 16)
+	s.rng.Read(b)
+	return fmt.Sprintf("%x-%x-%x-%x-%x", b[0:4], b[4:6], b[6:8], b[8:10], b[10:16])
+}
+
+func (s *seeder) event(sb sub, attempt int, at time.Time, f failure) seedEvent {
+	id := s.guid()
+	if attempt > 0 {
+		id = FormatID(id, attempt, s.cfg.Separator)
+	}
+	ev := seedEvent{ID: id, Subject: "/" + sb.name + "/" + s.guid()[:8], EventType: sb.eventType, DataVersion: "1.0", MetadataVersion: "1",
+		EventTime: at.Add(-62 * time.Minute).Format(time.RFC3339Nano), DeadLetterReason: f.reason, DeliveryAttempts: 7 + s.rng.Intn(4),
+		LastDeliveryOutcome: f.outcome, LastHTTPStatusCode: f.status, PublishTime: at.Add(-61 * time.Minute).Format(time.RFC3339Nano),
+		LastDeliveryAttemptTime: at.Add(-time.Duration(s.rng.Intn(50)) * time.Second).Format(time.RFC3339Nano)}
+	switch sb.topic {
+	case "system":
+		ev.Topic = "/subscriptions/00000000-0000-0000-0000-000000000000/resourceGroups/estate/providers/Microsoft.Storage/storageAccounts/estateassets"
+		ev.Subject = "/blobServices/default/containers/message-assets/blobs/" + s.guid()[:8] + ".jpg"
+		ev.Data = json.RawMessage(fmt.Sprintf(`{"api":"PutBlob","contentType":"image/jpeg","contentLength":%d,"blobType":"BlockBlob","url":"https://estateassets.blob.core.windows.net/message-assets/%s.jpg"}`, 20000+s.rng.Intn(900000), s.guid()[:8]))
+	default:
+		ev.Data = json.RawMessage(fmt.Sprintf(`{"userId":"u-%s","roomId":"r-%s","messageId":"%s"}`, s.guid()[:6], s.guid()[:6], s.guid()))
+	}
+	return ev
+}
+
+func (s *seeder) batch(sb sub, n int, at time.Time, attempt func(i int) int) []seedEvent {
+	f := failures[s.rng.Intn(len(failures))]
+	out := make([]seedEvent, n)
+	for i := range out {
+		out[i] = s.event(sb, attempt(i), at, f)
+	}
+	return out
+}
+
+func zero(int) int { return 0 }
+
+// put writes a blob and backdates it to age.
+func (s *seeder) put(name string, body []byte, age time.Duration) error {
+	if _, err := s.c.Write(s.ctx, name, body, store.WriteOptions{ContentType: "application/json"}); err != nil {
+		return err
+	}
+	if s.back != nil && age > 0 {
+		if err := s.back.Backdate(name, s.now.Add(-age)); err != nil {
+			return err
+		}
+	}
+	pane := s.cfg.Classify(name, age)
+	if s.back == nil && IsRoot(name) {
+		pane = PaneLive
+	}
+	s.rep.ByPane[pane]++
+	s.rep.Blobs++
+	return nil
+}
+
+func (s *seeder) putEvents(name string, evs any, age time.Duration) error {
+	b, err := json.Marshal(evs)
+	if err != nil {
+		return err
+	}
+	return s.put(name, b, age)
+}
+
+func (s *seeder) name(sb sub, age time.Duration) string {
+	return DeadLetterName(sb.name, s.now.Add(-age), s.guid())
+}
+
+// Seed writes a realistic incident into c: every pane, every verdict, malformed payloads, blobs close to
+// lifecycle deletion and a stalled live blob. On a directory the blobs are backdated; on Azure they are new and
+// root blobs become stranded once they pass the TTL.
+func Seed(ctx context.Context, c store.Container, o SeedOptions) (SeedReport, error) {
+	if o.Scenario != "" && o.Scenario != "incident" {
+		return SeedReport{}, fmt.Errorf("unknown scenario %q (have: incident)", o.Scenario)
+	}
+	now, err := c.Now(ctx)
+	if err != nil {
+		return SeedReport{}, err
+	}
+	rep := SeedReport{ByPane: map[Pane]int{}, Register: IncidentRegister, ServiceNow: now}
+	s := &seeder{ctx: ctx, c: c, cfg: o.Config, rng: rand.New(rand.NewSource(o.Seed)), now: now, rep: &rep}
+	if b, ok := c.(Backdater); ok {
+		s.back, rep.Backdated = b, true
+	}
+	h := time.Hour
+	ttl, ret := o.Config.TTL, o.Config.Retention
+	push, friends, replies, hooks, deletions, ledger := subscriptions[0], subscriptions[1], subscriptions[2], subscriptions[3], subscriptions[4], subscriptions[5]
+	at := func(age time.Duration) time.Time { return now.Add(-age) }
+
+	steps := []func() error{
+		// Stranded: the Function App was stopped by the budget guard for longer than the delivery window.
+		func() error { a := 3 * h; return s.putEvents(s.name(push, a), s.batch(push, 12, at(a), zero), a) },
+		func() error {
+			a := 5*h + 20*time.Minute
+			evs := append(s.batch(replies, 3, at(a), func(i int) int { return i % 2 }), s.batch(replies, 2, at(a), func(int) int { return o.Config.MaxReplays })...)
+			evs = append(evs, s.batch(hooks, 2, at(a), zero)...)
+			return s.putEvents(s.name(replies, a), evs, a)
+		},
+		func() error { a := 6 * h; return s.putEvents(s.name(ledger, a), s.batch(ledger, 4, at(a), zero), a) },
+		func() error {
+			a := 26 * h
+			return s.putEvents(s.name(deletions, a), s.batch(deletions, 48, at(a), zero), a)
+		},
+		// About to be lost: stranded for nearly the whole retention.
+		func() error {
+			a := ret - 36*h
+			return s.putEvents(s.name(friends, a), s.batch(friends, 5, at(a), zero), a)
+		},
+		// Live: a trigger still has attempts left; one has sat past the grace (the replay is not consuming).
+		func() error {
+			a := 2 * time.Minute
+			return s.putEvents(s.name(push, a), s.batch(push, 3, at(a), zero), a)
+		},
+		func() error {
+			a := o.Config.LiveGrace + 15*time.Minute
+			if a >= ttl {
+				a = ttl - time.Minute
+			}
+			return s.putEvents(s.name(friends, a), s.batch(friends, 2, at(a), zero), a)
+		},
+		// Malformed at the root: truncated JSON, not an array, a missing field, a CloudEvents delivery.
+		func() error {
+			a := 2 * h
+			return s.put(s.name(push, a), []byte(`[{"id":"`+s.guid()+`","subject":"/push/1","eventType":"ProcessPushNotification","dataVers`), a)
+		},
+		func() error {
+			a := 3 * h
+			ev := s.event(hooks, 0, at(a), failures[0])
+			b, _ := json.Marshal(ev)
+			return s.put(s.name(hooks, a), b, a)
+		},
+		func() error {
+			a := 4 * h
+			evs := s.batch(replies, 3, at(a), zero)
+			b, _ := json.Marshal(evs)
+			var raw []map[string]any
+			json.Unmarshal(b, &raw)
+			delete(raw[1], "dataVersion")
+			return s.putEvents(s.name(replies, a), raw, a)
+		},
+		func() error {
+			a := 7 * h
+			ce := []map[string]any{{"specversion": "1.0", "type": "ProcessThreadReply", "source": "/estate/app", "id": s.guid(), "time": at(a + 62*time.Minute).Format(time.RFC3339),
+				"subject": "/thread-replies/42", "datacontenttype": "application/json", "data": map[string]string{"threadId": "t-42"},
+				"deadletterreason": "MaxDeliveryAttemptsExceeded", "deliveryattempts": 10, "lastdeliveryoutcome": "Busy", "lasthttpstatuscode": 503,
+				"publishtime": at(a + 61*time.Minute).Format(time.RFC3339), "lastdeliveryattempttime": at(a).Format(time.RFC3339)}}
+			return s.putEvents(s.name(replies, a), ce, a)
+		},
+		// An id with a line terminator: the estate can never count it, so the cap never stops it.
+		func() error {
+			a := 9 * h
+			evs := s.batch(push, 2, at(a), zero)
+			evs[1].ID = s.guid()[:8] + "\n|1|1|1"
+			return s.putEvents(s.name(push, a), evs, a)
+		},
+		// Quarantine: the cap (ids stripped, as the replay writes them), a non-idempotent handler, a system-topic
+		// event, a malformed payload's raw bytes, and one about to expire.
+		func() error {
+			a := 30 * h
+			evs := s.batch(push, 6, at(a), zero)
+			return s.putEvents(QuarantinePrefix+s.name(push, a), evs, a)
+		},
+		func() error {
+			a := 20 * h
+			return s.putEvents(QuarantinePrefix+s.name(hooks, a), s.batch(hooks, 3, at(a), zero), a)
+		},
+		func() error {
+			a := 50 * h
+			return s.putEvents(QuarantinePrefix+s.name(ledger, a), s.batch(ledger, 2, at(a), zero), a)
+		},
+		func() error {
+			a := 12 * h
+			evs := append(s.batch(friends, 2, at(a), zero), s.batch(hooks, 1, at(a), zero)...)
+			return s.putEvents(QuarantinePrefix+s.name(friends, a), evs, a)
+		},
+		func() error {
+			a := 8 * h
+			return s.put(QuarantinePrefix+s.name(push, a), []byte(`{"error":"not an array"`), a)
+		},
+		func() error {
+			a := ret - 20*h
+			return s.putEvents(QuarantinePrefix+s.name(replies, a), s.batch(replies, 4, at(a), zero), a)
+		},
+	}
+	for _, f := range steps {
+		if err := f(); err != nil {
+			return rep, err
+		}
+	}
+	// Bulk: the rest of the incident, across every subscription.
+	for i := 0; i < o.Count; i++ {
+		sb := subscriptions[s.rng.Intn(len(subscriptions)-1)]
+		n := 1 + s.rng.Intn(50)
+		var a time.Duration
+		name := ""
+		switch r := s.rng.Intn(100); {
+		case r < 55:
+			a = ttl + time.Duration(s.rng.Int63n(int64(10*24*h)))
+		case r < 75:
+			a = time.Duration(s.rng.Int63n(int64(o.Config.LiveGrace)))
+		default:
+			a = time.Duration(s.rng.Int63n(int64(20 * 24 * h)))
+			name = ArchivedPrefix
+		}
+		name += s.name(sb, a)
+		if err := s.putEvents(name, s.batch(sb, n, at(a), func(int) int { return s.rng.Intn(o.Config.MaxReplays + 1) }), a); err != nil {
+			return rep, err
+		}
+	}
+	return rep, nil
+}

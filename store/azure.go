@@ -1,0 +1,373 @@
+package store
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"net"
+	"net/http"
+	"net/url"
+	"regexp"
+	"strings"
+	"time"
+
+	"github.com/Azure/azure-sdk-for-go/sdk/azcore"
+	"github.com/Azure/azure-sdk-for-go/sdk/azcore/policy"
+	"github.com/Azure/azure-sdk-for-go/sdk/azcore/streaming"
+	"github.com/Azure/azure-sdk-for-go/sdk/azidentity"
+	"github.com/Azure/azure-sdk-for-go/sdk/storage/azblob"
+	"github.com/Azure/azure-sdk-for-go/sdk/storage/azblob/blob"
+	"github.com/Azure/azure-sdk-for-go/sdk/storage/azblob/bloberror"
+	"github.com/Azure/azure-sdk-for-go/sdk/storage/azblob/blockblob"
+	"github.com/Azure/azure-sdk-for-go/sdk/storage/azblob/container"
+)
+
+// AzuriteConnectionString is what UseDevelopmentStorage=true stands for: Azurite's well-known development
+// account on its default blob port. azblob does not expand the shorthand itself.
+const AzuriteConnectionString = "DefaultEndpointsProtocol=http;AccountName=devstoreaccount1;" +
+	"AccountKey=Eby8vdM02xNOcqFlqUwJPLlmEtlCDXJ1OUzFT50uSRZ6IFsuFq2UVErCz4I6tq/K1SZFPTBekoo8Z2WqLbSDkQ==;" +
+	"BlobEndpoint=http://127.0.0.1:10000/devstoreaccount1;"
+
+// AzureOptions say how to reach the container: a connection string (account key or SAS, Azurite included), or an
+// account URL with Microsoft Entra ID through DefaultAzureCredential.
+type AzureOptions struct {
+	ConnectionString string
+	AccountURL       string
+	Container        string
+	// Transport replaces the HTTP client (tests put a fault-injecting proxy here).
+	Transport policy.Transporter
+}
+
+// Azure is a container in Azure Blob Storage (or Azurite).
+type Azure struct {
+	client  *container.Client
+	account string
+	name    string
+	secrets []string // values that must never appear in an error
+}
+
+// OpenAzure builds the client. It does not touch the network; the first call does.
+func OpenAzure(o AzureOptions) (*Azure, error) {
+	opts := &azblob.ClientOptions{ClientOptions: azcore.ClientOptions{
+		Retry: policy.RetryOptions{MaxRetries: 4, TryTimeout: 60 * time.Second, RetryDelay: 250 * time.Millisecond, MaxRetryDelay: 4 * time.Second},
+	}}
+	if o.Transport != nil {
+		opts.Transport = o.Transport
+	}
+	a := &Azure{name: o.Container}
+	var svc *azblob.Client
+	var err error
+	switch {
+	case o.ConnectionString != "":
+		cs := strings.TrimSpace(o.ConnectionString)
+		if strings.EqualFold(strings.TrimRight(cs, ";"), "UseDevelopmentStorage=true") {
+			cs = AzuriteConnectionString
+		}
+		a.secrets = connectionSecrets(cs)
+		svc, err = azblob.NewClientFromConnectionString(cs, opts)
+		if err != nil {
+			return nil, fmt.Errorf("connection string: %s (want AccountName=…;AccountKey=… or BlobEndpoint=…;SharedAccessSignature=…, or UseDevelopmentStorage=true)", a.scrub(err.Error()))
+		}
+	case o.AccountURL != "":
+		u, perr := url.Parse(o.AccountURL)
+		if perr != nil || u.Scheme == "" || u.Host == "" {
+			return nil, fmt.Errorf("--account-url %q: want https://<account>.blob.core.windows.net", o.AccountURL)
+		}
+		cred, cerr := azidentity.NewDefaultAzureCredential(nil)
+		if cerr != nil {
+			return nil, fmt.Errorf("Microsoft Entra ID: %s (sign in with `az login`, or set AZURE_CLIENT_ID/AZURE_TENANT_ID/AZURE_CLIENT_SECRET)", a.scrub(cerr.Error()))
+		}
+		svc, err = azblob.NewClient(o.AccountURL, cred, opts)
+		if err != nil {
+			return nil, fmt.Errorf("--account-url: %s", a.scrub(err.Error()))
+		}
+	default:
+		return nil, errors.New("no container: give --dir, --connection-string (or AZURE_STORAGE_ACCOUNT_CONNECTION_STRING), or --account-url")
+	}
+	a.client = svc.ServiceClient().NewContainerClient(o.Container)
+	a.account = accountOf(svc.URL())
+	return a, nil
+}
+
+// accountOf names the account from a service URL: the first label of the host, or Azurite's path segment.
+func accountOf(service string) string {
+	u, err := url.Parse(service)
+	if err != nil {
+		return "?"
+	}
+	if p := strings.Trim(u.Path, "/"); p != "" {
+		return p
+	}
+	host := u.Hostname()
+	if i := strings.IndexByte(host, '.'); i > 0 {
+		return host[:i]
+	}
+	return host
+}
+
+func connectionSecrets(cs string) []string {
+	var out []string
+	for _, part := range strings.Split(cs, ";") {
+		k, v, ok := strings.Cut(part, "=")
+		if ok && (strings.EqualFold(k, "AccountKey") || strings.EqualFold(k, "SharedAccessSignature")) && v != "" {
+			out = append(out, v)
+			if q, err := url.ParseQuery(v); err == nil && q.Get("sig") != "" {
+				out = append(out, q.Get("sig"), url.QueryEscape(q.Get("sig")))
+			}
+		}
+	}
+	return out
+}
+
+var secretPatterns = regexp.MustCompile(`(?i)(sig=|AccountKey=|SharedAccessSignature=|Bearer\s+)[^;&\s"']+`)
+
+// scrub removes anything secret from a message: account keys, SAS signatures and bearer tokens.
+func (a *Azure) scrub(s string) string {
+	for _, sec := range a.secrets {
+		if len(sec) >= 8 {
+			s = strings.ReplaceAll(s, sec, "REDACTED")
+		}
+	}
+	return secretPatterns.ReplaceAllString(s, "${1}REDACTED")
+}
+
+// Describe implements Container.
+func (a *Azure) Describe() string { return a.account + "/" + a.name }
+
+// URL is the container's URL (no credentials in it for key and Entra ID auth).
+func (a *Azure) URL() string { return a.scrub(a.client.URL()) }
+
+// Create makes the container if it does not exist (seeding a fresh account or Azurite).
+func (a *Azure) Create(ctx context.Context) error {
+	_, err := a.client.Create(ctx, nil)
+	if err != nil && !bloberror.HasCode(err, bloberror.ContainerAlreadyExists) {
+		return a.mapErr("create container", a.name, err, true)
+	}
+	return nil
+}
+
+// DeleteContainer removes the whole container (tests: a container that vanishes mid-drain).
+func (a *Azure) DeleteContainer(ctx context.Context) error {
+	_, err := a.client.Delete(ctx, nil)
+	if err != nil {
+		return a.mapErr("delete container", a.name, err, true)
+	}
+	return nil
+}
+
+// mapErr turns an azblob error into one of the typed errors, with a message an operator can act on and no
+// secret in it. write says whether the operation needs the Contributor role.
+func (a *Azure) mapErr(op, name string, err error, write bool) error {
+	if err == nil {
+		return nil
+	}
+	if errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded) {
+		return opError(op, name, err)
+	}
+	var re *azcore.ResponseError
+	if errors.As(err, &re) {
+		code := bloberror.Code(re.ErrorCode)
+		switch {
+		case code == bloberror.ContainerNotFound:
+			return fmt.Errorf("%s %q: %w: %s has no container %q", op, name, ErrContainerNotFound, a.account, a.name)
+		case code == bloberror.BlobAlreadyExists:
+			return opError(op, name, ErrAlreadyExists)
+		case code == bloberror.ConditionNotMet || re.StatusCode == http.StatusPreconditionFailed:
+			return opError(op, name, ErrConditionFailed)
+		case code == bloberror.BlobNotFound || re.StatusCode == http.StatusNotFound:
+			return opError(op, name, ErrNotFound)
+		case re.StatusCode == http.StatusForbidden:
+			role := "Storage Blob Data Reader (to list and read)"
+			if write {
+				role = "Storage Blob Data Contributor (to drain and restore)"
+			}
+			why := "the identity lacks a data-plane role"
+			if code == bloberror.AuthenticationFailed {
+				why = "the account key or SAS was refused (wrong, expired or lacking permissions)"
+			}
+			return fmt.Errorf("%s %q: %w: %s on account %s: grant %s on the account or container (%s)", op, name, ErrForbidden, why, a.account, role, re.ErrorCode)
+		}
+		return fmt.Errorf("%s %q: storage answered HTTP %d %s", op, name, re.StatusCode, re.ErrorCode)
+	}
+	var ne net.Error
+	var oe *net.OpError
+	if errors.As(err, &oe) || errors.As(err, &ne) {
+		return fmt.Errorf("%s %q: cannot reach %s: %s", op, name, a.account, a.scrub(err.Error()))
+	}
+	var ae *azidentity.AuthenticationFailedError
+	if errors.As(err, &ae) || strings.Contains(err.Error(), "DefaultAzureCredential") {
+		return fmt.Errorf("%s %q: Microsoft Entra ID sign-in failed (run `az login`, or set AZURE_CLIENT_ID/AZURE_TENANT_ID/AZURE_CLIENT_SECRET): %s", op, name, a.scrub(err.Error()))
+	}
+	return fmt.Errorf("%s %q: %s", op, name, a.scrub(err.Error()))
+}
+
+func metaOut(m map[string]*string) map[string]string {
+	if len(m) == 0 {
+		return nil
+	}
+	out := make(map[string]string, len(m))
+	for k, v := range m {
+		if v != nil {
+			out[k] = *v
+		}
+	}
+	return out
+}
+
+func metaIn(m map[string]string) map[string]*string {
+	if len(m) == 0 {
+		return nil
+	}
+	out := make(map[string]*string, len(m))
+	for k, v := range m {
+		out[k] = &v
+	}
+	return out
+}
+
+func deref[T any](p *T) T {
+	var z T
+	if p == nil {
+		return z
+	}
+	return *p
+}
+
+// List implements Container: pages of 5,000 with metadata, the service clock from the last page's Date.
+func (a *Azure) List(ctx context.Context) (Listing, error) {
+	pager := a.client.NewListBlobsFlatPager(&container.ListBlobsFlatOptions{
+		MaxResults: ptr(int32(5000)),
+		Include:    container.ListBlobsInclude{Metadata: true},
+	})
+	var l Listing
+	for pager.More() {
+		page, err := pager.NextPage(ctx)
+		if err != nil {
+			return Listing{}, a.mapErr("list", a.name, err, false)
+		}
+		if page.Date != nil {
+			l.ServiceTime = page.Date.UTC()
+		}
+		if page.Segment == nil {
+			continue
+		}
+		for _, it := range page.Segment.BlobItems {
+			if it == nil || it.Name == nil {
+				continue
+			}
+			bi := BlobInfo{Name: *it.Name}
+			if p := it.Properties; p != nil {
+				bi.Size = deref(p.ContentLength)
+				bi.ETag = string(deref(p.ETag))
+				bi.LastModified = deref(p.LastModified).UTC()
+				bi.ContentType = deref(p.ContentType)
+			}
+			bi.Metadata = metaOut(it.Metadata)
+			l.Blobs = append(l.Blobs, bi)
+		}
+	}
+	if l.ServiceTime.IsZero() {
+		l.ServiceTime = time.Now().UTC()
+	}
+	return l, nil
+}
+
+func ptr[T any](v T) *T { return &v }
+
+// Stat implements Container.
+func (a *Azure) Stat(ctx context.Context, name string) (BlobInfo, error) {
+	p, err := a.client.NewBlobClient(name).GetProperties(ctx, nil)
+	if err != nil {
+		return BlobInfo{}, a.mapErr("stat", name, err, false)
+	}
+	return BlobInfo{Name: name, Size: deref(p.ContentLength), ETag: string(deref(p.ETag)),
+		LastModified: deref(p.LastModified).UTC(), ContentType: deref(p.ContentType), Metadata: metaOut(p.Metadata)}, nil
+}
+
+// Read implements Container. The body is read through azblob's retry reader, so a connection reset mid-body
+// resumes from where it stopped (pinned to the ETag) instead of failing the read.
+func (a *Azure) Read(ctx context.Context, name string, max int64) (Blob, error) {
+	resp, err := a.client.NewBlobClient(name).DownloadStream(ctx, nil)
+	if err != nil {
+		return Blob{}, a.mapErr("read", name, err, false)
+	}
+	b := Blob{BlobInfo: BlobInfo{Name: name, Size: deref(resp.ContentLength), ETag: string(deref(resp.ETag)),
+		LastModified: deref(resp.LastModified).UTC(), ContentType: deref(resp.ContentType), Metadata: metaOut(resp.Metadata)}}
+	if resp.Date != nil {
+		b.ServiceTime = resp.Date.UTC()
+	}
+	body := resp.NewRetryReader(ctx, &blob.RetryReaderOptions{MaxRetries: 5})
+	defer body.Close()
+	if b.Size > max {
+		return Blob{BlobInfo: b.BlobInfo}, opError("read", name, fmt.Errorf("%w: %d bytes, over the %d-byte limit", ErrTooLarge, b.Size, max))
+	}
+	buf := bytes.NewBuffer(make([]byte, 0, b.Size))
+	if _, err := io.Copy(buf, io.LimitReader(body, max+1)); err != nil {
+		return Blob{}, a.mapErr("read", name, err, false)
+	}
+	if int64(buf.Len()) > max {
+		return Blob{BlobInfo: b.BlobInfo}, opError("read", name, fmt.Errorf("%w: over the %d-byte limit", ErrTooLarge, max))
+	}
+	b.Body = buf.Bytes()
+	return b, nil
+}
+
+// Write implements Container with one Put Blob.
+func (a *Azure) Write(ctx context.Context, name string, body []byte, o WriteOptions) (BlobInfo, error) {
+	mac := &blob.ModifiedAccessConditions{}
+	if o.IfMatch != "" {
+		mac.IfMatch = ptr(azcore.ETag(o.IfMatch))
+	}
+	if o.IfNoneMatchAny {
+		mac.IfNoneMatch = ptr(azcore.ETagAny)
+	}
+	opts := &blockblob.UploadOptions{
+		Metadata:         metaIn(o.Metadata),
+		AccessConditions: &blob.AccessConditions{ModifiedAccessConditions: mac},
+	}
+	if o.ContentType != "" {
+		opts.HTTPHeaders = &blob.HTTPHeaders{BlobContentType: &o.ContentType}
+	}
+	resp, err := a.client.NewBlockBlobClient(name).Upload(ctx, streaming.NopCloser(bytes.NewReader(body)), opts)
+	if err != nil {
+		err = a.mapErr("write", name, err, true)
+		if o.IfMatch != "" && errors.Is(err, ErrNotFound) {
+			// If-Match against a blob that is gone: someone else moved it.
+			return BlobInfo{}, opError("write", name, ErrConditionFailed)
+		}
+		return BlobInfo{}, err
+	}
+	return BlobInfo{Name: name, Size: int64(len(body)), ETag: string(deref(resp.ETag)), LastModified: deref(resp.LastModified).UTC(),
+		ContentType: o.ContentType, Metadata: o.Metadata}, nil
+}
+
+// Delete implements Container.
+func (a *Azure) Delete(ctx context.Context, name string, ifMatch string) error {
+	var opts *blob.DeleteOptions
+	if ifMatch != "" {
+		opts = &blob.DeleteOptions{AccessConditions: &blob.AccessConditions{ModifiedAccessConditions: &blob.ModifiedAccessConditions{IfMatch: ptr(azcore.ETag(ifMatch))}}}
+	}
+	_, err := a.client.NewBlobClient(name).Delete(ctx, opts)
+	if err != nil {
+		err = a.mapErr("delete", name, err, true)
+		if ifMatch != "" && errors.Is(err, ErrNotFound) {
+			return opError("delete", name, ErrConditionFailed)
+		}
+		return err
+	}
+	return nil
+}
+
+// Now implements Container: the Date header of a container properties call.
+func (a *Azure) Now(ctx context.Context) (time.Time, error) {
+	p, err := a.client.GetProperties(ctx, nil)
+	if err != nil {
+		return time.Time{}, a.mapErr("read the clock of", a.name, err, false)
+	}
+	if p.Date == nil {
+		return time.Now().UTC(), nil
+	}
+	return p.Date.UTC(), nil
+}

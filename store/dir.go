@@ -1,0 +1,330 @@
+package store
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+	"syscall"
+	"time"
+	"unicode/utf8"
+)
+
+// stateDir holds what a directory container keeps beside the blobs: a lock file, metadata side files and
+// temporary files (on the same file system, so a rename into place is atomic). No blob may be named under it.
+const stateDir = ".deadletter"
+
+// Dir is a container backed by a local directory: each blob is a file whose path is the blob name ("/" makes
+// folders), Last-Modified is the file's mtime, and content type and metadata live in side files under
+// .deadletter/meta. Writes land atomically (temp file + rename) and all operations take a file lock, so ETag
+// conditions hold against concurrent writers in this and other processes.
+type Dir struct {
+	root string
+}
+
+// OpenDir opens (creating if needed) a directory container.
+func OpenDir(root string) (*Dir, error) {
+	abs, err := filepath.Abs(root)
+	if err != nil {
+		return nil, fmt.Errorf("container directory %q: %w", root, err)
+	}
+	for _, d := range []string{abs, filepath.Join(abs, stateDir, "meta"), filepath.Join(abs, stateDir, "tmp")} {
+		if err := os.MkdirAll(d, 0o755); err != nil {
+			return nil, fmt.Errorf("container directory %q: %w", root, err)
+		}
+	}
+	return &Dir{root: abs}, nil
+}
+
+// Describe implements Container.
+func (d *Dir) Describe() string { return "dir:" + d.root }
+
+// Root is the directory holding the blobs.
+func (d *Dir) Root() string { return d.root }
+
+type dirMeta struct {
+	ContentType string            `json:"contentType,omitempty"`
+	Metadata    map[string]string `json:"metadata,omitempty"`
+}
+
+// ValidateName refuses names a directory cannot hold faithfully or that would escape its root.
+func ValidateName(name string) error {
+	bad := func(why string) error { return fmt.Errorf("%w %q: %s", ErrInvalidName, name, why) }
+	switch {
+	case name == "":
+		return bad("empty")
+	case len(name) > 1024:
+		return bad("longer than 1,024 characters")
+	case !utf8.ValidString(name):
+		return bad("not valid UTF-8")
+	case strings.ContainsRune(name, 0):
+		return bad("contains NUL")
+	case strings.Contains(name, `\`):
+		return bad("contains a backslash")
+	case strings.HasPrefix(name, "/"):
+		return bad("absolute path")
+	}
+	for i, seg := range strings.Split(name, "/") {
+		switch {
+		case seg == "":
+			return bad("empty path segment")
+		case seg == "." || seg == "..":
+			return bad("path segment " + seg)
+		case len(seg) > 255:
+			return bad("a path segment is longer than 255 bytes")
+		case i == 0 && seg == stateDir:
+			return bad(stateDir + "/ is reserved for the directory container's own state")
+		}
+	}
+	return nil
+}
+
+func (d *Dir) path(name string) string { return filepath.Join(d.root, filepath.FromSlash(name)) }
+func (d *Dir) metaPath(name string) string {
+	return filepath.Join(d.root, stateDir, "meta", filepath.FromSlash(name)+".json")
+}
+
+// lock takes the container-wide file lock: shared for reads, exclusive for writes and deletes.
+func (d *Dir) lock(exclusive bool) (func(), error) {
+	f, err := os.OpenFile(filepath.Join(d.root, stateDir, "lock"), os.O_CREATE|os.O_RDWR, 0o644)
+	if err != nil {
+		return nil, err
+	}
+	how := syscall.LOCK_SH
+	if exclusive {
+		how = syscall.LOCK_EX
+	}
+	if err := syscall.Flock(int(f.Fd()), how); err != nil {
+		f.Close()
+		return nil, err
+	}
+	return func() { syscall.Flock(int(f.Fd()), syscall.LOCK_UN); f.Close() }, nil
+}
+
+// etagOf derives an ETag from the file's identity: every write renames a fresh inode into place while the old
+// one still exists, and backdating changes the mtime, so any change gives a new ETag.
+func etagOf(fi fs.FileInfo) string {
+	var ino uint64
+	if st, ok := fi.Sys().(*syscall.Stat_t); ok {
+		ino = st.Ino
+	}
+	return fmt.Sprintf(`"%x-%x-%x"`, ino, fi.ModTime().UnixNano(), fi.Size())
+}
+
+func (d *Dir) info(name string, fi fs.FileInfo) BlobInfo {
+	bi := BlobInfo{Name: name, Size: fi.Size(), ETag: etagOf(fi), LastModified: fi.ModTime().UTC()}
+	if b, err := os.ReadFile(d.metaPath(name)); err == nil {
+		var m dirMeta
+		if json.Unmarshal(b, &m) == nil {
+			bi.ContentType, bi.Metadata = m.ContentType, m.Metadata
+		}
+	}
+	return bi
+}
+
+// List implements Container.
+func (d *Dir) List(ctx context.Context) (Listing, error) {
+	unlock, err := d.lock(false)
+	if err != nil {
+		return Listing{}, fmt.Errorf("list %s: %w", d.Describe(), err)
+	}
+	defer unlock()
+	var out []BlobInfo
+	err = filepath.WalkDir(d.root, func(p string, e fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		if ctx.Err() != nil {
+			return ctx.Err()
+		}
+		rel, _ := filepath.Rel(d.root, p)
+		if e.IsDir() {
+			if rel == stateDir {
+				return filepath.SkipDir
+			}
+			return nil
+		}
+		if !e.Type().IsRegular() {
+			return nil // symlinks and devices are not blobs
+		}
+		fi, err := e.Info()
+		if err != nil {
+			if errors.Is(err, fs.ErrNotExist) {
+				return nil
+			}
+			return err
+		}
+		out = append(out, d.info(filepath.ToSlash(rel), fi))
+		return nil
+	})
+	if err != nil {
+		return Listing{}, fmt.Errorf("list %s: %w", d.Describe(), err)
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i].Name < out[j].Name })
+	return Listing{Blobs: out, ServiceTime: time.Now().UTC()}, nil
+}
+
+func (d *Dir) statLocked(name string) (BlobInfo, error) {
+	if err := ValidateName(name); err != nil {
+		return BlobInfo{}, err
+	}
+	fi, err := os.Lstat(d.path(name))
+	if errors.Is(err, fs.ErrNotExist) || errors.Is(err, syscall.ENOTDIR) || (err == nil && !fi.Mode().IsRegular()) {
+		return BlobInfo{}, opError("stat", name, ErrNotFound)
+	}
+	if err != nil {
+		return BlobInfo{}, opError("stat", name, err)
+	}
+	return d.info(name, fi), nil
+}
+
+// Stat implements Container.
+func (d *Dir) Stat(ctx context.Context, name string) (BlobInfo, error) {
+	unlock, err := d.lock(false)
+	if err != nil {
+		return BlobInfo{}, opError("stat", name, err)
+	}
+	defer unlock()
+	return d.statLocked(name)
+}
+
+// Read implements Container.
+func (d *Dir) Read(ctx context.Context, name string, max int64) (Blob, error) {
+	unlock, err := d.lock(false)
+	if err != nil {
+		return Blob{}, opError("read", name, err)
+	}
+	defer unlock()
+	bi, err := d.statLocked(name)
+	if err != nil {
+		return Blob{}, err
+	}
+	if bi.Size > max {
+		return Blob{BlobInfo: bi}, opError("read", name, fmt.Errorf("%w: %d bytes, over the %d-byte limit", ErrTooLarge, bi.Size, max))
+	}
+	f, err := os.Open(d.path(name))
+	if err != nil {
+		return Blob{}, opError("read", name, err)
+	}
+	defer f.Close()
+	body, err := io.ReadAll(io.LimitReader(f, max+1))
+	if err != nil {
+		return Blob{}, opError("read", name, err)
+	}
+	if int64(len(body)) > max {
+		return Blob{BlobInfo: bi}, opError("read", name, fmt.Errorf("%w: over the %d-byte limit", ErrTooLarge, max))
+	}
+	return Blob{BlobInfo: bi, Body: body, ServiceTime: time.Now().UTC()}, nil
+}
+
+// Write implements Container.
+func (d *Dir) Write(ctx context.Context, name string, body []byte, opts WriteOptions) (BlobInfo, error) {
+	if err := ValidateName(name); err != nil {
+		return BlobInfo{}, err
+	}
+	if err := ctx.Err(); err != nil {
+		return BlobInfo{}, opError("write", name, err)
+	}
+	unlock, err := d.lock(true)
+	if err != nil {
+		return BlobInfo{}, opError("write", name, err)
+	}
+	defer unlock()
+	cur, err := d.statLocked(name)
+	exists := err == nil
+	if err != nil && !errors.Is(err, ErrNotFound) {
+		return BlobInfo{}, err
+	}
+	if opts.IfNoneMatchAny && exists {
+		return BlobInfo{}, opError("write", name, ErrAlreadyExists)
+	}
+	if opts.IfMatch != "" && (!exists || cur.ETag != opts.IfMatch) {
+		return BlobInfo{}, opError("write", name, ErrConditionFailed)
+	}
+	p := d.path(name)
+	if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+		return BlobInfo{}, opError("write", name, fmt.Errorf("cannot hold this name in a directory (a blob is named like a folder on its path): %w", err))
+	}
+	tmp, err := os.CreateTemp(filepath.Join(d.root, stateDir, "tmp"), "w-*")
+	if err != nil {
+		return BlobInfo{}, opError("write", name, err)
+	}
+	defer os.Remove(tmp.Name())
+	if _, err := tmp.Write(body); err != nil {
+		tmp.Close()
+		return BlobInfo{}, opError("write", name, err)
+	}
+	if err := tmp.Close(); err != nil {
+		return BlobInfo{}, opError("write", name, err)
+	}
+	mb, _ := json.Marshal(dirMeta{ContentType: opts.ContentType, Metadata: opts.Metadata})
+	mp := d.metaPath(name)
+	if err := os.MkdirAll(filepath.Dir(mp), 0o755); err != nil {
+		return BlobInfo{}, opError("write", name, err)
+	}
+	if err := os.WriteFile(mp+".tmp", mb, 0o644); err != nil {
+		return BlobInfo{}, opError("write", name, err)
+	}
+	if err := os.Rename(mp+".tmp", mp); err != nil {
+		return BlobInfo{}, opError("write", name, err)
+	}
+	if err := os.Rename(tmp.Name(), p); err != nil {
+		return BlobInfo{}, opError("write", name, fmt.Errorf("cannot hold this name in a directory: %w", err))
+	}
+	return d.statLocked(name)
+}
+
+// Delete implements Container.
+func (d *Dir) Delete(ctx context.Context, name string, ifMatch string) error {
+	if err := ValidateName(name); err != nil {
+		return err
+	}
+	unlock, err := d.lock(true)
+	if err != nil {
+		return opError("delete", name, err)
+	}
+	defer unlock()
+	cur, err := d.statLocked(name)
+	if errors.Is(err, ErrNotFound) && ifMatch != "" {
+		return opError("delete", name, ErrConditionFailed)
+	}
+	if err != nil {
+		return err
+	}
+	if ifMatch != "" && cur.ETag != ifMatch {
+		return opError("delete", name, ErrConditionFailed)
+	}
+	if err := os.Remove(d.path(name)); err != nil {
+		return opError("delete", name, err)
+	}
+	os.Remove(d.metaPath(name))
+	// Folders are only how a directory spells "/": drop the ones this delete emptied, as Azure has none.
+	for dir := filepath.Dir(d.path(name)); dir != d.root && strings.HasPrefix(dir, d.root); dir = filepath.Dir(dir) {
+		if os.Remove(dir) != nil {
+			break
+		}
+	}
+	return nil
+}
+
+// Now implements Container: a directory has no service, so the local clock is the only one.
+func (d *Dir) Now(ctx context.Context) (time.Time, error) { return time.Now().UTC(), nil }
+
+// Backdate sets a blob's Last-Modified, so a seeded directory can hold stranded and expiring blobs.
+func (d *Dir) Backdate(name string, t time.Time) error {
+	if err := ValidateName(name); err != nil {
+		return err
+	}
+	unlock, err := d.lock(true)
+	if err != nil {
+		return err
+	}
+	defer unlock()
+	return os.Chtimes(d.path(name), t, t)
+}
