@@ -27,7 +27,7 @@ import (
 // AzuriteConnectionString is what UseDevelopmentStorage=true stands for: Azurite's well-known development
 // account on its default blob port. azblob does not expand the shorthand itself.
 const AzuriteConnectionString = "DefaultEndpointsProtocol=http;AccountName=devstoreaccount1;" +
-	"AccountKey=Eby8vdM02xNOcqFlqUwJPLlmEtlCDXJ1OUzFT50uSRZ6IFsuFq2UVErCz4I6tq/K1SZFPTBekoo8Z2WqLbSDkQ==;" +
+	"AccountKey=Eby8vdM02xNOcqFlqUwJPLlmEtlCDXJ1OUzFT50uSRZ6IFsuFq2UVErCz4I6tq/K1SZFPTOtr/KBHBeksoGMGw==;" +
 	"BlobEndpoint=http://127.0.0.1:10000/devstoreaccount1;"
 
 // AzureOptions say how to reach the container: a connection string (account key or SAS, Azurite included), or an

@@ -1,0 +1,116 @@
+package replay
+
+import (
+	"math"
+	"strings"
+	"testing"
+)
+
+// Every row of SPEC §3's id table, plus the line-terminator rule and overflow.
+func TestParseID(t *testing.T) {
+	cases := []struct {
+		id, original string
+		attempt      int
+		uncountable  bool
+	}{
+		{"abc", "abc", 0, false},
+		{"abc|2", "abc", 2, false},
+		{"a|b|3", "a|b", 3, false},
+		{"abc|007", "abc", 7, false},
+		{"abc|", "abc|", 0, false},
+		{"|3", "|3", 0, false},
+		{"abc|x", "abc|x", 0, false},
+		{"abc|-1", "abc|-1", 0, false},
+		{"abc|1.5", "abc|1.5", 0, false},
+		{"abc|2 ", "abc|2 ", 0, false},
+		{"abc|99999999999999999999999", "abc", math.MaxInt, false},
+		{"abc|٣", "abc|٣", 0, false}, // \d is ASCII only in JavaScript
+		{"a\nb|2", "a\nb|2", 0, true},
+		{"ab|2\r", "ab|2\r", 0, true},
+		{"a\u2028b|1", "a\u2028b|1", 0, true},
+		{"a\u2029|1", "a\u2029|1", 0, true},
+		{"", "", 0, false},
+		{"||1", "|", 1, false},
+	}
+	for _, c := range cases {
+		got := ParseID(c.id, "|")
+		if got.Original != c.original || got.Attempt != c.attempt || got.Uncountable != c.uncountable {
+			t.Errorf("ParseID(%q) = %+v, want {%q %d %v}", c.id, got, c.original, c.attempt, c.uncountable)
+		}
+	}
+}
+
+func TestParseIDMultiCharSeparator(t *testing.T) {
+	for _, c := range []struct {
+		id, sep, orig string
+		n             int
+	}{
+		{"a---3", "--", "a-", 3},
+		{"a::1::2", "::", "a::1", 2},
+		{"a11", "1", "a", 1}, // as /^(.+)1(\d+)$/ backtracks: "a1" leaves no digits
+		{"x#-#12", "#-#", "x", 12},
+	} {
+		got := ParseID(c.id, c.sep)
+		if got.Original != c.orig || got.Attempt != c.n {
+			t.Errorf("ParseID(%q, %q) = %+v, want %q %d", c.id, c.sep, got, c.orig, c.n)
+		}
+	}
+}
+
+func TestFormatIDRewritesNeverStacks(t *testing.T) {
+	id := "evt"
+	for i := 1; i <= 5; i++ {
+		id = FormatID(ParseID(id, "|").Original, i, "|")
+	}
+	if id != "evt|5" {
+		t.Fatalf("after five cycles id = %q, want evt|5", id)
+	}
+	// The uncountable exception: every republish appends another suffix, and it never counts.
+	id = "evt\n"
+	for i := 0; i < 3; i++ {
+		p := ParseID(id, "|")
+		id = FormatID(p.Original, p.Attempt+1, "|")
+	}
+	if id != "evt\n|1|1|1" || ParseID(id, "|").Attempt != 0 {
+		t.Fatalf("uncountable id after three cycles = %q", id)
+	}
+}
+
+func FuzzParseID(f *testing.F) {
+	for _, s := range []string{"abc", "abc|2", "a|b|3", "abc|007", "abc|", "|3", "abc|x", "abc|-1", "abc|1.5", "abc|2 ", "a\nb|1", "||", "|"} {
+		f.Add(s, 3)
+	}
+	f.Fuzz(func(t *testing.T, id string, k int) {
+		if k < 0 {
+			k = -k
+		}
+		if k < 0 {
+			k = 0
+		}
+		p := ParseID(id, "|")
+		if p.Attempt < 0 {
+			t.Fatalf("negative attempt for %q", id)
+		}
+		if HasLineTerminator(id) {
+			if !p.Uncountable || p.Original != id || p.Attempt != 0 {
+				t.Fatalf("line terminator id %q parsed as %+v", id, p)
+			}
+			return
+		}
+		// format(parse(id)) has exactly one suffix: parsing it back recovers the same original.
+		f := FormatID(p.Original, k, "|")
+		if q := ParseID(f, "|"); q.Original != p.Original && p.Original != "" {
+			t.Fatalf("parse(format(parse(%q).original, %d)).original = %q, want %q", id, k, q.Original, p.Original)
+		}
+		// parse(format(o, n)) == (o, n) for every non-empty o.
+		if id != "" {
+			q := ParseID(FormatID(id, k, "|"), "|")
+			if q.Original != id || q.Attempt != k {
+				t.Fatalf("parse(format(%q, %d)) = %+v", id, k, q)
+			}
+		}
+		if strings.Count(f, "|") < 1 {
+			t.Fatalf("format lost its separator: %q", f)
+		}
+	})
+}

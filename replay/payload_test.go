@@ -1,0 +1,93 @@
+package replay
+
+import (
+	"strings"
+	"testing"
+)
+
+const goodEvent = `{"id":"e1","subject":"/s","eventType":"T","dataVersion":"1","data":{"x":1},"deadLetterReason":"MaxDeliveryAttemptsExceeded","deliveryAttempts":10,"lastDeliveryOutcome":"Busy","lastHttpStatusCode":503,"publishTime":"2026-01-01T00:00:00Z","lastDeliveryAttemptTime":"2026-01-01T01:00:00Z","topic":"t","custom":true}`
+
+func TestParsePayloadValid(t *testing.T) {
+	p := ParsePayload([]byte(`[` + goodEvent + `,` + goodEvent + `]`))
+	if p.Malformed() {
+		t.Fatalf("valid payload malformed: %v", p.Err)
+	}
+	if len(p.Events) != 2 {
+		t.Fatalf("duplicate ids are valid: got %d events", len(p.Events))
+	}
+	e := p.Events[1]
+	if e.Index != 1 || e.ID != "e1" || e.Subject != "/s" || e.EventType != "T" || e.DataVersion != "1" || !e.HasData ||
+		e.DeadLetterReason != "MaxDeliveryAttemptsExceeded" || *e.DeliveryAttempts != 10 || e.LastDeliveryOutcome != "Busy" ||
+		*e.LastHTTPStatusCode != 503 || e.PublishTime == "" || e.LastDeliveryAttemptTime == "" || !strings.Contains(string(e.Raw), `"custom":true`) {
+		t.Fatalf("fields not read: %+v", e)
+	}
+	if p := ParsePayload([]byte(`[{"id":"a","subject":"s","eventType":"T","dataVersion":"1"}]`)); p.Malformed() || p.Events[0].HasData {
+		t.Fatalf("data may be absent: %+v", p)
+	}
+	if p := ParsePayload([]byte(`[]`)); p.Malformed() || len(p.Events) != 0 {
+		t.Fatalf("empty array: %+v", p)
+	}
+}
+
+func TestParsePayloadMalformed(t *testing.T) {
+	cases := []struct{ name, body, want string }{
+		{"not JSON", `[{"id":`, "JSON syntax error at byte offset"},
+		{"trailing garbage", `[]x`, "JSON syntax error at byte offset 3"},
+		{"object", `{"id":"a"}`, "not an array: the payload is a JSON object"},
+		{"string", `"hi"`, "not an array: the payload is a JSON string"},
+		{"null", `null`, "not an array: the payload is null"},
+		{"BOM", "\xef\xbb\xbf[]", "byte order mark"},
+		{"element not object", `[1]`, "element 0: want an object, got a number"},
+		{"missing field", `[` + goodEvent + `,{"id":"a","subject":"s","eventType":"T"}]`, `element 1, field "dataVersion": missing`},
+		{"number id", `[{"id":1,"subject":"s","eventType":"T","dataVersion":"1"}]`, `element 0, field "id": want a string, got a number`},
+		{"null subject", `[{"id":"a","subject":null,"eventType":"T","dataVersion":"1"}]`, `field "subject": want a string, got null`},
+		{"deep nesting", strings.Repeat("[", 100000) + strings.Repeat("]", 100000), "JSON syntax error"},
+		{"empty", ``, "JSON syntax error"},
+	}
+	for _, c := range cases {
+		p := ParsePayload([]byte(c.body))
+		if !p.Malformed() {
+			t.Errorf("%s: not malformed", c.name)
+			continue
+		}
+		if !strings.Contains(p.Err.Error(), c.want) {
+			t.Errorf("%s: error %q, want it to contain %q", c.name, p.Err.Error(), c.want)
+		}
+	}
+}
+
+// CloudEvents payloads are malformed for the estate, but their fields are still shown.
+func TestParsePayloadCloudEventsShownAnyway(t *testing.T) {
+	body := `[{"specversion":"1.0","type":"Contoso.Items.ItemReceived","source":"/contoso/items","id":"ce-1","subject":"widget","deadletterreason":"MaxDeliveryAttemptsExceeded","deliveryattempts":3,"lastdeliveryoutcome":"NotFound","lasthttpstatuscode":404}]`
+	p := ParsePayload([]byte(body))
+	if !p.Malformed() || !strings.Contains(p.Err.Error(), `"eventType": missing`) {
+		t.Fatalf("CloudEvents payload: %v", p.Err)
+	}
+	e := p.Events[0]
+	if e.ID != "ce-1" || e.EventType != "Contoso.Items.ItemReceived" || e.DeadLetterReason != "MaxDeliveryAttemptsExceeded" || *e.DeliveryAttempts != 3 || e.LastDeliveryOutcome != "NotFound" {
+		t.Fatalf("fields not shown: %+v", e)
+	}
+}
+
+func FuzzParsePayload(f *testing.F) {
+	for _, s := range []string{`[` + goodEvent + `]`, `[]`, `null`, `{}`, "\xef\xbb\xbf[]", `[{"id":1}]`, `[[[`, `[{"id":"a|1","subject":"s","eventType":"T","dataVersion":"1"}]`} {
+		f.Add([]byte(s))
+	}
+	cfg := DefaultConfig()
+	cfg.Handlers = Register{"T": true}
+	f.Fuzz(func(t *testing.T, body []byte) {
+		p := ParsePayload(body)
+		if p.Malformed() && p.Err.Error() == "" {
+			t.Fatal("malformed without a message")
+		}
+		pv := cfg.Plan("S/2026/1/1/1/g.json", body, p)
+		if !p.Malformed() && len(pv.Republish)+len(pv.Quarantine) != len(p.Events) {
+			t.Fatalf("preview lost events: %d+%d != %d", len(pv.Republish), len(pv.Quarantine), len(p.Events))
+		}
+		if len(pv.Quarantine) > 0 {
+			if q := ParsePayload(pv.QuarantineBody); q.Malformed() || len(q.Events) != len(pv.Quarantine) {
+				t.Fatalf("quarantine body does not parse back: %v", q.Err)
+			}
+		}
+	})
+}

@@ -1,0 +1,44 @@
+#!/usr/bin/env bash
+# The whole test suite: installs Azurite (npm) and tmux (apt, when root) if missing, starts Azurite on a free
+# loopback port, runs go vet and go test ./... against it, fuzzes the parsers briefly, and stops Azurite.
+# Extra arguments go to `go test` (e.g. ./test.sh -run Drain -v).
+set -euo pipefail
+cd "$(dirname "$0")"
+
+cache="${DEADLETTER_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/deadletter}"
+azurite_dir="$cache/azurite"
+azurite="$azurite_dir/node_modules/.bin/azurite-blob"
+if [ ! -x "$azurite" ]; then
+  echo "test.sh: installing Azurite 3.37.0 into $azurite_dir"
+  mkdir -p "$azurite_dir"
+  npm install --prefix "$azurite_dir" --no-audit --no-fund --loglevel=error azurite@3.37.0 >/dev/null
+fi
+if ! command -v tmux >/dev/null 2>&1 && [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1; then
+  echo "test.sh: installing tmux (the dashboard's terminal test)"
+  (apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq tmux) >/dev/null
+fi
+
+port=$(node -e 'const s=require("net").createServer();s.listen(0,"127.0.0.1",()=>{console.log(s.address().port);s.close()})')
+workdir=$(mktemp -d)
+"$azurite" --blobHost 127.0.0.1 --blobPort "$port" --inMemoryPersistence --skipApiVersionCheck \
+  --disableTelemetry --silent >"$workdir/azurite.log" 2>&1 &
+azurite_pid=$!
+stop() { kill "$azurite_pid" 2>/dev/null || true; wait "$azurite_pid" 2>/dev/null || true; rm -rf "$workdir"; }
+trap stop EXIT
+
+deadline=$((SECONDS + 60))
+until (exec 3<>"/dev/tcp/127.0.0.1/$port") 2>/dev/null; do
+  if ! kill -0 "$azurite_pid" 2>/dev/null; then cat "$workdir/azurite.log"; echo "test.sh: Azurite exited" >&2; exit 1; fi
+  if [ $SECONDS -ge $deadline ]; then echo "test.sh: Azurite did not listen on $port within 60s" >&2; exit 1; fi
+  sleep 0.2
+done
+export DEADLETTER_AZURITE="DefaultEndpointsProtocol=http;AccountName=devstoreaccount1;AccountKey=Eby8vdM02xNOcqFlqUwJPLlmEtlCDXJ1OUzFT50uSRZ6IFsuFq2UVErCz4I6tq/K1SZFPTOtr/KBHBeksoGMGw==;BlobEndpoint=http://127.0.0.1:$port/devstoreaccount1;"
+echo "test.sh: Azurite on 127.0.0.1:$port"
+
+go vet ./...
+go test -count=1 -timeout 12m "$@" ./...
+if [ $# -eq 0 ]; then
+  go test ./replay -run '^$' -fuzz '^FuzzParseID$' -fuzztime 5s >/dev/null
+  go test ./replay -run '^$' -fuzz '^FuzzParsePayload$' -fuzztime 5s >/dev/null
+  echo "test.sh: fuzzing (5s per parser) found nothing"
+fi
