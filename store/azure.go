@@ -260,7 +260,7 @@ func (a *Azure) List(ctx context.Context) (Listing, error) {
 			bi := BlobInfo{Name: *it.Name}
 			if p := it.Properties; p != nil {
 				bi.Size = deref(p.ContentLength)
-				bi.ETag = string(deref(p.ETag))
+				bi.ETag = etag(p.ETag)
 				bi.LastModified = deref(p.LastModified).UTC()
 				bi.ContentType = deref(p.ContentType)
 			}
@@ -276,13 +276,23 @@ func (a *Azure) List(ctx context.Context) (Listing, error) {
 
 func ptr[T any](v T) *T { return &v }
 
+// etag normalizes an ETag to its quoted form: listings give it bare, response headers quoted, and the two must
+// compare equal.
+func etag(e *azcore.ETag) string {
+	s := string(deref(e))
+	if s == "" || strings.HasPrefix(s, `"`) || strings.HasPrefix(s, "W/") {
+		return s
+	}
+	return `"` + s + `"`
+}
+
 // Stat implements Container.
 func (a *Azure) Stat(ctx context.Context, name string) (BlobInfo, error) {
 	p, err := a.client.NewBlobClient(name).GetProperties(ctx, nil)
 	if err != nil {
 		return BlobInfo{}, a.mapErr("stat", name, err, false)
 	}
-	return BlobInfo{Name: name, Size: deref(p.ContentLength), ETag: string(deref(p.ETag)),
+	return BlobInfo{Name: name, Size: deref(p.ContentLength), ETag: etag(p.ETag),
 		LastModified: deref(p.LastModified).UTC(), ContentType: deref(p.ContentType), Metadata: metaOut(p.Metadata)}, nil
 }
 
@@ -293,7 +303,7 @@ func (a *Azure) Read(ctx context.Context, name string, max int64) (Blob, error) 
 	if err != nil {
 		return Blob{}, a.mapErr("read", name, err, false)
 	}
-	b := Blob{BlobInfo: BlobInfo{Name: name, Size: deref(resp.ContentLength), ETag: string(deref(resp.ETag)),
+	b := Blob{BlobInfo: BlobInfo{Name: name, Size: deref(resp.ContentLength), ETag: etag(resp.ETag),
 		LastModified: deref(resp.LastModified).UTC(), ContentType: deref(resp.ContentType), Metadata: metaOut(resp.Metadata)}}
 	if resp.Date != nil {
 		b.ServiceTime = resp.Date.UTC()
@@ -339,7 +349,7 @@ func (a *Azure) Write(ctx context.Context, name string, body []byte, o WriteOpti
 		}
 		return BlobInfo{}, err
 	}
-	return BlobInfo{Name: name, Size: int64(len(body)), ETag: string(deref(resp.ETag)), LastModified: deref(resp.LastModified).UTC(),
+	return BlobInfo{Name: name, Size: int64(len(body)), ETag: etag(resp.ETag), LastModified: deref(resp.LastModified).UTC(),
 		ContentType: o.ContentType, Metadata: o.Metadata}, nil
 }
 

@@ -104,6 +104,10 @@ func TestContract(t *testing.T) {
 				if b.Size != 2 || b.ETag == "" || b.LastModified.IsZero() || b.Metadata["k"] != "v" {
 					t.Fatalf("listed %q as %+v", n, b)
 				}
+				// A listing's ETag must be the one a read sees, or every listed blob looks changed.
+				if st, err := c.Stat(ctx, n); err != nil || st.ETag != b.ETag || !st.LastModified.Equal(b.LastModified) {
+					t.Fatalf("%q: listed ETag %s, stat %s (%v)", n, b.ETag, st.ETag, err)
+				}
 			}
 			if d := time.Since(l.ServiceTime); d > 5*time.Minute || d < -5*time.Minute {
 				t.Fatalf("service time %s is far from the local clock", l.ServiceTime)

@@ -54,6 +54,10 @@ func init() {
 				fs.Int64Var(&flagSeed, "seed", 1, "random seed (the same seed writes the same incident)")
 				fs.StringVar(&flagRegOut, "register-out", "", "where to write the handler register the scenario implies (default: beside a --dir's blobs, else ./deadletter-handlers.json)")
 			}},
+		"drain": {order: 3, usage: "drain [NAME...] [--dry-run] [--yes] [--json]", help: "re-upload stranded blobs (all, or the named ones) so the replay sees them",
+			run: runDrain, flags: actionFlags(false)},
+		"restore": {order: 4, usage: "restore NAME... [--dry-run] [--force] [--yes] [--json]", help: "move quarantined blobs back to the root so capped events resume",
+			run: runRestore, flags: actionFlags(true)},
 		"help": {order: 99, run: func(_ context.Context, _ *globals, _ []string, io stdio) (int, error) {
 			usage(io.out)
 			return exitOK, nil
@@ -170,10 +174,7 @@ func runSeed(ctx context.Context, g *globals, args []string, io stdio) (int, err
 	if g.readOnly {
 		return exitError, errors.New("--read-only: seed writes blobs")
 	}
-	cfg, err := g.config()
-	if err != nil {
-		return exitError, err
-	}
+	cfg := g.rules() // seeding writes the register; it does not read one
 	c, err := g.open()
 	if err != nil {
 		return exitError, err

@@ -98,13 +98,18 @@ func (g *globals) validate() error {
 	return nil
 }
 
+// rules is the configuration without the handler register.
+func (g *globals) rules() replay.Config {
+	return replay.Config{TTL: g.ttl, LiveGrace: g.liveGrace, Retention: g.retention, MaxReplays: g.maxReplays, Separator: g.separator}
+}
+
 // registerPath is the register a directory snapshot carries beside its blobs (written by seed).
 func registerPath(dir string) string { return filepath.Join(dir, ".deadletter", "handlers.json") }
 
 // config builds the replay configuration, loading the handler register: --handlers, or the one a seeded
 // directory carries.
 func (g *globals) config() (replay.Config, error) {
-	c := replay.Config{TTL: g.ttl, LiveGrace: g.liveGrace, Retention: g.retention, MaxReplays: g.maxReplays, Separator: g.separator}
+	c := g.rules()
 	path := g.handlers
 	if path == "" && g.dir != "" {
 		if _, err := os.Stat(registerPath(g.dir)); err == nil {

@@ -46,8 +46,7 @@ func run(ctx context.Context, args []string, io stdio) int {
 	}
 	c, ok := commands[cmdName]
 	if !ok {
-		fmt.Fprintf(io.err, "deadletter: unknown command %q\n\n", cmdName)
-		usage(io.err)
+		fmt.Fprintf(io.err, "deadletter: unknown command %q\nrun 'deadletter --help' for usage\n", cmdName)
 		return exitError
 	}
 	fs := g.flagSet(cmdName)

@@ -1,0 +1,240 @@
+package main
+
+import (
+	"bufio"
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"os"
+	"strings"
+	"sync/atomic"
+
+	"github.com/deadletter/deadletter/replay"
+	"github.com/deadletter/deadletter/store"
+	"github.com/mattn/go-isatty"
+)
+
+var (
+	flagDryRun      bool
+	flagYes         bool
+	flagForce       bool
+	flagConcurrency int
+)
+
+// actionFlags are the flags drain and restore share.
+func actionFlags(restore bool) func(fs *flag.FlagSet) {
+	return func(fs *flag.FlagSet) {
+		fs.BoolVar(&flagDryRun, "dry-run", false, "say what would happen, change nothing")
+		fs.BoolVar(&flagYes, "yes", false, "do not ask for confirmation (required when not on a terminal)")
+		fs.BoolVar(&flagJSON, "json", false, "JSON output")
+		fs.IntVar(&flagConcurrency, "concurrency", 16, "blobs handled at once")
+		if restore {
+			fs.BoolVar(&flagForce, "force", false, "restore even where nothing would resume")
+		}
+	}
+}
+
+type resultsJSON struct {
+	DryRun  bool            `json:"dryRun"`
+	Results []replay.Result `json:"results"`
+}
+
+// isTerminal reports whether the command talks to a person who can answer a question.
+func isTerminal(io stdio) bool {
+	f, ok := io.in.(*os.File)
+	return ok && isatty.IsTerminal(f.Fd())
+}
+
+// confirm asks on a terminal; elsewhere it requires --yes.
+func confirm(io stdio, question string) (bool, error) {
+	if flagYes || flagDryRun {
+		return true, nil
+	}
+	if !isTerminal(io) {
+		return false, errors.New("not on a terminal: pass --yes to confirm (or --dry-run to look first)")
+	}
+	fmt.Fprintf(io.err, "%s [y/N] ", question)
+	line, _ := bufio.NewReader(io.in).ReadString('\n')
+	return strings.EqualFold(strings.TrimSpace(line), "y") || strings.EqualFold(strings.TrimSpace(line), "yes"), nil
+}
+
+// progress prints one updating line on stderr per finished blob.
+func progress(io stdio, verb string, total int) func(replay.Result) {
+	var done atomic.Int64
+	f, ok := io.err.(*os.File)
+	live := ok && isatty.IsTerminal(f.Fd())
+	return func(r replay.Result) {
+		n := done.Add(1)
+		if live {
+			fmt.Fprintf(io.err, "\r%s %d/%d", verb, n, total)
+		}
+		if int(n) == total && live {
+			fmt.Fprintln(io.err)
+		}
+	}
+}
+
+func runDrain(ctx context.Context, g *globals, names []string, io stdio) (int, error) {
+	if g.readOnly {
+		return exitError, replay.ErrReadOnly
+	}
+	l, cfg, err := openLoader(g)
+	if err != nil {
+		return exitError, err
+	}
+	var targets []store.BlobInfo
+	if len(names) == 0 {
+		snap, err := l.List(ctx)
+		if err != nil {
+			return exitError, err
+		}
+		targets = replay.DrainTargets(snap)
+		if len(targets) > 0 && (!flagJSON || !flagYes) {
+			stranded := &replay.Snapshot{Items: strandedItems(snap)}
+			l.HydrateAll(ctx, stranded)
+			describeDrain(io, stranded, cfg)
+		}
+	} else {
+		for _, n := range names {
+			targets = append(targets, store.BlobInfo{Name: n})
+		}
+	}
+	if len(targets) == 0 {
+		if flagJSON {
+			return exitOK, writeJSON(io, resultsJSON{DryRun: flagDryRun, Results: []replay.Result{}})
+		}
+		fmt.Fprintln(io.out, "nothing is stranded: no blob to drain")
+		return exitOK, nil
+	}
+	ok, err := confirm(io, fmt.Sprintf("Drain %d blob(s)? Each is re-uploaded as it is, so the replay function handles it again.", len(targets)))
+	if err != nil || !ok {
+		if err == nil {
+			err = errors.New("not confirmed: nothing was changed")
+		}
+		return exitError, err
+	}
+	res, err := replay.Drain(ctx, l.Container, cfg, targets, replay.ActionOptions{DryRun: flagDryRun, Concurrency: flagConcurrency, Progress: progress(io, "drained", len(targets))})
+	if err != nil {
+		return exitError, err
+	}
+	return reportResults(io, res)
+}
+
+func strandedItems(s *replay.Snapshot) []replay.Item {
+	var out []replay.Item
+	for _, it := range s.Items {
+		if it.Pane == replay.PaneStranded {
+			out = append(out, it)
+		}
+	}
+	return out
+}
+
+// describeDrain says what a drain of the stranded blobs will set in motion: blobs, events, bytes, and what the
+// replay function will then do with the events.
+func describeDrain(io stdio, s *replay.Snapshot, cfg replay.Config) {
+	var bytes int64
+	events, malformed := 0, 0
+	verdicts := map[replay.Verdict]int{}
+	for _, it := range s.Items {
+		bytes += it.Size
+		if sm := it.Summary; sm != nil {
+			events += sm.Events
+			if sm.Malformed {
+				malformed++
+			}
+			for v, n := range sm.Verdicts {
+				verdicts[v] += n
+			}
+		}
+	}
+	fmt.Fprintf(io.err, "%d stranded blob(s), %d event(s), %d bytes: older than the TTL %s, so no trigger can still reach them.\n", len(s.Items), events, bytes, cfg.TTL)
+	fmt.Fprintf(io.err, "once drained, the replay function will republish %d event(s) and quarantine %d (cap %d, notIdempotent %d, unroutable %d)",
+		verdicts[replay.VerdictReplay], verdicts[replay.VerdictCap]+verdicts[replay.VerdictNotIdempotent]+verdicts[replay.VerdictUnroutable],
+		verdicts[replay.VerdictCap], verdicts[replay.VerdictNotIdempotent], verdicts[replay.VerdictUnroutable])
+	if malformed > 0 {
+		fmt.Fprintf(io.err, "; %d malformed blob(s) go to quarantine whole", malformed)
+	}
+	if verdicts[replay.VerdictUnknown] > 0 {
+		fmt.Fprintf(io.err, "; %d event(s) need --handlers to predict", verdicts[replay.VerdictUnknown])
+	}
+	fmt.Fprintln(io.err, ".")
+}
+
+func runRestore(ctx context.Context, g *globals, names []string, io stdio) (int, error) {
+	if len(names) == 0 {
+		return exitError, usageError{errors.New("restore needs at least one quarantine blob name")}
+	}
+	if g.readOnly {
+		return exitError, replay.ErrReadOnly
+	}
+	l, cfg, err := openLoader(g)
+	if err != nil {
+		return exitError, err
+	}
+	if !flagJSON || !flagYes {
+		for _, n := range names {
+			d, err := l.Inspect(ctx, n)
+			if err != nil {
+				fmt.Fprintf(io.err, "%s: %v\n", replay.Printable(n), err)
+				continue
+			}
+			fmt.Fprintf(io.err, "%s\n", replay.Printable(n))
+			for _, line := range replay.Explain(d, cfg) {
+				fmt.Fprintf(io.err, "  %s\n", line)
+			}
+		}
+	}
+	ok, err := confirm(io, fmt.Sprintf("Restore %d blob(s)?", len(names)))
+	if err != nil || !ok {
+		if err == nil {
+			err = errors.New("not confirmed: nothing was changed")
+		}
+		return exitError, err
+	}
+	res, err := replay.Restore(ctx, l.Container, cfg, names, replay.ActionOptions{DryRun: flagDryRun, Force: flagForce, Progress: progress(io, "restored", len(names))})
+	if err != nil {
+		return exitError, err
+	}
+	return reportResults(io, res)
+}
+
+func reportResults(io stdio, res []replay.Result) (int, error) {
+	code := exitOK
+	for _, r := range res {
+		if r.Outcome == replay.OutcomeFailed {
+			code = exitFindings
+		}
+	}
+	if flagJSON {
+		return code, writeJSON(io, resultsJSON{DryRun: flagDryRun, Results: res})
+	}
+	counts := map[replay.Outcome]int{}
+	for _, r := range res {
+		counts[r.Outcome]++
+		line := fmt.Sprintf("%-10s %s", r.Outcome, replay.Printable(r.Name))
+		if r.Target != "" {
+			line += " → " + replay.Printable(r.Target)
+		}
+		if r.Resume > 0 && r.Outcome == replay.OutcomeRestored {
+			line += fmt.Sprintf(" (%d event(s) resume)", r.Resume)
+		}
+		if r.Error != "" {
+			line += ": " + replay.Printable(r.Error)
+		}
+		fmt.Fprintln(io.out, line)
+	}
+	var parts []string
+	for _, o := range []replay.Outcome{replay.OutcomeDrained, replay.OutcomeRestored, replay.OutcomeYoung, replay.OutcomeExcluded, replay.OutcomeChanged, replay.OutcomeGone, replay.OutcomeRefused, replay.OutcomeCancelled, replay.OutcomeFailed} {
+		if counts[o] > 0 {
+			parts = append(parts, fmt.Sprintf("%d %s", counts[o], o))
+		}
+	}
+	prefix := ""
+	if flagDryRun {
+		prefix = "dry run, nothing changed: "
+	}
+	fmt.Fprintf(io.out, "%s%s\n", prefix, strings.Join(parts, ", "))
+	return code, nil
+}

@@ -1,0 +1,332 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"os"
+	"path"
+	"path/filepath"
+	"reflect"
+	"sort"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/deadletter/deadletter/store"
+	"github.com/deadletter/deadletter/store/storetest"
+)
+
+func runCmd(t *testing.T, args ...string) (string, string, int) {
+	t.Helper()
+	var out, errb bytes.Buffer
+	code := run(context.Background(), args, stdio{in: strings.NewReader(""), out: &out, err: &errb})
+	return out.String(), errb.String(), code
+}
+
+func mustRun(t *testing.T, args ...string) string {
+	t.Helper()
+	out, errs, code := runCmd(t, args...)
+	if code != 0 {
+		t.Fatalf("deadletter %v: exit %d\n%s", args, code, errs)
+	}
+	return out
+}
+
+func seeded(t *testing.T) string {
+	t.Helper()
+	dir := t.TempDir()
+	mustRun(t, "seed", "--dir", dir)
+	return dir
+}
+
+type lsOut struct {
+	Container string           `json:"container"`
+	Now       string           `json:"now"`
+	Blobs     []map[string]any `json:"blobs"`
+}
+
+func lsJSONOf(t *testing.T, args ...string) lsOut {
+	t.Helper()
+	var l lsOut
+	out := mustRun(t, append([]string{"ls", "--json"}, args...)...)
+	if err := json.Unmarshal([]byte(out), &l); err != nil {
+		t.Fatalf("ls --json is not JSON: %v\n%s", err, out)
+	}
+	return l
+}
+
+func keys(m map[string]any) []string {
+	var ks []string
+	for k := range m {
+		ks = append(ks, k)
+	}
+	sort.Strings(ks)
+	return ks
+}
+
+var lsFields = []string{"ageSeconds", "error", "events", "expiresAt", "lastModified", "malformed", "maxReplayAttempt", "name", "outcomes", "pane", "reasons", "size", "verdicts"}
+
+func TestSeedLsCoversEveryPaneAndVerdict(t *testing.T) {
+	dir := seeded(t)
+	l := lsJSONOf(t, "--dir", dir)
+	if !strings.HasPrefix(l.Container, "dir:") {
+		t.Fatalf("container %q", l.Container)
+	}
+	if _, err := time.Parse(time.RFC3339, l.Now); err != nil || !strings.HasSuffix(l.Now, "Z") {
+		t.Fatalf("now %q is not RFC 3339 UTC", l.Now)
+	}
+	panes, verdicts := map[string]int{}, map[string]int{}
+	malformed := 0
+	for _, b := range l.Blobs {
+		if got := keys(b); !reflect.DeepEqual(got, lsFields) {
+			t.Fatalf("ls blob fields %v, want %v", got, lsFields)
+		}
+		panes[b["pane"].(string)]++
+		for v := range b["verdicts"].(map[string]any) {
+			verdicts[v]++
+		}
+		if b["malformed"].(bool) {
+			malformed++
+			if e, _ := b["error"].(string); e == "" {
+				t.Fatalf("malformed blob without its error: %v", b)
+			}
+		}
+		for _, f := range []string{"lastModified", "expiresAt"} {
+			if _, err := time.Parse(time.RFC3339, b[f].(string)); err != nil {
+				t.Fatalf("%s: %v", f, err)
+			}
+		}
+	}
+	for _, p := range []string{"live", "stranded", "quarantine", "archived"} {
+		if panes[p] == 0 {
+			t.Errorf("no blob in pane %s: %v", p, panes)
+		}
+	}
+	for _, v := range []string{"replay", "cap", "notIdempotent", "unroutable"} {
+		if verdicts[v] == 0 {
+			t.Errorf("no %s verdict: %v", v, verdicts)
+		}
+	}
+	if malformed < 3 {
+		t.Errorf("want malformed blobs of several kinds, got %d", malformed)
+	}
+	q := lsJSONOf(t, "--dir", dir, "--pane", "quarantine")
+	if len(q.Blobs) != panes["quarantine"] {
+		t.Fatalf("--pane quarantine gave %d blobs, want %d", len(q.Blobs), panes["quarantine"])
+	}
+}
+
+var eventFields = []string{"deadLetterReason", "deliveryAttempts", "eventType", "id", "index", "lastDeliveryAttemptTime", "lastDeliveryOutcome", "lastHttpStatusCode", "originalId", "publishTime", "replayAttempt", "subject", "uncountable", "verdicts"}
+
+func TestShowEverySeededBlob(t *testing.T) {
+	dir := seeded(t)
+	uncountable := false
+	for _, b := range lsJSONOf(t, "--dir", dir).Blobs {
+		name := b["name"].(string)
+		var s map[string]any
+		if err := json.Unmarshal([]byte(mustRun(t, "show", name, "--dir", dir, "--json")), &s); err != nil {
+			t.Fatal(err)
+		}
+		for _, f := range lsFields {
+			if _, ok := s[f]; !ok {
+				t.Fatalf("show %s lacks ls field %s", name, f)
+			}
+		}
+		evs := s["events"].([]any)
+		for _, e := range evs {
+			if got := keys(e.(map[string]any)); !reflect.DeepEqual(got, eventFields) {
+				t.Fatalf("event fields %v", got)
+			}
+			if e.(map[string]any)["uncountable"].(bool) {
+				uncountable = true
+			}
+		}
+		switch b["pane"] {
+		case "live", "stranded":
+			pv, ok := s["preview"].(map[string]any)
+			if !ok {
+				t.Fatalf("root blob %s without preview", name)
+			}
+			for _, f := range []string{"republish", "quarantine", "publishRequests"} {
+				if _, ok := pv[f]; !ok {
+					t.Fatalf("preview lacks %s", f)
+				}
+			}
+			if !b["malformed"].(bool) && len(evs) != len(pv["republish"].([]any))+len(pv["quarantine"].([]any)) {
+				t.Fatalf("preview of %s does not account for every event", name)
+			}
+		case "quarantine":
+			rp, ok := s["restore"].(map[string]any)
+			if !ok || rp["target"] == nil || rp["resume"] == nil || rp["requarantine"] == nil {
+				t.Fatalf("quarantine blob %s without restore prediction: %v", name, s["restore"])
+			}
+		}
+		human := mustRun(t, "show", name, "--dir", dir)
+		if !strings.Contains(human, "pane") {
+			t.Fatalf("show %s: %s", name, human)
+		}
+	}
+	if !uncountable {
+		t.Error("the incident has an uncountable id; show --json never flagged it")
+	}
+}
+
+func TestFlagsBeatEnvironmentBeatDefaults(t *testing.T) {
+	dir := t.TempDir()
+	d, _ := store.OpenDir(dir)
+	d.Write(context.Background(), "S/a.json", []byte(`[]`), store.WriteOptions{})
+	d.Backdate("S/a.json", time.Now().Add(-30*time.Minute))
+	pane := func(args ...string) string {
+		return lsJSONOf(t, append([]string{"--dir", dir}, args...)...).Blobs[0]["pane"].(string)
+	}
+	if p := pane(); p != "live" {
+		t.Fatalf("default TTL 60m: %s", p)
+	}
+	t.Setenv("EVENT_GRID_DELIVERY_TTL_MINUTES", "20")
+	if p := pane(); p != "stranded" {
+		t.Fatalf("env TTL 20m: %s", p)
+	}
+	if p := pane("--ttl", "45m"); p != "live" {
+		t.Fatalf("flag beats env: %s", p)
+	}
+	t.Setenv("EVENT_GRID_DELIVERY_TTL_MINUTES", "soon")
+	if _, errs, code := runCmd(t, "ls", "--dir", dir); code != 2 || !strings.Contains(errs, "EVENT_GRID_DELIVERY_TTL_MINUTES") {
+		t.Fatalf("bad env: %d %s", code, errs)
+	}
+}
+
+func TestBadHandlersFile(t *testing.T) {
+	dir := seeded(t)
+	bad := filepath.Join(t.TempDir(), "h.json")
+	os.WriteFile(bad, []byte(`{"ProcessWebhook": "no"}`), 0o644)
+	_, errs, code := runCmd(t, "ls", "--dir", dir, "--handlers", bad)
+	if code != 2 || !strings.Contains(errs, `"ProcessWebhook" is a string, want true`) || !strings.Contains(errs, bad) {
+		t.Fatalf("%d %s", code, errs)
+	}
+}
+
+func TestReadOnlyAndConfirmation(t *testing.T) {
+	dir := seeded(t)
+	before := mustRun(t, "ls", "--dir", dir, "--json")
+	for _, args := range [][]string{
+		{"drain", "--dir", dir, "--read-only", "--yes"},
+		{"restore", "quarantine/x.json", "--dir", dir, "--read-only", "--yes"},
+		{"drain", "--dir", dir}, // no terminal, no --yes
+	} {
+		_, errs, code := runCmd(t, args...)
+		if code != 2 || errs == "" {
+			t.Fatalf("%v: exit %d %q", args, code, errs)
+		}
+	}
+	if after := mustRun(t, "ls", "--dir", dir, "--json"); after != before {
+		t.Fatal("a refused command changed the container")
+	}
+}
+
+func TestDrainAndRestoreCommands(t *testing.T) {
+	dir := seeded(t)
+	var res struct {
+		DryRun  bool
+		Results []struct{ Name, Outcome, Target, Error string }
+	}
+	json.Unmarshal([]byte(mustRun(t, "drain", "--dir", dir, "--yes", "--json")), &res)
+	if len(res.Results) == 0 {
+		t.Fatal("nothing drained")
+	}
+	for _, r := range res.Results {
+		if r.Outcome != "drained" {
+			t.Fatalf("%+v", r)
+		}
+	}
+	if n := len(lsJSONOf(t, "--dir", dir, "--pane", "stranded").Blobs); n != 0 {
+		t.Fatalf("%d still stranded", n)
+	}
+	var names []string
+	for _, b := range lsJSONOf(t, "--dir", dir, "--pane", "quarantine").Blobs {
+		names = append(names, b["name"].(string))
+	}
+	out, _, code := runCmd(t, append([]string{"restore", "--dir", dir, "--yes", "--json"}, names...)...)
+	json.Unmarshal([]byte(out), &res)
+	if code != 0 {
+		t.Fatalf("restore exit %d: %s", code, out)
+	}
+	got := map[string]int{}
+	for _, r := range res.Results {
+		got[r.Outcome]++
+		if r.Outcome == "restored" && !strings.Contains(r.Target, ".restored-") {
+			t.Fatalf("%+v", r)
+		}
+	}
+	if got["restored"] == 0 || got["refused"] == 0 {
+		t.Fatalf("restore outcomes %v", got)
+	}
+}
+
+func TestHugeBlobIsRefusedNotRead(t *testing.T) {
+	dir := t.TempDir()
+	os.MkdirAll(filepath.Join(dir, "S"), 0o755)
+	f, _ := os.Create(filepath.Join(dir, "S", "huge.json"))
+	f.Truncate(store.MaxBlobBytes + 1)
+	f.Close()
+	l := lsJSONOf(t, "--dir", dir)
+	if e, _ := l.Blobs[0]["error"].(string); !strings.Contains(e, "larger than 64 MiB") {
+		t.Fatalf("ls: %v", l.Blobs[0])
+	}
+	out := mustRun(t, "show", "S/huge.json", "--dir", dir)
+	if !strings.Contains(out, "NOT READ") {
+		t.Fatalf("show: %s", out)
+	}
+}
+
+// seed then ls/show against Azurite give the same panes, verdicts and previews as a directory seeded with the
+// same scenario (times and ETags aside). Azure cannot backdate, so both run with a TTL every root blob passes.
+func TestAzuriteMatchesDirectory(t *testing.T) {
+	cs := storetest.AzuriteConnectionString(t)
+	az := storetest.Azure(t)
+	container := strings.TrimPrefix(az.Describe(), "devstoreaccount1/")
+	dir := t.TempDir()
+	reg := filepath.Join(t.TempDir(), "handlers.json")
+	common := []string{"--ttl", "2s", "--handlers", reg}
+	azArgs := append([]string{"--connection-string", cs, "--container", container}, common...)
+	dirArgs := append([]string{"--dir", dir}, common...)
+	mustRun(t, append([]string{"seed", "--count", "10", "--register-out", reg}, azArgs...)...)
+	mustRun(t, append([]string{"seed", "--count", "10", "--register-out", reg}, dirArgs...)...)
+	// Azure's fresh blobs cannot be backdated: wait (bounded) until the service clock takes them past the TTL.
+	for deadline := time.Now().Add(30 * time.Second); len(lsJSONOf(t, append([]string{"--pane", "live"}, azArgs...)...).Blobs) > 0; {
+		if time.Now().After(deadline) {
+			t.Fatal("Azurite's seeded blobs never passed the TTL")
+		}
+		time.Sleep(200 * time.Millisecond)
+	}
+
+	type row struct {
+		Pane, Verdicts, Reasons string
+		Events                  float64
+		Malformed               bool
+		Preview                 string
+	}
+	collect := func(args []string) map[string]row {
+		m := map[string]row{}
+		for _, b := range lsJSONOf(t, args...).Blobs {
+			name := b["name"].(string)
+			var s map[string]any
+			json.Unmarshal([]byte(mustRun(t, append([]string{"show", name, "--json"}, args...)...)), &s)
+			pv, _ := json.Marshal(s["preview"])
+			v, _ := json.Marshal(b["verdicts"])
+			r, _ := json.Marshal(b["reasons"])
+			prefix := strings.SplitN(name, "/", 2)[0]
+			m[prefix+"…"+path.Base(name)] = row{Pane: b["pane"].(string), Verdicts: string(v), Reasons: string(r), Events: b["events"].(float64), Malformed: b["malformed"].(bool), Preview: string(pv)}
+		}
+		return m
+	}
+	a, d := collect(azArgs), collect(dirArgs)
+	if len(a) != len(d) || len(a) == 0 {
+		t.Fatalf("azurite has %d blobs, directory %d", len(a), len(d))
+	}
+	for k, dv := range d {
+		if av, ok := a[k]; !ok || !reflect.DeepEqual(av, dv) {
+			t.Fatalf("%s differs:\nazurite   %+v\ndirectory %+v", k, av, dv)
+		}
+	}
+}

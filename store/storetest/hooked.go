@@ -1,0 +1,84 @@
+package storetest
+
+import (
+	"context"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/deadletter/deadletter/store"
+)
+
+// Hooked wraps a container to count calls and to let a test act between them: a second writer between a read
+// and the conditional write, a fault on a delete, a recording of every condition sent.
+type Hooked struct {
+	store.Container
+	Reads, Writes, Deletes atomic.Int64
+	// AfterRead runs after a successful Read, before it returns (a second actor strikes here).
+	AfterRead func(name string)
+	// BeforeWrite and BeforeDelete may fail the call before it reaches the container.
+	BeforeWrite  func(name string, o store.WriteOptions) error
+	BeforeDelete func(name, ifMatch string) error
+
+	mu  sync.Mutex
+	Log []Call
+}
+
+// Call is one write or delete as it was sent.
+type Call struct {
+	Op, Name, IfMatch string
+	IfNoneMatchAny    bool
+}
+
+// Read implements store.Container.
+func (h *Hooked) Read(ctx context.Context, name string, max int64) (store.Blob, error) {
+	h.Reads.Add(1)
+	b, err := h.Container.Read(ctx, name, max)
+	if err == nil && h.AfterRead != nil {
+		h.AfterRead(name)
+	}
+	return b, err
+}
+
+// Write implements store.Container.
+func (h *Hooked) Write(ctx context.Context, name string, body []byte, o store.WriteOptions) (store.BlobInfo, error) {
+	h.Writes.Add(1)
+	h.mu.Lock()
+	h.Log = append(h.Log, Call{Op: "write", Name: name, IfMatch: o.IfMatch, IfNoneMatchAny: o.IfNoneMatchAny})
+	h.mu.Unlock()
+	if h.BeforeWrite != nil {
+		if err := h.BeforeWrite(name, o); err != nil {
+			return store.BlobInfo{}, err
+		}
+	}
+	return h.Container.Write(ctx, name, body, o)
+}
+
+// Delete implements store.Container.
+func (h *Hooked) Delete(ctx context.Context, name, ifMatch string) error {
+	h.Deletes.Add(1)
+	h.mu.Lock()
+	h.Log = append(h.Log, Call{Op: "delete", Name: name, IfMatch: ifMatch})
+	h.mu.Unlock()
+	if h.BeforeDelete != nil {
+		if err := h.BeforeDelete(name, ifMatch); err != nil {
+			return err
+		}
+	}
+	return h.Container.Delete(ctx, name, ifMatch)
+}
+
+// Calls returns a copy of the write and delete log.
+func (h *Hooked) Calls() []Call {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	return append([]Call(nil), h.Log...)
+}
+
+// Backdate passes through to a directory, so a hooked directory can still be seeded.
+func (h *Hooked) Backdate(name string, t time.Time) error {
+	if b, ok := h.Container.(interface{ Backdate(string, time.Time) error }); ok {
+		return b.Backdate(name, t)
+	}
+	return nil
+}
