@@ -215,9 +215,10 @@ func Seed(ctx context.Context, c store.Container, o SeedOptions) (SeedReport, er
 			return s.putEvents(s.name(push, a), s.batch(push, 3, at(a), zero), a)
 		},
 		func() error {
+			// Past the grace but under the TTL; when the TTL leaves no such window it is simply stranded.
 			a := o.Config.LiveGrace + 15*time.Minute
 			if a >= ttl {
-				a = ttl - time.Minute
+				a = ttl
 			}
 			return s.putEvents(s.name(friends, a), s.batch(friends, 2, at(a), zero), a)
 		},
