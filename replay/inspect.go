@@ -87,6 +87,8 @@ type Snapshot struct {
 	// Now is the service's clock at the listing; every age is measured against it.
 	Now   time.Time
 	Items []Item
+
+	index map[string]int // name → position in Items, built on first use
 }
 
 // Count returns how many blobs are in each pane.
@@ -222,12 +224,14 @@ func readError(err error) string {
 // Apply puts hydrated results into the snapshot (matching by name and ETag, so a result for an older version
 // of a blob is dropped).
 func (s *Snapshot) Apply(hs ...Hydrated) {
-	idx := make(map[string]int, len(s.Items))
-	for i := range s.Items {
-		idx[s.Items[i].Name] = i
+	if s.index == nil {
+		s.index = make(map[string]int, len(s.Items))
+		for i := range s.Items {
+			s.index[s.Items[i].Name] = i
+		}
 	}
 	for _, h := range hs {
-		if i, ok := idx[h.Name]; ok && s.Items[i].ETag == h.ETag {
+		if i, ok := s.index[h.Name]; ok && s.Items[i].ETag == h.ETag {
 			s.Items[i].Summary, s.Items[i].ReadErr = h.Summary, h.ReadErr
 		}
 	}

@@ -131,35 +131,12 @@ func strandedItems(s *replay.Snapshot) []replay.Item {
 	return out
 }
 
-// describeDrain says what a drain of the stranded blobs will set in motion: blobs, events, bytes, and what the
-// replay function will then do with the events.
+// describeDrain says what a drain of the stranded blobs will set in motion.
 func describeDrain(io stdio, s *replay.Snapshot, cfg replay.Config) {
-	var bytes int64
-	events, malformed := 0, 0
-	verdicts := map[replay.Verdict]int{}
-	for _, it := range s.Items {
-		bytes += it.Size
-		if sm := it.Summary; sm != nil {
-			events += sm.Events
-			if sm.Malformed {
-				malformed++
-			}
-			for v, n := range sm.Verdicts {
-				verdicts[v] += n
-			}
-		}
+	fmt.Fprintf(io.err, "%d stranded blob(s): older than the TTL %s, so no trigger can still reach them.\n", len(s.Items), cfg.TTL)
+	for _, l := range replay.ForecastDrain(s.Items).Lines(cfg) {
+		fmt.Fprintln(io.err, l)
 	}
-	fmt.Fprintf(io.err, "%d stranded blob(s), %d event(s), %d bytes: older than the TTL %s, so no trigger can still reach them.\n", len(s.Items), events, bytes, cfg.TTL)
-	fmt.Fprintf(io.err, "once drained, the replay function will republish %d event(s) and quarantine %d (cap %d, notIdempotent %d, unroutable %d)",
-		verdicts[replay.VerdictReplay], verdicts[replay.VerdictCap]+verdicts[replay.VerdictNotIdempotent]+verdicts[replay.VerdictUnroutable],
-		verdicts[replay.VerdictCap], verdicts[replay.VerdictNotIdempotent], verdicts[replay.VerdictUnroutable])
-	if malformed > 0 {
-		fmt.Fprintf(io.err, "; %d malformed blob(s) go to quarantine whole", malformed)
-	}
-	if verdicts[replay.VerdictUnknown] > 0 {
-		fmt.Fprintf(io.err, "; %d event(s) need --handlers to predict", verdicts[replay.VerdictUnknown])
-	}
-	fmt.Fprintln(io.err, ".")
 }
 
 func runRestore(ctx context.Context, g *globals, names []string, io stdio) (int, error) {

@@ -38,8 +38,8 @@ var (
 
 func init() {
 	commands = map[string]*command{
-		"dashboard": {order: 0, usage: "[global flags]", help: "open the dashboard", run: runDashboard,
-			flags: func(fs *flag.FlagSet) {}},
+		"dashboard": {order: 0, usage: "[global flags] [--interval D]", help: "open the dashboard", run: runDashboard, flags: watchFlags},
+		"demo":      {order: 8, usage: "demo", help: "seed a local container with an incident and open the dashboard on it", run: runDemo, flags: watchFlags},
 		"ls": {order: 1, usage: "ls [--pane P] [--json]", help: "every blob: pane, age, expiry, events, reasons, attempts, verdicts", run: runLs,
 			flags: func(fs *flag.FlagSet) {
 				fs.StringVar(&flagPane, "pane", "", "only this pane: stranded, quarantine, live, archived")
@@ -195,11 +195,7 @@ func runSeed(ctx context.Context, g *globals, args []string, io stdio) (int, err
 			out = registerPath(g.dir)
 		}
 	}
-	b, _ := json.MarshalIndent(rep.Register, "", "  ")
-	if err := os.MkdirAll(filepath.Dir(out), 0o755); err != nil {
-		return exitError, err
-	}
-	if err := os.WriteFile(out, append(b, '\n'), 0o644); err != nil {
+	if err := writeRegister(out, rep.Register); err != nil {
 		return exitError, err
 	}
 	fmt.Fprintf(io.out, "seeded %d blobs into %s (%s)\n", rep.Blobs, c.Describe(), paneCounts(rep.ByPane))
@@ -208,6 +204,14 @@ func runSeed(ctx context.Context, g *globals, args []string, io stdio) (int, err
 		fmt.Fprintf(io.out, "note: storage cannot backdate blobs: root blobs become stranded once they pass the TTL (%s); rehearse with --ttl 5s\n", g.ttl)
 	}
 	return exitOK, nil
+}
+
+func writeRegister(path string, reg replay.Register) error {
+	b, _ := json.MarshalIndent(reg, "", "  ")
+	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+		return err
+	}
+	return os.WriteFile(path, append(b, '\n'), 0o644)
 }
 
 func paneCounts(m map[replay.Pane]int) string {

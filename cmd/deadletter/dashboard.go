@@ -2,9 +2,65 @@ package main
 
 import (
 	"context"
-	"errors"
+	"flag"
+	"fmt"
+	"os"
+	"time"
+
+	"github.com/deadletter/deadletter/replay"
+	"github.com/deadletter/deadletter/store"
+	"github.com/deadletter/deadletter/tui"
 )
 
+var (
+	flagInterval       time.Duration
+	flagExpiringWithin time.Duration
+	flagMaxQuarantine  int
+)
+
+// watchFlags are the thresholds the dashboard and check share.
+func watchFlags(fs *flag.FlagSet) {
+	fs.DurationVar(&flagInterval, "interval", 15*time.Second, "how often to re-read the container")
+	fs.DurationVar(&flagExpiringWithin, "expiring-within", 72*time.Hour, "stranded or quarantined blobs this close to lifecycle deletion are about to be lost")
+	fs.IntVar(&flagMaxQuarantine, "max-quarantine", 0, "more quarantined blobs than this is a finding")
+}
+
+func checkOptions() replay.CheckOptions {
+	return replay.CheckOptions{ExpiringWithin: flagExpiringWithin, MaxQuarantine: flagMaxQuarantine}
+}
+
 func runDashboard(ctx context.Context, g *globals, args []string, io stdio) (int, error) {
-	return exitError, errors.New("the dashboard is not built yet")
+	if len(args) > 0 {
+		return exitError, usageError{fmt.Errorf("unknown command %q", args[0])}
+	}
+	l, _, err := openLoader(g)
+	if err != nil {
+		return exitError, err
+	}
+	return exitOK, tui.Run(tui.Options{Loader: l, Check: checkOptions(), ReadOnly: g.readOnly, Interval: flagInterval})
+}
+
+func runDemo(ctx context.Context, g *globals, args []string, io stdio) (int, error) {
+	dir := g.dir
+	if dir == "" {
+		d, err := os.MkdirTemp("", "deadletter-demo-")
+		if err != nil {
+			return exitError, err
+		}
+		dir = d
+	}
+	d, err := store.OpenDir(dir)
+	if err != nil {
+		return exitError, err
+	}
+	g.dir, g.connString, g.accountURL = dir, "", ""
+	if _, err := replay.Seed(ctx, d, replay.SeedOptions{Scenario: "incident", Count: 40, Seed: time.Now().UnixNano(), Config: g.rules()}); err != nil {
+		return exitError, err
+	}
+	if err := writeRegister(registerPath(dir), replay.IncidentRegister); err != nil {
+		return exitError, err
+	}
+	code, err := runDashboard(ctx, g, nil, io)
+	fmt.Fprintf(io.out, "the demo container is kept at %s\n  look again: deadletter --dir %s\n", dir, dir)
+	return code, err
 }

@@ -1,0 +1,149 @@
+package storetest
+
+import (
+	"context"
+	"fmt"
+	"sort"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/deadletter/deadletter/store"
+)
+
+// Mem is an in-memory container with a settable clock, for fast unit tests and deterministic screens. It is
+// never a stand-in for the Azurite suite.
+type Mem struct {
+	mu    sync.Mutex
+	blobs map[string]store.Blob
+	n     int
+	// Clock is the service time; zero means time.Now.
+	Clock time.Time
+}
+
+// NewMem returns an empty container whose clock reads now.
+func NewMem(now time.Time) *Mem { return &Mem{blobs: map[string]store.Blob{}, Clock: now} }
+
+func (m *Mem) now() time.Time {
+	if m.Clock.IsZero() {
+		return time.Now().UTC()
+	}
+	return m.Clock
+}
+
+// Describe implements store.Container.
+func (m *Mem) Describe() string { return "mem/deadletter" }
+
+// List implements store.Container.
+func (m *Mem) List(ctx context.Context) (store.Listing, error) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	l := store.Listing{ServiceTime: m.now()}
+	for _, b := range m.blobs {
+		l.Blobs = append(l.Blobs, b.BlobInfo)
+	}
+	sort.Slice(l.Blobs, func(i, j int) bool { return l.Blobs[i].Name < l.Blobs[j].Name })
+	return l, nil
+}
+
+// Stat implements store.Container.
+func (m *Mem) Stat(ctx context.Context, name string) (store.BlobInfo, error) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	b, ok := m.blobs[name]
+	if !ok {
+		return store.BlobInfo{}, fmt.Errorf("stat %q: %w", name, store.ErrNotFound)
+	}
+	return b.BlobInfo, nil
+}
+
+// Read implements store.Container.
+func (m *Mem) Read(ctx context.Context, name string, max int64) (store.Blob, error) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	b, ok := m.blobs[name]
+	if !ok {
+		return store.Blob{}, fmt.Errorf("read %q: %w", name, store.ErrNotFound)
+	}
+	if b.Size > max {
+		return store.Blob{BlobInfo: b.BlobInfo}, fmt.Errorf("read %q: %w", name, store.ErrTooLarge)
+	}
+	b.ServiceTime = m.now()
+	return b, nil
+}
+
+// Write implements store.Container.
+func (m *Mem) Write(ctx context.Context, name string, body []byte, o store.WriteOptions) (store.BlobInfo, error) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	cur, exists := m.blobs[name]
+	if o.IfNoneMatchAny && exists {
+		return store.BlobInfo{}, fmt.Errorf("write %q: %w", name, store.ErrAlreadyExists)
+	}
+	if o.IfMatch != "" && (!exists || cur.ETag != o.IfMatch) {
+		return store.BlobInfo{}, fmt.Errorf("write %q: %w", name, store.ErrConditionFailed)
+	}
+	m.n++
+	bi := store.BlobInfo{Name: name, Size: int64(len(body)), ETag: fmt.Sprintf(`"m%d"`, m.n), LastModified: m.now().Truncate(time.Second),
+		ContentType: o.ContentType, Metadata: o.Metadata}
+	m.blobs[name] = store.Blob{BlobInfo: bi, Body: append([]byte(nil), body...)}
+	return bi, nil
+}
+
+// Delete implements store.Container.
+func (m *Mem) Delete(ctx context.Context, name, ifMatch string) error {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	cur, ok := m.blobs[name]
+	if !ok || ifMatch != "" && cur.ETag != ifMatch {
+		if !ok && ifMatch == "" {
+			return fmt.Errorf("delete %q: %w", name, store.ErrNotFound)
+		}
+		return fmt.Errorf("delete %q: %w", name, store.ErrConditionFailed)
+	}
+	delete(m.blobs, name)
+	return nil
+}
+
+// Now implements store.Container.
+func (m *Mem) Now(ctx context.Context) (time.Time, error) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	return m.now(), nil
+}
+
+// Backdate sets a blob's Last-Modified.
+func (m *Mem) Backdate(name string, t time.Time) error {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	b, ok := m.blobs[name]
+	if !ok {
+		return fmt.Errorf("backdate %q: %w", name, store.ErrNotFound)
+	}
+	m.n++
+	b.LastModified, b.ETag = t.UTC().Truncate(time.Second), fmt.Sprintf(`"m%d"`, m.n)
+	m.blobs[name] = b
+	return nil
+}
+
+// Has reports whether a blob exists (test assertions).
+func (m *Mem) Has(name string) bool {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	_, ok := m.blobs[name]
+	return ok
+}
+
+// Names lists the blobs with a prefix.
+func (m *Mem) Names(prefix string) []string {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	var out []string
+	for n := range m.blobs {
+		if strings.HasPrefix(n, prefix) {
+			out = append(out, n)
+		}
+	}
+	sort.Strings(out)
+	return out
+}

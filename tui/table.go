@@ -1,0 +1,362 @@
+package tui
+
+import (
+	"fmt"
+	"sort"
+	"strings"
+	"time"
+
+	"github.com/deadletter/deadletter/replay"
+	"github.com/mattn/go-runewidth"
+)
+
+// sortKey is a column the table can be sorted by.
+type sortKey int
+
+const (
+	sortAge sortKey = iota
+	sortExpiry
+	sortEvents
+	sortSubscription
+	sortAttempt
+	sortCount
+)
+
+var sortNames = [...]string{"age", "deletion", "events", "subscription", "attempt"}
+
+// table is one pane's list of blobs: the indexes of its rows into the snapshot (filtered and sorted), a cursor
+// and an offset. Only the rows on screen are ever rendered.
+type table struct {
+	pane     replay.Pane
+	rows     []int
+	total    int
+	cursor   int
+	offset   int
+	height   int
+	width    int
+	sort     sortKey
+	desc     bool
+	selected map[string]bool
+}
+
+func newTable(p replay.Pane) *table {
+	// Oldest first: the blob closest to being lost is the one to look at.
+	return &table{pane: p, selected: map[string]bool{}, desc: true}
+}
+
+// SetSize implements the component contract: the number of rows the table may draw and its width.
+func (t *table) SetSize(w, h int) {
+	t.width, t.height = w, max(1, h)
+	t.clamp()
+}
+
+// Rebuild recomputes the rows from a snapshot and a filter, keeping the cursor on the same blob when it is
+// still there and dropping selections of blobs that are gone.
+func (t *table) Rebuild(s *replay.Snapshot, filter string) {
+	var keep string
+	if t.cursor < len(t.rows) && t.rows[t.cursor] < len(s.Items) {
+		keep = t.cursorName(s)
+	}
+	t.rows = t.rows[:0]
+	t.total = 0
+	f := strings.ToLower(filter)
+	live := map[string]bool{}
+	for i := range s.Items {
+		it := &s.Items[i]
+		if it.Pane != t.pane {
+			continue
+		}
+		t.total++
+		live[it.Name] = true
+		if f == "" || matches(it, f) {
+			t.rows = append(t.rows, i)
+		}
+	}
+	for n := range t.selected {
+		if !live[n] {
+			delete(t.selected, n)
+		}
+	}
+	t.Sort(s)
+	t.cursor = 0
+	if keep != "" {
+		for i, r := range t.rows {
+			if s.Items[r].Name == keep {
+				t.cursor = i
+				break
+			}
+		}
+	}
+	t.clamp()
+}
+
+// lastCursorName remembers the blob under the cursor across snapshots (set by the root before a rebuild).
+func (t *table) cursorName(s *replay.Snapshot) string {
+	if t.cursor < len(t.rows) {
+		return s.Items[t.rows[t.cursor]].Name
+	}
+	return ""
+}
+
+func matches(it *replay.Item, f string) bool {
+	if strings.Contains(strings.ToLower(it.Name), f) {
+		return true
+	}
+	if s := it.Summary; s != nil {
+		for k := range s.Reasons {
+			if strings.Contains(strings.ToLower(k), f) {
+				return true
+			}
+		}
+		for k := range s.Outcomes {
+			if strings.Contains(strings.ToLower(k), f) {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// Sort orders the rows by the table's sort key.
+func (t *table) Sort(s *replay.Snapshot) {
+	less := func(a, b *replay.Item) bool {
+		switch t.sort {
+		case sortExpiry:
+			return a.ExpiresAt.After(b.ExpiresAt)
+		case sortEvents:
+			return events(a) < events(b)
+		case sortSubscription:
+			return a.Parsed.Subscription > b.Parsed.Subscription
+		case sortAttempt:
+			return attempt(a) < attempt(b)
+		}
+		return a.Age < b.Age
+	}
+	sort.SliceStable(t.rows, func(i, j int) bool {
+		a, b := &s.Items[t.rows[i]], &s.Items[t.rows[j]]
+		if less(a, b) == less(b, a) { // equal keys: by name, always ascending
+			return a.Name < b.Name
+		}
+		return less(a, b) != t.desc
+	})
+}
+
+func events(it *replay.Item) int {
+	if it.Summary == nil {
+		return -1
+	}
+	return it.Summary.Events
+}
+
+func attempt(it *replay.Item) int {
+	if it.Summary == nil {
+		return -1
+	}
+	return it.Summary.MaxReplayAttempt
+}
+
+func (t *table) clamp() {
+	if t.cursor >= len(t.rows) {
+		t.cursor = len(t.rows) - 1
+	}
+	if t.cursor < 0 {
+		t.cursor = 0
+	}
+	if t.cursor < t.offset {
+		t.offset = t.cursor
+	}
+	if t.cursor >= t.offset+t.height {
+		t.offset = t.cursor - t.height + 1
+	}
+	if t.offset > max(0, len(t.rows)-t.height) {
+		t.offset = max(0, len(t.rows)-t.height)
+	}
+	if t.offset < 0 {
+		t.offset = 0
+	}
+}
+
+// Move moves the cursor by n rows.
+func (t *table) Move(n int) {
+	t.cursor += n
+	t.clamp()
+}
+
+// Current is the item under the cursor.
+func (t *table) Current(s *replay.Snapshot) (*replay.Item, bool) {
+	if s == nil || t.cursor >= len(t.rows) {
+		return nil, false
+	}
+	return &s.Items[t.rows[t.cursor]], true
+}
+
+// Toggle selects or unselects the row under the cursor.
+func (t *table) Toggle(s *replay.Snapshot) {
+	if it, ok := t.Current(s); ok {
+		if t.selected[it.Name] {
+			delete(t.selected, it.Name)
+		} else {
+			t.selected[it.Name] = true
+		}
+	}
+}
+
+// SelectAll selects every row shown.
+func (t *table) SelectAll(s *replay.Snapshot) {
+	for _, r := range t.rows {
+		t.selected[s.Items[r].Name] = true
+	}
+}
+
+// Selection returns the selected items in row order.
+func (t *table) Selection(s *replay.Snapshot) []replay.Item {
+	var out []replay.Item
+	for _, r := range t.rows {
+		if t.selected[s.Items[r].Name] {
+			out = append(out, s.Items[r])
+		}
+	}
+	return out
+}
+
+// Visible returns the snapshot indexes of the rows on screen.
+func (t *table) Visible() []int {
+	end := min(len(t.rows), t.offset+t.height)
+	return t.rows[t.offset:end]
+}
+
+type column struct {
+	title string
+	width int
+}
+
+func (t *table) columns() []column {
+	fixed := []column{{"", 2}, {"SUBSCRIPTION", 0}, {"HOUR", 9}, {"AGE", 7}, {"EVS", 4}, {"REASON / OUTCOME", 0}, {"ATT", 3}, {"VERDICTS", 11}, {"DELETE IN", 9}}
+	used := len(fixed) - 1
+	for _, c := range fixed {
+		used += c.width
+	}
+	free := max(t.width-used, 10)
+	fixed[1].width = max(8, free*2/5)
+	fixed[5].width = max(2, free-fixed[1].width)
+	return fixed
+}
+
+// cell pads or cuts text (already made printable) to exactly w columns.
+func cell(s string, w int) string {
+	if runewidth.StringWidth(s) > w {
+		return runewidth.Truncate(s, w, "…")
+	}
+	return runewidth.FillRight(s, w)
+}
+
+// View renders exactly t.height+1 lines: the column header and the visible rows.
+func (t *table) View(s *replay.Snapshot, st Styles, now time.Time, cfg replay.Config, expiring time.Duration, focused bool) string {
+	cols := t.columns()
+	var b strings.Builder
+	head := make([]string, len(cols))
+	for i, c := range cols {
+		head[i] = cell(c.title, c.width)
+		if i == 0 {
+			head[i] = cell("", c.width)
+		}
+	}
+	sortCol := map[sortKey]int{sortAge: 3, sortExpiry: 8, sortEvents: 4, sortSubscription: 1, sortAttempt: 6}[t.sort]
+	arrow := "↑"
+	if t.desc {
+		arrow = "↓"
+	}
+	head[sortCol] = cell(strings.TrimRight(head[sortCol], " ")+arrow, cols[sortCol].width)
+	b.WriteString(st.Header.Render(strings.Join(head, " ")))
+	if len(t.rows) == 0 {
+		msg := "  nothing here"
+		if t.total > 0 {
+			msg = fmt.Sprintf("  no blob matches the filter (%d hidden)", t.total)
+		}
+		b.WriteString("\n" + st.Dim.Render(msg))
+		return b.String()
+	}
+	for n, idx := range t.Visible() {
+		it := &s.Items[idx]
+		row := t.offset + n
+		mark := " "
+		if row == t.cursor && focused {
+			mark = "▸"
+		}
+		if t.selected[it.Name] {
+			mark += "*"
+		} else {
+			mark += " "
+		}
+		sub := it.Parsed.Subscription
+		if sub == "" {
+			sub = it.Name
+		}
+		hour := "-"
+		if !it.Parsed.Hour.IsZero() {
+			hour = it.Parsed.Hour.Format("01-02 15h")
+		}
+		age := replay.HumanDuration(it.Age)
+		stalled := it.Pane == replay.PaneLive && it.Age > cfg.LiveGrace
+		if stalled {
+			age = "!" + age
+		}
+		ev, reason, att, verdicts := "…", "", "", "…"
+		if sm := it.Summary; sm != nil {
+			ev = fmt.Sprint(sm.Events)
+			reason = replay.Dominant(sm.Reasons)
+			if o := replay.Dominant(sm.Outcomes); o != "" {
+				reason += "/" + o
+			}
+			att = fmt.Sprint(sm.MaxReplayAttempt)
+			if sm.Uncountable > 0 {
+				att += "∞"
+			}
+			verdicts = verdictSummary(sm)
+		} else if it.ReadErr != "" {
+			ev, verdicts = "?", "UNREADABLE"
+		}
+		left := it.ExpiresAt.Sub(now)
+		expiry := replay.HumanDuration(left)
+		loud := (it.Pane == replay.PaneStranded || it.Pane == replay.PaneQuarantine) && left <= expiring
+		if loud {
+			expiry = "!" + expiry
+		}
+		cells := []string{mark, replay.Printable(sub), hour, age, ev, replay.Printable(reason), att, verdicts, expiry}
+		for i := range cells {
+			cells[i] = cell(cells[i], cols[i].width)
+		}
+		line := strings.Join(cells, " ")
+		style := st.Row
+		switch {
+		case row == t.cursor && focused:
+			style = st.Cursor
+		case t.selected[it.Name]:
+			style = st.Chose
+		case loud:
+			style = st.Error
+		case stalled || verdicts == "MALFORMED":
+			style = st.Warn
+		}
+		b.WriteString("\n" + style.Render(line))
+	}
+	return b.String()
+}
+
+// verdictSummary is the compact verdict column: R replay, C cap, N notIdempotent, U unroutable, ? unknown.
+func verdictSummary(s *replay.Summary) string {
+	if s.Malformed {
+		return "MALFORMED"
+	}
+	letters := map[replay.Verdict]string{replay.VerdictReplay: "R", replay.VerdictCap: "C", replay.VerdictNotIdempotent: "N", replay.VerdictUnroutable: "U", replay.VerdictUnknown: "?"}
+	var parts []string
+	for _, v := range replay.AllVerdicts {
+		if n := s.Verdicts[v]; n > 0 {
+			parts = append(parts, fmt.Sprintf("%s%d", letters[v], n))
+		}
+	}
+	if len(parts) == 0 {
+		return "-"
+	}
+	return strings.Join(parts, " ")
+}
