@@ -337,9 +337,9 @@ func (m *Model) handleKey(k tea.KeyMsg) tea.Cmd {
 			return nil
 		case k.String() == "ctrl+c":
 			return m.quit()
-		case key.Matches(k, keys.Drain):
+		case pressed(k, keys.Drain) && m.detail.d != nil:
 			return m.confirmDrain([]replay.Item{m.detail.d.Item})
-		case key.Matches(k, keys.Restore):
+		case pressed(k, keys.Restore):
 			return m.confirmRestore([]string{m.detail.name})
 		case key.Matches(k, keys.Help):
 			m.help = true
@@ -403,13 +403,13 @@ func (m *Model) handleKey(k tea.KeyMsg) tea.Cmd {
 		if it, ok := t.Current(m.snap); ok {
 			return m.openDetail(it.Name)
 		}
-	case key.Matches(k, keys.Drain):
+	case pressed(k, keys.Drain):
 		items := t.Selection(m.snap)
 		if len(items) == 0 && m.snap != nil {
 			items = stranded(m.snap)
 		}
 		return m.confirmDrain(items)
-	case key.Matches(k, keys.Restore):
+	case pressed(k, keys.Restore):
 		var names []string
 		for _, it := range t.Selection(m.snap) {
 			names = append(names, it.Name)
@@ -421,6 +421,16 @@ func (m *Model) handleKey(k tea.KeyMsg) tea.Cmd {
 	}
 	// Rows that scrolled into view are read first.
 	return m.hydrate()
+}
+
+// pressed matches a binding whether or not it is enabled, so a disabled action can say why it is off.
+func pressed(k tea.KeyMsg, b key.Binding) bool {
+	for _, s := range b.Keys() {
+		if k.String() == s {
+			return true
+		}
+	}
+	return false
 }
 
 func stranded(s *replay.Snapshot) []replay.Item {
@@ -612,50 +622,50 @@ func (m *Model) footer() string {
 func (m *Model) shortHelp() string {
 	var parts []string
 	for _, b := range m.keys.ShortHelp() {
-		if !b.Enabled() && (b.Keys()[0] == "enter" || b.Keys()[0] == " ") {
-			continue // open and select do not exist in the detail view
+		if !b.Enabled() {
+			continue // the help screen lists it as off
 		}
 		h := b.Help()
-		label := strings.Fields(h.Desc)[0]
-		if b.Enabled() {
-			parts = append(parts, m.st.Key.Render(h.Key)+" "+m.st.Dim.Render(label))
-		} else {
-			parts = append(parts, m.st.Disabled.Render(h.Key+" "+label))
-		}
+		parts = append(parts, m.st.Key.Render(h.Key)+" "+m.st.Dim.Render(strings.Fields(h.Desc)[0]))
 	}
 	return strings.Join(parts, "  ")
 }
 
 func (m *Model) helpView() string {
 	var b strings.Builder
-	b.WriteString(m.st.Title.Render("keys") + m.st.Dim.Render("  (struck-through keys do not apply here or are off in read-only mode)") + "\n\n")
-	cols := m.keys.FullHelp()
-	rows := 0
-	for _, c := range cols {
-		rows = max(rows, len(c))
+	b.WriteString(m.st.Title.Render("keys") + m.st.Dim.Render("  (keys marked off do not apply here, or read-only mode turned them off)") + "\n\n")
+	var all []key.Binding
+	for _, c := range m.keys.FullHelp() {
+		all = append(all, c...)
 	}
-	colW := max(18, (m.w-2)/len(cols))
+	const colW = 39
+	ncol := max(1, min(4, m.w/colW))
+	rows := (len(all) + ncol - 1) / ncol
 	for r := 0; r < rows; r++ {
-		var line []string
-		for _, c := range cols {
-			s := ""
-			if r < len(c) {
-				h := c[r].Help()
-				s = fmt.Sprintf("%-9s %s", h.Key, h.Desc)
-				s = cell(s, colW)
-				if !c[r].Enabled() {
-					s = m.st.Disabled.Render(s)
-				}
-			} else {
-				s = cell("", colW)
+		for c := 0; c < ncol; c++ {
+			i := c*rows + r
+			if i >= len(all) {
+				continue
 			}
-			line = append(line, s)
+			h := all[i].Help()
+			s := fmt.Sprintf("%-10s %s", h.Key, h.Desc)
+			if !all[i].Enabled() {
+				s = m.st.Disabled.Render(cell(fmt.Sprintf("%-10s off · %s", h.Key, h.Desc), colW-1)) + " "
+			} else {
+				s = cell(s, colW)
+			}
+			b.WriteString(s)
 		}
-		b.WriteString(strings.Join(line, "") + "\n")
+		b.WriteString("\n")
 	}
-	b.WriteString("\n" + m.st.Header.Render("verdicts") + "  R replay · C cap · N notIdempotent · U unroutable · ? unknown (needs --handlers) · ∞ uncountable id\n")
-	b.WriteString(m.st.Header.Render("alerts") + "    !age: live past the grace (replay stalled) · !deletion: stranded or quarantined, about to be lost\n")
-	b.WriteString(m.st.Dim.Render("press any key to close"))
+	for _, l := range []string{
+		"",
+		m.st.Header.Render("verdicts") + "  R replay · C cap · N notIdempotent · U unroutable · ? unknown (needs --handlers) · ∞ an uncountable id",
+		m.st.Header.Render("alerts") + "  !AGE a live blob past the grace: the replay is not consuming · !DELETE IN stranded or quarantined, about to be lost",
+		m.st.Dim.Render("press any key to close"),
+	} {
+		b.WriteString(ansi.Wrap(l, m.w, " ") + "\n")
+	}
 	return b.String()
 }
 
