@@ -224,17 +224,23 @@ func readError(err error) string {
 // Apply puts hydrated results into the snapshot (matching by name and ETag, so a result for an older version
 // of a blob is dropped).
 func (s *Snapshot) Apply(hs ...Hydrated) {
+	for _, h := range hs {
+		if i, ok := s.Lookup(h.Name); ok && s.Items[i].ETag == h.ETag {
+			s.Items[i].Summary, s.Items[i].ReadErr = h.Summary, h.ReadErr
+		}
+	}
+}
+
+// Lookup finds a blob's position in Items by name.
+func (s *Snapshot) Lookup(name string) (int, bool) {
 	if s.index == nil {
 		s.index = make(map[string]int, len(s.Items))
 		for i := range s.Items {
 			s.index[s.Items[i].Name] = i
 		}
 	}
-	for _, h := range hs {
-		if i, ok := s.index[h.Name]; ok && s.Items[i].ETag == h.ETag {
-			s.Items[i].Summary, s.Items[i].ReadErr = h.Summary, h.ReadErr
-		}
-	}
+	i, ok := s.index[name]
+	return i, ok
 }
 
 // HydrateAll reads every blob of the snapshot that is not summarized yet.

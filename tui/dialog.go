@@ -160,7 +160,7 @@ func (m *Model) start(d *dialog) tea.Cmd {
 	ctx, cancel := context.WithCancel(m.ctx)
 	d.kind, d.cancel, d.ch = dlgRunning, cancel, make(chan tea.Msg, 64)
 	c, cfg := m.opt.Loader.Container, m.cfg
-	opts := replay.ActionOptions{ReadOnly: m.opt.ReadOnly, Force: d.force, Progress: func(r replay.Result) { d.ch <- progressMsg{r} }}
+	opts := replay.ActionOptions{ReadOnly: m.opt.ReadOnly, Force: d.force, Concurrency: m.opt.Concurrency, Progress: func(r replay.Result) { d.ch <- progressMsg{r} }}
 	if d.act == actDrain {
 		d.total = len(d.targets)
 		go func() {

@@ -21,7 +21,11 @@ import (
 	"github.com/muesli/termenv"
 )
 
-var update = flag.Bool("update", false, "rewrite the golden screens")
+// updating reports -update (the flag is registered by x/exp/golden, which teatest brings in).
+func updating() bool {
+	f := flag.Lookup("update")
+	return f != nil && f.Value.String() == "true"
+}
 
 var fixedNow = time.Date(2026, 11, 30, 12, 0, 0, 0, time.UTC)
 
@@ -125,7 +129,7 @@ func golden(t *testing.T, name, got string) {
 		t.Fatalf("%s: the ASCII screen holds an escape sequence:\n%q", name, got)
 	}
 	path := filepath.Join("..", "testdata", "golden", name+".txt")
-	if *update {
+	if updating() {
 		os.WriteFile(path, []byte(got), 0o644)
 	}
 	want, err := os.ReadFile(path)
@@ -145,7 +149,7 @@ func checkSize(t *testing.T, label, view string, w, h int) {
 		t.Fatalf("%s at %dx%d: %d lines", label, w, h, len(lines))
 	}
 	for i, l := range lines {
-		if lw := ansi.StringWidth(l); lw != w {
+		if lw := width(l); lw != w || ansi.StringWidth(l) != w {
 			t.Fatalf("%s at %dx%d: line %d is %d wide: %q", label, w, h, i, lw, l)
 		}
 	}

@@ -16,6 +16,7 @@ import (
 	"github.com/charmbracelet/x/ansi"
 	"github.com/deadletter/deadletter/replay"
 	"github.com/deadletter/deadletter/store"
+	"github.com/mattn/go-runewidth"
 )
 
 // Options wire the dashboard to a container.
@@ -28,6 +29,8 @@ type Options struct {
 	Renderer *lipgloss.Renderer
 	// Clock is the local clock for countdowns (tests pin it); nil means time.Now.
 	Clock func() time.Time
+	// Concurrency bounds a drain's parallel blobs (default 16).
+	Concurrency int
 }
 
 // Minimum size the dashboard lays itself out for.
@@ -58,12 +61,15 @@ type Model struct {
 	filter     textinput.Model
 	filterSeq  int
 	filterText string
+	match      matcher
 
 	refreshSeq int
 	refreshing bool
 	lastErr    error
 	retryAt    time.Time
 	hydrating  bool
+	unread     int // blobs whose payload is neither read nor unreadable
+	scanPos    int // where the next background hydration scan starts
 	lastReport time.Time
 	detailSeq  int
 	status     string
@@ -138,7 +144,7 @@ func (m *Model) poll(d time.Duration) tea.Cmd {
 
 // hydrate reads the next batch of unread payloads: the rows on screen first, then every pane in order.
 func (m *Model) hydrate() tea.Cmd {
-	if m.hydrating || m.snap == nil {
+	if m.hydrating || m.snap == nil || m.unread == 0 {
 		return nil
 	}
 	var batch []store.BlobInfo
@@ -153,15 +159,14 @@ func (m *Model) hydrate() tea.Cmd {
 	for _, i := range m.tables[m.active].Visible() {
 		add(i)
 	}
-	for _, t := range m.tables {
-		for _, i := range t.rows {
-			if len(batch) >= hydrateBatch {
-				break
-			}
-			add(i)
+	for n := 0; n < len(m.snap.Items) && len(batch) < hydrateBatch; n++ {
+		add((m.scanPos + n) % len(m.snap.Items))
+		if len(batch) == hydrateBatch {
+			m.scanPos = (m.scanPos + n + 1) % len(m.snap.Items)
 		}
 	}
 	if len(batch) == 0 {
+		m.unread = 0
 		return nil
 	}
 	m.hydrating = true
@@ -228,7 +233,8 @@ func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		m.hydrating = false
 		if m.snap != nil {
 			m.snap.Apply(msg.results...)
-			if now := m.opt.Clock(); now.Sub(m.lastReport) > 250*time.Millisecond || !m.moreToHydrate() {
+			m.countUnread()
+			if now := m.opt.Clock(); now.Sub(m.lastReport) > 250*time.Millisecond || m.unread == 0 {
 				m.report = m.cfg.Check(m.snap, m.opt.Check)
 				m.lastReport = now
 			}
@@ -264,19 +270,27 @@ func tickSecond() tea.Cmd {
 	return tea.Tick(time.Second, func(time.Time) tea.Msg { return secondMsg{} })
 }
 
-func (m *Model) moreToHydrate() bool {
+func (m *Model) countUnread() {
+	m.unread = 0
 	for i := range m.snap.Items {
 		if m.snap.Items[i].Summary == nil && m.snap.Items[i].ReadErr == "" {
-			return true
+			m.unread++
 		}
 	}
-	return false
 }
 
 func (m *Model) setSnapshot(s *replay.Snapshot) {
 	m.snap = s
+	m.scanPos = 0
+	m.countUnread()
+	byPane := map[replay.Pane][]int{}
+	for i := range s.Items {
+		byPane[s.Items[i].Pane] = append(byPane[s.Items[i].Pane], i)
+	}
+	m.match.reset(s)
+	f := m.match.fn(m.filterText)
 	for _, t := range m.tables {
-		t.Rebuild(s, m.filterText)
+		t.SetItems(s, byPane[t.pane], f)
 	}
 	m.report = m.cfg.Check(s, m.opt.Check)
 	m.lastReport = m.opt.Clock()
@@ -286,13 +300,27 @@ func (m *Model) setSnapshot(s *replay.Snapshot) {
 func (m *Model) applyFilter() {
 	m.filterText = m.filter.Value()
 	if m.snap != nil {
+		f := m.match.fn(m.filterText)
 		for _, t := range m.tables {
-			t.Rebuild(m.snap, m.filterText)
+			t.Filter(m.snap, f, t.cursorName(m.snap))
 		}
 	}
 }
 
 func (m *Model) handleKey(k tea.KeyMsg) tea.Cmd {
+	// Fast typing and terminal multiplexers deliver several runes in one message ("/WEBHOOKS"): outside a text
+	// input each is a key of its own; once the filter takes focus, the rest is its text.
+	if k.Type == tea.KeyRunes && len(k.Runes) > 1 && !k.Paste && !m.filter.Focused() {
+		var cmds []tea.Cmd
+		for i, r := range k.Runes {
+			if m.filter.Focused() {
+				cmds = append(cmds, m.handleKey(tea.KeyMsg{Type: tea.KeyRunes, Runes: k.Runes[i:]}))
+				break
+			}
+			cmds = append(cmds, m.handleKey(tea.KeyMsg{Type: tea.KeyRunes, Runes: []rune{r}, Alt: k.Alt}))
+		}
+		return tea.Batch(cmds...)
+	}
 	if m.dialog != nil {
 		return m.updateDialog(k)
 	}
@@ -390,12 +418,12 @@ func (m *Model) handleKey(k tea.KeyMsg) tea.Cmd {
 	case key.Matches(k, keys.Sort):
 		t.sort = (t.sort + 1) % sortCount
 		if m.snap != nil {
-			t.Sort(m.snap)
+			t.Sort(m.snap, m.match.fn(m.filterText))
 		}
 	case key.Matches(k, keys.Reverse):
 		t.desc = !t.desc
 		if m.snap != nil {
-			t.Sort(m.snap)
+			t.Sort(m.snap, m.match.fn(m.filterText))
 		}
 	case key.Matches(k, keys.Refresh):
 		return m.refresh()
@@ -559,21 +587,10 @@ func (m *Model) header() string {
 	if m.snap != nil && len(badges) == 0 {
 		line2 = m.st.OK.Render("✓ healthy: nothing stranded, quarantined, expiring or stalled")
 	}
-	if m.hydrating || m.snap != nil && m.moreToHydrateCheap() {
-		line2 += m.st.Dim.Render("  reading payloads…")
+	if m.unread > 0 {
+		line2 += m.st.Dim.Render(fmt.Sprintf("  reading payloads… %d left", m.unread))
 	}
 	return line1 + "\n" + line2
-}
-
-// moreToHydrateCheap says whether the rows on screen still wait for their payload (the full scan is done by
-// hydration itself, not by View).
-func (m *Model) moreToHydrateCheap() bool {
-	for _, i := range m.tables[m.active].Visible() {
-		if m.snap.Items[i].Summary == nil && m.snap.Items[i].ReadErr == "" {
-			return true
-		}
-	}
-	return false
 }
 
 func (m *Model) tabs() string {
@@ -669,6 +686,22 @@ func (m *Model) helpView() string {
 	return b.String()
 }
 
+// width is a line's width on screen: escape sequences count for nothing, and characters are measured with
+// runewidth, as the table's cells were cut. Plain ASCII, the common case, costs one pass over the bytes.
+func width(s string) int {
+	ascii := true
+	for i := 0; i < len(s); i++ {
+		if s[i] >= 0x80 || s[i] == 0x1b {
+			ascii = false
+			break
+		}
+	}
+	if ascii {
+		return len(s)
+	}
+	return runewidth.StringWidth(ansi.Strip(s))
+}
+
 // fit makes s exactly w columns by h lines: longer lines are cut, shorter ones padded, missing lines added.
 // Every frame goes through it, so no view can overflow the terminal whatever a blob holds.
 func fit(s string, w, h int) string {
@@ -680,12 +713,12 @@ func fit(s string, w, h int) string {
 		lines = lines[:h]
 	}
 	for i, l := range lines {
-		lw := ansi.StringWidth(l)
+		lw := width(l)
 		switch {
 		case lw > w:
 			lines[i] = ansi.Truncate(l, w, "")
-			if ansi.StringWidth(lines[i]) < w {
-				lines[i] += strings.Repeat(" ", w-ansi.StringWidth(lines[i]))
+			if tw := width(lines[i]); tw < w {
+				lines[i] += strings.Repeat(" ", w-tw)
 			}
 		case lw < w:
 			lines[i] = l + strings.Repeat(" ", w-lw)

@@ -3,6 +3,7 @@ package tui
 import (
 	"fmt"
 	"sort"
+	"strconv"
 	"strings"
 	"time"
 
@@ -24,11 +25,15 @@ const (
 
 var sortNames = [...]string{"age", "deletion", "events", "subscription", "attempt"}
 
-// table is one pane's list of blobs: the indexes of its rows into the snapshot (filtered and sorted), a cursor
-// and an offset. Only the rows on screen are ever rendered.
+// sortColumn is the column each sort key orders by.
+var sortColumn = [...]int{sortAge: 3, sortExpiry: 8, sortEvents: 4, sortSubscription: 1, sortAttempt: 6}
+
+// table is one pane's list of blobs: the pane's items in sort order, the rows that pass the filter (indexes into
+// the snapshot), a cursor and an offset. Only the rows on screen are ever rendered.
 type table struct {
 	pane     replay.Pane
-	rows     []int
+	order    []int // every item of the pane, sorted
+	rows     []int // the ones that pass the filter, in order
 	total    int
 	cursor   int
 	offset   int
@@ -50,75 +55,100 @@ func (t *table) SetSize(w, h int) {
 	t.clamp()
 }
 
-// Rebuild recomputes the rows from a snapshot and a filter, keeping the cursor on the same blob when it is
-// still there and dropping selections of blobs that are gone.
-func (t *table) Rebuild(s *replay.Snapshot, filter string) {
-	var keep string
-	if t.cursor < len(t.rows) && t.rows[t.cursor] < len(s.Items) {
-		keep = t.cursorName(s)
-	}
-	t.rows = t.rows[:0]
-	t.total = 0
-	f := strings.ToLower(filter)
-	live := map[string]bool{}
-	for i := range s.Items {
-		it := &s.Items[i]
-		if it.Pane != t.pane {
-			continue
-		}
-		t.total++
-		live[it.Name] = true
-		if f == "" || matches(it, f) {
-			t.rows = append(t.rows, i)
-		}
-	}
+// SetItems takes the pane's items of a new snapshot: they are sorted once, then filtered. The cursor stays on
+// the same blob when it is still there; selections of blobs that are gone are dropped.
+func (t *table) SetItems(s *replay.Snapshot, items []int, match func(int) bool) {
+	keep := t.cursorName(s)
+	t.order, t.total = items, len(items)
 	for n := range t.selected {
-		if !live[n] {
+		if i, ok := s.Lookup(n); !ok || s.Items[i].Pane != t.pane {
 			delete(t.selected, n)
 		}
 	}
-	t.Sort(s)
-	t.cursor = 0
-	if keep != "" {
-		for i, r := range t.rows {
-			if s.Items[r].Name == keep {
-				t.cursor = i
-				break
-			}
-		}
-	}
-	t.clamp()
+	t.sortOrder(s)
+	t.Filter(s, match, keep)
 }
 
-// lastCursorName remembers the blob under the cursor across snapshots (set by the root before a rebuild).
+// cursorName is the blob under the cursor, if any.
 func (t *table) cursorName(s *replay.Snapshot) string {
-	if t.cursor < len(t.rows) {
+	if s != nil && t.cursor < len(t.rows) && t.rows[t.cursor] < len(s.Items) {
 		return s.Items[t.rows[t.cursor]].Name
 	}
 	return ""
 }
 
-func matches(it *replay.Item, f string) bool {
-	if strings.Contains(strings.ToLower(it.Name), f) {
-		return true
-	}
-	if s := it.Summary; s != nil {
-		for k := range s.Reasons {
-			if strings.Contains(strings.ToLower(k), f) {
-				return true
-			}
-		}
-		for k := range s.Outcomes {
-			if strings.Contains(strings.ToLower(k), f) {
-				return true
-			}
+// Filter keeps the rows match accepts (nil: all), in sort order, and puts the cursor back on keep when it passes.
+func (t *table) Filter(s *replay.Snapshot, match func(int) bool, keep string) {
+	t.rows = t.rows[:0]
+	for _, i := range t.order {
+		if match == nil || match(i) {
+			t.rows = append(t.rows, i)
 		}
 	}
-	return false
+	t.cursor = 0
+	for i, r := range t.rows {
+		if keep != "" && s.Items[r].Name == keep {
+			t.cursor = i
+			break
+		}
+	}
+	t.clamp()
 }
 
-// Sort orders the rows by the table's sort key.
-func (t *table) Sort(s *replay.Snapshot) {
+// matcher filters a snapshot case-insensitively on blob names, reasons and outcomes. Each item's lower-cased
+// search key is built once (again when its payload summary arrives), so a filter pass is one substring search
+// per item.
+type matcher struct {
+	snap    *replay.Snapshot
+	keys    []string
+	summary []*replay.Summary // the summary each key was built with
+}
+
+func (mt *matcher) reset(s *replay.Snapshot) { *mt = matcher{snap: s} }
+
+// fn returns the filter for f, nil for no filter.
+func (mt *matcher) fn(f string) func(int) bool {
+	if f == "" || mt.snap == nil {
+		return nil
+	}
+	if mt.keys == nil {
+		mt.keys = make([]string, len(mt.snap.Items))
+		mt.summary = make([]*replay.Summary, len(mt.snap.Items))
+	}
+	f = strings.ToLower(f)
+	return func(i int) bool {
+		it := &mt.snap.Items[i]
+		if mt.keys[i] == "" || mt.summary[i] != it.Summary {
+			mt.keys[i], mt.summary[i] = searchKey(it), it.Summary
+		}
+		return strings.Contains(mt.keys[i], f)
+	}
+}
+
+func searchKey(it *replay.Item) string {
+	var b strings.Builder
+	b.WriteString(it.Name)
+	if s := it.Summary; s != nil {
+		for k := range s.Reasons {
+			b.WriteByte(0)
+			b.WriteString(k)
+		}
+		for k := range s.Outcomes {
+			b.WriteByte(0)
+			b.WriteString(k)
+		}
+	}
+	return strings.ToLower(b.String())
+}
+
+// Sort re-sorts by the current key, keeping the filter and the cursor's blob.
+func (t *table) Sort(s *replay.Snapshot, match func(int) bool) {
+	keep := t.cursorName(s)
+	t.sortOrder(s)
+	t.Filter(s, match, keep)
+}
+
+func (t *table) sortOrder(s *replay.Snapshot) {
 	less := func(a, b *replay.Item) bool {
 		switch t.sort {
 		case sortExpiry:
@@ -132,8 +162,8 @@ func (t *table) Sort(s *replay.Snapshot) {
 		}
 		return a.Age < b.Age
 	}
-	sort.SliceStable(t.rows, func(i, j int) bool {
-		a, b := &s.Items[t.rows[i]], &s.Items[t.rows[j]]
+	sort.SliceStable(t.order, func(i, j int) bool {
+		a, b := &s.Items[t.order[i]], &s.Items[t.order[j]]
 		if less(a, b) == less(b, a) { // equal keys: by name, always ascending
 			return a.Name < b.Name
 		}
@@ -261,7 +291,7 @@ func (t *table) View(s *replay.Snapshot, st Styles, now time.Time, cfg replay.Co
 			head[i] = cell("", c.width)
 		}
 	}
-	sortCol := map[sortKey]int{sortAge: 3, sortExpiry: 8, sortEvents: 4, sortSubscription: 1, sortAttempt: 6}[t.sort]
+	sortCol := sortColumn[t.sort]
 	arrow := "↑"
 	if t.desc {
 		arrow = "↓"
@@ -303,12 +333,12 @@ func (t *table) View(s *replay.Snapshot, st Styles, now time.Time, cfg replay.Co
 		}
 		ev, reason, att, verdicts := "…", "", "", "…"
 		if sm := it.Summary; sm != nil {
-			ev = fmt.Sprint(sm.Events)
+			ev = strconv.Itoa(sm.Events)
 			reason = replay.Dominant(sm.Reasons)
 			if o := replay.Dominant(sm.Outcomes); o != "" {
 				reason += "/" + o
 			}
-			att = fmt.Sprint(sm.MaxReplayAttempt)
+			att = strconv.Itoa(sm.MaxReplayAttempt)
 			if sm.Uncountable > 0 {
 				att += "∞"
 			}
@@ -327,18 +357,19 @@ func (t *table) View(s *replay.Snapshot, st Styles, now time.Time, cfg replay.Co
 			cells[i] = cell(cells[i], cols[i].width)
 		}
 		line := strings.Join(cells, " ")
-		style := st.Row
+		paint := st.paint.row
 		switch {
 		case row == t.cursor && focused:
-			style = st.Cursor
+			paint = st.paint.cursor
 		case t.selected[it.Name]:
-			style = st.Chose
+			paint = st.paint.chose
 		case loud:
-			style = st.Error
+			paint = st.paint.alert
 		case stalled || verdicts == "MALFORMED":
-			style = st.Warn
+			paint = st.paint.warn
 		}
-		b.WriteString("\n" + style.Render(line))
+		b.WriteString("\n")
+		paint.to(&b, line)
 	}
 	return b.String()
 }
@@ -348,15 +379,18 @@ func verdictSummary(s *replay.Summary) string {
 	if s.Malformed {
 		return "MALFORMED"
 	}
-	letters := map[replay.Verdict]string{replay.VerdictReplay: "R", replay.VerdictCap: "C", replay.VerdictNotIdempotent: "N", replay.VerdictUnroutable: "U", replay.VerdictUnknown: "?"}
-	var parts []string
-	for _, v := range replay.AllVerdicts {
+	var b strings.Builder
+	for i, v := range replay.AllVerdicts {
 		if n := s.Verdicts[v]; n > 0 {
-			parts = append(parts, fmt.Sprintf("%s%d", letters[v], n))
+			if b.Len() > 0 {
+				b.WriteByte(' ')
+			}
+			b.WriteByte("RCNU?"[i])
+			b.WriteString(strconv.Itoa(n))
 		}
 	}
-	if len(parts) == 0 {
+	if b.Len() == 0 {
 		return "-"
 	}
-	return strings.Join(parts, " ")
+	return b.String()
 }

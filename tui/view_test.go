@@ -144,6 +144,16 @@ func TestKeysAndPanes(t *testing.T) {
 	if len(tb.rows) != total {
 		t.Fatal("esc in the filter clears it")
 	}
+	// A burst of runes in one message (tmux, fast typing) is a sequence of keys.
+	drive(t, m, tea.KeyMsg{Type: tea.KeyRunes, Runes: []rune("/WEBHOOKS")}, special(tea.KeyEnter))
+	if m.filterText != "WEBHOOKS" {
+		t.Fatalf("burst filter = %q", m.filterText)
+	}
+	drive(t, m, keys("/")...)
+	drive(t, m, special(tea.KeyEsc))
+	if len(tb.rows) != total {
+		t.Fatal("esc in the filter clears it")
+	}
 }
 
 func TestReadOnlyDisablesActions(t *testing.T) {

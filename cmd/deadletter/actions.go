@@ -19,7 +19,7 @@ var (
 	flagDryRun      bool
 	flagYes         bool
 	flagForce       bool
-	flagConcurrency int
+	flagConcurrency = 16
 )
 
 // actionFlags are the flags drain and restore share.
@@ -28,7 +28,7 @@ func actionFlags(restore bool) func(fs *flag.FlagSet) {
 		fs.BoolVar(&flagDryRun, "dry-run", false, "say what would happen, change nothing")
 		fs.BoolVar(&flagYes, "yes", false, "do not ask for confirmation (required when not on a terminal)")
 		fs.BoolVar(&flagJSON, "json", false, "JSON output")
-		fs.IntVar(&flagConcurrency, "concurrency", 16, "blobs handled at once")
+		fs.IntVar(&flagConcurrency, "concurrency", flagConcurrency, "blobs handled at once")
 		if restore {
 			fs.BoolVar(&flagForce, "force", false, "restore even where nothing would resume")
 		}

@@ -13,16 +13,18 @@ import (
 )
 
 var (
-	flagInterval       time.Duration
-	flagExpiringWithin time.Duration
+	flagInterval       = 15 * time.Second
+	flagExpiringWithin = replay.DefaultCheckOptions().ExpiringWithin
 	flagMaxQuarantine  int
 )
 
-// watchFlags are the thresholds the dashboard and check share.
+// watchFlags are the thresholds the dashboard and check share. Like the global flags they default to their
+// current values, so they may stand before the command word too.
 func watchFlags(fs *flag.FlagSet) {
-	fs.DurationVar(&flagInterval, "interval", 15*time.Second, "how often to re-read the container")
-	fs.DurationVar(&flagExpiringWithin, "expiring-within", 72*time.Hour, "stranded or quarantined blobs this close to lifecycle deletion are about to be lost")
-	fs.IntVar(&flagMaxQuarantine, "max-quarantine", 0, "more quarantined blobs than this is a finding")
+	fs.DurationVar(&flagInterval, "interval", flagInterval, "how often to re-read the container")
+	fs.DurationVar(&flagExpiringWithin, "expiring-within", flagExpiringWithin, "stranded or quarantined blobs this close to lifecycle deletion are about to be lost")
+	fs.IntVar(&flagMaxQuarantine, "max-quarantine", flagMaxQuarantine, "more quarantined blobs than this is a finding")
+	fs.IntVar(&flagConcurrency, "concurrency", flagConcurrency, "blobs a drain handles at once")
 }
 
 func checkOptions() replay.CheckOptions {
@@ -37,7 +39,7 @@ func runDashboard(ctx context.Context, g *globals, args []string, io stdio) (int
 	if err != nil {
 		return exitError, err
 	}
-	return exitOK, tui.Run(tui.Options{Loader: l, Check: checkOptions(), ReadOnly: g.readOnly, Interval: flagInterval})
+	return exitOK, tui.Run(tui.Options{Loader: l, Check: checkOptions(), ReadOnly: g.readOnly, Interval: flagInterval, Concurrency: flagConcurrency})
 }
 
 func runDemo(ctx context.Context, g *globals, args []string, io stdio) (int, error) {

@@ -157,6 +157,7 @@ func parseInterspersed(fs *flag.FlagSet, args []string) ([]string, error) {
 // splitCommand reads global flags up to the command word.
 func splitCommand(g *globals, args []string) (string, []string, error) {
 	fs := g.flagSet("")
+	watchFlags(fs) // `deadletter --interval 5s` opens the dashboard with its own flags
 	err := fs.Parse(args)
 	if errors.Is(err, flag.ErrHelp) {
 		return "help", nil, nil

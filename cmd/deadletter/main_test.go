@@ -208,7 +208,16 @@ func TestBadHandlersFile(t *testing.T) {
 
 func TestReadOnlyAndConfirmation(t *testing.T) {
 	dir := seeded(t)
-	before := mustRun(t, "ls", "--dir", dir, "--json")
+	state := func() string { // names and ETags: what a write or delete would change
+		d, _ := store.OpenDir(dir)
+		l, _ := d.List(context.Background())
+		var b strings.Builder
+		for _, bi := range l.Blobs {
+			b.WriteString(bi.Name + " " + bi.ETag + "\n")
+		}
+		return b.String()
+	}
+	before := state()
 	for _, args := range [][]string{
 		{"drain", "--dir", dir, "--read-only", "--yes"},
 		{"restore", "quarantine/x.json", "--dir", dir, "--read-only", "--yes"},
@@ -219,7 +228,7 @@ func TestReadOnlyAndConfirmation(t *testing.T) {
 			t.Fatalf("%v: exit %d %q", args, code, errs)
 		}
 	}
-	if after := mustRun(t, "ls", "--dir", dir, "--json"); after != before {
+	if after := state(); after != before {
 		t.Fatal("a refused command changed the container")
 	}
 }

@@ -1,0 +1,225 @@
+package tui
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	tea "github.com/charmbracelet/bubbletea"
+	"github.com/charmbracelet/x/exp/teatest"
+	"github.com/deadletter/deadletter/replay"
+	"github.com/deadletter/deadletter/store"
+	"github.com/deadletter/deadletter/store/storetest"
+)
+
+// backend is a seeded container where stranded blobs exist: a backdated directory, or Azurite with a short TTL
+// the seeded blobs have passed.
+func backend(t *testing.T, kind string, wrap func(store.Container) store.Container) (store.Container, replay.Config) {
+	t.Helper()
+	cfg := replay.DefaultConfig()
+	var c store.Container
+	if kind == "dir" {
+		c = storetest.Dir(t)
+	} else {
+		c = storetest.Azure(t)
+		cfg.TTL = 2 * time.Second
+	}
+	if _, err := replay.Seed(context.Background(), c, replay.SeedOptions{Count: 12, Seed: 3, Config: cfg}); err != nil {
+		t.Fatal(err)
+	}
+	cfg.Handlers = replay.IncidentRegister
+	if kind != "dir" {
+		waitStranded(t, c, cfg)
+	}
+	if wrap != nil {
+		c = wrap(c)
+	}
+	return c, cfg
+}
+
+// waitStranded waits (bounded) until Azurite's clock takes every seeded root blob past the TTL.
+func waitStranded(t *testing.T, c store.Container, cfg replay.Config) {
+	l := replay.NewLoader(c, cfg)
+	for deadline := time.Now().Add(30 * time.Second); ; time.Sleep(200 * time.Millisecond) {
+		s, err := l.List(context.Background())
+		if err != nil {
+			t.Fatal(err)
+		}
+		if s.Count()[replay.PaneLive] == 0 {
+			return
+		}
+		if time.Now().After(deadline) {
+			t.Fatal("seeded blobs never passed the TTL")
+		}
+	}
+}
+
+func waitScreen(t *testing.T, tm *teatest.TestModel, want ...string) {
+	t.Helper()
+	var b bytes.Buffer
+	err := waitErr(tm, &b, want...)
+	if err != nil {
+		tm.Quit()
+		t.Fatalf("screen never showed %q; the model's last view:\n%s", want, tm.FinalModel(t, teatest.WithFinalTimeout(5*time.Second)).View())
+	}
+}
+
+func waitErr(tm *teatest.TestModel, _ *bytes.Buffer, want ...string) (err error) {
+	defer func() {
+		if r := recover(); r != nil {
+			err = fmt.Errorf("%v", r)
+		}
+	}()
+	ft := &fakeTB{}
+	teatest.WaitFor(ft, tm.Output(), func(b []byte) bool {
+		for _, w := range want {
+			if !bytes.Contains(b, []byte(w)) {
+				return false
+			}
+		}
+		return true
+	}, teatest.WithDuration(20*time.Second), teatest.WithCheckInterval(20*time.Millisecond))
+	if ft.failed {
+		return fmt.Errorf("not shown")
+	}
+	return nil
+}
+
+// fakeTB lets a failed wait be reported with the model's own view instead of the renderer's byte stream.
+type fakeTB struct {
+	testing.TB
+	failed bool
+}
+
+func (f *fakeTB) Helper()               {}
+func (f *fakeTB) Fatal(args ...any)     { f.failed = true }
+func (f *fakeTB) Fatalf(string, ...any) { f.failed = true }
+
+func press(tm *teatest.TestModel, s string) {
+	for _, r := range s {
+		tm.Send(tea.KeyMsg{Type: tea.KeyRunes, Runes: []rune{r}})
+	}
+}
+
+func TestFlow(t *testing.T) {
+	for _, kind := range []string{"dir", "azurite"} {
+		t.Run(kind, func(t *testing.T) {
+			c, cfg := backend(t, kind, nil)
+			m := New(Options{Loader: replay.NewLoader(c, cfg), Check: replay.DefaultCheckOptions(), Interval: time.Hour, Renderer: asciiRenderer()})
+			tm := teatest.NewTestModel(t, m, teatest.WithInitialTermSize(120, 40))
+			waitScreen(t, tm, "[1 Stranded", "▲STRANDED")
+
+			// Switch panes.
+			tm.Send(tea.KeyMsg{Type: tea.KeyTab})
+			waitScreen(t, tm, "[2 Quarantine")
+			press(tm, "3")
+			waitScreen(t, tm, "[3 Live")
+			// Filter, then clear it.
+			press(tm, "1/WEBHOOKS")
+			tm.Send(tea.KeyMsg{Type: tea.KeyEnter})
+			waitScreen(t, tm, "filter: WEBHOOKS")
+			press(tm, "/")
+			tm.Send(tea.KeyMsg{Type: tea.KeyEsc})
+			// Open a blob and come back.
+			tm.Send(tea.KeyMsg{Type: tea.KeyEnter})
+			waitScreen(t, tm, "what the estate will do", "raw JSON")
+			tm.Send(tea.KeyMsg{Type: tea.KeyEsc})
+			// Drain everything stranded.
+			press(tm, "d")
+			waitScreen(t, tm, "stranded blob(s)?", "republish")
+			press(tm, "y")
+			waitScreen(t, tm, "Drain finished")
+			press(tm, "x")
+			// Restore the oldest quarantine blob (capped events: it resumes).
+			// (clearing the filter kept each pane's cursor on the blob it was on: go to the top first)
+			press(tm, "2g")
+			waitScreen(t, tm, "[2 Quarantine")
+			press(tm, "r")
+			waitScreen(t, tm, "Restore 1 quarantined blob(s)?", "event(s) resume")
+			press(tm, "y")
+			waitScreen(t, tm, "Restore finished", "1 restored")
+			tm.Send(tea.KeyMsg{Type: tea.KeyCtrlC})
+			tm.WaitFinished(t, teatest.WithFinalTimeout(10*time.Second))
+
+			final := tm.FinalModel(t).(*Model)
+			if final.dialog == nil || len(final.dialog.results) != 1 || final.dialog.results[0].Outcome != replay.OutcomeRestored {
+				t.Fatalf("restore results: %+v", final.dialog)
+			}
+			target := final.dialog.results[0].Target
+			if _, err := c.Stat(context.Background(), target); err != nil {
+				t.Fatalf("restored copy %s: %v", target, err)
+			}
+			// Every drained blob carries the drain's metadata.
+			l, _ := c.List(context.Background())
+			drained := 0
+			for _, b := range l.Blobs {
+				if _, ok := store.MetaGet(b.Metadata, replay.MetaDrainCount); ok {
+					drained++
+				}
+			}
+			if drained == 0 {
+				t.Fatal("no blob was drained")
+			}
+		})
+	}
+}
+
+// A drain cancelled mid-way finishes what is in flight, touches nothing after the cancel, and says so.
+func TestFlowCancelDrain(t *testing.T) {
+	for _, kind := range []string{"dir", "azurite"} {
+		t.Run(kind, func(t *testing.T) {
+			release := make(chan struct{})
+			started := make(chan struct{}, 100)
+			var hooked *storetest.Hooked
+			c, cfg := backend(t, kind, func(c store.Container) store.Container {
+				hooked = &storetest.Hooked{Container: c, BeforeWrite: func(string, store.WriteOptions) error {
+					started <- struct{}{}
+					<-release
+					return nil
+				}}
+				return hooked
+			})
+			before, _ := c.List(context.Background())
+			etags := map[string]string{}
+			for _, b := range before.Blobs {
+				etags[b.Name] = b.ETag
+			}
+			m := New(Options{Loader: replay.NewLoader(c, cfg), Check: replay.DefaultCheckOptions(), Interval: time.Hour, Renderer: asciiRenderer(), Concurrency: 2})
+			tm := teatest.NewTestModel(t, m, teatest.WithInitialTermSize(120, 40))
+			waitScreen(t, tm, "[1 Stranded")
+			press(tm, "d")
+			waitScreen(t, tm, "stranded blob(s)?")
+			press(tm, "y")
+			<-started
+			<-started // both workers are inside a write
+			tm.Send(tea.KeyMsg{Type: tea.KeyEsc})
+			waitScreen(t, tm, "Cancelling")
+			var once sync.Once
+			once.Do(func() { close(release) })
+			waitScreen(t, tm, "Drain finished", "cancelled")
+			tm.Send(tea.KeyMsg{Type: tea.KeyCtrlC})
+			tm.WaitFinished(t, teatest.WithFinalTimeout(10*time.Second))
+			res := tm.FinalModel(t).(*Model).dialog.results
+			counts := map[replay.Outcome]int{}
+			for _, r := range res {
+				counts[r.Outcome]++
+				if r.Outcome == replay.OutcomeCancelled {
+					st, err := c.Stat(context.Background(), r.Name)
+					if err != nil || st.ETag != etags[r.Name] {
+						t.Fatalf("%s was touched after the cancel", r.Name)
+					}
+				}
+			}
+			if counts[replay.OutcomeDrained] != 2 || counts[replay.OutcomeCancelled] == 0 || counts[replay.OutcomeDrained]+counts[replay.OutcomeCancelled] != len(res) {
+				t.Fatalf("outcomes %v", counts)
+			}
+			if !strings.Contains(summarizeOutcomes(res), "cancelled") {
+				t.Fatal(summarizeOutcomes(res))
+			}
+		})
+	}
+}
