@@ -79,6 +79,9 @@ type Item struct {
 	Summary *Summary
 	// ReadErr says why the payload could not be read (too large, gone, forbidden).
 	ReadErr string
+	// ReadFailed is set when reading failed for a reason that says nothing about the blob (network,
+	// permissions): a check that could not read it cannot call the container healthy.
+	ReadFailed bool
 }
 
 // Snapshot is one refresh of the container.
@@ -154,6 +157,8 @@ type Hydrated struct {
 	ETag    string
 	Summary *Summary
 	ReadErr string
+	// Failed: the read failed for a reason outside the blob (see Item.ReadFailed).
+	Failed bool
 }
 
 // Hydrate reads and summarizes the given blobs with bounded concurrency, calling done for each (from any
@@ -201,6 +206,7 @@ func (l *Loader) hydrateOne(ctx context.Context, bi store.BlobInfo) Hydrated {
 		return h // cancelled: cache nothing
 	case err != nil:
 		h.ReadErr = readError(err)
+		h.Failed = !errors.Is(err, store.ErrTooLarge) && !errors.Is(err, store.ErrNotFound)
 	default:
 		h.ETag = b.ETag
 		s := l.Config.Summarize(bi.Name, ParsePayload(b.Body))
@@ -226,7 +232,7 @@ func readError(err error) string {
 func (s *Snapshot) Apply(hs ...Hydrated) {
 	for _, h := range hs {
 		if i, ok := s.Lookup(h.Name); ok && s.Items[i].ETag == h.ETag {
-			s.Items[i].Summary, s.Items[i].ReadErr = h.Summary, h.ReadErr
+			s.Items[i].Summary, s.Items[i].ReadErr, s.Items[i].ReadFailed = h.Summary, h.ReadErr, h.Failed
 		}
 	}
 }

@@ -15,22 +15,15 @@ import (
 	"github.com/mattn/go-isatty"
 )
 
-var (
-	flagDryRun      bool
-	flagYes         bool
-	flagForce       bool
-	flagConcurrency = 16
-)
-
 // actionFlags are the flags drain and restore share.
-func actionFlags(restore bool) func(fs *flag.FlagSet) {
-	return func(fs *flag.FlagSet) {
-		fs.BoolVar(&flagDryRun, "dry-run", false, "say what would happen, change nothing")
-		fs.BoolVar(&flagYes, "yes", false, "do not ask for confirmation (required when not on a terminal)")
-		fs.BoolVar(&flagJSON, "json", false, "JSON output")
-		fs.IntVar(&flagConcurrency, "concurrency", flagConcurrency, "blobs handled at once")
+func actionFlags(restore bool) func(fs *flag.FlagSet, g *globals) {
+	return func(fs *flag.FlagSet, g *globals) {
+		fs.BoolVar(&g.dryRun, "dry-run", false, "say what would happen, change nothing")
+		fs.BoolVar(&g.yes, "yes", false, "do not ask for confirmation (required when not on a terminal)")
+		fs.BoolVar(&g.json, "json", false, "JSON output")
+		fs.IntVar(&g.concurrency, "concurrency", g.concurrency, "blobs handled at once")
 		if restore {
-			fs.BoolVar(&flagForce, "force", false, "restore even where nothing would resume")
+			fs.BoolVar(&g.force, "force", false, "restore even where nothing would resume")
 		}
 	}
 }
@@ -47,8 +40,8 @@ func isTerminal(io stdio) bool {
 }
 
 // confirm asks on a terminal; elsewhere it requires --yes.
-func confirm(io stdio, question string) (bool, error) {
-	if flagYes || flagDryRun {
+func confirm(g *globals, io stdio, question string) (bool, error) {
+	if g.yes || g.dryRun {
 		return true, nil
 	}
 	if !isTerminal(io) {
@@ -90,7 +83,7 @@ func runDrain(ctx context.Context, g *globals, names []string, io stdio) (int, e
 			return exitError, err
 		}
 		targets = replay.DrainTargets(snap)
-		if len(targets) > 0 && (!flagJSON || !flagYes) {
+		if len(targets) > 0 && (!g.json || !g.yes) {
 			stranded := &replay.Snapshot{Items: strandedItems(snap)}
 			l.HydrateAll(ctx, stranded)
 			describeDrain(io, stranded, cfg)
@@ -101,24 +94,24 @@ func runDrain(ctx context.Context, g *globals, names []string, io stdio) (int, e
 		}
 	}
 	if len(targets) == 0 {
-		if flagJSON {
-			return exitOK, writeJSON(io, resultsJSON{DryRun: flagDryRun, Results: []replay.Result{}})
+		if g.json {
+			return exitOK, writeJSON(io, resultsJSON{DryRun: g.dryRun, Results: []replay.Result{}})
 		}
 		fmt.Fprintln(io.out, "nothing is stranded: no blob to drain")
 		return exitOK, nil
 	}
-	ok, err := confirm(io, fmt.Sprintf("Drain %d blob(s)? Each is re-uploaded as it is, so the replay function handles it again.", len(targets)))
+	ok, err := confirm(g, io, fmt.Sprintf("Drain %d blob(s)? Each is re-uploaded as it is, so the replay function handles it again.", len(targets)))
 	if err != nil || !ok {
 		if err == nil {
 			err = errors.New("not confirmed: nothing was changed")
 		}
 		return exitError, err
 	}
-	res, err := replay.Drain(ctx, l.Container, cfg, targets, replay.ActionOptions{DryRun: flagDryRun, Concurrency: flagConcurrency, Progress: progress(io, "drained", len(targets))})
+	res, err := replay.Drain(ctx, l.Container, cfg, targets, replay.ActionOptions{DryRun: g.dryRun, Concurrency: g.concurrency, Progress: progress(io, "drained", len(targets))})
 	if err != nil {
 		return exitError, err
 	}
-	return reportResults(io, res)
+	return reportResults(g, io, res)
 }
 
 func strandedItems(s *replay.Snapshot) []replay.Item {
@@ -150,7 +143,7 @@ func runRestore(ctx context.Context, g *globals, names []string, io stdio) (int,
 	if err != nil {
 		return exitError, err
 	}
-	if !flagJSON || !flagYes {
+	if !g.json || !g.yes {
 		for _, n := range names {
 			d, err := l.Inspect(ctx, n)
 			if err != nil {
@@ -163,29 +156,29 @@ func runRestore(ctx context.Context, g *globals, names []string, io stdio) (int,
 			}
 		}
 	}
-	ok, err := confirm(io, fmt.Sprintf("Restore %d blob(s)?", len(names)))
+	ok, err := confirm(g, io, fmt.Sprintf("Restore %d blob(s)?", len(names)))
 	if err != nil || !ok {
 		if err == nil {
 			err = errors.New("not confirmed: nothing was changed")
 		}
 		return exitError, err
 	}
-	res, err := replay.Restore(ctx, l.Container, cfg, names, replay.ActionOptions{DryRun: flagDryRun, Force: flagForce, Progress: progress(io, "restored", len(names))})
+	res, err := replay.Restore(ctx, l.Container, cfg, names, replay.ActionOptions{DryRun: g.dryRun, Force: g.force, Progress: progress(io, "restored", len(names))})
 	if err != nil {
 		return exitError, err
 	}
-	return reportResults(io, res)
+	return reportResults(g, io, res)
 }
 
-func reportResults(io stdio, res []replay.Result) (int, error) {
+func reportResults(g *globals, io stdio, res []replay.Result) (int, error) {
 	code := exitOK
 	for _, r := range res {
 		if r.Outcome == replay.OutcomeFailed {
 			code = exitFindings
 		}
 	}
-	if flagJSON {
-		return code, writeJSON(io, resultsJSON{DryRun: flagDryRun, Results: res})
+	if g.json {
+		return code, writeJSON(io, resultsJSON{DryRun: g.dryRun, Results: res})
 	}
 	counts := map[replay.Outcome]int{}
 	for _, r := range res {
@@ -209,7 +202,7 @@ func reportResults(io stdio, res []replay.Result) (int, error) {
 		}
 	}
 	prefix := ""
-	if flagDryRun {
+	if g.dryRun {
 		prefix = "dry run, nothing changed: "
 	}
 	fmt.Fprintf(io.out, "%s%s\n", prefix, strings.Join(parts, ", "))

@@ -20,44 +20,40 @@ type command struct {
 	order int
 	usage string
 	help  string
-	flags func(fs *flag.FlagSet)
+	flags func(fs *flag.FlagSet, g *globals)
 	run   func(ctx context.Context, g *globals, args []string, io stdio) (int, error)
 }
 
 var commands map[string]*command
-
-// Per-command flag values. A process runs one command, so plain variables are enough.
-var (
-	flagJSON   bool
-	flagPane   string
-	flagScen   string
-	flagCount  int
-	flagSeed   int64
-	flagRegOut string
-)
 
 func init() {
 	commands = map[string]*command{
 		"dashboard": {order: 0, usage: "[global flags] [--interval D]", help: "open the dashboard", run: runDashboard, flags: watchFlags},
 		"demo":      {order: 8, usage: "demo", help: "seed a local container with an incident and open the dashboard on it", run: runDemo, flags: watchFlags},
 		"ls": {order: 1, usage: "ls [--pane P] [--json]", help: "every blob: pane, age, expiry, events, reasons, attempts, verdicts", run: runLs,
-			flags: func(fs *flag.FlagSet) {
-				fs.StringVar(&flagPane, "pane", "", "only this pane: stranded, quarantine, live, archived")
-				fs.BoolVar(&flagJSON, "json", false, "JSON output")
+			flags: func(fs *flag.FlagSet, g *globals) {
+				fs.StringVar(&g.pane, "pane", "", "only this pane: stranded, quarantine, live, archived")
+				fs.BoolVar(&g.json, "json", false, "JSON output")
 			}},
 		"show": {order: 2, usage: "show NAME [--json]", help: "one blob: every event, its verdicts, the preview or restore prediction", run: runShow,
-			flags: func(fs *flag.FlagSet) { fs.BoolVar(&flagJSON, "json", false, "JSON output") }},
+			flags: func(fs *flag.FlagSet, g *globals) { fs.BoolVar(&g.json, "json", false, "JSON output") }},
 		"seed": {order: 7, usage: "seed [--scenario S] [--count N]", help: "write a realistic incident into the container", run: runSeed,
-			flags: func(fs *flag.FlagSet) {
-				fs.StringVar(&flagScen, "scenario", "incident", "scenario: incident")
-				fs.IntVar(&flagCount, "count", 40, "bulk root blobs beside the fixed cases")
-				fs.Int64Var(&flagSeed, "seed", 1, "random seed (the same seed writes the same incident)")
-				fs.StringVar(&flagRegOut, "register-out", "", "where to write the handler register the scenario implies (default: beside a --dir's blobs, else ./deadletter-handlers.json)")
+			flags: func(fs *flag.FlagSet, g *globals) {
+				fs.StringVar(&g.scenario, "scenario", "incident", "scenario: incident")
+				fs.IntVar(&g.count, "count", 40, "bulk root blobs beside the fixed cases")
+				fs.Int64Var(&g.seed, "seed", 1, "random seed (the same seed writes the same incident)")
+				fs.StringVar(&g.registerOut, "register-out", "", "where to write the handler register the scenario implies (default: beside a --dir's blobs, else ./deadletter-handlers.json)")
 			}},
 		"drain": {order: 3, usage: "drain [NAME...] [--dry-run] [--yes] [--json]", help: "re-upload stranded blobs (all, or the named ones) so the replay sees them",
 			run: runDrain, flags: actionFlags(false)},
 		"restore": {order: 4, usage: "restore NAME... [--dry-run] [--force] [--yes] [--json]", help: "move quarantined blobs back to the root so capped events resume",
 			run: runRestore, flags: actionFlags(true)},
+		"check": {order: 5, usage: "check [--json] [--watch] [--exec CMD]", help: "exit 0 healthy, 1 findings, 2 could not check (for cron and CI)", run: runCheck, flags: checkFlags},
+		"watch": {order: 6, usage: "watch [--json] [--interval D] [--exec CMD]", help: "check --watch: one line per change, for any notifier",
+			run: func(ctx context.Context, g *globals, args []string, io stdio) (int, error) {
+				g.watch = true
+				return runCheck(ctx, g, args, io)
+			}, flags: checkFlags},
 		"help": {order: 99, run: func(_ context.Context, _ *globals, _ []string, io stdio) (int, error) {
 			usage(io.out)
 			return exitOK, nil
@@ -81,8 +77,8 @@ func runLs(ctx context.Context, g *globals, args []string, io stdio) (int, error
 	if len(args) > 0 {
 		return exitError, usageError{fmt.Errorf("ls takes no arguments (got %q)", args[0])}
 	}
-	if flagPane != "" && !validPane(flagPane) {
-		return exitError, usageError{fmt.Errorf("--pane %q: want stranded, quarantine, live or archived", flagPane)}
+	if g.pane != "" && !validPane(g.pane) {
+		return exitError, usageError{fmt.Errorf("--pane %q: want stranded, quarantine, live or archived", g.pane)}
 	}
 	l, cfg, err := openLoader(g)
 	if err != nil {
@@ -94,13 +90,13 @@ func runLs(ctx context.Context, g *globals, args []string, io stdio) (int, error
 	}
 	items := snap.Items[:0:0]
 	for _, it := range snap.Items {
-		if flagPane == "" || string(it.Pane) == flagPane {
+		if g.pane == "" || string(it.Pane) == g.pane {
 			items = append(items, it)
 		}
 	}
 	sub := &replay.Snapshot{Container: snap.Container, Now: snap.Now, Items: items}
 	l.HydrateAll(ctx, sub)
-	if flagJSON {
+	if g.json {
 		out := lsJSON{Container: snap.Container, Now: rfc3339(snap.Now), Blobs: make([]blobJSON, len(sub.Items))}
 		for i := range sub.Items {
 			out.Blobs[i] = toBlobJSON(&sub.Items[i])
@@ -160,7 +156,7 @@ func runShow(ctx context.Context, g *globals, args []string, io stdio) (int, err
 	if err != nil {
 		return exitError, err
 	}
-	if flagJSON {
+	if g.json {
 		return exitOK, writeJSON(io, toShowJSON(d))
 	}
 	writeShow(io, d, cfg)
@@ -184,11 +180,11 @@ func runSeed(ctx context.Context, g *globals, args []string, io stdio) (int, err
 			return exitError, err
 		}
 	}
-	rep, err := replay.Seed(ctx, c, replay.SeedOptions{Scenario: flagScen, Count: flagCount, Seed: flagSeed, Config: cfg})
+	rep, err := replay.Seed(ctx, c, replay.SeedOptions{Scenario: g.scenario, Count: g.count, Seed: g.seed, Config: cfg})
 	if err != nil {
 		return exitError, err
 	}
-	out := flagRegOut
+	out := g.registerOut
 	if out == "" {
 		out = "deadletter-handlers.json"
 		if g.dir != "" {

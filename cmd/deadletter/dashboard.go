@@ -12,23 +12,17 @@ import (
 	"github.com/deadletter/deadletter/tui"
 )
 
-var (
-	flagInterval       = 15 * time.Second
-	flagExpiringWithin = replay.DefaultCheckOptions().ExpiringWithin
-	flagMaxQuarantine  int
-)
-
 // watchFlags are the thresholds the dashboard and check share. Like the global flags they default to their
 // current values, so they may stand before the command word too.
-func watchFlags(fs *flag.FlagSet) {
-	fs.DurationVar(&flagInterval, "interval", flagInterval, "how often to re-read the container")
-	fs.DurationVar(&flagExpiringWithin, "expiring-within", flagExpiringWithin, "stranded or quarantined blobs this close to lifecycle deletion are about to be lost")
-	fs.IntVar(&flagMaxQuarantine, "max-quarantine", flagMaxQuarantine, "more quarantined blobs than this is a finding")
-	fs.IntVar(&flagConcurrency, "concurrency", flagConcurrency, "blobs a drain handles at once")
+func watchFlags(fs *flag.FlagSet, g *globals) {
+	fs.DurationVar(&g.interval, "interval", g.interval, "how often to re-read the container")
+	fs.DurationVar(&g.expiringWithin, "expiring-within", g.expiringWithin, "stranded or quarantined blobs this close to lifecycle deletion are about to be lost")
+	fs.IntVar(&g.maxQuarantine, "max-quarantine", g.maxQuarantine, "more quarantined blobs than this is a finding")
+	fs.IntVar(&g.concurrency, "concurrency", g.concurrency, "blobs a drain handles at once")
 }
 
-func checkOptions() replay.CheckOptions {
-	return replay.CheckOptions{ExpiringWithin: flagExpiringWithin, MaxQuarantine: flagMaxQuarantine}
+func (g *globals) checkOptions() replay.CheckOptions {
+	return replay.CheckOptions{ExpiringWithin: g.expiringWithin, MaxQuarantine: g.maxQuarantine}
 }
 
 func runDashboard(ctx context.Context, g *globals, args []string, io stdio) (int, error) {
@@ -39,7 +33,7 @@ func runDashboard(ctx context.Context, g *globals, args []string, io stdio) (int
 	if err != nil {
 		return exitError, err
 	}
-	return exitOK, tui.Run(tui.Options{Loader: l, Check: checkOptions(), ReadOnly: g.readOnly, Interval: flagInterval, Concurrency: flagConcurrency})
+	return exitOK, tui.Run(tui.Options{Loader: l, Check: g.checkOptions(), ReadOnly: g.readOnly, Interval: g.interval, Concurrency: g.concurrency})
 }
 
 func runDemo(ctx context.Context, g *globals, args []string, io stdio) (int, error) {

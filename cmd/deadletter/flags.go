@@ -24,13 +24,21 @@ type globals struct {
 	maxReplays                             int
 	handlers, separator                    string
 	readOnly                               bool
-	interval                               time.Duration
+
+	// Command flags: they live here, per invocation, so commands running side by side (watch and a drain in
+	// one test process) never share them.
+	json, dryRun, yes, force, watch   bool
+	pane, scenario, registerOut, exec string
+	count, concurrency, maxQuarantine int
+	seed                              int64
+	interval, expiringWithin          time.Duration
 }
 
 func newGlobals() *globals {
 	d := replay.DefaultConfig()
 	return &globals{container: "deadletter", ttl: d.TTL, liveGrace: d.LiveGrace, retention: d.Retention,
-		maxReplays: d.MaxReplays, separator: d.Separator, interval: 15 * time.Second}
+		maxReplays: d.MaxReplays, separator: d.Separator,
+		interval: 15 * time.Second, expiringWithin: replay.DefaultCheckOptions().ExpiringWithin, concurrency: 16}
 }
 
 // fromEnv reads the estate's own variable names, so the tool can run beside the Function App's settings.
@@ -157,7 +165,7 @@ func parseInterspersed(fs *flag.FlagSet, args []string) ([]string, error) {
 // splitCommand reads global flags up to the command word.
 func splitCommand(g *globals, args []string) (string, []string, error) {
 	fs := g.flagSet("")
-	watchFlags(fs) // `deadletter --interval 5s` opens the dashboard with its own flags
+	watchFlags(fs, g) // `deadletter --interval 5s` opens the dashboard with its own flags
 	err := fs.Parse(args)
 	if errors.Is(err, flag.ErrHelp) {
 		return "help", nil, nil

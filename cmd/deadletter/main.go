@@ -51,7 +51,7 @@ func run(ctx context.Context, args []string, io stdio) int {
 	}
 	fs := g.flagSet(cmdName)
 	if c.flags != nil {
-		c.flags(fs)
+		c.flags(fs, g)
 	}
 	pos, err := parseInterspersed(fs, rest)
 	if errors.Is(err, errHelp) {

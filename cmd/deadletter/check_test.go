@@ -1,0 +1,150 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/deadletter/deadletter/store"
+	"github.com/deadletter/deadletter/store/storetest"
+)
+
+func checkJSONOf(t *testing.T, args ...string) (map[string]any, int) {
+	t.Helper()
+	out, errs, code := runCmd(t, append([]string{"check", "--json"}, args...)...)
+	var m map[string]any
+	if err := json.Unmarshal([]byte(out), &m); err != nil {
+		t.Fatalf("check --json: %v\n%s\n%s", err, out, errs)
+	}
+	return m, code
+}
+
+func TestCheckExitCodesOnADirectory(t *testing.T) {
+	dir := t.TempDir()
+	if m, code := checkJSONOf(t, "--dir", dir); code != 0 || m["healthy"] != true {
+		t.Fatalf("empty: %d %v", code, m)
+	}
+	d, _ := store.OpenDir(dir)
+	d.Write(context.Background(), "S/a.json", []byte(`[{"id":"a","subject":"s","eventType":"T","dataVersion":"1"}]`), store.WriteOptions{})
+	d.Backdate("S/a.json", time.Now().Add(-2*time.Hour))
+	m, code := checkJSONOf(t, "--dir", dir)
+	if code != 1 || m["healthy"] != false {
+		t.Fatalf("stranded: %d %v", code, m)
+	}
+	f := m["findings"].([]any)[0].(map[string]any)
+	if f["kind"] != "stranded" || f["count"].(float64) != 1 || f["oldest"] == nil || !strings.Contains(f["message"].(string), "drain") {
+		t.Fatalf("finding %v", f)
+	}
+	for _, k := range []string{"healthy", "counts", "findings"} {
+		if _, ok := m[k]; !ok {
+			t.Fatalf("check --json lacks %s", k)
+		}
+	}
+	out, _, code := runCmd(t, "check", "--dir", dir)
+	if code != 1 || !strings.Contains(out, "stranded") || !strings.Contains(out, "deadletter drain") {
+		t.Fatalf("human: %d %s", code, out)
+	}
+	mustRun(t, "drain", "--dir", dir, "--yes")
+	if _, code := checkJSONOf(t, "--dir", dir); code != 0 {
+		t.Fatal("healthy again after the drain")
+	}
+}
+
+// A check that cannot see the container never reports healthy.
+func TestCheckUnreachableIsTwo(t *testing.T) {
+	cs := "DefaultEndpointsProtocol=http;AccountName=a;AccountKey=YWJjZGVmZ2hpams=;BlobEndpoint=http://127.0.0.1:1/a;"
+	m, code := checkJSONOf(t, "--connection-string", cs)
+	if code != 2 || m["healthy"] != false || !strings.Contains(m["error"].(string), "cannot reach") {
+		t.Fatalf("%d %v", code, m)
+	}
+}
+
+// On Azurite, with a short TTL: healthy, then stalled past the grace, then stranded past the TTL.
+func TestCheckOnAzurite(t *testing.T) {
+	cs := storetest.AzuriteConnectionString(t)
+	az := storetest.Azure(t)
+	container := strings.TrimPrefix(az.Describe(), "devstoreaccount1/")
+	args := []string{"--connection-string", cs, "--container", container, "--ttl", "4s", "--live-grace", "2s"}
+	if _, code := checkJSONOf(t, args...); code != 0 {
+		t.Fatal("empty container is healthy")
+	}
+	az.Write(context.Background(), "S/a.json", []byte(`[{"id":"a","subject":"s","eventType":"T","dataVersion":"1"}]`), store.WriteOptions{})
+	seen := map[string]bool{}
+	for deadline := time.Now().Add(30 * time.Second); !seen["stranded"]; time.Sleep(250 * time.Millisecond) {
+		if time.Now().After(deadline) {
+			t.Fatalf("saw %v, never stranded", seen)
+		}
+		m, code := checkJSONOf(t, args...)
+		for _, f := range m["findings"].([]any) {
+			seen[f.(map[string]any)["kind"].(string)] = true
+			if code != 1 {
+				t.Fatalf("a finding with exit %d", code)
+			}
+		}
+	}
+	if !seen["replayStalled"] {
+		t.Fatalf("the stall before the stranding was never reported: %v", seen)
+	}
+}
+
+// lockedBuffer is an io.Writer read while the watch writes to it.
+type lockedBuffer struct {
+	mu sync.Mutex
+	b  bytes.Buffer
+}
+
+func (l *lockedBuffer) Write(p []byte) (int, error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.b.Write(p)
+}
+func (l *lockedBuffer) String() string { l.mu.Lock(); defer l.mu.Unlock(); return l.b.String() }
+
+func TestWatchPrintsChangesAndRunsExec(t *testing.T) {
+	dir := t.TempDir()
+	d, _ := store.OpenDir(dir)
+	d.Write(context.Background(), "S/a.json", []byte(`[{"id":"a","subject":"s","eventType":"T","dataVersion":"1"}]`), store.WriteOptions{})
+	d.Backdate("S/a.json", time.Now().Add(-2*time.Hour))
+	execOut := filepath.Join(t.TempDir(), "exec.jsonl")
+	ctx, cancel := context.WithCancel(context.Background())
+	out := &lockedBuffer{}
+	done := make(chan int)
+	go func() {
+		done <- run(ctx, []string{"watch", "--dir", dir, "--json", "--interval", "100ms", "--exec", "cat >> " + execOut}, stdio{in: strings.NewReader(""), out: out, err: out})
+	}()
+	waitFor := func(want string) {
+		t.Helper()
+		for deadline := time.Now().Add(10 * time.Second); !strings.Contains(out.String(), want); time.Sleep(20 * time.Millisecond) {
+			if time.Now().After(deadline) {
+				t.Fatalf("watch never printed %q:\n%s", want, out.String())
+			}
+		}
+	}
+	waitFor(`"event":"new","name":"S/a.json"`)
+	mustRun(t, "drain", "--dir", dir, "--yes")
+	waitFor(`"event":"resolved","name":"S/a.json"`)
+	cancel()
+	if code := <-done; code != 0 {
+		t.Fatalf("watch exit %d", code)
+	}
+	lines := strings.Split(strings.TrimSpace(out.String()), "\n")
+	if strings.Count(out.String(), `"event":"new"`) != 1 {
+		t.Fatalf("one new finding, printed once:\n%s", out.String())
+	}
+	for _, l := range lines {
+		var c map[string]any
+		if err := json.Unmarshal([]byte(l), &c); err != nil {
+			t.Fatalf("not a JSON line: %q", l)
+		}
+	}
+	got, _ := os.ReadFile(execOut)
+	if !strings.Contains(string(got), `"kind":"stranded"`) || strings.Contains(string(got), `"resolved"`) {
+		t.Fatalf("--exec got %q", got)
+	}
+}
