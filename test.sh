@@ -1,18 +1,14 @@
 #!/usr/bin/env bash
 # The whole test suite: installs Azurite (npm) and tmux (apt, when root) if missing, starts Azurite on a free
-# loopback port, runs go vet and go test ./... against it, fuzzes the parsers briefly, and stops Azurite.
+# loopback port, runs go vet and go test ./... against it, fuzzes the parsers briefly, runs the benchmark tool at
+# smoke sizes, and stops Azurite.
 # Extra arguments go to `go test` (e.g. ./test.sh -run Drain -v).
 set -euo pipefail
 cd "$(dirname "$0")"
 
-cache="${DEADLETTER_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/deadletter}"
-azurite_dir="$cache/azurite"
-azurite="$azurite_dir/node_modules/.bin/azurite-blob"
-if [ ! -x "$azurite" ]; then
-  echo "test.sh: installing Azurite 3.37.0 into $azurite_dir"
-  mkdir -p "$azurite_dir"
-  npm install --prefix "$azurite_dir" --no-audit --no-fund --loglevel=error azurite@3.37.0 >/dev/null
-fi
+. .ci/lib.sh
+install_azurite
+azurite="$DEADLETTER_AZURITE_BIN"
 if ! command -v tmux >/dev/null 2>&1 && [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1; then
   echo "test.sh: installing tmux (the dashboard's terminal test)"
   (apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq tmux) >/dev/null
@@ -41,4 +37,6 @@ if [ $# -eq 0 ]; then
   go test ./replay -run '^$' -fuzz '^FuzzParseID$' -fuzztime 5s >/dev/null
   go test ./replay -run '^$' -fuzz '^FuzzParsePayload$' -fuzztime 5s >/dev/null
   echo "test.sh: fuzzing (5s per parser) found nothing"
+  go run ./cmd/deadletter-bench -smoke >/dev/null 2>&1 || { go run ./cmd/deadletter-bench -smoke; exit 1; }
+  echo "test.sh: the benchmark tool runs (smoke sizes, not timed)"
 fi

@@ -165,7 +165,8 @@ func drainOne(ctx context.Context, c store.Container, cfg Config, want store.Blo
 	}
 	n, _ := store.MetaGet(b.Metadata, MetaDrainCount)
 	count, _ := strconv.Atoi(n)
-	meta := store.MetaWith(store.MetaWith(b.Metadata, MetaDrainCount, strconv.Itoa(count+1)), MetaDrainedAt, now.UTC().Format(time.RFC3339))
+	stamp := now.UTC().Format(time.RFC3339Nano)
+	meta := store.MetaWith(store.MetaWith(b.Metadata, MetaDrainCount, strconv.Itoa(count+1)), MetaDrainedAt, stamp)
 	ct := b.ContentType
 	if ct == "" {
 		ct = "application/json"
@@ -177,13 +178,25 @@ func drainOne(ctx context.Context, c store.Container, cfg Config, want store.Blo
 		r.Outcome = OutcomeDrained
 	case errors.Is(err, store.ErrConditionFailed) || errors.Is(err, store.ErrNotFound):
 		r.Outcome = OutcomeChanged
-		if _, serr := c.Stat(ctx, b.Name); errors.Is(serr, store.ErrNotFound) {
+		cur, serr := c.Stat(ctx, b.Name)
+		switch {
+		case errors.Is(serr, store.ErrNotFound):
 			r.Outcome = OutcomeGone
+		case serr == nil && isOurDrain(cur, stamp, count+1, len(b.Body)):
+			// The write landed but its answer was lost; the SDK's retry then met our own new ETag.
+			r.Outcome = OutcomeDrained
 		}
 	default:
 		r.Outcome, r.Error = OutcomeFailed, err.Error()
 	}
 	return r
+}
+
+// isOurDrain reports whether a blob is the one this drain wrote (same stamp, count and size).
+func isOurDrain(bi store.BlobInfo, stamp string, count, size int) bool {
+	at, _ := store.MetaGet(bi.Metadata, MetaDrainedAt)
+	n, _ := store.MetaGet(bi.Metadata, MetaDrainCount)
+	return at == stamp && n == strconv.Itoa(count) && bi.Size == int64(size)
 }
 
 // Restore moves quarantine blobs back to the root under a new name so the replay picks them up: ids stripped of
@@ -258,7 +271,11 @@ func restoreOne(ctx context.Context, c store.Container, cfg Config, name string,
 		wctx := context.WithoutCancel(ctx)
 		_, err = c.Write(wctx, target, plan.Body, store.WriteOptions{IfNoneMatchAny: true, ContentType: ct, Metadata: meta})
 		if errors.Is(err, store.ErrAlreadyExists) {
-			continue // someone took the name between the check and the write
+			if cur, serr := c.Stat(wctx, target); serr != nil || !isOurRestore(cur, name, len(plan.Body)) {
+				continue // someone took the name between the check and the write
+			}
+			// Our write landed but its answer was lost (the retry met our own copy): it is in place.
+			err = nil
 		}
 		if err != nil {
 			r.Outcome, r.Error = OutcomeFailed, err.Error()
@@ -277,6 +294,12 @@ func restoreOne(ctx context.Context, c store.Container, cfg Config, name string,
 	}
 	r.Outcome, r.Error = OutcomeFailed, "no free restore name after 100 tries"
 	return r
+}
+
+// isOurRestore reports whether a blob is a copy of quarantine blob name with this restore's body size.
+func isOurRestore(bi store.BlobInfo, name string, size int) bool {
+	from, _ := store.MetaGet(bi.Metadata, MetaRestoredFrom)
+	return from == name && bi.Size == int64(size)
 }
 
 // nameFree reports whether neither name nor its archived/ or quarantine/ copy exists.

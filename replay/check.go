@@ -132,12 +132,12 @@ func firstExpiry(items []*Item) time.Time {
 type Forecast struct {
 	Blobs, Events, Malformed, Unread int
 	Bytes                            int64
-	Verdicts                         map[Verdict]int
+	Verdicts                         VerdictCounts
 }
 
 // ForecastDrain adds up what the replay function will do with the given blobs once they are drained.
 func ForecastDrain(items []Item) Forecast {
-	f := Forecast{Blobs: len(items), Verdicts: map[Verdict]int{}}
+	f := Forecast{Blobs: len(items)}
 	for _, it := range items {
 		f.Bytes += it.Size
 		if it.Summary == nil {
@@ -148,8 +148,8 @@ func ForecastDrain(items []Item) Forecast {
 		if it.Summary.Malformed {
 			f.Malformed++
 		}
-		for v, n := range it.Summary.Verdicts {
-			f.Verdicts[v] += n
+		for i, n := range it.Summary.Verdicts {
+			f.Verdicts[i] += n
 		}
 	}
 	return f
@@ -158,13 +158,14 @@ func ForecastDrain(items []Item) Forecast {
 // Lines says the forecast in words (the CLI confirmation and the dashboard dialog).
 func (f Forecast) Lines(c Config) []string {
 	out := []string{fmt.Sprintf("%d blob(s), %d event(s), %d bytes, each re-uploaded as it is so a fresh BlobCreated reaches the replay.", f.Blobs, f.Events, f.Bytes)}
-	q := f.Verdicts[VerdictCap] + f.Verdicts[VerdictNotIdempotent] + f.Verdicts[VerdictUnroutable]
+	v := f.Verdicts
+	q := v.Of(VerdictCap) + v.Of(VerdictNotIdempotent) + v.Of(VerdictUnroutable)
 	out = append(out, fmt.Sprintf("The replay function will then republish %d event(s) and quarantine %d (cap %d, notIdempotent %d, unroutable %d).",
-		f.Verdicts[VerdictReplay], q, f.Verdicts[VerdictCap], f.Verdicts[VerdictNotIdempotent], f.Verdicts[VerdictUnroutable]))
+		v.Of(VerdictReplay), q, v.Of(VerdictCap), v.Of(VerdictNotIdempotent), v.Of(VerdictUnroutable)))
 	if f.Malformed > 0 {
 		out = append(out, fmt.Sprintf("%d malformed blob(s) go to quarantine whole.", f.Malformed))
 	}
-	if n := f.Verdicts[VerdictUnknown]; n > 0 {
+	if n := v.Of(VerdictUnknown); n > 0 {
 		out = append(out, fmt.Sprintf("%d event(s) need --handlers to predict.", n))
 	}
 	if f.Unread > 0 {

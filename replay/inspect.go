@@ -4,39 +4,111 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"sort"
 	"strings"
 	"sync"
 	"time"
+	"unique"
 
 	"github.com/deadletter/deadletter/store"
 )
 
-// Summary is what a blob's payload says at a glance: the ls row and the dashboard's table row.
+// Summary is what a blob's payload says at a glance: the ls row and the dashboard's table row. A dashboard
+// holds one per blob, 100,000 of them in a large incident, so it is kept small: counts are short sorted slices
+// and a fixed array, not maps, and repeated strings are interned.
 type Summary struct {
 	Events           int
 	Malformed        bool
 	Error            string
 	MaxReplayAttempt int
-	Reasons          map[string]int
-	Outcomes         map[string]int
+	Reasons          Counts
+	Outcomes         Counts
 	// Verdicts counts each event's primary verdict; for quarantine blobs, the derived quarantine reason.
-	Verdicts    map[Verdict]int
+	Verdicts    VerdictCounts
 	Uncountable int
+}
+
+// Count is how many events carry one value.
+type Count struct {
+	Value string
+	N     int
+}
+
+// Counts is a small multiset of values, most frequent first (ties by value).
+type Counts []Count
+
+func (cs *Counts) add(v string) {
+	for i := range *cs {
+		if (*cs)[i].Value == v {
+			(*cs)[i].N++
+			return
+		}
+	}
+	*cs = append(*cs, Count{Value: unique.Make(v).Value(), N: 1})
+}
+
+func (cs Counts) sort() {
+	sort.Slice(cs, func(i, j int) bool { return cs[i].N > cs[j].N || cs[i].N == cs[j].N && cs[i].Value < cs[j].Value })
+}
+
+// Top is the most frequent value, or "".
+func (cs Counts) Top() string {
+	if len(cs) == 0 {
+		return ""
+	}
+	return cs[0].Value
+}
+
+// Map returns the counts as a map (JSON output).
+func (cs Counts) Map() map[string]int {
+	m := make(map[string]int, len(cs))
+	for _, c := range cs {
+		m[c.Value] = c.N
+	}
+	return m
+}
+
+// VerdictCounts counts events per verdict, in the order of AllVerdicts.
+type VerdictCounts [5]int
+
+func verdictIndex(v Verdict) int {
+	for i, x := range AllVerdicts {
+		if x == v {
+			return i
+		}
+	}
+	return len(AllVerdicts) - 1
+}
+
+// Of is the count of one verdict.
+func (vc VerdictCounts) Of(v Verdict) int { return vc[verdictIndex(v)] }
+
+func (vc *VerdictCounts) add(v Verdict, n int) { vc[verdictIndex(v)] += n }
+
+// Map returns the non-zero counts as a map (JSON output).
+func (vc VerdictCounts) Map() map[Verdict]int {
+	m := map[Verdict]int{}
+	for i, n := range vc {
+		if n > 0 {
+			m[AllVerdicts[i]] = n
+		}
+	}
+	return m
 }
 
 // Summarize reads a parsed payload of the blob name into a Summary.
 func (c Config) Summarize(name string, p *Payload) Summary {
-	s := Summary{Events: len(p.Events), Reasons: map[string]int{}, Outcomes: map[string]int{}, Verdicts: map[Verdict]int{}}
+	s := Summary{Events: len(p.Events)}
 	if p.Malformed() {
 		s.Malformed, s.Error = true, p.Err.Error()
 	}
 	quarantined := strings.HasPrefix(name, QuarantinePrefix)
 	for _, ev := range p.Events {
 		if ev.DeadLetterReason != "" {
-			s.Reasons[ev.DeadLetterReason]++
+			s.Reasons.add(ev.DeadLetterReason)
 		}
 		if ev.LastDeliveryOutcome != "" {
-			s.Outcomes[ev.LastDeliveryOutcome]++
+			s.Outcomes.add(ev.LastDeliveryOutcome)
 		}
 		j := c.Judge(ev.ID, ev.EventType)
 		if j.Attempt > s.MaxReplayAttempt {
@@ -49,23 +121,14 @@ func (c Config) Summarize(name string, p *Payload) Summary {
 			continue
 		}
 		if quarantined {
-			s.Verdicts[c.QuarantineReason(ev.ID, ev.EventType)]++
+			s.Verdicts.add(c.QuarantineReason(ev.ID, ev.EventType), 1)
 		} else {
-			s.Verdicts[j.Primary()]++
+			s.Verdicts.add(j.Primary(), 1)
 		}
 	}
+	s.Reasons.sort()
+	s.Outcomes.sort()
 	return s
-}
-
-// Dominant is the most frequent key of counts (ties broken by name), or "".
-func Dominant(counts map[string]int) string {
-	best, n := "", 0
-	for k, v := range counts {
-		if v > n || v == n && k < best {
-			best, n = k, v
-		}
-	}
-	return best
 }
 
 // Item is one blob of a snapshot: its properties, pane and clock facts, and its payload summary once hydrated.

@@ -313,3 +313,23 @@ func Seed(ctx context.Context, c store.Container, o SeedOptions) (SeedReport, er
 	}
 	return rep, nil
 }
+
+// Bulk writes realistic dead-letter blobs for benchmarks: gen(i) is the i-th blob, with 1–5 events of a root
+// subscription, its name dated at now minus a spread of ages. The same rng seed gives the same blobs.
+type Bulk struct {
+	s *seeder
+}
+
+// NewBulk makes a generator.
+func NewBulk(seed int64, now time.Time, cfg Config) *Bulk {
+	return &Bulk{s: &seeder{cfg: cfg, rng: rand.New(rand.NewSource(seed)), now: now, rep: &SeedReport{ByPane: map[Pane]int{}}}}
+}
+
+// Next returns the next blob's name and body (not safe for concurrent use).
+func (b *Bulk) Next() (string, []byte) {
+	sb := subscriptions[b.s.rng.Intn(len(subscriptions)-1)]
+	age := time.Duration(b.s.rng.Int63n(int64(7 * 24 * time.Hour)))
+	evs := b.s.batch(sb, 1+b.s.rng.Intn(5), b.s.now.Add(-age), func(int) int { return b.s.rng.Intn(b.s.cfg.MaxReplays + 1) })
+	body, _ := json.Marshal(evs)
+	return b.s.name(sb, age), body
+}

@@ -28,18 +28,30 @@ type Dir struct {
 	root string
 }
 
-// OpenDir opens (creating if needed) a directory container.
+// OpenDir opens an existing directory as a container. A missing directory is an error, never an empty
+// container: a check of a mistyped path must not come back healthy. Reading writes nothing, so a snapshot on
+// read-only media opens too.
 func OpenDir(root string) (*Dir, error) {
 	abs, err := filepath.Abs(root)
 	if err != nil {
 		return nil, fmt.Errorf("container directory %q: %w", root, err)
 	}
-	for _, d := range []string{abs, filepath.Join(abs, stateDir, "meta"), filepath.Join(abs, stateDir, "tmp")} {
-		if err := os.MkdirAll(d, 0o755); err != nil {
-			return nil, fmt.Errorf("container directory %q: %w", root, err)
-		}
+	fi, err := os.Stat(abs)
+	if err != nil {
+		return nil, fmt.Errorf("container directory %q: %w", root, err)
+	}
+	if !fi.IsDir() {
+		return nil, fmt.Errorf("container directory %q is not a directory", root)
 	}
 	return &Dir{root: abs}, nil
+}
+
+// CreateDir opens a directory container, creating the directory when it does not exist (seed, demo).
+func CreateDir(root string) (*Dir, error) {
+	if err := os.MkdirAll(root, 0o755); err != nil {
+		return nil, fmt.Errorf("container directory %q: %w", root, err)
+	}
+	return OpenDir(root)
 }
 
 // Describe implements Container.
@@ -90,9 +102,20 @@ func (d *Dir) metaPath(name string) string {
 	return filepath.Join(d.root, stateDir, "meta", filepath.FromSlash(name)+".json")
 }
 
-// lock takes the container-wide file lock: shared for reads, exclusive for writes and deletes.
+// lock takes the container-wide file lock: shared for reads, exclusive for writes and deletes. A directory no
+// writer has used yet has no lock file, and a read then needs none.
 func (d *Dir) lock(exclusive bool) (func(), error) {
-	f, err := os.OpenFile(filepath.Join(d.root, stateDir, "lock"), os.O_CREATE|os.O_RDWR, 0o644)
+	path := filepath.Join(d.root, stateDir, "lock")
+	var f *os.File
+	var err error
+	if exclusive {
+		if err = os.MkdirAll(filepath.Join(d.root, stateDir, "tmp"), 0o755); err != nil {
+			return nil, err
+		}
+		f, err = os.OpenFile(path, os.O_CREATE|os.O_RDWR, 0o644)
+	} else if f, err = os.Open(path); errors.Is(err, fs.ErrNotExist) {
+		return func() {}, nil
+	}
 	if err != nil {
 		return nil, err
 	}

@@ -24,8 +24,8 @@ func big(b *testing.B, n int) *Model {
 			name = replay.QuarantinePrefix + name
 		}
 		it := cfg.MakeItem(store.BlobInfo{Name: name, Size: 2048, ETag: fmt.Sprint(i), LastModified: fixedNow.Add(-age)}, fixedNow)
-		it.Summary = &replay.Summary{Events: 1 + i%50, MaxReplayAttempt: i % 3, Reasons: map[string]int{"MaxDeliveryAttemptsExceeded": 3},
-			Outcomes: map[string]int{"Busy": 3}, Verdicts: map[replay.Verdict]int{replay.VerdictReplay: 2, replay.VerdictCap: 1}}
+		it.Summary = &replay.Summary{Events: 1 + i%50, MaxReplayAttempt: i % 3, Reasons: replay.Counts{{Value: "MaxDeliveryAttemptsExceeded", N: 3}},
+			Outcomes: replay.Counts{{Value: "Busy", N: 3}}, Verdicts: replay.VerdictCounts{2, 1}}
 		snap.Items[i] = it
 	}
 	m := newModel(storetest.NewMem(fixedNow), cfg, false)

@@ -129,13 +129,11 @@ func searchKey(it *replay.Item) string {
 	var b strings.Builder
 	b.WriteString(it.Name)
 	if s := it.Summary; s != nil {
-		for k := range s.Reasons {
-			b.WriteByte(0)
-			b.WriteString(k)
-		}
-		for k := range s.Outcomes {
-			b.WriteByte(0)
-			b.WriteString(k)
+		for _, cs := range []replay.Counts{s.Reasons, s.Outcomes} {
+			for _, c := range cs {
+				b.WriteByte(0)
+				b.WriteString(c.Value)
+			}
 		}
 	}
 	return strings.ToLower(b.String())
@@ -334,8 +332,8 @@ func (t *table) View(s *replay.Snapshot, st Styles, now time.Time, cfg replay.Co
 		ev, reason, att, verdicts := "…", "", "", "…"
 		if sm := it.Summary; sm != nil {
 			ev = strconv.Itoa(sm.Events)
-			reason = replay.Dominant(sm.Reasons)
-			if o := replay.Dominant(sm.Outcomes); o != "" {
+			reason = sm.Reasons.Top()
+			if o := sm.Outcomes.Top(); o != "" {
 				reason += "/" + o
 			}
 			att = strconv.Itoa(sm.MaxReplayAttempt)
@@ -380,8 +378,8 @@ func verdictSummary(s *replay.Summary) string {
 		return "MALFORMED"
 	}
 	var b strings.Builder
-	for i, v := range replay.AllVerdicts {
-		if n := s.Verdicts[v]; n > 0 {
+	for i, n := range s.Verdicts {
+		if n > 0 {
 			if b.Len() > 0 {
 				b.WriteByte(' ')
 			}

@@ -108,7 +108,7 @@ func runLs(ctx context.Context, g *globals, args []string, io stdio) (int, error
 	for _, it := range sub.Items {
 		ev, reason, attempt, verdicts := "?", "", "", ""
 		if s := it.Summary; s != nil {
-			ev, reason, attempt, verdicts = fmt.Sprint(s.Events), replay.Printable(replay.Dominant(s.Reasons)), fmt.Sprint(s.MaxReplayAttempt), verdictCounts(s)
+			ev, reason, attempt, verdicts = fmt.Sprint(s.Events), replay.Printable(s.Reasons.Top()), fmt.Sprint(s.MaxReplayAttempt), verdictCounts(s)
 			if s.Malformed {
 				verdicts = "MALFORMED"
 			}
@@ -137,7 +137,7 @@ func validPane(p string) bool {
 func verdictCounts(s *replay.Summary) string {
 	var parts []string
 	for _, v := range replay.AllVerdicts {
-		if n := s.Verdicts[v]; n > 0 {
+		if n := s.Verdicts.Of(v); n > 0 {
 			parts = append(parts, fmt.Sprintf("%s:%d", v, n))
 		}
 	}
@@ -171,7 +171,7 @@ func runSeed(ctx context.Context, g *globals, args []string, io stdio) (int, err
 		return exitError, errors.New("--read-only: seed writes blobs")
 	}
 	cfg := g.rules() // seeding writes the register; it does not read one
-	c, err := g.open()
+	c, err := g.create()
 	if err != nil {
 		return exitError, err
 	}

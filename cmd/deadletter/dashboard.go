@@ -45,7 +45,7 @@ func runDemo(ctx context.Context, g *globals, args []string, io stdio) (int, err
 		}
 		dir = d
 	}
-	d, err := store.OpenDir(dir)
+	d, err := store.CreateDir(dir)
 	if err != nil {
 		return exitError, err
 	}

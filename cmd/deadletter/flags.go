@@ -139,6 +139,18 @@ func (g *globals) open() (store.Container, error) {
 	if g.dir != "" {
 		return store.OpenDir(g.dir)
 	}
+	return g.openAzure()
+}
+
+// create is open for commands that may bring a directory container into being (seed).
+func (g *globals) create() (store.Container, error) {
+	if g.dir != "" {
+		return store.CreateDir(g.dir)
+	}
+	return g.openAzure()
+}
+
+func (g *globals) openAzure() (store.Container, error) {
 	return store.OpenAzure(store.AzureOptions{ConnectionString: g.connString, AccountURL: g.accountURL, Container: g.container})
 }
 

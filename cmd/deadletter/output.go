@@ -86,7 +86,7 @@ func toBlobJSON(it *replay.Item) blobJSON {
 		ExpiresAt: rfc3339(it.ExpiresAt), Reasons: map[string]int{}, Outcomes: map[string]int{}, Verdicts: map[replay.Verdict]int{}}
 	if s := it.Summary; s != nil {
 		b.Events, b.Malformed, b.MaxReplayAttempt = s.Events, s.Malformed, s.MaxReplayAttempt
-		b.Reasons, b.Outcomes, b.Verdicts = s.Reasons, s.Outcomes, s.Verdicts
+		b.Reasons, b.Outcomes, b.Verdicts = s.Reasons.Map(), s.Outcomes.Map(), s.Verdicts.Map()
 		if s.Error != "" {
 			b.Error = &s.Error
 		}

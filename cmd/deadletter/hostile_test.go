@@ -1,0 +1,208 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/deadletter/deadletter/store"
+)
+
+// hostileNames are the blob names the corpus is stored under, rotating: spaces, %, unicode, 1,024 characters,
+// escape sequences, and prefixes that look like the replay's own but are at the root.
+var hostileNames = []string{
+	"WITH SPACE/2026/11/30/1/a b.json",
+	"PCT/2026/11/30/1/100%25%zz.json",
+	"ÜNÏCÖDE/2026/11/30/1/☃-名前.json",
+	"LONG", // made exactly 1,024 characters long by longName
+	"Archived/2026/11/30/1/look-alike.json",
+	"archivedX/2026/11/30/1/look-alike.json",
+	"QUARANTINE/2026/11/30/1/upper.json",
+	"ESC/\x1b[2J\x1b]0;pwned\x07/x.json",
+}
+
+type corpusCase struct {
+	file      string
+	body      []byte
+	malformed bool
+	errHas    string
+	events    int
+}
+
+// hostileCorpus is testdata/hostile plus what is too large to commit, generated.
+func hostileCorpus(t *testing.T) []corpusCase {
+	t.Helper()
+	read := func(f string) []byte {
+		b, err := os.ReadFile(filepath.Join("..", "..", "testdata", "hostile", f))
+		if err != nil {
+			t.Fatal(err)
+		}
+		return b
+	}
+	ev := `{"id":"big-%d","subject":"s","eventType":"ProcessPushNotification","dataVersion":"1","deadLetterReason":"MaxDeliveryAttemptsExceeded"}`
+	var batch []string
+	for i := 0; i < 10000; i++ {
+		batch = append(batch, strings.Replace(ev, "%d", strings.Repeat("x", i%7)+string(rune('a'+i%26))+itoa(i), 1))
+	}
+	huge := `[{"id":"huge","subject":"s","eventType":"ProcessPushNotification","dataVersion":"1","data":"` + strings.Repeat("A", 50<<20) + `"}]`
+	return []corpusCase{
+		{"not-json.json", read("not-json.json"), true, "JSON syntax error at byte offset", 0},
+		{"bom.json", read("bom.json"), true, "byte order mark", 1},
+		{"trailing-garbage.json", read("trailing-garbage.json"), true, "after top-level value", 0},
+		{"null.json", read("null.json"), true, "not an array: the payload is null", 0},
+		{"empty-array.json", read("empty-array.json"), false, "", 0},
+		{"invalid-utf8.json", read("invalid-utf8.json"), false, "", 1},
+		{"numbers-for-strings.json", read("numbers-for-strings.json"), true, `field "id": want a string, got a number`, 1},
+		{"separator-odd.json", read("separator-odd.json"), false, "", 8},
+		{"cloudevents-msdocs-trailing-comma.json", read("cloudevents-msdocs-trailing-comma.json"), true, "JSON syntax error", 0},
+		{"namespace-binary-msdocs.json", read("namespace-binary-msdocs.json"), true, `field "id": missing`, 1},
+		{"eventgrid-blobcreated-msdocs.json", read("eventgrid-blobcreated-msdocs.json"), false, "", 1},
+		{"custom-schema-msdocs.json", read("custom-schema-msdocs.json"), false, "", 1},
+		{"nesting-100000.json", []byte(strings.Repeat("[", 100000) + strings.Repeat("]", 100000)), true, "JSON syntax error", 0},
+		{"batch-10000.json", []byte("[" + strings.Join(batch, ",") + "]"), false, "", 10000},
+		{"data-50MB.json", []byte(huge), false, "", 1},
+	}
+}
+
+// longName is a blob name of exactly 1,024 characters (Azure's limit), in segments a file system can hold.
+func longName(file string) string {
+	prefix := strings.Repeat("L", 200) + "/" + strings.Repeat("o", 200) + "/" + strings.Repeat("n", 200) + "/" + strings.Repeat("g", 200) + "/"
+	return prefix + strings.Repeat("x", 1024-len(prefix)-len(file)-1) + "-" + file
+}
+
+func itoa(i int) string {
+	b, _ := json.Marshal(i)
+	return string(b)
+}
+
+func TestHostileCorpus(t *testing.T) {
+	dir := t.TempDir()
+	d, _ := store.OpenDir(dir)
+	os.MkdirAll(filepath.Join(dir, ".deadletter"), 0o755)
+	os.WriteFile(registerPath(dir), []byte(`{"ProcessPushNotification": true, "ProcessWebhook": false}`), 0o644)
+	corpus := hostileCorpus(t)
+	byName := map[string]corpusCase{}
+	for i, c := range corpus {
+		name := hostileNames[i%len(hostileNames)]
+		if name == "LONG" {
+			name = longName(c.file)
+		} else {
+			name = strings.TrimSuffix(name, ".json") + "-" + strings.TrimSuffix(c.file, ".json") + ".json"
+		}
+		if _, err := d.Write(context.Background(), name, c.body, store.WriteOptions{}); err != nil {
+			t.Fatalf("%s: %v", c.file, err)
+		}
+		d.Backdate(name, time.Now().Add(-2*time.Hour))
+		byName[name] = c
+	}
+	start := time.Now()
+	l := lsJSONOf(t, "--dir", dir)
+	if len(l.Blobs) != len(corpus) {
+		t.Fatalf("ls listed %d of %d", len(l.Blobs), len(corpus))
+	}
+	for _, b := range l.Blobs {
+		name := b["name"].(string)
+		c := byName[name]
+		if b["pane"] != "stranded" {
+			t.Errorf("%s (%q): pane %v; look-alike prefixes are at the root", c.file, name, b["pane"])
+		}
+		e, _ := b["error"].(string)
+		if b["malformed"] != c.malformed || !strings.Contains(e, c.errHas) || int(b["events"].(float64)) != c.events {
+			t.Errorf("%s: malformed %v error %q events %v; want %v %q %d", c.file, b["malformed"], e, b["events"], c.malformed, c.errHas, c.events)
+		}
+		out, errs, code := runCmd(t, "show", name, "--dir", dir)
+		if code != 0 || strings.ContainsAny(out+errs, "\x1b\x07") {
+			t.Errorf("show %s: exit %d, raw control characters: %v\n%s", c.file, code, strings.ContainsAny(out, "\x1b\x07"), errs)
+		}
+		var sj map[string]any
+		js, _, code := runCmd(t, "show", name, "--dir", dir, "--json")
+		if code != 0 || json.Unmarshal([]byte(js), &sj) != nil {
+			t.Errorf("show --json %s: exit %d", c.file, code)
+		}
+	}
+	// The separator cases: every id parses as the estate parses it.
+	for name, c := range byName {
+		if c.file != "separator-odd.json" {
+			continue
+		}
+		js, _, _ := runCmd(t, "show", name, "--dir", dir, "--json")
+		var sj struct {
+			Events []struct {
+				ID, OriginalID string
+				ReplayAttempt  int
+				Uncountable    bool
+			}
+		}
+		json.Unmarshal([]byte(js), &sj)
+		want := map[string][2]any{"|": {"|", 0}, "||": {"||", 0}, "a||2": {"a|", 2}, "|7": {"|7", 0}, "a|b|": {"a|b|", 0}, "x\n|1": {"x\n|1", 0}}
+		for _, e := range sj.Events {
+			if w, ok := want[e.ID]; ok && (e.OriginalID != w[0] || e.ReplayAttempt != w[1]) {
+				t.Errorf("id %q: original %q attempt %d, want %v", e.ID, e.OriginalID, e.ReplayAttempt, w)
+			}
+			if e.ID == "x\n|1" && !e.Uncountable {
+				t.Error("an id with a line terminator is uncountable")
+			}
+		}
+	}
+	// Restore each one from quarantine: malformed payloads are refused, nothing panics, nothing is lost.
+	for name, c := range byName {
+		q := "quarantine/" + strings.ReplaceAll(name, "\x1b", "ESC")
+		if len(q) > 1024 {
+			q = "quarantine/" + longName(c.file)[len("quarantine/"):]
+		}
+		if _, err := d.Write(context.Background(), q, c.body, store.WriteOptions{}); err != nil {
+			t.Fatalf("%s: %v", c.file, err)
+		}
+		out, _, code := runCmd(t, "restore", q, "--dir", dir, "--yes", "--json")
+		var res struct {
+			Results []struct{ Outcome, Error, Target string }
+		}
+		if json.Unmarshal([]byte(out), &res) != nil || len(res.Results) != 1 {
+			t.Fatalf("restore %s: exit %d %s", c.file, code, out)
+		}
+		r := res.Results[0]
+		switch {
+		case c.malformed && r.Outcome != "refused":
+			t.Errorf("restore of malformed %s: %+v", c.file, r)
+		case r.Outcome == "restored":
+			if _, err := d.Stat(context.Background(), r.Target); err != nil {
+				t.Errorf("%s restored to %s, which is missing", c.file, r.Target)
+			}
+		case r.Outcome == "refused":
+			if _, err := d.Stat(context.Background(), q); err != nil {
+				t.Errorf("a refused restore lost %s", q)
+			}
+		default:
+			t.Errorf("restore %s: %+v", c.file, r)
+		}
+	}
+	if time.Since(start) > 2*time.Minute {
+		t.Fatalf("the corpus took %s: something is close to hanging", time.Since(start))
+	}
+}
+
+func TestCheckOfAMissingDirectoryIsTwo(t *testing.T) {
+	missing := filepath.Join(t.TempDir(), "typo")
+	if _, errs, code := runCmd(t, "check", "--dir", missing); code != 2 || !strings.Contains(errs, "typo") {
+		t.Fatalf("check of a missing directory: exit %d %s", code, errs)
+	}
+	if _, err := os.Stat(missing); err == nil {
+		t.Fatal("check created the directory it was asked to look at")
+	}
+}
+
+func TestReadingWritesNothing(t *testing.T) {
+	dir := t.TempDir()
+	os.MkdirAll(filepath.Join(dir, "S"), 0o755)
+	os.WriteFile(filepath.Join(dir, "S", "a.json"), []byte(`[]`), 0o644)
+	mustRun(t, "ls", "--dir", dir)
+	mustRun(t, "show", "S/a.json", "--dir", dir)
+	runCmd(t, "check", "--dir", dir)
+	if _, err := os.Stat(filepath.Join(dir, ".deadletter")); err == nil {
+		t.Fatal("reading a snapshot wrote into it")
+	}
+}

@@ -1,0 +1,222 @@
+package replay
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"hash/fnv"
+	"math/rand"
+	"net/http"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/deadletter/deadletter/store"
+	"github.com/deadletter/deadletter/store/storetest"
+)
+
+// proxied returns a fresh Azurite container reached through a fault proxy, and a direct handle on the same
+// container for the test's own reads and for a second actor.
+func proxied(t *testing.T) (*storetest.FaultProxy, store.Container, *store.Azure) {
+	t.Helper()
+	cs := storetest.AzuriteConnectionString(t)
+	direct := storetest.Azure(t)
+	name := strings.TrimPrefix(direct.Describe(), "devstoreaccount1/")
+	p := storetest.NewFaultProxy(t, cs)
+	via, err := store.OpenAzure(store.AzureOptions{ConnectionString: p.ConnectionString(cs), Container: name})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return p, via, direct
+}
+
+// faulty injects, deterministically per request, the faults a bad network and a busy service produce.
+func faulty(seed int64, rate float64) func(*http.Request) storetest.Fault {
+	var mu sync.Mutex
+	rng := rand.New(rand.NewSource(seed))
+	return func(r *http.Request) storetest.Fault {
+		mu.Lock()
+		x := rng.Float64()
+		mu.Unlock()
+		if x > rate {
+			return storetest.Fault{}
+		}
+		switch k := int(x / rate * 6); {
+		case k == 0:
+			return storetest.Fault{Status: http.StatusServiceUnavailable}
+		case k == 1:
+			return storetest.Fault{Status: http.StatusInternalServerError}
+		case k == 2:
+			return storetest.Fault{Latency: 150 * time.Millisecond}
+		case k == 3 && r.Method == http.MethodGet:
+			return storetest.Fault{ResetMidBody: true}
+		case k == 4 && r.Method == http.MethodGet:
+			return storetest.Fault{SlowBody: 2 * time.Millisecond}
+		case r.Method == http.MethodPut || r.Method == http.MethodDelete:
+			return storetest.Fault{LoseResponse: true}
+		}
+		return storetest.Fault{Latency: 20 * time.Millisecond}
+	}
+}
+
+func seedRoot(t *testing.T, c store.Container, n int) []string {
+	t.Helper()
+	var names []string
+	for i := 0; i < n; i++ {
+		name := fmt.Sprintf("S/2026/1/1/1/%03d.json", i)
+		body := "[" + ev(fmt.Sprintf("e%d", i), "Push", `,"data":{"pad":"`+strings.Repeat("x", 2000)+`"}`) + "]"
+		if _, err := c.Write(bg, name, []byte(body), store.WriteOptions{ContentType: "application/json"}); err != nil {
+			t.Fatal(err)
+		}
+		names = append(names, name)
+	}
+	return names
+}
+
+// Drain under 5xx bursts, latency, slow and reset bodies and lost responses: every blob drained exactly once.
+func TestDrainThroughFaults(t *testing.T) {
+	p, via, direct := proxied(t)
+	cfg := testCfg(direct)
+	names := seedRoot(t, direct, 40)
+	strand(t, direct, cfg, names...)
+	p.SetFaults(faulty(1, 0.3))
+	res, err := Drain(bg, via, cfg, DrainTargets(snapshot(t, via, cfg)), ActionOptions{Concurrency: 8})
+	if err != nil {
+		t.Fatal(err)
+	}
+	p.SetFaults(nil)
+	if len(res) != len(names) {
+		t.Fatalf("%d results for %d blobs", len(res), len(names))
+	}
+	for _, r := range res {
+		if r.Outcome != OutcomeDrained {
+			t.Errorf("%s: %s %s", r.Name, r.Outcome, r.Error)
+			continue
+		}
+		bi, err := direct.Stat(bg, r.Name)
+		if n, _ := store.MetaGet(bi.Metadata, MetaDrainCount); err != nil || n != "1" {
+			t.Errorf("%s: drainCount %q (%v): drained once, counted once", r.Name, n, err)
+		}
+	}
+	for _, l := range p.Log() {
+		if l.Method == http.MethodPut && l.IfMatch == "" {
+			t.Fatalf("an unconditional drain write: %+v", l)
+		}
+	}
+}
+
+// The proxy's second actor rewrites or deletes the blob between the drain's read and its conditional write.
+func TestSecondActorBetweenReadAndWrite(t *testing.T) {
+	p, via, direct := proxied(t)
+	cfg := testCfg(direct)
+	names := seedRoot(t, direct, 12)
+	strand(t, direct, cfg, names...)
+	p.SetFaults(func(r *http.Request) storetest.Fault {
+		if !storetest.IsBlobWrite(r) {
+			return storetest.Fault{}
+		}
+		name := storetest.BlobName(r.URL.Path)
+		h := fnv.New32a()
+		h.Write([]byte(name))
+		switch h.Sum32() % 3 {
+		case 1:
+			return storetest.Fault{Before: func() { direct.Delete(bg, name, "") }}
+		case 2:
+			return storetest.Fault{Before: func() { direct.Write(bg, name, []byte(`["the replay got there first"]`), store.WriteOptions{}) }}
+		}
+		return storetest.Fault{}
+	})
+	res, _ := Drain(bg, via, cfg, DrainTargets(snapshot(t, via, cfg)), ActionOptions{})
+	p.SetFaults(nil)
+	seen := map[Outcome]int{}
+	for _, r := range res {
+		seen[r.Outcome]++
+		b, err := direct.Read(bg, r.Name, 1<<20)
+		switch r.Outcome {
+		case OutcomeGone:
+			if !errors.Is(err, store.ErrNotFound) {
+				t.Fatalf("%s resurrected", r.Name)
+			}
+		case OutcomeChanged:
+			if string(b.Body) != `["the replay got there first"]` {
+				t.Fatalf("%s overwritten", r.Name)
+			}
+		case OutcomeDrained:
+		default:
+			t.Fatalf("%+v", r)
+		}
+	}
+	if seen[OutcomeGone] == 0 || seen[OutcomeChanged] == 0 || seen[OutcomeDrained] == 0 {
+		t.Fatalf("outcomes %v: the hash should give all three", seen)
+	}
+}
+
+// A restore whose write lands but whose answer is lost still makes exactly one root copy and deletes the
+// quarantine copy.
+func TestRestoreWhoseAnswerIsLost(t *testing.T) {
+	p, via, direct := proxied(t)
+	cfg := testCfg(direct)
+	q := "quarantine/S/2026/1/1/1/g.json"
+	put(t, direct, q, ev("a", "Push", ""))
+	lost := false
+	p.SetFaults(func(r *http.Request) storetest.Fault {
+		if storetest.IsBlobWrite(r) && !lost {
+			lost = true
+			return storetest.Fault{LoseResponse: true}
+		}
+		return storetest.Fault{}
+	})
+	res, _ := Restore(bg, via, cfg, []string{q}, ActionOptions{})
+	p.SetFaults(nil)
+	if res[0].Outcome != OutcomeRestored || !lost {
+		t.Fatalf("%+v (lost %v)", res, lost)
+	}
+	l, _ := direct.List(bg)
+	var names []string
+	for _, b := range l.Blobs {
+		names = append(names, b.Name)
+	}
+	if len(names) != 1 || names[0] != res[0].Target {
+		t.Fatalf("container holds %v, want only %s", names, res[0].Target)
+	}
+}
+
+// The container vanishes mid-drain: the rest fail with a clear error, nothing is recreated, nothing panics.
+func TestContainerVanishesMidDrain(t *testing.T) {
+	p, via, direct := proxied(t)
+	cfg := testCfg(direct)
+	names := seedRoot(t, direct, 20)
+	strand(t, direct, cfg, names...)
+	targets := DrainTargets(snapshot(t, via, cfg))
+	var once sync.Once
+	writes := 0
+	var mu sync.Mutex
+	p.SetFaults(func(r *http.Request) storetest.Fault {
+		mu.Lock()
+		defer mu.Unlock()
+		if storetest.IsBlobWrite(r) {
+			if writes++; writes == 5 {
+				return storetest.Fault{Before: func() { once.Do(func() { direct.DeleteContainer(context.Background()) }) }}
+			}
+		}
+		return storetest.Fault{}
+	})
+	res, err := Drain(bg, via, cfg, targets, ActionOptions{Concurrency: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	seen := map[Outcome]int{}
+	for _, r := range res {
+		seen[r.Outcome]++
+		if r.Outcome == OutcomeFailed && !strings.Contains(r.Error, "has no container") {
+			t.Fatalf("unclear error: %s", r.Error)
+		}
+	}
+	if seen[OutcomeDrained] != 4 || seen[OutcomeFailed] != len(names)-4 {
+		t.Fatalf("outcomes %v", seen)
+	}
+	if _, err := direct.List(bg); !errors.Is(err, store.ErrContainerNotFound) {
+		t.Fatalf("the container came back: %v", err)
+	}
+}
