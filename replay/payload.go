@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"strconv"
 	"strings"
+	"unicode/utf8"
 )
 
 // Event is one dead-lettered event as the estate's schema sees it, plus Event Grid's diagnostics.
@@ -140,26 +141,131 @@ func strictEvent(i int, raw json.RawMessage) (Event, *MalformedError) {
 	if k := kindOf(raw); k != "an object" {
 		return ev, &MalformedError{Offset: -1, Element: i, Msg: "want an object, got " + k}
 	}
-	var obj map[string]json.RawMessage
-	if err := json.Unmarshal(raw, &obj); err != nil {
-		return ev, jsonError(err, i)
-	}
+	var fields [len(wanted)][]byte
+	scanObject(raw, func(key []byte, val []byte) {
+		for j, w := range wanted {
+			if string(key) == w {
+				fields[j] = val
+			}
+		}
+	})
 	dst := [...]*string{&ev.ID, &ev.Subject, &ev.EventType, &ev.DataVersion}
 	for j, f := range requiredFields {
-		v, ok := obj[f]
-		if !ok {
+		v := fields[j]
+		if v == nil {
 			return ev, &MalformedError{Offset: -1, Element: i, Field: f, Msg: "missing (required string)"}
 		}
 		if k := kindOf(v); k != "a string" {
 			return ev, &MalformedError{Offset: -1, Element: i, Field: f, Msg: "want a string, got " + k}
 		}
-		if err := json.Unmarshal(v, dst[j]); err != nil {
-			return ev, &MalformedError{Offset: -1, Element: i, Field: f, Msg: err.Error()}
-		}
+		*dst[j] = unquote(v)
 	}
-	ev.Data, ev.HasData = obj["data"]
-	diagnostics(&ev, func(name string) (json.RawMessage, bool) { v, ok := obj[name]; return v, ok })
+	if d := fields[4]; d != nil {
+		ev.Data, ev.HasData = d, true
+	}
+	diagnostics(&ev, func(name string) (json.RawMessage, bool) {
+		for j, w := range wanted {
+			if w == name && fields[j] != nil {
+				return fields[j], true
+			}
+		}
+		return nil, false
+	})
 	return ev, nil
+}
+
+// wanted are the fields read out of each event: the four required, data, and the diagnostics.
+var wanted = [...]string{"id", "subject", "eventType", "dataVersion", "data", "deadLetterReason", "deliveryAttempts",
+	"lastDeliveryOutcome", "lastHttpStatusCode", "publishTime", "lastDeliveryAttemptTime"}
+
+// scanObject calls visit for each top-level key of obj with the raw value. obj must be one valid JSON object
+// (an element of an array json.Unmarshal already validated), so nothing is validated again; keys are compared
+// as written, case-sensitively, and a repeated key's last value wins — as JSON.parse does.
+func scanObject(obj []byte, visit func(key, val []byte)) {
+	i := skipSpace(obj, 0)
+	if i >= len(obj) || obj[i] != '{' {
+		return
+	}
+	i++
+	for {
+		i = skipSpace(obj, i)
+		if i >= len(obj) || obj[i] != '"' {
+			return
+		}
+		kEnd := skipValue(obj, i)
+		key := obj[i+1 : max(i+1, kEnd-1)]
+		if bytes.IndexByte(key, '\\') >= 0 {
+			key = []byte(unquote(obj[i:kEnd]))
+		}
+		i = skipSpace(obj, kEnd)
+		if i >= len(obj) || obj[i] != ':' {
+			return
+		}
+		i = skipSpace(obj, i+1)
+		vEnd := skipValue(obj, i)
+		visit(key, obj[i:vEnd])
+		i = skipSpace(obj, vEnd)
+		if i >= len(obj) || obj[i] != ',' {
+			return
+		}
+		i++
+	}
+}
+
+func skipSpace(b []byte, i int) int {
+	for i < len(b) && (b[i] == ' ' || b[i] == '\t' || b[i] == '\n' || b[i] == '\r') {
+		i++
+	}
+	return i
+}
+
+// skipValue returns the end of the JSON value starting at b[i] (valid JSON; never past len(b)).
+func skipValue(b []byte, i int) int {
+	if i >= len(b) {
+		return len(b)
+	}
+	switch b[i] {
+	case '"':
+		for i++; i < len(b); i++ {
+			switch b[i] {
+			case '\\':
+				i++
+			case '"':
+				return i + 1
+			}
+		}
+		return len(b)
+	case '{', '[':
+		depth := 0
+		for ; i < len(b); i++ {
+			switch b[i] {
+			case '"':
+				i = skipValue(b, i) - 1
+			case '{', '[':
+				depth++
+			case '}', ']':
+				if depth--; depth == 0 {
+					return i + 1
+				}
+			}
+		}
+		return len(b)
+	}
+	for i < len(b) && b[i] != ',' && b[i] != '}' && b[i] != ']' && b[i] != ' ' && b[i] != '\t' && b[i] != '\n' && b[i] != '\r' {
+		i++
+	}
+	return i
+}
+
+// unquote decodes a JSON string value: directly when it has no escapes and is valid UTF-8, else through
+// encoding/json (which, like the estate's decoding, turns invalid UTF-8 into U+FFFD).
+func unquote(v []byte) string {
+	if len(v) >= 2 && bytes.IndexByte(v, '\\') < 0 && utf8.Valid(v) {
+		return string(v[1 : len(v)-1])
+	}
+	var s string
+	json.Unmarshal(v, &s)
+	return s
 }
 
 // diagnostics fills Event Grid's optional fields. Their types are not part of the estate's schema, so a field of
@@ -170,9 +276,8 @@ func diagnostics(ev *Event, get func(string) (json.RawMessage, bool)) {
 		if !ok {
 			return ""
 		}
-		var s string
-		if json.Unmarshal(v, &s) == nil {
-			return s
+		if kindOf(v) == "a string" {
+			return unquote(v)
 		}
 		return string(bytes.TrimSpace(v))
 	}

@@ -1,6 +1,7 @@
 package replay
 
 import (
+	"encoding/json"
 	"strings"
 	"testing"
 )
@@ -26,6 +27,20 @@ func TestParsePayloadValid(t *testing.T) {
 	}
 	if p := ParsePayload([]byte(`[]`)); p.Malformed() || len(p.Events) != 0 {
 		t.Fatalf("empty array: %+v", p)
+	}
+}
+
+// Keys are matched as JavaScript does: exactly (case-sensitive), escapes decoded, the last duplicate winning.
+func TestParsePayloadKeys(t *testing.T) {
+	p := ParsePayload([]byte(`[{"ID":"upper","id":"first","subject":"s","event\u0054ype":"T","dataVersion":"1","id":"last","nested":{"id":"no"}}]`))
+	if p.Malformed() || p.Events[0].ID != "last" || p.Events[0].EventType != "T" {
+		t.Fatalf("%+v %v", p.Events, p.Err)
+	}
+	if p := ParsePayload([]byte(`[{"ID":"a","Subject":"s","EventType":"T","DataVersion":"1"}]`)); !p.Malformed() {
+		t.Fatal("field names are case-sensitive")
+	}
+	if p := ParsePayload([]byte(`[{"id":"a\"b\u00e9\n","subject":"s","eventType":"T","dataVersion":"1"}]`)); p.Events[0].ID != "a\"bé\n" {
+		t.Fatalf("escapes: %q", p.Events[0].ID)
 	}
 }
 
@@ -79,6 +94,22 @@ func FuzzParsePayload(f *testing.F) {
 		p := ParsePayload(body)
 		if p.Malformed() && p.Err.Error() == "" {
 			t.Fatal("malformed without a message")
+		}
+		// The fast field scanner agrees with encoding/json's exact-key map decode on every valid payload.
+		if !p.Malformed() {
+			var elems []map[string]json.RawMessage
+			if err := json.Unmarshal(body, &elems); err != nil {
+				t.Fatalf("valid payload does not decode: %v", err)
+			}
+			for i, m := range elems {
+				for f, got := range map[string]string{"id": p.Events[i].ID, "subject": p.Events[i].Subject, "eventType": p.Events[i].EventType, "dataVersion": p.Events[i].DataVersion} {
+					var want string
+					json.Unmarshal(m[f], &want)
+					if got != want {
+						t.Fatalf("element %d field %s: scanner %q, encoding/json %q", i, f, got, want)
+					}
+				}
+			}
 		}
 		pv := cfg.Plan("S/2026/1/1/1/g.json", body, p)
 		if !p.Malformed() && len(pv.Republish)+len(pv.Quarantine) != len(p.Events) {
