@@ -68,12 +68,18 @@ const (
 // DrainTargets lists the blobs a drain with no names would take: every stranded blob of the snapshot.
 func DrainTargets(s *Snapshot) []store.BlobInfo {
 	var out []store.BlobInfo
-	for i := range s.Items {
-		if s.Items[i].Pane == PaneStranded {
-			out = append(out, s.Items[i].BlobInfo)
-		}
+	for _, it := range s.InPane(PaneStranded) {
+		out = append(out, it.BlobInfo)
 	}
 	return out
+}
+
+// serviceNow is the service's clock as of a read, asking the service when the read carried none.
+func serviceNow(ctx context.Context, c store.Container, b store.Blob) (time.Time, error) {
+	if !b.ServiceTime.IsZero() {
+		return b.ServiceTime, nil
+	}
+	return c.Now(ctx)
 }
 
 // Drain re-uploads stranded blobs so a fresh BlobCreated reaches the replay: the identical bytes, to the same
@@ -144,12 +150,10 @@ func drainOne(ctx context.Context, c store.Container, cfg Config, want store.Blo
 		r.Outcome, r.Error = OutcomeChanged, "rewritten since it was listed"
 		return r
 	}
-	now := b.ServiceTime
-	if now.IsZero() {
-		if now, err = c.Now(ctx); err != nil {
-			r.Outcome, r.Error = OutcomeFailed, err.Error()
-			return r
-		}
+	now, err := serviceNow(ctx, c, b)
+	if err != nil {
+		r.Outcome, r.Error = OutcomeFailed, err.Error()
+		return r
 	}
 	if age := now.Sub(b.LastModified); age < cfg.TTL {
 		r.Outcome, r.Error = OutcomeYoung, fmt.Sprintf("age %s is under the TTL %s: its own trigger may still arrive", HumanDuration(age), cfg.TTL)
@@ -229,12 +233,10 @@ func restoreOne(ctx context.Context, c store.Container, cfg Config, name string,
 		}
 		return r
 	}
-	now := b.ServiceTime
-	if now.IsZero() {
-		if now, err = c.Now(ctx); err != nil {
-			r.Outcome, r.Error = OutcomeFailed, err.Error()
-			return r
-		}
+	now, err := serviceNow(ctx, c, b)
+	if err != nil {
+		r.Outcome, r.Error = OutcomeFailed, err.Error()
+		return r
 	}
 	plan := cfg.PlanRestore(name, b.Body, ParsePayload(b.Body), now)
 	r.Resume = len(plan.Resume)

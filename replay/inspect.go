@@ -166,6 +166,17 @@ func (s *Snapshot) Count() map[Pane]int {
 	return m
 }
 
+// InPane returns the items of one pane, in snapshot order.
+func (s *Snapshot) InPane(p Pane) []Item {
+	var out []Item
+	for _, it := range s.Items {
+		if it.Pane == p {
+			out = append(out, it)
+		}
+	}
+	return out
+}
+
 // MakeItem classifies one listed blob against the service clock now.
 func (c Config) MakeItem(bi store.BlobInfo, now time.Time) Item {
 	age := now.Sub(bi.LastModified)
@@ -337,6 +348,27 @@ type Detail struct {
 	Preview *Preview
 	Restore *RestorePlan
 	Summary Summary
+}
+
+// EventVerdicts is what to show for event i: the derived reason of a quarantine blob (derived is then true),
+// the judged verdicts of a root or archived one, and none for a malformed payload, which is quarantined whole.
+func (d *Detail) EventVerdicts(i int) (vs []Verdict, derived bool) {
+	switch {
+	case i < len(d.Reasons):
+		return []Verdict{d.Reasons[i]}, true
+	case d.Payload.Malformed() || i >= len(d.Judgements):
+		return []Verdict{}, false
+	}
+	return d.Judgements[i].Verdicts, false
+}
+
+// VerdictLabel is EventVerdicts for humans: "cap+notIdempotent", "cap (derived)".
+func (d *Detail) VerdictLabel(i int) string {
+	vs, derived := d.EventVerdicts(i)
+	if derived {
+		return VerdictsString(vs) + " (derived)"
+	}
+	return VerdictsString(vs)
 }
 
 // Inspect reads one blob and works out everything the estate will do with it.

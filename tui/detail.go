@@ -113,20 +113,14 @@ func detailLines(name string, d *replay.Detail, err error, cfg replay.Config, st
 			lines = append(lines, st.Dim.Render(fmt.Sprintf("… %d more events (see `deadletter show --json`)", len(d.Payload.Events)-i)))
 			break
 		}
-		verdict, attempt := "", ""
+		attempt := ""
 		if i < len(d.Judgements) {
-			j := d.Judgements[i]
-			attempt = fmt.Sprintf("attempt %d", j.Attempt)
-			if j.Uncountable {
+			attempt = fmt.Sprintf("attempt %d", d.Judgements[i].Attempt)
+			if d.Judgements[i].Uncountable {
 				attempt = "attempt 0 · UNCOUNTABLE (id holds a line terminator: the cap never stops it)"
 			}
-			if !d.Payload.Malformed() {
-				verdict = replay.VerdictsString(j.Verdicts)
-			}
 		}
-		if i < len(d.Reasons) {
-			verdict = string(d.Reasons[i]) + " (derived)"
-		}
+		verdict := d.VerdictLabel(i)
 		vs := st.OK
 		if verdict != string(replay.VerdictReplay) {
 			vs = st.Warn

@@ -434,7 +434,7 @@ func (m *Model) handleKey(k tea.KeyMsg) tea.Cmd {
 	case pressed(k, keys.Drain):
 		items := t.Selection(m.snap)
 		if len(items) == 0 && m.snap != nil {
-			items = stranded(m.snap)
+			items = m.snap.InPane(replay.PaneStranded)
 		}
 		return m.confirmDrain(items)
 	case pressed(k, keys.Restore):
@@ -459,16 +459,6 @@ func pressed(k tea.KeyMsg, b key.Binding) bool {
 		}
 	}
 	return false
-}
-
-func stranded(s *replay.Snapshot) []replay.Item {
-	var out []replay.Item
-	for _, it := range s.Items {
-		if it.Pane == replay.PaneStranded {
-			out = append(out, it)
-		}
-	}
-	return out
 }
 
 func (m *Model) setPane(i int) {

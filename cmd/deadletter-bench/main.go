@@ -23,6 +23,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"syscall"
 	"testing"
 	"time"
 
@@ -127,7 +128,22 @@ func printTable(rows []row) int {
 
 func fail(f string, a ...any) {
 	fmt.Fprintf(os.Stderr, "deadletter-bench: "+f+"\n", a...)
+	stopAll() // os.Exit skips deferred stops: a leaked Azurite would load the next run
 	os.Exit(2)
+}
+
+var (
+	runningMu sync.Mutex
+	running   []*azurite
+)
+
+func stopAll() {
+	runningMu.Lock()
+	defer runningMu.Unlock()
+	for _, a := range running {
+		a.stop()
+	}
+	running = nil
 }
 
 func must(err error) {
@@ -149,6 +165,7 @@ func startAzurite() *azurite {
 	l.Close()
 	cmd := exec.Command(*azBin, "--blobHost", "127.0.0.1", "--blobPort", strconv.Itoa(port), "--inMemoryPersistence",
 		"--skipApiVersionCheck", "--disableTelemetry", "--silent")
+	cmd.SysProcAttr = &syscall.SysProcAttr{Pdeathsig: syscall.SIGKILL} // dies with the tool, whatever kills it
 	must(cmd.Start())
 	for deadline := time.Now().Add(60 * time.Second); ; time.Sleep(100 * time.Millisecond) {
 		if c, err := net.Dial("tcp", fmt.Sprintf("127.0.0.1:%d", port)); err == nil {
@@ -159,10 +176,20 @@ func startAzurite() *azurite {
 			fail("Azurite did not listen on %d", port)
 		}
 	}
-	return &azurite{cmd: cmd, cs: fmt.Sprintf("DefaultEndpointsProtocol=http;AccountName=devstoreaccount1;AccountKey=%s;BlobEndpoint=http://127.0.0.1:%d/devstoreaccount1;", accountKey, port)}
+	a := &azurite{cmd: cmd}
+	runningMu.Lock()
+	running = append(running, a)
+	runningMu.Unlock()
+	a.cs = fmt.Sprintf("DefaultEndpointsProtocol=http;AccountName=devstoreaccount1;AccountKey=%s;BlobEndpoint=http://127.0.0.1:%d/devstoreaccount1;", accountKey, port)
+	return a
 }
 
-func (a *azurite) stop() { a.cmd.Process.Kill(); a.cmd.Wait() }
+func (a *azurite) stop() {
+	if a.cmd.ProcessState == nil {
+		a.cmd.Process.Kill()
+		a.cmd.Wait()
+	}
+}
 
 func (a *azurite) raw(name string) *container.Client {
 	c, err := azblob.NewClientFromConnectionString(a.cs, nil)

@@ -84,7 +84,7 @@ func runDrain(ctx context.Context, g *globals, names []string, io stdio) (int, e
 		}
 		targets = replay.DrainTargets(snap)
 		if len(targets) > 0 && (!g.json || !g.yes) {
-			stranded := &replay.Snapshot{Items: strandedItems(snap)}
+			stranded := &replay.Snapshot{Items: snap.InPane(replay.PaneStranded)}
 			l.HydrateAll(ctx, stranded)
 			describeDrain(io, stranded, cfg)
 		}
@@ -112,16 +112,6 @@ func runDrain(ctx context.Context, g *globals, names []string, io stdio) (int, e
 		return exitError, err
 	}
 	return reportResults(g, io, res)
-}
-
-func strandedItems(s *replay.Snapshot) []replay.Item {
-	var out []replay.Item
-	for _, it := range s.Items {
-		if it.Pane == replay.PaneStranded {
-			out = append(out, it)
-		}
-	}
-	return out
 }
 
 // describeDrain says what a drain of the stranded blobs will set in motion.

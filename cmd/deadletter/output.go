@@ -107,13 +107,8 @@ func toShowJSON(d *replay.Detail) showJSON {
 		if i < len(d.Judgements) {
 			j := d.Judgements[i]
 			e.OriginalID, e.ReplayAttempt, e.Uncountable = j.Original, j.Attempt, j.Uncountable
-			if !d.Payload.Malformed() {
-				e.Verdicts = j.Verdicts
-			}
 		}
-		if i < len(d.Reasons) {
-			e.Verdicts = []replay.Verdict{d.Reasons[i]}
-		}
+		e.Verdicts, _ = d.EventVerdicts(i)
 		out.EventList = append(out.EventList, e)
 	}
 	return out
@@ -146,20 +141,14 @@ func writeShow(io stdio, d *replay.Detail, cfg replay.Config) {
 	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
 	fmt.Fprintf(tw, "#\tID\tATTEMPT\tEVENT TYPE\tSUBJECT\tREASON\tOUTCOME\tHTTP\tVERDICTS\n")
 	for i, ev := range d.Payload.Events {
-		attempt, verdicts := "", ""
+		attempt := ""
 		if i < len(d.Judgements) {
-			j := d.Judgements[i]
-			attempt = fmt.Sprint(j.Attempt)
-			if j.Uncountable {
+			attempt = fmt.Sprint(d.Judgements[i].Attempt)
+			if d.Judgements[i].Uncountable {
 				attempt = "0 UNCOUNTABLE"
 			}
-			if !d.Payload.Malformed() {
-				verdicts = replay.VerdictsString(j.Verdicts)
-			}
 		}
-		if i < len(d.Reasons) {
-			verdicts = string(d.Reasons[i]) + " (derived)"
-		}
+		verdicts := d.VerdictLabel(i)
 		http := ""
 		if ev.LastHTTPStatusCode != nil {
 			http = fmt.Sprint(*ev.LastHTTPStatusCode)
