@@ -55,6 +55,7 @@ var (
 	smoke    = flag.Bool("smoke", false, "tiny sizes, one round, no targets: proves the tool runs (CI)")
 	rssChild = flag.String("rss-child", "", "internal: hold the directory's blobs hydrated and print peak RSS")
 	phases   = flag.String("phases", "read,drain,rss,ui", "which measurements to run")
+	cpuProf  = flag.String("cpuprofile", "", "write a CPU profile of the whole run (investigating a missed target)")
 	azBin    = flag.String("azurite", os.Getenv("DEADLETTER_AZURITE_BIN"), "azurite-blob executable (bench.sh sets DEADLETTER_AZURITE_BIN)")
 )
 
@@ -69,6 +70,11 @@ func main() {
 	}
 	if *azBin == "" {
 		fail("no Azurite: run ./bench.sh, or set DEADLETTER_AZURITE_BIN to an azurite-blob executable")
+	}
+	if *cpuProf != "" {
+		f, err := os.Create(*cpuProf)
+		must(err)
+		must(pprof.StartCPUProfile(f))
 	}
 	start := time.Now()
 	var rows []row
@@ -85,6 +91,7 @@ func main() {
 	if want("ui") {
 		rows = append(rows, phaseDashboard()...)
 	}
+	pprof.StopCPUProfile() // before any os.Exit, which would skip a deferred stop
 	missed := printTable(rows)
 	fmt.Printf("\n%d round(s) per measurement, medians; total %s\n", *rounds, time.Since(start).Round(time.Second))
 	if missed > 0 && !*smoke {
@@ -329,9 +336,17 @@ func phaseRead() []row {
 	for i, n := range hyd {
 		infos[i] = store.BlobInfo{Name: n}
 	}
+	// Azurite's download rate swings by a third between identical runs; a hydrate round is cheap, so it gets at
+	// least five (alternating who goes first) for a median that holds still.
 	var rawHyd, ourHyd []time.Duration
-	for r := 0; r < *rounds; r++ {
-		rawHyd = append(rawHyd, rawDownload(bestC))
+	hydRounds := max(*rounds, 5)
+	if *smoke {
+		hydRounds = 1
+	}
+	for r := 0; r < hydRounds; r++ {
+		if r%2 == 0 { // alternate who goes first, as for refresh
+			rawHyd = append(rawHyd, rawDownload(bestC))
+		}
 		ourHyd = append(ourHyd, timeIt(func() {
 			l := replay.NewLoader(ours, cfg) // a fresh cache: every payload is downloaded and parsed
 			l.Concurrency = *conc
@@ -349,6 +364,9 @@ func phaseRead() []row {
 				fail("hydrated %d of %d", read, len(infos))
 			}
 		}))
+		if r%2 == 1 {
+			rawHyd = append(rawHyd, rawDownload(bestC))
+		}
 		fmt.Fprintf(os.Stderr, "hydrate round %d: raw %s, ours %s\n", r+1, secs(rawHyd[r]), secs(ourHyd[r]))
 	}
 	rl, ol, rh, oh := median(rawList), median(ourList), median(rawHyd), median(ourHyd)
