@@ -3,6 +3,7 @@ package store
 import (
 	"bytes"
 	"context"
+	"crypto/tls"
 	"errors"
 	"fmt"
 	"io"
@@ -48,11 +49,23 @@ type Azure struct {
 	secrets []string // values that must never appear in an error
 }
 
+// transport keeps enough idle connections for the concurrency deadletter reads and drains with. azcore's default
+// keeps 10 per host, so at 16 parallel downloads six connections were closed and dialled again on every wave
+// (measured: hydrate 1.24x the raw SDK at its best concurrency, where the SDK did not churn).
+var transport = &http.Client{Transport: func() *http.Transport {
+	t := http.DefaultTransport.(*http.Transport).Clone()
+	t.MaxIdleConns, t.MaxIdleConnsPerHost = 256, 64
+	t.ForceAttemptHTTP2 = true
+	t.TLSClientConfig = &tls.Config{MinVersion: tls.VersionTLS12}
+	return t
+}()}
+
 // OpenAzure builds the client. It does not touch the network; the first call does.
 func OpenAzure(o AzureOptions) (*Azure, error) {
 	opts := &azblob.ClientOptions{ClientOptions: azcore.ClientOptions{
 		Retry: policy.RetryOptions{MaxRetries: 4, TryTimeout: 60 * time.Second, RetryDelay: 250 * time.Millisecond, MaxRetryDelay: 4 * time.Second},
 	}}
+	opts.Transport = transport
 	if o.Transport != nil {
 		opts.Transport = o.Transport
 	}
