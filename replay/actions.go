@@ -192,6 +192,10 @@ func drainOne(ctx context.Context, c store.Container, cfg Config, want store.Blo
 		}
 	default:
 		r.Outcome, r.Error = OutcomeFailed, err.Error()
+		// A connection that broke after the request went out leaves the write's fate unknown: look.
+		if cur, serr := c.Stat(context.WithoutCancel(ctx), b.Name); serr == nil && isOurDrain(cur, stamp, count+1, len(b.Body)) {
+			r.Outcome, r.Error = OutcomeDrained, ""
+		}
 	}
 	return r
 }
@@ -272,12 +276,16 @@ func restoreOne(ctx context.Context, c store.Container, cfg Config, name string,
 		}
 		wctx := context.WithoutCancel(ctx)
 		_, err = c.Write(wctx, target, plan.Body, store.WriteOptions{IfNoneMatchAny: true, ContentType: ct, Metadata: meta})
-		if errors.Is(err, store.ErrAlreadyExists) {
-			if cur, serr := c.Stat(wctx, target); serr != nil || !isOurRestore(cur, name, len(plan.Body)) {
+		if err != nil {
+			// The write may have landed with its answer lost (the SDK's retry then meets our own copy, or the
+			// connection broke after the request went out): if the copy there is ours, it is in place.
+			cur, serr := c.Stat(wctx, target)
+			switch {
+			case serr == nil && isOurRestore(cur, name, len(plan.Body)):
+				err = nil
+			case errors.Is(err, store.ErrAlreadyExists):
 				continue // someone took the name between the check and the write
 			}
-			// Our write landed but its answer was lost (the retry met our own copy): it is in place.
-			err = nil
 		}
 		if err != nil {
 			r.Outcome, r.Error = OutcomeFailed, err.Error()
