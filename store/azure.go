@@ -90,7 +90,7 @@ func OpenAzure(o AzureOptions) (*Azure, error) {
 		}
 		cred, cerr := azidentity.NewDefaultAzureCredential(nil)
 		if cerr != nil {
-			return nil, fmt.Errorf("Microsoft Entra ID: %s (sign in with `az login`, or set AZURE_CLIENT_ID/AZURE_TENANT_ID/AZURE_CLIENT_SECRET)", a.scrub(cerr.Error()))
+			return nil, fmt.Errorf("no Microsoft Entra ID credential: %s (sign in with `az login`, or set AZURE_CLIENT_ID/AZURE_TENANT_ID/AZURE_CLIENT_SECRET)", a.scrub(cerr.Error()))
 		}
 		svc, err = azblob.NewClient(o.AccountURL, cred, opts)
 		if err != nil {
