@@ -29,6 +29,33 @@ const (
 	OutcomeCancelled Outcome = "cancelled"
 )
 
+// Outcomes lists every outcome in the order reports give them: what was done, what was left and why, failures.
+var Outcomes = []Outcome{OutcomeDrained, OutcomeRestored, OutcomeYoung, OutcomeExcluded, OutcomeChanged, OutcomeGone,
+	OutcomeRefused, OutcomeCancelled, OutcomeFailed}
+
+// Tally counts results per outcome.
+type Tally map[Outcome]int
+
+// TallyOf counts a run's results.
+func TallyOf(rs []Result) Tally {
+	t := Tally{}
+	for _, r := range rs {
+		t[r.Outcome]++
+	}
+	return t
+}
+
+// String is the one-line account of a run: "12 drained, 1 gone, 2 cancelled".
+func (t Tally) String() string {
+	var parts []string
+	for _, o := range Outcomes {
+		if t[o] > 0 {
+			parts = append(parts, fmt.Sprintf("%d %s", t[o], o))
+		}
+	}
+	return strings.Join(parts, ", ")
+}
+
 // ErrReadOnly is returned by every action in read-only mode, before anything is touched.
 var ErrReadOnly = errors.New("read-only mode: drain and restore are disabled")
 

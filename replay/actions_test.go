@@ -496,3 +496,10 @@ func TestHandle(t *testing.T) {
 		t.Fatal("malformed payloads are quarantined as raw bytes")
 	}
 }
+
+func TestTally(t *testing.T) {
+	rs := []Result{{Outcome: OutcomeCancelled}, {Outcome: OutcomeDrained}, {Outcome: OutcomeGone}, {Outcome: OutcomeDrained}, {Outcome: OutcomeExcluded}}
+	if got := TallyOf(rs).String(); got != "2 drained, 1 excluded, 1 gone, 1 cancelled" {
+		t.Fatalf("%q", got)
+	}
+}

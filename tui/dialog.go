@@ -42,7 +42,7 @@ type dialog struct {
 	refused int
 
 	total, done int
-	counts      map[replay.Outcome]int
+	counts      replay.Tally
 	results     []replay.Result
 	bar         progress.Model
 	cancel      context.CancelFunc
@@ -70,7 +70,7 @@ func (d *dialog) SetSize(w, h int) {
 }
 
 func (m *Model) newDialog(kind dialogKind, act actionKind, title string) *dialog {
-	d := &dialog{kind: kind, act: act, title: title, counts: map[replay.Outcome]int{},
+	d := &dialog{kind: kind, act: act, title: title, counts: replay.Tally{},
 		bar: progress.New(progress.WithDefaultGradient(), progress.WithColorProfile(m.opt.Renderer.ColorProfile()))}
 	d.SetSize(m.w, m.h)
 	return d
@@ -204,7 +204,7 @@ func (m *Model) updateDialog(msg tea.Msg) tea.Cmd {
 			d.lines = resultLines(msg.results, m.st)
 		}
 		d.title = map[actionKind]string{actDrain: "Drain", actRestore: "Restore"}[d.act] + " finished"
-		m.status = summarizeOutcomes(msg.results)
+		m.status = replay.TallyOf(msg.results).String()
 		return m.refresh()
 	case progress.FrameMsg:
 		pm, cmd := d.bar.Update(msg)
@@ -253,7 +253,7 @@ func (m *Model) updateDialog(msg tea.Msg) tea.Cmd {
 }
 
 func resultLines(rs []replay.Result, st Styles) []string {
-	lines := []string{summarizeOutcomes(rs), ""}
+	lines := []string{replay.TallyOf(rs).String(), ""}
 	for _, r := range rs {
 		l := fmt.Sprintf("%-9s %s", r.Outcome, replay.Printable(r.Name))
 		if r.Target != "" {
@@ -268,21 +268,6 @@ func resultLines(rs []replay.Result, st Styles) []string {
 		lines = append(lines, l)
 	}
 	return lines
-}
-
-func summarizeOutcomes(rs []replay.Result) string {
-	counts := map[replay.Outcome]int{}
-	for _, r := range rs {
-		counts[r.Outcome]++
-	}
-	var parts []string
-	for _, o := range []replay.Outcome{replay.OutcomeDrained, replay.OutcomeRestored, replay.OutcomeYoung, replay.OutcomeExcluded,
-		replay.OutcomeChanged, replay.OutcomeGone, replay.OutcomeRefused, replay.OutcomeCancelled, replay.OutcomeFailed} {
-		if counts[o] > 0 {
-			parts = append(parts, fmt.Sprintf("%d %s", counts[o], o))
-		}
-	}
-	return strings.Join(parts, ", ")
 }
 
 // Overlay draws the dialog box over the centre of the screen.
@@ -300,7 +285,7 @@ func (d *dialog) Overlay(screen string, st Styles, w, h int) string {
 			body[len(body)-1] += "   " + st.Key.Render("f") + " toggle --force"
 		}
 	case dlgRunning:
-		body = append(body, d.bar.View(), fmt.Sprintf("%d of %d done  %s", d.done, d.total, countsLine(d.counts)), "", st.Key.Render("esc")+" cancel: nothing after this point is touched")
+		body = append(body, d.bar.View(), fmt.Sprintf("%d of %d done  %s", d.done, d.total, d.counts.String()), "", st.Key.Render("esc")+" cancel: nothing after this point is touched")
 	case dlgResults:
 		room := max(3, h-8)
 		end := min(len(d.lines), d.scroll+room)
@@ -315,16 +300,6 @@ func (d *dialog) Overlay(screen string, st Styles, w, h int) string {
 	}
 	box := st.Box.Render(strings.Join(body, "\n"))
 	return placeOver(screen, box, w, h)
-}
-
-func countsLine(c map[replay.Outcome]int) string {
-	var parts []string
-	for _, o := range []replay.Outcome{replay.OutcomeDrained, replay.OutcomeRestored, replay.OutcomeYoung, replay.OutcomeChanged, replay.OutcomeGone, replay.OutcomeRefused, replay.OutcomeFailed} {
-		if c[o] > 0 {
-			parts = append(parts, fmt.Sprintf("%d %s", c[o], o))
-		}
-	}
-	return strings.Join(parts, " · ")
 }
 
 // placeOver centres box on screen, replacing the lines it covers.

@@ -217,8 +217,8 @@ func TestFlowCancelDrain(t *testing.T) {
 			if counts[replay.OutcomeDrained] != 2 || counts[replay.OutcomeCancelled] == 0 || counts[replay.OutcomeDrained]+counts[replay.OutcomeCancelled] != len(res) {
 				t.Fatalf("outcomes %v", counts)
 			}
-			if !strings.Contains(summarizeOutcomes(res), "cancelled") {
-				t.Fatal(summarizeOutcomes(res))
+			if !strings.Contains(replay.TallyOf(res).String(), "cancelled") {
+				t.Fatal(replay.TallyOf(res).String())
 			}
 		})
 	}

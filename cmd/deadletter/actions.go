@@ -161,18 +161,15 @@ func runRestore(ctx context.Context, g *globals, names []string, io stdio) (int,
 }
 
 func reportResults(g *globals, io stdio, res []replay.Result) (int, error) {
+	tally := replay.TallyOf(res)
 	code := exitOK
-	for _, r := range res {
-		if r.Outcome == replay.OutcomeFailed {
-			code = exitFindings
-		}
+	if tally[replay.OutcomeFailed] > 0 {
+		code = exitFindings
 	}
 	if g.json {
 		return code, writeJSON(io, resultsJSON{DryRun: g.dryRun, Results: res})
 	}
-	counts := map[replay.Outcome]int{}
 	for _, r := range res {
-		counts[r.Outcome]++
 		line := fmt.Sprintf("%-10s %s", r.Outcome, replay.Printable(r.Name))
 		if r.Target != "" {
 			line += " → " + replay.Printable(r.Target)
@@ -185,16 +182,10 @@ func reportResults(g *globals, io stdio, res []replay.Result) (int, error) {
 		}
 		fmt.Fprintln(io.out, line)
 	}
-	var parts []string
-	for _, o := range []replay.Outcome{replay.OutcomeDrained, replay.OutcomeRestored, replay.OutcomeYoung, replay.OutcomeExcluded, replay.OutcomeChanged, replay.OutcomeGone, replay.OutcomeRefused, replay.OutcomeCancelled, replay.OutcomeFailed} {
-		if counts[o] > 0 {
-			parts = append(parts, fmt.Sprintf("%d %s", counts[o], o))
-		}
-	}
 	prefix := ""
 	if g.dryRun {
 		prefix = "dry run, nothing changed: "
 	}
-	fmt.Fprintf(io.out, "%s%s\n", prefix, strings.Join(parts, ", "))
+	fmt.Fprintf(io.out, "%s%s\n", prefix, tally)
 	return code, nil
 }
