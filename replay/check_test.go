@@ -16,7 +16,7 @@ func report(t *testing.T, c store.Container, cfg Config, o CheckOptions) Report 
 	if err != nil {
 		t.Fatal(err)
 	}
-	l.HydrateAll(bg, s)
+	l.HydrateWhere(bg, s, nil)
 	return cfg.Check(s, o)
 }
 

@@ -235,35 +235,43 @@ type Hydrated struct {
 	Failed bool
 }
 
-// Hydrate reads and summarizes the given blobs with bounded concurrency, calling done for each (from any
-// goroutine). A blob that cannot be read gets a ReadErr, never stops the others. Cancelling ctx stops it.
-func (l *Loader) Hydrate(ctx context.Context, blobs []store.BlobInfo, done func(Hydrated)) {
+// Hydrate reads and summarizes the given blobs with bounded concurrency and returns what it found, in the order
+// given. A blob that cannot be read gets a ReadErr and never stops the others; once ctx is cancelled the blobs
+// not yet started are left out.
+func (l *Loader) Hydrate(ctx context.Context, blobs []store.BlobInfo) []Hydrated {
 	n := l.Concurrency
 	if n <= 0 {
 		n = 16
 	}
-	work := make(chan store.BlobInfo)
+	out := make([]Hydrated, len(blobs))
+	work := make(chan int)
 	var wg sync.WaitGroup
 	for w := 0; w < n && w < len(blobs); w++ {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			for bi := range work {
-				done(l.hydrateOne(ctx, bi))
+			for i := range work {
+				out[i] = l.hydrateOne(ctx, blobs[i])
 			}
 		}()
 	}
-	for _, bi := range blobs {
+feed:
+	for i := range blobs {
 		select {
-		case work <- bi:
+		case work <- i:
 		case <-ctx.Done():
-		}
-		if ctx.Err() != nil {
-			break
+			break feed
 		}
 	}
 	close(work)
 	wg.Wait()
+	done := out[:0]
+	for _, h := range out {
+		if h.Name != "" {
+			done = append(done, h)
+		}
+	}
+	return done
 }
 
 func (l *Loader) hydrateOne(ctx context.Context, bi store.BlobInfo) Hydrated {
@@ -323,19 +331,20 @@ func (s *Snapshot) Lookup(name string) (int, bool) {
 	return i, ok
 }
 
-// HydrateAll reads every blob of the snapshot that is not summarized yet.
-func (l *Loader) HydrateAll(ctx context.Context, s *Snapshot) {
+// HydrateWhere reads the payloads of the snapshot's items that keep accepts (nil: all) and have none yet, and
+// puts the summaries in place.
+func (l *Loader) HydrateWhere(ctx context.Context, s *Snapshot, keep func(*Item) bool) {
 	var todo []store.BlobInfo
 	for i := range s.Items {
-		if s.Items[i].Summary == nil {
-			todo = append(todo, s.Items[i].BlobInfo)
+		if it := &s.Items[i]; it.Summary == nil && (keep == nil || keep(it)) {
+			todo = append(todo, it.BlobInfo)
 		}
 	}
-	var mu sync.Mutex
-	var got []Hydrated
-	l.Hydrate(ctx, todo, func(h Hydrated) { mu.Lock(); got = append(got, h); mu.Unlock() })
-	s.Apply(got...)
+	s.Apply(l.Hydrate(ctx, todo)...)
 }
+
+// InPaneFilter keeps the items of one pane (for HydrateWhere).
+func InPaneFilter(p Pane) func(*Item) bool { return func(it *Item) bool { return it.Pane == p } }
 
 // Detail is everything about one blob: the show command and the dashboard's detail view.
 type Detail struct {

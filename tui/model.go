@@ -171,16 +171,7 @@ func (m *Model) hydrate() tea.Cmd {
 	}
 	m.hydrating = true
 	l, ctx := m.opt.Loader, m.ctx
-	return func() tea.Msg {
-		out := make([]replay.Hydrated, 0, len(batch))
-		ch := make(chan replay.Hydrated, len(batch))
-		l.Hydrate(ctx, batch, func(h replay.Hydrated) { ch <- h })
-		close(ch)
-		for h := range ch {
-			out = append(out, h)
-		}
-		return hydratedMsg{results: out}
-	}
+	return func() tea.Msg { return hydratedMsg{results: l.Hydrate(ctx, batch)} }
 }
 
 func (m *Model) openDetail(name string) tea.Cmd {

@@ -356,18 +356,14 @@ func phaseRead() []row {
 		ourHyd = append(ourHyd, timeIt(func() {
 			l := replay.NewLoader(ours, cfg) // a fresh cache: every payload is downloaded and parsed
 			l.Concurrency = *conc
-			var mu sync.Mutex
-			read := 0
-			l.Hydrate(ctx, infos, func(h replay.Hydrated) {
+			got := l.Hydrate(ctx, infos)
+			for _, h := range got {
 				if h.Summary == nil {
 					fail("hydrate %s: %s", h.Name, h.ReadErr)
 				}
-				mu.Lock()
-				read++
-				mu.Unlock()
-			})
-			if read != len(infos) {
-				fail("hydrated %d of %d", read, len(infos))
+			}
+			if len(got) != len(infos) {
+				fail("hydrated %d of %d", len(got), len(infos))
 			}
 		}))
 		if r%2 == 1 {
@@ -485,7 +481,7 @@ func holdAndReport(dir string) {
 	l := replay.NewLoader(d, cfg)
 	s, err := l.List(ctx)
 	must(err)
-	l.HydrateAll(ctx, s)
+	l.HydrateWhere(ctx, s, nil)
 	for _, it := range s.Items {
 		if it.Summary == nil {
 			fail("not hydrated: %s", it.Name)
@@ -523,7 +519,7 @@ func phaseDashboard() []row {
 	l := replay.NewLoader(mem, cfg)
 	s, err := l.List(ctx)
 	must(err)
-	l.HydrateAll(ctx, s) // fills the cache, so the dashboard's first refresh has every summary
+	l.HydrateWhere(ctx, s, nil) // fills the cache, so the dashboard's first refresh has every summary
 	r := lipgloss.NewRenderer(io.Discard)
 	r.SetColorProfile(termenv.TrueColor)
 	model := func() tea.Model {

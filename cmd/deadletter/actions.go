@@ -84,9 +84,8 @@ func runDrain(ctx context.Context, g *globals, names []string, io stdio) (int, e
 		}
 		targets = replay.DrainTargets(snap)
 		if len(targets) > 0 && (!g.json || !g.yes) {
-			stranded := &replay.Snapshot{Items: snap.InPane(replay.PaneStranded)}
-			l.HydrateAll(ctx, stranded)
-			describeDrain(io, stranded, cfg)
+			l.HydrateWhere(ctx, snap, replay.InPaneFilter(replay.PaneStranded))
+			describeDrain(io, snap.InPane(replay.PaneStranded), cfg)
 		}
 	} else {
 		for _, n := range names {
@@ -115,9 +114,9 @@ func runDrain(ctx context.Context, g *globals, names []string, io stdio) (int, e
 }
 
 // describeDrain says what a drain of the stranded blobs will set in motion.
-func describeDrain(io stdio, s *replay.Snapshot, cfg replay.Config) {
-	fmt.Fprintf(io.err, "%d stranded blob(s): older than the TTL %s, so no trigger can still reach them.\n", len(s.Items), cfg.TTL)
-	for _, l := range replay.ForecastDrain(s.Items).Lines(cfg) {
+func describeDrain(io stdio, stranded []replay.Item, cfg replay.Config) {
+	fmt.Fprintf(io.err, "%d stranded blob(s): older than the TTL %s, so no trigger can still reach them.\n", len(stranded), cfg.TTL)
+	for _, l := range replay.ForecastDrain(stranded).Lines(cfg) {
 		fmt.Fprintln(io.err, l)
 	}
 }

@@ -26,32 +26,17 @@ func inspect(ctx context.Context, l *replay.Loader) (*replay.Snapshot, error) {
 	if err != nil {
 		return nil, err
 	}
-	need := &replay.Snapshot{}
-	for _, it := range snap.Items {
-		if it.Pane != replay.PaneArchived && it.Summary == nil {
-			need.Items = append(need.Items, it)
-		}
-	}
-	l.HydrateAll(ctx, need)
+	l.HydrateWhere(ctx, snap, func(it *replay.Item) bool { return it.Pane != replay.PaneArchived })
 	var failed []string
-	for _, it := range need.Items {
+	for _, it := range snap.Items {
 		if it.ReadFailed {
 			failed = append(failed, it.ReadErr)
 		}
 	}
-	snap.Apply(hydratedOf(need)...)
 	if len(failed) > 0 {
 		return nil, fmt.Errorf("could not read %d payload(s), so the check is incomplete: %s", len(failed), failed[0])
 	}
 	return snap, nil
-}
-
-func hydratedOf(s *replay.Snapshot) []replay.Hydrated {
-	out := make([]replay.Hydrated, 0, len(s.Items))
-	for _, it := range s.Items {
-		out = append(out, replay.Hydrated{Name: it.Name, ETag: it.ETag, Summary: it.Summary, ReadErr: it.ReadErr, Failed: it.ReadFailed})
-	}
-	return out
 }
 
 type checkJSON struct {

@@ -87,14 +87,11 @@ func runLs(ctx context.Context, g *globals, args []string, io stdio) (int, error
 	if err != nil {
 		return exitError, err
 	}
-	items := snap.Items[:0:0]
-	for _, it := range snap.Items {
-		if g.pane == "" || string(it.Pane) == g.pane {
-			items = append(items, it)
-		}
+	sub := snap
+	if g.pane != "" {
+		sub = &replay.Snapshot{Container: snap.Container, Now: snap.Now, Items: snap.InPane(replay.Pane(g.pane))}
 	}
-	sub := &replay.Snapshot{Container: snap.Container, Now: snap.Now, Items: items}
-	l.HydrateAll(ctx, sub)
+	l.HydrateWhere(ctx, sub, nil)
 	if g.json {
 		out := lsJSON{Container: snap.Container, Now: rfc3339(snap.Now), Blobs: make([]blobJSON, len(sub.Items))}
 		for i := range sub.Items {
