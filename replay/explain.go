@@ -1,9 +1,6 @@
 package replay
 
-import (
-	"fmt"
-	"strings"
-)
+import "fmt"
 
 // Explain says in words what the estate will do with a blob — the same lines in show and in the dashboard.
 func Explain(d *Detail, c Config) []string {
@@ -69,16 +66,6 @@ func Explain(d *Detail, c Config) []string {
 	}
 	if d.Summary.Uncountable > 0 {
 		add("WARNING: %d event id(s) hold a line terminator: the estate never counts them, so the cap never stops them; they loop until the lifecycle rule deletes them.", d.Summary.Uncountable)
-	}
-	return trimEmpty(out)
-}
-
-func trimEmpty(s []string) []string {
-	out := s[:0]
-	for _, l := range s {
-		if strings.TrimSpace(l) != "" {
-			out = append(out, l)
-		}
 	}
 	return out
 }

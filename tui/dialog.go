@@ -3,6 +3,7 @@ package tui
 import (
 	"context"
 	"fmt"
+	"slices"
 	"strings"
 
 	"github.com/charmbracelet/bubbles/key"
@@ -40,6 +41,7 @@ type dialog struct {
 	names   []string
 	force   bool
 	refused int
+	plans   *restorePlansMsg // the restore plans, once read
 
 	total, done int
 	counts      replay.Tally
@@ -188,9 +190,11 @@ func (m *Model) updateDialog(msg tea.Msg) tea.Cmd {
 	}
 	switch msg := msg.(type) {
 	case restorePlansMsg:
+		if d.act != actRestore || d.plans != nil || !slices.Equal(d.names, msg.names) {
+			return nil // plans for a dialog that is no longer open
+		}
+		d.plans = &msg
 		d.lines, d.refused = m.restoreLines(msg, d.force)
-		d.names = msg.names
-		m.lastPlans = msg
 		return nil
 	case progressMsg:
 		d.done++
@@ -215,15 +219,15 @@ func (m *Model) updateDialog(msg tea.Msg) tea.Cmd {
 		case dlgConfirm:
 			switch {
 			case key.Matches(msg, m.keys.Confirm):
-				if d.act == actRestore && m.lastPlans.names == nil {
+				if d.act == actRestore && d.plans == nil {
 					return nil // still reading the plan
 				}
 				return m.start(d)
-			case key.Matches(msg, m.keys.Force) && d.act == actRestore && m.lastPlans.names != nil:
+			case key.Matches(msg, m.keys.Force) && d.plans != nil:
 				d.force = !d.force
-				d.lines, d.refused = m.restoreLines(m.lastPlans, d.force)
+				d.lines, d.refused = m.restoreLines(*d.plans, d.force)
 			case key.Matches(msg, m.keys.Cancel), msg.String() == "q":
-				m.dialog, m.lastPlans = nil, restorePlansMsg{}
+				m.dialog = nil
 			case msg.String() == "ctrl+c":
 				return m.quit()
 			}
@@ -241,7 +245,7 @@ func (m *Model) updateDialog(msg tea.Msg) tea.Cmd {
 			case "ctrl+c":
 				return m.quit()
 			default:
-				m.dialog, m.lastPlans = nil, restorePlansMsg{}
+				m.dialog = nil
 				for _, t := range m.tables {
 					t.selected = map[string]bool{}
 				}

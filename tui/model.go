@@ -74,7 +74,6 @@ type Model struct {
 	detailSeq  int
 	status     string
 	quitting   bool
-	lastPlans  restorePlansMsg
 }
 
 // New builds the dashboard.
@@ -208,11 +207,11 @@ func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		m.setSnapshot(msg.snap)
 		return m, tea.Batch(m.poll(m.opt.Interval), m.hydrate())
 	case pollMsg:
-		if msg.seq != m.refreshSeq || m.dialog != nil && m.dialog.kind == dlgRunning {
-			if m.dialog != nil && msg.seq == m.refreshSeq {
-				return m, m.poll(m.opt.Interval) // no refresh under a running action; try again later
-			}
-			return m, nil
+		switch {
+		case msg.seq != m.refreshSeq:
+			return m, nil // a newer refresh has its own poll
+		case m.dialog != nil && m.dialog.kind == dlgRunning:
+			return m, m.poll(m.opt.Interval) // no refresh under a running action; try again later
 		}
 		return m, m.refresh()
 	case secondMsg:

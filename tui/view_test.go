@@ -193,3 +193,19 @@ func TestFailedRefreshKeepsData(t *testing.T) {
 type errString string
 
 func (e errString) Error() string { return string(e) }
+
+// Restore plans that arrive after their dialog was closed do not land in the next dialog.
+func TestLateRestorePlansAreDropped(t *testing.T) {
+	m := loaded(t, 120, 40)
+	drive(t, m, keys("2")...)
+	q, _ := m.tables[m.active].Current(m.snap)
+	drive(t, m, keys("1d")...)
+	if m.dialog == nil || m.dialog.act != actDrain {
+		t.Fatal("the drain dialog is open")
+	}
+	before := strings.Join(m.dialog.lines, "\n")
+	m.Update(restorePlansMsg{names: []string{q.Name}, details: []*replay.Detail{nil}, errs: []error{errString("late")}})
+	if got := strings.Join(m.dialog.lines, "\n"); got != before || m.dialog.plans != nil {
+		t.Fatalf("a late restore plan replaced the drain dialog:\n%s", got)
+	}
+}

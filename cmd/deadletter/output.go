@@ -50,33 +50,14 @@ type eventJSON struct {
 	Uncountable             bool             `json:"uncountable"`
 }
 
+// showJSON is the ls fields with the event list as "events" (a field of the outer struct wins over the
+// embedded count of the same name) and the count as "eventCount".
 type showJSON struct {
 	blobJSON
-	EventList []eventJSON         `json:"events"`
-	Preview   *replay.Preview     `json:"preview,omitempty"`
-	Restore   *replay.RestorePlan `json:"restore,omitempty"`
-}
-
-// MarshalJSON flattens the ls fields and the event list into one object (the embedded "events" count of ls is
-// replaced by the list in show).
-func (s showJSON) MarshalJSON() ([]byte, error) {
-	b, err := json.Marshal(s.blobJSON)
-	if err != nil {
-		return nil, err
-	}
-	var m map[string]json.RawMessage
-	if err := json.Unmarshal(b, &m); err != nil {
-		return nil, err
-	}
-	m["eventCount"] = m["events"]
-	m["events"], _ = json.Marshal(s.EventList)
-	if s.Preview != nil {
-		m["preview"], _ = json.Marshal(s.Preview)
-	}
-	if s.Restore != nil {
-		m["restore"], _ = json.Marshal(s.Restore)
-	}
-	return json.Marshal(m)
+	EventCount int                 `json:"eventCount"`
+	EventList  []eventJSON         `json:"events"`
+	Preview    *replay.Preview     `json:"preview,omitempty"`
+	Restore    *replay.RestorePlan `json:"restore,omitempty"`
 }
 
 func rfc3339(t time.Time) string { return t.UTC().Format(time.RFC3339) }
@@ -100,6 +81,7 @@ func toBlobJSON(it *replay.Item) blobJSON {
 
 func toShowJSON(d *replay.Detail) showJSON {
 	out := showJSON{blobJSON: toBlobJSON(&d.Item), EventList: []eventJSON{}, Preview: d.Preview, Restore: d.Restore}
+	out.EventCount = out.Events
 	for i, ev := range d.Payload.Events {
 		e := eventJSON{Index: ev.Index, ID: ev.ID, EventType: ev.EventType, Subject: ev.Subject, DeadLetterReason: ev.DeadLetterReason,
 			DeliveryAttempts: ev.DeliveryAttempts, LastDeliveryOutcome: ev.LastDeliveryOutcome, LastHTTPStatusCode: ev.LastHTTPStatusCode,
@@ -158,14 +140,9 @@ func writeShow(io stdio, d *replay.Detail, cfg replay.Config) {
 	}
 	tw.Flush()
 	fmt.Fprintln(w)
-	for _, line := range predictionLines(d, cfg) {
+	for _, line := range replay.Explain(d, cfg) {
 		fmt.Fprintln(w, line)
 	}
-}
-
-// predictionLines says in words what the estate will do with the blob: the dashboard shows the same lines.
-func predictionLines(d *replay.Detail, cfg replay.Config) []string {
-	return replay.Explain(d, cfg)
 }
 
 func drainCount(meta map[string]string) string {
