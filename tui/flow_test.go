@@ -4,8 +4,6 @@ import (
 	"bytes"
 	"context"
 	"fmt"
-	"strings"
-	"sync"
 	"testing"
 	"time"
 
@@ -198,8 +196,7 @@ func TestFlowCancelDrain(t *testing.T) {
 			<-started // both workers are inside a write
 			tm.Send(tea.KeyMsg{Type: tea.KeyEsc})
 			waitScreen(t, tm, "Cancelling")
-			var once sync.Once
-			once.Do(func() { close(release) })
+			close(release)
 			waitScreen(t, tm, "Drain finished", "cancelled")
 			tm.Send(tea.KeyMsg{Type: tea.KeyCtrlC})
 			tm.WaitFinished(t, teatest.WithFinalTimeout(10*time.Second))
@@ -216,9 +213,6 @@ func TestFlowCancelDrain(t *testing.T) {
 			}
 			if counts[replay.OutcomeDrained] != 2 || counts[replay.OutcomeCancelled] == 0 || counts[replay.OutcomeDrained]+counts[replay.OutcomeCancelled] != len(res) {
 				t.Fatalf("outcomes %v", counts)
-			}
-			if !strings.Contains(replay.TallyOf(res).String(), "cancelled") {
-				t.Fatal(replay.TallyOf(res).String())
 			}
 		})
 	}

@@ -1,6 +1,7 @@
 package tui
 
 import (
+	"fmt"
 	"strings"
 	"testing"
 
@@ -18,7 +19,7 @@ func loaded(t *testing.T, w, h int) *Model {
 func TestGoldenScreens(t *testing.T) {
 	for _, sz := range [][2]int{{80, 24}, {160, 48}} {
 		w, h := sz[0], sz[1]
-		name := func(s string) string { return s + "-" + itoa(w) + "x" + itoa(h) }
+		name := func(s string) string { return fmt.Sprintf("%s-%03dx%03d", s, w, h) }
 		m := loaded(t, w, h)
 		golden(t, name("stranded"), m.View())
 		drive(t, m, keys("2")...)
@@ -33,10 +34,6 @@ func TestGoldenScreens(t *testing.T) {
 		drive(t, m, keys("?")...)
 		golden(t, name("help"), m.View())
 	}
-}
-
-func itoa(n int) string {
-	return strings.TrimSpace(strings.Repeat(" ", 0) + string(rune('0'+n/100%10)) + string(rune('0'+n/10%10)) + string(rune('0'+n%10)))
 }
 
 // Every view is exactly its window, at every size, in every state (superfile's validateRender idea).
