@@ -1,4 +1,4 @@
-package replay
+package replay_test
 
 import (
 	"context"
@@ -10,6 +10,10 @@ import (
 	"testing"
 	"time"
 
+	"github.com/deadletter/deadletter/internal/estate"
+
+	"github.com/deadletter/deadletter/replay"
+
 	"github.com/deadletter/deadletter/store"
 	"github.com/deadletter/deadletter/store/storetest"
 )
@@ -18,7 +22,7 @@ var bg = context.Background()
 
 // testCfg is the estate's configuration with the test register, and a TTL the backend can reach: an hour on a
 // directory (blobs are backdated), two seconds on Azurite (which cannot backdate, so tests wait it out).
-func testCfg(c store.Container) Config {
+func testCfg(c store.Container) replay.Config {
 	cfg := cfgWith(testRegister)
 	if !isDir(c) {
 		cfg.TTL = 2 * time.Second
@@ -35,11 +39,11 @@ func isDir(c store.Container) bool {
 }
 
 // strand makes root blobs older than the TTL.
-func strand(t *testing.T, c store.Container, cfg Config, names ...string) {
+func strand(t *testing.T, c store.Container, cfg replay.Config, names ...string) {
 	t.Helper()
 	if isDir(c) {
 		for _, n := range names {
-			if err := c.(Backdater).Backdate(n, time.Now().Add(-2*time.Hour)); err != nil {
+			if err := c.(store.Provisioner).Backdate(bg, n, time.Now().Add(-2*time.Hour)); err != nil {
 				t.Fatal(err)
 			}
 		}
@@ -76,17 +80,26 @@ func put(t *testing.T, c store.Container, name string, events ...string) store.B
 	return bi
 }
 
-func snapshot(t *testing.T, c store.Container, cfg Config) *Snapshot {
+func snapshot(t *testing.T, c store.Container, cfg replay.Config) *replay.Snapshot {
 	t.Helper()
-	s, err := NewLoader(c, cfg).List(bg)
+	s, err := replay.NewLoader(c, cfg).List(bg)
 	if err != nil {
 		t.Fatal(err)
 	}
 	return s
 }
 
-func outcomes(rs []Result) map[string]Outcome {
-	m := map[string]Outcome{}
+// named are drain targets the way an operator names them: no ETag, taken as they are read.
+func named(names ...string) []replay.DrainTarget {
+	out := make([]replay.DrainTarget, len(names))
+	for i, n := range names {
+		out[i].Name = n
+	}
+	return out
+}
+
+func outcomes(rs []replay.Result) map[string]replay.Outcome {
+	m := map[string]replay.Outcome{}
 	for _, r := range rs {
 		m[r.Name] = r.Outcome
 	}
@@ -105,7 +118,7 @@ func TestDrainTwiceFindsEverythingYoung(t *testing.T) {
 		strand(t, c, cfg, names...)
 		before, _ := c.Read(bg, names[0], 1<<20)
 
-		res, err := Drain(bg, c, cfg, DrainTargets(snapshot(t, c, cfg)), ActionOptions{})
+		res, err := replay.Drain(bg, c, cfg, cfg.DrainTargets(snapshot(t, c, cfg)), replay.DrainOptions{})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -113,7 +126,7 @@ func TestDrainTwiceFindsEverythingYoung(t *testing.T) {
 			t.Fatalf("drained %v, want the three stranded root blobs only", res)
 		}
 		for _, r := range res {
-			if r.Outcome != OutcomeDrained {
+			if r.Outcome != replay.OutcomeDrained {
 				t.Fatalf("%+v", r)
 			}
 		}
@@ -121,34 +134,30 @@ func TestDrainTwiceFindsEverythingYoung(t *testing.T) {
 		if string(after.Body) != string(before.Body) || after.ETag == before.ETag || after.ContentType != "application/json" {
 			t.Fatalf("drain must re-upload the identical bytes under a new ETag: %+v", after.BlobInfo)
 		}
-		if v, _ := store.MetaGet(after.Metadata, MetaDrainCount); v != "1" {
+		if v, _ := store.MetaGet(after.Metadata, replay.MetaDrainCount); v != "1" {
 			t.Fatalf("drainCount = %q (%v)", v, after.Metadata)
 		}
-		if v, _ := store.MetaGet(after.Metadata, MetaDrainedAt); v == "" {
+		if v, _ := store.MetaGet(after.Metadata, replay.MetaDrainedAt); v == "" {
 			t.Fatal("no drainedAt")
 		}
 		if v, _ := store.MetaGet(after.Metadata, "origin"); v != "eventgrid" {
 			t.Fatalf("metadata lost: %v", after.Metadata)
 		}
 		// A second drain of the same blobs (by name) finds them young: the re-upload dated them.
-		targets := make([]store.BlobInfo, len(names))
-		for i, n := range names {
-			targets[i] = store.BlobInfo{Name: n}
-		}
-		res, _ = Drain(bg, c, cfg, targets, ActionOptions{})
+		res, _ = replay.Drain(bg, c, cfg, named(names...), replay.DrainOptions{})
 		for _, r := range res {
-			if r.Outcome != OutcomeYoung {
+			if r.Outcome != replay.OutcomeYoung {
 				t.Fatalf("second drain: %+v", r)
 			}
 		}
-		if s := snapshot(t, c, cfg); len(DrainTargets(s)) != 0 {
-			t.Fatalf("still stranded after a drain: %v", DrainTargets(s))
+		if s := snapshot(t, c, cfg); len(cfg.DrainTargets(s)) != 0 {
+			t.Fatalf("still stranded after a drain: %v", cfg.DrainTargets(s))
 		}
 		// A third, after the blobs strand again, counts up.
 		strand(t, c, cfg, names[0])
-		Drain(bg, c, cfg, []store.BlobInfo{{Name: names[0]}}, ActionOptions{})
+		replay.Drain(bg, c, cfg, named(names[0]), replay.DrainOptions{})
 		third, _ := c.Read(bg, names[0], 1<<20)
-		if v, _ := store.MetaGet(third.Metadata, MetaDrainCount); v != "2" {
+		if v, _ := store.MetaGet(third.Metadata, replay.MetaDrainCount); v != "2" {
 			t.Fatalf("drainCount after two drains = %q", v)
 		}
 	})
@@ -159,8 +168,8 @@ func TestDrainNamedExcludedAndGone(t *testing.T) {
 		cfg := testCfg(c)
 		put(t, c, "quarantine/S/q.json", ev("y", "Push", ""))
 		put(t, c, "S/young.json", ev("y", "Push", ""))
-		res, _ := Drain(bg, c, cfg, []store.BlobInfo{{Name: "quarantine/S/q.json"}, {Name: "archived/x"}, {Name: "S/young.json"}, {Name: "S/none.json"}}, ActionOptions{})
-		want := map[string]Outcome{"quarantine/S/q.json": OutcomeExcluded, "archived/x": OutcomeExcluded, "S/young.json": OutcomeYoung, "S/none.json": OutcomeGone}
+		res, _ := replay.Drain(bg, c, cfg, named("quarantine/S/q.json", "archived/x", "S/young.json", "S/none.json"), replay.DrainOptions{})
+		want := map[string]replay.Outcome{"quarantine/S/q.json": replay.OutcomeExcluded, "archived/x": replay.OutcomeExcluded, "S/young.json": replay.OutcomeYoung, "S/none.json": replay.OutcomeGone}
 		if got := outcomes(res); fmt.Sprint(got) != fmt.Sprint(want) {
 			t.Fatalf("got %v want %v", got, want)
 		}
@@ -183,7 +192,7 @@ func TestDrainRacingAnotherWriter(t *testing.T) {
 			put(t, c, n, ev(fmt.Sprint(i), "Push", ""))
 		}
 		strand(t, c, cfg, names...)
-		targets := DrainTargets(snapshot(t, c, cfg))
+		targets := cfg.DrainTargets(snapshot(t, c, cfg))
 		c.AfterRead = func(name string) {
 			var i int
 			fmt.Sscanf(name, "S/2026/1/1/1/%02d.json", &i)
@@ -195,22 +204,22 @@ func TestDrainRacingAnotherWriter(t *testing.T) {
 			}
 		}
 		c.Log = nil
-		res, err := Drain(bg, c, cfg, targets, ActionOptions{Concurrency: 4})
+		res, err := replay.Drain(bg, c, cfg, targets, replay.DrainOptions{Concurrency: 4})
 		if err != nil {
 			t.Fatal(err)
 		}
 		for i, r := range res {
-			want := []Outcome{OutcomeDrained, OutcomeGone, OutcomeChanged}[i%3]
+			want := []replay.Outcome{replay.OutcomeDrained, replay.OutcomeGone, replay.OutcomeChanged}[i%3]
 			if r.Outcome != want {
 				t.Fatalf("%s: %s, want %s", r.Name, r.Outcome, want)
 			}
 			b, err := inner.Read(bg, r.Name, 1<<20)
 			switch want {
-			case OutcomeGone:
+			case replay.OutcomeGone:
 				if !errors.Is(err, store.ErrNotFound) {
 					t.Fatalf("%s was resurrected", r.Name)
 				}
-			case OutcomeChanged:
+			case replay.OutcomeChanged:
 				if string(b.Body) != `["rewritten by the replay"]` {
 					t.Fatalf("%s overwritten: %s", r.Name, b.Body)
 				}
@@ -234,11 +243,11 @@ func TestDrainCancelTouchesNothingAfter(t *testing.T) {
 		put(t, d, n, ev(fmt.Sprint(i), "Push", ""))
 	}
 	strand(t, d, cfg, names...)
-	targets := DrainTargets(snapshot(t, d, cfg))
+	targets := cfg.DrainTargets(snapshot(t, d, cfg))
 	ctx, cancel := context.WithCancel(bg)
 	var mu sync.Mutex
 	done := 0
-	res, _ := Drain(ctx, d, cfg, targets, ActionOptions{Concurrency: 1, Progress: func(Result) {
+	res, _ := replay.Drain(ctx, d, cfg, targets, replay.DrainOptions{Concurrency: 1, Progress: func(replay.Result) {
 		mu.Lock()
 		defer mu.Unlock()
 		if done++; done == 5 {
@@ -249,9 +258,9 @@ func TestDrainCancelTouchesNothingAfter(t *testing.T) {
 	for i, r := range res {
 		b, _ := d.Stat(bg, r.Name)
 		switch r.Outcome {
-		case OutcomeDrained:
+		case replay.OutcomeDrained:
 			drained++
-		case OutcomeCancelled:
+		case replay.OutcomeCancelled:
 			if b.ETag != targets[i].ETag {
 				t.Fatalf("%s was touched after the cancel", r.Name)
 			}
@@ -299,15 +308,15 @@ func TestRestoreThenHandleDoesWhatWasPredicted(t *testing.T) {
 		cfg := testCfg(c)
 		q := "quarantine/S/2026/1/1/1/mixed.json"
 		put(t, c, q, ev("cap-a|2", "Push", ""), ev("cap-b", "Push", ""), ev("hook", "Webhook", ""), ev("blob", "Microsoft.Storage.BlobCreated", ""))
-		d, err := NewLoader(c, cfg).Inspect(bg, q)
+		d, err := replay.NewLoader(c, cfg).Inspect(bg, q)
 		if err != nil {
 			t.Fatal(err)
 		}
 		if len(d.Restore.Resume) != 2 || len(d.Restore.Requarantine) != 2 {
 			t.Fatalf("prediction: %+v", d.Restore)
 		}
-		res, err := Restore(bg, c, cfg, []string{q}, ActionOptions{})
-		if err != nil || res[0].Outcome != OutcomeRestored || res[0].Resume != 2 {
+		res, err := replay.Restore(bg, c, cfg, []string{q}, replay.RestoreOptions{})
+		if err != nil || res[0].Outcome != replay.OutcomeRestored || res[0].Resume != 2 {
 			t.Fatalf("%+v %v", res, err)
 		}
 		target := res[0].Target
@@ -318,25 +327,25 @@ func TestRestoreThenHandleDoesWhatWasPredicted(t *testing.T) {
 			t.Fatal("the quarantine copy was not deleted")
 		}
 		b, _ := c.Read(bg, target, 1<<20)
-		for _, e := range ParsePayload(b.Body).Events {
+		for _, e := range replay.ParsePayload(b.Body).Events {
 			if strings.Contains(e.ID, "|") {
 				t.Fatalf("restored id keeps a count: %q", e.ID)
 			}
 		}
 		pub := &recordingPublisher{}
-		h, err := Handle(bg, c, cfg, target, pub)
+		h, err := estate.Handle(bg, c, cfg, target, pub)
 		if err != nil {
 			t.Fatal(err)
 		}
 		if got := strings.Join(pub.ids(), ","); got != "cap-a|1,cap-b|1" {
 			t.Fatalf("republished %q, predicted %v", got, d.Restore.Resume)
 		}
-		qb, err := c.Read(bg, QuarantinePrefix+target, 1<<20)
+		qb, err := c.Read(bg, replay.QuarantinePrefix+target, 1<<20)
 		if err != nil {
 			t.Fatal(err)
 		}
 		var ids []string
-		for _, e := range ParsePayload(qb.Body).Events {
+		for _, e := range replay.ParsePayload(qb.Body).Events {
 			ids = append(ids, e.ID)
 		}
 		if strings.Join(ids, ",") != "hook,blob" || !h.Archived || !h.Deleted {
@@ -350,8 +359,8 @@ func TestRestoreRefusals(t *testing.T) {
 		cfg := testCfg(c)
 		put(t, c, "quarantine/S/hooks.json", ev("hook", "Webhook", ""))
 		c.Write(bg, "quarantine/S/bad.json", []byte(`{"not":"an array"}`), store.WriteOptions{})
-		res, _ := Restore(bg, c, cfg, []string{"quarantine/S/hooks.json", "quarantine/S/bad.json", "S/root.json", "quarantine/S/none.json"}, ActionOptions{})
-		want := []Outcome{OutcomeRefused, OutcomeRefused, OutcomeRefused, OutcomeFailed}
+		res, _ := replay.Restore(bg, c, cfg, []string{"quarantine/S/hooks.json", "quarantine/S/bad.json", "S/root.json", "quarantine/S/none.json"}, replay.RestoreOptions{})
+		want := []replay.Outcome{replay.OutcomeRefused, replay.OutcomeRefused, replay.OutcomeRefused, replay.OutcomeNotFound}
 		for i, r := range res {
 			if r.Outcome != want[i] || r.Error == "" {
 				t.Fatalf("%d: %+v", i, r)
@@ -360,12 +369,12 @@ func TestRestoreRefusals(t *testing.T) {
 		if !strings.Contains(res[0].Error, "no event would resume") || !strings.Contains(res[1].Error, "malformed") {
 			t.Fatalf("%+v", res)
 		}
-		l, _ := c.List(bg)
+		l, _ := store.ListAll(bg, c)
 		if len(l.Blobs) != 2 {
 			t.Fatalf("a refused restore wrote something: %+v", l.Blobs)
 		}
-		res, _ = Restore(bg, c, cfg, []string{"quarantine/S/bad.json"}, ActionOptions{Force: true})
-		if res[0].Outcome != OutcomeRestored {
+		res, _ = replay.Restore(bg, c, cfg, []string{"quarantine/S/bad.json"}, replay.RestoreOptions{Force: true})
+		if res[0].Outcome != replay.OutcomeRestored {
 			t.Fatalf("--force: %+v", res)
 		}
 		b, _ := c.Read(bg, res[0].Target, 100)
@@ -375,8 +384,8 @@ func TestRestoreRefusals(t *testing.T) {
 	})
 }
 
-// A failure between the copy and the delete loses nothing, and restoring again converges: the events reach the
-// root twice (the idempotency bar makes that safe) but never zero times.
+// A failure between the copy and the delete loses nothing, and restoring again converges without a second copy:
+// the target is fixed by the quarantine copy's Last-Modified, the retry finds its own body there and only deletes.
 func TestRestoreFailureBetweenCopyAndDelete(t *testing.T) {
 	storetest.Backends(t, func(t *testing.T, inner store.Container) {
 		c := &storetest.Hooked{Container: inner}
@@ -384,48 +393,114 @@ func TestRestoreFailureBetweenCopyAndDelete(t *testing.T) {
 		q := "quarantine/S/2026/1/1/1/g.json"
 		put(t, c, q, ev("a", "Push", ""))
 		c.BeforeDelete = func(string, string) error { return errors.New("connection reset by peer") }
-		res, _ := Restore(bg, c, cfg, []string{q}, ActionOptions{})
-		if res[0].Outcome != OutcomeFailed || !strings.Contains(res[0].Error, "restoring again is safe") {
-			t.Fatalf("%+v", res)
-		}
-		first := res[0].Target
-		if _, err := inner.Stat(bg, first); err != nil {
-			t.Fatalf("the copy did not land: %v", err)
+		for try := 0; try < 3; try++ { // a delete that keeps failing writes no new copy on any retry
+			writes := c.Writes.Load()
+			res, _ := replay.Restore(bg, c, cfg, []string{q}, replay.RestoreOptions{})
+			if res[0].Outcome != replay.OutcomeFailed || !strings.Contains(res[0].Error, "restoring again finds the copy") {
+				t.Fatalf("try %d: %+v", try, res)
+			}
+			if want := int64(0); try > 0 && c.Writes.Load()-writes != want {
+				t.Fatalf("try %d wrote %d copies", try, c.Writes.Load()-writes)
+			}
 		}
 		if _, err := inner.Stat(bg, q); err != nil {
 			t.Fatal("the quarantine copy was lost")
 		}
 		c.BeforeDelete = nil
-		res, _ = Restore(bg, c, cfg, []string{q}, ActionOptions{})
-		if res[0].Outcome != OutcomeRestored || res[0].Target == first {
-			t.Fatalf("second restore: %+v (first target %s)", res, first)
+		res, _ := replay.Restore(bg, c, cfg, []string{q}, replay.RestoreOptions{})
+		if res[0].Outcome != replay.OutcomeRestored {
+			t.Fatalf("after the delete works again: %+v", res)
 		}
 		if _, err := inner.Stat(bg, q); !errors.Is(err, store.ErrNotFound) {
 			t.Fatal("did not converge")
 		}
-		for _, n := range []string{first, res[0].Target} {
-			if _, err := inner.Stat(bg, n); err != nil {
-				t.Fatalf("%s: %v", n, err)
+		if roots := restoredCopies(t, inner); len(roots) != 1 || roots[0] != res[0].Target {
+			t.Fatalf("restored copies %v, want exactly %s", roots, res[0].Target)
+		}
+	})
+}
+
+func restoredCopies(t *testing.T, c store.Container) []string {
+	t.Helper()
+	l, err := store.ListAll(bg, c)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var out []string
+	for _, b := range l.Blobs {
+		if replay.IsRoot(b.Name) && strings.Contains(b.Name, ".restored-") {
+			out = append(out, b.Name)
+		}
+	}
+	return out
+}
+
+// Two operators restoring the same 200 quarantine blobs at once leave exactly one restored copy of each.
+func TestConcurrentRestoresLeaveOneCopy(t *testing.T) {
+	storetest.Backends(t, func(t *testing.T, c store.Container) {
+		cfg := testCfg(c)
+		n := 200
+		if !isDir(c) {
+			n = 60 // Azurite: the same race, fewer round trips
+		}
+		var names []string
+		for i := 0; i < n; i++ {
+			q := fmt.Sprintf("quarantine/S/2026/1/1/1/%03d.json", i)
+			put(t, c, q, ev(fmt.Sprint(i), "Push", ""))
+			names = append(names, q)
+		}
+		var wg sync.WaitGroup
+		for w := 0; w < 3; w++ {
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				res, err := replay.Restore(bg, c, cfg, names, replay.RestoreOptions{Concurrency: 8})
+				if err != nil {
+					t.Error(err)
+				}
+				for _, r := range res {
+					if r.Outcome != replay.OutcomeRestored && r.Outcome != replay.OutcomeNotFound {
+						t.Errorf("%+v", r)
+					}
+				}
+			}()
+		}
+		wg.Wait()
+		if roots := restoredCopies(t, c); len(roots) != n {
+			t.Fatalf("%d restored copies of %d quarantine blobs", len(roots), n)
+		}
+		l, _ := store.ListAll(bg, c)
+		for _, b := range l.Blobs {
+			if !replay.IsRoot(b.Name) {
+				t.Fatalf("a quarantine copy survived: %s", b.Name)
 			}
 		}
 	})
 }
 
+// The name moves on only past names holding a different body; a name already holding this body is the restore
+// having landed.
 func TestRestoreTargetAvoidsExistingNames(t *testing.T) {
 	d := storetest.Dir(t)
 	cfg := testCfg(d)
 	q := "quarantine/S/g.json"
-	put(t, d, q, ev("a", "Push", ""))
-	now, _ := d.Now(bg)
-	// Occupy the first candidate names: the name itself, then its archived/ copy (for the next second too).
-	for _, at := range []time.Time{now, now.Add(time.Second)} {
-		tgt, _ := RestoreTarget(q, at)
-		put(t, d, tgt, ev("x", "Push", ""))
-		put(t, d, ArchivedPrefix+AlternateTarget(tgt, 2), ev("x", "Push", ""))
-	}
-	res, _ := Restore(bg, d, cfg, []string{q}, ActionOptions{})
-	if res[0].Outcome != OutcomeRestored || !strings.HasSuffix(res[0].Target, "-3.json") {
+	qi := put(t, d, q, ev("a", "Push", ""))
+	tgt, _ := replay.RestoreTarget(q, qi.LastModified)
+	put(t, d, tgt, ev("x", "Push", ""))
+	put(t, d, replay.ArchivedPrefix+replay.AlternateTarget(tgt, 2), ev("x", "Push", ""))
+	res, _ := replay.Restore(bg, d, cfg, []string{q}, replay.RestoreOptions{DryRun: true})
+	if res[0].Outcome != replay.OutcomeRestored || res[0].Target != replay.AlternateTarget(tgt, 3) {
 		t.Fatalf("%+v", res)
+	}
+	// The replay already consumed an earlier restore of this copy: its archived/ twin holds the body.
+	body, _ := d.Read(bg, q, 1<<20)
+	d.Write(bg, replay.ArchivedPrefix+replay.AlternateTarget(tgt, 3), body.Body, store.WriteOptions{})
+	res, _ = replay.Restore(bg, d, cfg, []string{q}, replay.RestoreOptions{})
+	if res[0].Outcome != replay.OutcomeRestored || res[0].Target != replay.AlternateTarget(tgt, 3) {
+		t.Fatalf("%+v", res)
+	}
+	if _, err := d.Stat(bg, replay.AlternateTarget(tgt, 3)); !errors.Is(err, store.ErrNotFound) {
+		t.Fatal("a landed restore was written a second time")
 	}
 }
 
@@ -436,10 +511,10 @@ func TestReadOnlyTouchesNothing(t *testing.T) {
 	put(t, c, "quarantine/S/a.json", ev("a", "Push", ""))
 	strand(t, c, cfg, "S/a.json")
 	w, dl := c.Writes.Load(), c.Deletes.Load()
-	if _, err := Drain(bg, c, cfg, DrainTargets(snapshot(t, c, cfg)), ActionOptions{ReadOnly: true}); !errors.Is(err, ErrReadOnly) {
+	if _, err := replay.Drain(bg, c, cfg, cfg.DrainTargets(snapshot(t, c, cfg)), replay.DrainOptions{ReadOnly: true}); !errors.Is(err, replay.ErrReadOnly) {
 		t.Fatal(err)
 	}
-	if _, err := Restore(bg, c, cfg, []string{"quarantine/S/a.json"}, ActionOptions{ReadOnly: true}); !errors.Is(err, ErrReadOnly) {
+	if _, err := replay.Restore(bg, c, cfg, []string{"quarantine/S/a.json"}, replay.RestoreOptions{ReadOnly: true}); !errors.Is(err, replay.ErrReadOnly) {
 		t.Fatal(err)
 	}
 	if c.Writes.Load() != w || c.Deletes.Load() != dl {
@@ -454,9 +529,9 @@ func TestDryRunWritesNothing(t *testing.T) {
 	put(t, c, "quarantine/S/b.json", ev("b", "Push", ""))
 	strand(t, c, cfg, "S/a.json")
 	w := c.Writes.Load()
-	dr, _ := Drain(bg, c, cfg, DrainTargets(snapshot(t, c, cfg)), ActionOptions{DryRun: true})
-	rr, _ := Restore(bg, c, cfg, []string{"quarantine/S/b.json"}, ActionOptions{DryRun: true})
-	if dr[0].Outcome != OutcomeDrained || rr[0].Outcome != OutcomeRestored || rr[0].Target == "" || c.Writes.Load() != w || c.Deletes.Load() != 0 {
+	dr, _ := replay.Drain(bg, c, cfg, cfg.DrainTargets(snapshot(t, c, cfg)), replay.DrainOptions{DryRun: true})
+	rr, _ := replay.Restore(bg, c, cfg, []string{"quarantine/S/b.json"}, replay.RestoreOptions{DryRun: true})
+	if dr[0].Outcome != replay.OutcomeDrained || rr[0].Outcome != replay.OutcomeRestored || rr[0].Target == "" || c.Writes.Load() != w || c.Deletes.Load() != 0 {
 		t.Fatalf("dry run: %+v %+v writes %d", dr, rr, c.Writes.Load()-w)
 	}
 }
@@ -468,7 +543,7 @@ func TestHandle(t *testing.T) {
 	cfg := testCfg(d)
 	put(t, d, "S/a.json", ev("a", "Push", ""), ev("h", "Webhook", ""))
 	pub := &recordingPublisher{fail: errors.New("503")}
-	if _, err := Handle(bg, d, cfg, "S/a.json", pub); err == nil || !strings.Contains(err.Error(), "ReplayDeadLetterEvent failed") {
+	if _, err := estate.Handle(bg, d, cfg, "S/a.json", pub); err == nil || !strings.Contains(err.Error(), "ReplayDeadLetterEvent failed") {
 		t.Fatalf("publish failure must be fatal: %v", err)
 	}
 	if _, err := d.Stat(bg, "S/a.json"); err != nil {
@@ -478,28 +553,21 @@ func TestHandle(t *testing.T) {
 		t.Fatal("the quarantine copy precedes the republish")
 	}
 	pub.fail = nil
-	if _, err := Handle(bg, d, cfg, "S/a.json", pub); err != nil {
+	if _, err := estate.Handle(bg, d, cfg, "S/a.json", pub); err != nil {
 		t.Fatal(err)
 	}
-	if h, _ := Handle(bg, d, cfg, "S/a.json", pub); !h.Missing {
+	if h, _ := estate.Handle(bg, d, cfg, "S/a.json", pub); !h.Missing {
 		t.Fatal("a redelivery finds nothing and returns")
 	}
-	if h, _ := Handle(bg, d, cfg, "archived/S/a.json", pub); !h.Ignored {
+	if h, _ := estate.Handle(bg, d, cfg, "archived/S/a.json", pub); !h.Ignored {
 		t.Fatal("the prefix guard")
 	}
 	d.Write(bg, "S/bad.json", []byte("nope"), store.WriteOptions{})
-	if h, _ := Handle(bg, d, cfg, "S/bad.json", pub); !h.Preview.Malformed || !h.Deleted {
+	if h, _ := estate.Handle(bg, d, cfg, "S/bad.json", pub); !h.Preview.Malformed || !h.Deleted {
 		t.Fatalf("%+v", h)
 	}
 	b, _ := d.Read(bg, "quarantine/S/bad.json", 100)
 	if string(b.Body) != "nope" {
 		t.Fatal("malformed payloads are quarantined as raw bytes")
-	}
-}
-
-func TestTally(t *testing.T) {
-	rs := []Result{{Outcome: OutcomeCancelled}, {Outcome: OutcomeDrained}, {Outcome: OutcomeGone}, {Outcome: OutcomeDrained}, {Outcome: OutcomeExcluded}}
-	if got := TallyOf(rs).String(); got != "2 drained, 1 excluded, 1 gone, 1 cancelled" {
-		t.Fatalf("%q", got)
 	}
 }

@@ -1,7 +1,6 @@
 package replay
 
 import (
-	"fmt"
 	"sort"
 	"time"
 )
@@ -14,37 +13,41 @@ const (
 	FindingExpiring      FindingKind = "expiring"
 	FindingStranded      FindingKind = "stranded"
 	FindingReplayStalled FindingKind = "replayStalled"
+	FindingCrash         FindingKind = "crash"
 	FindingQuarantine    FindingKind = "quarantine"
 	FindingMalformed     FindingKind = "malformed"
 )
 
+// FindingKinds lists the kinds in the order reports give them.
+var FindingKinds = [...]FindingKind{FindingExpiring, FindingStranded, FindingReplayStalled, FindingCrash, FindingQuarantine, FindingMalformed}
+
 // Finding is one thing the estate's missing alerting would have paged about.
 type Finding struct {
-	Kind  FindingKind `json:"kind"`
-	Count int         `json:"count"`
-	// Oldest is the Last-Modified of the oldest blob concerned.
-	Oldest  *time.Time `json:"oldest,omitempty"`
-	Message string     `json:"message"`
-	// Names are the blobs concerned, oldest first.
-	Names []string `json:"-"`
+	Kind  FindingKind
+	Count int
+	// Oldest is the Last-Modified of the oldest blob concerned; FirstExpiry the earliest lifecycle deletion.
+	Oldest, FirstExpiry time.Time
+	// Names are the blobs concerned, oldest first (only when CheckOptions.Names asked for them).
+	Names []string
 }
 
-// CheckOptions are the thresholds of a check.
+// CheckOptions are the thresholds of a check beyond the Config's.
 type CheckOptions struct {
-	// ExpiringWithin: a stranded or quarantined blob this close to lifecycle deletion is about to be lost.
-	ExpiringWithin time.Duration
 	// MaxQuarantine: more quarantined blobs than this is a finding.
 	MaxQuarantine int
+	// Names collects the blobs behind each finding (check and watch name them; the dashboard's badges only count).
+	Names bool
 }
-
-// DefaultCheckOptions are check's defaults.
-func DefaultCheckOptions() CheckOptions { return CheckOptions{ExpiringWithin: 72 * time.Hour} }
 
 // Report is the container's health.
 type Report struct {
-	Healthy  bool         `json:"healthy"`
-	Counts   map[Pane]int `json:"counts"`
-	Findings []Finding    `json:"findings"`
+	Healthy  bool
+	Now      time.Time
+	Counts   map[Pane]int
+	Findings []Finding
+	// Handled and Acked count the blobs kept out of the findings: lingering copies the replay already handled,
+	// and blobs an operator acknowledged.
+	Handled, Acked int
 }
 
 // Find returns the finding of a kind, if any.
@@ -57,119 +60,101 @@ func (r Report) Find(k FindingKind) (Finding, bool) {
 	return Finding{}, false
 }
 
-// Check computes the findings of a snapshot: the check command and the dashboard's badges both call it.
-// Malformed payloads are counted among the blobs already read.
+// Check computes the findings of a snapshot: the check command, watch, the metrics and the dashboard's badges all
+// call it. Payload-derived findings (malformed, crash, handled through a quarantine copy) count the blobs read so
+// far. One pass, no allocation per blob unless names are wanted.
 func (c Config) Check(s *Snapshot, o CheckOptions) Report {
-	r := Report{Counts: map[Pane]int{}, Findings: []Finding{}}
+	r := Report{Now: s.Now, Counts: map[Pane]int{}, Findings: []Finding{}}
 	for _, p := range Panes {
 		r.Counts[p] = 0
 	}
-	groups := map[FindingKind][]*Item{}
+	var acc [len(FindingKinds)]findingAcc
 	for i := range s.Items {
 		it := &s.Items[i]
 		r.Counts[it.Pane]++
-		switch it.Pane {
-		case PaneStranded:
-			groups[FindingStranded] = append(groups[FindingStranded], it)
-		case PaneQuarantine:
-			groups[FindingQuarantine] = append(groups[FindingQuarantine], it)
-		case PaneLive:
-			if it.Age > c.LiveGrace {
-				groups[FindingReplayStalled] = append(groups[FindingReplayStalled], it)
-			}
-		}
-		if (it.Pane == PaneStranded || it.Pane == PaneQuarantine) && it.ExpiresAt.Sub(s.Now) <= o.ExpiringWithin {
-			groups[FindingExpiring] = append(groups[FindingExpiring], it)
-		}
-		if it.Pane != PaneArchived && it.Summary != nil && it.Summary.Malformed {
-			groups[FindingMalformed] = append(groups[FindingMalformed], it)
-		}
-	}
-	if len(groups[FindingQuarantine]) <= o.MaxQuarantine {
-		delete(groups, FindingQuarantine)
-	}
-	for _, k := range []FindingKind{FindingExpiring, FindingStranded, FindingReplayStalled, FindingQuarantine, FindingMalformed} {
-		items := groups[k]
-		if len(items) == 0 {
+		a := c.AlertsOf(it, s.Now)
+		switch {
+		case a.Acked:
+			r.Acked++
+			continue
+		case a.Handled:
+			r.Handled++
 			continue
 		}
-		sort.Slice(items, func(i, j int) bool { return items[i].LastModified.Before(items[j].LastModified) })
-		oldest := items[0].LastModified
-		f := Finding{Kind: k, Count: len(items), Oldest: &oldest}
-		for _, it := range items {
-			f.Names = append(f.Names, it.Name)
+		if it.Pane == PaneStranded {
+			acc[iStranded].add(it, o.Names)
 		}
-		age := HumanDuration(s.Now.Sub(oldest))
-		switch k {
-		case FindingExpiring:
-			f.Message = fmt.Sprintf("%d stranded or quarantined blob(s) within %s of lifecycle deletion (first goes in %s): drain or restore them now, or copy them out", len(items), HumanDuration(o.ExpiringWithin), HumanDuration(firstExpiry(items).Sub(s.Now)))
-		case FindingStranded:
-			f.Message = fmt.Sprintf("%d stranded blob(s), oldest %s old: nothing replays them; run `deadletter drain`", len(items), age)
-		case FindingReplayStalled:
-			f.Message = fmt.Sprintf("%d live blob(s) older than %s, oldest %s: the replay function is not consuming (stopped, failing, or its subscription is gone)", len(items), c.LiveGrace, age)
-		case FindingQuarantine:
-			f.Message = fmt.Sprintf("%d quarantined blob(s), oldest %s old: inspect with `deadletter show`, resume capped events with `deadletter restore`", len(items), age)
-		case FindingMalformed:
-			f.Message = fmt.Sprintf("%d malformed payload(s): the replay can never publish them; inspect with `deadletter show`", len(items))
+		if it.Pane == PaneQuarantine {
+			acc[iQuarantine].add(it, o.Names)
 		}
-		r.Findings = append(r.Findings, f)
+		if a.Stalled {
+			acc[iStalled].add(it, o.Names)
+		}
+		if a.Expiring {
+			acc[iExpiring].add(it, o.Names)
+		}
+		if a.Malformed {
+			acc[iMalformed].add(it, o.Names)
+		}
+		if a.Crash {
+			acc[iCrash].add(it, o.Names)
+		}
+	}
+	if acc[iQuarantine].count <= o.MaxQuarantine {
+		acc[iQuarantine] = findingAcc{}
+	}
+	for i, k := range FindingKinds {
+		if f, ok := acc[i].finding(k); ok {
+			r.Findings = append(r.Findings, f)
+		}
 	}
 	r.Healthy = len(r.Findings) == 0
 	return r
 }
 
-func firstExpiry(items []*Item) time.Time {
-	first := items[0].ExpiresAt
-	for _, it := range items {
-		if it.ExpiresAt.Before(first) {
-			first = it.ExpiresAt
-		}
-	}
-	return first
+// Positions in FindingKinds, for the accumulators of one pass.
+const (
+	iExpiring = iota
+	iStranded
+	iStalled
+	iCrash
+	iQuarantine
+	iMalformed
+)
+
+type findingAcc struct {
+	count               int
+	oldest, firstExpiry time.Time
+	items               []*Item
 }
 
-// Forecast is what draining a set of blobs sets in motion, from their summaries.
-type Forecast struct {
-	Blobs, Events, Malformed, Unread int
-	Bytes                            int64
-	Verdicts                         VerdictCounts
+func (f *findingAcc) add(it *Item, names bool) {
+	if f.count == 0 || it.LastModified.Before(f.oldest) {
+		f.oldest = it.LastModified
+	}
+	if f.count == 0 || it.ExpiresAt.Before(f.firstExpiry) {
+		f.firstExpiry = it.ExpiresAt
+	}
+	f.count++
+	if names {
+		f.items = append(f.items, it)
+	}
 }
 
-// ForecastDrain adds up what the replay function will do with the given blobs once they are drained.
-func ForecastDrain(items []Item) Forecast {
-	f := Forecast{Blobs: len(items)}
-	for _, it := range items {
-		f.Bytes += it.Size
-		if it.Summary == nil {
-			f.Unread++
-			continue
-		}
-		f.Events += it.Summary.Events
-		if it.Summary.Malformed {
-			f.Malformed++
-		}
-		for i, n := range it.Summary.Verdicts {
-			f.Verdicts[i] += n
+func (f *findingAcc) finding(k FindingKind) (Finding, bool) {
+	if f.count == 0 {
+		return Finding{}, false
+	}
+	out := Finding{Kind: k, Count: f.count, Oldest: f.oldest, FirstExpiry: f.firstExpiry}
+	if f.items != nil {
+		sort.SliceStable(f.items, func(i, j int) bool {
+			a, b := f.items[i], f.items[j]
+			return a.LastModified.Before(b.LastModified) || a.LastModified.Equal(b.LastModified) && a.Name < b.Name
+		})
+		out.Names = make([]string, len(f.items))
+		for i, it := range f.items {
+			out.Names[i] = it.Name
 		}
 	}
-	return f
-}
-
-// Lines says the forecast in words (the CLI confirmation and the dashboard dialog).
-func (f Forecast) Lines(c Config) []string {
-	out := []string{fmt.Sprintf("%d blob(s), %d event(s), %d bytes, each re-uploaded as it is so a fresh BlobCreated reaches the replay.", f.Blobs, f.Events, f.Bytes)}
-	v := f.Verdicts
-	q := v.Of(VerdictCap) + v.Of(VerdictNotIdempotent) + v.Of(VerdictUnroutable)
-	out = append(out, fmt.Sprintf("The replay function will then republish %d event(s) and quarantine %d (cap %d, notIdempotent %d, unroutable %d).",
-		v.Of(VerdictReplay), q, v.Of(VerdictCap), v.Of(VerdictNotIdempotent), v.Of(VerdictUnroutable)))
-	if f.Malformed > 0 {
-		out = append(out, fmt.Sprintf("%d malformed blob(s) go to quarantine whole.", f.Malformed))
-	}
-	if n := v.Of(VerdictUnknown); n > 0 {
-		out = append(out, fmt.Sprintf("%d event(s) need --handlers to predict.", n))
-	}
-	if f.Unread > 0 {
-		out = append(out, fmt.Sprintf("%d blob(s) not read yet: their events are not counted.", f.Unread))
-	}
-	return out
+	return out, true
 }

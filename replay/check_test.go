@@ -1,17 +1,20 @@
-package replay
+package replay_test
 
 import (
+	"fmt"
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/deadletter/deadletter/replay"
 
 	"github.com/deadletter/deadletter/store"
 	"github.com/deadletter/deadletter/store/storetest"
 )
 
-func report(t *testing.T, c store.Container, cfg Config, o CheckOptions) Report {
+func report(t *testing.T, c store.Container, cfg replay.Config, o replay.CheckOptions) replay.Report {
 	t.Helper()
-	l := NewLoader(c, cfg)
+	l := replay.NewLoader(c, cfg)
 	s, err := l.List(bg)
 	if err != nil {
 		t.Fatal(err)
@@ -20,7 +23,7 @@ func report(t *testing.T, c store.Container, cfg Config, o CheckOptions) Report 
 	return cfg.Check(s, o)
 }
 
-func kinds(r Report) string {
+func kinds(r replay.Report) string {
 	var k []string
 	for _, f := range r.Findings {
 		k = append(k, string(f.Kind))
@@ -33,7 +36,7 @@ func TestCheckFindingsComeAndGo(t *testing.T) {
 	t0 := time.Date(2026, 11, 30, 12, 0, 0, 0, time.UTC)
 	mem := storetest.NewMem(t0)
 	cfg := cfgWith(testRegister)
-	o := DefaultCheckOptions()
+	o := replay.CheckOptions{Names: true}
 	at := func(d time.Duration) { mem.Clock = t0.Add(d) }
 
 	if r := report(t, mem, cfg, o); !r.Healthy || kinds(r) != "" {
@@ -52,8 +55,8 @@ func TestCheckFindingsComeAndGo(t *testing.T) {
 	if kinds(r) != "stranded" {
 		t.Fatalf("stranded: %s", kinds(r))
 	}
-	f, _ := r.Find(FindingStranded)
-	if f.Count != 1 || !f.Oldest.Equal(t0) || !strings.Contains(f.Message, "deadletter drain") {
+	f, _ := r.Find(replay.FindingStranded)
+	if f.Count != 1 || !f.Oldest.Equal(t0) || len(f.Names) != 1 {
 		t.Fatalf("%+v", f)
 	}
 	// Close to the lifecycle deletion: about to be lost.
@@ -62,8 +65,8 @@ func TestCheckFindingsComeAndGo(t *testing.T) {
 		t.Fatalf("expiring: %s", kinds(r))
 	}
 	// A drain dates it: young again, nothing to report.
-	res, _ := Drain(bg, mem, cfg, []store.BlobInfo{{Name: "S/a.json"}}, ActionOptions{})
-	if res[0].Outcome != OutcomeDrained {
+	res, _ := replay.Drain(bg, mem, cfg, named("S/a.json"), replay.DrainOptions{})
+	if res[0].Outcome != replay.OutcomeDrained {
 		t.Fatal(res)
 	}
 	if r := report(t, mem, cfg, o); !r.Healthy {
@@ -75,7 +78,7 @@ func TestCheckFindingsComeAndGo(t *testing.T) {
 	if r := report(t, mem, cfg, o); kinds(r) != "quarantine,malformed" {
 		t.Fatalf("quarantine+malformed: %s", kinds(r))
 	}
-	if r := report(t, mem, cfg, CheckOptions{ExpiringWithin: o.ExpiringWithin, MaxQuarantine: 1}); kinds(r) != "malformed" {
+	if r := report(t, mem, cfg, replay.CheckOptions{MaxQuarantine: 1}); kinds(r) != "malformed" {
 		t.Fatalf("under --max-quarantine: %s", kinds(r))
 	}
 	mem.Delete(bg, "S/bad.json", "")
@@ -85,23 +88,31 @@ func TestCheckFindingsComeAndGo(t *testing.T) {
 	}
 }
 
+// Watch groups: the first pass is one state line per kind; later passes one new and one resolved line per kind,
+// however many blobs; a replay stall is one begin and one end.
 func TestChanges(t *testing.T) {
-	now := time.Now()
-	a := Report{Findings: []Finding{{Kind: FindingStranded, Names: []string{"x", "y"}}, {Kind: FindingReplayStalled, Names: []string{"l"}}}}
-	got := Changes(nil, a, now)
-	if len(got) != 3 || got[0].Name != "x" || got[2].Kind != FindingReplayStalled || got[2].Name != "" {
-		t.Fatalf("%+v", got)
+	now := time.Date(2026, 11, 30, 12, 0, 0, 500, time.UTC)
+	many := make([]string, 44)
+	for i := range many {
+		many[i] = fmt.Sprintf("S/%02d.json", i)
 	}
-	b := Report{Findings: []Finding{{Kind: FindingStranded, Names: []string{"y", "z"}}}}
-	got = Changes(&a, b, now)
+	a := replay.Report{Findings: []replay.Finding{{Kind: replay.FindingStranded, Count: 44, Names: many}, {Kind: replay.FindingReplayStalled, Count: 1, Names: []string{"l"}}}}
+	got := replay.Changes(nil, a, now)
+	if len(got) != 2 || got[0].Event != replay.ChangeState || got[0].Count != 44 || len(got[0].Names) != replay.MaxChangeNames || got[0].More != 24 ||
+		got[1].Kind != replay.FindingReplayStalled || got[0].Time.Nanosecond() != 0 {
+		t.Fatalf("first pass: %+v", got)
+	}
+	b := replay.Report{Findings: []replay.Finding{{Kind: replay.FindingStranded, Count: 44, Names: append(many[2:], "S/new-1.json", "S/new-2.json")}}}
+	got = replay.Changes(&a, b, now)
 	var lines []string
 	for _, c := range got {
-		lines = append(lines, c.Event+" "+string(c.Kind)+" "+c.Name)
+		lines = append(lines, fmt.Sprintf("%s %s %d/%d %v", c.Event, c.Kind, c.Count, c.Total, c.Names))
 	}
-	if strings.Join(lines, "|") != "new stranded z|resolved replayStalled |resolved stranded x" {
+	want := "new stranded 2/44 [S/new-1.json S/new-2.json]|resolved stranded 2/44 [S/00.json S/01.json]|resolved replayStalled 1/0 [l]"
+	if strings.Join(lines, "|") != want {
 		t.Fatalf("%q", lines)
 	}
-	if len(Changes(&b, b, now)) != 0 {
+	if len(replay.Changes(&b, b, now)) != 0 {
 		t.Fatal("no change, no line")
 	}
 }

@@ -1,7 +1,3 @@
-// Package replay holds the estate's dead-letter rules, each in exactly one function: which pane a blob is in,
-// what a payload is, how a replay id counts attempts, how each event is judged, what the replay function will do
-// with a blob, and the two remediations (drain and restore). The command line and the dashboard both call it.
-// It never imports azblob or the UI; it talks to storage through store.Container.
 package replay
 
 import (
@@ -13,12 +9,26 @@ import (
 // DefaultSeparator joins an original event id and its replay attempt (the estate's ID_SEPARATOR).
 const DefaultSeparator = "|"
 
+// Attempt is the replay count an id carries, as the estate reads it: a JavaScript number. A count of twenty
+// digits is 1e20 to the estate (and so at or over any cap), not an overflow.
+type Attempt float64
+
+// AtLeast reports whether the attempt is at or over the cap.
+func (a Attempt) AtLeast(cap int) bool { return float64(a) >= float64(cap) }
+
+// Next is the attempt a republish writes: attempt + 1, in the estate's arithmetic.
+func (a Attempt) Next() Attempt { return a + 1 }
+
+// Finite reports whether the estate sees a number it can print as one (more than ~309 digits is Infinity).
+func (a Attempt) Finite() bool { return !math.IsInf(float64(a), 0) }
+
+// String prints the attempt as the estate does (ECMAScript Number::toString): 7, 100000000000000000000, 1e+21.
+func (a Attempt) String() string { return formatNumber(float64(a)) }
+
 // ReplayID is an event id split into the original id and the replay attempt it carries.
 type ReplayID struct {
 	Original string
-	// Attempt is the count after the separator; math.MaxInt when the number is too large for an int (which
-	// is at or over any cap).
-	Attempt int
+	Attempt  Attempt
 	// Uncountable is set when the id holds a line terminator: the estate's regular expression never matches
 	// such an id, so it stays at attempt 0 on every cycle, grows another suffix on every republish and is never
 	// stopped by the cap.
@@ -47,11 +57,8 @@ func ParseID(id, sep string) ReplayID {
 		}
 		digits := id[i+len(sep):]
 		if i > 0 && allDigits(digits) {
-			n, err := strconv.Atoi(digits)
-			if err != nil { // out of range: too large to be under any cap
-				n = math.MaxInt
-			}
-			return ReplayID{Original: id[:i], Attempt: n}
+			n, _ := strconv.ParseFloat(digits, 64) // correctly rounded, +Inf past the double range: as Number()
+			return ReplayID{Original: id[:i], Attempt: Attempt(n)}
 		}
 		// A separator containing digits can overlap; keep looking further left, as the greedy (.+) would.
 		end = i + len(sep) - 1
@@ -73,6 +80,6 @@ func allDigits(s string) bool {
 
 // FormatID writes the id a republished event carries: the original id, the separator and the attempt.
 // Pass a parsed original (ParseID(id).Original) so a suffix is rewritten, never stacked.
-func FormatID(original string, attempt int, sep string) string {
-	return original + sep + strconv.Itoa(attempt)
+func FormatID(original string, attempt Attempt, sep string) string {
+	return original + sep + attempt.String()
 }

@@ -1,16 +1,17 @@
-package replay
+package replay_test
 
 import (
-	"math"
 	"strings"
 	"testing"
+
+	"github.com/deadletter/deadletter/replay"
 )
 
 // Every row of SPEC §3's id table, plus the line-terminator rule and overflow.
 func TestParseID(t *testing.T) {
 	cases := []struct {
 		id, original string
-		attempt      int
+		attempt      replay.Attempt
 		uncountable  bool
 	}{
 		{"abc", "abc", 0, false},
@@ -23,8 +24,8 @@ func TestParseID(t *testing.T) {
 		{"abc|-1", "abc|-1", 0, false},
 		{"abc|1.5", "abc|1.5", 0, false},
 		{"abc|2 ", "abc|2 ", 0, false},
-		{"abc|99999999999999999999999", "abc", math.MaxInt, false},
-		{"abc|٣", "abc|٣", 0, false}, // \d is ASCII only in JavaScript
+		{"abc|99999999999999999999999", "abc", 1e23, false}, // the estate reads a JavaScript number
+		{"abc|٣", "abc|٣", 0, false},                        // \d is ASCII only in JavaScript
 		{"a\nb|2", "a\nb|2", 0, true},
 		{"ab|2\r", "ab|2\r", 0, true},
 		{"a\u2028b|1", "a\u2028b|1", 0, true},
@@ -33,9 +34,9 @@ func TestParseID(t *testing.T) {
 		{"||1", "|", 1, false},
 	}
 	for _, c := range cases {
-		got := ParseID(c.id, "|")
+		got := replay.ParseID(c.id, "|")
 		if got.Original != c.original || got.Attempt != c.attempt || got.Uncountable != c.uncountable {
-			t.Errorf("ParseID(%q) = %+v, want {%q %d %v}", c.id, got, c.original, c.attempt, c.uncountable)
+			t.Errorf("ParseID(%q) = %+v, want {%q %v %v}", c.id, got, c.original, c.attempt, c.uncountable)
 		}
 	}
 }
@@ -43,16 +44,16 @@ func TestParseID(t *testing.T) {
 func TestParseIDMultiCharSeparator(t *testing.T) {
 	for _, c := range []struct {
 		id, sep, orig string
-		n             int
+		n             replay.Attempt
 	}{
 		{"a---3", "--", "a-", 3},
 		{"a::1::2", "::", "a::1", 2},
 		{"a11", "1", "a", 1}, // as /^(.+)1(\d+)$/ backtracks: "a1" leaves no digits
 		{"x#-#12", "#-#", "x", 12},
 	} {
-		got := ParseID(c.id, c.sep)
+		got := replay.ParseID(c.id, c.sep)
 		if got.Original != c.orig || got.Attempt != c.n {
-			t.Errorf("ParseID(%q, %q) = %+v, want %q %d", c.id, c.sep, got, c.orig, c.n)
+			t.Errorf("ParseID(%q, %q) = %+v, want %q %v", c.id, c.sep, got, c.orig, c.n)
 		}
 	}
 }
@@ -60,7 +61,7 @@ func TestParseIDMultiCharSeparator(t *testing.T) {
 func TestFormatIDRewritesNeverStacks(t *testing.T) {
 	id := "evt"
 	for i := 1; i <= 5; i++ {
-		id = FormatID(ParseID(id, "|").Original, i, "|")
+		id = replay.FormatID(replay.ParseID(id, "|").Original, replay.Attempt(i), "|")
 	}
 	if id != "evt|5" {
 		t.Fatalf("after five cycles id = %q, want evt|5", id)
@@ -68,10 +69,10 @@ func TestFormatIDRewritesNeverStacks(t *testing.T) {
 	// The uncountable exception: every republish appends another suffix, and it never counts.
 	id = "evt\n"
 	for i := 0; i < 3; i++ {
-		p := ParseID(id, "|")
-		id = FormatID(p.Original, p.Attempt+1, "|")
+		p := replay.ParseID(id, "|")
+		id = replay.FormatID(p.Original, p.Attempt+1, "|")
 	}
-	if id != "evt\n|1|1|1" || ParseID(id, "|").Attempt != 0 {
+	if id != "evt\n|1|1|1" || replay.ParseID(id, "|").Attempt != 0 {
 		t.Fatalf("uncountable id after three cycles = %q", id)
 	}
 }
@@ -87,25 +88,25 @@ func FuzzParseID(f *testing.F) {
 		if k < 0 {
 			k = 0
 		}
-		p := ParseID(id, "|")
+		p := replay.ParseID(id, "|")
 		if p.Attempt < 0 {
 			t.Fatalf("negative attempt for %q", id)
 		}
-		if HasLineTerminator(id) {
+		if replay.HasLineTerminator(id) {
 			if !p.Uncountable || p.Original != id || p.Attempt != 0 {
 				t.Fatalf("line terminator id %q parsed as %+v", id, p)
 			}
 			return
 		}
 		// format(parse(id)) has exactly one suffix: parsing it back recovers the same original.
-		f := FormatID(p.Original, k, "|")
-		if q := ParseID(f, "|"); q.Original != p.Original && p.Original != "" {
+		f := replay.FormatID(p.Original, replay.Attempt(k), "|")
+		if q := replay.ParseID(f, "|"); q.Original != p.Original && p.Original != "" {
 			t.Fatalf("parse(format(parse(%q).original, %d)).original = %q, want %q", id, k, q.Original, p.Original)
 		}
 		// parse(format(o, n)) == (o, n) for every non-empty o.
 		if id != "" {
-			q := ParseID(FormatID(id, k, "|"), "|")
-			if q.Original != id || q.Attempt != k {
+			q := replay.ParseID(replay.FormatID(id, replay.Attempt(k), "|"), "|")
+			if q.Original != id || q.Attempt != replay.Attempt(k) {
 				t.Fatalf("parse(format(%q, %d)) = %+v", id, k, q)
 			}
 		}
@@ -113,4 +114,27 @@ func FuzzParseID(f *testing.F) {
 			t.Fatalf("format lost its separator: %q", f)
 		}
 	})
+}
+
+// An attempt too large for an integer is the number the estate sees: still at or over any cap, printed the way
+// JavaScript prints it, and the republished id carries that number.
+func TestHugeAttempts(t *testing.T) {
+	for id, want := range map[string]string{
+		"a|100000000000000000000":                     "100000000000000000000",
+		"a|123456789012345678901":                     "123456789012345680000",
+		"a|00000000000000000000000000000000000000007": "7",
+	} {
+		p := replay.ParseID(id, "|")
+		if got := p.Attempt.String(); got != want {
+			t.Errorf("ParseID(%q).Attempt = %s, want %s", id, got, want)
+		}
+	}
+	p := replay.ParseID("a|99999999999999999999999", "|")
+	if !p.Attempt.AtLeast(1<<62) || p.Attempt.String() != "1e+23" {
+		t.Fatalf("%v %s", p.Attempt.AtLeast(1<<62), p.Attempt)
+	}
+	inf := replay.ParseID("a|"+strings.Repeat("9", 400), "|")
+	if inf.Attempt.Finite() || !inf.Attempt.AtLeast(1<<62) || inf.Attempt.String() != "Infinity" {
+		t.Fatalf("%+v %s", inf, inf.Attempt)
+	}
 }

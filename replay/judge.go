@@ -1,141 +1,133 @@
 package replay
 
 import (
-	"bytes"
-	"encoding/json"
 	"fmt"
-	"os"
-	"sort"
 	"strings"
-	"time"
 )
 
-// Config holds the estate's settings the rules depend on.
-type Config struct {
-	// TTL is the replay trigger's delivery window (EVENT_GRID_DELIVERY_TTL_MINUTES): a root blob older than it
-	// can no longer be reached by its BlobCreated trigger.
-	TTL time.Duration
-	// LiveGrace is how long a root blob may sit inside the TTL before its stillness means the replay is not
-	// consuming.
-	LiveGrace time.Duration
-	// Retention is the lifecycle rule: every blob is deleted this long after its last modification.
-	Retention time.Duration
-	// MaxReplays is MAX_DEAD_LETTER_REPLAY_ATTEMPTS.
-	MaxReplays int
-	// Separator is ID_SEPARATOR.
-	Separator string
-	// Handlers is the handler register; nil when none was given, and then bars 2–3 are unknown.
-	Handlers Register
-}
+// Verdict is one bar of the estate's per-event judgement, or its pass. The constants are in the order every
+// screen lists them; the estate applies its bars in another (see Judge).
+type Verdict uint8
 
-// DefaultConfig is the estate's configuration.
-func DefaultConfig() Config {
-	return Config{TTL: 60 * time.Minute, LiveGrace: 10 * time.Minute, Retention: 30 * 24 * time.Hour, MaxReplays: 2, Separator: DefaultSeparator}
-}
-
-// Register maps every eventType the estate routes to whether its handler is idempotent
-// (AzureFunctionIsIdempotentMap).
-type Register map[string]bool
-
-// ParseRegister reads a handler register: a JSON object whose every value is true or false.
-func ParseRegister(b []byte) (Register, error) {
-	var raw map[string]json.RawMessage
-	if err := json.Unmarshal(b, &raw); err != nil {
-		if pe := jsonError(err, -1); pe.Offset >= 0 {
-			return nil, fmt.Errorf("handler register: %s", pe.Error())
-		}
-		return nil, fmt.Errorf("handler register: want a JSON object mapping each eventType to true (idempotent) or false, got %s", kindOf(b))
-	}
-	if raw == nil {
-		return nil, fmt.Errorf("handler register: want a JSON object mapping each eventType to true or false, got null")
-	}
-	reg := make(Register, len(raw))
-	keys := make([]string, 0, len(raw))
-	for k := range raw {
-		keys = append(keys, k)
-	}
-	sort.Strings(keys)
-	for _, k := range keys {
-		v := bytes.TrimSpace(raw[k])
-		switch string(v) {
-		case "true":
-			reg[k] = true
-		case "false":
-			reg[k] = false
-		default:
-			return nil, fmt.Errorf("handler register: %q is %s, want true (idempotent) or false", k, kindOf(v))
-		}
-	}
-	return reg, nil
-}
-
-// LoadRegister reads a handler register file.
-func LoadRegister(path string) (Register, error) {
-	b, err := os.ReadFile(path)
-	if err != nil {
-		return nil, fmt.Errorf("handler register: %w", err)
-	}
-	reg, err := ParseRegister(b)
-	if err != nil {
-		return nil, fmt.Errorf("%s: %w", path, err)
-	}
-	return reg, nil
-}
-
-// Verdict is one bar of the estate's per-event judgement, or its pass.
-type Verdict string
-
-// The verdicts, in the order the estate applies the bars.
+// The verdicts.
 const (
-	VerdictCap           Verdict = "cap"
-	VerdictUnroutable    Verdict = "unroutable"
-	VerdictNotIdempotent Verdict = "notIdempotent"
-	VerdictReplay        Verdict = "replay"
+	VerdictReplay Verdict = iota
+	VerdictCap
+	VerdictNotIdempotent
+	VerdictUnroutable
 	// VerdictUnknown stands for bars 2–3 when no handler register was given.
-	VerdictUnknown Verdict = "unknown"
+	VerdictUnknown
+	numVerdicts
 )
 
 // AllVerdicts lists every verdict in display order.
-var AllVerdicts = []Verdict{VerdictReplay, VerdictCap, VerdictNotIdempotent, VerdictUnroutable, VerdictUnknown}
+var AllVerdicts = [numVerdicts]Verdict{VerdictReplay, VerdictCap, VerdictNotIdempotent, VerdictUnroutable, VerdictUnknown}
+
+var verdictNames = [numVerdicts]string{"replay", "cap", "notIdempotent", "unroutable", "unknown"}
+
+// String is the verdict's name in JSON and on screen.
+func (v Verdict) String() string {
+	if v < numVerdicts {
+		return verdictNames[v]
+	}
+	return fmt.Sprintf("Verdict(%d)", uint8(v))
+}
+
+// ParseVerdict reads a verdict's name (case-insensitively, for filters and flags).
+func ParseVerdict(s string) (Verdict, bool) {
+	for i, n := range verdictNames {
+		if strings.EqualFold(n, s) {
+			return Verdict(i), true
+		}
+	}
+	return 0, false
+}
+
+// VerdictSet is every bar one event fails, or just its pass.
+type VerdictSet uint8
+
+// Of is the set holding vs.
+func SetOf(vs ...Verdict) VerdictSet {
+	var s VerdictSet
+	for _, v := range vs {
+		s |= 1 << v
+	}
+	return s
+}
+
+// Has reports whether the set holds v.
+func (s VerdictSet) Has(v Verdict) bool { return s&(1<<v) != 0 }
+
+// estateOrder is the order checkIsReplayable applies its bars: the one the replay function acts on comes first.
+var estateOrder = [...]Verdict{VerdictCap, VerdictUnroutable, VerdictNotIdempotent, VerdictUnknown, VerdictReplay}
+
+// List is the set's verdicts in the estate's order.
+func (s VerdictSet) List() []Verdict {
+	out := make([]Verdict, 0, 2)
+	for _, v := range estateOrder {
+		if s.Has(v) {
+			out = append(out, v)
+		}
+	}
+	return out
+}
+
+// Primary is the verdict the replay function acts on: the first bar failed in the estate's order.
+func (s VerdictSet) Primary() Verdict {
+	for _, v := range estateOrder {
+		if s.Has(v) {
+			return v
+		}
+	}
+	return VerdictUnknown
+}
+
+// String renders the set for humans: "cap+notIdempotent".
+func (s VerdictSet) String() string {
+	parts := make([]string, 0, 2)
+	for _, v := range s.List() {
+		parts = append(parts, v.String())
+	}
+	return strings.Join(parts, "+")
+}
 
 // Judgement is what the estate decides for one event.
 type Judgement struct {
 	ReplayID
-	// Verdicts holds every bar the event fails, in the estate's order, or just VerdictReplay. The first one is
-	// what the replay function acts on.
-	Verdicts []Verdict
+	// Verdicts holds every bar the event fails, or just VerdictReplay.
+	Verdicts VerdictSet
 }
 
 // Replayable reports whether the estate republishes the event.
-func (j Judgement) Replayable() bool { return len(j.Verdicts) == 1 && j.Verdicts[0] == VerdictReplay }
+func (j Judgement) Replayable() bool { return j.Verdicts == SetOf(VerdictReplay) }
 
 // Known reports whether the fate is certain without a register: either it is replayable, or a bar it certainly
 // fails already quarantines it.
-func (j Judgement) Known() bool { return j.Verdicts[0] != VerdictUnknown }
+func (j Judgement) Known() bool { return j.Verdicts.Primary() != VerdictUnknown }
 
 // Primary is the verdict the replay function acts on.
-func (j Judgement) Primary() Verdict { return j.Verdicts[0] }
+func (j Judgement) Primary() Verdict { return j.Verdicts.Primary() }
 
 // Judge applies checkIsReplayable's bars to one event: the attempt cap, then routing, then idempotency. Every
 // failed bar is reported, not only the first.
 func (c Config) Judge(id, eventType string) Judgement {
 	j := Judgement{ReplayID: ParseID(id, c.Separator)}
-	if j.Attempt >= c.MaxReplays {
-		j.Verdicts = append(j.Verdicts, VerdictCap)
+	if j.Attempt.AtLeast(c.MaxReplays) {
+		j.Verdicts |= SetOf(VerdictCap)
 	}
 	if c.Handlers == nil {
-		j.Verdicts = append(j.Verdicts, VerdictUnknown)
+		j.Verdicts |= SetOf(VerdictUnknown)
 		return j
 	}
 	idempotent, routed := c.Handlers[eventType]
 	switch {
 	case !routed:
-		j.Verdicts = append(j.Verdicts, VerdictUnroutable)
+		j.Verdicts |= SetOf(VerdictUnroutable)
 	case !idempotent:
-		j.Verdicts = append(j.Verdicts, VerdictNotIdempotent)
+		j.Verdicts |= SetOf(VerdictNotIdempotent)
 	}
-	if len(j.Verdicts) == 0 {
-		j.Verdicts = []Verdict{VerdictReplay}
+	if j.Verdicts == 0 {
+		j.Verdicts = SetOf(VerdictReplay)
 	}
 	return j
 }
@@ -145,22 +137,50 @@ func (c Config) Judge(id, eventType string) Judgement {
 // have been stopped by it.
 func (c Config) QuarantineReason(id, eventType string) Verdict {
 	j := c.Judge(id, eventType)
-	for _, v := range j.Verdicts {
-		if v != VerdictCap {
-			if v == VerdictReplay {
-				return VerdictCap
-			}
+	for _, v := range j.Verdicts.List() {
+		switch v {
+		case VerdictCap, VerdictReplay:
+		default:
 			return v
 		}
 	}
 	return VerdictCap
 }
 
-// VerdictsString renders verdicts for humans: "cap+notIdempotent".
-func VerdictsString(vs []Verdict) string {
-	s := make([]string, len(vs))
-	for i, v := range vs {
-		s[i] = string(v)
+// VerdictCounts counts events per verdict, indexed by the verdict itself.
+type VerdictCounts [numVerdicts]int
+
+// Of is the count of one verdict.
+func (vc VerdictCounts) Of(v Verdict) int { return vc[v] }
+
+// Total is the number of events counted.
+func (vc VerdictCounts) Total() int {
+	n := 0
+	for _, c := range vc {
+		n += c
 	}
-	return strings.Join(s, "+")
+	return n
+}
+
+// Refused is how many of them the replay function quarantines.
+func (vc VerdictCounts) Refused() int {
+	return vc[VerdictCap] + vc[VerdictNotIdempotent] + vc[VerdictUnroutable]
+}
+
+// Add adds another count in.
+func (vc *VerdictCounts) Add(o VerdictCounts) {
+	for i := range vc {
+		vc[i] += o[i]
+	}
+}
+
+// String says the counts in words, in display order: "3 cap, 2 notIdempotent".
+func (vc VerdictCounts) String() string {
+	var parts []string
+	for _, v := range AllVerdicts {
+		if vc[v] > 0 {
+			parts = append(parts, fmt.Sprintf("%d %s", vc[v], v))
+		}
+	}
+	return strings.Join(parts, ", ")
 }

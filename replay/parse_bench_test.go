@@ -1,21 +1,24 @@
-package replay
+package replay_test
 
 import (
 	"testing"
 	"time"
+
+	"github.com/deadletter/deadletter/internal/scenario"
+	"github.com/deadletter/deadletter/replay"
 )
 
 // The per-blob CPU cost of hydration: parse a typical 1–5 event dead letter and summarize it.
 func BenchmarkParseAndSummarize(b *testing.B) {
-	gen := NewBulk(1, time.Now(), DefaultConfig())
+	gen := scenario.NewBulk(1, time.Now(), replay.DefaultConfig())
 	bodies := make([][]byte, 64)
 	for i := range bodies {
 		_, bodies[i] = gen.Next()
 	}
-	cfg := cfgWith(Register{"ProcessPushNotification": true})
+	cfg := cfgWith(replay.Register{"ProcessPushNotification": true})
 	b.ReportAllocs()
 	b.ResetTimer()
 	for i := 0; i < b.N; i++ {
-		cfg.Summarize("S/x.json", ParsePayload(bodies[i%len(bodies)]))
+		cfg.Summarize("S/x.json", replay.ParsePayload(bodies[i%len(bodies)]))
 	}
 }

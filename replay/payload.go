@@ -7,7 +7,6 @@ import (
 	"fmt"
 	"strconv"
 	"strings"
-	"unicode/utf8"
 )
 
 // Event is one dead-lettered event as the estate's schema sees it, plus Event Grid's diagnostics.
@@ -65,10 +64,8 @@ func (e *MalformedError) Error() string {
 	return e.Msg
 }
 
-var requiredFields = [...]string{"id", "subject", "eventType", "dataVersion"}
-
 // ParsePayload validates body against the estate's schema: a JSON array of objects, each with string id,
-// subject, eventType and dataVersion (data optional and free, any other field kept). One bad element makes the
+// subject, eventType and dataVersion and a data key (any value, null included; any other field kept). One bad element makes the
 // whole payload malformed, as it does for the estate. It never panics on any input.
 func ParsePayload(body []byte) *Payload {
 	p := &Payload{}
@@ -116,156 +113,118 @@ func jsonError(err error, element int) *MalformedError {
 	return &MalformedError{Offset: -1, Element: element, Msg: err.Error()}
 }
 
-func kindOf(raw json.RawMessage) string {
+// jsonKind is the type of a JSON value, read from its first byte.
+type jsonKind uint8
+
+const (
+	kindNothing jsonKind = iota
+	kindObject
+	kindArray
+	kindString
+	kindBool
+	kindNull
+	kindNumber
+)
+
+var kindWords = [...]string{"nothing", "an object", "an array", "a string", "a boolean", "null", "a number"}
+
+// String names the kind in an error message: "want a string, got a number".
+func (k jsonKind) String() string { return kindWords[k] }
+
+func kindOf(raw []byte) jsonKind {
 	raw = bytes.TrimLeft(raw, " \t\r\n")
 	if len(raw) == 0 {
-		return "nothing"
+		return kindNothing
 	}
 	switch raw[0] {
 	case '{':
-		return "an object"
+		return kindObject
 	case '[':
-		return "an array"
+		return kindArray
 	case '"':
-		return "a string"
+		return kindString
 	case 't', 'f':
-		return "a boolean"
+		return kindBool
 	case 'n':
-		return "null"
+		return kindNull
 	}
-	return "a number"
+	return kindNumber
+}
+
+// eventFields are the top-level members of one element that the estate's schema and the screens read.
+type eventFields struct {
+	id, subject, eventType, dataVersion, data                                                                         []byte
+	deadLetterReason, deliveryAttempts, lastDeliveryOutcome, lastHTTPStatusCode, publishTime, lastDeliveryAttemptTime []byte
+}
+
+// slot is where a member of that name goes (nil for members nobody reads).
+func (f *eventFields) slot(key []byte) *[]byte {
+	switch string(key) {
+	case "id":
+		return &f.id
+	case "subject":
+		return &f.subject
+	case "eventType":
+		return &f.eventType
+	case "dataVersion":
+		return &f.dataVersion
+	case "data":
+		return &f.data
+	case "deadLetterReason":
+		return &f.deadLetterReason
+	case "deliveryAttempts":
+		return &f.deliveryAttempts
+	case "lastDeliveryOutcome":
+		return &f.lastDeliveryOutcome
+	case "lastHttpStatusCode":
+		return &f.lastHTTPStatusCode
+	case "publishTime":
+		return &f.publishTime
+	case "lastDeliveryAttemptTime":
+		return &f.lastDeliveryAttemptTime
+	}
+	return nil
+}
+
+// get looks a diagnostic up by its JSON name, for the code shared with the lenient reading.
+func (f *eventFields) get(name string) (json.RawMessage, bool) {
+	p := f.slot([]byte(name))
+	if p == nil || *p == nil {
+		return nil, false
+	}
+	return *p, true
 }
 
 func strictEvent(i int, raw json.RawMessage) (Event, *MalformedError) {
 	ev := Event{Index: i, Raw: raw}
-	if k := kindOf(raw); k != "an object" {
-		return ev, &MalformedError{Offset: -1, Element: i, Msg: "want an object, got " + k}
+	if k := kindOf(raw); k != kindObject {
+		return ev, &MalformedError{Offset: -1, Element: i, Msg: "want an object, got " + k.String()}
 	}
-	var fields [len(wanted)][]byte
+	var f eventFields
 	scanObject(raw, func(key []byte, val []byte) {
-		for j, w := range wanted {
-			if string(key) == w {
-				fields[j] = val
-			}
+		if p := f.slot(key); p != nil {
+			*p = val
 		}
 	})
-	dst := [...]*string{&ev.ID, &ev.Subject, &ev.EventType, &ev.DataVersion}
-	for j, f := range requiredFields {
-		v := fields[j]
-		if v == nil {
-			return ev, &MalformedError{Offset: -1, Element: i, Field: f, Msg: "missing (required string)"}
+	for _, r := range [...]struct {
+		name string
+		raw  []byte
+		dst  *string
+	}{{"id", f.id, &ev.ID}, {"subject", f.subject, &ev.Subject}, {"eventType", f.eventType, &ev.EventType}, {"dataVersion", f.dataVersion, &ev.DataVersion}} {
+		if r.raw == nil {
+			return ev, &MalformedError{Offset: -1, Element: i, Field: r.name, Msg: "missing (required string)"}
 		}
-		if k := kindOf(v); k != "a string" {
-			return ev, &MalformedError{Offset: -1, Element: i, Field: f, Msg: "want a string, got " + k}
+		if k := kindOf(r.raw); k != kindString {
+			return ev, &MalformedError{Offset: -1, Element: i, Field: r.name, Msg: "want a string, got " + k.String()}
 		}
-		*dst[j] = unquote(v)
+		*r.dst = unquote(r.raw)
 	}
-	if d := fields[4]; d != nil {
-		ev.Data, ev.HasData = d, true
+	if f.data == nil {
+		return ev, &MalformedError{Offset: -1, Element: i, Field: "data", Msg: "missing (required; any value, null included)"}
 	}
-	diagnostics(&ev, func(name string) (json.RawMessage, bool) {
-		for j, w := range wanted {
-			if w == name && fields[j] != nil {
-				return fields[j], true
-			}
-		}
-		return nil, false
-	})
+	ev.Data, ev.HasData = f.data, true
+	diagnostics(&ev, f.get)
 	return ev, nil
-}
-
-// wanted are the fields read out of each event: the four required, data, and the diagnostics.
-var wanted = [...]string{"id", "subject", "eventType", "dataVersion", "data", "deadLetterReason", "deliveryAttempts",
-	"lastDeliveryOutcome", "lastHttpStatusCode", "publishTime", "lastDeliveryAttemptTime"}
-
-// scanObject calls visit for each top-level key of obj with the raw value. obj must be one valid JSON object
-// (an element of an array json.Unmarshal already validated), so nothing is validated again; keys are compared
-// as written, case-sensitively, and a repeated key's last value wins — as JSON.parse does.
-func scanObject(obj []byte, visit func(key, val []byte)) {
-	i := skipSpace(obj, 0)
-	if i >= len(obj) || obj[i] != '{' {
-		return
-	}
-	i++
-	for {
-		i = skipSpace(obj, i)
-		if i >= len(obj) || obj[i] != '"' {
-			return
-		}
-		kEnd := skipValue(obj, i)
-		key := obj[i+1 : max(i+1, kEnd-1)]
-		if bytes.IndexByte(key, '\\') >= 0 {
-			key = []byte(unquote(obj[i:kEnd]))
-		}
-		i = skipSpace(obj, kEnd)
-		if i >= len(obj) || obj[i] != ':' {
-			return
-		}
-		i = skipSpace(obj, i+1)
-		vEnd := skipValue(obj, i)
-		visit(key, obj[i:vEnd])
-		i = skipSpace(obj, vEnd)
-		if i >= len(obj) || obj[i] != ',' {
-			return
-		}
-		i++
-	}
-}
-
-func skipSpace(b []byte, i int) int {
-	for i < len(b) && (b[i] == ' ' || b[i] == '\t' || b[i] == '\n' || b[i] == '\r') {
-		i++
-	}
-	return i
-}
-
-// skipValue returns the end of the JSON value starting at b[i] (valid JSON; never past len(b)).
-func skipValue(b []byte, i int) int {
-	if i >= len(b) {
-		return len(b)
-	}
-	switch b[i] {
-	case '"':
-		for i++; i < len(b); i++ {
-			switch b[i] {
-			case '\\':
-				i++
-			case '"':
-				return i + 1
-			}
-		}
-		return len(b)
-	case '{', '[':
-		depth := 0
-		for ; i < len(b); i++ {
-			switch b[i] {
-			case '"':
-				i = skipValue(b, i) - 1
-			case '{', '[':
-				depth++
-			case '}', ']':
-				if depth--; depth == 0 {
-					return i + 1
-				}
-			}
-		}
-		return len(b)
-	}
-	for i < len(b) && b[i] != ',' && b[i] != '}' && b[i] != ']' && b[i] != ' ' && b[i] != '\t' && b[i] != '\n' && b[i] != '\r' {
-		i++
-	}
-	return i
-}
-
-// unquote decodes a JSON string value: directly when it has no escapes and is valid UTF-8, else through
-// encoding/json (which, like the estate's decoding, turns invalid UTF-8 into U+FFFD).
-func unquote(v []byte) string {
-	if len(v) >= 2 && bytes.IndexByte(v, '\\') < 0 && utf8.Valid(v) {
-		return string(v[1 : len(v)-1])
-	}
-	var s string
-	json.Unmarshal(v, &s)
-	return s
 }
 
 // diagnostics fills Event Grid's optional fields. Their types are not part of the estate's schema, so a field of
@@ -276,7 +235,7 @@ func diagnostics(ev *Event, get func(string) (json.RawMessage, bool)) {
 		if !ok {
 			return ""
 		}
-		if kindOf(v) == "a string" {
+		if kindOf(v) == kindString {
 			return unquote(v)
 		}
 		return string(bytes.TrimSpace(v))

@@ -1,15 +1,17 @@
-package replay
+package replay_test
 
 import (
 	"encoding/json"
 	"strings"
 	"testing"
+
+	"github.com/deadletter/deadletter/replay"
 )
 
 const goodEvent = `{"id":"e1","subject":"/s","eventType":"T","dataVersion":"1","data":{"x":1},"deadLetterReason":"MaxDeliveryAttemptsExceeded","deliveryAttempts":10,"lastDeliveryOutcome":"Busy","lastHttpStatusCode":503,"publishTime":"2026-01-01T00:00:00Z","lastDeliveryAttemptTime":"2026-01-01T01:00:00Z","topic":"t","custom":true}`
 
 func TestParsePayloadValid(t *testing.T) {
-	p := ParsePayload([]byte(`[` + goodEvent + `,` + goodEvent + `]`))
+	p := replay.ParsePayload([]byte(`[` + goodEvent + `,` + goodEvent + `]`))
 	if p.Malformed() {
 		t.Fatalf("valid payload malformed: %v", p.Err)
 	}
@@ -22,24 +24,29 @@ func TestParsePayloadValid(t *testing.T) {
 		*e.LastHTTPStatusCode != 503 || e.PublishTime == "" || e.LastDeliveryAttemptTime == "" || !strings.Contains(string(e.Raw), `"custom":true`) {
 		t.Fatalf("fields not read: %+v", e)
 	}
-	if p := ParsePayload([]byte(`[{"id":"a","subject":"s","eventType":"T","dataVersion":"1"}]`)); p.Malformed() || p.Events[0].HasData {
-		t.Fatalf("data may be absent: %+v", p)
+	if p := replay.ParsePayload([]byte(`[{"id":"a","subject":"s","eventType":"T","dataVersion":"1","data":null}]`)); p.Malformed() || !p.Events[0].HasData {
+		t.Fatalf("data may be null: %+v", p)
 	}
-	if p := ParsePayload([]byte(`[]`)); p.Malformed() || len(p.Events) != 0 {
+	// data is required: without it the estate's schema refuses the whole blob, naming the element and field.
+	p = replay.ParsePayload([]byte(`[` + goodEvent + `,{"id":"a","subject":"s","eventType":"T","dataVersion":"1"}]`))
+	if !p.Malformed() || p.Err.Error() != `element 1, field "data": missing (required; any value, null included)` {
+		t.Fatalf("data absent: %v", p.Err)
+	}
+	if p := replay.ParsePayload([]byte(`[]`)); p.Malformed() || len(p.Events) != 0 {
 		t.Fatalf("empty array: %+v", p)
 	}
 }
 
 // Keys are matched as JavaScript does: exactly (case-sensitive), escapes decoded, the last duplicate winning.
 func TestParsePayloadKeys(t *testing.T) {
-	p := ParsePayload([]byte(`[{"ID":"upper","id":"first","subject":"s","event\u0054ype":"T","dataVersion":"1","id":"last","nested":{"id":"no"}}]`))
+	p := replay.ParsePayload([]byte(`[{"ID":"upper","id":"first","subject":"s","event\u0054ype":"T","dataVersion":"1","id":"last","nested":{"id":"no"},"data":1}]`))
 	if p.Malformed() || p.Events[0].ID != "last" || p.Events[0].EventType != "T" {
 		t.Fatalf("%+v %v", p.Events, p.Err)
 	}
-	if p := ParsePayload([]byte(`[{"ID":"a","Subject":"s","EventType":"T","DataVersion":"1"}]`)); !p.Malformed() {
+	if p := replay.ParsePayload([]byte(`[{"ID":"a","Subject":"s","EventType":"T","DataVersion":"1"}]`)); !p.Malformed() {
 		t.Fatal("field names are case-sensitive")
 	}
-	if p := ParsePayload([]byte(`[{"id":"a\"b\u00e9\n","subject":"s","eventType":"T","dataVersion":"1"}]`)); p.Events[0].ID != "a\"bé\n" {
+	if p := replay.ParsePayload([]byte(`[{"id":"a\"b\u00e9\n","subject":"s","eventType":"T","dataVersion":"1","data":{}}]`)); p.Events[0].ID != "a\"bé\n" {
 		t.Fatalf("escapes: %q", p.Events[0].ID)
 	}
 }
@@ -60,7 +67,7 @@ func TestParsePayloadMalformed(t *testing.T) {
 		{"empty", ``, "JSON syntax error"},
 	}
 	for _, c := range cases {
-		p := ParsePayload([]byte(c.body))
+		p := replay.ParsePayload([]byte(c.body))
 		if !p.Malformed() {
 			t.Errorf("%s: not malformed", c.name)
 			continue
@@ -74,7 +81,7 @@ func TestParsePayloadMalformed(t *testing.T) {
 // CloudEvents payloads are malformed for the estate, but their fields are still shown.
 func TestParsePayloadCloudEventsShownAnyway(t *testing.T) {
 	body := `[{"specversion":"1.0","type":"Contoso.Items.ItemReceived","source":"/contoso/items","id":"ce-1","subject":"widget","deadletterreason":"MaxDeliveryAttemptsExceeded","deliveryattempts":3,"lastdeliveryoutcome":"NotFound","lasthttpstatuscode":404}]`
-	p := ParsePayload([]byte(body))
+	p := replay.ParsePayload([]byte(body))
 	if !p.Malformed() || !strings.Contains(p.Err.Error(), `"eventType": missing`) {
 		t.Fatalf("CloudEvents payload: %v", p.Err)
 	}
@@ -88,10 +95,10 @@ func FuzzParsePayload(f *testing.F) {
 	for _, s := range []string{`[` + goodEvent + `]`, `[]`, `null`, `{}`, "\xef\xbb\xbf[]", `[{"id":1}]`, `[[[`, `[{"id":"a|1","subject":"s","eventType":"T","dataVersion":"1"}]`} {
 		f.Add([]byte(s))
 	}
-	cfg := DefaultConfig()
-	cfg.Handlers = Register{"T": true}
+	cfg := replay.DefaultConfig()
+	cfg.Handlers = replay.Register{"T": true}
 	f.Fuzz(func(t *testing.T, body []byte) {
-		p := ParsePayload(body)
+		p := replay.ParsePayload(body)
 		if p.Malformed() && p.Err.Error() == "" {
 			t.Fatal("malformed without a message")
 		}
@@ -116,7 +123,7 @@ func FuzzParsePayload(f *testing.F) {
 			t.Fatalf("preview lost events: %d+%d != %d", len(pv.Republish), len(pv.Quarantine), len(p.Events))
 		}
 		if len(pv.Quarantine) > 0 {
-			if q := ParsePayload(pv.QuarantineBody); q.Malformed() || len(q.Events) != len(pv.Quarantine) {
+			if q := replay.ParsePayload(pv.QuarantineBody); q.Malformed() || len(q.Events) != len(pv.Quarantine) {
 				t.Fatalf("quarantine body does not parse back: %v", q.Err)
 			}
 		}

@@ -1,4 +1,4 @@
-package replay
+package replay_test
 
 import (
 	"encoding/json"
@@ -6,6 +6,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/deadletter/deadletter/replay"
 )
 
 func ev(id, typ string, extra string) string {
@@ -15,7 +17,7 @@ func ev(id, typ string, extra string) string {
 func TestPlanPartitions(t *testing.T) {
 	c := cfgWith(testRegister)
 	body := "[" + strings.Join([]string{ev("a", "Push", ""), ev("b|2", "Push", ""), ev("c|1", "Webhook", ""), ev("d", "Microsoft.Storage.BlobCreated", ""), ev("e|1", "Push", "")}, ",") + "]"
-	pv := c.Plan("S/2026/1/1/1/g.json", []byte(body), ParsePayload([]byte(body)))
+	pv := c.Plan("S/2026/1/1/1/g.json", []byte(body), replay.ParsePayload([]byte(body)))
 	if len(pv.Republish) != 2 || pv.Republish[0].ID != "a|1" || pv.Republish[1].ID != "e|2" {
 		t.Fatalf("republish = %+v", pv.Republish)
 	}
@@ -44,7 +46,7 @@ func TestPlanPartitions(t *testing.T) {
 func TestPlanNothingReplayableDeletesWithoutArchive(t *testing.T) {
 	c := cfgWith(testRegister)
 	body := "[" + ev("a", "Webhook", "") + "]"
-	pv := c.Plan("S/g.json", []byte(body), ParsePayload([]byte(body)))
+	pv := c.Plan("S/g.json", []byte(body), replay.ParsePayload([]byte(body)))
 	if pv.ArchiveName != "" || pv.QuarantineName == "" || len(pv.PublishRequests) != 0 || !pv.DeleteOriginal {
 		t.Fatalf("%+v", pv)
 	}
@@ -53,7 +55,7 @@ func TestPlanNothingReplayableDeletesWithoutArchive(t *testing.T) {
 func TestPlanMalformedQuarantinesRawBytes(t *testing.T) {
 	c := cfgWith(testRegister)
 	body := []byte(`[{"id":`)
-	pv := c.Plan("S/g.json", body, ParsePayload(body))
+	pv := c.Plan("S/g.json", body, replay.ParsePayload(body))
 	if !pv.Malformed || string(pv.QuarantineBody) != string(body) || pv.QuarantineName != "quarantine/S/g.json" || pv.ArchiveName != "" {
 		t.Fatalf("%+v", pv)
 	}
@@ -62,30 +64,30 @@ func TestPlanMalformedQuarantinesRawBytes(t *testing.T) {
 // Chunking by the event count (many tiny events) and by bytes (few large ones), and a single oversized event
 // going alone.
 func TestChunking(t *testing.T) {
-	mk := func(n, size int) []Republished {
-		out := make([]Republished, n)
+	mk := func(n, size int) []replay.Republished {
+		out := make([]replay.Republished, n)
 		for i := range out {
-			out[i] = Republished{Body: make([]byte, size)}
+			out[i] = replay.Republished{Body: make([]byte, size)}
 		}
 		return out
 	}
-	check := func(name string, reqs []PublishRequest, want []int) {
+	check := func(name string, reqs []replay.PublishRequest, want []int) {
 		t.Helper()
 		if len(reqs) != len(want) {
 			t.Fatalf("%s: %d requests %+v, want %v", name, len(reqs), reqs, want)
 		}
 		for i, r := range reqs {
-			if r.Events != want[i] || r.Bytes > MaxPublishBytes && r.Events > 1 {
+			if r.Events != want[i] || r.Bytes > replay.MaxPublishBytes && r.Events > 1 {
 				t.Fatalf("%s: request %d = %+v, want %d events", name, i, r, want[i])
 			}
 		}
 	}
-	check("count", chunk(mk(12001, 20)), []int{5000, 5000, 2001})
+	check("count", replay.Chunk(mk(12001, 20)), []int{5000, 5000, 2001})
 	// 1 + 10*(52428+1) = 524291 > 524288, so the tenth event starts a new request.
-	check("bytes", chunk(mk(10, 52428)), []int{9, 1})
-	check("exact", chunk(mk(2, (MaxPublishBytes-1)/2-1)), []int{2})
-	check("oversized alone", chunk(append(mk(1, 10), append(mk(1, MaxPublishBytes*2), mk(1, 10)...)...)), []int{1, 1, 1})
-	if r := chunk(mk(3, 9)); r[0].Bytes != 1+3*10 {
+	check("bytes", replay.Chunk(mk(10, 52428)), []int{9, 1})
+	check("exact", replay.Chunk(mk(2, (replay.MaxPublishBytes-1)/2-1)), []int{2})
+	check("oversized alone", replay.Chunk(append(mk(1, 10), append(mk(1, replay.MaxPublishBytes*2), mk(1, 10)...)...)), []int{1, 1, 1})
+	if r := replay.Chunk(mk(3, 9)); r[0].Bytes != 1+3*10 {
 		t.Fatalf("bytes = %d, want 31", r[0].Bytes)
 	}
 }
@@ -94,45 +96,27 @@ func TestPlanRestore(t *testing.T) {
 	c := cfgWith(testRegister)
 	now := time.Date(2026, 11, 30, 3, 4, 5, 0, time.UTC)
 	body := "[" + strings.Join([]string{ev("a", "Push", ""), ev("b|2", "Push", ""), ev("c", "Webhook", ""), ev("d", "Nope", "")}, ",") + "]"
-	rp := c.PlanRestore("quarantine/S/2026/1/1/1/g.json", []byte(body), ParsePayload([]byte(body)), now)
+	rp := c.PlanRestore("quarantine/S/2026/1/1/1/g.json", []byte(body), replay.ParsePayload([]byte(body)), now)
 	if rp.Target != "S/2026/1/1/1/g.restored-20261130T030405Z.json" || len(rp.Resume) != 2 || len(rp.Requarantine) != 2 || rp.Stripped != 1 || rp.Refusal != "" {
 		t.Fatalf("%+v", rp)
 	}
-	p := ParsePayload(rp.Body)
+	p := replay.ParsePayload(rp.Body)
 	for _, e := range p.Events {
-		if ParseID(e.ID, "|").Original != e.ID {
+		if replay.ParseID(e.ID, "|").Original != e.ID {
 			t.Fatalf("restored copy keeps a count: %q", e.ID)
 		}
 	}
 	only := "[" + ev("c", "Webhook", "") + "]"
-	if rp := c.PlanRestore("quarantine/x.json", []byte(only), ParsePayload([]byte(only)), now); !strings.Contains(rp.Refusal, "no event would resume") {
+	if rp := c.PlanRestore("quarantine/x.json", []byte(only), replay.ParsePayload([]byte(only)), now); !strings.Contains(rp.Refusal, "no event would resume") {
 		t.Fatalf("refusal = %q", rp.Refusal)
 	}
-	if rp := c.PlanRestore("quarantine/x", []byte(`{`), ParsePayload([]byte(`{`)), now); !rp.Malformed || rp.Refusal == "" || rp.Target != "x.restored-20261130T030405Z" {
+	if rp := c.PlanRestore("quarantine/x", []byte(`{`), replay.ParsePayload([]byte(`{`)), now); !rp.Malformed || rp.Refusal == "" || rp.Target != "x.restored-20261130T030405Z" {
 		t.Fatalf("malformed: %+v", rp)
 	}
-	if _, err := RestoreTarget("quarantine/archived/x.json", now); err == nil {
+	if _, err := replay.RestoreTarget("quarantine/archived/x.json", now); err == nil {
 		t.Fatal("a restore must land at the root")
 	}
-	if got := AlternateTarget("a.restored-1.json", 2); got != "a.restored-1-2.json" {
+	if got := replay.AlternateTarget("a.restored-1.json", 2); got != "a.restored-1-2.json" {
 		t.Fatal(got)
-	}
-}
-
-func TestPrintable(t *testing.T) {
-	for in, want := range map[string]string{
-		"plain/name.json":  "plain/name.json",
-		"x\x1b[2Jy":        `x\x1b[2Jy`,
-		"\x1b]0;pwned\x07": `\x1b]0;pwned\x07`,
-		"a\nb\tc":          `a\nb\tc`,
-		"\xff":             `\xff`,
-		"ünïcode ✓":        "ünïcode ✓",
-		"rtl\u202eevil":    `rtl\u202eevil`,
-		"c1\u009b31m":      `c1\u009b31m`,
-		"line\u2028sep":    `line\u2028sep`,
-	} {
-		if got := Printable(in); got != want {
-			t.Errorf("Printable(%q) = %q, want %q", in, got, want)
-		}
 	}
 }

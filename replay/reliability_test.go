@@ -1,4 +1,4 @@
-package replay
+package replay_test
 
 import (
 	"context"
@@ -11,6 +11,8 @@ import (
 	"sync"
 	"testing"
 	"time"
+
+	"github.com/deadletter/deadletter/replay"
 
 	"github.com/deadletter/deadletter/store"
 	"github.com/deadletter/deadletter/store/storetest"
@@ -81,7 +83,7 @@ func TestDrainThroughFaults(t *testing.T) {
 	names := seedRoot(t, direct, 40)
 	strand(t, direct, cfg, names...)
 	p.SetFaults(faulty(1, 0.3))
-	res, err := Drain(bg, via, cfg, DrainTargets(snapshot(t, via, cfg)), ActionOptions{Concurrency: 8})
+	res, err := replay.Drain(bg, via, cfg, cfg.DrainTargets(snapshot(t, via, cfg)), replay.DrainOptions{Concurrency: 8})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -94,18 +96,18 @@ func TestDrainThroughFaults(t *testing.T) {
 	drained := 0
 	for _, r := range res {
 		bi, err := direct.Stat(bg, r.Name)
-		n, _ := store.MetaGet(bi.Metadata, MetaDrainCount)
+		n, _ := store.MetaGet(bi.Metadata, replay.MetaDrainCount)
 		switch {
 		case err != nil:
 			t.Errorf("%s: %s, and the blob is gone: %v", r.Name, r.Outcome, err)
-		case r.Outcome == OutcomeDrained && n != "1":
+		case r.Outcome == replay.OutcomeDrained && n != "1":
 			t.Errorf("%s: drainCount %q: drained once, counted once", r.Name, n)
-		case r.Outcome == OutcomeFailed && n != "" || r.Outcome == OutcomeFailed && r.Error == "":
+		case r.Outcome == replay.OutcomeFailed && n != "" || r.Outcome == replay.OutcomeFailed && r.Error == "":
 			t.Errorf("%s: failed (%q) but changed (drainCount %q)", r.Name, r.Error, n)
-		case r.Outcome != OutcomeDrained && r.Outcome != OutcomeFailed:
+		case r.Outcome != replay.OutcomeDrained && r.Outcome != replay.OutcomeFailed:
 			t.Errorf("%s: %s %s", r.Name, r.Outcome, r.Error)
 		}
-		if r.Outcome == OutcomeDrained {
+		if r.Outcome == replay.OutcomeDrained {
 			drained++
 		}
 	}
@@ -140,27 +142,27 @@ func TestSecondActorBetweenReadAndWrite(t *testing.T) {
 		}
 		return storetest.Fault{}
 	})
-	res, _ := Drain(bg, via, cfg, DrainTargets(snapshot(t, via, cfg)), ActionOptions{})
+	res, _ := replay.Drain(bg, via, cfg, cfg.DrainTargets(snapshot(t, via, cfg)), replay.DrainOptions{})
 	p.SetFaults(nil)
-	seen := map[Outcome]int{}
+	seen := map[replay.Outcome]int{}
 	for _, r := range res {
 		seen[r.Outcome]++
 		b, err := direct.Read(bg, r.Name, 1<<20)
 		switch r.Outcome {
-		case OutcomeGone:
+		case replay.OutcomeGone:
 			if !errors.Is(err, store.ErrNotFound) {
 				t.Fatalf("%s resurrected", r.Name)
 			}
-		case OutcomeChanged:
+		case replay.OutcomeChanged:
 			if string(b.Body) != `["the replay got there first"]` {
 				t.Fatalf("%s overwritten", r.Name)
 			}
-		case OutcomeDrained:
+		case replay.OutcomeDrained:
 		default:
 			t.Fatalf("%+v", r)
 		}
 	}
-	if seen[OutcomeGone] == 0 || seen[OutcomeChanged] == 0 || seen[OutcomeDrained] == 0 {
+	if seen[replay.OutcomeGone] == 0 || seen[replay.OutcomeChanged] == 0 || seen[replay.OutcomeDrained] == 0 {
 		t.Fatalf("outcomes %v: the hash should give all three", seen)
 	}
 }
@@ -180,12 +182,12 @@ func TestRestoreWhoseAnswerIsLost(t *testing.T) {
 		}
 		return storetest.Fault{}
 	})
-	res, _ := Restore(bg, via, cfg, []string{q}, ActionOptions{})
+	res, _ := replay.Restore(bg, via, cfg, []string{q}, replay.RestoreOptions{})
 	p.SetFaults(nil)
-	if res[0].Outcome != OutcomeRestored || !lost {
+	if res[0].Outcome != replay.OutcomeRestored || !lost {
 		t.Fatalf("%+v (lost %v)", res, lost)
 	}
-	l, _ := direct.List(bg)
+	l, _ := store.ListAll(bg, direct)
 	var names []string
 	for _, b := range l.Blobs {
 		names = append(names, b.Name)
@@ -195,13 +197,14 @@ func TestRestoreWhoseAnswerIsLost(t *testing.T) {
 	}
 }
 
-// The container vanishes mid-drain: the rest fail with a clear error, nothing is recreated, nothing panics.
+// The container vanishes mid-drain: the next blobs fail with a clear error, and after StopAfterFailures of them in a
+// row the drain stops and reports the rest cancelled, saying why. Nothing is recreated, nothing panics.
 func TestContainerVanishesMidDrain(t *testing.T) {
 	p, via, direct := proxied(t)
 	cfg := testCfg(direct)
 	names := seedRoot(t, direct, 20)
 	strand(t, direct, cfg, names...)
-	targets := DrainTargets(snapshot(t, via, cfg))
+	targets := cfg.DrainTargets(snapshot(t, via, cfg))
 	var once sync.Once
 	writes := 0
 	var mu sync.Mutex
@@ -215,21 +218,24 @@ func TestContainerVanishesMidDrain(t *testing.T) {
 		}
 		return storetest.Fault{}
 	})
-	res, err := Drain(bg, via, cfg, targets, ActionOptions{Concurrency: 1})
+	res, err := replay.Drain(bg, via, cfg, targets, replay.DrainOptions{Concurrency: 1})
 	if err != nil {
 		t.Fatal(err)
 	}
-	seen := map[Outcome]int{}
+	seen := map[replay.Outcome]int{}
 	for _, r := range res {
 		seen[r.Outcome]++
-		if r.Outcome == OutcomeFailed && !strings.Contains(r.Error, "has no container") {
+		if r.Outcome == replay.OutcomeFailed && !strings.Contains(r.Error, "has no container") {
 			t.Fatalf("unclear error: %s", r.Error)
 		}
+		if r.Outcome == replay.OutcomeCancelled && !strings.Contains(r.Error, "stopped after 10 blobs failed in a row") {
+			t.Fatalf("a stopped drain must say why: %+v", r)
+		}
 	}
-	if seen[OutcomeDrained] != 4 || seen[OutcomeFailed] != len(names)-4 {
+	if seen[replay.OutcomeDrained] != 4 || seen[replay.OutcomeFailed] != replay.StopAfterFailures || seen[replay.OutcomeCancelled] != len(names)-4-replay.StopAfterFailures {
 		t.Fatalf("outcomes %v", seen)
 	}
-	if _, err := direct.List(bg); !errors.Is(err, store.ErrContainerNotFound) {
+	if _, err := store.ListAll(bg, direct); !errors.Is(err, store.ErrContainerNotFound) {
 		t.Fatalf("the container came back: %v", err)
 	}
 }
@@ -252,11 +258,11 @@ func TestDrainWhoseAnswersAreLost(t *testing.T) {
 		}
 		return storetest.Fault{}
 	})
-	res, _ := Drain(bg, via, cfg, DrainTargets(snapshot(t, via, cfg)), ActionOptions{})
+	res, _ := replay.Drain(bg, via, cfg, cfg.DrainTargets(snapshot(t, via, cfg)), replay.DrainOptions{})
 	p.SetFaults(nil)
 	for _, r := range res {
 		bi, _ := direct.Stat(bg, r.Name)
-		if n, _ := store.MetaGet(bi.Metadata, MetaDrainCount); r.Outcome != OutcomeDrained || n != "1" {
+		if n, _ := store.MetaGet(bi.Metadata, replay.MetaDrainCount); r.Outcome != replay.OutcomeDrained || n != "1" {
 			t.Fatalf("%s: %s %q, drainCount %q", r.Name, r.Outcome, r.Error, n)
 		}
 	}

@@ -1,4 +1,4 @@
-package replay
+package replay_test
 
 import (
 	"fmt"
@@ -9,14 +9,18 @@ import (
 	"testing"
 	"time"
 
+	"github.com/deadletter/deadletter/internal/estate"
+
+	"github.com/deadletter/deadletter/replay"
+
 	"github.com/deadletter/deadletter/store"
 	"github.com/deadletter/deadletter/store/storetest"
 )
 
 // handleRetried runs the replay function as Event Grid would deliver it: again on failure, a few times.
-func handleRetried(t *testing.T, c store.Container, cfg Config, name string, pub Publisher) {
+func handleRetried(t *testing.T, c store.Container, cfg replay.Config, name string, pub estate.Publisher) {
 	for i := 0; i < 6; i++ {
-		if _, err := Handle(bg, c, cfg, name, pub); err == nil {
+		if _, err := estate.Handle(bg, c, cfg, name, pub); err == nil {
 			return
 		}
 	}
@@ -28,7 +32,7 @@ func handleRetried(t *testing.T, c store.Container, cfg Config, name string, pub
 func TestSoak(t *testing.T) {
 	p, via, direct := proxied(t)
 	cfg := testCfg(direct)
-	cfg.Handlers = Register{"Push": true, "Thread": true, "Webhook": false}
+	cfg.Handlers = replay.Register{"Push": true, "Thread": true, "Webhook": false}
 	pub := &recordingPublisher{}
 	types := []string{"Push", "Thread", "Webhook", "Microsoft.Storage.BlobCreated"}
 	originals := map[string]string{} // every event ever seeded: original id → eventType
@@ -59,7 +63,7 @@ func TestSoak(t *testing.T) {
 				typ := types[rng.Intn(len(types))]
 				originals[id] = typ
 				if rng.Intn(4) == 0 {
-					id = FormatID(id, 1+rng.Intn(3), cfg.Separator) // some already replayed, some at the cap
+					id = replay.FormatID(id, replay.Attempt(1+rng.Intn(3)), cfg.Separator) // some already replayed, some at the cap
 				}
 				evs = append(evs, ev(id, typ, ""))
 			}
@@ -73,12 +77,12 @@ func TestSoak(t *testing.T) {
 		records := copies(t, direct)
 
 		p.SetFaults(faulty(int64(round), 0.2))
-		res, err := Drain(bg, via, cfg, DrainTargets(snapshot(t, via, cfg)), ActionOptions{Concurrency: 4})
+		res, err := replay.Drain(bg, via, cfg, cfg.DrainTargets(snapshot(t, via, cfg)), replay.DrainOptions{Concurrency: 4})
 		if err != nil {
 			t.Fatal(err)
 		}
 		for _, r := range res {
-			if r.Outcome == OutcomeFailed {
+			if r.Outcome == replay.OutcomeFailed {
 				t.Logf("round %d: drain failed for %s (reported, nothing lost): %s", round, r.Name, r.Error)
 			}
 		}
@@ -94,13 +98,13 @@ func TestSoak(t *testing.T) {
 		// The operator restores every quarantine blob where something resumes; the replay handles the copies.
 		var qs []string
 		for n := range copies(t, direct) {
-			if strings.HasPrefix(n, QuarantinePrefix) {
+			if strings.HasPrefix(n, replay.QuarantinePrefix) {
 				qs = append(qs, n)
 			}
 		}
-		rres, _ := Restore(bg, via, cfg, qs, ActionOptions{})
+		rres, _ := replay.Restore(bg, via, cfg, qs, replay.RestoreOptions{})
 		for _, r := range rres {
-			if r.Outcome == OutcomeRestored {
+			if r.Outcome == replay.OutcomeRestored {
 				handleRetried(t, via, cfg, r.Target, pub)
 			}
 		}
@@ -109,20 +113,20 @@ func TestSoak(t *testing.T) {
 		// Invariant 1: every event that ever existed is still in the container or was handed to the publisher.
 		present := map[string]bool{}
 		var bodies []string
-		l, _ := direct.List(bg)
+		l, _ := store.ListAll(bg, direct)
 		for _, bi := range l.Blobs {
 			b, err := direct.Read(bg, bi.Name, store.MaxBlobBytes)
 			if err != nil {
 				t.Fatal(err)
 			}
 			bodies = append(bodies, string(b.Body))
-			for _, e := range ParsePayload(b.Body).Events {
-				present[ParseID(e.ID, cfg.Separator).Original] = true
+			for _, e := range replay.ParsePayload(b.Body).Events {
+				present[replay.ParseID(e.ID, cfg.Separator).Original] = true
 			}
 		}
 		published := map[string]int{}
 		for _, id := range pub.ids() {
-			published[ParseID(id, cfg.Separator).Original]++
+			published[replay.ParseID(id, cfg.Separator).Original]++
 		}
 		for id := range originals {
 			if !present[id] && published[id] == 0 {
@@ -151,7 +155,7 @@ func TestSoak(t *testing.T) {
 			case l.Method == http.MethodPut && strings.Contains(l.Query, "restype=container"):
 			case l.Method == http.MethodPut && l.IfMatch == "" && l.IfNoneMatch != "*":
 				t.Fatalf("unconditional write: %+v", l)
-			case l.Method == http.MethodPut && l.IfMatch != "" && !IsRoot(name):
+			case l.Method == http.MethodPut && l.IfMatch != "" && !replay.IsRoot(name):
 				t.Fatalf("a drain rewrote the record %s", name)
 			case l.Method == http.MethodDelete && l.IfMatch == "":
 				t.Fatalf("unconditional delete: %+v", l)
@@ -162,13 +166,13 @@ func TestSoak(t *testing.T) {
 }
 
 func copies(t *testing.T, c store.Container) map[string]string {
-	l, err := c.List(bg)
+	l, err := store.ListAll(bg, c)
 	if err != nil {
 		t.Fatal(err)
 	}
 	m := map[string]string{}
 	for _, b := range l.Blobs {
-		if !IsRoot(b.Name) {
+		if !replay.IsRoot(b.Name) {
 			m[b.Name] = b.ETag
 		}
 	}
@@ -176,13 +180,13 @@ func copies(t *testing.T, c store.Container) map[string]string {
 }
 
 func rootNames(t *testing.T, c store.Container) []string {
-	l, err := c.List(bg)
+	l, err := store.ListAll(bg, c)
 	if err != nil {
 		t.Fatal(err)
 	}
 	var out []string
 	for _, b := range l.Blobs {
-		if IsRoot(b.Name) {
+		if replay.IsRoot(b.Name) {
 			out = append(out, b.Name)
 		}
 	}

@@ -12,6 +12,7 @@ import (
 	"net/url"
 	"regexp"
 	"strings"
+	"syscall"
 	"time"
 
 	"github.com/Azure/azure-sdk-for-go/sdk/azcore"
@@ -25,11 +26,17 @@ import (
 	"github.com/Azure/azure-sdk-for-go/sdk/storage/azblob/container"
 )
 
-// AzuriteConnectionString is what UseDevelopmentStorage=true stands for: Azurite's well-known development
-// account on its default blob port. azblob does not expand the shorthand itself.
-const AzuriteConnectionString = "DefaultEndpointsProtocol=http;AccountName=devstoreaccount1;" +
-	"AccountKey=Eby8vdM02xNOcqFlqUwJPLlmEtlCDXJ1OUzFT50uSRZ6IFsuFq2UVErCz4I6tq/K1SZFPTOtr/KBHBeksoGMGw==;" +
-	"BlobEndpoint=http://127.0.0.1:10000/devstoreaccount1;"
+// Azurite's well-known development account (its key is public, in Microsoft's documentation).
+const (
+	AzuriteAccount = "devstoreaccount1"
+	azuriteKey     = "Eby8vdM02xNOcqFlqUwJPLlmEtlCDXJ1OUzFT50uSRZ6IFsuFq2UVErCz4I6tq/K1SZFPTOtr/KBHBeksoGMGw=="
+)
+
+// azuriteConnectionString is what UseDevelopmentStorage=true stands for, on the blob endpoint given (Azurite's
+// default http://127.0.0.1:10000). azblob does not expand the shorthand itself.
+func azuriteConnectionString(endpoint string) string {
+	return "DefaultEndpointsProtocol=http;AccountName=" + AzuriteAccount + ";AccountKey=" + azuriteKey + ";BlobEndpoint=" + endpoint + "/" + AzuriteAccount + ";"
+}
 
 // AzureOptions say how to reach the container: a connection string (account key or SAS, Azurite included), or an
 // account URL with Microsoft Entra ID through DefaultAzureCredential.
@@ -37,16 +44,22 @@ type AzureOptions struct {
 	ConnectionString string
 	AccountURL       string
 	Container        string
+	// Deadline is how long one command may wait on the service in all (0: no bound beyond the SDK's retries).
+	// Each request's tries are sized to fit inside it, so an endpoint that accepts connections but never
+	// answers is reported within the deadline, not after five one-minute tries.
+	Deadline time.Duration
 	// Transport replaces the HTTP client (tests put a fault-injecting proxy here).
 	Transport policy.Transporter
 }
 
 // Azure is a container in Azure Blob Storage (or Azurite).
 type Azure struct {
-	client  *container.Client
-	account string
-	name    string
-	secrets []string // values that must never appear in an error
+	client   *container.Client
+	account  string
+	endpoint string // scheme://host[:port], for the messages that say where it tried
+	local    bool   // the development storage emulator (Azurite)
+	name     string
+	secrets  []string // values that must never appear in an error
 }
 
 // transport keeps enough idle connections for the concurrency deadletter reads and drains with. azcore's default
@@ -60,11 +73,21 @@ var transport = &http.Client{Transport: func() *http.Transport {
 	return t
 }()}
 
+// retryFor sizes the SDK's retries: by default five tries of up to a minute each; within a deadline, three tries
+// of a third of it each.
+func retryFor(deadline time.Duration) policy.RetryOptions {
+	r := policy.RetryOptions{MaxRetries: 4, TryTimeout: 60 * time.Second, RetryDelay: 250 * time.Millisecond, MaxRetryDelay: 4 * time.Second}
+	if deadline > 0 {
+		r.MaxRetries = 2
+		r.TryTimeout = min(max(deadline/3, 2*time.Second), 60*time.Second)
+		r.MaxRetryDelay = min(r.MaxRetryDelay, max(deadline/10, 100*time.Millisecond))
+	}
+	return r
+}
+
 // OpenAzure builds the client. It does not touch the network; the first call does.
 func OpenAzure(o AzureOptions) (*Azure, error) {
-	opts := &azblob.ClientOptions{ClientOptions: azcore.ClientOptions{
-		Retry: policy.RetryOptions{MaxRetries: 4, TryTimeout: 60 * time.Second, RetryDelay: 250 * time.Millisecond, MaxRetryDelay: 4 * time.Second},
-	}}
+	opts := &azblob.ClientOptions{ClientOptions: azcore.ClientOptions{Retry: retryFor(o.Deadline)}}
 	opts.Transport = transport
 	if o.Transport != nil {
 		opts.Transport = o.Transport
@@ -74,19 +97,24 @@ func OpenAzure(o AzureOptions) (*Azure, error) {
 	var err error
 	switch {
 	case o.ConnectionString != "":
-		cs := strings.TrimSpace(o.ConnectionString)
-		if strings.EqualFold(strings.TrimRight(cs, ";"), "UseDevelopmentStorage=true") {
-			cs = AzuriteConnectionString
-		}
+		cs, cerr := expandConnectionString(o.ConnectionString)
 		a.secrets = connectionSecrets(cs)
+		if cerr != nil {
+			return nil, fmt.Errorf("connection string: %s", a.scrub(cerr.Error()))
+		}
 		svc, err = azblob.NewClientFromConnectionString(cs, opts)
 		if err != nil {
 			return nil, fmt.Errorf("connection string: %s (want AccountName=…;AccountKey=… or BlobEndpoint=…;SharedAccessSignature=…, or UseDevelopmentStorage=true)", a.scrub(err.Error()))
 		}
 	case o.AccountURL != "":
 		u, perr := url.Parse(o.AccountURL)
-		if perr != nil || u.Scheme == "" || u.Host == "" {
-			return nil, fmt.Errorf("--account-url %q: want https://<account>.blob.core.windows.net", o.AccountURL)
+		if perr == nil {
+			if sig := u.Query().Get("sig"); sig != "" {
+				a.secrets = append(a.secrets, sig, url.QueryEscape(sig))
+			}
+		}
+		if perr != nil || (u.Scheme != "https" && u.Scheme != "http") || u.Host == "" || u.User != nil {
+			return nil, errors.New("--account-url is not an account URL: want https://<account>.blob.core.windows.net (the value is not repeated here: it may hold a secret)")
 		}
 		cred, cerr := azidentity.NewDefaultAzureCredential(nil)
 		if cerr != nil {
@@ -101,7 +129,53 @@ func OpenAzure(o AzureOptions) (*Azure, error) {
 	}
 	a.client = svc.ServiceClient().NewContainerClient(o.Container)
 	a.account = accountOf(svc.URL())
+	if u, err := url.Parse(svc.URL()); err == nil {
+		a.endpoint = u.Scheme + "://" + u.Host
+		a.local = a.account == AzuriteAccount || isLoopback(u.Hostname())
+	}
 	return a, nil
+}
+
+func isLoopback(host string) bool {
+	if host == "localhost" {
+		return true
+	}
+	ip := net.ParseIP(host)
+	return ip != nil && ip.IsLoopback()
+}
+
+// expandConnectionString turns Azurite's shorthand into a full connection string: UseDevelopmentStorage=true on
+// http://127.0.0.1:10000, or on the scheme, host and port of DevelopmentStorageProxyUri (port 10000 when it
+// names none). Every other connection string passes as it is.
+func expandConnectionString(raw string) (string, error) {
+	cs := strings.TrimSpace(raw)
+	var dev bool
+	proxy := ""
+	for _, part := range strings.Split(cs, ";") {
+		k, v, _ := strings.Cut(strings.TrimSpace(part), "=")
+		switch {
+		case strings.EqualFold(k, "UseDevelopmentStorage"):
+			dev = strings.EqualFold(strings.TrimSpace(v), "true")
+		case strings.EqualFold(k, "DevelopmentStorageProxyUri"):
+			proxy = strings.TrimSpace(v)
+		}
+	}
+	if !dev {
+		return cs, nil
+	}
+	endpoint := "http://127.0.0.1:10000"
+	if proxy != "" {
+		u, err := url.Parse(proxy)
+		if err != nil || u.Host == "" || (u.Scheme != "http" && u.Scheme != "https") {
+			return "", fmt.Errorf("DevelopmentStorageProxyUri %q: want http://host[:port]", proxy)
+		}
+		port := u.Port()
+		if port == "" {
+			port = "10000"
+		}
+		endpoint = u.Scheme + "://" + net.JoinHostPort(u.Hostname(), port)
+	}
+	return azuriteConnectionString(endpoint), nil
 }
 
 // accountOf names the account from a service URL: the first label of the host, or Azurite's path segment.
@@ -146,6 +220,28 @@ func (a *Azure) scrub(s string) string {
 	return secretPatterns.ReplaceAllString(s, "${1}REDACTED")
 }
 
+// where names the endpoint for messages: the account, and the host when it is not Azure's own.
+func (a *Azure) where() string {
+	if a.local {
+		return a.account + " at " + a.endpoint
+	}
+	return a.account
+}
+
+// netReason is the innermost network error's words (connection refused, i/o timeout) without the request URL
+// the outer layers add.
+func netReason(err error) string {
+	var oe *net.OpError
+	if errors.As(err, &oe) && oe.Err != nil {
+		return oe.Err.Error()
+	}
+	var ue *url.Error
+	if errors.As(err, &ue) && ue.Err != nil {
+		return ue.Err.Error()
+	}
+	return err.Error()
+}
+
 // Describe implements Container.
 func (a *Azure) Describe() string { return a.account + "/" + a.name }
 
@@ -157,6 +253,35 @@ func (a *Azure) Create(ctx context.Context) error {
 	_, err := a.client.Create(ctx, nil)
 	if err != nil && !bloberror.HasCode(err, bloberror.ContainerAlreadyExists) {
 		return a.mapErr("create container", a.name, err, true)
+	}
+	return nil
+}
+
+// Backdate implements Provisioner: Azure owns Last-Modified, so a seeded blob cannot be dated in the past.
+func (a *Azure) Backdate(ctx context.Context, name string, t time.Time) error {
+	return fmt.Errorf("backdate %q: %s: %w (the service sets Last-Modified)", name, a.Describe(), errors.ErrUnsupported)
+}
+
+// SetTags implements Tagger with one Set Blob Tags call, If-Match the ETag the caller read (when given), so an
+// acknowledgement never lands on a blob that changed under it. Tags change neither the ETag nor Last-Modified.
+func (a *Azure) SetTags(ctx context.Context, name string, tags map[string]string, ifMatch string) error {
+	var opts *blob.SetTagsOptions
+	if ifMatch != "" {
+		opts = &blob.SetTagsOptions{BlobModifiedAccessConditions: &blob.BlobModifiedAccessConditions{IfMatch: ptr(azcore.ETag(ifMatch))}}
+	}
+	if tags == nil {
+		tags = map[string]string{}
+	}
+	_, err := a.client.NewBlobClient(name).SetTags(ctx, tags, opts)
+	if err != nil {
+		err = a.mapErr("set tags of", name, err, true)
+		if errors.Is(err, ErrForbidden) {
+			err = fmt.Errorf("%w (acknowledging needs the tags/write data action: Storage Blob Data Owner, or a custom role with Microsoft.Storage/storageAccounts/blobServices/containers/blobs/tags/write)", err)
+		}
+		if ifMatch != "" && errors.Is(err, ErrNotFound) {
+			return opError("set tags of", name, ErrConditionFailed)
+		}
+		return err
 	}
 	return nil
 }
@@ -176,8 +301,12 @@ func (a *Azure) mapErr(op, name string, err error, write bool) error {
 	if err == nil {
 		return nil
 	}
-	if errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded) {
-		return opError(op, name, err)
+	// A cancel or a deadline wraps the request's URL (a SAS signature included): say what happened, never echo it.
+	switch {
+	case errors.Is(err, context.DeadlineExceeded):
+		return fmt.Errorf("%s %q: %w: %s did not answer in time", op, name, context.DeadlineExceeded, a.where())
+	case errors.Is(err, context.Canceled):
+		return fmt.Errorf("%s %q: %w", op, name, context.Canceled)
 	}
 	var re *azcore.ResponseError
 	if errors.As(err, &re) {
@@ -196,10 +325,10 @@ func (a *Azure) mapErr(op, name string, err error, write bool) error {
 			if write {
 				role = "Storage Blob Data Contributor (to drain and restore)"
 			}
-			why := "the identity lacks a data-plane role"
 			if code == bloberror.AuthenticationFailed {
-				why = "the account key or SAS was refused (wrong, expired or lacking permissions)"
+				return fmt.Errorf("%s %q: %w: account %s refused the credential itself — the account key or SAS signature is wrong or expired (or the clock is off); a role does not help here (%s)", op, name, ErrForbidden, a.account, re.ErrorCode)
 			}
+			why := "the identity lacks a data-plane role, or the SAS lacks the permission"
 			return fmt.Errorf("%s %q: %w: %s on account %s: grant %s on the account or container (%s)", op, name, ErrForbidden, why, a.account, role, re.ErrorCode)
 		}
 		return fmt.Errorf("%s %q: storage answered HTTP %d %s", op, name, re.StatusCode, re.ErrorCode)
@@ -207,7 +336,11 @@ func (a *Azure) mapErr(op, name string, err error, write bool) error {
 	var ne net.Error
 	var oe *net.OpError
 	if errors.As(err, &oe) || errors.As(err, &ne) {
-		return fmt.Errorf("%s %q: cannot reach %s: %s", op, name, a.account, a.scrub(err.Error()))
+		msg := fmt.Errorf("%s %q: cannot reach %s: %s", op, name, a.where(), a.scrub(netReason(err)))
+		if a.local && errors.Is(err, syscall.ECONNREFUSED) {
+			msg = fmt.Errorf("%w (is Azurite running on %s? start it with `npx azurite-blob --skipApiVersionCheck`, see the README)", msg, a.endpoint)
+		}
+		return msg
 	}
 	var ae *azidentity.AuthenticationFailedError
 	if errors.As(err, &ae) || strings.Contains(err.Error(), "DefaultAzureCredential") {
@@ -248,43 +381,62 @@ func deref[T any](p *T) T {
 	return *p
 }
 
-// List implements Container: pages of 5,000 with metadata, the service clock from the last page's Date.
-func (a *Azure) List(ctx context.Context) (Listing, error) {
+// listPageSize is the largest page the service gives: fewer round trips, and the first rows still arrive in
+// well under a second.
+const listPageSize = 5000
+
+// List implements Container: pages of 5,000 with metadata and tags, each page's clock from its Date header.
+func (a *Azure) List(ctx context.Context, prefix string, visit func(Page) error) error {
+	var pre *string
+	if prefix != "" {
+		pre = &prefix
+	}
 	pager := a.client.NewListBlobsFlatPager(&container.ListBlobsFlatOptions{
-		MaxResults: ptr(int32(5000)),
-		Include:    container.ListBlobsInclude{Metadata: true},
+		Prefix:     pre,
+		MaxResults: ptr(int32(listPageSize)),
+		Include:    container.ListBlobsInclude{Metadata: true, Tags: true},
 	})
-	var l Listing
 	for pager.More() {
-		page, err := pager.NextPage(ctx)
+		resp, err := pager.NextPage(ctx)
 		if err != nil {
-			return Listing{}, a.mapErr("list", a.name, err, false)
+			return a.mapErr("list", a.name, err, false)
 		}
-		if page.Date != nil {
-			l.ServiceTime = page.Date.UTC()
+		p := Page{ServiceTime: time.Now().UTC()}
+		if resp.Date != nil {
+			p.ServiceTime = resp.Date.UTC()
 		}
-		if page.Segment == nil {
-			continue
-		}
-		for _, it := range page.Segment.BlobItems {
-			if it == nil || it.Name == nil {
-				continue
+		if resp.Segment != nil {
+			p.Blobs = make([]BlobInfo, 0, len(resp.Segment.BlobItems))
+			for _, it := range resp.Segment.BlobItems {
+				if it != nil && it.Name != nil {
+					p.Blobs = append(p.Blobs, listed(it))
+				}
 			}
-			bi := BlobInfo{Name: *it.Name}
-			if p := it.Properties; p != nil {
-				bi.Size = deref(p.ContentLength)
-				bi.ETag = etag(p.ETag)
-				bi.LastModified = deref(p.LastModified).UTC()
-				bi.ContentType = deref(p.ContentType)
-			}
-			bi.Metadata = metaOut(it.Metadata)
-			l.Blobs = append(l.Blobs, bi)
+		}
+		if err := visit(p); err != nil {
+			return err
 		}
 	}
-	if l.ServiceTime.IsZero() {
-		l.ServiceTime = time.Now().UTC()
+	return nil
+}
+
+func listed(it *container.BlobItem) BlobInfo {
+	bi := BlobInfo{Name: *it.Name, Metadata: metaOut(it.Metadata)}
+	if p := it.Properties; p != nil {
+		bi.Size = deref(p.ContentLength)
+		bi.ETag = etag(p.ETag)
+		bi.LastModified = deref(p.LastModified).UTC()
+		bi.ContentType = deref(p.ContentType)
 	}
-	return l, nil
+	if it.BlobTags != nil && len(it.BlobTags.BlobTagSet) > 0 {
+		bi.Tags = make(map[string]string, len(it.BlobTags.BlobTagSet))
+		for _, t := range it.BlobTags.BlobTagSet {
+			if t != nil && t.Key != nil {
+				bi.Tags[*t.Key] = deref(t.Value)
+			}
+		}
+	}
+	return bi
 }
 
 func ptr[T any](v T) *T { return &v }
@@ -394,3 +546,7 @@ func (a *Azure) Now(ctx context.Context) (time.Time, error) {
 	}
 	return p.Date.UTC(), nil
 }
+
+// Local reports whether the container is on the development storage emulator (Azurite: a loopback endpoint or
+// the emulator's well-known account), where seeding is always safe.
+func (a *Azure) Local() bool { return a.local }

@@ -15,7 +15,7 @@ func TestAzureMissingContainer(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := a.List(ctx); !errors.Is(err, store.ErrContainerNotFound) {
+	if _, err := store.ListAll(ctx, a); !errors.Is(err, store.ErrContainerNotFound) {
 		t.Fatalf("list of a missing container: %v", err)
 	}
 }
@@ -35,7 +35,7 @@ func TestAzureForbiddenNamesTheRoleAndHidesTheKey(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	_, err = a.List(ctx)
+	_, err = store.ListAll(ctx, a)
 	if !errors.Is(err, store.ErrForbidden) || !strings.Contains(err.Error(), "Storage Blob Data Reader") || !strings.Contains(err.Error(), "devstoreaccount1") {
 		t.Fatalf("403: %v", err)
 	}
@@ -57,7 +57,7 @@ func TestAzureUnreachable(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	_, err = a.List(ctx)
+	_, err = store.ListAll(ctx, a)
 	if err == nil || !strings.Contains(err.Error(), "cannot reach devstoreaccount1") || strings.Contains(err.Error(), key[:16]) {
 		t.Fatalf("unreachable: %v", err)
 	}

@@ -88,7 +88,7 @@ func TestContract(t *testing.T) {
 			for _, n := range names {
 				mustWrite(t, c, n, `[]`, store.WriteOptions{ContentType: "application/json", Metadata: map[string]string{"k": "v"}})
 			}
-			l, err := c.List(ctx)
+			l, err := store.ListAll(ctx, c)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -192,7 +192,7 @@ func TestDirRefusesNamesThatEscape(t *testing.T) {
 			t.Errorf("Write(%q) = %v, want ErrInvalidName naming it", n, err)
 		}
 	}
-	l, _ := d.List(ctx)
+	l, _ := store.ListAll(ctx, d)
 	if len(l.Blobs) != 0 {
 		t.Fatalf("refused names left blobs: %+v", l.Blobs)
 	}

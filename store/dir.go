@@ -9,7 +9,6 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
-	"sort"
 	"strings"
 	"syscall"
 	"time"
@@ -63,6 +62,7 @@ func (d *Dir) Root() string { return d.root }
 type dirMeta struct {
 	ContentType string            `json:"contentType,omitempty"`
 	Metadata    map[string]string `json:"metadata,omitempty"`
+	Tags        map[string]string `json:"tags,omitempty"`
 }
 
 // ValidateName refuses names a directory cannot hold faithfully or that would escape its root.
@@ -145,21 +145,37 @@ func (d *Dir) info(name string, fi fs.FileInfo) BlobInfo {
 	if b, err := os.ReadFile(d.metaPath(name)); err == nil {
 		var m dirMeta
 		if json.Unmarshal(b, &m) == nil {
-			bi.ContentType, bi.Metadata = m.ContentType, m.Metadata
+			bi.ContentType, bi.Metadata, bi.Tags = m.ContentType, m.Metadata, m.Tags
 		}
 	}
 	return bi
 }
 
-// List implements Container.
-func (d *Dir) List(ctx context.Context) (Listing, error) {
+// List implements Container: the directory walked in name order, handed over in pages. Symbolic links, FIFOs
+// and other entries that are not regular files are listed as refused, never followed and never skipped.
+func (d *Dir) List(ctx context.Context, prefix string, visit func(Page) error) error {
 	unlock, err := d.lock(false)
 	if err != nil {
-		return Listing{}, fmt.Errorf("list %s: %w", d.Describe(), err)
+		return fmt.Errorf("list %s: %w", d.Describe(), err)
 	}
 	defer unlock()
-	var out []BlobInfo
-	err = filepath.WalkDir(d.root, func(p string, e fs.DirEntry, err error) error {
+	var page []BlobInfo
+	flush := func() error {
+		if len(page) == 0 {
+			return nil
+		}
+		p := Page{Blobs: page, ServiceTime: time.Now().UTC()}
+		page = nil
+		return visit(p)
+	}
+	start := d.root
+	if i := strings.LastIndexByte(prefix, '/'); i > 0 && ValidateName(prefix[:i]) == nil {
+		start = d.path(prefix[:i]) // only the folder the prefix can be in
+	}
+	err = filepath.WalkDir(start, func(p string, e fs.DirEntry, err error) error {
+		if errors.Is(err, fs.ErrNotExist) && p == start && start != d.root {
+			return filepath.SkipAll
+		}
 		if err != nil {
 			return err
 		}
@@ -167,30 +183,60 @@ func (d *Dir) List(ctx context.Context) (Listing, error) {
 			return ctx.Err()
 		}
 		rel, _ := filepath.Rel(d.root, p)
+		if rel == "." {
+			return nil
+		}
 		if e.IsDir() {
 			if rel == stateDir {
 				return filepath.SkipDir
 			}
 			return nil
 		}
-		if !e.Type().IsRegular() {
-			return nil // symlinks and devices are not blobs
+		name := filepath.ToSlash(rel)
+		if !strings.HasPrefix(name, prefix) {
+			return nil
 		}
-		fi, err := e.Info()
-		if err != nil {
+		if !e.Type().IsRegular() {
+			page = append(page, BlobInfo{Name: name, Refused: refusedWhy(e.Type())})
+		} else {
+			fi, err := e.Info()
 			if errors.Is(err, fs.ErrNotExist) {
 				return nil
 			}
-			return err
+			if err != nil {
+				return err
+			}
+			page = append(page, d.info(name, fi))
 		}
-		out = append(out, d.info(filepath.ToSlash(rel), fi))
+		if len(page) == dirPageSize {
+			return flush()
+		}
 		return nil
 	})
-	if err != nil {
-		return Listing{}, fmt.Errorf("list %s: %w", d.Describe(), err)
+	if err == nil {
+		err = flush()
 	}
-	sort.Slice(out, func(i, j int) bool { return out[i].Name < out[j].Name })
-	return Listing{Blobs: out, ServiceTime: time.Now().UTC()}, nil
+	if err != nil {
+		return fmt.Errorf("list %s: %w", d.Describe(), err)
+	}
+	return nil
+}
+
+// dirPageSize matches Azure's page, so both backends exercise the same paging.
+const dirPageSize = 5000
+
+func refusedWhy(m fs.FileMode) string {
+	switch {
+	case m&fs.ModeSymlink != 0:
+		return "a symbolic link: deadletter never follows links out of the container directory"
+	case m&fs.ModeNamedPipe != 0:
+		return "a FIFO, not a file"
+	case m&fs.ModeSocket != 0:
+		return "a socket, not a file"
+	case m&fs.ModeDevice != 0:
+		return "a device, not a file"
+	}
+	return "not a regular file"
 }
 
 func (d *Dir) statLocked(name string) (BlobInfo, error) {
@@ -286,16 +332,8 @@ func (d *Dir) Write(ctx context.Context, name string, body []byte, opts WriteOpt
 	if err := tmp.Close(); err != nil {
 		return BlobInfo{}, opError("write", name, err)
 	}
-	mb, _ := json.Marshal(dirMeta{ContentType: opts.ContentType, Metadata: opts.Metadata})
-	mp := d.metaPath(name)
-	if err := os.MkdirAll(filepath.Dir(mp), 0o755); err != nil {
-		return BlobInfo{}, opError("write", name, err)
-	}
-	if err := os.WriteFile(mp+".tmp", mb, 0o644); err != nil {
-		return BlobInfo{}, opError("write", name, err)
-	}
-	if err := os.Rename(mp+".tmp", mp); err != nil {
-		return BlobInfo{}, opError("write", name, err)
+	if err := d.writeMeta(name, dirMeta{ContentType: opts.ContentType, Metadata: opts.Metadata}); err != nil {
+		return BlobInfo{}, err
 	}
 	if err := os.Rename(tmp.Name(), p); err != nil {
 		return BlobInfo{}, opError("write", name, fmt.Errorf("cannot hold this name in a directory: %w", err))
@@ -339,8 +377,12 @@ func (d *Dir) Delete(ctx context.Context, name string, ifMatch string) error {
 // Now implements Container: a directory has no service, so the local clock is the only one.
 func (d *Dir) Now(ctx context.Context) (time.Time, error) { return time.Now().UTC(), nil }
 
-// Backdate sets a blob's Last-Modified, so a seeded directory can hold stranded and expiring blobs.
-func (d *Dir) Backdate(name string, t time.Time) error {
+// Create implements Provisioner: the directory exists once the container is open.
+func (d *Dir) Create(ctx context.Context) error { return nil }
+
+// Backdate implements Provisioner: it sets a blob's Last-Modified, so a seeded directory can hold stranded and
+// expiring blobs.
+func (d *Dir) Backdate(ctx context.Context, name string, t time.Time) error {
 	if err := ValidateName(name); err != nil {
 		return err
 	}
@@ -351,3 +393,52 @@ func (d *Dir) Backdate(name string, t time.Time) error {
 	defer unlock()
 	return os.Chtimes(d.path(name), t, t)
 }
+
+// SetTags implements Tagger: the tags live in the blob's side file, so the blob's own file — its mtime
+// (Last-Modified) and identity (ETag) — is not touched.
+func (d *Dir) SetTags(ctx context.Context, name string, tags map[string]string, ifMatch string) error {
+	if err := ValidateName(name); err != nil {
+		return err
+	}
+	unlock, err := d.lock(true)
+	if err != nil {
+		return opError("set tags of", name, err)
+	}
+	defer unlock()
+	cur, err := d.statLocked(name)
+	if err != nil {
+		if ifMatch != "" && errors.Is(err, ErrNotFound) {
+			return opError("set tags of", name, ErrConditionFailed)
+		}
+		return err
+	}
+	if ifMatch != "" && cur.ETag != ifMatch {
+		return opError("set tags of", name, ErrConditionFailed)
+	}
+	if len(tags) == 0 {
+		tags = nil
+	}
+	return d.writeMeta(name, dirMeta{ContentType: cur.ContentType, Metadata: cur.Metadata, Tags: tags})
+}
+
+func (d *Dir) writeMeta(name string, m dirMeta) error {
+	mb, _ := json.Marshal(m)
+	mp := d.metaPath(name)
+	if err := os.MkdirAll(filepath.Dir(mp), 0o755); err != nil {
+		return opError("write", name, err)
+	}
+	if err := os.WriteFile(mp+".tmp", mb, 0o644); err != nil {
+		return opError("write", name, err)
+	}
+	if err := os.Rename(mp+".tmp", mp); err != nil {
+		return opError("write", name, err)
+	}
+	return nil
+}
+
+// DirRegisterPath is where a directory container keeps the handler register a seed wrote beside its blobs (in the
+// directory's own state folder, which no blob can be named under).
+func DirRegisterPath(root string) string { return DirStateFile(root, "handlers.json") }
+
+// DirStateFile is a file of the tool's own in a directory container's state folder (never listed as a blob).
+func DirStateFile(root, name string) string { return filepath.Join(root, stateDir, name) }

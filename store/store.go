@@ -1,15 +1,17 @@
 // Package store is the dead-letter container as the rest of deadletter sees it: a flat namespace of blobs
-// that can be listed, read, written and deleted under ETag conditions, plus the service's clock.
+// that can be listed page by page, read, written and deleted under ETag conditions, plus the service's clock.
 //
-// Two implementations live here: Azure Blob Storage through azblob (dir.go's sibling azure.go) and a local
-// directory (dir.go) for offline snapshots, the demo and fast tests. Errors are typed so that callers decide
-// on meaning (someone else changed it, it is gone, it already exists) rather than on HTTP status codes.
+// Two implementations live here: Azure Blob Storage through azblob (azure.go) and a local directory (dir.go)
+// for offline snapshots, the demo and fast tests. Errors are typed so that callers decide on meaning (someone
+// else changed it, it is gone, it already exists) rather than on HTTP status codes. Powers only some containers
+// have — creating and backdating for seeds, index tags for acknowledgements — are capability interfaces.
 package store
 
 import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 	"strings"
 	"time"
 )
@@ -31,10 +33,12 @@ var (
 	ErrTooLarge = errors.New("too large")
 	// ErrInvalidName: the name cannot be stored by this backend.
 	ErrInvalidName = errors.New("invalid blob name")
-	// ErrForbidden: the identity lacks a data-plane role on the account.
+	// ErrForbidden: the identity lacks a data-plane role on the account, or its key or signature was refused.
 	ErrForbidden = errors.New("forbidden")
 	// ErrContainerNotFound: the container itself is missing.
 	ErrContainerNotFound = errors.New("container not found")
+	// ErrRefused: the entry exists but is not a blob this backend will read (a symbolic link, a FIFO, a device).
+	ErrRefused = errors.New("refused")
 )
 
 // BlobInfo is what a listing says about one blob, without downloading it.
@@ -45,6 +49,13 @@ type BlobInfo struct {
 	LastModified time.Time
 	ContentType  string
 	Metadata     map[string]string
+	// Tags are the blob's index tags (acknowledgements live there): changing them changes neither the ETag nor
+	// Last-Modified.
+	Tags map[string]string
+	// Refused says why an entry the listing found is not a readable blob (a directory container's symbolic
+	// link or FIFO); empty for every real blob. Refused entries are listed, never skipped silently, so that
+	// nothing hidden behind one can make the container look healthy.
+	Refused string
 }
 
 // Blob is a downloaded blob: its properties as of the read, and its bytes.
@@ -55,11 +66,11 @@ type Blob struct {
 	ServiceTime time.Time
 }
 
-// Listing is one enumeration of the container.
-type Listing struct {
+// Page is one page of a listing. Pages come in no promised order; within a page, blobs are in name order.
+type Page struct {
 	Blobs []BlobInfo
-	// ServiceTime is the service's clock at the last page of the listing: ages are measured against it, not
-	// against the local clock, which can be minutes off on an operator's laptop.
+	// ServiceTime is the service's clock when the page was answered: ages are measured against it, not against
+	// the local clock, which can be minutes off on an operator's laptop.
 	ServiceTime time.Time
 }
 
@@ -77,8 +88,10 @@ type WriteOptions struct {
 type Container interface {
 	// Describe names the container for humans: account/container or the directory.
 	Describe() string
-	// List enumerates every blob with its properties and metadata.
-	List(ctx context.Context) (Listing, error)
+	// List enumerates every blob whose name starts with prefix ("" for all) with its properties, metadata and
+	// tags, handing each page to visit as soon as it arrives, so that a caller can show the first rows of a
+	// million-blob container at once. An error from visit stops the listing and is returned.
+	List(ctx context.Context, prefix string, visit func(Page) error) error
 	// Read downloads one blob, refusing (ErrTooLarge) anything over max bytes without reading it whole.
 	Read(ctx context.Context, name string, max int64) (Blob, error)
 	// Stat returns one blob's current properties (ErrNotFound when it is gone).
@@ -89,6 +102,45 @@ type Container interface {
 	Delete(ctx context.Context, name string, ifMatch string) error
 	// Now is the service's clock (the local clock where the backend has none).
 	Now(ctx context.Context) (time.Time, error)
+}
+
+// Provisioner is what seeding a container needs beyond the contract: bringing it into being and, where the
+// backend can, dating a blob in the past so a seeded incident holds stranded and expiring blobs.
+type Provisioner interface {
+	// Create makes the container if it does not exist.
+	Create(ctx context.Context) error
+	// Backdate sets a blob's Last-Modified; errors.ErrUnsupported where the service owns that clock (Azure).
+	Backdate(ctx context.Context, name string, t time.Time) error
+}
+
+// Tagger sets a blob's index tags without changing its ETag or Last-Modified (acknowledgements).
+type Tagger interface {
+	// SetTags replaces the blob's whole tag set, If-Match ifMatch when it is not empty.
+	SetTags(ctx context.Context, name string, tags map[string]string, ifMatch string) error
+}
+
+// Listing is a whole enumeration gathered in memory: what tests and small tools want.
+type Listing struct {
+	Blobs []BlobInfo
+	// ServiceTime is the service's clock at the last page.
+	ServiceTime time.Time
+}
+
+// ListAll gathers every page of c's listing, sorted by name.
+func ListAll(ctx context.Context, c Container) (Listing, error) {
+	var l Listing
+	err := c.List(ctx, "", func(p Page) error {
+		l.Blobs = append(l.Blobs, p.Blobs...)
+		if p.ServiceTime.After(l.ServiceTime) {
+			l.ServiceTime = p.ServiceTime
+		}
+		return nil
+	})
+	if err != nil {
+		return Listing{}, err
+	}
+	sortByName(l.Blobs)
+	return l, nil
 }
 
 // MetaGet looks a metadata key up case-insensitively, as Azure treats metadata names.
@@ -119,4 +171,8 @@ func MetaWith(m map[string]string, key, value string) map[string]string {
 
 func opError(op, name string, err error) error {
 	return fmt.Errorf("%s %q: %w", op, name, err)
+}
+
+func sortByName(bs []BlobInfo) {
+	slices.SortFunc(bs, func(a, b BlobInfo) int { return strings.Compare(a.Name, b.Name) })
 }

@@ -6,6 +6,7 @@ import (
 	"time"
 
 	tea "github.com/charmbracelet/bubbletea"
+	"github.com/deadletter/deadletter/internal/scenario"
 	"github.com/deadletter/deadletter/replay"
 	"github.com/deadletter/deadletter/store"
 	"github.com/deadletter/deadletter/store/storetest"
@@ -14,7 +15,7 @@ import (
 // big is a model holding n hydrated blobs, as after a refresh of a very large container.
 func big(b *testing.B, n int) *Model {
 	cfg := replay.DefaultConfig()
-	cfg.Handlers = replay.IncidentRegister
+	cfg.Handlers = scenario.IncidentRegister
 	snap := &replay.Snapshot{Container: "bench/deadletter", Now: fixedNow, Items: make([]replay.Item, n)}
 	subs := []string{"PUSH-NOTIFICATIONS", "FRIEND-REQUESTS", "THREAD-REPLIES", "WEBHOOKS", "BLOB-DELETIONS"}
 	for i := range snap.Items {
@@ -24,7 +25,7 @@ func big(b *testing.B, n int) *Model {
 			name = replay.QuarantinePrefix + name
 		}
 		it := cfg.MakeItem(store.BlobInfo{Name: name, Size: 2048, ETag: fmt.Sprint(i), LastModified: fixedNow.Add(-age)}, fixedNow)
-		it.Summary = &replay.Summary{Events: 1 + i%50, MaxReplayAttempt: i % 3, Reasons: replay.Counts{{Value: "MaxDeliveryAttemptsExceeded", N: 3}},
+		it.Summary = &replay.Summary{Events: 1 + i%50, MaxReplayAttempt: replay.Attempt(i % 3), Reasons: replay.Counts{{Value: "MaxDeliveryAttemptsExceeded", N: 3}},
 			Outcomes: replay.Counts{{Value: "Busy", N: 3}}, Verdicts: replay.VerdictCounts{2, 1}}
 		snap.Items[i] = it
 	}

@@ -1,7 +1,6 @@
 package tui
 
 import (
-	"bytes"
 	"fmt"
 	"sort"
 	"strings"
@@ -9,6 +8,8 @@ import (
 	"github.com/charmbracelet/bubbles/viewport"
 	tea "github.com/charmbracelet/bubbletea"
 	"github.com/charmbracelet/x/ansi"
+	"github.com/deadletter/deadletter/internal/present"
+	"github.com/deadletter/deadletter/internal/textfmt"
 	"github.com/deadletter/deadletter/replay"
 )
 
@@ -71,7 +72,7 @@ func (v *detail) Load(d *replay.Detail, err error, cfg replay.Config, st Styles)
 }
 
 func detailLines(name string, d *replay.Detail, err error, cfg replay.Config, st Styles) []string {
-	p := replay.Printable
+	p := textfmt.Printable
 	lines := []string{st.Title.Render(p(name))}
 	if err != nil {
 		return append(lines, "", st.Error.Render("could not read the blob: "+p(err.Error())))
@@ -81,8 +82,8 @@ func detailLines(name string, d *replay.Detail, err error, cfg replay.Config, st
 	}
 	section := func(s string) { lines = append(lines, "", st.Header.Render("── "+s+" "+strings.Repeat("─", 40))) }
 	lines = append(lines,
-		fmt.Sprintf("pane %s · age %s · TTL %s · deleted by the lifecycle rule in %s (%s)", d.Pane, replay.HumanDuration(d.Age), cfg.TTL,
-			replay.HumanDuration(d.ExpiresAt.Sub(d.LastModified.Add(d.Age))), d.ExpiresAt.UTC().Format("2006-01-02 15:04Z")),
+		fmt.Sprintf("pane %s · age %s · TTL %s · deleted by the lifecycle rule in %s (%s)", d.Pane, textfmt.Duration(d.Age), cfg.TTL,
+			textfmt.Duration(d.ExpiresAt.Sub(d.LastModified.Add(d.Age))), d.ExpiresAt.UTC().Format("2006-01-02 15:04Z")),
 		fmt.Sprintf("size %d B · modified %s · etag %s · %s", d.Size, d.LastModified.UTC().Format("2006-01-02 15:04:05Z"), p(d.ETag), p(d.ContentType)))
 	if len(d.Metadata) > 0 {
 		keys := make([]string, 0, len(d.Metadata))
@@ -104,7 +105,7 @@ func detailLines(name string, d *replay.Detail, err error, cfg replay.Config, st
 			st.Dim.Render("the replay quarantines the whole payload; the events below are a best-effort reading"))
 	}
 	section("what the estate will do")
-	for _, l := range replay.Explain(d, cfg) {
+	for _, l := range present.Explain(d, cfg) {
 		lines = append(lines, p(l))
 	}
 	section(fmt.Sprintf("events (%d)", len(d.Payload.Events)))
@@ -115,12 +116,12 @@ func detailLines(name string, d *replay.Detail, err error, cfg replay.Config, st
 		}
 		attempt := ""
 		if i < len(d.Judgements) {
-			attempt = fmt.Sprintf("attempt %d", d.Judgements[i].Attempt)
+			attempt = fmt.Sprintf("attempt %s", d.Judgements[i].Attempt)
 			if d.Judgements[i].Uncountable {
 				attempt = "attempt 0 · UNCOUNTABLE (id holds a line terminator: the cap never stops it)"
 			}
 		}
-		verdict := d.VerdictLabel(i)
+		verdict := present.EventVerdictLabel(d, i)
 		vs := st.OK
 		if verdict != string(replay.VerdictReplay) {
 			vs = st.Warn
@@ -136,9 +137,7 @@ func detailLines(name string, d *replay.Detail, err error, cfg replay.Config, st
 		body = body[:maxRawBytes]
 		lines = append(lines, st.Dim.Render(fmt.Sprintf("(first %d of %d bytes)", maxRawBytes, len(d.Body))))
 	}
-	var pretty bytes.Buffer
-	replay.PrettyJSON(body, &pretty)
-	for _, l := range strings.Split(pretty.String(), "\n") {
+	for _, l := range strings.Split(present.PrettyJSON(body), "\n") {
 		lines = append(lines, p(l))
 	}
 	return lines

@@ -11,8 +11,9 @@ import (
 	tea "github.com/charmbracelet/bubbletea"
 	"github.com/charmbracelet/lipgloss"
 	"github.com/charmbracelet/x/ansi"
+	"github.com/deadletter/deadletter/internal/present"
+	"github.com/deadletter/deadletter/internal/textfmt"
 	"github.com/deadletter/deadletter/replay"
-	"github.com/deadletter/deadletter/store"
 )
 
 type dialogKind int
@@ -37,7 +38,7 @@ type dialog struct {
 	act     actionKind
 	title   string
 	lines   []string
-	targets []store.BlobInfo
+	targets []replay.DrainTarget
 	names   []string
 	force   bool
 	refused int
@@ -88,10 +89,10 @@ func (m *Model) confirmDrain(items []replay.Item) tea.Cmd {
 		return nil
 	}
 	d := m.newDialog(dlgConfirm, actDrain, fmt.Sprintf("Drain %d stranded blob(s)?", len(items)))
-	d.lines = replay.ForecastDrain(items).Lines(m.cfg)
+	d.lines = present.ForecastLines(replay.ForecastDrain(items))
 	d.lines = append(d.lines, "", "Each write is conditional on the ETag read: a blob that changed or vanished is skipped, never resurrected.")
 	for _, it := range items {
-		d.targets = append(d.targets, it.BlobInfo)
+		d.targets = append(d.targets, m.cfg.DrainTargetOf(&it, m.snap.Now))
 	}
 	m.dialog = d
 	return nil
@@ -135,14 +136,14 @@ func (m *Model) restoreLines(msg restorePlansMsg, force bool) ([]string, int) {
 	var lines []string
 	refused := 0
 	for i, n := range msg.names {
-		lines = append(lines, m.st.Bold.Render(replay.Printable(n)))
+		lines = append(lines, m.st.Bold.Render(textfmt.Printable(n)))
 		if msg.errs[i] != nil {
-			lines = append(lines, "  "+m.st.Error.Render(replay.Printable(msg.errs[i].Error())))
+			lines = append(lines, "  "+m.st.Error.Render(textfmt.Printable(msg.errs[i].Error())))
 			refused++
 			continue
 		}
-		for _, l := range replay.Explain(msg.details[i], m.cfg) {
-			lines = append(lines, "  "+replay.Printable(l))
+		for _, l := range present.Explain(msg.details[i], m.cfg) {
+			lines = append(lines, "  "+textfmt.Printable(l))
 		}
 		if rp := msg.details[i].Restore; rp == nil || rp.Refusal != "" {
 			refused++
@@ -162,17 +163,17 @@ func (m *Model) start(d *dialog) tea.Cmd {
 	ctx, cancel := context.WithCancel(m.ctx)
 	d.kind, d.cancel, d.ch = dlgRunning, cancel, make(chan tea.Msg, 64)
 	c, cfg := m.opt.Loader.Container, m.cfg
-	opts := replay.ActionOptions{ReadOnly: m.opt.ReadOnly, Force: d.force, Concurrency: m.opt.Concurrency, Progress: func(r replay.Result) { d.ch <- progressMsg{r} }}
+	progress := func(r replay.Result) { d.ch <- progressMsg{r} }
 	if d.act == actDrain {
 		d.total = len(d.targets)
 		go func() {
-			res, err := replay.Drain(ctx, c, cfg, d.targets, opts)
+			res, err := replay.Drain(ctx, c, cfg, d.targets, replay.DrainOptions{ReadOnly: m.opt.ReadOnly, Concurrency: m.opt.Concurrency, Progress: progress})
 			d.ch <- actionDoneMsg{res, err}
 		}()
 	} else {
 		d.total = len(d.names)
 		go func() {
-			res, err := replay.Restore(ctx, c, cfg, d.names, opts)
+			res, err := replay.Restore(ctx, c, cfg, d.names, replay.RestoreOptions{ReadOnly: m.opt.ReadOnly, Force: d.force, Concurrency: m.opt.Concurrency, Progress: progress})
 			d.ch <- actionDoneMsg{res, err}
 		}()
 	}
@@ -203,12 +204,12 @@ func (m *Model) updateDialog(msg tea.Msg) tea.Cmd {
 	case actionDoneMsg:
 		d.kind, d.results = dlgResults, msg.results
 		if msg.err != nil {
-			d.lines = []string{m.st.Error.Render(replay.Printable(msg.err.Error()))}
+			d.lines = []string{m.st.Error.Render(textfmt.Printable(msg.err.Error()))}
 		} else {
 			d.lines = resultLines(msg.results, m.st)
 		}
 		d.title = map[actionKind]string{actDrain: "Drain", actRestore: "Restore"}[d.act] + " finished"
-		m.status = replay.TallyOf(msg.results).String()
+		m.status = present.TallyLine(replay.TallyOf(msg.results), false)
 		return m.refresh()
 	case progress.FrameMsg:
 		pm, cmd := d.bar.Update(msg)
@@ -257,14 +258,14 @@ func (m *Model) updateDialog(msg tea.Msg) tea.Cmd {
 }
 
 func resultLines(rs []replay.Result, st Styles) []string {
-	lines := []string{replay.TallyOf(rs).String(), ""}
+	lines := []string{present.TallyLine(replay.TallyOf(rs), false), ""}
 	for _, r := range rs {
-		l := fmt.Sprintf("%-9s %s", r.Outcome, replay.Printable(r.Name))
+		l := fmt.Sprintf("%-9s %s", r.Outcome, textfmt.Printable(r.Name))
 		if r.Target != "" {
-			l += " → " + replay.Printable(r.Target)
+			l += " → " + textfmt.Printable(r.Target)
 		}
 		if r.Error != "" {
-			l += ": " + replay.Printable(r.Error)
+			l += ": " + textfmt.Printable(r.Error)
 		}
 		if r.Outcome == replay.OutcomeFailed {
 			l = st.Error.Render(l)
@@ -289,7 +290,7 @@ func (d *dialog) Overlay(screen string, st Styles, w, h int) string {
 			body[len(body)-1] += "   " + st.Key.Render("f") + " toggle --force"
 		}
 	case dlgRunning:
-		body = append(body, d.bar.View(), fmt.Sprintf("%d of %d done  %s", d.done, d.total, d.counts.String()), "", st.Key.Render("esc")+" cancel: nothing after this point is touched")
+		body = append(body, d.bar.View(), fmt.Sprintf("%d of %d done  %s", d.done, d.total, present.TallyLine(d.counts, false)), "", st.Key.Render("esc")+" cancel: nothing after this point is touched")
 	case dlgResults:
 		room := max(3, h-8)
 		end := min(len(d.lines), d.scroll+room)

@@ -9,6 +9,7 @@ import (
 
 	tea "github.com/charmbracelet/bubbletea"
 	"github.com/charmbracelet/x/exp/teatest"
+	"github.com/deadletter/deadletter/internal/scenario"
 	"github.com/deadletter/deadletter/replay"
 	"github.com/deadletter/deadletter/store"
 	"github.com/deadletter/deadletter/store/storetest"
@@ -26,10 +27,10 @@ func backend(t *testing.T, kind string, wrap func(store.Container) store.Contain
 		c = storetest.Azure(t)
 		cfg.TTL = 2 * time.Second
 	}
-	if _, err := replay.Seed(context.Background(), c, replay.SeedOptions{Count: 12, Seed: 3, Config: cfg}); err != nil {
+	if _, err := scenario.Seed(context.Background(), c, scenario.SeedOptions{Count: 12, Seed: 3, Config: cfg}); err != nil {
 		t.Fatal(err)
 	}
-	cfg.Handlers = replay.IncidentRegister
+	cfg.Handlers = scenario.IncidentRegister
 	if kind != "dir" {
 		waitStranded(t, c, cfg)
 	}
@@ -107,7 +108,7 @@ func TestFlow(t *testing.T) {
 	for _, kind := range []string{"dir", "azurite"} {
 		t.Run(kind, func(t *testing.T) {
 			c, cfg := backend(t, kind, nil)
-			m := New(Options{Loader: replay.NewLoader(c, cfg), Check: replay.DefaultCheckOptions(), Interval: time.Hour, Renderer: asciiRenderer()})
+			m := New(Options{Loader: replay.NewLoader(c, cfg), Check: replay.CheckOptions{}, Interval: time.Hour, Renderer: asciiRenderer()})
 			tm := teatest.NewTestModel(t, m, teatest.WithInitialTermSize(120, 40))
 			waitScreen(t, tm, "[1 Stranded", "▲STRANDED")
 
@@ -152,7 +153,7 @@ func TestFlow(t *testing.T) {
 				t.Fatalf("restored copy %s: %v", target, err)
 			}
 			// Every drained blob carries the drain's metadata.
-			l, _ := c.List(context.Background())
+			l, _ := store.ListAll(context.Background(), c)
 			drained := 0
 			for _, b := range l.Blobs {
 				if _, ok := store.MetaGet(b.Metadata, replay.MetaDrainCount); ok {
@@ -181,12 +182,12 @@ func TestFlowCancelDrain(t *testing.T) {
 				}}
 				return hooked
 			})
-			before, _ := c.List(context.Background())
+			before, _ := store.ListAll(context.Background(), c)
 			etags := map[string]string{}
 			for _, b := range before.Blobs {
 				etags[b.Name] = b.ETag
 			}
-			m := New(Options{Loader: replay.NewLoader(c, cfg), Check: replay.DefaultCheckOptions(), Interval: time.Hour, Renderer: asciiRenderer(), Concurrency: 2})
+			m := New(Options{Loader: replay.NewLoader(c, cfg), Check: replay.CheckOptions{}, Interval: time.Hour, Renderer: asciiRenderer(), Concurrency: 2})
 			tm := teatest.NewTestModel(t, m, teatest.WithInitialTermSize(120, 40))
 			waitScreen(t, tm, "[1 Stranded")
 			press(tm, "d")

@@ -15,6 +15,7 @@ import (
 	tea "github.com/charmbracelet/bubbletea"
 	"github.com/charmbracelet/lipgloss"
 	"github.com/charmbracelet/x/ansi"
+	"github.com/deadletter/deadletter/internal/scenario"
 	"github.com/deadletter/deadletter/replay"
 	"github.com/deadletter/deadletter/store"
 	"github.com/deadletter/deadletter/store/storetest"
@@ -37,13 +38,13 @@ func fixture(t testing.TB, count int) (*storetest.Mem, replay.Config) {
 	t.Helper()
 	mem := storetest.NewMem(fixedNow)
 	cfg := replay.DefaultConfig()
-	if _, err := replay.Seed(context.Background(), mem, replay.SeedOptions{Count: count, Seed: 7, Config: cfg}); err != nil {
+	if _, err := scenario.Seed(context.Background(), mem, scenario.SeedOptions{Count: count, Seed: 7, Config: cfg}); err != nil {
 		t.Fatal(err)
 	}
 	body := `[{"id":"x\u001b[31m","subject":"\u001b[2J\u001b]0;pwned\u0007","eventType":"ProcessPushNotification","dataVersion":"1"}]`
 	mem.Write(context.Background(), hostileName, []byte(body), store.WriteOptions{})
-	mem.Backdate(hostileName, fixedNow.Add(-3*time.Hour))
-	cfg.Handlers = replay.IncidentRegister
+	mem.Backdate(context.Background(), hostileName, fixedNow.Add(-3*time.Hour))
+	cfg.Handlers = scenario.IncidentRegister
 	return mem, cfg
 }
 
@@ -55,7 +56,7 @@ func asciiRenderer() *lipgloss.Renderer {
 
 func newModel(c store.Container, cfg replay.Config, readOnly bool) *Model {
 	l := replay.NewLoader(c, cfg)
-	return New(Options{Loader: l, Check: replay.DefaultCheckOptions(), ReadOnly: readOnly, Interval: time.Hour,
+	return New(Options{Loader: l, Check: replay.CheckOptions{}, ReadOnly: readOnly, Interval: time.Hour,
 		Renderer: asciiRenderer(), Clock: func() time.Time { return fixedNow }})
 }
 

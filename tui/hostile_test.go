@@ -9,6 +9,7 @@ import (
 	"time"
 
 	tea "github.com/charmbracelet/bubbletea"
+	"github.com/deadletter/deadletter/internal/scenario"
 	"github.com/deadletter/deadletter/replay"
 	"github.com/deadletter/deadletter/store"
 	"github.com/deadletter/deadletter/store/storetest"
@@ -37,10 +38,10 @@ func TestHostileCorpusInTheDashboard(t *testing.T) {
 	for f, b := range bodies {
 		name := "HOSTILE \x1b[7m/2026/11/30/1/" + f
 		mem.Write(context.Background(), name, b, store.WriteOptions{})
-		mem.Backdate(name, fixedNow.Add(-2*time.Hour))
+		mem.Backdate(context.Background(), name, fixedNow.Add(-2*time.Hour))
 	}
 	cfg := replay.DefaultConfig()
-	cfg.Handlers = replay.IncidentRegister
+	cfg.Handlers = scenario.IncidentRegister
 	m := newModel(mem, cfg, false)
 	drive(t, m, size(100, 30), m.Init()())
 	tb := m.tables[m.active]

@@ -14,6 +14,7 @@ import (
 	tea "github.com/charmbracelet/bubbletea"
 	"github.com/charmbracelet/lipgloss"
 	"github.com/charmbracelet/x/ansi"
+	"github.com/deadletter/deadletter/internal/textfmt"
 	"github.com/deadletter/deadletter/replay"
 	"github.com/deadletter/deadletter/store"
 	"github.com/mattn/go-runewidth"
@@ -533,15 +534,15 @@ func (m *Model) tableView() string {
 		}
 		return m.st.Dim.Render(msg)
 	}
-	return m.tables[m.active].View(m.snap, m.st, m.snap.Now, m.cfg, m.opt.Check.ExpiringWithin, true)
+	return m.tables[m.active].View(m.snap, m.st, m.snap.Now, m.cfg, m.cfg.ExpiringWithin, true)
 }
 
 func (m *Model) header() string {
 	name := "…"
 	if m.snap != nil {
-		name = replay.Printable(m.snap.Container)
+		name = textfmt.Printable(m.snap.Container)
 	} else {
-		name = replay.Printable(m.opt.Loader.Container.Describe())
+		name = textfmt.Printable(m.opt.Loader.Container.Describe())
 	}
 	parts := []string{m.st.Title.Render("deadletter"), name}
 	if m.snap != nil {
@@ -606,9 +607,9 @@ func (m *Model) footer() string {
 		if m.snap != nil {
 			since = "showing data from " + m.snap.Now.UTC().Format("15:04:05Z")
 		}
-		status = m.st.Error.Render(fmt.Sprintf("! refresh failed: %s — %s; retrying in %s", replay.Printable(m.lastErr.Error()), since, max(wait, 0)))
+		status = m.st.Error.Render(fmt.Sprintf("! refresh failed: %s — %s; retrying in %s", textfmt.Printable(m.lastErr.Error()), since, max(wait, 0)))
 	case m.filterText != "":
-		status = m.st.Info.Render("filter: " + replay.Printable(m.filterText) + "  (/ to change, esc in the filter to clear)")
+		status = m.st.Info.Render("filter: " + textfmt.Printable(m.filterText) + "  (/ to change, esc in the filter to clear)")
 	case m.status != "":
 		status = m.status
 	}

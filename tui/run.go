@@ -1,11 +1,18 @@
 package tui
 
-import tea "github.com/charmbracelet/bubbletea"
+import (
+	"context"
 
-// Run opens the dashboard on the terminal until the operator quits.
-func Run(o Options) error {
+	tea "github.com/charmbracelet/bubbletea"
+)
+
+// Run opens the dashboard on the terminal until the operator quits or ctx ends.
+func Run(ctx context.Context, o Options) error {
 	m := New(o)
-	_, err := tea.NewProgram(m, tea.WithAltScreen()).Run()
+	_, err := tea.NewProgram(m, tea.WithAltScreen(), tea.WithContext(ctx)).Run()
 	m.stop()
+	if ctx.Err() != nil {
+		return nil
+	}
 	return err
 }

@@ -7,6 +7,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/deadletter/deadletter/internal/textfmt"
 	"github.com/deadletter/deadletter/replay"
 	"github.com/mattn/go-runewidth"
 )
@@ -176,7 +177,7 @@ func events(it *replay.Item) int {
 	return it.Summary.Events
 }
 
-func attempt(it *replay.Item) int {
+func attempt(it *replay.Item) replay.Attempt {
 	if it.Summary == nil {
 		return -1
 	}
@@ -324,7 +325,7 @@ func (t *table) View(s *replay.Snapshot, st Styles, now time.Time, cfg replay.Co
 		if !it.Parsed.Hour.IsZero() {
 			hour = it.Parsed.Hour.Format("01-02 15h")
 		}
-		age := replay.HumanDuration(it.Age)
+		age := textfmt.Duration(it.Age)
 		stalled := it.Pane == replay.PaneLive && it.Age > cfg.LiveGrace
 		if stalled {
 			age = "!" + age
@@ -336,7 +337,7 @@ func (t *table) View(s *replay.Snapshot, st Styles, now time.Time, cfg replay.Co
 			if o := sm.Outcomes.Top(); o != "" {
 				reason += "/" + o
 			}
-			att = strconv.Itoa(sm.MaxReplayAttempt)
+			att = sm.MaxReplayAttempt.String()
 			if sm.Uncountable > 0 {
 				att += "∞"
 			}
@@ -345,12 +346,12 @@ func (t *table) View(s *replay.Snapshot, st Styles, now time.Time, cfg replay.Co
 			ev, verdicts = "?", "UNREADABLE"
 		}
 		left := it.ExpiresAt.Sub(now)
-		expiry := replay.HumanDuration(left)
+		expiry := textfmt.Duration(left)
 		loud := (it.Pane == replay.PaneStranded || it.Pane == replay.PaneQuarantine) && left <= expiring
 		if loud {
 			expiry = "!" + expiry
 		}
-		cells := []string{mark, replay.Printable(sub), hour, age, ev, replay.Printable(reason), att, verdicts, expiry}
+		cells := []string{mark, textfmt.Printable(sub), hour, age, ev, textfmt.Printable(reason), att, verdicts, expiry}
 		for i := range cells {
 			cells[i] = cell(cells[i], cols[i].width)
 		}

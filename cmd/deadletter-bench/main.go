@@ -35,6 +35,7 @@ import (
 	"github.com/Azure/azure-sdk-for-go/sdk/storage/azblob/container"
 	tea "github.com/charmbracelet/bubbletea"
 	"github.com/charmbracelet/lipgloss"
+	"github.com/deadletter/deadletter/internal/scenario"
 	"github.com/deadletter/deadletter/replay"
 	"github.com/deadletter/deadletter/store"
 	"github.com/deadletter/deadletter/store/storetest"
@@ -214,7 +215,7 @@ func (a *azurite) ours(name string) *store.Azure {
 func seed(ctx context.Context, c *container.Client, n int) []string {
 	_, err := c.Create(ctx, nil)
 	must(err)
-	gen := replay.NewBulk(1, time.Now(), replay.DefaultConfig())
+	gen := scenario.NewBulk(1, time.Now(), replay.DefaultConfig())
 	names := make([]string, n)
 	bodies := make([][]byte, n)
 	for i := range names {
@@ -281,7 +282,7 @@ func phaseRead() []row {
 	fmt.Fprintf(os.Stderr, "seeding %d blobs…\n", *nList)
 	names := seed(ctx, rawC, max(*nList, *nHydrate))
 	cfg := replay.DefaultConfig()
-	cfg.Handlers = replay.IncidentRegister
+	cfg.Handlers = scenario.IncidentRegister
 	ours := az.ours(name)
 
 	// A 50,000-blob listing on Azurite swings by ±15% between identical runs (an A/B of two transports on one
@@ -417,12 +418,12 @@ func phaseDrain() row {
 	ourDrain := func() {
 		s, err := replay.NewLoader(ours, cfg).List(ctx)
 		must(err)
-		targets := replay.DrainTargets(s)
+		targets := cfg.DrainTargets(s)
 		if len(targets) != len(names) {
 			fail("%d of %d blobs stranded before our drain", len(targets), len(names))
 		}
 		ourD = append(ourD, timeIt(func() {
-			res, err := replay.Drain(ctx, ours, cfg, targets, replay.ActionOptions{Concurrency: *conc})
+			res, err := replay.Drain(ctx, ours, cfg, targets, replay.DrainOptions{Concurrency: *conc})
 			must(err)
 			for _, r := range res {
 				if r.Outcome != replay.OutcomeDrained {
@@ -454,7 +455,7 @@ func phaseRSS() row {
 	dir, err := os.MkdirTemp("", "deadletter-rss-")
 	must(err)
 	defer os.RemoveAll(dir)
-	gen := replay.NewBulk(2, time.Now(), replay.DefaultConfig())
+	gen := scenario.NewBulk(2, time.Now(), replay.DefaultConfig())
 	for i := 0; i < *nRSS; i++ {
 		name, body := gen.Next()
 		name = strings.Replace(name, ".json", fmt.Sprintf("-%d.json", i), 1)
@@ -477,7 +478,7 @@ func holdAndReport(dir string) {
 	d, err := store.OpenDir(dir)
 	must(err)
 	cfg := replay.DefaultConfig()
-	cfg.Handlers = replay.IncidentRegister
+	cfg.Handlers = scenario.IncidentRegister
 	l := replay.NewLoader(d, cfg)
 	s, err := l.List(ctx)
 	must(err)
@@ -509,13 +510,13 @@ func holdAndReport(dir string) {
 func phaseDashboard() []row {
 	ctx := context.Background()
 	mem := storetest.NewMem(time.Now())
-	gen := replay.NewBulk(3, time.Now(), replay.DefaultConfig())
+	gen := scenario.NewBulk(3, time.Now(), replay.DefaultConfig())
 	for i := 0; i < *nRows; i++ {
 		name, body := gen.Next()
 		mem.Write(ctx, strings.Replace(name, ".json", fmt.Sprintf("-%d.json", i), 1), body, store.WriteOptions{})
 	}
 	cfg := replay.DefaultConfig()
-	cfg.Handlers = replay.IncidentRegister
+	cfg.Handlers = scenario.IncidentRegister
 	l := replay.NewLoader(mem, cfg)
 	s, err := l.List(ctx)
 	must(err)

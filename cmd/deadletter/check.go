@@ -2,159 +2,155 @@ package main
 
 import (
 	"context"
-	"encoding/json"
-	"errors"
-	"flag"
 	"fmt"
-	"os/exec"
 	"strings"
 	"time"
 
+	"github.com/deadletter/deadletter/internal/present"
+	"github.com/deadletter/deadletter/internal/textfmt"
 	"github.com/deadletter/deadletter/replay"
+	"github.com/spf13/cobra"
 )
 
-func checkFlags(fs *flag.FlagSet, g *globals) {
-	watchFlags(fs, g)
-	fs.BoolVar(&g.json, "json", false, "JSON output (with --watch: one JSON object per line)")
-	fs.BoolVar(&g.watch, "watch", false, "re-check every --interval and print one line per change")
-	fs.StringVar(&g.exec, "exec", "", "with --watch: run this shell command per new finding, the finding as JSON on stdin")
+// monitorFlags are the thresholds the dashboard, check and watch share.
+type monitorFlags struct {
+	maxQuarantine int
 }
 
-// inspect lists the container and reads what the findings depend on: root and quarantine payloads (malformed).
-func inspect(ctx context.Context, l *replay.Loader) (*replay.Snapshot, error) {
+func (f *monitorFlags) register(cmd *cobra.Command) {
+	cmd.Flags().IntVar(&f.maxQuarantine, "max-quarantine", 0, "more quarantined blobs than this is a finding")
+}
+
+func (f *monitorFlags) checkOptions() replay.CheckOptions {
+	return replay.CheckOptions{MaxQuarantine: f.maxQuarantine, Names: true}
+}
+
+type checkOptions struct {
+	monitorFlags
+	json bool
+}
+
+func (a *app) checkCmd() *cobra.Command {
+	var o checkOptions
+	cmd := &cobra.Command{
+		Use:   "check",
+		Short: "exit 0 healthy, 1 findings, 2 could not check (for cron and CI)",
+		Long: `check reads the container once and reports what needs a human: stranded, expiring, replay stalled, crash,
+quarantine (over --max-quarantine) and malformed blobs, naming them. A check that cannot see the whole container —
+unreachable, refused, interrupted, past --timeout (30s), or a payload it could not read — exits 2, never 0.
+Acknowledged blobs (deadletter ack) and copies the replay already handled raise nothing.`,
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error { return a.runCheck(cmd, &o) },
+	}
+	o.monitorFlags.register(cmd)
+	cmd.Flags().BoolVar(&o.json, "json", false, "JSON output")
+	return cmd
+}
+
+// look lists the container and reads what the findings depend on (root and quarantine payloads). A pass that
+// could not see everything is an error, never a partial picture: a check must not call a container it could not
+// read healthy.
+func look(ctx context.Context, l *replay.Loader) (*replay.Snapshot, error) {
 	snap, err := l.List(ctx)
 	if err != nil {
-		return nil, err
+		return nil, couldNotLook(ctx, err)
 	}
 	l.HydrateWhere(ctx, snap, func(it *replay.Item) bool { return it.Pane != replay.PaneArchived })
-	var failed []string
-	for _, it := range snap.Items {
-		if it.ReadFailed {
-			failed = append(failed, it.ReadErr)
+	var failed, unread []string
+	for i := range snap.Items {
+		it := &snap.Items[i]
+		switch {
+		case it.Pane == replay.PaneArchived:
+		case it.ReadFailed:
+			failed = append(failed, it.Name+": "+it.ReadErr)
+		case it.Summary == nil && it.ReadErr == "":
+			unread = append(unread, it.Name)
 		}
 	}
-	if len(failed) > 0 {
+	switch {
+	case len(unread) > 0:
+		why := "stopped"
+		if wasInterrupted(ctx) {
+			why = "interrupted"
+		} else if ctx.Err() != nil {
+			why = "out of time (--timeout)"
+		}
+		return nil, fmt.Errorf("%s before every payload was read: %d of them not read, so the check is incomplete (first: %s)", why, len(unread), unread[0])
+	case len(failed) > 0:
 		return nil, fmt.Errorf("could not read %d payload(s), so the check is incomplete: %s", len(failed), failed[0])
 	}
 	return snap, nil
 }
 
-type checkJSON struct {
-	Healthy  bool                `json:"healthy"`
-	Counts   map[replay.Pane]int `json:"counts"`
-	Findings []findingJSON       `json:"findings"`
-}
-
-type findingJSON struct {
-	Kind    replay.FindingKind `json:"kind"`
-	Count   int                `json:"count"`
-	Oldest  string             `json:"oldest,omitempty"`
-	Message string             `json:"message"`
-}
-
-func toCheckJSON(r replay.Report) checkJSON {
-	out := checkJSON{Healthy: r.Healthy, Counts: r.Counts, Findings: []findingJSON{}}
-	for _, f := range r.Findings {
-		fj := findingJSON{Kind: f.Kind, Count: f.Count, Message: f.Message}
-		if f.Oldest != nil {
-			fj.Oldest = rfc3339(*f.Oldest)
+func (a *app) runCheck(cmd *cobra.Command, o *checkOptions) error {
+	if err := positiveInt("max-quarantine", o.maxQuarantine); err != nil {
+		return err
+	}
+	ctx, cancel := a.withTimeout(cmd, 30*time.Second)
+	defer cancel()
+	fail := func(err error) error {
+		if o.json {
+			writeJSON(a.io.out, checkErrorJSON{Healthy: false, Error: text(err.Error())})
 		}
-		out.Findings = append(out.Findings, fj)
+		return exitCode{code: exitError, err: err}
 	}
-	return out
-}
-
-func runCheck(ctx context.Context, g *globals, args []string, io stdio) (int, error) {
-	if len(args) > 0 {
-		return exitError, usageError{fmt.Errorf("check takes no arguments (got %q)", args[0])}
-	}
-	if g.watch {
-		return runWatch(ctx, g, io)
-	}
-	l, cfg, err := openLoader(g)
+	l, cfg, err := a.g.loader()
 	if err != nil {
-		return exitError, err
+		return fail(fmt.Errorf("could not check: %w", err))
 	}
-	snap, err := inspect(ctx, l)
+	snap, err := look(ctx, l)
 	if err != nil {
-		if g.json {
-			writeJSON(io, map[string]any{"healthy": false, "error": err.Error()})
-		}
-		return exitError, fmt.Errorf("could not check %s: %w", l.Container.Describe(), err)
+		return fail(fmt.Errorf("could not check %s: %w", l.Container.Describe(), err))
 	}
-	r := cfg.Check(snap, g.checkOptions())
-	code := exitOK
+	r := cfg.Check(snap, o.checkOptions())
+	var result error
 	if !r.Healthy {
-		code = exitFindings
+		result = exitCode{code: exitFindings}
 	}
-	if g.json {
-		return code, writeJSON(io, toCheckJSON(r))
+	if o.json {
+		if err := writeJSON(a.io.out, toCheckJSON(cfg, r)); err != nil {
+			return err
+		}
+		return result
+	}
+	w := a.io.out
+	kept := ""
+	if r.Handled+r.Acked > 0 {
+		kept = fmt.Sprintf("; %d handled and %d acknowledged blob(s) raise nothing", r.Handled, r.Acked)
 	}
 	if r.Healthy {
-		fmt.Fprintf(io.out, "healthy: %s has nothing stranded, quarantined, expiring, stalled or malformed (%s)\n", replay.Printable(snap.Container), paneCounts(r.Counts))
-		return code, nil
+		fmt.Fprintf(w, "healthy: %s has nothing stranded, quarantined, expiring, stalled, crashing or malformed (%s%s)\n", textfmt.Printable(snap.Container), paneCounts(r.Counts), kept)
+		return nil
 	}
-	fmt.Fprintf(io.out, "%s: %d finding(s) (%s)\n", replay.Printable(snap.Container), len(r.Findings), paneCounts(r.Counts))
+	fmt.Fprintf(w, "%s: %d finding(s) (%s%s)\n", textfmt.Printable(snap.Container), len(r.Findings), paneCounts(r.Counts), kept)
 	for _, f := range r.Findings {
-		fmt.Fprintf(io.out, "  %-13s %s\n", f.Kind, f.Message)
+		fmt.Fprintf(w, "  %-13s %s\n", f.Kind, present.FindingMessage(f, cfg, r.Now))
+		shown := f.Names[:min(len(f.Names), maxFindingNames)]
+		for _, n := range shown {
+			fmt.Fprintf(w, "                  %s\n", textfmt.Printable(n))
+		}
+		if more := f.Count - len(shown); more > 0 {
+			fmt.Fprintf(w, "                  … and %d more (deadletter ls --pane %s)\n", more, paneOf(f.Kind))
+		}
 	}
-	return code, nil
+	return result
 }
 
-// runWatch re-checks on an interval and prints one line per change until interrupted.
-func runWatch(ctx context.Context, g *globals, io stdio) (int, error) {
-	l, cfg, err := openLoader(g)
-	if err != nil {
-		return exitError, err
+// paneOf is the pane where a finding's blobs are listed.
+func paneOf(k replay.FindingKind) replay.Pane {
+	switch k {
+	case replay.FindingQuarantine:
+		return replay.PaneQuarantine
+	case replay.FindingReplayStalled:
+		return replay.PaneLive
 	}
-	if g.interval <= 0 {
-		return exitError, usageError{errors.New("--interval must be positive")}
+	return replay.PaneStranded
+}
+
+func paneCounts(m map[replay.Pane]int) string {
+	var parts []string
+	for _, p := range replay.Panes {
+		parts = append(parts, fmt.Sprintf("%d %s", m[p], p))
 	}
-	var prev *replay.Report
-	var lastErr string
-	emit := func(c replay.Change) {
-		if g.json {
-			b, _ := json.Marshal(c)
-			fmt.Fprintln(io.out, string(b))
-		} else {
-			fmt.Fprintf(io.out, "%s %-8s %-13s %s\n", c.Time.UTC().Format(time.RFC3339), c.Event, c.Kind, c.Message)
-		}
-		if g.exec != "" && c.Event == "new" {
-			b, _ := json.Marshal(c)
-			cmd := exec.CommandContext(ctx, "sh", "-c", g.exec)
-			cmd.Stdin = strings.NewReader(string(b) + "\n")
-			cmd.Stdout, cmd.Stderr = io.err, io.err
-			if err := cmd.Run(); err != nil {
-				fmt.Fprintf(io.err, "deadletter: --exec for %s %s: %v\n", c.Kind, replay.Printable(c.Name), err)
-			}
-		}
-	}
-	for {
-		snap, err := inspect(ctx, l)
-		now := time.Now().UTC()
-		switch {
-		case ctx.Err() != nil:
-			return exitOK, nil
-		case err != nil:
-			if err.Error() != lastErr {
-				emit(replay.Change{Time: now, Kind: "error", Event: "new", Message: "could not check: " + err.Error()})
-				lastErr = err.Error()
-			}
-		default:
-			if lastErr != "" {
-				emit(replay.Change{Time: now, Kind: "error", Event: "resolved", Message: "the container can be read again"})
-				lastErr = ""
-			}
-			r := cfg.Check(snap, g.checkOptions())
-			for _, c := range replay.Changes(prev, r, snap.Now) {
-				emit(c)
-			}
-			prev = &r
-		}
-		select {
-		case <-ctx.Done():
-			return exitOK, nil
-		case <-time.After(g.interval):
-		}
-	}
+	return strings.Join(parts, ", ")
 }

@@ -31,8 +31,8 @@ func TestCheckExitCodesOnADirectory(t *testing.T) {
 		t.Fatalf("empty: %d %v", code, m)
 	}
 	d, _ := store.OpenDir(dir)
-	d.Write(context.Background(), "S/a.json", []byte(`[{"id":"a","subject":"s","eventType":"T","dataVersion":"1"}]`), store.WriteOptions{})
-	d.Backdate("S/a.json", time.Now().Add(-2*time.Hour))
+	d.Write(context.Background(), "S/a.json", []byte(`[{"id":"a","subject":"s","eventType":"T","dataVersion":"1","data":{}}]`), store.WriteOptions{})
+	d.Backdate(context.Background(), "S/a.json", time.Now().Add(-2*time.Hour))
 	m, code := checkJSONOf(t, "--dir", dir)
 	if code != 1 || m["healthy"] != false {
 		t.Fatalf("stranded: %d %v", code, m)
@@ -74,7 +74,7 @@ func TestCheckOnAzurite(t *testing.T) {
 	if _, code := checkJSONOf(t, args...); code != 0 {
 		t.Fatal("empty container is healthy")
 	}
-	az.Write(context.Background(), "S/a.json", []byte(`[{"id":"a","subject":"s","eventType":"T","dataVersion":"1"}]`), store.WriteOptions{})
+	az.Write(context.Background(), "S/a.json", []byte(`[{"id":"a","subject":"s","eventType":"T","dataVersion":"1","data":{}}]`), store.WriteOptions{})
 	seen := map[string]bool{}
 	for deadline := time.Now().Add(30 * time.Second); !seen["stranded"]; time.Sleep(250 * time.Millisecond) {
 		if time.Now().After(deadline) {
@@ -109,8 +109,8 @@ func (l *lockedBuffer) String() string { l.mu.Lock(); defer l.mu.Unlock(); retur
 func TestWatchPrintsChangesAndRunsExec(t *testing.T) {
 	dir := t.TempDir()
 	d, _ := store.OpenDir(dir)
-	d.Write(context.Background(), "S/a.json", []byte(`[{"id":"a","subject":"s","eventType":"T","dataVersion":"1"}]`), store.WriteOptions{})
-	d.Backdate("S/a.json", time.Now().Add(-2*time.Hour))
+	d.Write(context.Background(), "S/a.json", []byte(`[{"id":"a","subject":"s","eventType":"T","dataVersion":"1","data":{}}]`), store.WriteOptions{})
+	d.Backdate(context.Background(), "S/a.json", time.Now().Add(-2*time.Hour))
 	execOut := filepath.Join(t.TempDir(), "exec.jsonl")
 	ctx, cancel := context.WithCancel(context.Background())
 	out := &lockedBuffer{}
@@ -126,16 +126,16 @@ func TestWatchPrintsChangesAndRunsExec(t *testing.T) {
 			}
 		}
 	}
-	waitFor(`"event":"new","name":"S/a.json"`)
+	waitFor(`"event":"state","count":1,"total":1,"names":["S/a.json"]`)
 	mustRun(t, "drain", "--dir", dir, "--yes")
-	waitFor(`"event":"resolved","name":"S/a.json"`)
+	waitFor(`"event":"resolved","count":1,"total":0,"names":["S/a.json"]`)
 	cancel()
 	if code := <-done; code != 0 {
 		t.Fatalf("watch exit %d", code)
 	}
 	lines := strings.Split(strings.TrimSpace(out.String()), "\n")
-	if strings.Count(out.String(), `"event":"new"`) != 1 {
-		t.Fatalf("one new finding, printed once:\n%s", out.String())
+	if strings.Count(out.String(), `"event":"state"`) != 1 || strings.Contains(out.String(), `"event":"new"`) {
+		t.Fatalf("one finding, stated once:\n%s", out.String())
 	}
 	for _, l := range lines {
 		var c map[string]any

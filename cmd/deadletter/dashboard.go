@@ -1,62 +1,108 @@
 package main
 
 import (
-	"context"
-	"flag"
+	"errors"
 	"fmt"
 	"os"
 	"time"
 
+	"github.com/deadletter/deadletter/internal/scenario"
+	"github.com/deadletter/deadletter/internal/textfmt"
 	"github.com/deadletter/deadletter/replay"
 	"github.com/deadletter/deadletter/store"
 	"github.com/deadletter/deadletter/tui"
+	"github.com/spf13/cobra"
 )
 
-// watchFlags are the thresholds the dashboard and check share. Like the global flags they default to their
-// current values, so they may stand before the command word too.
-func watchFlags(fs *flag.FlagSet, g *globals) {
-	fs.DurationVar(&g.interval, "interval", g.interval, "how often to re-read the container")
-	fs.DurationVar(&g.expiringWithin, "expiring-within", g.expiringWithin, "stranded or quarantined blobs this close to lifecycle deletion are about to be lost")
-	fs.IntVar(&g.maxQuarantine, "max-quarantine", g.maxQuarantine, "more quarantined blobs than this is a finding")
-	fs.IntVar(&g.concurrency, "concurrency", g.concurrency, "blobs a drain handles at once")
+type dashboardOptions struct {
+	monitorFlags
+	interval    time.Duration
+	concurrency int
 }
 
-func (g *globals) checkOptions() replay.CheckOptions {
-	return replay.CheckOptions{ExpiringWithin: g.expiringWithin, MaxQuarantine: g.maxQuarantine}
+func (a *app) dashboardFlags(root *cobra.Command) *dashboardOptions {
+	o := &dashboardOptions{interval: 15 * time.Second, concurrency: replay.DefaultConcurrency}
+	fs := root.Flags()
+	durationVar(fs, &o.interval, "interval", "how often the dashboard re-reads the container")
+	fs.IntVar(&o.concurrency, "concurrency", o.concurrency, "blobs a drain or restore handles at once")
+	o.monitorFlags.register(root)
+	return o
 }
 
-func runDashboard(ctx context.Context, g *globals, args []string, io stdio) (int, error) {
-	if len(args) > 0 {
-		return exitError, usageError{fmt.Errorf("unknown command %q", args[0])}
+func (a *app) runDashboard(cmd *cobra.Command, o *dashboardOptions) error {
+	if o.interval <= 0 {
+		return usagef("--interval must be positive")
 	}
-	l, _, err := openLoader(g)
+	if err := positiveInt("concurrency", o.concurrency); err != nil {
+		return err
+	}
+	l, _, err := a.g.loader()
 	if err != nil {
-		return exitError, err
+		return err
 	}
-	return exitOK, tui.Run(tui.Options{Loader: l, Check: g.checkOptions(), ReadOnly: g.readOnly, Interval: g.interval, Concurrency: g.concurrency})
+	return tui.Run(cmd.Context(), tui.Options{Loader: l, Check: replay.CheckOptions{MaxQuarantine: o.maxQuarantine}, ReadOnly: a.g.readOnly,
+		Interval: o.interval, Concurrency: o.concurrency})
 }
 
-func runDemo(ctx context.Context, g *globals, args []string, io stdio) (int, error) {
-	dir := g.dir
-	if dir == "" {
-		d, err := os.MkdirTemp("", "deadletter-demo-")
-		if err != nil {
-			return exitError, err
+func (a *app) demoCmd() *cobra.Command {
+	o := &dashboardOptions{interval: 15 * time.Second, concurrency: replay.DefaultConcurrency}
+	cmd := &cobra.Command{
+		Use:   "demo",
+		Short: "seed a local container with an incident and open the dashboard on it",
+		Long: `demo writes a fresh realistic incident into one demo directory per user (under the user's cache directory,
+or --dir) and opens the dashboard on it. It prints the directory, so you can look again with --dir.`,
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			dir := a.g.dir
+			if dir == "" {
+				d, err := demoDir()
+				if err != nil {
+					return err
+				}
+				if err := resetDemo(d); err != nil {
+					return err
+				}
+				dir = d
+			}
+			c, err := store.CreateDir(dir)
+			if err != nil {
+				return err
+			}
+			a.g.dir, a.g.connString, a.g.accountURL = dir, "", ""
+			if _, err := scenario.Seed(cmd.Context(), c, scenario.SeedOptions{Scenario: "incident", Count: 40, Seed: 1, Config: a.g.rules()}); err != nil {
+				return err
+			}
+			if err := writeRegister(store.DirRegisterPath(dir), scenario.IncidentRegister); err != nil {
+				return err
+			}
+			fmt.Fprintf(a.io.err, "demo container: %s\n", textfmt.Printable(dir))
+			err = a.runDashboard(cmd, o)
+			fmt.Fprintf(a.io.out, "the demo container is kept at %s\n  look again: deadletter --dir %s\n", textfmt.Printable(dir), textfmt.Printable(dir))
+			return err
+		},
+	}
+	fs := cmd.Flags()
+	durationVar(fs, &o.interval, "interval", "how often the dashboard re-reads the container")
+	fs.IntVar(&o.concurrency, "concurrency", o.concurrency, "blobs a drain or restore handles at once")
+	o.monitorFlags.register(cmd)
+	return cmd
+}
+
+// demoMarker marks a directory as the demo's own, so that a new demo may clear it and nothing else. It lives
+// in the directory container's state folder, where no blob can be.
+func demoMarker(dir string) string { return store.DirStateFile(dir, "demo") }
+
+// resetDemo empties the demo directory of an earlier run (only if it is one) and marks it.
+func resetDemo(dir string) error {
+	if _, err := os.Stat(dir); err == nil {
+		if _, err := os.Stat(demoMarker(dir)); err != nil {
+			return fmt.Errorf("%s exists and is not a demo directory: give --dir", textfmt.Printable(dir))
 		}
-		dir = d
+		if err := os.RemoveAll(dir); err != nil {
+			return err
+		}
+	} else if !errors.Is(err, os.ErrNotExist) {
+		return err
 	}
-	d, err := store.CreateDir(dir)
-	if err != nil {
-		return exitError, err
-	}
-	g.dir, g.connString, g.accountURL = dir, "", ""
-	if _, err := replay.Seed(ctx, d, replay.SeedOptions{Scenario: "incident", Count: 40, Seed: time.Now().UnixNano(), Config: g.rules()}); err != nil {
-		return exitError, err
-	}
-	if err := writeRegister(registerPath(dir), replay.IncidentRegister); err != nil {
-		return exitError, err
-	}
-	code, err := runDashboard(ctx, g, nil, io)
-	fmt.Fprintf(io.out, "the demo container is kept at %s\n  look again: deadletter --dir %s\n", dir, dir)
-	return code, err
+	return writeFileAll(demoMarker(dir), []byte("deadletter demo: cleared by the next `deadletter demo`\n"))
 }

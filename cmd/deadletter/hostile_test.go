@@ -43,7 +43,7 @@ func hostileCorpus(t *testing.T) []corpusCase {
 		}
 		return b
 	}
-	ev := `{"id":"big-%d","subject":"s","eventType":"ProcessPushNotification","dataVersion":"1","deadLetterReason":"MaxDeliveryAttemptsExceeded"}`
+	ev := `{"id":"big-%d","subject":"s","eventType":"ProcessPushNotification","dataVersion":"1","data":{},"deadLetterReason":"MaxDeliveryAttemptsExceeded"}`
 	var batch []string
 	for i := 0; i < 10000; i++ {
 		batch = append(batch, strings.Replace(ev, "%d", strings.Repeat("x", i%7)+string(rune('a'+i%26))+itoa(i), 1))
@@ -52,7 +52,7 @@ func hostileCorpus(t *testing.T) []corpusCase {
 	return []corpusCase{
 		{"not-json.json", read("not-json.json"), true, "JSON syntax error at byte offset", 0},
 		{"bom.json", read("bom.json"), true, "byte order mark", 1},
-		{"trailing-garbage.json", read("trailing-garbage.json"), true, "after top-level value", 0},
+		{"trailing-garbage.json", read("trailing-garbage.json"), true, "JSON syntax error at byte offset", 0},
 		{"null.json", read("null.json"), true, "not an array: the payload is null", 0},
 		{"empty-array.json", read("empty-array.json"), false, "", 0},
 		{"invalid-utf8.json", read("invalid-utf8.json"), false, "", 1},
@@ -62,7 +62,10 @@ func hostileCorpus(t *testing.T) []corpusCase {
 		{"namespace-binary-msdocs.json", read("namespace-binary-msdocs.json"), true, `field "id": missing`, 1},
 		{"eventgrid-blobcreated-msdocs.json", read("eventgrid-blobcreated-msdocs.json"), false, "", 1},
 		{"custom-schema-msdocs.json", read("custom-schema-msdocs.json"), false, "", 1},
-		{"nesting-100000.json", []byte(strings.Repeat("[", 100000) + strings.Repeat("]", 100000)), true, "JSON syntax error", 0},
+		// JSON.parse takes any depth: this is an array whose element is not an object, malformed by the schema.
+		{"nesting-100000.json", []byte(strings.Repeat("[", 100000) + strings.Repeat("]", 100000)), true, "element 0: want an object, got an array", 0},
+		{"no-data.json", read("no-data.json"), true, `element 1, field "data": missing`, 2},
+		{"lone-surrogate-id.json", read("lone-surrogate-id.json"), false, "", 1},
 		{"batch-10000.json", []byte("[" + strings.Join(batch, ",") + "]"), false, "", 10000},
 		{"data-50MB.json", []byte(huge), false, "", 1},
 	}
@@ -83,7 +86,7 @@ func TestHostileCorpus(t *testing.T) {
 	dir := t.TempDir()
 	d, _ := store.OpenDir(dir)
 	os.MkdirAll(filepath.Join(dir, ".deadletter"), 0o755)
-	os.WriteFile(registerPath(dir), []byte(`{"ProcessPushNotification": true, "ProcessWebhook": false}`), 0o644)
+	os.WriteFile(store.DirRegisterPath(dir), []byte(`{"ProcessPushNotification": true, "ProcessWebhook": false}`), 0o644)
 	corpus := hostileCorpus(t)
 	byName := map[string]corpusCase{}
 	for i, c := range corpus {
@@ -96,7 +99,7 @@ func TestHostileCorpus(t *testing.T) {
 		if _, err := d.Write(context.Background(), name, c.body, store.WriteOptions{}); err != nil {
 			t.Fatalf("%s: %v", c.file, err)
 		}
-		d.Backdate(name, time.Now().Add(-2*time.Hour))
+		d.Backdate(context.Background(), name, time.Now().Add(-2*time.Hour))
 		byName[name] = c
 	}
 	start := time.Now()
@@ -133,15 +136,15 @@ func TestHostileCorpus(t *testing.T) {
 		var sj struct {
 			Events []struct {
 				ID, OriginalID string
-				ReplayAttempt  int
+				ReplayAttempt  float64
 				Uncountable    bool
 			}
 		}
 		json.Unmarshal([]byte(js), &sj)
 		want := map[string][2]any{"|": {"|", 0}, "||": {"||", 0}, "a||2": {"a|", 2}, "|7": {"|7", 0}, "a|b|": {"a|b|", 0}, "x\n|1": {"x\n|1", 0}}
 		for _, e := range sj.Events {
-			if w, ok := want[e.ID]; ok && (e.OriginalID != w[0] || e.ReplayAttempt != w[1]) {
-				t.Errorf("id %q: original %q attempt %d, want %v", e.ID, e.OriginalID, e.ReplayAttempt, w)
+			if w, ok := want[e.ID]; ok && (e.OriginalID != w[0] || e.ReplayAttempt != float64(w[1].(int))) {
+				t.Errorf("id %q: original %q attempt %v, want %v", e.ID, e.OriginalID, e.ReplayAttempt, w)
 			}
 			if e.ID == "x\n|1" && !e.Uncountable {
 				t.Error("an id with a line terminator is uncountable")

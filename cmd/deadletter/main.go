@@ -1,5 +1,6 @@
 // Command deadletter is the operator's dashboard and command line over an Event Grid dead-letter blob container.
-// This package holds flags, environment and wiring only; every rule lives in package replay.
+// This package holds flags, environment and wiring only; every rule lives in package replay, every sentence and
+// column in internal/present.
 package main
 
 import (
@@ -10,19 +11,42 @@ import (
 	"os"
 	"os/signal"
 	"syscall"
+
+	"github.com/deadletter/deadletter/internal/textfmt"
 )
 
-// Exit codes shared by every command.
+// Exit codes shared by every command (the README lists them).
 const (
-	exitOK       = 0
-	exitFindings = 1 // check found something; drain/restore had a failed blob
-	exitError    = 2 // usage error, or the container could not be read
+	exitOK          = 0
+	exitFindings    = 1   // check found something; drain/restore/ack had a blob failed or not found
+	exitError       = 2   // usage error, or the container could not be read (a check that could not look)
+	exitDeclined    = 3   // the operator answered no at a prompt: nothing changed
+	exitInterrupted = 130 // a drain or restore stopped by a signal (after its report)
 )
 
 func main() {
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
-	defer stop()
+	ctx, cancel := context.WithCancelCause(context.Background())
+	sigs := make(chan os.Signal, 2)
+	signal.Notify(sigs, os.Interrupt, syscall.SIGTERM)
+	go func() {
+		s := <-sigs
+		cancel(interrupted{s}) // the first signal stops cleanly: what runs reports what it did
+		<-sigs
+		fmt.Fprintln(os.Stderr, "deadletter: second signal: stopping now")
+		os.Exit(exitInterrupted)
+	}()
 	os.Exit(run(ctx, os.Args[1:], stdio{in: os.Stdin, out: os.Stdout, err: os.Stderr}))
+}
+
+// interrupted is the cause of a context a signal cancelled.
+type interrupted struct{ sig os.Signal }
+
+func (i interrupted) Error() string { return "interrupted by " + i.sig.String() }
+
+// wasInterrupted reports whether ctx ended because of a signal.
+func wasInterrupted(ctx context.Context) bool {
+	var i interrupted
+	return errors.As(context.Cause(ctx), &i)
 }
 
 type stdio struct {
@@ -31,53 +55,53 @@ type stdio struct {
 	err io.Writer
 }
 
-// errUsage marks an error as the caller's (exit 2 with a hint to --help).
-type usageError struct{ error }
-
-func run(ctx context.Context, args []string, io stdio) int {
-	g := newGlobals()
-	if err := g.fromEnv(); err != nil {
-		fmt.Fprintln(io.err, "deadletter:", err)
-		return exitError
-	}
-	cmdName, rest, err := splitCommand(g, args)
-	if err != nil {
-		return fail(io, err)
-	}
-	c, ok := commands[cmdName]
-	if !ok {
-		fmt.Fprintf(io.err, "deadletter: unknown command %q\nrun 'deadletter --help' for usage\n", cmdName)
-		return exitError
-	}
-	fs := g.flagSet(cmdName)
-	if c.flags != nil {
-		c.flags(fs, g)
-	}
-	pos, err := parseInterspersed(fs, rest)
-	if errors.Is(err, errHelp) {
-		fmt.Fprintf(io.out, "usage: deadletter %s\n\n%s\n\nflags:\n", c.usage, c.help)
-		fs.SetOutput(io.out)
-		fs.PrintDefaults()
-		return exitOK
-	}
-	if err != nil {
-		return fail(io, usageError{err})
-	}
-	if err := g.validate(); err != nil {
-		return fail(io, usageError{err})
-	}
-	code, err := c.run(ctx, g, pos, io)
-	if err != nil {
-		return fail(io, err)
-	}
-	return code
+// exitCode carries a command's exit status through cobra, which knows only errors.
+type exitCode struct {
+	code int
+	err  error // printed, when set
 }
 
-func fail(io stdio, err error) int {
-	fmt.Fprintln(io.err, "deadletter:", err)
+func (e exitCode) Error() string {
+	if e.err != nil {
+		return e.err.Error()
+	}
+	return fmt.Sprintf("exit %d", e.code)
+}
+
+func (e exitCode) Unwrap() error { return e.err }
+
+// usageError marks an error as the caller's: exit 2, with a pointer to --help.
+type usageError struct{ error }
+
+func (u usageError) Unwrap() error { return u.error }
+
+func usagef(format string, a ...any) error { return usageError{fmt.Errorf(format, a...)} }
+
+// run is the whole program for one command line: tests call it directly.
+func run(ctx context.Context, args []string, io stdio) int {
+	root := newApp(io).root()
+	root.SetArgs(args)
+	err := root.ExecuteContext(ctx)
+	var ec exitCode
+	switch {
+	case err == nil:
+		return exitOK
+	case errors.As(err, &ec):
+		if ec.err != nil {
+			report(io, ec.err)
+		}
+		return ec.code
+	}
+	report(io, err)
+	return exitError
+}
+
+// report prints an error for a person: escaped like every other untrusted text (errors quote blob names and file
+// paths), with a pointer to help when it was a usage error.
+func report(io stdio, err error) {
+	fmt.Fprintln(io.err, "deadletter:", textfmt.Printable(err.Error()))
 	var ue usageError
 	if errors.As(err, &ue) {
 		fmt.Fprintln(io.err, "run 'deadletter --help' for usage")
 	}
-	return exitError
 }

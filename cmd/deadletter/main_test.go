@@ -65,7 +65,7 @@ func keys(m map[string]any) []string {
 	return ks
 }
 
-var lsFields = []string{"ageSeconds", "error", "events", "expiresAt", "lastModified", "malformed", "maxReplayAttempt", "name", "outcomes", "pane", "reasons", "size", "verdicts"}
+var lsFields = []string{"ageSeconds", "error", "events", "expiresAt", "expiring", "handled", "lastModified", "malformed", "maxReplayAttempt", "name", "outcomes", "pane", "reasons", "size", "stalled", "verdicts"}
 
 func TestSeedLsCoversEveryPaneAndVerdict(t *testing.T) {
 	dir := seeded(t)
@@ -176,22 +176,22 @@ func TestFlagsBeatEnvironmentBeatDefaults(t *testing.T) {
 	dir := t.TempDir()
 	d, _ := store.OpenDir(dir)
 	d.Write(context.Background(), "S/a.json", []byte(`[]`), store.WriteOptions{})
-	d.Backdate("S/a.json", time.Now().Add(-30*time.Minute))
+	d.Backdate(context.Background(), "S/a.json", time.Now().Add(-30*time.Minute))
 	pane := func(args ...string) string {
 		return lsJSONOf(t, append([]string{"--dir", dir}, args...)...).Blobs[0]["pane"].(string)
 	}
 	if p := pane(); p != "live" {
 		t.Fatalf("default TTL 60m: %s", p)
 	}
-	t.Setenv("EVENT_GRID_DELIVERY_TTL_MINUTES", "20")
+	t.Setenv("DEADLETTER_TTL", "20m")
 	if p := pane(); p != "stranded" {
 		t.Fatalf("env TTL 20m: %s", p)
 	}
 	if p := pane("--ttl", "45m"); p != "live" {
 		t.Fatalf("flag beats env: %s", p)
 	}
-	t.Setenv("EVENT_GRID_DELIVERY_TTL_MINUTES", "soon")
-	if _, errs, code := runCmd(t, "ls", "--dir", dir); code != 2 || !strings.Contains(errs, "EVENT_GRID_DELIVERY_TTL_MINUTES") {
+	t.Setenv("DEADLETTER_TTL", "soon")
+	if _, errs, code := runCmd(t, "ls", "--dir", dir); code != 2 || !strings.Contains(errs, "DEADLETTER_TTL") {
 		t.Fatalf("bad env: %d %s", code, errs)
 	}
 }
@@ -210,7 +210,7 @@ func TestReadOnlyAndConfirmation(t *testing.T) {
 	dir := seeded(t)
 	state := func() string { // names and ETags: what a write or delete would change
 		d, _ := store.OpenDir(dir)
-		l, _ := d.List(context.Background())
+		l, _ := store.ListAll(context.Background(), d)
 		var b strings.Builder
 		for _, bi := range l.Blobs {
 			b.WriteString(bi.Name + " " + bi.ETag + "\n")

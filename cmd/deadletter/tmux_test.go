@@ -34,7 +34,7 @@ func TestDashboardInTmux(t *testing.T) {
 	if _, err := d.Write(context.Background(), name, []byte(body), store.WriteOptions{}); err != nil {
 		t.Fatal(err)
 	}
-	d.Backdate(name, time.Now().Add(-3*time.Hour))
+	d.Backdate(context.Background(), name, time.Now().Add(-3*time.Hour))
 
 	sock := "deadletter-" + storetest.NewName()
 	tmux := func(args ...string) string {

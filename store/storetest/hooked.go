@@ -2,6 +2,7 @@ package storetest
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"sync"
 	"sync/atomic"
@@ -76,11 +77,27 @@ func (h *Hooked) Calls() []Call {
 	return append([]Call(nil), h.Log...)
 }
 
+// Create passes through to a container that can create itself.
+func (h *Hooked) Create(ctx context.Context) error {
+	if p, ok := h.Container.(store.Provisioner); ok {
+		return p.Create(ctx)
+	}
+	return fmt.Errorf("create %s: %w", h.Container.Describe(), errors.ErrUnsupported)
+}
+
 // Backdate passes through to a directory, so a hooked directory can still be seeded. Over a container that
 // cannot backdate (Azure) it fails, rather than letting a test believe its blobs were aged.
-func (h *Hooked) Backdate(name string, t time.Time) error {
-	if b, ok := h.Container.(interface{ Backdate(string, time.Time) error }); ok {
-		return b.Backdate(name, t)
+func (h *Hooked) Backdate(ctx context.Context, name string, t time.Time) error {
+	if p, ok := h.Container.(store.Provisioner); ok {
+		return p.Backdate(ctx, name, t)
 	}
-	return fmt.Errorf("backdate %q: %s cannot backdate blobs", name, h.Container.Describe())
+	return fmt.Errorf("backdate %q: %s: %w", name, h.Container.Describe(), errors.ErrUnsupported)
+}
+
+// SetTags passes through to a container that keeps tags.
+func (h *Hooked) SetTags(ctx context.Context, name string, tags map[string]string, ifMatch string) error {
+	if tg, ok := h.Container.(store.Tagger); ok {
+		return tg.SetTags(ctx, name, tags, ifMatch)
+	}
+	return fmt.Errorf("set tags of %q: %w", name, errors.ErrUnsupported)
 }

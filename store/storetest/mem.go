@@ -3,6 +3,7 @@ package storetest
 import (
 	"context"
 	"fmt"
+	"maps"
 	"sort"
 	"strings"
 	"sync"
@@ -34,16 +35,18 @@ func (m *Mem) now() time.Time {
 // Describe implements store.Container.
 func (m *Mem) Describe() string { return "mem/deadletter" }
 
-// List implements store.Container.
-func (m *Mem) List(ctx context.Context) (store.Listing, error) {
+// List implements store.Container: one page, in name order.
+func (m *Mem) List(ctx context.Context, prefix string, visit func(store.Page) error) error {
 	m.mu.Lock()
-	defer m.mu.Unlock()
-	l := store.Listing{ServiceTime: m.now()}
+	p := store.Page{ServiceTime: m.now()}
 	for _, b := range m.blobs {
-		l.Blobs = append(l.Blobs, b.BlobInfo)
+		if strings.HasPrefix(b.Name, prefix) {
+			p.Blobs = append(p.Blobs, b.BlobInfo)
+		}
 	}
-	sort.Slice(l.Blobs, func(i, j int) bool { return l.Blobs[i].Name < l.Blobs[j].Name })
-	return l, nil
+	m.mu.Unlock()
+	sort.Slice(p.Blobs, func(i, j int) bool { return p.Blobs[i].Name < p.Blobs[j].Name })
+	return visit(p)
 }
 
 // Stat implements store.Container.
@@ -112,8 +115,11 @@ func (m *Mem) Now(ctx context.Context) (time.Time, error) {
 	return m.now(), nil
 }
 
-// Backdate sets a blob's Last-Modified.
-func (m *Mem) Backdate(name string, t time.Time) error {
+// Create implements store.Provisioner.
+func (m *Mem) Create(ctx context.Context) error { return nil }
+
+// Backdate implements store.Provisioner.
+func (m *Mem) Backdate(ctx context.Context, name string, t time.Time) error {
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	b, ok := m.blobs[name]
@@ -122,6 +128,19 @@ func (m *Mem) Backdate(name string, t time.Time) error {
 	}
 	m.n++
 	b.LastModified, b.ETag = t.UTC().Truncate(time.Second), fmt.Sprintf(`"m%d"`, m.n)
+	m.blobs[name] = b
+	return nil
+}
+
+// SetTags implements store.Tagger: ETag and Last-Modified stay as they are.
+func (m *Mem) SetTags(ctx context.Context, name string, tags map[string]string, ifMatch string) error {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	b, ok := m.blobs[name]
+	if !ok || ifMatch != "" && b.ETag != ifMatch {
+		return fmt.Errorf("set tags of %q: %w", name, store.ErrConditionFailed)
+	}
+	b.Tags = maps.Clone(tags)
 	m.blobs[name] = b
 	return nil
 }

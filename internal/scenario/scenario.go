@@ -1,29 +1,28 @@
-package replay
+// Package scenario writes realistic dead-letter incidents: the demo, seeds for rehearsals and tests, and the
+// benchmark's bulk blobs. It is data, not rules: every name and verdict it produces is judged by package replay.
+package scenario
 
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"math/rand"
 	"time"
 
+	"github.com/deadletter/deadletter/replay"
 	"github.com/deadletter/deadletter/store"
 )
 
 // IncidentRegister is the handler register the incident scenario implies: the estate's functions and whether
 // each is idempotent. ProcessWebhook is not (createMessage mints a fresh rowKey per call).
-var IncidentRegister = Register{
+var IncidentRegister = replay.Register{
 	"ProcessPushNotification": true,
 	"ProcessFriendRequest":    true,
 	"ProcessThreadReply":      true,
 	"ProcessScheduledMessage": true,
 	"ProcessBlobDeletion":     true,
 	"ProcessWebhook":          false,
-}
-
-// Backdater is a container whose blobs can be given an older Last-Modified (a directory can; Azure cannot).
-type Backdater interface {
-	Backdate(name string, t time.Time) error
 }
 
 // SeedOptions shape a seeded incident.
@@ -35,15 +34,17 @@ type SeedOptions struct {
 	// Seed makes the names and payloads reproducible.
 	Seed int64
 	// Config supplies the TTL, retention and separator the ages and ids are built against.
-	Config Config
+	Config replay.Config
 }
 
 // SeedReport says what was written.
 type SeedReport struct {
-	Blobs      int
+	Blobs int
+	// Skipped counts blobs whose name was already taken: a seed never overwrites (If-None-Match "*").
+	Skipped    int
 	Backdated  bool
-	ByPane     map[Pane]int
-	Register   Register
+	ByPane     map[replay.Pane]int
+	Register   replay.Register
 	ServiceNow time.Time
 }
 
@@ -94,11 +95,11 @@ var subscriptions = []sub{
 type seeder struct {
 	ctx  context.Context
 	c    store.Container
-	cfg  Config
+	cfg  replay.Config
 	rng  *rand.Rand
 	now  time.Time
 	rep  *SeedReport
-	back Backdater
+	back store.Provisioner // nil once the container says it cannot backdate
 }
 
 func (s *seeder) guid() string {
@@ -110,7 +111,7 @@ func (s *seeder) guid() string {
 func (s *seeder) event(sb sub, attempt int, at time.Time, f failure) seedEvent {
 	id := s.guid()
 	if attempt > 0 {
-		id = FormatID(id, attempt, s.cfg.Separator)
+		id = replay.FormatID(id, replay.Attempt(attempt), s.cfg.Separator)
 	}
 	ev := seedEvent{ID: id, Subject: "/" + sb.name + "/" + s.guid()[:8], EventType: sb.eventType, DataVersion: "1.0", MetadataVersion: "1",
 		EventTime: at.Add(-62 * time.Minute).Format(time.RFC3339Nano), DeadLetterReason: f.reason, DeliveryAttempts: 7 + s.rng.Intn(4),
@@ -140,17 +141,26 @@ func zero(int) int { return 0 }
 
 // put writes a blob and backdates it to age.
 func (s *seeder) put(name string, body []byte, age time.Duration) error {
-	if _, err := s.c.Write(s.ctx, name, body, store.WriteOptions{ContentType: "application/json"}); err != nil {
+	_, err := s.c.Write(s.ctx, name, body, store.WriteOptions{ContentType: "application/json", IfNoneMatchAny: true})
+	if errors.Is(err, store.ErrAlreadyExists) {
+		s.rep.Skipped++
+		return nil
+	}
+	if err != nil {
 		return err
 	}
 	if s.back != nil && age > 0 {
-		if err := s.back.Backdate(name, s.now.Add(-age)); err != nil {
+		err := s.back.Backdate(s.ctx, name, s.now.Add(-age))
+		switch {
+		case errors.Is(err, errors.ErrUnsupported):
+			s.back, s.rep.Backdated = nil, false
+		case err != nil:
 			return err
 		}
 	}
 	pane := s.cfg.Classify(name, age)
-	if s.back == nil && IsRoot(name) {
-		pane = PaneLive
+	if s.back == nil && replay.IsRoot(name) {
+		pane = replay.PaneLive
 	}
 	s.rep.ByPane[pane]++
 	s.rep.Blobs++
@@ -166,7 +176,7 @@ func (s *seeder) putEvents(name string, evs any, age time.Duration) error {
 }
 
 func (s *seeder) name(sb sub, age time.Duration) string {
-	return DeadLetterName(sb.name, s.now.Add(-age), s.guid())
+	return replay.DeadLetterName(sb.name, s.now.Add(-age), s.guid())
 }
 
 // Seed writes a realistic incident into c: every pane, every verdict, malformed payloads, blobs close to
@@ -180,10 +190,10 @@ func Seed(ctx context.Context, c store.Container, o SeedOptions) (SeedReport, er
 	if err != nil {
 		return SeedReport{}, err
 	}
-	rep := SeedReport{ByPane: map[Pane]int{}, Register: IncidentRegister, ServiceNow: now}
+	rep := SeedReport{ByPane: map[replay.Pane]int{}, Register: IncidentRegister, ServiceNow: now}
 	s := &seeder{ctx: ctx, c: c, cfg: o.Config, rng: rand.New(rand.NewSource(o.Seed)), now: now, rep: &rep}
-	if b, ok := c.(Backdater); ok {
-		s.back, rep.Backdated = b, true
+	if p, ok := c.(store.Provisioner); ok {
+		s.back, rep.Backdated = p, true
 	}
 	h := time.Hour
 	ttl, ret := o.Config.TTL, o.Config.Retention
@@ -262,28 +272,28 @@ func Seed(ctx context.Context, c store.Container, o SeedOptions) (SeedReport, er
 		func() error {
 			a := 30 * h
 			evs := s.batch(push, 6, at(a), zero)
-			return s.putEvents(QuarantinePrefix+s.name(push, a), evs, a)
+			return s.putEvents(replay.QuarantinePrefix+s.name(push, a), evs, a)
 		},
 		func() error {
 			a := 20 * h
-			return s.putEvents(QuarantinePrefix+s.name(hooks, a), s.batch(hooks, 3, at(a), zero), a)
+			return s.putEvents(replay.QuarantinePrefix+s.name(hooks, a), s.batch(hooks, 3, at(a), zero), a)
 		},
 		func() error {
 			a := 50 * h
-			return s.putEvents(QuarantinePrefix+s.name(ledger, a), s.batch(ledger, 2, at(a), zero), a)
+			return s.putEvents(replay.QuarantinePrefix+s.name(ledger, a), s.batch(ledger, 2, at(a), zero), a)
 		},
 		func() error {
 			a := 12 * h
 			evs := append(s.batch(friends, 2, at(a), zero), s.batch(hooks, 1, at(a), zero)...)
-			return s.putEvents(QuarantinePrefix+s.name(friends, a), evs, a)
+			return s.putEvents(replay.QuarantinePrefix+s.name(friends, a), evs, a)
 		},
 		func() error {
 			a := 8 * h
-			return s.put(QuarantinePrefix+s.name(push, a), []byte(`{"error":"not an array"`), a)
+			return s.put(replay.QuarantinePrefix+s.name(push, a), []byte(`{"error":"not an array"`), a)
 		},
 		func() error {
 			a := ret - 20*h
-			return s.putEvents(QuarantinePrefix+s.name(replies, a), s.batch(replies, 4, at(a), zero), a)
+			return s.putEvents(replay.QuarantinePrefix+s.name(replies, a), s.batch(replies, 4, at(a), zero), a)
 		},
 	}
 	for _, f := range steps {
@@ -304,7 +314,7 @@ func Seed(ctx context.Context, c store.Container, o SeedOptions) (SeedReport, er
 			a = time.Duration(s.rng.Int63n(int64(o.Config.LiveGrace)))
 		default:
 			a = time.Duration(s.rng.Int63n(int64(20 * 24 * h)))
-			name = ArchivedPrefix
+			name = replay.ArchivedPrefix
 		}
 		name += s.name(sb, a)
 		if err := s.putEvents(name, s.batch(sb, n, at(a), func(int) int { return s.rng.Intn(o.Config.MaxReplays + 1) }), a); err != nil {
@@ -321,8 +331,8 @@ type Bulk struct {
 }
 
 // NewBulk makes a generator.
-func NewBulk(seed int64, now time.Time, cfg Config) *Bulk {
-	return &Bulk{s: &seeder{cfg: cfg, rng: rand.New(rand.NewSource(seed)), now: now, rep: &SeedReport{ByPane: map[Pane]int{}}}}
+func NewBulk(seed int64, now time.Time, cfg replay.Config) *Bulk {
+	return &Bulk{s: &seeder{cfg: cfg, rng: rand.New(rand.NewSource(seed)), now: now, rep: &SeedReport{ByPane: map[replay.Pane]int{}}}}
 }
 
 // Next returns the next blob's name and body (not safe for concurrent use).

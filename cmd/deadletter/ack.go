@@ -1,0 +1,107 @@
+package main
+
+import (
+	"fmt"
+	"os"
+	"os/user"
+	"time"
+
+	"github.com/deadletter/deadletter/replay"
+	"github.com/deadletter/deadletter/store"
+	"github.com/spf13/cobra"
+)
+
+type ackOptions struct {
+	actionFlags
+	dur      time.Duration
+	note, by string
+	clear    bool
+}
+
+func (a *app) ackCmd() *cobra.Command {
+	o := ackOptions{dur: 24 * time.Hour}
+	cmd := &cobra.Command{
+		Use:   "ack NAME... [--for D] [--note TEXT] [--by WHO] | ack --clear NAME...",
+		Short: "acknowledge blobs: they stay visible but raise no finding until the ack expires or the blob changes",
+		Long: `ack records that someone has seen a blob and is handling it. The blob stays in every list (dimmed, with who,
+until when and the note) but check, watch and the badges stop counting it until --for runs out (default 24h) or
+the blob changes (a drain, the replay). The ack lives in the blob's index tags — shared by everyone who looks, and
+setting it changes neither the blob's ETag nor its Last-Modified, so the lifecycle clock does not move. On Azure it
+needs the tags/write data action (Storage Blob Data Owner, or a custom role).`,
+		ValidArgsFunction: a.completeNames(anyBlob),
+		RunE:              func(cmd *cobra.Command, args []string) error { return a.runAck(cmd, args, &o) },
+	}
+	o.register(cmd, false)
+	fs := cmd.Flags()
+	durationVar(fs, &o.dur, "for", "how long the acknowledgement holds (3d, 12h)")
+	fs.StringVar(&o.note, "note", "", "what is being done about it")
+	fs.StringVar(&o.by, "by", "", "who acknowledges (default: the user name)")
+	fs.BoolVar(&o.clear, "clear", false, "remove the acknowledgement")
+	return cmd
+}
+
+func (a *app) runAck(cmd *cobra.Command, names []string, o *ackOptions) error {
+	if len(names) == 0 {
+		return usagef("ack needs blob names (or their GUIDs or fragments)")
+	}
+	if err := o.validate(); err != nil {
+		return err
+	}
+	if !o.clear && o.dur <= 0 {
+		return usagef("--for must be positive")
+	}
+	if a.g.readOnly {
+		return replay.ErrReadOnly
+	}
+	if o.by == "" {
+		o.by = whoami()
+	}
+	ctx := cmd.Context()
+	l, _, err := a.g.loader()
+	if err != nil {
+		return err
+	}
+	snap, err := l.List(ctx)
+	if err != nil {
+		return couldNotLook(ctx, err)
+	}
+	var targets []store.BlobInfo
+	var missing []replay.Result
+	for _, lk := range resolveIn(snap, a.g.container, names, anyBlob) {
+		if len(lk.candidates) > 0 {
+			return lk.err()
+		}
+		if lk.name == "" {
+			missing = append(missing, replay.Result{Name: lk.arg, Outcome: replay.OutcomeNotFound, Error: lk.err().Error()})
+			continue
+		}
+		i, _ := snap.Lookup(lk.name)
+		targets = append(targets, snap.Items[i].BlobInfo)
+	}
+	verb := fmt.Sprintf("Acknowledge %d blob(s) for %s?", len(targets), durationText(o.dur))
+	if o.clear {
+		verb = fmt.Sprintf("Clear the acknowledgement of %d blob(s)?", len(targets))
+	}
+	if len(targets) > 0 {
+		if err := a.confirm(o.actionFlags, verb); err != nil {
+			return err
+		}
+	}
+	res, err := replay.Acknowledge(ctx, l.Container, targets, replay.AckOptions{For: o.dur, Now: snap.Now, By: o.by, Note: o.note, Clear: o.clear})
+	if err != nil {
+		return err
+	}
+	return a.reportResults(ctx, o.actionFlags, append(missing, res...))
+}
+
+// whoami is the operator's name for an acknowledgement: the user, and the host it was given from.
+func whoami() string {
+	name := os.Getenv("USER")
+	if u, err := user.Current(); err == nil && u.Username != "" {
+		name = u.Username
+	}
+	if h, err := os.Hostname(); err == nil && h != "" {
+		return name + "@" + h
+	}
+	return name
+}

@@ -1,0 +1,104 @@
+package main
+
+import (
+	"bufio"
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"strings"
+	"sync/atomic"
+
+	"github.com/deadletter/deadletter/internal/present"
+	"github.com/deadletter/deadletter/replay"
+	"github.com/mattn/go-isatty"
+	"github.com/spf13/cobra"
+)
+
+// actionFlags are what every command that changes the container takes.
+type actionFlags struct {
+	dryRun, yes, json bool
+	concurrency       int
+}
+
+func (f *actionFlags) register(cmd *cobra.Command, dryRun bool) {
+	fs := cmd.Flags()
+	if dryRun {
+		fs.BoolVar(&f.dryRun, "dry-run", false, "say what would happen, change nothing")
+	}
+	fs.BoolVarP(&f.yes, "yes", "y", false, "do not ask for confirmation (required when not on a terminal)")
+	fs.BoolVar(&f.json, "json", false, "JSON output")
+	fs.IntVar(&f.concurrency, "concurrency", replay.DefaultConcurrency, "blobs handled at once")
+}
+
+func (f *actionFlags) validate() error { return positiveInt("concurrency", f.concurrency) }
+
+// errDeclined is the operator saying no at a prompt.
+var errDeclined = exitCode{code: exitDeclined, err: errors.New("not confirmed: nothing changed")}
+
+// isTerminal reports whether the command talks to a person who can answer a question.
+func (a *app) isTerminal() bool {
+	f, ok := a.io.in.(*os.File)
+	return ok && isatty.IsTerminal(f.Fd())
+}
+
+// confirm asks on a terminal and returns errDeclined unless the answer is yes; elsewhere it requires --yes.
+// The question is the last line of what the operator reads before deciding.
+func (a *app) confirm(f actionFlags, question string) error {
+	if f.yes || f.dryRun {
+		return nil
+	}
+	if !a.isTerminal() {
+		return usagef("not on a terminal: pass --yes to confirm (or --dry-run to look first)")
+	}
+	fmt.Fprintf(a.io.err, "%s [y/N] ", question)
+	line, _ := bufio.NewReader(a.io.in).ReadString('\n')
+	switch strings.ToLower(strings.TrimSpace(line)) {
+	case "y", "yes":
+		return nil
+	}
+	return errDeclined
+}
+
+// progress prints one updating line on stderr per finished blob, on a terminal.
+func (a *app) progress(verb string, total int) func(replay.Result) {
+	var done atomic.Int64
+	f, ok := a.io.err.(*os.File)
+	live := ok && isatty.IsTerminal(f.Fd())
+	return func(replay.Result) {
+		n := done.Add(1)
+		if live {
+			fmt.Fprintf(a.io.err, "\r%s %d/%d", verb, n, total)
+			if int(n) == total {
+				fmt.Fprintln(a.io.err)
+			}
+		}
+	}
+}
+
+// reportResults prints an action's outcomes and decides the exit: 1 when a blob failed or was not found, 130
+// when a signal stopped the run (after the report: what was done is said first).
+func (a *app) reportResults(ctx context.Context, f actionFlags, res []replay.Result) error {
+	tally := replay.TallyOf(res)
+	if f.json {
+		if err := writeJSON(a.io.out, toResultsJSON(f.dryRun, res)); err != nil {
+			return err
+		}
+	} else {
+		for _, line := range present.ResultLines(res, f.dryRun) {
+			fmt.Fprintln(a.io.out, line)
+		}
+		prefix := ""
+		if f.dryRun {
+			prefix = "dry run, nothing changed: "
+		}
+		fmt.Fprintf(a.io.out, "%s%s\n", prefix, present.TallyLine(tally, f.dryRun))
+	}
+	switch {
+	case wasInterrupted(ctx):
+		return exitCode{code: exitInterrupted, err: errors.New("interrupted: blobs not reached were left untouched (cancelled)")}
+	case tally[replay.OutcomeFailed] > 0 || tally[replay.OutcomeNotFound] > 0:
+		return exitCode{code: exitFindings}
+	}
+	return nil
+}

@@ -1,0 +1,100 @@
+package main
+
+import (
+	"fmt"
+
+	"github.com/deadletter/deadletter/internal/present"
+	"github.com/deadletter/deadletter/internal/textfmt"
+	"github.com/deadletter/deadletter/replay"
+	"github.com/spf13/cobra"
+)
+
+type drainOptions struct {
+	actionFlags
+	includeHandled bool
+}
+
+func (a *app) drainCmd() *cobra.Command {
+	var o drainOptions
+	cmd := &cobra.Command{
+		Use:   "drain [NAME...]",
+		Short: "re-upload stranded blobs (all, or the named ones) so the replay sees them",
+		Long: `drain re-uploads each stranded blob's identical bytes, If-Match the ETag it read, so a fresh BlobCreated
+reaches the replay function. With no names it takes every stranded blob; names may be full names, URLs, GUIDs
+or unique fragments. Blobs the replay already handled (their archived/ copy exists) are skipped as handled: draining
+them would republish their events a second time — name them and pass --include-handled to drain them anyway.`,
+		ValidArgsFunction: a.completeNames(replay.IsRoot),
+		RunE:              func(cmd *cobra.Command, args []string) error { return a.runDrain(cmd, args, &o) },
+	}
+	o.register(cmd, true)
+	cmd.Flags().BoolVar(&o.includeHandled, "include-handled", false, "also drain the named blobs the replay already handled (their events are republished again)")
+	return cmd
+}
+
+func (a *app) runDrain(cmd *cobra.Command, names []string, o *drainOptions) error {
+	if err := o.validate(); err != nil {
+		return err
+	}
+	if a.g.readOnly {
+		return replay.ErrReadOnly
+	}
+	if o.includeHandled && len(names) == 0 {
+		return usagef("--include-handled drains only blobs you name: a handled blob is republished a second time")
+	}
+	ctx := cmd.Context()
+	l, cfg, err := a.g.loader()
+	if err != nil {
+		return err
+	}
+	snap, err := l.List(ctx)
+	if err != nil {
+		return couldNotLook(ctx, err)
+	}
+	var targets []replay.DrainTarget
+	var items []replay.Item
+	if len(names) == 0 {
+		targets = cfg.DrainTargets(snap)
+		items = snap.InPane(replay.PaneStranded)
+	} else {
+		for _, lk := range resolveIn(snap, a.g.container, names, replay.IsRoot) {
+			if len(lk.candidates) > 0 {
+				return lk.err()
+			}
+			if lk.name == "" {
+				t := replay.DrainTarget{Missing: true}
+				t.Name = lk.arg
+				if err := lk.err(); err != nil {
+					fmt.Fprintln(a.io.err, textfmt.Printable(err.Error()))
+				}
+				targets = append(targets, t)
+				continue
+			}
+			i, _ := snap.Lookup(lk.name)
+			targets = append(targets, cfg.DrainTargetOf(&snap.Items[i], snap.Now))
+			items = append(items, snap.Items[i])
+		}
+	}
+	if len(targets) == 0 {
+		if o.json {
+			return writeJSON(a.io.out, toResultsJSON(o.dryRun, nil))
+		}
+		fmt.Fprintln(a.io.out, "nothing is stranded: no blob to drain")
+		return nil
+	}
+	if !o.json || !o.yes {
+		hydrate(ctx, l, items, nil)
+		fmt.Fprintf(a.io.err, "%d blob(s) to drain (stranded: older than the TTL %s, so no trigger can still reach them).\n", len(targets), textfmt.Duration(cfg.TTL))
+		for _, line := range present.ForecastLines(replay.ForecastDrain(items)) {
+			fmt.Fprintln(a.io.err, line)
+		}
+	}
+	if err := a.confirm(o.actionFlags, fmt.Sprintf("Drain %d blob(s)? Each is re-uploaded as it is, so the replay function handles it again.", len(targets))); err != nil {
+		return err
+	}
+	res, err := replay.Drain(ctx, l.Container, cfg, targets, replay.DrainOptions{DryRun: o.dryRun, IncludeHandled: o.includeHandled,
+		Concurrency: o.concurrency, Progress: a.progress("drained", len(targets))})
+	if err != nil {
+		return err
+	}
+	return a.reportResults(ctx, o.actionFlags, res)
+}

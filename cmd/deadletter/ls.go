@@ -1,0 +1,306 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"os"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/charmbracelet/x/term"
+	"github.com/deadletter/deadletter/internal/present"
+	"github.com/deadletter/deadletter/internal/textfmt"
+	"github.com/deadletter/deadletter/replay"
+	"github.com/deadletter/deadletter/store"
+	"github.com/spf13/cobra"
+)
+
+type lsOptions struct {
+	filter blobFilter
+	output string
+	json   bool
+	jsonl  bool
+}
+
+// blobFilter narrows a listing the way an operator asks: by pane, subscription, verdict and age.
+type blobFilter struct {
+	pane, subscription, verdict string
+	olderThan                   time.Duration
+}
+
+func (f *blobFilter) flags(cmd *cobra.Command) {
+	fs := cmd.Flags()
+	fs.StringVar(&f.pane, "pane", "", "only this pane: stranded, quarantine, live, archived")
+	fs.StringVar(&f.subscription, "subscription", "", "only this subscription (as in the blob name, any case)")
+	fs.StringVar(&f.verdict, "verdict", "", "only blobs holding an event with this verdict (replay, cap, notIdempotent, unroutable, unknown), or malformed, crash, handled")
+	durationVar(fs, &f.olderThan, "older-than", "only blobs at least this old (3d, 12h)")
+	cmd.RegisterFlagCompletionFunc("pane", cobra.FixedCompletions([]string{"stranded", "quarantine", "live", "archived"}, cobra.ShellCompDirectiveNoFileComp))
+	cmd.RegisterFlagCompletionFunc("verdict", cobra.FixedCompletions([]string{"replay", "cap", "notIdempotent", "unroutable", "unknown", "malformed", "crash", "handled"}, cobra.ShellCompDirectiveNoFileComp))
+}
+
+func (f *blobFilter) validate() error {
+	if f.pane != "" {
+		if _, ok := replay.ParsePane(f.pane); !ok {
+			return usagef("--pane %q: want stranded, quarantine, live or archived", f.pane)
+		}
+	}
+	if f.verdict != "" {
+		if _, ok := replay.ParseVerdict(f.verdict); !ok && f.verdict != "malformed" && f.verdict != "crash" && f.verdict != "handled" {
+			return usagef("--verdict %q: want replay, cap, notIdempotent, unroutable, unknown, malformed, crash or handled", f.verdict)
+		}
+	}
+	if f.olderThan < 0 {
+		return usagef("--older-than must be ≥ 0")
+	}
+	return nil
+}
+
+// listed reports whether an item passes the filters that need only the listing.
+func (f *blobFilter) listed(it *replay.Item) bool {
+	return (f.pane == "" || string(it.Pane) == f.pane) &&
+		(f.subscription == "" || strings.EqualFold(it.Parsed.Subscription, f.subscription)) &&
+		it.Age >= f.olderThan
+}
+
+// needsPayload reports whether the verdict filter has to read payloads.
+func (f *blobFilter) needsPayload() bool { return f.verdict != "" && f.verdict != "handled" }
+
+// read reports whether an item (hydrated when needsPayload) passes the verdict filter.
+func (f *blobFilter) read(cfg replay.Config, it *replay.Item, now time.Time) bool {
+	if f.verdict == "" {
+		return true
+	}
+	if f.verdict == "handled" {
+		return cfg.AlertsOf(it, now).Handled
+	}
+	s := it.Summary
+	if s == nil {
+		return false
+	}
+	switch f.verdict {
+	case "malformed":
+		return s.Malformed
+	case "crash":
+		return s.CrashDepth > 0
+	}
+	v, _ := replay.ParseVerdict(f.verdict)
+	return !s.Malformed && s.Verdicts.Of(v) > 0
+}
+
+func (a *app) lsCmd() *cobra.Command {
+	var o lsOptions
+	cmd := &cobra.Command{
+		Use:   "ls",
+		Short: "every blob: pane, age, expiry, events, reasons, attempts, verdicts",
+		Long: `ls lists the container, most urgent first: blobs about to be lost to the lifecycle rule, then stranded,
+quarantined, live and archived ones, oldest first. On a terminal it fits the width; -o wide shows every column
+in full, -o name only the names. --json keeps the documented shape; --jsonl streams one object per line, so its
+memory does not grow with the container.`,
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error { return a.runLs(cmd, &o) },
+	}
+	o.filter.flags(cmd)
+	cmd.Flags().StringVarP(&o.output, "output", "o", "", "wide (every column, nothing cut) or name (names only)")
+	cmd.Flags().BoolVar(&o.json, "json", false, "JSON output (the whole listing as one document)")
+	cmd.Flags().BoolVar(&o.jsonl, "jsonl", false, "JSON lines: one blob per line, streamed as the listing arrives")
+	cmd.RegisterFlagCompletionFunc("output", cobra.FixedCompletions([]string{"wide", "name"}, cobra.ShellCompDirectiveNoFileComp))
+	return cmd
+}
+
+func (a *app) runLs(cmd *cobra.Command, o *lsOptions) error {
+	if err := o.filter.validate(); err != nil {
+		return err
+	}
+	if o.output != "" && o.output != "wide" && o.output != "name" {
+		return usagef("-o %q: want wide or name", o.output)
+	}
+	if o.json && o.jsonl {
+		return usagef("--json and --jsonl are two shapes of one output: choose one")
+	}
+	ctx, cancel := a.withTimeout(cmd, 30*time.Second)
+	defer cancel()
+	l, cfg, err := a.g.loader()
+	if err != nil {
+		return err
+	}
+	if o.json || o.jsonl {
+		err = a.streamLs(ctx, l, cfg, o)
+	} else {
+		err = a.printLs(ctx, l, cfg, o)
+	}
+	if err != nil {
+		return couldNotLook(ctx, err)
+	}
+	if cfg.Handlers == nil && o.output != "name" && !o.json && !o.jsonl {
+		fmt.Fprintln(a.io.err, "note: no handler register (--handlers): routing and idempotency verdicts are unknown")
+	}
+	return nil
+}
+
+// streamLs writes the listing as it arrives, page by page: each page's payloads are read, written and dropped.
+func (a *app) streamLs(ctx context.Context, l *replay.Loader, cfg replay.Config, o *lsOptions) error {
+	twins, err := l.Twins(ctx)
+	if err != nil {
+		return err
+	}
+	w := a.io.out
+	first := true
+	err = l.Stream(ctx, func(items []replay.Item, now time.Time) error {
+		twins.Mark(items)
+		page := keep(items, o.filter.listed)
+		hydrate(ctx, l, page, nil)
+		if ctx.Err() != nil {
+			return ctx.Err()
+		}
+		for i := range page {
+			it := &page[i]
+			if !o.filter.read(cfg, it, now) {
+				continue
+			}
+			b := toBlobJSON(cfg, it, now)
+			if o.jsonl {
+				if err := writeJSONLine(w, b); err != nil {
+					return err
+				}
+				continue
+			}
+			if first {
+				fmt.Fprintf(w, "{\"container\": %s, \"now\": %q, \"blobs\": [\n", textfmt.AppendJSON(nil, l.Container.Describe()), rfc3339(now))
+			} else {
+				io.WriteString(w, ",\n")
+			}
+			first = false
+			line, err := marshal(b)
+			if err != nil {
+				return err
+			}
+			w.Write(line)
+		}
+		return nil
+	})
+	if err != nil {
+		return err
+	}
+	if o.json {
+		if first {
+			now, _ := l.Container.Now(ctx)
+			fmt.Fprintf(w, "{\"container\": %s, \"now\": %q, \"blobs\": [", textfmt.AppendJSON(nil, l.Container.Describe()), rfc3339(now))
+		}
+		io.WriteString(w, "\n]}\n")
+	}
+	return nil
+}
+
+func keep(items []replay.Item, ok func(*replay.Item) bool) []replay.Item {
+	out := items[:0]
+	for i := range items {
+		if ok(&items[i]) {
+			out = append(out, items[i])
+		}
+	}
+	return out
+}
+
+// hydrate reads the payloads of items in place (those want accepts; nil: all).
+func hydrate(ctx context.Context, l *replay.Loader, items []replay.Item, want func(*replay.Item) bool) {
+	var todo []store.BlobInfo
+	at := map[string]int{}
+	for i := range items {
+		if it := &items[i]; it.Summary == nil && it.ReadErr == "" && (want == nil || want(it)) {
+			at[it.Name] = i
+			todo = append(todo, it.BlobInfo)
+		}
+	}
+	for _, h := range l.Hydrate(ctx, todo) {
+		it := &items[at[h.Name]]
+		it.Summary, it.ReadErr, it.ReadFailed = h.Summary, h.ReadErr, h.Failed
+	}
+}
+
+// printLs prints the listing for a person: every blob, most urgent first, fitted to the terminal.
+func (a *app) printLs(ctx context.Context, l *replay.Loader, cfg replay.Config, o *lsOptions) error {
+	snap, err := l.List(ctx)
+	if err != nil {
+		return err
+	}
+	items := keep(snap.Items, o.filter.listed)
+	if o.output != "name" || o.filter.needsPayload() {
+		hydrate(ctx, l, items, nil)
+	}
+	if ctx.Err() != nil {
+		return ctx.Err()
+	}
+	items = keep(items, func(it *replay.Item) bool { return o.filter.read(cfg, it, snap.Now) })
+	ptrs := make([]*replay.Item, len(items))
+	for i := range items {
+		ptrs[i] = &items[i]
+	}
+	slices.SortFunc(ptrs, present.Urgency(cfg, snap.Now))
+	w := a.io.out
+	if o.output == "name" {
+		for _, it := range ptrs {
+			fmt.Fprintln(w, textfmt.Printable(it.Name))
+		}
+		return nil
+	}
+	cols := lsColumns
+	width := 1 << 20 // piped: nothing is cut
+	if o.output != "wide" {
+		if tw, ok := terminalWidth(w); ok {
+			width = tw
+		}
+	}
+	rows := make([]present.Row, len(ptrs))
+	for i, it := range ptrs {
+		rows[i] = present.RowOf(cfg, it, snap.Now)
+	}
+	widths := present.Layout(cols, width)
+	if width == 1<<20 { // no terminal to fit: every column as wide as its widest cell
+		widths = naturalWidths(cols, rows)
+	}
+	printTable(w, cols, widths, rows)
+	return nil
+}
+
+var lsColumns = []present.Column{present.ColPane, present.ColName, present.ColAge, present.ColDeletesIn, present.ColEvents,
+	present.ColSize, present.ColAttempt, present.ColVerdicts, present.ColState, present.ColReason}
+
+// naturalWidths sizes each column to its widest cell (or title).
+func naturalWidths(cols []present.Column, rows []present.Row) []int {
+	w := make([]int, len(cols))
+	for i, c := range cols {
+		w[i] = textfmt.Width(c.Title)
+		for _, r := range rows {
+			w[i] = max(w[i], textfmt.Width(c.Cell(r)))
+		}
+	}
+	return w
+}
+
+func printTable(w io.Writer, cols []present.Column, widths []int, rows []present.Row) {
+	line := func(cell func(i int, c present.Column) string) {
+		var parts []string
+		for i, c := range cols {
+			if widths[i] > 0 {
+				parts = append(parts, c.Fit(cell(i, c), widths[i]))
+			}
+		}
+		fmt.Fprintln(w, strings.TrimRight(strings.Join(parts, " "), " "))
+	}
+	line(func(_ int, c present.Column) string { return c.Title })
+	for _, r := range rows {
+		line(func(_ int, c present.Column) string { return c.Cell(r) })
+	}
+}
+
+// terminalWidth is the width of the terminal w writes to, if it is one.
+func terminalWidth(w io.Writer) (int, bool) {
+	f, ok := w.(*os.File)
+	if !ok || !term.IsTerminal(f.Fd()) {
+		return 0, false
+	}
+	width, _, err := term.GetSize(f.Fd())
+	return width, err == nil && width > 0
+}

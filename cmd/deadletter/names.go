@@ -1,0 +1,185 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net/url"
+	"slices"
+	"strings"
+
+	"github.com/deadletter/deadletter/internal/present"
+	"github.com/deadletter/deadletter/replay"
+	"github.com/deadletter/deadletter/store"
+)
+
+// An operator names a blob the way it reaches them: the full name, the blob's URL, the GUID copied from a log
+// or the dashboard, or any fragment that picks out one blob. Each command looks only where it acts (restore
+// among quarantine blobs, drain among root blobs), so "be2f8f99" finds the one blob it means.
+
+// scope says which blobs a command may name.
+type scope func(name string) bool
+
+func anyBlob(string) bool          { return true }
+func quarantineBlob(n string) bool { return strings.HasPrefix(n, replay.QuarantinePrefix) }
+
+// lookup is the outcome of resolving one argument.
+type lookup struct {
+	arg        string
+	name       string   // the blob it names ("" when none or several)
+	candidates []string // several matched: the first few
+	closest    []string // none matched: the nearest names
+}
+
+func (lk lookup) err() error {
+	switch {
+	case len(lk.candidates) > 0:
+		return usagef("%q matches several blobs — give more of the name:\n  %s", lk.arg, strings.Join(printable(lk.candidates), "\n  "))
+	case lk.name == "":
+		msg := fmt.Sprintf("no blob matches %q", lk.arg)
+		if len(lk.closest) > 0 {
+			msg += "; the closest names are:\n  " + strings.Join(printable(lk.closest), "\n  ")
+		}
+		return errors.New(msg)
+	}
+	return nil
+}
+
+func printable(names []string) []string {
+	out := make([]string, len(names))
+	for i, n := range names {
+		out[i] = present.NameList([]string{n}, 0)
+	}
+	return out
+}
+
+// maxCandidates is how many matches an ambiguous fragment lists.
+const maxCandidates = 10
+
+// resolveIn resolves each argument against the names a snapshot holds.
+func resolveIn(snap *replay.Snapshot, container string, args []string, in scope) []lookup {
+	names := make([]string, 0, len(snap.Items))
+	for i := range snap.Items {
+		names = append(names, snap.Items[i].Name)
+	}
+	slices.Sort(names)
+	out := make([]lookup, len(args))
+	for i, arg := range args {
+		out[i] = match(names, nameFromURL(arg, container), in)
+		out[i].arg = arg
+	}
+	return out
+}
+
+// nameFromURL turns a blob URL (…/<container>/<name>, Azurite's …/<account>/<container>/<name>) into the name;
+// anything else is returned as it is.
+func nameFromURL(arg, container string) string {
+	u, err := url.Parse(arg)
+	if err != nil || (u.Scheme != "https" && u.Scheme != "http") || u.Host == "" {
+		return arg
+	}
+	_, rest, ok := strings.Cut(u.EscapedPath(), "/"+url.PathEscape(container)+"/")
+	if !ok {
+		return arg
+	}
+	if n, err := url.PathUnescape(rest); err == nil {
+		return n
+	}
+	return arg
+}
+
+// match picks the blob an argument names among sorted names: the exact name (whatever its scope: the command then
+// says why it does not apply), else the one name in scope holding it (case-insensitively), else several
+// candidates, else the closest names.
+func match(names []string, arg string, in scope) lookup {
+	if _, ok := slices.BinarySearch(names, arg); ok {
+		return lookup{name: arg}
+	}
+	frag := strings.ToLower(arg)
+	var hits []string
+	for _, n := range names {
+		if in(n) && strings.Contains(strings.ToLower(n), frag) {
+			hits = append(hits, n)
+		}
+	}
+	switch {
+	case len(hits) == 1:
+		return lookup{name: hits[0]}
+	case len(hits) > 1:
+		return lookup{candidates: hits[:min(len(hits), maxCandidates)]}
+	}
+	var scoped []string
+	for _, n := range names {
+		if in(n) {
+			scoped = append(scoped, n)
+		}
+	}
+	return lookup{closest: closest(scoped, frag, 3)}
+}
+
+// closest returns the n names in which frag comes nearest to appearing (fewest edits to some part of the name).
+func closest(names []string, frag string, n int) []string {
+	type scored struct {
+		name string
+		d    int
+	}
+	var best []scored
+	for _, name := range names {
+		d := substringDistance(frag, strings.ToLower(name))
+		if d > max(2, len(frag)/2) {
+			continue
+		}
+		best = append(best, scored{name, d})
+	}
+	slices.SortStableFunc(best, func(a, b scored) int { return a.d - b.d })
+	out := []string{}
+	for _, s := range best[:min(len(best), n)] {
+		out = append(out, s.name)
+	}
+	return out
+}
+
+// substringDistance is the fewest single-character edits that turn pattern into some substring of s (the
+// semi-global edit distance: free to start and end anywhere in s).
+func substringDistance(pattern, s string) int {
+	p := []rune(pattern)
+	prev := make([]int, len(p)+1)
+	cur := make([]int, len(p)+1)
+	for i := range prev {
+		prev[i] = i
+	}
+	best := prev[len(p)]
+	for _, c := range s {
+		cur[0] = 0
+		for i := 1; i <= len(p); i++ {
+			cost := 1
+			if p[i-1] == c {
+				cost = 0
+			}
+			cur[i] = min(prev[i-1]+cost, prev[i]+1, cur[i-1]+1)
+		}
+		best = min(best, cur[len(p)])
+		prev, cur = cur, prev
+	}
+	return best
+}
+
+// resolveOne finds the one blob a command like show names: straight by name when it exists, else by listing.
+func resolveOne(ctx context.Context, l *replay.Loader, arg, container string, in scope) (string, error) {
+	name := nameFromURL(arg, container)
+	switch _, err := l.Container.Stat(ctx, name); {
+	case err == nil:
+		return name, nil
+	case !errors.Is(err, store.ErrNotFound) && !errors.Is(err, store.ErrInvalidName):
+		return "", err
+	}
+	snap, err := l.List(ctx)
+	if err != nil {
+		return "", err
+	}
+	lk := resolveIn(snap, container, []string{arg}, in)[0]
+	if err := lk.err(); err != nil {
+		return "", err
+	}
+	return lk.name, nil
+}

@@ -1,0 +1,158 @@
+package main
+
+import (
+	"context"
+	"fmt"
+
+	"github.com/deadletter/deadletter/internal/present"
+	"github.com/deadletter/deadletter/internal/textfmt"
+	"github.com/deadletter/deadletter/replay"
+	"github.com/spf13/cobra"
+)
+
+type restoreOptions struct {
+	actionFlags
+	force  bool
+	all    bool
+	filter blobFilter
+}
+
+func (a *app) restoreCmd() *cobra.Command {
+	var o restoreOptions
+	cmd := &cobra.Command{
+		Use:   "restore NAME... | restore --all [filters]",
+		Short: "move quarantined blobs back to the root so capped events resume",
+		Long: `restore copies a quarantine blob back to the container root (ids stripped of any count) under a name fixed by
+the copy's Last-Modified, then deletes the quarantine copy: restoring again, or from two places at once, leaves
+one copy. Only events the cap stopped resume; a blob where nothing would resume is refused unless --force.
+--all restores every quarantine blob with something to resume (narrowed by --subscription, --verdict,
+--older-than) after one confirmation, and lists the refused ones.`,
+		ValidArgsFunction: a.completeNames(quarantineBlob),
+		RunE:              func(cmd *cobra.Command, args []string) error { return a.runRestore(cmd, args, &o) },
+	}
+	o.register(cmd, true)
+	cmd.Flags().BoolVar(&o.force, "force", false, "restore even where nothing would resume (the replay re-quarantines it)")
+	cmd.Flags().BoolVar(&o.all, "all", false, "every quarantine blob with something to resume")
+	o.filter.flags(cmd)
+	return cmd
+}
+
+func (a *app) runRestore(cmd *cobra.Command, names []string, o *restoreOptions) error {
+	switch {
+	case o.all && len(names) > 0:
+		return usagef("restore takes names or --all, not both")
+	case !o.all && len(names) == 0:
+		return usagef("restore needs quarantine blob names (or their GUIDs or fragments), or --all")
+	case o.all && o.force:
+		return usagef("--all restores only blobs with something to resume; --force takes named blobs")
+	case !o.all && (o.filter != blobFilter{}):
+		return usagef("--pane, --subscription, --verdict and --older-than narrow --all")
+	}
+	if err := o.validate(); err != nil {
+		return err
+	}
+	if err := o.filter.validate(); err != nil {
+		return err
+	}
+	if a.g.readOnly {
+		return replay.ErrReadOnly
+	}
+	ctx := cmd.Context()
+	l, cfg, err := a.g.loader()
+	if err != nil {
+		return err
+	}
+	snap, err := l.List(ctx)
+	if err != nil {
+		return couldNotLook(ctx, err)
+	}
+	var missing []replay.Result
+	if o.all {
+		names = nil
+		for i := range snap.Items {
+			if it := &snap.Items[i]; it.Pane == replay.PaneQuarantine && o.filter.listed(it) {
+				names = append(names, it.Name)
+			}
+		}
+	} else {
+		resolved := names[:0:0]
+		for _, lk := range resolveIn(snap, a.g.container, names, quarantineBlob) {
+			if len(lk.candidates) > 0 {
+				return lk.err()
+			}
+			if lk.name == "" {
+				missing = append(missing, replay.Result{Name: lk.arg, Outcome: replay.OutcomeNotFound, Error: lk.err().Error()})
+				continue
+			}
+			resolved = append(resolved, lk.name)
+		}
+		names = resolved
+	}
+	if o.all || !o.json || !o.yes {
+		var refused []string
+		names, refused = a.describeRestore(ctx, l, cfg, names, o)
+		if o.all && len(refused) > 0 {
+			fmt.Fprintf(a.io.err, "%d blob(s) are refused and left where they are (nothing in them would resume):\n", len(refused))
+			for _, n := range refused {
+				fmt.Fprintf(a.io.err, "  %s\n", textfmt.Printable(n))
+			}
+		}
+	}
+	if len(names) == 0 {
+		if len(missing) > 0 {
+			return a.reportResults(ctx, o.actionFlags, missing)
+		}
+		fmt.Fprintln(a.io.err, "nothing to restore")
+		if o.json {
+			return writeJSON(a.io.out, toResultsJSON(o.dryRun, nil))
+		}
+		return nil
+	}
+	if err := a.confirm(o.actionFlags, fmt.Sprintf("Restore %d blob(s)?", len(names))); err != nil {
+		return err
+	}
+	res, err := replay.Restore(ctx, l.Container, cfg, names, replay.RestoreOptions{DryRun: o.dryRun, Force: o.force,
+		Concurrency: o.concurrency, Progress: a.progress("restored", len(names))})
+	if err != nil {
+		return err
+	}
+	return a.reportResults(ctx, o.actionFlags, append(missing, res...))
+}
+
+// describeRestore says, per blob, what its restore will do, and with --all keeps only the blobs where something
+// resumes (and passes the verdict filter). It returns the blobs to restore and the ones --all leaves.
+func (a *app) describeRestore(ctx context.Context, l *replay.Loader, cfg replay.Config, names []string, o *restoreOptions) (keep, refused []string) {
+	resume := 0
+	for _, n := range names {
+		d, err := l.Inspect(ctx, n)
+		if err != nil {
+			fmt.Fprintf(a.io.err, "%s: %s\n", textfmt.Printable(n), textfmt.Printable(err.Error()))
+			if !o.all {
+				keep = append(keep, n) // the restore itself reports what happens to it
+			}
+			continue
+		}
+		if o.all && !o.filter.read(cfg, &d.Item, d.LastModified.Add(d.Age)) {
+			continue
+		}
+		if o.all && (d.Restore == nil || d.Restore.Refusal != "") {
+			refused = append(refused, n)
+			continue
+		}
+		keep = append(keep, n)
+		if d.Restore != nil {
+			resume += len(d.Restore.Resume)
+		}
+		if o.all {
+			continue // one summary, not a page per blob
+		}
+		fmt.Fprintf(a.io.err, "%s\n", textfmt.Printable(n))
+		for _, line := range present.Explain(d, cfg) {
+			fmt.Fprintf(a.io.err, "  %s\n", line)
+		}
+	}
+	if o.all {
+		fmt.Fprintf(a.io.err, "%d quarantine blob(s) to restore: %d event(s) resume.\n", len(keep), resume)
+	}
+	return keep, refused
+}

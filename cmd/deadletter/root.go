@@ -1,0 +1,302 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"regexp"
+	"runtime/debug"
+	"strconv"
+	"time"
+
+	"github.com/deadletter/deadletter/internal/textfmt"
+	"github.com/deadletter/deadletter/replay"
+	"github.com/deadletter/deadletter/store"
+	"github.com/spf13/cobra"
+	"github.com/spf13/pflag"
+)
+
+// app is one invocation: its streams and the global flags every command shares. Each command keeps its own flags
+// in its own options struct, in its own file.
+type app struct {
+	io stdio
+	g  globalFlags
+}
+
+// globalFlags are the flags every command takes, before or after the command word. Defaults, then the
+// environment, then flags.
+type globalFlags struct {
+	dir, connString, accountURL, container string
+	ttl, liveGrace, retention, expiring    time.Duration
+	maxReplays                             int
+	handlers, separator                    string
+	readOnly                               bool
+	// timeout bounds how long a command waits on the container (0: unbounded); each command sets its default.
+	timeout time.Duration
+}
+
+func newApp(io stdio) *app {
+	d := replay.DefaultConfig()
+	return &app{io: io, g: globalFlags{container: "deadletter", ttl: d.TTL, liveGrace: d.LiveGrace, retention: d.Retention,
+		expiring: d.ExpiringWithin, maxReplays: d.MaxReplays, separator: d.Separator}}
+}
+
+// envVar is one environment variable a global flag reads.
+type envVar struct{ name, flag string }
+
+// The environment the tool reads: its own DEADLETTER_* variables, plus the Function App's own connection-string
+// variable, so the tool runs beside the Function App's settings.
+var envVars = []envVar{
+	{"AZURE_STORAGE_ACCOUNT_CONNECTION_STRING", "connection-string"},
+	{"DEADLETTER_DIR", "dir"}, {"DEADLETTER_ACCOUNT_URL", "account-url"}, {"DEADLETTER_CONTAINER", "container"},
+	{"DEADLETTER_TTL", "ttl"}, {"DEADLETTER_LIVE_GRACE", "live-grace"}, {"DEADLETTER_RETENTION", "retention"},
+	{"DEADLETTER_EXPIRING_WITHIN", "expiring-within"}, {"DEADLETTER_MAX_REPLAYS", "max-replays"},
+	{"DEADLETTER_HANDLERS", "handlers"}, {"DEADLETTER_ID_SEPARATOR", "id-separator"}, {"DEADLETTER_READ_ONLY", "read-only"},
+}
+
+func (a *app) root() *cobra.Command {
+	cobra.EnableCommandSorting = false
+	root := &cobra.Command{
+		Use:   "deadletter",
+		Short: "the Event Grid dead-letter container, for the operator on call",
+		Long: `deadletter shows what is stuck in an Event Grid dead-letter blob container and why, predicts what the
+estate's replay function will do with every event, and runs the two remediations the estate allows — drain
+stranded blobs, restore quarantined ones — without ever losing a blob. With no command it opens the dashboard.`,
+		Version:           version(),
+		SilenceErrors:     true,
+		SilenceUsage:      true,
+		Args:              cobra.NoArgs,
+		PersistentPreRunE: func(cmd *cobra.Command, _ []string) error { return a.prepare(cmd) },
+	}
+	root.SetIn(a.io.in)
+	root.SetOut(a.io.out)
+	root.SetErr(a.io.err)
+	root.SetFlagErrorFunc(func(_ *cobra.Command, err error) error { return usageError{err} })
+	a.globalFlags(root.PersistentFlags())
+	dash := a.dashboardFlags(root)
+	root.RunE = func(cmd *cobra.Command, _ []string) error { return a.runDashboard(cmd, dash) }
+	root.AddCommand(a.lsCmd(), a.showCmd(), a.drainCmd(), a.restoreCmd(), a.ackCmd(), a.checkCmd(), a.watchCmd(),
+		a.seedCmd(), a.demoCmd())
+	root.InitDefaultCompletionCmd()
+	for _, c := range root.Commands() {
+		c.Flags().SortFlags = false
+	}
+	root.PersistentFlags().SortFlags = false
+	return root
+}
+
+// version is the module version and VCS revision the binary was built from.
+func version() string {
+	bi, ok := debug.ReadBuildInfo()
+	if !ok {
+		return "(unknown)"
+	}
+	v := bi.Main.Version
+	var rev, dirty string
+	for _, s := range bi.Settings {
+		switch s.Key {
+		case "vcs.revision":
+			rev = s.Value
+		case "vcs.modified":
+			if s.Value == "true" {
+				dirty = "+dirty"
+			}
+		}
+	}
+	if rev != "" {
+		v += " (" + rev[:min(12, len(rev))] + dirty + ")"
+	}
+	return v + " " + bi.GoVersion
+}
+
+func (a *app) globalFlags(fs *pflag.FlagSet) {
+	g := &a.g
+	fs.StringVar(&g.dir, "dir", g.dir, "a local directory as the container: offline snapshots and the demo (env DEADLETTER_DIR)")
+	fs.StringVar(&g.connString, "connection-string", g.connString, "storage connection string: account key, SAS, or UseDevelopmentStorage=true[;DevelopmentStorageProxyUri=http://127.0.0.1:PORT] for Azurite (env AZURE_STORAGE_ACCOUNT_CONNECTION_STRING)")
+	fs.StringVar(&g.accountURL, "account-url", g.accountURL, "https://<account>.blob.core.windows.net, signed in with Microsoft Entra ID (DefaultAzureCredential)")
+	fs.StringVar(&g.container, "container", g.container, "container name")
+	durationVar(fs, &g.ttl, "ttl", "the replay trigger's delivery window: a root blob older than this is stranded")
+	durationVar(fs, &g.liveGrace, "live-grace", "a live blob older than this means the replay is not consuming")
+	durationVar(fs, &g.retention, "retention", "the lifecycle rule: blobs are deleted this long after their last modification")
+	durationVar(fs, &g.expiring, "expiring-within", "stranded or quarantined blobs this close to lifecycle deletion are about to be lost")
+	fs.IntVar(&g.maxReplays, "max-replays", g.maxReplays, "the replay attempt cap")
+	fs.StringVar(&g.handlers, "handlers", g.handlers, "the handler register: a JSON object of eventType → idempotent (true/false)")
+	fs.StringVar(&g.separator, "id-separator", g.separator, "separator between an event id and its replay attempt")
+	fs.BoolVar(&g.readOnly, "read-only", g.readOnly, "refuse drain, restore and ack everywhere")
+	durationVar(fs, &g.timeout, "timeout", "give up waiting on the container after this long (default 30s for ls, show, check, report and each watch pass; none for actions and the dashboard)")
+}
+
+// prepare applies the environment to every flag not given on the command line, then validates.
+func (a *app) prepare(cmd *cobra.Command) error {
+	fs := cmd.Flags()
+	for _, e := range envVars {
+		v, ok := os.LookupEnv(e.name)
+		f := fs.Lookup(e.flag)
+		if !ok || v == "" || f == nil || f.Changed {
+			continue
+		}
+		if err := f.Value.Set(v); err != nil {
+			return usagef("environment variable %s: %v", e.name, err)
+		}
+	}
+	return a.g.validate()
+}
+
+var containerName = regexp.MustCompile(`^[a-z0-9](?:[a-z0-9]|-(?:[a-z0-9]))*$`)
+
+func (g *globalFlags) validate() error {
+	switch {
+	case g.ttl <= 0:
+		return usagef("--ttl must be positive")
+	case g.liveGrace < 0 || g.retention <= 0 || g.expiring < 0:
+		return usagef("--live-grace and --expiring-within must be ≥ 0 and --retention positive")
+	case g.maxReplays < 0:
+		return usagef("--max-replays must be ≥ 0")
+	case g.timeout < 0:
+		return usagef("--timeout must be ≥ 0")
+	case g.separator == "" || replay.HasLineTerminator(g.separator):
+		return usagef("--id-separator must be non-empty and on one line")
+	case len(g.container) < 3 || len(g.container) > 63 || !containerName.MatchString(g.container):
+		return usagef("--container %q is not a container name: 3–63 lowercase letters, digits and single hyphens, starting and ending with a letter or digit", g.container)
+	}
+	if g.dir != "" && (g.connString != "" || g.accountURL != "") {
+		return usagef("--dir cannot be combined with --connection-string or --account-url (unset AZURE_STORAGE_ACCOUNT_CONNECTION_STRING)")
+	}
+	if g.connString != "" && g.accountURL != "" {
+		return usagef("give --connection-string or --account-url, not both")
+	}
+	return nil
+}
+
+// rules is the configuration without the handler register.
+func (g *globalFlags) rules() replay.Config {
+	return replay.Config{TTL: g.ttl, LiveGrace: g.liveGrace, Retention: g.retention, ExpiringWithin: g.expiring,
+		MaxReplays: g.maxReplays, Separator: g.separator}
+}
+
+// config builds the replay configuration, loading the handler register: --handlers, or the one a seeded
+// directory carries.
+func (g *globalFlags) config() (replay.Config, error) {
+	c := g.rules()
+	path := g.handlers
+	if path == "" && g.dir != "" {
+		if p := store.DirRegisterPath(g.dir); fileExists(p) {
+			path = p
+		}
+	}
+	if path != "" {
+		reg, err := replay.LoadRegister(path)
+		if err != nil {
+			return c, err
+		}
+		c.Handlers = reg
+	}
+	return c, nil
+}
+
+func fileExists(p string) bool {
+	fi, err := os.Stat(p)
+	return err == nil && fi.Mode().IsRegular()
+}
+
+// open connects to the container the flags name.
+func (g *globalFlags) open() (store.Container, error) {
+	if g.dir != "" {
+		return store.OpenDir(g.dir)
+	}
+	return store.OpenAzure(store.AzureOptions{ConnectionString: g.connString, AccountURL: g.accountURL, Container: g.container, Deadline: g.timeout})
+}
+
+// loader opens the container and its loader with the configuration.
+func (g *globalFlags) loader() (*replay.Loader, replay.Config, error) {
+	cfg, err := g.config()
+	if err != nil {
+		return nil, cfg, err
+	}
+	c, err := g.open()
+	if err != nil {
+		return nil, cfg, err
+	}
+	return replay.NewLoader(c, cfg), cfg, nil
+}
+
+// withTimeout bounds ctx by --timeout, defaulting to def for this command when the flag was not given.
+func (a *app) withTimeout(cmd *cobra.Command, def time.Duration) (context.Context, context.CancelFunc) {
+	if f := cmd.Flags().Lookup("timeout"); f != nil && !f.Changed && a.g.timeout == 0 {
+		a.g.timeout = def
+	}
+	if a.g.timeout <= 0 {
+		return context.WithCancel(cmd.Context())
+	}
+	return context.WithTimeoutCause(cmd.Context(), a.g.timeout, fmt.Errorf("no answer within --timeout %s", a.g.timeout))
+}
+
+// couldNotLook explains an error that ended a read: the deadline, a signal, or the error itself.
+func couldNotLook(ctx context.Context, err error) error {
+	switch {
+	case wasInterrupted(ctx):
+		return fmt.Errorf("interrupted before the container was read whole: %w", err)
+	case errors.Is(err, context.DeadlineExceeded) || errors.Is(context.Cause(ctx), context.DeadlineExceeded):
+		if c := context.Cause(ctx); c != nil && !errors.Is(c, context.DeadlineExceeded) {
+			return fmt.Errorf("%v: %w", c, err)
+		}
+	}
+	return err
+}
+
+// durationFlag is a duration flag that takes days (3d, 1d12h) as well as Go durations, and prints its value the
+// way the rest of the tool prints durations, so what it prints parses back.
+type durationFlag struct{ d *time.Duration }
+
+func durationVar(fs *pflag.FlagSet, d *time.Duration, name, usage string) {
+	fs.Var(durationFlag{d}, name, usage)
+}
+
+func (f durationFlag) String() string {
+	if f.d == nil || *f.d == 0 {
+		return "0s"
+	}
+	return textfmt.Duration(*f.d)
+}
+
+func (f durationFlag) Set(s string) error {
+	d, err := textfmt.ParseDuration(s)
+	if err != nil {
+		return err
+	}
+	*f.d = d
+	return nil
+}
+
+func (f durationFlag) Type() string { return "duration" }
+
+// positiveInt reads a count flag, refusing negatives.
+func positiveInt(name string, v int) error {
+	if v < 0 {
+		return usagef("--%s must be ≥ 0 (got %s)", name, strconv.Itoa(v))
+	}
+	return nil
+}
+
+// registerFile is where seed and demo leave the register a scenario implies.
+func registerFile(g *globalFlags, explicit string) string {
+	switch {
+	case explicit != "":
+		return explicit
+	case g.dir != "":
+		return store.DirRegisterPath(g.dir)
+	}
+	return "deadletter-handlers.json"
+}
+
+func writeFileAll(path string, b []byte) error {
+	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+		return err
+	}
+	return os.WriteFile(path, b, 0o644)
+}
+
+// durationText prints a duration as the flags take it.
+func durationText(d time.Duration) string { return textfmt.Duration(d) }

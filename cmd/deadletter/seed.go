@@ -1,0 +1,119 @@
+package main
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+
+	"github.com/deadletter/deadletter/internal/scenario"
+	"github.com/deadletter/deadletter/internal/textfmt"
+	"github.com/deadletter/deadletter/replay"
+	"github.com/deadletter/deadletter/store"
+	"github.com/spf13/cobra"
+)
+
+type seedOptions struct {
+	scenario, registerOut string
+	count                 int
+	seed                  int64
+	force                 bool
+}
+
+func (a *app) seedCmd() *cobra.Command {
+	var o seedOptions
+	cmd := &cobra.Command{
+		Use:   "seed",
+		Short: "write a realistic incident into the container (a directory, Azurite, or an empty container)",
+		Long: `seed writes a realistic incident — every pane, every verdict, malformed and crashing payloads, handled copies,
+blobs about to be lost — for rehearsals and demos. It writes only to a directory, to Azurite, or to an empty
+container: a container that holds blobs in a real account needs --force, and the message names the account.
+It never overwrites a blob (If-None-Match), so a second seed adds beside the first.`,
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error { return a.runSeed(cmd, &o) },
+	}
+	fs := cmd.Flags()
+	fs.StringVar(&o.scenario, "scenario", "incident", "scenario: incident")
+	fs.IntVar(&o.count, "count", 40, "bulk root blobs beside the fixed cases")
+	fs.Int64Var(&o.seed, "seed", 1, "random seed (the same seed writes the same incident)")
+	fs.StringVar(&o.registerOut, "register-out", "", "where to write the handler register the scenario implies (default: beside a --dir's blobs, else ./deadletter-handlers.json)")
+	fs.BoolVar(&o.force, "force", false, "seed into a container of a real account that already holds blobs")
+	return cmd
+}
+
+func (a *app) runSeed(cmd *cobra.Command, o *seedOptions) error {
+	if err := positiveInt("count", o.count); err != nil {
+		return err
+	}
+	if a.g.readOnly {
+		return errors.New("--read-only: seed writes blobs")
+	}
+	ctx := cmd.Context()
+	c, err := a.openForSeed()
+	if err != nil {
+		return err
+	}
+	if p, ok := c.(store.Provisioner); ok {
+		if err := p.Create(ctx); err != nil {
+			return err
+		}
+	}
+	if az, ok := c.(*store.Azure); ok && !az.Local() && !o.force {
+		if n, err := countBlobs(cmd, c); err != nil {
+			return err
+		} else if n > 0 {
+			return usagef("seed would write fake dead letters into %s, which is not Azurite and already holds %d blob(s) — "+
+				"is this the Function App's production account? Pass --force if you mean it", textfmt.Printable(c.Describe()), n)
+		}
+	}
+	rep, err := scenario.Seed(ctx, c, scenario.SeedOptions{Scenario: o.scenario, Count: o.count, Seed: o.seed, Config: a.g.rules()})
+	if err != nil {
+		return err
+	}
+	out := registerFile(&a.g, o.registerOut)
+	if err := writeRegister(out, rep.Register); err != nil {
+		return err
+	}
+	w := a.io.out
+	fmt.Fprintf(w, "seeded %d blobs into %s (%s)\n", rep.Blobs, textfmt.Printable(c.Describe()), paneCounts(rep.ByPane))
+	if rep.Skipped > 0 {
+		fmt.Fprintf(w, "%d blob name(s) were already taken and left as they were\n", rep.Skipped)
+	}
+	fmt.Fprintf(w, "handler register: %s\n", textfmt.Printable(out))
+	if !rep.Backdated {
+		fmt.Fprintf(w, "note: storage cannot backdate blobs: root blobs become stranded once they pass the TTL (%s); rehearse with --ttl 5s\n", textfmt.Duration(a.g.ttl))
+	}
+	return nil
+}
+
+// openForSeed opens the container, creating a directory container that does not exist yet.
+func (a *app) openForSeed() (store.Container, error) {
+	if a.g.dir != "" {
+		return store.CreateDir(a.g.dir)
+	}
+	return a.g.open()
+}
+
+func countBlobs(cmd *cobra.Command, c store.Container) (int, error) {
+	n := 0
+	err := c.List(cmd.Context(), "", func(p store.Page) error {
+		n += len(p.Blobs)
+		return nil
+	})
+	return n, err
+}
+
+func writeRegister(path string, reg replay.Register) error {
+	b, _ := json.MarshalIndent(reg, "", "  ")
+	return writeFileAll(path, append(b, '\n'))
+}
+
+// demoDir is the one directory the demo reuses per user.
+func demoDir() (string, error) {
+	base, err := os.UserCacheDir()
+	if err != nil {
+		return "", fmt.Errorf("no cache directory for the demo (give --dir): %w", err)
+	}
+	return filepath.Join(base, "deadletter", "demo"), nil
+}

@@ -1,0 +1,111 @@
+package main
+
+import (
+	"fmt"
+	"io"
+	"text/tabwriter"
+	"time"
+
+	"github.com/deadletter/deadletter/internal/present"
+	"github.com/deadletter/deadletter/internal/textfmt"
+	"github.com/deadletter/deadletter/replay"
+	"github.com/deadletter/deadletter/store"
+	"github.com/spf13/cobra"
+)
+
+type showOptions struct{ json bool }
+
+func (a *app) showCmd() *cobra.Command {
+	var o showOptions
+	cmd := &cobra.Command{
+		Use:   "show NAME",
+		Short: "one blob: every event, its verdicts, the preview or restore prediction",
+		Long: `show reads one blob and says what the estate's replay function will do with it, event by event. NAME is the
+full name, the blob's URL, its GUID or any fragment that picks out one blob; an ambiguous fragment lists the
+candidates (exit 2).`,
+		Args:              exactArgs(1, "show takes one blob name (or its URL, GUID or a unique fragment)"),
+		ValidArgsFunction: a.completeNames(anyBlob),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			ctx, cancel := a.withTimeout(cmd, 30*time.Second)
+			defer cancel()
+			l, cfg, err := a.g.loader()
+			if err != nil {
+				return err
+			}
+			name, err := resolveOne(ctx, l, args[0], a.g.container, anyBlob)
+			if err != nil {
+				return couldNotLook(ctx, err)
+			}
+			d, err := l.Inspect(ctx, name)
+			if err != nil {
+				return couldNotLook(ctx, err)
+			}
+			if o.json {
+				return writeJSON(a.io.out, toShowJSON(cfg, d))
+			}
+			writeShow(a.io.out, d, cfg)
+			return nil
+		},
+	}
+	cmd.Flags().BoolVar(&o.json, "json", false, "JSON output")
+	return cmd
+}
+
+// exactArgs is cobra.ExactArgs with a usage error that says what is wanted.
+func exactArgs(n int, want string) cobra.PositionalArgs {
+	return func(_ *cobra.Command, args []string) error {
+		if len(args) != n {
+			return usagef("%s (got %d arguments)", want, len(args))
+		}
+		return nil
+	}
+}
+
+// writeShow prints one blob for a person. Every string from the blob goes through textfmt.Printable.
+func writeShow(w io.Writer, d *replay.Detail, cfg replay.Config) {
+	p := textfmt.Printable
+	now := d.LastModified.Add(d.Age)
+	al := cfg.AlertsOf(&d.Item, now)
+	fmt.Fprintf(w, "%s\n", p(d.Name))
+	fmt.Fprintf(w, "  pane        %s (age %s; TTL %s)\n", d.Pane, textfmt.Duration(d.Age), textfmt.Duration(cfg.TTL))
+	fmt.Fprintf(w, "  modified    %s   deleted by the lifecycle rule at %s (in %s)\n", rfc3339(d.LastModified), rfc3339(d.ExpiresAt), present.DeletesIn(al))
+	drained, _ := store.MetaGet(d.Metadata, replay.MetaDrainCount)
+	if drained == "" {
+		drained = "0"
+	}
+	fmt.Fprintf(w, "  size        %s   etag %s   drained %s times\n", textfmt.Bytes(d.Size), p(d.ETag), p(drained))
+	for _, l := range present.AlertLines(al) {
+		fmt.Fprintf(w, "  %s\n", l)
+	}
+	if d.ReadErr != "" {
+		fmt.Fprintf(w, "  NOT READ    %s\n", p(d.ReadErr))
+		return
+	}
+	if d.Payload.Malformed() {
+		fmt.Fprintf(w, "  MALFORMED   %s\n", p(d.Payload.Err.Error()))
+		fmt.Fprintf(w, "              the replay quarantines the whole payload; the fields below are a best-effort reading\n")
+	}
+	fmt.Fprintf(w, "  events      %d\n\n", len(d.Payload.Events))
+	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
+	fmt.Fprintf(tw, "#\tID\tATTEMPT\tEVENT TYPE\tSUBJECT\tREASON\tOUTCOME\tHTTP\tVERDICTS\n")
+	for i, ev := range d.Payload.Events {
+		attempt := ""
+		if i < len(d.Judgements) {
+			attempt = d.Judgements[i].Attempt.String()
+			if d.Judgements[i].Uncountable {
+				attempt = "0 UNCOUNTABLE"
+			}
+		}
+		http := ""
+		if ev.LastHTTPStatusCode != nil {
+			http = fmt.Sprint(*ev.LastHTTPStatusCode)
+		}
+		fmt.Fprintf(tw, "%d\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n", ev.Index, p(ev.ID), attempt, p(ev.EventType), p(ev.Subject),
+			p(ev.DeadLetterReason), p(ev.LastDeliveryOutcome), http, present.EventVerdictLabel(d, i))
+	}
+	tw.Flush()
+	fmt.Fprintln(w)
+	for _, line := range present.Explain(d, cfg) {
+		fmt.Fprintln(w, line)
+	}
+}

@@ -1,0 +1,377 @@
+package main
+
+import (
+	"bytes"
+	"encoding/json"
+	"io"
+	"strconv"
+	"time"
+
+	"github.com/deadletter/deadletter/internal/present"
+	"github.com/deadletter/deadletter/internal/textfmt"
+	"github.com/deadletter/deadletter/replay"
+)
+
+// The JSON formats of SPEC §5 and the README, in one place. Scripts depend on these names; tests assert them.
+// Domain types carry no json tags: everything written goes through these.
+
+// text is untrusted text in JSON: escaped so that no control character, C1 control, DEL, bidirectional override
+// or line separator reaches a terminal that prints the JSON, and a lone surrogate the estate keeps is \udXXX.
+type text string
+
+func (t text) MarshalJSON() ([]byte, error) { return textfmt.AppendJSON(nil, string(t)), nil }
+
+// optText is text that is null when empty.
+type optText string
+
+func (t optText) MarshalJSON() ([]byte, error) {
+	if t == "" {
+		return []byte("null"), nil
+	}
+	return textfmt.AppendJSON(nil, string(t)), nil
+}
+
+// counts is a multiset of untrusted values as a JSON object (its keys escaped like text).
+type counts replay.Counts
+
+func (c counts) MarshalJSON() ([]byte, error) {
+	b := []byte{'{'}
+	for i, x := range c {
+		if i > 0 {
+			b = append(b, ',')
+		}
+		b = textfmt.AppendJSON(b, x.Value)
+		b = append(b, ':')
+		b = strconv.AppendInt(b, int64(x.N), 10)
+	}
+	return append(b, '}'), nil
+}
+
+// verdictCounts is a verdict count as {"replay": 3, "cap": 1}, non-zero counts only.
+type verdictCounts replay.VerdictCounts
+
+func (vc verdictCounts) MarshalJSON() ([]byte, error) {
+	m := map[string]int{}
+	for _, v := range replay.AllVerdicts {
+		if n := replay.VerdictCounts(vc).Of(v); n > 0 {
+			m[v.String()] = n
+		}
+	}
+	return json.Marshal(m)
+}
+
+// attempt is a replay attempt as the estate sees it: a JSON number (1e+21 past the integers), null for Infinity.
+type attempt replay.Attempt
+
+func (a attempt) MarshalJSON() ([]byte, error) {
+	if !replay.Attempt(a).Finite() {
+		return []byte("null"), nil
+	}
+	return []byte(replay.Attempt(a).String()), nil
+}
+
+func verdictNames(vs replay.VerdictSet) []string {
+	out := []string{}
+	for _, v := range vs.List() {
+		out = append(out, v.String())
+	}
+	return out
+}
+
+func rfc3339(t time.Time) string { return t.UTC().Format(time.RFC3339) }
+
+type blobJSON struct {
+	Name             text          `json:"name"`
+	Pane             replay.Pane   `json:"pane"`
+	Size             int64         `json:"size"`
+	LastModified     string        `json:"lastModified"`
+	AgeSeconds       int64         `json:"ageSeconds"`
+	ExpiresAt        string        `json:"expiresAt"`
+	Events           int           `json:"events"`
+	Malformed        bool          `json:"malformed"`
+	Error            optText       `json:"error"`
+	MaxReplayAttempt attempt       `json:"maxReplayAttempt"`
+	Reasons          counts        `json:"reasons"`
+	Outcomes         counts        `json:"outcomes"`
+	Verdicts         verdictCounts `json:"verdicts"`
+	Expiring         bool          `json:"expiring"`
+	Stalled          bool          `json:"stalled"`
+	Handled          bool          `json:"handled"`
+	HandledBy        text          `json:"handledBy,omitempty"`
+	Crash            *crashJSON    `json:"crash,omitempty"`
+	Ack              *ackJSON      `json:"ack,omitempty"`
+}
+
+type crashJSON struct {
+	Depth  int    `json:"depth"`
+	Reason string `json:"reason"`
+}
+
+type ackJSON struct {
+	By     text   `json:"by"`
+	At     string `json:"at"`
+	Until  string `json:"until"`
+	Note   text   `json:"note,omitempty"`
+	Active bool   `json:"active"`
+}
+
+func toBlobJSON(cfg replay.Config, it *replay.Item, now time.Time) blobJSON {
+	a := cfg.AlertsOf(it, now)
+	b := blobJSON{Name: text(it.Name), Pane: it.Pane, Size: it.Size, LastModified: rfc3339(it.LastModified), AgeSeconds: int64(it.Age / time.Second),
+		ExpiresAt: rfc3339(it.ExpiresAt), Reasons: counts{}, Outcomes: counts{}, Expiring: a.Expiring, Stalled: a.Stalled,
+		Handled: a.Handled, HandledBy: text(a.HandledBy)}
+	if s := it.Summary; s != nil {
+		b.Events, b.Malformed, b.MaxReplayAttempt = s.Events, s.Malformed, attempt(s.MaxReplayAttempt)
+		b.Reasons, b.Outcomes, b.Verdicts = counts(s.Reasons), counts(s.Outcomes), verdictCounts(s.Verdicts)
+		b.Error = optText(s.Error)
+		if s.CrashDepth > 0 {
+			b.Crash = &crashJSON{Depth: s.CrashDepth, Reason: present.CrashReason(s.CrashDepth)}
+		}
+	}
+	if it.ReadErr != "" {
+		b.Error = optText(it.ReadErr)
+	}
+	if ack := a.Ack; ack != nil {
+		b.Ack = &ackJSON{By: text(ack.By), At: rfc3339(ack.At), Until: rfc3339(ack.Until), Note: text(ack.Note), Active: a.Acked}
+	}
+	return b
+}
+
+type eventJSON struct {
+	Index                   int      `json:"index"`
+	ID                      text     `json:"id"`
+	OriginalID              text     `json:"originalId"`
+	ReplayAttempt           attempt  `json:"replayAttempt"`
+	EventType               text     `json:"eventType"`
+	Subject                 text     `json:"subject"`
+	DeadLetterReason        text     `json:"deadLetterReason"`
+	DeliveryAttempts        *int64   `json:"deliveryAttempts"`
+	LastDeliveryOutcome     text     `json:"lastDeliveryOutcome"`
+	LastHTTPStatusCode      *int64   `json:"lastHttpStatusCode"`
+	PublishTime             text     `json:"publishTime"`
+	LastDeliveryAttemptTime text     `json:"lastDeliveryAttemptTime"`
+	Verdicts                []string `json:"verdicts"`
+	Uncountable             bool     `json:"uncountable"`
+}
+
+type republishJSON struct {
+	Index     int  `json:"index"`
+	ID        text `json:"id"`
+	EventType text `json:"eventType"`
+}
+
+type quarantinedJSON struct {
+	Index     int      `json:"index"`
+	ID        text     `json:"id"`
+	EventType text     `json:"eventType"`
+	Verdicts  []string `json:"verdicts"`
+}
+
+type publishRequestJSON struct {
+	First  int `json:"first"`
+	Last   int `json:"last"`
+	Events int `json:"events"`
+	Bytes  int `json:"bytes"`
+}
+
+type previewJSON struct {
+	Malformed       bool                 `json:"malformed"`
+	Republish       []republishJSON      `json:"republish"`
+	Quarantine      []quarantinedJSON    `json:"quarantine"`
+	Unknown         int                  `json:"unknown,omitempty"`
+	PublishRequests []publishRequestJSON `json:"publishRequests"`
+	QuarantineName  text                 `json:"quarantineName,omitempty"`
+	ArchiveName     text                 `json:"archiveName,omitempty"`
+	DeleteOriginal  bool                 `json:"deleteOriginal"`
+}
+
+// crashPreviewJSON is the preview of a blob the replay function throws on: nothing republished, nothing
+// quarantined, nothing archived, the original stays.
+type crashPreviewJSON struct {
+	Crash          crashJSON `json:"crash"`
+	DeleteOriginal bool      `json:"deleteOriginal"`
+}
+
+type restoreJSON struct {
+	Malformed    bool              `json:"malformed"`
+	Resume       []republishJSON   `json:"resume"`
+	Requarantine []quarantinedJSON `json:"requarantine"`
+	Unknown      int               `json:"unknown,omitempty"`
+	Target       text              `json:"target"`
+	Stripped     int               `json:"stripped"`
+	Refusal      text              `json:"refusal,omitempty"`
+}
+
+// showJSON is the ls fields with the event list as "events" (a field of the outer struct wins over the embedded
+// count of the same name) and the count as "eventCount".
+type showJSON struct {
+	blobJSON
+	EventCount int          `json:"eventCount"`
+	EventList  []eventJSON  `json:"events"`
+	Preview    any          `json:"preview,omitempty"`
+	Restore    *restoreJSON `json:"restore,omitempty"`
+}
+
+func quarantinedOf(q []replay.Quarantined) []quarantinedJSON {
+	out := make([]quarantinedJSON, 0, len(q))
+	for _, e := range q {
+		out = append(out, quarantinedJSON{Index: e.Index, ID: text(e.ID), EventType: text(e.EventType), Verdicts: verdictNames(e.Verdicts)})
+	}
+	return out
+}
+
+func toShowJSON(cfg replay.Config, d *replay.Detail) showJSON {
+	out := showJSON{blobJSON: toBlobJSON(cfg, &d.Item, d.LastModified.Add(d.Age)), EventList: []eventJSON{}}
+	out.EventCount = out.Events
+	for i, ev := range d.Payload.Events {
+		e := eventJSON{Index: ev.Index, ID: text(ev.ID), EventType: text(ev.EventType), Subject: text(ev.Subject), DeadLetterReason: text(ev.DeadLetterReason),
+			DeliveryAttempts: ev.DeliveryAttempts, LastDeliveryOutcome: text(ev.LastDeliveryOutcome), LastHTTPStatusCode: ev.LastHTTPStatusCode,
+			PublishTime: text(ev.PublishTime), LastDeliveryAttemptTime: text(ev.LastDeliveryAttemptTime)}
+		if i < len(d.Judgements) {
+			j := d.Judgements[i]
+			e.OriginalID, e.ReplayAttempt, e.Uncountable = text(j.Original), attempt(j.Attempt), j.Uncountable
+		}
+		vs, _ := d.EventVerdicts(i)
+		e.Verdicts = verdictNames(vs)
+		out.EventList = append(out.EventList, e)
+	}
+	if pv := d.Preview; pv != nil {
+		if pv.Crash != nil {
+			out.Preview = crashPreviewJSON{Crash: crashJSON{Depth: pv.Crash.Depth, Reason: present.CrashReason(pv.Crash.Depth)}}
+		} else {
+			p := previewJSON{Malformed: pv.Malformed, Republish: []republishJSON{}, Quarantine: quarantinedOf(pv.Quarantine), Unknown: pv.Unknown,
+				PublishRequests: []publishRequestJSON{}, QuarantineName: text(pv.QuarantineName), ArchiveName: text(pv.ArchiveName), DeleteOriginal: pv.DeleteOriginal}
+			for _, r := range pv.Republish {
+				p.Republish = append(p.Republish, republishJSON{Index: r.Index, ID: text(r.ID), EventType: text(r.EventType)})
+			}
+			for _, r := range pv.PublishRequests {
+				p.PublishRequests = append(p.PublishRequests, publishRequestJSON(r))
+			}
+			out.Preview = p
+		}
+	}
+	if rp := d.Restore; rp != nil {
+		r := &restoreJSON{Malformed: rp.Malformed, Resume: []republishJSON{}, Requarantine: quarantinedOf(rp.Requarantine), Unknown: rp.Unknown,
+			Target: text(rp.Target), Stripped: rp.Stripped, Refusal: text(rp.Refusal)}
+		for _, e := range rp.Resume {
+			r.Resume = append(r.Resume, republishJSON{Index: e.Index, ID: text(e.ID), EventType: text(e.EventType)})
+		}
+		out.Restore = r
+	}
+	return out
+}
+
+type resultJSON struct {
+	Name    text           `json:"name"`
+	Outcome replay.Outcome `json:"outcome"`
+	Target  text           `json:"target,omitempty"`
+	Error   text           `json:"error,omitempty"`
+	Resume  int            `json:"resume,omitempty"`
+}
+
+type resultsJSON struct {
+	DryRun  bool         `json:"dryRun"`
+	Results []resultJSON `json:"results"`
+}
+
+func toResultsJSON(dryRun bool, rs []replay.Result) resultsJSON {
+	out := resultsJSON{DryRun: dryRun, Results: []resultJSON{}}
+	for _, r := range rs {
+		out.Results = append(out.Results, resultJSON{Name: text(r.Name), Outcome: r.Outcome, Target: text(r.Target), Error: text(r.Error), Resume: r.Resume})
+	}
+	return out
+}
+
+// maxFindingNames is how many blob names check prints per finding; the rest are counted.
+const maxFindingNames = 10
+
+type findingJSON struct {
+	Kind    replay.FindingKind `json:"kind"`
+	Count   int                `json:"count"`
+	Oldest  string             `json:"oldest,omitempty"`
+	Message text               `json:"message"`
+	Names   []text             `json:"names"`
+	More    int                `json:"more"`
+}
+
+type checkJSON struct {
+	Healthy  bool                `json:"healthy"`
+	Counts   map[replay.Pane]int `json:"counts"`
+	Findings []findingJSON       `json:"findings"`
+	Handled  int                 `json:"handled"`
+	Acked    int                 `json:"acked"`
+}
+
+type checkErrorJSON struct {
+	Healthy bool `json:"healthy"`
+	Error   text `json:"error"`
+}
+
+func toCheckJSON(cfg replay.Config, r replay.Report) checkJSON {
+	out := checkJSON{Healthy: r.Healthy, Counts: r.Counts, Findings: []findingJSON{}, Handled: r.Handled, Acked: r.Acked}
+	for _, f := range r.Findings {
+		fj := findingJSON{Kind: f.Kind, Count: f.Count, Message: text(present.FindingMessage(f, cfg, r.Now)), Names: []text{}}
+		if !f.Oldest.IsZero() {
+			fj.Oldest = rfc3339(f.Oldest)
+		}
+		for _, n := range f.Names[:min(len(f.Names), maxFindingNames)] {
+			fj.Names = append(fj.Names, text(n))
+		}
+		fj.More = f.Count - len(fj.Names)
+		out.Findings = append(out.Findings, fj)
+	}
+	return out
+}
+
+type changeJSON struct {
+	Time    string             `json:"time"`
+	Kind    replay.FindingKind `json:"kind"`
+	Event   replay.ChangeEvent `json:"event"`
+	Count   int                `json:"count"`
+	Total   int                `json:"total"`
+	Names   []text             `json:"names"`
+	More    int                `json:"more"`
+	Message text               `json:"message"`
+}
+
+func toChangeJSON(c replay.Change) changeJSON {
+	out := changeJSON{Time: rfc3339(c.Time), Kind: c.Kind, Event: c.Event, Count: c.Count, Total: c.Total, Names: []text{}, More: c.More,
+		Message: text(present.ChangeMessage(c))}
+	for _, n := range c.Names {
+		out.Names = append(out.Names, text(n))
+	}
+	return out
+}
+
+// writeJSON writes v indented, HTML left alone (blob names hold & and <), one document per call.
+func writeJSON(w io.Writer, v any) error {
+	b, err := marshal(v)
+	if err != nil {
+		return err
+	}
+	var out bytes.Buffer
+	json.Indent(&out, b, "", "  ")
+	out.WriteByte('\n')
+	_, err = w.Write(out.Bytes())
+	return err
+}
+
+// writeJSONLine writes v on one line (ls --jsonl, watch --json).
+func writeJSONLine(w io.Writer, v any) error {
+	b, err := marshal(v)
+	if err != nil {
+		return err
+	}
+	_, err = w.Write(append(b, '\n'))
+	return err
+}
+
+func marshal(v any) ([]byte, error) {
+	var b bytes.Buffer
+	enc := json.NewEncoder(&b)
+	enc.SetEscapeHTML(false)
+	if err := enc.Encode(v); err != nil {
+		return nil, err
+	}
+	return bytes.TrimRight(b.Bytes(), "\n"), nil
+}

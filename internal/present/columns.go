@@ -1,0 +1,245 @@
+package present
+
+import (
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/deadletter/deadletter/internal/textfmt"
+	"github.com/deadletter/deadletter/replay"
+)
+
+// Row is one blob as a list shows it: the item, the alerts answered for it, and the service time.
+type Row struct {
+	Item   *replay.Item
+	Alerts replay.Alerts
+	Now    time.Time
+}
+
+// RowOf builds the row of one item.
+func RowOf(cfg replay.Config, it *replay.Item, now time.Time) Row {
+	return Row{Item: it, Alerts: cfg.AlertsOf(it, now), Now: now}
+}
+
+// Column is one column of a blob list, as data: its title, how much width it wants, how important it is when the
+// terminal is narrow, how to draw a cell and how to sort by it. ls and the dashboard's table use the same columns.
+type Column struct {
+	ID    string
+	Title string
+	// Min is the width the column needs; Max the most it uses (0: it takes whatever is spare).
+	Min, Max int
+	// Priority decides who keeps their place on a narrow terminal: higher stays, lower goes first.
+	Priority int
+	// Right aligns numbers.
+	Right bool
+	// Cell is the (printable) text of one row; it may be longer than the width, the layout cuts it.
+	Cell func(r Row) string
+	// Shorten cuts a cell to w columns; nil cuts the end with "…".
+	Shorten func(s string, w int) string
+	// Less orders two items by this column (nil: not sortable).
+	Less func(a, b *replay.Item) bool
+}
+
+// Fit renders one cell at width w.
+func (c Column) Fit(s string, w int) string {
+	if textfmt.Width(s) > w && c.Shorten != nil {
+		s = c.Shorten(s, w)
+	}
+	if c.Right && textfmt.Width(s) < w {
+		return strings.Repeat(" ", w-textfmt.Width(s)) + s
+	}
+	return textfmt.Cell(s, w)
+}
+
+// Layout gives each column its width for a total width (columns separated by one space): columns are admitted
+// by priority while their minimum fits, then spare width goes to the columns that can grow, by priority. A
+// column that did not fit gets width 0. The order of cols is kept.
+func Layout(cols []Column, total int) []int {
+	w := make([]int, len(cols))
+	order := make([]int, len(cols))
+	for i := range order {
+		order[i] = i
+	}
+	byPriority(order, cols)
+	used := 0
+	for _, i := range order {
+		need := cols[i].Min
+		if used > 0 {
+			need++ // the separator
+		}
+		if used+need <= total {
+			w[i], used = cols[i].Min, used+need
+		}
+	}
+	for _, i := range order {
+		if w[i] == 0 {
+			continue
+		}
+		room := total - used
+		if room <= 0 {
+			break
+		}
+		grow := room
+		if cols[i].Max > 0 {
+			grow = min(room, cols[i].Max-w[i])
+		}
+		if grow > 0 {
+			w[i] += grow
+			used += grow
+		}
+	}
+	return w
+}
+
+func byPriority(order []int, cols []Column) {
+	for a := 1; a < len(order); a++ { // insertion sort: a handful of columns, stable
+		for b := a; b > 0 && cols[order[b]].Priority > cols[order[b-1]].Priority; b-- {
+			order[b], order[b-1] = order[b-1], order[b]
+		}
+	}
+}
+
+func summaryOr(r Row, read func(*replay.Summary) string) string {
+	switch {
+	case r.Item.Summary != nil:
+		return read(r.Item.Summary)
+	case r.Item.ReadErr != "":
+		return "?"
+	}
+	return Unread
+}
+
+func events(it *replay.Item) int {
+	if it.Summary == nil {
+		return -1
+	}
+	return it.Summary.Events
+}
+
+func attempt(it *replay.Item) replay.Attempt {
+	if it.Summary == nil {
+		return -1
+	}
+	return it.Summary.MaxReplayAttempt
+}
+
+// The columns of a blob list.
+var (
+	ColPane = Column{ID: "pane", Title: "PANE", Min: 10, Max: 10, Priority: 60,
+		Cell: func(r Row) string { return string(r.Item.Pane) },
+		Less: func(a, b *replay.Item) bool { return paneRank(a.Pane) < paneRank(b.Pane) }}
+	ColName = Column{ID: "name", Title: "NAME", Min: 24, Priority: 100,
+		Cell:    func(r Row) string { return textfmt.Printable(r.Item.Name) },
+		Shorten: textfmt.ShortenMiddle,
+		Less:    func(a, b *replay.Item) bool { return a.Name < b.Name }}
+	// ColFile is the last segment of the name (the GUID and .json), shortened from the middle: it tells two blobs
+	// of one subscription and hour apart, and its text can be typed into show.
+	ColFile = Column{ID: "file", Title: "NAME", Min: 12, Priority: 45,
+		Cell:    func(r Row) string { return textfmt.Printable(r.Item.Parsed.File) },
+		Shorten: textfmt.ShortenMiddle,
+		Less:    func(a, b *replay.Item) bool { return a.Parsed.File < b.Parsed.File }}
+	ColSubscription = Column{ID: "subscription", Title: "SUBSCRIPTION", Min: 12, Max: 24, Priority: 90,
+		Cell: func(r Row) string {
+			if r.Item.Parsed.Subscription == "" {
+				return textfmt.Printable(r.Item.Name)
+			}
+			return textfmt.Printable(r.Item.Parsed.Subscription)
+		},
+		Less: func(a, b *replay.Item) bool { return a.Parsed.Subscription < b.Parsed.Subscription }}
+	ColHour = Column{ID: "hour", Title: "HOUR", Min: 9, Max: 9, Priority: 40,
+		Cell: func(r Row) string {
+			if r.Item.Parsed.Hour.IsZero() {
+				return "-"
+			}
+			return r.Item.Parsed.Hour.Format("01-02 15h")
+		},
+		Less: func(a, b *replay.Item) bool { return a.Parsed.Hour.Before(b.Parsed.Hour) }}
+	ColAge = Column{ID: "age", Title: "AGE", Min: 7, Max: 8, Priority: 85,
+		Cell: func(r Row) string {
+			s := textfmt.Duration(r.Item.Age)
+			if r.Alerts.Stalled {
+				return "!" + s
+			}
+			return s
+		},
+		Less: func(a, b *replay.Item) bool { return a.Age < b.Age }}
+	ColDeletesIn = Column{ID: "deletesIn", Title: "DELETE IN", Min: 9, Max: 9, Priority: 80,
+		Cell: func(r Row) string { return DeletesIn(r.Alerts) },
+		Less: func(a, b *replay.Item) bool { return a.ExpiresAt.Before(b.ExpiresAt) }}
+	ColEvents = Column{ID: "events", Title: "EVS", Min: 4, Max: 6, Priority: 70, Right: true,
+		Cell: func(r Row) string {
+			return summaryOr(r, func(s *replay.Summary) string { return strconv.Itoa(s.Events) })
+		},
+		Less: func(a, b *replay.Item) bool { return events(a) < events(b) }}
+	ColSize = Column{ID: "size", Title: "SIZE", Min: 9, Max: 9, Priority: 20, Right: true,
+		Cell: func(r Row) string { return textfmt.Bytes(r.Item.Size) },
+		Less: func(a, b *replay.Item) bool { return a.Size < b.Size }}
+	ColReason = Column{ID: "reason", Title: "REASON / OUTCOME", Min: 12, Max: 44, Priority: 30,
+		Cell: func(r Row) string {
+			return summaryOr(r, func(s *replay.Summary) string {
+				out := s.Reasons.Top()
+				if o := s.Outcomes.Top(); o != "" {
+					out += "/" + o
+				}
+				return textfmt.Printable(out)
+			})
+		}}
+	ColAttempt = Column{ID: "attempt", Title: "ATT", Min: 3, Max: 6, Priority: 50,
+		Cell: func(r Row) string { return summaryOr(r, AttemptLabel) },
+		Less: func(a, b *replay.Item) bool { return attempt(a) < attempt(b) }}
+	ColVerdicts = Column{ID: "verdicts", Title: "VERDICTS", Min: 10, Max: 16, Priority: 75,
+		Cell: func(r Row) string {
+			if r.Item.ReadErr != "" && r.Item.Summary == nil {
+				return Unreadable
+			}
+			return summaryOr(r, VerdictSummary)
+		}}
+	ColState = Column{ID: "state", Title: "STATE", Min: 8, Max: 22, Priority: 35,
+		Cell: func(r Row) string { return State(r.Alerts) }}
+)
+
+// State is the word for what keeps a blob out of the alerts: handled by the replay, or acknowledged (by whom).
+func State(a replay.Alerts) string {
+	switch {
+	case a.Acked:
+		return "acked " + textfmt.Printable(a.Ack.By)
+	case a.Handled:
+		return "handled"
+	}
+	return ""
+}
+
+// paneRank orders panes as the dashboard does: what needs a human first.
+func paneRank(p replay.Pane) int {
+	for i, q := range replay.Panes {
+		if p == q {
+			return i
+		}
+	}
+	return len(replay.Panes)
+}
+
+// Urgency orders blobs the way an operator triages them: about to be lost first, then by pane (stranded,
+// quarantine, live, archived), then oldest first, then by name.
+func Urgency(cfg replay.Config, now time.Time) func(a, b *replay.Item) int {
+	return func(a, b *replay.Item) int {
+		ea, eb := cfg.AlertsOf(a, now).Expiring, cfg.AlertsOf(b, now).Expiring
+		switch {
+		case ea != eb:
+			if ea {
+				return -1
+			}
+			return 1
+		case ea && !a.ExpiresAt.Equal(b.ExpiresAt):
+			return a.ExpiresAt.Compare(b.ExpiresAt)
+		case a.Pane != b.Pane:
+			return paneRank(a.Pane) - paneRank(b.Pane)
+		case a.Age != b.Age:
+			if a.Age > b.Age {
+				return -1
+			}
+			return 1
+		}
+		return strings.Compare(a.Name, b.Name)
+	}
+}

@@ -1,0 +1,280 @@
+// Package present is how deadletter words and draws what package replay decides — the sentences of show and the
+// detail view, finding and change messages, verdict letters, the columns of ls and of the dashboard's table —
+// written once, so the command line and the dashboard never say the same thing two ways.
+package present
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/deadletter/deadletter/internal/textfmt"
+	"github.com/deadletter/deadletter/replay"
+)
+
+// VerdictLetter is a verdict's one-letter form in the compact column: R replay, C cap, N notIdempotent,
+// U unroutable, ? unknown.
+func VerdictLetter(v replay.Verdict) string {
+	switch v {
+	case replay.VerdictReplay:
+		return "R"
+	case replay.VerdictCap:
+		return "C"
+	case replay.VerdictNotIdempotent:
+		return "N"
+	case replay.VerdictUnroutable:
+		return "U"
+	}
+	return "?"
+}
+
+// VerdictSummary is the compact verdict column of a read blob: "R5 C3", MALFORMED, CRASH, or "-" for no events.
+func VerdictSummary(s *replay.Summary) string {
+	switch {
+	case s.Malformed:
+		return "MALFORMED"
+	case s.CrashDepth > 0:
+		return "CRASH"
+	}
+	var b strings.Builder
+	for _, v := range replay.AllVerdicts {
+		if n := s.Verdicts.Of(v); n > 0 {
+			if b.Len() > 0 {
+				b.WriteByte(' ')
+			}
+			b.WriteString(VerdictLetter(v))
+			b.WriteString(strconv.Itoa(n))
+		}
+	}
+	if b.Len() == 0 {
+		return "-"
+	}
+	return b.String()
+}
+
+// Unread and Unreadable are what the verdict column says before a payload is read, and when it cannot be.
+const (
+	Unread     = "…"
+	Unreadable = "UNREADABLE"
+)
+
+// AttemptLabel is the highest replay attempt of a blob, with ∞ when an id can never be counted.
+func AttemptLabel(s *replay.Summary) string {
+	l := s.MaxReplayAttempt.String()
+	if s.Uncountable > 0 {
+		l += "∞"
+	}
+	return l
+}
+
+// EventVerdictLabel is what to show for one event of a detail: "cap+notIdempotent", "cap (derived)".
+func EventVerdictLabel(d *replay.Detail, i int) string {
+	vs, derived := d.EventVerdicts(i)
+	if derived {
+		return vs.String() + " (derived)"
+	}
+	return vs.String()
+}
+
+// DeletesIn is the time-to-deletion cell: "!35h59m" when the blob is about to be lost.
+func DeletesIn(a replay.Alerts) string {
+	s := textfmt.Duration(a.DeletesIn)
+	if a.Expiring {
+		return "!" + s
+	}
+	return s
+}
+
+// FindingMessage says one finding in a sentence, with what to do about it.
+func FindingMessage(f replay.Finding, cfg replay.Config, now time.Time) string {
+	age := textfmt.Duration(now.Sub(f.Oldest))
+	switch f.Kind {
+	case replay.FindingExpiring:
+		return fmt.Sprintf("%d stranded or quarantined blob(s) within %s of lifecycle deletion (first goes in %s): drain or restore them now, or copy them out", f.Count, textfmt.Duration(cfg.ExpiringWithin), textfmt.Duration(f.FirstExpiry.Sub(now)))
+	case replay.FindingStranded:
+		return fmt.Sprintf("%d stranded blob(s), oldest %s old: nothing replays them; run `deadletter drain`", f.Count, age)
+	case replay.FindingReplayStalled:
+		return fmt.Sprintf("%d live blob(s) older than %s, oldest %s: the replay function is not consuming (stopped, failing, or its subscription is gone)", f.Count, textfmt.Duration(cfg.LiveGrace), age)
+	case replay.FindingCrash:
+		return fmt.Sprintf("%d blob(s) nest deeper than the replay function can serialize: it throws on them every time and never consumes them; copy them out and fix them by hand", f.Count)
+	case replay.FindingQuarantine:
+		return fmt.Sprintf("%d quarantined blob(s), oldest %s old: inspect with `deadletter show`, resume capped events with `deadletter restore`", f.Count, age)
+	case replay.FindingMalformed:
+		return fmt.Sprintf("%d malformed payload(s): the replay can never publish them; inspect with `deadletter show`", f.Count)
+	}
+	return fmt.Sprintf("%d %s", f.Count, f.Kind)
+}
+
+// kindNoun is a finding kind as a noun phrase for counts: "stranded blob(s)".
+func kindNoun(k replay.FindingKind) string {
+	switch k {
+	case replay.FindingExpiring:
+		return "blob(s) about to be lost to the lifecycle rule"
+	case replay.FindingStranded:
+		return "stranded blob(s)"
+	case replay.FindingReplayStalled:
+		return "live blob(s) past the grace (replay stalled)"
+	case replay.FindingCrash:
+		return "blob(s) the replay crashes on"
+	case replay.FindingQuarantine:
+		return "quarantined blob(s)"
+	case replay.FindingMalformed:
+		return "malformed payload(s)"
+	}
+	return string(k) + " blob(s)"
+}
+
+// ChangeMessage says one watch line: "3 new stranded blob(s) (12 now): A, B, C (deadletter drain)".
+func ChangeMessage(c replay.Change) string {
+	if c.Kind == replay.KindError {
+		if c.Event == replay.ChangeResolved {
+			return "the container can be read again"
+		}
+		return "could not check: " + textfmt.Printable(c.Detail)
+	}
+	var head string
+	switch {
+	case c.Kind == replay.FindingReplayStalled && c.Event == replay.ChangeNew:
+		head = fmt.Sprintf("replay stall begins: %d %s", c.Total, kindNoun(c.Kind))
+	case c.Kind == replay.FindingReplayStalled && c.Event == replay.ChangeResolved:
+		head = "replay stall ends: no live blob is older than the grace"
+	case c.Event == replay.ChangeState:
+		head = fmt.Sprintf("%d %s", c.Count, kindNoun(c.Kind))
+	case c.Event == replay.ChangeNew:
+		head = fmt.Sprintf("%d new %s (%d now)", c.Count, kindNoun(c.Kind), c.Total)
+	default:
+		head = fmt.Sprintf("%d no longer %s (%d left)", c.Count, c.Kind, c.Total)
+	}
+	if len(c.Names) > 0 && !(c.Kind == replay.FindingReplayStalled && c.Event == replay.ChangeResolved) {
+		head += ": " + NameList(c.Names, c.More)
+	}
+	return head
+}
+
+// NameList prints blob names (made printable) and how many more there are: "A, B and 18 more".
+func NameList(names []string, more int) string {
+	p := make([]string, len(names))
+	for i, n := range names {
+		p[i] = textfmt.Printable(n)
+	}
+	s := strings.Join(p, ", ")
+	if more > 0 {
+		s += fmt.Sprintf(" and %d more", more)
+	}
+	return s
+}
+
+// ForecastLines says a drain forecast in words (the CLI confirmation and the dashboard dialog).
+func ForecastLines(f replay.Forecast) []string {
+	out := []string{fmt.Sprintf("%d blob(s), %d event(s), %s, each re-uploaded as it is so a fresh BlobCreated reaches the replay.", f.Blobs, f.Events, textfmt.Bytes(f.Bytes))}
+	v := f.Verdicts
+	out = append(out, fmt.Sprintf("The replay function will then republish %d event(s) and quarantine %d (cap %d, notIdempotent %d, unroutable %d).",
+		v.Of(replay.VerdictReplay), v.Refused(), v.Of(replay.VerdictCap), v.Of(replay.VerdictNotIdempotent), v.Of(replay.VerdictUnroutable)))
+	if f.Malformed > 0 {
+		out = append(out, fmt.Sprintf("%d malformed blob(s) go to quarantine whole.", f.Malformed))
+	}
+	if f.Crash > 0 {
+		out = append(out, fmt.Sprintf("%d blob(s) nest too deep: the replay function crashes on them again and leaves them where they are.", f.Crash))
+	}
+	if f.Handled > 0 {
+		out = append(out, fmt.Sprintf("%d blob(s) were already handled by the replay (their copy exists): they are skipped.", f.Handled))
+	}
+	if n := v.Of(replay.VerdictUnknown); n > 0 {
+		out = append(out, fmt.Sprintf("%d event(s) need --handlers to predict.", n))
+	}
+	if f.Unread > 0 {
+		out = append(out, fmt.Sprintf("%d blob(s) not read yet: their events are not counted.", f.Unread))
+	}
+	return out
+}
+
+// PrettyJSON indents a payload for reading, or returns it as it is when it is not JSON. Its lines still have to
+// go through textfmt.Printable before they reach a terminal.
+func PrettyJSON(body []byte) string {
+	var b bytes.Buffer
+	if err := json.Indent(&b, body, "", "  "); err != nil {
+		return string(body)
+	}
+	return b.String()
+}
+
+// CrashReason says why the replay function crashes on a payload nested depth levels deep.
+func CrashReason(depth int) string {
+	return fmt.Sprintf("a value nested %d levels deep: JSON.stringify overflows Node's stack past about %d levels, so the replay function throws before it writes or deletes anything; the blob is never consumed, and every drain repeats the crash", depth, replay.MaxStringifyDepth)
+}
+
+// AlertLines says what makes a blob urgent or exempt, for show and the detail view.
+func AlertLines(a replay.Alerts) []string {
+	var out []string
+	if a.Expiring {
+		out = append(out, fmt.Sprintf("EXPIRING    the lifecycle rule deletes it in %s: drain or restore it now, or copy it out", textfmt.Duration(a.DeletesIn)))
+	}
+	if a.Stalled {
+		out = append(out, "STALLED     a live blob past the grace: the replay function is not consuming")
+	}
+	if a.Handled {
+		out = append(out, fmt.Sprintf("HANDLED     the replay already handled it (%s exists); only its delete failed. Draining it would republish its events again.", textfmt.Printable(a.HandledBy)))
+	}
+	if ack := a.Ack; ack != nil {
+		state := "ACKED    "
+		if !a.Acked {
+			state = "ACK ENDED"
+		}
+		line := fmt.Sprintf("%s   by %s until %s", state, textfmt.Printable(ack.By), ack.Until.UTC().Format("2006-01-02 15:04Z"))
+		if ack.Note != "" {
+			line += ": " + textfmt.Printable(ack.Note)
+		}
+		out = append(out, line)
+	}
+	return out
+}
+
+// outcomeWords is how an outcome reads in a dry run, which did nothing: "would drain".
+func outcomeWords(o replay.Outcome, dryRun bool) string {
+	if !dryRun {
+		return string(o)
+	}
+	switch o {
+	case replay.OutcomeDrained:
+		return "would drain"
+	case replay.OutcomeRestored:
+		return "would restore"
+	}
+	return string(o)
+}
+
+// ResultLines are an action's outcomes, one blob a line, every untrusted string escaped.
+func ResultLines(rs []replay.Result, dryRun bool) []string {
+	lines := make([]string, 0, len(rs))
+	for _, r := range rs {
+		line := fmt.Sprintf("%-13s %s", outcomeWords(r.Outcome, dryRun), textfmt.Printable(r.Name))
+		if r.Target != "" {
+			line += " → " + textfmt.Printable(r.Target)
+		}
+		if r.Resume > 0 && r.Outcome == replay.OutcomeRestored {
+			line += fmt.Sprintf(" (%d event(s) resume)", r.Resume)
+		}
+		if r.Error != "" {
+			line += ": " + textfmt.Printable(r.Error)
+		}
+		lines = append(lines, line)
+	}
+	return lines
+}
+
+// TallyLine is the one-line account of a run: "12 drained, 1 gone" (or "12 would drain" in a dry run).
+func TallyLine(t replay.Tally, dryRun bool) string {
+	var parts []string
+	for _, o := range replay.Outcomes {
+		if t[o] > 0 {
+			parts = append(parts, fmt.Sprintf("%d %s", t[o], outcomeWords(o, dryRun)))
+		}
+	}
+	if len(parts) == 0 {
+		return "nothing to do"
+	}
+	return strings.Join(parts, ", ")
+}

@@ -1,0 +1,247 @@
+// Package textfmt holds the small text rules every front end shares: making untrusted text safe for a terminal,
+// and durations and sizes the way an operator reads and types them. It depends on nothing of deadletter's, so
+// the replay core, the dashboard and the command line all use the same words.
+package textfmt
+
+import (
+	"fmt"
+	"strconv"
+	"strings"
+	"time"
+	"unicode"
+	"unicode/utf8"
+
+	"github.com/mattn/go-runewidth"
+)
+
+// Printable makes untrusted text (blob names, payload fields, errors that quote them) safe to put on a terminal:
+// control characters, escape sequences, bidirectional overrides, line and paragraph separators and invalid UTF-8
+// are shown escaped (\x1b, \n, \u202e, \xff) instead of being passed through. A lone surrogate held in WTF-8 (a
+// JSON escape such as \ud800 the estate keeps) is shown as \ud800. Everything read from a blob goes through it.
+func Printable(s string) string {
+	clean := true
+	for i := 0; i < len(s); {
+		r, size := utf8.DecodeRuneInString(s[i:])
+		if NeedsEscape(r, size) {
+			clean = false
+			break
+		}
+		i += size
+	}
+	if clean {
+		return s
+	}
+	var b strings.Builder
+	for i := 0; i < len(s); {
+		r, size := utf8.DecodeRuneInString(s[i:])
+		switch {
+		case r == utf8.RuneError && size == 1:
+			if sr, ok := surrogateAt(s, i); ok {
+				fmt.Fprintf(&b, `\u%04x`, sr)
+				i += 3
+				continue
+			}
+			fmt.Fprintf(&b, `\x%02x`, s[i])
+		case r == '\n':
+			b.WriteString(`\n`)
+		case r == '\r':
+			b.WriteString(`\r`)
+		case r == '\t':
+			b.WriteString(`\t`)
+		case r < 0x20 || r == 0x7f:
+			fmt.Fprintf(&b, `\x%02x`, r)
+		case NeedsEscape(r, size):
+			fmt.Fprintf(&b, `\u%04x`, r)
+		default:
+			b.WriteString(s[i : i+size])
+		}
+		i += size
+	}
+	return b.String()
+}
+
+// surrogateAt reports whether the WTF-8 encoding of a lone surrogate (ED A0..BF 80..BF) starts at s[i].
+func surrogateAt(s string, i int) (rune, bool) {
+	if i+2 < len(s) && s[i] == 0xED && s[i+1] >= 0xA0 && s[i+1] <= 0xBF && s[i+2] >= 0x80 && s[i+2] <= 0xBF {
+		return 0xD000 | rune(s[i+1]&0x3F)<<6 | rune(s[i+2]&0x3F), true
+	}
+	return 0, false
+}
+
+// NeedsEscape reports whether a decoded rune (size bytes long) must not reach a terminal as it is: controls
+// (C0, DEL, C1 including the 8-bit CSI), line and paragraph separators, bidirectional controls that can make a
+// name read as another, the byte order mark, other invisible format characters, and invalid UTF-8.
+func NeedsEscape(r rune, size int) bool {
+	switch {
+	case r == utf8.RuneError && size == 1:
+		return true
+	case r < 0x20 || r == 0x7f:
+		return true
+	case r >= 0x80 && r <= 0x9f:
+		return true
+	case r == 0x2028 || r == 0x2029:
+		return true
+	case r >= 0x202a && r <= 0x202e, r >= 0x2066 && r <= 0x2069, r == 0x200e || r == 0x200f:
+		return true
+	case r == 0xfeff:
+		return true
+	}
+	return !unicode.IsPrint(r) && !unicode.IsSpace(r) && unicode.Is(unicode.Cf, r)
+}
+
+// Duration prints a duration the way an operator reads it — 3d4h, 5h12m, 42m, 30s, negative as -5m — and
+// ParseDuration reads every form it prints back.
+func Duration(d time.Duration) string {
+	neg := d < 0
+	if neg {
+		d = -d
+	}
+	var s string
+	switch {
+	case d >= 48*time.Hour:
+		s = fmt.Sprintf("%dd%dh", d/(24*time.Hour), (d%(24*time.Hour))/time.Hour)
+	case d >= time.Hour:
+		s = fmt.Sprintf("%dh%dm", d/time.Hour, (d%time.Hour)/time.Minute)
+	case d >= time.Minute:
+		s = fmt.Sprintf("%dm", d/time.Minute)
+	default:
+		s = fmt.Sprintf("%ds", d/time.Second)
+	}
+	if neg {
+		return "-" + s
+	}
+	return s
+}
+
+// ParseDuration reads a Go duration (90s, 60m, 1h30m, 720h) that may start with whole or fractional days
+// (3d, 1d12h, 1.5d, 3d0h): operators think of retention and expiry in days, and the tool prints them that way.
+func ParseDuration(s string) (time.Duration, error) {
+	in := strings.TrimSpace(s)
+	rest, neg := strings.CutPrefix(in, "-")
+	if !neg {
+		rest = strings.TrimPrefix(rest, "+")
+	}
+	var days time.Duration
+	hasDays := false
+	if i := strings.IndexByte(rest, 'd'); i > 0 {
+		hasDays = true
+		n, err := strconv.ParseFloat(rest[:i], 64)
+		if err != nil || n < 0 || n > 106_000 { // about 290 years, where time.Duration ends
+			return 0, fmt.Errorf("duration %q: want a number of days before the d (3d, 1d12h, 90m, 720h)", s)
+		}
+		days = time.Duration(n * float64(24*time.Hour))
+		rest = rest[i+1:]
+	}
+	var d time.Duration
+	if rest != "" || !hasDays {
+		var err error
+		if d, err = time.ParseDuration(rest); err != nil || d < 0 {
+			return 0, fmt.Errorf("duration %q: want a duration such as 3d, 1d12h, 90m or 720h", s)
+		}
+	}
+	d += days
+	if neg {
+		d = -d
+	}
+	return d, nil
+}
+
+// Bytes prints a size for people: 512 B, 15.3 KiB, 14.9 MiB.
+func Bytes(n int64) string {
+	const unit = 1024
+	if n < unit {
+		return fmt.Sprintf("%d B", n)
+	}
+	f, suffix := float64(n), []string{"KiB", "MiB", "GiB", "TiB"}
+	for i := range suffix {
+		f /= unit
+		if f < unit || i == len(suffix)-1 {
+			return strconv.FormatFloat(f, 'f', 1, 64) + " " + suffix[i]
+		}
+	}
+	return ""
+}
+
+// ShortenMiddle cuts s (already printable) to at most w columns by replacing its middle with "…", keeping the
+// start (the subscription) and the end (the GUID's tail and .json), like kubectl and lazygit shorten paths.
+func ShortenMiddle(s string, w int) string {
+	if Width(s) <= w {
+		return s
+	}
+	if w <= 0 {
+		return ""
+	}
+	rs := []rune(s)
+	keep := w - 1
+	head, tail := (keep+1)/2, keep/2
+	for Width(string(rs[:head]))+Width(string(rs[len(rs)-tail:])) > keep && (head > 0 || tail > 0) {
+		if head >= tail {
+			head--
+		} else {
+			tail--
+		}
+	}
+	return string(rs[:head]) + "…" + string(rs[len(rs)-tail:])
+}
+
+// Width is how many terminal columns s (plain text, no escape sequences) takes.
+func Width(s string) int {
+	for i := 0; i < len(s); i++ {
+		if s[i] >= 0x80 {
+			return runewidth.StringWidth(s)
+		}
+	}
+	return len(s)
+}
+
+// Cell pads or cuts s (already printable) to exactly w columns, marking a cut with "…".
+func Cell(s string, w int) string {
+	if Width(s) > w {
+		return runewidth.Truncate(s, w, "…")
+	}
+	return runewidth.FillRight(s, w)
+}
+
+// AppendJSON appends s as a JSON string that is safe to print: besides what JSON requires (quote, backslash, C0
+// controls), DEL, C1 controls, bidirectional controls, line and paragraph separators and other invisible format
+// characters are written as \uXXXX, a lone surrogate held in WTF-8 as \udXXX, and any other invalid UTF-8 byte as
+// \ufffd. Scripts decode the same text; a terminal showing the JSON never meets a control sequence.
+func AppendJSON(dst []byte, s string) []byte {
+	const hex = "0123456789abcdef"
+	u := func(dst []byte, r rune) []byte {
+		return append(dst, '\\', 'u', hex[r>>12&0xf], hex[r>>8&0xf], hex[r>>4&0xf], hex[r&0xf])
+	}
+	dst = append(dst, '"')
+	for i := 0; i < len(s); {
+		c := s[i]
+		if c < utf8.RuneSelf && c >= 0x20 && c != '"' && c != '\\' && c != 0x7f {
+			dst = append(dst, c)
+			i++
+			continue
+		}
+		r, size := utf8.DecodeRuneInString(s[i:])
+		switch {
+		case r == '"' || r == '\\':
+			dst = append(dst, '\\', byte(r))
+		case r == '\n':
+			dst = append(dst, '\\', 'n')
+		case r == '\r':
+			dst = append(dst, '\\', 'r')
+		case r == '\t':
+			dst = append(dst, '\\', 't')
+		case r == utf8.RuneError && size == 1:
+			if sr, ok := surrogateAt(s, i); ok {
+				dst = u(dst, sr)
+				size = 3
+			} else {
+				dst = u(dst, utf8.RuneError)
+			}
+		case NeedsEscape(r, size):
+			dst = u(dst, r)
+		default:
+			dst = append(dst, s[i:i+size]...)
+		}
+		i += size
+	}
+	return append(dst, '"')
+}

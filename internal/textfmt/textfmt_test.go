@@ -1,0 +1,89 @@
+package textfmt
+
+import (
+	"testing"
+	"time"
+)
+
+func TestPrintable(t *testing.T) {
+	for in, want := range map[string]string{
+		"plain/name.json":  "plain/name.json",
+		"x\x1b[2Jy":        `x\x1b[2Jy`,
+		"\x1b]0;pwned\x07": `\x1b]0;pwned\x07`,
+		"a\nb\tc":          `a\nb\tc`,
+		"\xff":             `\xff`,
+		"ünïcode ✓":        "ünïcode ✓",
+		"rtl\u202eevil":    `rtl\u202eevil`,
+		"c1\u009b31m":      `c1\u009b31m`,
+		"line\u2028sep":    `line\u2028sep`,
+		"del\x7f":          `del\x7f`,
+		"lone\xed\xa0\x80": `lone\ud800`,
+		"low\xed\xbf\xbf!": `low\udfff!`,
+		"\xed\x9f\xbf":     "\ud7ff",
+	} {
+		if got := Printable(in); got != want {
+			t.Errorf("Printable(%q) = %q, want %q", in, got, want)
+		}
+	}
+}
+
+// Every duration the tool prints parses back to what it means (to the printed precision), and the forms an
+// operator types are accepted.
+func TestDurationsRoundTrip(t *testing.T) {
+	for _, d := range []time.Duration{0, 30 * time.Second, 42 * time.Minute, 5*time.Hour + 12*time.Minute, 72 * time.Hour,
+		28*24*time.Hour + 12*time.Hour, 720 * time.Hour, -5 * time.Minute} {
+		s := Duration(d)
+		got, err := ParseDuration(s)
+		if err != nil || got != d {
+			t.Errorf("Duration(%v) = %q parses to %v, %v", d, s, got, err)
+		}
+	}
+	for in, want := range map[string]time.Duration{
+		"3d": 72 * time.Hour, "1d12h": 36 * time.Hour, "90m": 90 * time.Minute, "720h": 720 * time.Hour,
+		"3d0h": 72 * time.Hour, "1.5d": 36 * time.Hour, "1h0m0s": time.Hour, " 2d ": 48 * time.Hour, "0d": 0, "0": 0,
+	} {
+		if got, err := ParseDuration(in); err != nil || got != want {
+			t.Errorf("ParseDuration(%q) = %v, %v; want %v", in, got, err, want)
+		}
+	}
+	for _, bad := range []string{"", "d", "3x", "xd", "3d-1h", "-d", "1e400d", "3dd"} {
+		if _, err := ParseDuration(bad); err == nil {
+			t.Errorf("ParseDuration(%q) accepted", bad)
+		}
+	}
+}
+
+func TestBytesAndShorten(t *testing.T) {
+	for n, want := range map[int64]string{0: "0 B", 1023: "1023 B", 1024: "1.0 KiB", 15652447: "14.9 MiB", 3 << 30: "3.0 GiB"} {
+		if got := Bytes(n); got != want {
+			t.Errorf("Bytes(%d) = %q, want %q", n, got, want)
+		}
+	}
+	name := "THREAD-REPLIES/2026/11/1/8/be2f8f99-42ba-5b58-e9e4-a1a38fd43926.json"
+	for _, w := range []int{0, 1, 2, 10, 30, len(name) - 1, len(name), 200} {
+		got := ShortenMiddle(name, w)
+		if Width(got) > w && w > 0 || w >= len(name) && got != name {
+			t.Errorf("ShortenMiddle(%d) = %q (%d wide)", w, got, Width(got))
+		}
+	}
+	if got := ShortenMiddle(name, 30); got != "THREAD-REPLIES/…38fd43926.json" {
+		t.Errorf("ShortenMiddle keeps both ends: %q", got)
+	}
+}
+
+func TestAppendJSONEscapesWhatATerminalMustNotSee(t *testing.T) {
+	for in, want := range map[string]string{
+		"plain":              `"plain"`,
+		"q\"b\\":             `"q\"b\\"`,
+		"\x1b[2J\n":          `"\u001b[2J\n"`,
+		"del\x7f c1\u009b":   `"del\u007f c1\u009b"`,
+		"rtl\u202e ls\u2028": `"rtl\u202e ls\u2028"`,
+		"lone\xed\xa0\x80":   `"lone\ud800"`,
+		"bad\xff":            `"bad\ufffd"`,
+		"é✓😀":                `"é✓😀"`,
+	} {
+		if got := string(AppendJSON(nil, in)); got != want {
+			t.Errorf("AppendJSON(%q) = %s, want %s", in, got, want)
+		}
+	}
+}

@@ -1,0 +1,86 @@
+package replay
+
+import (
+	"fmt"
+	"strconv"
+	"strings"
+	"time"
+)
+
+// BlobName is the parts of an Event Grid dead-letter blob name: <SUBSCRIPTION>/<Y>/<M>/<D>/<H>/<guid>.json,
+// after any archived/ or quarantine/ prefix.
+type BlobName struct {
+	Subscription string
+	// Hour is the UTC hour the blob was written in; zero when the name does not follow the pattern.
+	Hour time.Time
+	// File is the last path segment (the GUID and .json for an Event Grid name).
+	File string
+}
+
+// ParseBlobName reads the subscription and hour out of a dead-letter blob name. Names that do not follow the
+// pattern give their first segment as the subscription and no hour.
+func ParseBlobName(name string) BlobName {
+	name = strings.TrimPrefix(strings.TrimPrefix(name, ArchivedPrefix), QuarantinePrefix)
+	parts := strings.Split(name, "/")
+	bn := BlobName{Subscription: parts[0], File: parts[len(parts)-1]}
+	if len(parts) < 2 {
+		bn.Subscription = ""
+		return bn
+	}
+	if len(parts) != 6 {
+		return bn
+	}
+	var n [4]int
+	for i := 0; i < 4; i++ {
+		v, err := strconv.Atoi(parts[1+i])
+		if err != nil || v < 0 {
+			return bn
+		}
+		n[i] = v
+	}
+	if n[1] < 1 || n[1] > 12 || n[2] < 1 || n[2] > 31 || n[3] > 23 {
+		return bn
+	}
+	bn.Hour = time.Date(n[0], time.Month(n[1]), n[2], n[3], 0, 0, 0, time.UTC)
+	return bn
+}
+
+// DeadLetterName is the name Event Grid gives a dead-letter blob written at t.
+func DeadLetterName(subscription string, t time.Time, guid string) string {
+	t = t.UTC()
+	return strings.ToUpper(subscription) + "/" + strconv.Itoa(t.Year()) + "/" + strconv.Itoa(int(t.Month())) + "/" +
+		strconv.Itoa(t.Day()) + "/" + strconv.Itoa(t.Hour()) + "/" + guid + ".json"
+}
+
+// Twins are the names the replay function writes its copies of a root blob under.
+func Twins(root string) (archived, quarantine string) {
+	return ArchivedPrefix + root, QuarantinePrefix + root
+}
+
+// RestoreTarget is the root name a restored copy gets: the quarantine name without its prefix, with
+// .restored-<UTC yyyymmddThhmmssZ> before .json (appended when there is no .json). The stamp is the quarantine
+// copy's Last-Modified, not the clock, so every retry and every concurrent restore of one copy computes the same
+// name — which is what makes a restore idempotent.
+func RestoreTarget(quarantineName string, copyModified time.Time) (string, error) {
+	if !strings.HasPrefix(quarantineName, QuarantinePrefix) {
+		return "", fmt.Errorf("%q is not under %s", quarantineName, QuarantinePrefix)
+	}
+	base := strings.TrimPrefix(quarantineName, QuarantinePrefix)
+	if base == "" || !IsRoot(base) {
+		return "", fmt.Errorf("restoring %q would not land at the container root", quarantineName)
+	}
+	stamp := ".restored-" + copyModified.UTC().Format("20060102T150405Z")
+	if strings.HasSuffix(base, ".json") {
+		return strings.TrimSuffix(base, ".json") + stamp + ".json", nil
+	}
+	return base + stamp, nil
+}
+
+// AlternateTarget is the n-th fallback when target (or its archived/ or quarantine/ copy) already holds a
+// different body.
+func AlternateTarget(target string, n int) string {
+	if strings.HasSuffix(target, ".json") {
+		return strings.TrimSuffix(target, ".json") + "-" + strconv.Itoa(n) + ".json"
+	}
+	return target + "-" + strconv.Itoa(n)
+}

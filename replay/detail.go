@@ -1,0 +1,94 @@
+package replay
+
+import (
+	"context"
+	"errors"
+
+	"github.com/deadletter/deadletter/store"
+)
+
+// Detail is everything about one blob: the show command and the dashboard's detail view.
+type Detail struct {
+	// Item is the blob with its summary filled in (Item.Summary is never nil once the body was read).
+	Item
+	Body       []byte
+	Payload    *Payload
+	Judgements []Judgement
+	// Reasons are the derived quarantine reasons (quarantine blobs only), aligned with Payload.Events.
+	Reasons []Verdict
+	Preview *Preview
+	Restore *RestorePlan
+}
+
+// EventVerdicts is what to show for event i: the derived reason of a quarantine blob (derived is then true),
+// the judged verdicts of a root or archived one, and none for a malformed payload, which is quarantined whole.
+func (d *Detail) EventVerdicts(i int) (vs VerdictSet, derived bool) {
+	switch {
+	case i < len(d.Reasons):
+		return SetOf(d.Reasons[i]), true
+	case d.Payload.Malformed() || i >= len(d.Judgements):
+		return 0, false
+	}
+	return d.Judgements[i].Verdicts, false
+}
+
+// Inspect reads one blob and works out everything the estate will do with it.
+func (l *Loader) Inspect(ctx context.Context, name string) (*Detail, error) {
+	b, err := l.Container.Read(ctx, name, store.MaxBlobBytes)
+	if err != nil && !errors.Is(err, store.ErrTooLarge) {
+		return nil, err
+	}
+	now := b.ServiceTime
+	if now.IsZero() {
+		if now, err = l.Container.Now(ctx); err != nil {
+			return nil, err
+		}
+	}
+	d := &Detail{Item: l.Config.MakeItem(b.BlobInfo, now)}
+	if IsRoot(name) {
+		if d.ArchivedTwin, d.QuarantineTwin, err = l.twins(ctx, name); err != nil {
+			return nil, err
+		}
+	}
+	if b.Body == nil && b.Size > 0 {
+		d.ReadErr = readError(store.ErrTooLarge)
+		d.Payload = &Payload{Err: &MalformedError{Offset: -1, Element: -1, Msg: d.ReadErr}}
+		return d, nil
+	}
+	d.Body = b.Body
+	d.Payload = ParsePayload(b.Body)
+	s := l.Config.Summarize(name, d.Payload)
+	d.Summary = &s
+	for _, ev := range d.Payload.Events {
+		d.Judgements = append(d.Judgements, l.Config.Judge(ev.ID, ev.EventType))
+		if d.Pane == PaneQuarantine && !d.Payload.Malformed() {
+			d.Reasons = append(d.Reasons, l.Config.QuarantineReason(ev.ID, ev.EventType))
+		}
+	}
+	switch d.Pane {
+	case PaneLive, PaneStranded:
+		pv := l.Config.Plan(name, b.Body, d.Payload)
+		d.Preview = &pv
+	case PaneQuarantine:
+		rp := l.Config.PlanRestore(name, b.Body, d.Payload, b.LastModified)
+		d.Restore = &rp
+	}
+	return d, nil
+}
+
+// twins looks up the replay function's copies of a root blob, which say whether it was already handled.
+func (l *Loader) twins(ctx context.Context, root string) (archived, quarantine bool, err error) {
+	a, q := Twins(root)
+	found := [2]bool{}
+	for i, n := range [...]string{a, q} {
+		_, err := l.Container.Stat(ctx, n)
+		switch {
+		case err == nil:
+			found[i] = true
+		case errors.Is(err, store.ErrNotFound), errors.Is(err, store.ErrInvalidName):
+		default:
+			return false, false, err
+		}
+	}
+	return found[0], found[1], nil
+}

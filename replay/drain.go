@@ -1,0 +1,179 @@
+package replay
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strconv"
+	"time"
+
+	"github.com/deadletter/deadletter/internal/textfmt"
+	"github.com/deadletter/deadletter/store"
+)
+
+// Metadata a drain adds to the blob it re-uploads.
+const (
+	MetaDrainCount = "drainCount"
+	MetaDrainedAt  = "drainedAt"
+	// MetaRestoredFrom records which quarantine copy a restored blob came from.
+	MetaRestoredFrom = "restoredFrom"
+)
+
+// DrainTarget is a blob to drain. With an ETag it is held to it (a blob rewritten since it was listed is
+// skipped); without one it is taken as it is read.
+type DrainTarget struct {
+	store.BlobInfo
+	// HandledBy names the replay's copy that shows this blob was already handled ("" when it was not): it is
+	// skipped unless DrainOptions.IncludeHandled.
+	HandledBy string
+	// Missing: the operator named a blob that does not exist.
+	Missing bool
+}
+
+// DrainOptions control a drain.
+type DrainOptions struct {
+	DryRun bool
+	// ReadOnly refuses the drain before any call to the container.
+	ReadOnly bool
+	// IncludeHandled drains blobs the replay already handled (their events are then republished again).
+	IncludeHandled bool
+	// Concurrency bounds parallel blobs (DefaultConcurrency when ≤ 0).
+	Concurrency int
+	// StopAfterFailures stops the drain after this many blobs fail in a row (StopAfterFailures when 0; < 0 never).
+	StopAfterFailures int
+	// Progress is called once per blob as it finishes, from any goroutine.
+	Progress func(Result)
+}
+
+// DrainTargets lists what a drain with no names takes: every stranded blob of the snapshot, handled ones marked.
+func (c Config) DrainTargets(s *Snapshot) []DrainTarget {
+	var out []DrainTarget
+	for i := range s.Items {
+		if it := &s.Items[i]; it.Pane == PaneStranded {
+			out = append(out, c.DrainTargetOf(it, s.Now))
+		}
+	}
+	return out
+}
+
+// DrainTargetOf is the drain target for one listed item.
+func (c Config) DrainTargetOf(it *Item, now time.Time) DrainTarget {
+	return DrainTarget{BlobInfo: it.BlobInfo, HandledBy: c.AlertsOf(it, now).HandledBy}
+}
+
+// Drain re-uploads stranded blobs so a fresh BlobCreated reaches the replay: the identical bytes, to the same
+// name, If-Match the ETag read, keeping content type and metadata and adding drainCount and drainedAt. The rules
+// are re-checked at write time on what was just read — only root blobs, only age ≥ TTL — and a blob that changed
+// or vanished since it was listed is skipped, never resurrected. Once ctx is cancelled (or StopAfterFailures
+// blobs failed in a row) no further blob is touched; the ones not reached come back cancelled.
+func Drain(ctx context.Context, c store.Container, cfg Config, targets []DrainTarget, o DrainOptions) ([]Result, error) {
+	if o.ReadOnly {
+		return nil, ErrReadOnly
+	}
+	names := make([]string, len(targets))
+	for i, t := range targets {
+		names[i] = t.Name
+	}
+	r := &runner{concurrency: o.Concurrency, progress: o.Progress, stopAfter: o.StopAfterFailures}
+	return r.run(ctx, names, func(ctx context.Context, i int) Result { return drainOne(ctx, c, cfg, targets[i], o) }), nil
+}
+
+func drainOne(ctx context.Context, c store.Container, cfg Config, want DrainTarget, o DrainOptions) Result {
+	r := Result{Name: want.Name}
+	switch {
+	case want.Missing:
+		r.Outcome, r.Error = OutcomeNotFound, "no such blob"
+		return r
+	case !IsRoot(want.Name):
+		r.Outcome, r.Error = OutcomeExcluded, "only root blobs are drained: archived/ and quarantine/ are the replay's own records"
+		return r
+	case want.HandledBy != "" && !o.IncludeHandled:
+		r.Outcome, r.Error = OutcomeHandled, fmt.Sprintf("the replay already handled it (%s exists); draining would republish its events again (--include-handled)", want.HandledBy)
+		return r
+	}
+	b, err := c.Read(ctx, want.Name, store.MaxBlobBytes)
+	switch {
+	case errors.Is(err, store.ErrNotFound):
+		r.Outcome = OutcomeGone
+		return r
+	case err != nil && ctx.Err() != nil:
+		r.Outcome = OutcomeCancelled
+		return r
+	case err != nil:
+		r.Outcome, r.Error = OutcomeFailed, err.Error()
+		return r
+	}
+	if want.ETag != "" && b.ETag != want.ETag {
+		r.Outcome, r.Error = OutcomeChanged, "rewritten since it was listed"
+		return r
+	}
+	now, err := serviceNow(ctx, c, b)
+	if err != nil {
+		r.Outcome, r.Error = OutcomeFailed, err.Error()
+		return r
+	}
+	if age := now.Sub(b.LastModified); age < cfg.TTL {
+		r.Outcome, r.Error = OutcomeYoung, fmt.Sprintf("age %s is under the TTL %s: its own trigger may still arrive", textfmt.Duration(age), cfg.TTL)
+		return r
+	}
+	if o.DryRun {
+		r.Outcome = OutcomeDrained
+		return r
+	}
+	if ctx.Err() != nil {
+		r.Outcome = OutcomeCancelled
+		return r
+	}
+	return rewrite(ctx, c, b, now, r)
+}
+
+// rewrite is the drain's one write: the same bytes If-Match the ETag read, with the drain stamped in metadata.
+// The write is not tied to ctx: once started it completes, so a cancel never leaves a half-made request.
+func rewrite(ctx context.Context, c store.Container, b store.Blob, now time.Time, r Result) Result {
+	n, _ := store.MetaGet(b.Metadata, MetaDrainCount)
+	count, _ := strconv.Atoi(n)
+	stamp := now.UTC().Format(time.RFC3339Nano)
+	meta := store.MetaWith(store.MetaWith(b.Metadata, MetaDrainCount, strconv.Itoa(count+1)), MetaDrainedAt, stamp)
+	ct := b.ContentType
+	if ct == "" {
+		ct = "application/json"
+	}
+	wctx := context.WithoutCancel(ctx)
+	_, err := c.Write(wctx, b.Name, b.Body, store.WriteOptions{IfMatch: b.ETag, ContentType: ct, Metadata: meta})
+	switch {
+	case err == nil:
+		r.Outcome = OutcomeDrained
+	case errors.Is(err, store.ErrConditionFailed) || errors.Is(err, store.ErrNotFound):
+		r.Outcome = OutcomeChanged
+		cur, serr := c.Stat(wctx, b.Name)
+		switch {
+		case errors.Is(serr, store.ErrNotFound):
+			r.Outcome = OutcomeGone
+		case serr == nil && isOurDrain(cur, stamp, count+1, len(b.Body)):
+			// The write landed but its answer was lost; the SDK's retry then met our own new ETag.
+			r.Outcome = OutcomeDrained
+		}
+	default:
+		r.Outcome, r.Error = OutcomeFailed, err.Error()
+		// A connection that broke after the request went out leaves the write's fate unknown: look.
+		if cur, serr := c.Stat(wctx, b.Name); serr == nil && isOurDrain(cur, stamp, count+1, len(b.Body)) {
+			r.Outcome, r.Error = OutcomeDrained, ""
+		}
+	}
+	return r
+}
+
+// isOurDrain reports whether a blob is the one this drain wrote (same stamp, count and size).
+func isOurDrain(bi store.BlobInfo, stamp string, count, size int) bool {
+	at, _ := store.MetaGet(bi.Metadata, MetaDrainedAt)
+	n, _ := store.MetaGet(bi.Metadata, MetaDrainCount)
+	return at == stamp && n == strconv.Itoa(count) && bi.Size == int64(size)
+}
+
+// serviceNow is the service's clock as of a read, asking the service when the read carried none.
+func serviceNow(ctx context.Context, c store.Container, b store.Blob) (time.Time, error) {
+	if !b.ServiceTime.IsZero() {
+		return b.ServiceTime, nil
+	}
+	return c.Now(ctx)
+}

@@ -1,0 +1,181 @@
+package replay
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"sync"
+	"time"
+
+	"github.com/deadletter/deadletter/internal/pool"
+	"github.com/deadletter/deadletter/store"
+)
+
+// Loader lists and reads a container. Payload summaries are cached by (name, ETag), so a refresh never downloads
+// an unchanged blob twice; a complete listing drops the entries of blobs that are gone, so the cache holds no
+// more than the container does.
+type Loader struct {
+	Container store.Container
+	Config    Config
+	// Concurrency bounds parallel downloads (DefaultConcurrency when ≤ 0).
+	Concurrency int
+
+	mu    sync.Mutex
+	cache map[string]cached
+	gen   uint32
+}
+
+type cached struct {
+	etag    string
+	summary *Summary
+	readErr string
+	gen     uint32 // the listing that last saw the blob
+}
+
+// NewLoader makes a loader.
+func NewLoader(c store.Container, cfg Config) *Loader {
+	return &Loader{Container: c, Config: cfg, Concurrency: DefaultConcurrency, cache: map[string]cached{}}
+}
+
+// Stream lists the container page by page: each page's blobs are classified against that page's service clock,
+// given the summaries already cached for the same ETag (nothing is downloaded), and handed to visit. When the
+// listing completes, cache entries of blobs it did not see are dropped.
+func (l *Loader) Stream(ctx context.Context, visit func(items []Item, now time.Time) error) error {
+	l.mu.Lock()
+	l.gen++
+	gen := l.gen
+	l.mu.Unlock()
+	err := l.Container.List(ctx, "", func(p store.Page) error {
+		items := make([]Item, len(p.Blobs))
+		l.mu.Lock()
+		for i, bi := range p.Blobs {
+			items[i] = l.Config.MakeItem(bi, p.ServiceTime)
+			if c, ok := l.cache[bi.Name]; ok && c.etag == bi.ETag {
+				items[i].Summary, items[i].ReadErr = c.summary, c.readErr
+				c.gen = gen
+				l.cache[bi.Name] = c
+			}
+		}
+		l.mu.Unlock()
+		return visit(items, p.ServiceTime)
+	})
+	if err != nil {
+		return err
+	}
+	l.mu.Lock()
+	for name, c := range l.cache {
+		if c.gen != gen {
+			delete(l.cache, name)
+		}
+	}
+	l.mu.Unlock()
+	return nil
+}
+
+// List enumerates the whole container into one snapshot.
+func (l *Loader) List(ctx context.Context) (*Snapshot, error) {
+	snap := NewSnapshot(l.Container.Describe())
+	snap.Begin()
+	err := l.Stream(ctx, func(items []Item, now time.Time) error {
+		snap.Merge(items, now)
+		return nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	return snap, nil
+}
+
+// Hydrated is the outcome of reading one blob's payload.
+type Hydrated struct {
+	Name    string
+	ETag    string
+	Summary *Summary
+	ReadErr string
+	// Failed: the read failed for a reason outside the blob (see Item.ReadFailed).
+	Failed bool
+}
+
+// Hydrate reads and summarizes the given blobs with bounded concurrency and returns what it found, in the order
+// given. A blob that cannot be read gets a ReadErr and never stops the others; once ctx is cancelled the blobs
+// not yet started are left out.
+func (l *Loader) Hydrate(ctx context.Context, blobs []store.BlobInfo) []Hydrated {
+	out := make([]Hydrated, len(blobs))
+	n := l.Concurrency
+	if n <= 0 {
+		n = DefaultConcurrency
+	}
+	pool.Each(n, len(blobs), func(i int) {
+		if ctx.Err() == nil {
+			out[i] = l.hydrateOne(ctx, blobs[i])
+		}
+	})
+	done := out[:0]
+	for _, h := range out {
+		if h.Name != "" {
+			done = append(done, h)
+		}
+	}
+	return done
+}
+
+func (l *Loader) hydrateOne(ctx context.Context, bi store.BlobInfo) Hydrated {
+	if bi.Refused != "" {
+		return Hydrated{Name: bi.Name, ETag: bi.ETag, ReadErr: "refused: " + bi.Refused, Failed: true}
+	}
+	l.mu.Lock()
+	c, ok := l.cache[bi.Name]
+	gen := l.gen
+	l.mu.Unlock()
+	if ok && c.etag == bi.ETag {
+		return Hydrated{Name: bi.Name, ETag: bi.ETag, Summary: c.summary, ReadErr: c.readErr}
+	}
+	h := Hydrated{Name: bi.Name, ETag: bi.ETag}
+	b, err := l.Container.Read(ctx, bi.Name, store.MaxBlobBytes)
+	switch {
+	case err != nil && ctx.Err() != nil:
+		return Hydrated{} // cancelled: nothing learned, nothing cached
+	case err != nil:
+		h.ReadErr = readError(err)
+		h.Failed = !errors.Is(err, store.ErrTooLarge) && !errors.Is(err, store.ErrNotFound)
+	default:
+		h.ETag = b.ETag
+		s := l.Config.Summarize(bi.Name, ParsePayload(b.Body))
+		h.Summary = &s
+	}
+	if h.Summary != nil || errors.Is(err, store.ErrTooLarge) {
+		l.mu.Lock()
+		l.cache[bi.Name] = cached{etag: h.ETag, summary: h.Summary, readErr: h.ReadErr, gen: gen}
+		l.mu.Unlock()
+	}
+	return h
+}
+
+func readError(err error) string {
+	if errors.Is(err, store.ErrTooLarge) {
+		return fmt.Sprintf("not read: larger than %d MiB, so not a dead letter Event Grid wrote", store.MaxBlobBytes>>20)
+	}
+	return err.Error()
+}
+
+// HydrateWhere reads the payloads of the snapshot's items that keep accepts (nil: all) and have none yet, and
+// puts the summaries in place.
+func (l *Loader) HydrateWhere(ctx context.Context, s *Snapshot, keep func(*Item) bool) {
+	var todo []store.BlobInfo
+	for i := range s.Items {
+		if it := &s.Items[i]; it.Summary == nil && it.ReadErr == "" && (keep == nil || keep(it)) {
+			todo = append(todo, it.BlobInfo)
+		}
+	}
+	s.Apply(l.Hydrate(ctx, todo)...)
+}
+
+// InPaneFilter keeps the items of one pane (for HydrateWhere).
+func InPaneFilter(p Pane) func(*Item) bool { return func(it *Item) bool { return it.Pane == p } }
+
+// CacheSize is how many payload summaries the loader holds (bounded by the blobs of the last listing).
+func (l *Loader) CacheSize() int {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return len(l.cache)
+}

@@ -1,0 +1,138 @@
+package replay
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"sync"
+
+	"github.com/deadletter/deadletter/internal/pool"
+)
+
+// Outcome is what an action did to one blob.
+type Outcome string
+
+// Outcomes of drain and restore (SPEC §4), plus handled, notFound and cancelled.
+const (
+	OutcomeDrained  Outcome = "drained"
+	OutcomeRestored Outcome = "restored"
+	OutcomeAcked    Outcome = "acked"
+	OutcomeCleared  Outcome = "cleared"
+	OutcomeYoung    Outcome = "young"
+	OutcomeExcluded Outcome = "excluded"
+	// OutcomeHandled: a root blob the replay already handled; draining it would republish its events again.
+	OutcomeHandled Outcome = "handled"
+	OutcomeChanged Outcome = "changed"
+	OutcomeGone    Outcome = "gone"
+	// OutcomeNotFound: a blob named by the operator that does not exist.
+	OutcomeNotFound Outcome = "notFound"
+	OutcomeRefused  Outcome = "refused"
+	// OutcomeCancelled: a blob the action never touched because it was cancelled first.
+	OutcomeCancelled Outcome = "cancelled"
+	OutcomeFailed    Outcome = "failed"
+)
+
+// Outcomes lists every outcome in the order reports give them: what was done, what was left and why, failures.
+var Outcomes = []Outcome{OutcomeDrained, OutcomeRestored, OutcomeAcked, OutcomeCleared, OutcomeYoung, OutcomeExcluded,
+	OutcomeHandled, OutcomeChanged, OutcomeGone, OutcomeNotFound, OutcomeRefused, OutcomeCancelled, OutcomeFailed}
+
+// Done reports whether the outcome is the action having been carried out.
+func (o Outcome) Done() bool {
+	return o == OutcomeDrained || o == OutcomeRestored || o == OutcomeAcked || o == OutcomeCleared
+}
+
+// Result is one blob's outcome.
+type Result struct {
+	Name    string
+	Outcome Outcome
+	// Target is the restored copy's name.
+	Target string
+	// Error says why a blob failed or was refused, or warns about what was left.
+	Error string
+	// Resume is how many events a restore sets moving again.
+	Resume int
+}
+
+// Tally counts results per outcome.
+type Tally map[Outcome]int
+
+// TallyOf counts a run's results.
+func TallyOf(rs []Result) Tally {
+	t := Tally{}
+	for _, r := range rs {
+		t[r.Outcome]++
+	}
+	return t
+}
+
+// ErrReadOnly is returned by every action in read-only mode, before anything is touched.
+var ErrReadOnly = errors.New("read-only mode: drain, restore and ack are disabled")
+
+// StopAfterFailures is how many blobs in a row may fail before an action stops: an endpoint that fails every
+// request should not be hammered through ten thousand blobs before the operator hears of it.
+const StopAfterFailures = 10
+
+// runner carries one action over its targets: bounded concurrency, results in target order, progress per blob,
+// and two ways to stop — the caller's cancel, and a run of consecutive failures. Blobs not yet started when it
+// stops come back cancelled, untouched, saying why.
+type runner struct {
+	concurrency int
+	progress    func(Result)
+	stopAfter   int
+
+	mu      sync.Mutex
+	streak  int
+	why     string
+	tripped context.CancelFunc
+}
+
+func (r *runner) run(ctx context.Context, names []string, do func(ctx context.Context, i int) Result) []Result {
+	ctx, stop := context.WithCancel(ctx)
+	defer stop()
+	r.tripped = stop
+	n := r.concurrency
+	if n <= 0 {
+		n = DefaultConcurrency
+	}
+	results := make([]Result, len(names))
+	pool.Each(n, len(names), func(i int) {
+		res := Result{Name: names[i], Outcome: OutcomeCancelled}
+		if ctx.Err() == nil {
+			res = do(ctx, i)
+		}
+		if res.Outcome == OutcomeCancelled && res.Error == "" {
+			res.Error = r.stopReason()
+		}
+		r.count(res)
+		results[i] = res
+		if r.progress != nil {
+			r.progress(res)
+		}
+	})
+	return results
+}
+
+func (r *runner) count(res Result) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	switch {
+	case res.Outcome == OutcomeFailed:
+		r.streak++
+		limit := r.stopAfter
+		if limit == 0 {
+			limit = StopAfterFailures
+		}
+		if limit > 0 && r.streak >= limit && r.why == "" {
+			r.why = fmt.Sprintf("stopped after %d blobs failed in a row (last: %s)", r.streak, res.Error)
+			r.tripped()
+		}
+	case res.Outcome != OutcomeCancelled:
+		r.streak = 0
+	}
+}
+
+func (r *runner) stopReason() string {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return r.why
+}

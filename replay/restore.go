@@ -1,0 +1,170 @@
+package replay
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"strings"
+
+	"github.com/deadletter/deadletter/store"
+)
+
+// RestoreOptions control a restore.
+type RestoreOptions struct {
+	DryRun bool
+	// Force restores blobs where nothing would resume (the replay re-quarantines them on sight).
+	Force bool
+	// ReadOnly refuses the restore before any call to the container.
+	ReadOnly bool
+	// Concurrency bounds parallel blobs (DefaultConcurrency when ≤ 0).
+	Concurrency int
+	// StopAfterFailures as for a drain.
+	StopAfterFailures int
+	// Progress is called once per blob as it finishes, from any goroutine.
+	Progress func(Result)
+}
+
+// maxRestoreNames is how many alternative names a restore tries before giving up.
+const maxRestoreNames = 100
+
+// Restore moves quarantine blobs back to the root so the replay picks them up: ids stripped of any count,
+// written with If-None-Match "*" to RestoreTarget — a name fixed by the quarantine copy's Last-Modified, so every
+// retry and every concurrent restore of one copy aims at the same name — then the quarantine copy is deleted
+// If-Match the ETag read. Where that name (or its archived/ or quarantine/ copy) already holds this restore's
+// body, the restore already landed: nothing is written again, only the delete is done. Only a different body
+// moves the name on (-2, -3…). The quarantine copy is never deleted before the new copy has landed. A blob
+// where nothing would resume is refused unless o.Force.
+func Restore(ctx context.Context, c store.Container, cfg Config, names []string, o RestoreOptions) ([]Result, error) {
+	if o.ReadOnly {
+		return nil, ErrReadOnly
+	}
+	r := &runner{concurrency: o.Concurrency, progress: o.Progress, stopAfter: o.StopAfterFailures}
+	return r.run(ctx, names, func(ctx context.Context, i int) Result { return restoreOne(ctx, c, cfg, names[i], o) }), nil
+}
+
+func restoreOne(ctx context.Context, c store.Container, cfg Config, name string, o RestoreOptions) Result {
+	r := Result{Name: name}
+	if !strings.HasPrefix(name, QuarantinePrefix) {
+		r.Outcome, r.Error = OutcomeRefused, "not a quarantine blob: only quarantine/ blobs are restored"
+		return r
+	}
+	b, err := c.Read(ctx, name, store.MaxBlobBytes)
+	switch {
+	case errors.Is(err, store.ErrNotFound):
+		r.Outcome, r.Error = OutcomeNotFound, "no such blob: nothing to restore"
+		return r
+	case err != nil && ctx.Err() != nil:
+		r.Outcome = OutcomeCancelled
+		return r
+	case err != nil:
+		r.Outcome, r.Error = OutcomeFailed, err.Error()
+		return r
+	}
+	plan := cfg.PlanRestore(name, b.Body, ParsePayload(b.Body), b.LastModified)
+	r.Resume = len(plan.Resume)
+	if plan.Target == "" || plan.Refusal != "" && !o.Force {
+		r.Outcome, r.Error = OutcomeRefused, plan.Refusal
+		if plan.Target != "" {
+			r.Error += " (--force restores it anyway)"
+		}
+		return r
+	}
+	wctx := context.WithoutCancel(ctx) // once a restore writes, it finishes: a copy is never left half-done
+	target, err := placeCopy(wctx, c, name, b, plan, o.DryRun)
+	r.Target = target
+	switch {
+	case err != nil:
+		r.Outcome, r.Error = OutcomeFailed, err.Error()
+		return r
+	case o.DryRun:
+		r.Outcome = OutcomeRestored
+		return r
+	}
+	// The copy has landed; only now may the quarantine copy go.
+	switch err := c.Delete(wctx, name, b.ETag); {
+	case err == nil:
+		r.Outcome = OutcomeRestored
+	case errors.Is(err, store.ErrConditionFailed) || errors.Is(err, store.ErrNotFound):
+		r.Outcome, r.Error = OutcomeRestored, "the quarantine copy changed or vanished after it was read; it was left as it is"
+	default:
+		r.Outcome, r.Error = OutcomeFailed, fmt.Sprintf("copied to %s but the quarantine copy could not be deleted (restoring again finds the copy and only retries the delete): %v", target, err)
+	}
+	return r
+}
+
+// placeCopy puts the restored body at the first of the restore's names that is free or already holds it, and
+// returns that name. It writes only where nothing stands.
+func placeCopy(ctx context.Context, c store.Container, from string, b store.Blob, plan RestorePlan, dryRun bool) (string, error) {
+	ct := b.ContentType
+	if ct == "" {
+		ct = "application/json"
+	}
+	meta := store.MetaWith(b.Metadata, MetaRestoredFrom, from)
+	for n := 1; n <= maxRestoreNames; n++ {
+		target := plan.Target
+		if n > 1 {
+			target = AlternateTarget(plan.Target, n)
+		}
+		for attempt := 0; attempt < 2; attempt++ {
+			st, err := standing(ctx, c, target, plan.Body)
+			if err != nil {
+				return target, err
+			}
+			switch {
+			case st == landed:
+				return target, nil
+			case st == taken:
+				attempt = 2 // a different body: the next name
+				continue
+			case dryRun:
+				return target, nil
+			}
+			_, err = c.Write(ctx, target, plan.Body, store.WriteOptions{IfNoneMatchAny: true, ContentType: ct, Metadata: meta})
+			if err == nil {
+				return target, nil
+			}
+			if !errors.Is(err, store.ErrAlreadyExists) {
+				// The answer may be lost with the write done: look once more before calling it failed.
+				if st, serr := standing(ctx, c, target, plan.Body); serr == nil && st == landed {
+					return target, nil
+				}
+				return target, err
+			}
+			// Someone wrote the name between the look and the write (a concurrent restore of this copy, most
+			// likely): look again at what is there now.
+		}
+	}
+	return "", fmt.Errorf("no free restore name after %d tries", maxRestoreNames)
+}
+
+type nameState int
+
+const (
+	free nameState = iota
+	landed
+	taken
+)
+
+// standing says what a restore name holds: nothing (free), this restore's body under the name itself or under
+// the replay's copies of it (landed — the replay may already have consumed the restored copy), or something else.
+func standing(ctx context.Context, c store.Container, target string, body []byte) (nameState, error) {
+	a, q := Twins(target)
+	st := free
+	for _, n := range [...]string{target, a, q} {
+		blob, err := c.Read(ctx, n, int64(len(body)))
+		switch {
+		case errors.Is(err, store.ErrNotFound):
+			continue
+		case errors.Is(err, store.ErrTooLarge):
+			st = taken
+		case err != nil:
+			return free, err
+		case bytes.Equal(blob.Body, body):
+			return landed, nil
+		default:
+			st = taken
+		}
+	}
+	return st, nil
+}
