@@ -4,6 +4,8 @@ import (
 	"math"
 	"strconv"
 	"strings"
+
+	"github.com/deadletter/deadletter/internal/jsjson"
 )
 
 // DefaultSeparator joins an original event id and its replay attempt (the estate's ID_SEPARATOR).
@@ -23,7 +25,7 @@ func (a Attempt) Next() Attempt { return a + 1 }
 func (a Attempt) Finite() bool { return !math.IsInf(float64(a), 0) }
 
 // String prints the attempt as the estate does (ECMAScript Number::toString): 7, 100000000000000000000, 1e+21.
-func (a Attempt) String() string { return formatNumber(float64(a)) }
+func (a Attempt) String() string { return jsjson.FormatNumber(float64(a)) }
 
 // ReplayID is an event id split into the original id and the replay attempt it carries.
 type ReplayID struct {

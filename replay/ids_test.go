@@ -4,6 +4,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/deadletter/deadletter/internal/jsjson"
 	"github.com/deadletter/deadletter/replay"
 )
 
@@ -78,7 +79,8 @@ func TestFormatIDRewritesNeverStacks(t *testing.T) {
 }
 
 func FuzzParseID(f *testing.F) {
-	for _, s := range []string{"abc", "abc|2", "a|b|3", "abc|007", "abc|", "|3", "abc|x", "abc|-1", "abc|1.5", "abc|2 ", "a\nb|1", "||", "|"} {
+	for _, s := range []string{"abc", "abc|2", "a|b|3", "abc|007", "abc|", "|3", "abc|x", "abc|-1", "abc|1.5", "abc|2 ", "a\nb|1", "||", "|",
+		`lone-\ud800|1`, `\udc00|2`, "\xff\xe2\x82|1", `a\u2028|1`, "abc|99999999999999999999999"} {
 		f.Add(s, 3)
 	}
 	f.Fuzz(func(t *testing.T, id string, k int) {
@@ -112,6 +114,28 @@ func FuzzParseID(f *testing.F) {
 		}
 		if strings.Count(f, "|") < 1 {
 			t.Fatalf("format lost its separator: %q", f)
+		}
+		// The same, for the id as the estate holds it: the fuzz input read as the contents of a JSON string
+		// (escapes such as \ud800 give lone surrogates, invalid UTF-8 becomes U+FFFD), and the republished id
+		// written with JSON.stringify and read back by the next cycle's JSON.parse.
+		js := jsjson.Unquote([]byte(`"` + id + `"`))
+		jp := replay.ParseID(js, "|")
+		if replay.HasLineTerminator(js) {
+			if !jp.Uncountable || jp.Attempt != 0 {
+				t.Fatalf("line terminator id %+q parsed as %+v", js, jp)
+			}
+			return
+		}
+		next := replay.FormatID(jp.Original, jp.Attempt.Next(), "|")
+		back := jsjson.Unquote(jsjson.AppendString(nil, next))
+		if back != next {
+			t.Fatalf("id %+q does not survive JSON.stringify and JSON.parse: %+q", next, back)
+		}
+		// Past 1e21 the count prints with an exponent and no longer parses as one; it is over any cap long before.
+		if n := jp.Attempt.Next(); jp.Original != "" && strings.Trim(n.String(), "0123456789") == "" {
+			if q := replay.ParseID(back, "|"); q.Original != jp.Original || q.Attempt != n {
+				t.Fatalf("next cycle reads %+q as %+v, want original %+q attempt %s", back, q, jp.Original, n)
+			}
 		}
 	})
 }

@@ -5,18 +5,23 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"math"
 	"strconv"
 	"strings"
+
+	"github.com/deadletter/deadletter/internal/jsjson"
 )
 
-// Event is one dead-lettered event as the estate's schema sees it, plus Event Grid's diagnostics.
+// Event is one dead-lettered event as the estate's schema sees it, plus Event Grid's diagnostics. Strings are
+// decoded as JSON.parse decodes them (WTF-8: a lone surrogate escape is kept; invalid UTF-8 is U+FFFD).
 type Event struct {
 	Index       int
 	ID          string
 	Subject     string
 	EventType   string
 	DataVersion string
-	// Data is the event's data as raw JSON; HasData is false when the field is absent.
+	// Data is the event's data as raw JSON text (as it stands in the payload); HasData is false when the field
+	// is absent.
 	Data    json.RawMessage
 	HasData bool
 
@@ -36,10 +41,25 @@ type Event struct {
 type Payload struct {
 	Events []Event
 	Err    *MalformedError
+	// Depth is the nesting depth of the payload: 1 for [], 2 for [{}] and so on (a scalar is 0). For a
+	// well-formed payload deeper than MaxStringifyDepth it is the depth of the value JSON.parse returns (a
+	// duplicate key's discarded value does not count: JSON.stringify never sees it); otherwise it is the depth
+	// of the text, over the part read before any syntax error.
+	Depth int
 }
 
 // Malformed reports whether the estate's schema refuses the payload.
 func (p *Payload) Malformed() bool { return p.Err != nil }
+
+// CrashDepth is the payload's depth when the estate's replay function throws on it — a well-formed payload
+// nested deeper than MaxStringifyDepth, which JSON.stringify cannot serialize before Node's stack overflows —
+// and 0 otherwise. A malformed payload never crashes: its raw bytes are quarantined without serializing.
+func (p *Payload) CrashDepth() int {
+	if p.Err == nil && p.Depth > MaxStringifyDepth {
+		return p.Depth
+	}
+	return 0
+}
 
 // MalformedError says precisely why a payload fails the estate's schema.
 type MalformedError struct {
@@ -64,43 +84,67 @@ func (e *MalformedError) Error() string {
 	return e.Msg
 }
 
-// ParsePayload validates body against the estate's schema: a JSON array of objects, each with string id,
-// subject, eventType and dataVersion and a data key (any value, null included; any other field kept). One bad element makes the
-// whole payload malformed, as it does for the estate. It never panics on any input.
+// ParsePayload validates body against the estate's schema exactly as its JavaScript does
+// (Buffer.toString("utf8"), JSON.parse, then the schema): a JSON array of objects, each with string id,
+// subject, eventType and dataVersion and a data key (any value, null included; any other field kept). Keys are
+// matched as JSON.parse sees them: case-sensitive, escapes decoded, the last duplicate winning. One bad element
+// makes the whole payload malformed, as it does for the estate. There is no depth limit: JSON.parse has none.
+//
+// It runs on every blob during hydration, so it builds no tree: one validating scan, then a walk over each
+// element's top-level members. It never panics on any input.
 func ParsePayload(body []byte) *Payload {
 	p := &Payload{}
-	if bytes.HasPrefix(body, []byte("\xef\xbb\xbf")) {
-		p.Err = &MalformedError{Offset: 0, Element: -1, Msg: "a byte order mark (EF BB BF) stands before the JSON; JSON.parse refuses it"}
-		p.Events = lenientEvents(body[3:])
-		return p
-	}
-	var elems []json.RawMessage
-	if err := json.Unmarshal(body, &elems); err != nil {
-		p.Err = jsonError(err, -1)
-		if p.Err.Offset < 0 && p.Err.Element < 0 {
-			p.Err.Msg = "not an array: " + p.Err.Msg
+	res, err := jsjson.Scan(body)
+	p.Depth = res.Depth
+	if err != nil {
+		p.Err = syntaxError(err)
+		// A byte order mark is JSON.parse's error at offset 0, but what follows may still be worth showing.
+		if rest, ok := bytes.CutPrefix(body, bom); ok {
+			if r, err := jsjson.Scan(rest); err == nil {
+				p.Events = lenientEvents(rest, r)
+			}
 		}
-		p.Events = lenientEvents(body)
 		return p
 	}
-	if elems == nil { // "null" unmarshals into a nil slice without complaint
-		p.Err = &MalformedError{Offset: -1, Element: -1, Msg: "not an array: the payload is null"}
+	if res.TopKind != jsjson.Array {
+		p.Err = &MalformedError{Offset: -1, Element: -1, Msg: "not an array: the payload is " + topWords[res.TopKind]}
+		p.Events = lenientEvents(body, res)
 		return p
 	}
-	p.Events = make([]Event, 0, len(elems))
-	for i, raw := range elems {
-		ev, err := strictEvent(i, raw)
-		if err != nil && p.Err == nil {
+	p.Events = make([]Event, 0, len(res.Elements))
+	for i, sp := range res.Elements {
+		ev, err := strictEvent(i, body[sp.Start:sp.End])
+		if err != nil {
 			p.Err = err
+			p.Events = lenientEvents(body, res)
+			return p
 		}
 		p.Events = append(p.Events, ev)
 	}
-	if p.Err != nil {
-		p.Events = lenientEvents(body)
+	if p.Depth > MaxStringifyDepth {
+		// Rare: the text is deep enough to crash the estate. Measure the value JavaScript actually holds, which
+		// differs only when a duplicate key threw the deepest part away.
+		if v, err := jsjson.Parse(body); err == nil {
+			p.Depth = jsjson.Depth(v)
+		}
 	}
 	return p
 }
 
+var bom = []byte("\xef\xbb\xbf")
+
+var topWords = [...]string{jsjson.Null: "null", jsjson.Bool: "a JSON boolean", jsjson.Number: "a JSON number", jsjson.String: "a JSON string",
+	jsjson.Array: "a JSON array", jsjson.Object: "a JSON object"}
+
+func syntaxError(err error) *MalformedError {
+	var se *jsjson.SyntaxError
+	if errors.As(err, &se) {
+		return &MalformedError{Offset: se.Offset, Element: -1, Msg: se.Msg}
+	}
+	return &MalformedError{Offset: -1, Element: -1, Msg: err.Error()}
+}
+
+// jsonError describes an encoding/json error (the handler register is read with encoding/json).
 func jsonError(err error, element int) *MalformedError {
 	var se *json.SyntaxError
 	var te *json.UnmarshalTypeError
@@ -158,8 +202,8 @@ type eventFields struct {
 }
 
 // slot is where a member of that name goes (nil for members nobody reads).
-func (f *eventFields) slot(key []byte) *[]byte {
-	switch string(key) {
+func (f *eventFields) slot(key string) *[]byte {
+	switch key {
 	case "id":
 		return &f.id
 	case "subject":
@@ -187,23 +231,24 @@ func (f *eventFields) slot(key []byte) *[]byte {
 }
 
 // get looks a diagnostic up by its JSON name, for the code shared with the lenient reading.
-func (f *eventFields) get(name string) (json.RawMessage, bool) {
-	p := f.slot([]byte(name))
+func (f *eventFields) get(name string) ([]byte, bool) {
+	p := f.slot(name)
 	if p == nil || *p == nil {
 		return nil, false
 	}
 	return *p, true
 }
 
-func strictEvent(i int, raw json.RawMessage) (Event, *MalformedError) {
+// strictEvent applies the estate's schema to one element, whose text Scan has validated.
+func strictEvent(i int, raw []byte) (Event, *MalformedError) {
 	ev := Event{Index: i, Raw: raw}
 	if k := kindOf(raw); k != kindObject {
 		return ev, &MalformedError{Offset: -1, Element: i, Msg: "want an object, got " + k.String()}
 	}
 	var f eventFields
-	scanObject(raw, func(key []byte, val []byte) {
+	jsjson.Fields(raw, func(key string, val []byte) {
 		if p := f.slot(key); p != nil {
-			*p = val
+			*p = val // a repeated key: the last one wins, as in JSON.parse
 		}
 	})
 	for _, r := range [...]struct {
@@ -217,7 +262,7 @@ func strictEvent(i int, raw json.RawMessage) (Event, *MalformedError) {
 		if k := kindOf(r.raw); k != kindString {
 			return ev, &MalformedError{Offset: -1, Element: i, Field: r.name, Msg: "want a string, got " + k.String()}
 		}
-		*r.dst = unquote(r.raw)
+		*r.dst = jsjson.Unquote(r.raw)
 	}
 	if f.data == nil {
 		return ev, &MalformedError{Offset: -1, Element: i, Field: "data", Msg: "missing (required; any value, null included)"}
@@ -229,31 +274,20 @@ func strictEvent(i int, raw json.RawMessage) (Event, *MalformedError) {
 
 // diagnostics fills Event Grid's optional fields. Their types are not part of the estate's schema, so a field of
 // an unexpected type is shown as its raw text rather than refused.
-func diagnostics(ev *Event, get func(string) (json.RawMessage, bool)) {
+func diagnostics(ev *Event, get func(string) ([]byte, bool)) {
 	str := func(name string) string {
 		v, ok := get(name)
 		if !ok {
 			return ""
 		}
-		if kindOf(v) == kindString {
-			return unquote(v)
-		}
-		return string(bytes.TrimSpace(v))
+		return display(v)
 	}
 	num := func(name string) *int64 {
 		v, ok := get(name)
 		if !ok {
 			return nil
 		}
-		var s string
-		if json.Unmarshal(v, &s) == nil {
-			v = json.RawMessage(s)
-		}
-		n, err := strconv.ParseInt(strings.TrimSpace(string(v)), 10, 64)
-		if err != nil {
-			return nil
-		}
-		return &n
+		return integer(v)
 	}
 	ev.DeadLetterReason = str("deadLetterReason")
 	ev.DeliveryAttempts = num("deliveryAttempts")
@@ -263,31 +297,66 @@ func diagnostics(ev *Event, get func(string) (json.RawMessage, bool)) {
 	ev.LastDeliveryAttemptTime = str("lastDeliveryAttemptTime")
 }
 
+// display is a value as a screen shows it: a string decoded, anything else as its raw text.
+func display(v []byte) string {
+	if kindOf(v) == kindString {
+		return jsjson.Unquote(v)
+	}
+	return string(bytes.TrimSpace(v))
+}
+
+// integer reads a count such as deliveryAttempts: a JSON number (or a string holding one) with an integral
+// value, else nil.
+func integer(v []byte) *int64 {
+	s := strings.TrimSpace(display(v))
+	if n, err := strconv.ParseInt(s, 10, 64); err == nil {
+		return &n
+	}
+	// 10.0 and 1e1 are the number 10 to JavaScript.
+	if f, err := strconv.ParseFloat(s, 64); err == nil && f == math.Trunc(f) && math.Abs(f) < 1<<63 {
+		n := int64(f)
+		return &n
+	}
+	return nil
+}
+
 // lenientEvents reads whatever events a malformed payload still holds, so an operator sees its fields: any
-// object in a top-level array, names matched case-insensitively (CloudEvents writes them in lowercase) and
-// CloudEvents' "type" standing in for eventType.
-func lenientEvents(body []byte) []Event {
-	var elems []json.RawMessage
-	if json.Unmarshal(body, &elems) != nil {
-		var one map[string]json.RawMessage
-		if json.Unmarshal(body, &one) != nil {
-			return nil
-		}
-		elems = []json.RawMessage{body}
+// object in a top-level array (or a lone top-level object), names matched exactly first and then
+// case-insensitively (CloudEvents writes them in lowercase), and CloudEvents' "type" standing in for eventType.
+// res is Scan's successful result over body; nothing here recurses or limits the depth.
+func lenientEvents(body []byte, res jsjson.ScanResult) []Event {
+	var elems []jsjson.Span
+	switch res.TopKind {
+	case jsjson.Array:
+		elems = res.Elements
+	case jsjson.Object:
+		start := len(body) - len(bytes.TrimLeft(body, " \t\r\n"))
+		elems = []jsjson.Span{{Start: start, End: len(bytes.TrimRight(body, " \t\r\n"))}}
+	default:
+		return nil
+	}
+	type member struct {
+		key string
+		val []byte
 	}
 	var out []Event
-	for i, raw := range elems {
-		var obj map[string]json.RawMessage
-		if json.Unmarshal(raw, &obj) != nil {
+	var members []member
+	for i, sp := range elems {
+		raw := body[sp.Start:sp.End]
+		if kindOf(raw) != kindObject {
 			continue
 		}
-		get := func(name string) (json.RawMessage, bool) {
-			if v, ok := obj[name]; ok {
-				return v, true
+		members = members[:0]
+		jsjson.Fields(raw, func(key string, val []byte) { members = append(members, member{key, val}) })
+		get := func(name string) ([]byte, bool) {
+			for j := len(members) - 1; j >= 0; j-- { // the last duplicate wins
+				if members[j].key == name {
+					return members[j].val, true
+				}
 			}
-			for k, v := range obj {
-				if strings.EqualFold(k, name) {
-					return v, true
+			for j := len(members) - 1; j >= 0; j-- {
+				if strings.EqualFold(members[j].key, name) {
+					return members[j].val, true
 				}
 			}
 			return nil, false
@@ -295,11 +364,7 @@ func lenientEvents(body []byte) []Event {
 		str := func(names ...string) string {
 			for _, n := range names {
 				if v, ok := get(n); ok {
-					var s string
-					if json.Unmarshal(v, &s) == nil {
-						return s
-					}
-					return string(bytes.TrimSpace(v))
+					return display(v)
 				}
 			}
 			return ""

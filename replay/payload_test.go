@@ -1,10 +1,10 @@
 package replay_test
 
 import (
-	"encoding/json"
 	"strings"
 	"testing"
 
+	"github.com/deadletter/deadletter/internal/jsjson"
 	"github.com/deadletter/deadletter/replay"
 )
 
@@ -54,16 +54,22 @@ func TestParsePayloadKeys(t *testing.T) {
 func TestParsePayloadMalformed(t *testing.T) {
 	cases := []struct{ name, body, want string }{
 		{"not JSON", `[{"id":`, "JSON syntax error at byte offset"},
-		{"trailing garbage", `[]x`, "JSON syntax error at byte offset 3"},
+		{"trailing garbage", `[]x`, "JSON syntax error at byte offset 2: unexpected data after the JSON value"},
 		{"object", `{"id":"a"}`, "not an array: the payload is a JSON object"},
 		{"string", `"hi"`, "not an array: the payload is a JSON string"},
 		{"null", `null`, "not an array: the payload is null"},
-		{"BOM", "\xef\xbb\xbf[]", "byte order mark"},
+		{"BOM", "\xef\xbb\xbf[]", "JSON syntax error at byte offset 0: unexpected character U+FEFF (a byte order mark"},
+		{"number", `7`, "not an array: the payload is a JSON number"},
 		{"element not object", `[1]`, "element 0: want an object, got a number"},
 		{"missing field", `[` + goodEvent + `,{"id":"a","subject":"s","eventType":"T"}]`, `element 1, field "dataVersion": missing`},
 		{"number id", `[{"id":1,"subject":"s","eventType":"T","dataVersion":"1"}]`, `element 0, field "id": want a string, got a number`},
 		{"null subject", `[{"id":"a","subject":null,"eventType":"T","dataVersion":"1"}]`, `field "subject": want a string, got null`},
-		{"deep nesting", strings.Repeat("[", 100000) + strings.Repeat("]", 100000), "JSON syntax error"},
+		// JSON.parse has no depth limit: this is a valid array whose element 0 is not an object.
+		{"deep nesting", strings.Repeat("[", 100000) + strings.Repeat("]", 100000), "element 0: want an object, got an array"},
+		{"deep object element", "[" + goodEvent + ",{\"a\":" + strings.Repeat("[", 100000) + strings.Repeat("]", 100000) + "}]", `element 1, field "id": missing`},
+		{"unclosed deep", strings.Repeat("[", 100000), "JSON syntax error at byte offset 100000: unexpected end of input"},
+		{"data only capitalised", `[{"id":"a","subject":"s","eventType":"T","dataVersion":"1","Data":1}]`, `element 0, field "data": missing (required; any value, null included)`},
+		{"lone surrogate is not a string's end", `[{"id":"\ud800,"subject":"s"}]`, "JSON syntax error"},
 		{"empty", ``, "JSON syntax error"},
 	}
 	for _, c := range cases {
@@ -91,8 +97,33 @@ func TestParsePayloadCloudEventsShownAnyway(t *testing.T) {
 	}
 }
 
+// Strings are decoded as Buffer.toString("utf8") + JSON.parse decode them: a lone surrogate escape stays a lone
+// surrogate (WTF-8), each maximal invalid UTF-8 subsequence becomes one U+FFFD, and a BOM-headed body still shows
+// its events.
+func TestParsePayloadJSStrings(t *testing.T) {
+	body := "[{\"id\":\"lone-\\ud800|1\",\"subject\":\"a\xe2\x82b\xffc\xf0\x9f\x98\",\"eventType\":\"\\ud83d\\ude00\",\"dataVersion\":\"\\/1\",\"data\":null}]"
+	p := replay.ParsePayload([]byte(body))
+	if p.Malformed() {
+		t.Fatal(p.Err)
+	}
+	e := p.Events[0]
+	if e.ID != "lone-\xed\xa0\x80|1" || e.Subject != "a\ufffdb\ufffdc\ufffd" || e.EventType != "\U0001F600" || e.DataVersion != "/1" {
+		t.Fatalf("%+q %+q %+q %+q", e.ID, e.Subject, e.EventType, e.DataVersion)
+	}
+	if p := replay.ParsePayload([]byte("\xef\xbb\xbf[" + goodEvent + "]")); !p.Malformed() || p.Err.Offset != 0 || len(p.Events) != 1 || p.Events[0].ID != "e1" {
+		t.Fatalf("BOM: %v %+v", p.Err, p.Events)
+	}
+	// A count given as 10.0 is the number 10 to JavaScript.
+	if p := replay.ParsePayload([]byte(`[{"id":"a","subject":"s","eventType":"T","dataVersion":"1","data":1,"deliveryAttempts":10.0,"lastHttpStatusCode":"503"}]`)); *p.Events[0].DeliveryAttempts != 10 || *p.Events[0].LastHTTPStatusCode != 503 {
+		t.Fatalf("%+v", p.Events[0])
+	}
+}
+
 func FuzzParsePayload(f *testing.F) {
-	for _, s := range []string{`[` + goodEvent + `]`, `[]`, `null`, `{}`, "\xef\xbb\xbf[]", `[{"id":1}]`, `[[[`, `[{"id":"a|1","subject":"s","eventType":"T","dataVersion":"1"}]`} {
+	for _, s := range []string{`[` + goodEvent + `]`, `[]`, `null`, `{}`, "\xef\xbb\xbf[]", `[{"id":1}]`, `[[[`, `[{"id":"a|1","subject":"s","eventType":"T","dataVersion":"1"}]`,
+		`[{"id":"a|1","subject":"s","eventType":"T","dataVersion":"1","data":{"__proto__":1,"1":1.0,"0":[1E2,-0]}}]`,
+		`[{"id":"\ud800|1","id":"b","subject":"\u00e9\/","eventType":"U","dataVersion":"1","data":"\xff\xe2\x82","__proto__":{}}]`,
+		`[{"id":"a|2","subject":"s","eventType":"T","dataVersion":"1","data":` + strings.Repeat("[", 4001) + strings.Repeat("]", 4001) + `}]`} {
 		f.Add([]byte(s))
 	}
 	cfg := replay.DefaultConfig()
@@ -102,29 +133,71 @@ func FuzzParsePayload(f *testing.F) {
 		if p.Malformed() && p.Err.Error() == "" {
 			t.Fatal("malformed without a message")
 		}
-		// The fast field scanner agrees with encoding/json's exact-key map decode on every valid payload.
+		// The scan-only parser agrees with a full JSON.parse (jsjson.Parse) on validity, on every field the
+		// schema reads (keys exact, escapes decoded, the last duplicate winning) and on the depth.
+		v, perr := jsjson.Parse(body)
+		if (perr != nil) != (p.Malformed() && p.Err.Offset >= 0) {
+			t.Fatalf("syntax: Parse %v, ParsePayload %v", perr, p.Err)
+		}
 		if !p.Malformed() {
-			var elems []map[string]json.RawMessage
-			if err := json.Unmarshal(body, &elems); err != nil {
-				t.Fatalf("valid payload does not decode: %v", err)
+			if v.Kind() != jsjson.Array || v.Len() != len(p.Events) {
+				t.Fatalf("valid payload is %s of %d, want an array of %d", v.Kind(), v.Len(), len(p.Events))
 			}
-			for i, m := range elems {
-				for f, got := range map[string]string{"id": p.Events[i].ID, "subject": p.Events[i].Subject, "eventType": p.Events[i].EventType, "dataVersion": p.Events[i].DataVersion} {
-					var want string
-					json.Unmarshal(m[f], &want)
-					if got != want {
-						t.Fatalf("element %d field %s: scanner %q, encoding/json %q", i, f, got, want)
+			for i, e := range p.Events {
+				el := v.Index(i)
+				for f, got := range map[string]string{"id": e.ID, "subject": e.Subject, "eventType": e.EventType, "dataVersion": e.DataVersion} {
+					want, ok := el.Get(f)
+					if !ok || want.Kind() != jsjson.String || want.Str() != got {
+						t.Fatalf("element %d field %s: ParsePayload %q, JSON.parse %v", i, f, got, want)
 					}
 				}
+				if _, ok := el.Get("data"); !ok || !e.HasData {
+					t.Fatalf("element %d: data", i)
+				}
+			}
+			if d := jsjson.Depth(v); p.Depth < d || p.Depth > replay.MaxStringifyDepth && p.Depth != d {
+				t.Fatalf("depth %d, JSON.parse's value is %d deep", p.Depth, d)
 			}
 		}
 		pv := cfg.Plan("S/2026/1/1/1/g.json", body, p)
-		if !p.Malformed() && len(pv.Republish)+len(pv.Quarantine) != len(p.Events) {
-			t.Fatalf("preview lost events: %d+%d != %d", len(pv.Republish), len(pv.Quarantine), len(p.Events))
+		switch {
+		case p.Malformed():
+			if pv.Crash != nil || string(pv.QuarantineBody) != string(body) {
+				t.Fatal("a malformed payload is quarantined as its raw bytes and never crashes")
+			}
+		case p.Depth > replay.MaxStringifyDepth:
+			if pv.Crash == nil || pv.Crash.Depth != p.Depth || pv.DeleteOriginal || len(pv.Republish)+len(pv.Quarantine) != 0 || pv.QuarantineName != "" || pv.ArchiveName != "" {
+				t.Fatalf("crash preview: %+v", pv)
+			}
+		default:
+			if pv.Crash != nil || len(pv.Republish)+len(pv.Quarantine) != len(p.Events) {
+				t.Fatalf("preview lost events: %d+%d != %d", len(pv.Republish), len(pv.Quarantine), len(p.Events))
+			}
 		}
 		if len(pv.Quarantine) > 0 {
-			if q := replay.ParsePayload(pv.QuarantineBody); q.Malformed() || len(q.Events) != len(pv.Quarantine) {
+			q := replay.ParsePayload(pv.QuarantineBody)
+			if q.Malformed() || len(q.Events) != len(pv.Quarantine) {
 				t.Fatalf("quarantine body does not parse back: %v", q.Err)
+			}
+			for i, e := range q.Events {
+				if e.ID != pv.Quarantine[i].ID {
+					t.Fatalf("quarantine copy id %q, want %q", e.ID, pv.Quarantine[i].ID)
+				}
+			}
+		}
+		for _, r := range pv.Republish {
+			b, err := jsjson.Parse(r.Body)
+			if err != nil || b.Len() != 5 {
+				t.Fatalf("republish body %q: %v", r.Body, err)
+			}
+			if id, _ := b.Get("id"); id.Str() != r.ID {
+				t.Fatalf("republished id %q, body says %q", r.ID, id.Str())
+			}
+		}
+		// A body written back parses to the same bytes again: JSON.stringify output is a fixed point.
+		if pv.QuarantineBody != nil && !p.Malformed() {
+			if v, err := jsjson.Parse(pv.QuarantineBody); err != nil || string(jsjson.Stringify(v)) != string(pv.QuarantineBody) {
+				t.Fatalf("quarantine body is not JSON.stringify output: %v", err)
 			}
 		}
 	})

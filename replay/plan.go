@@ -1,10 +1,9 @@
 package replay
 
 import (
-	"bytes"
 	"encoding/json"
-	"fmt"
-	"unicode/utf8"
+
+	"github.com/deadletter/deadletter/internal/jsjson"
 )
 
 // Publish limits of the estate (MAX_EVENT_GRID_PUBLISH_BYTES, MAX_EVENT_GRID_PUBLISH_EVENT_COUNT).
@@ -72,32 +71,38 @@ type Preview struct {
 	DeleteOriginal bool
 }
 
-// Plan predicts what the estate's replay function does with the root blob name holding payload.
+// Plan predicts what the estate's replay function does with the root blob name holding payload, byte for
+// byte: every body it would write or publish is what its JSON.stringify would produce (see jsjson).
 func (c Config) Plan(name string, body []byte, p *Payload) Preview {
-	pv := Preview{Republish: []Republished{}, Quarantine: []Quarantined{}, PublishRequests: []PublishRequest{}, DeleteOriginal: true}
 	if p.Malformed() {
-		pv.Malformed = true
-		pv.QuarantineName = QuarantinePrefix + name
-		pv.QuarantineBody = body
-		return pv
+		return Preview{Malformed: true, Republish: []Republished{}, Quarantine: []Quarantined{}, PublishRequests: []PublishRequest{},
+			QuarantineName: QuarantinePrefix + name, QuarantineBody: body, DeleteOriginal: true}
 	}
-	var refused []json.RawMessage
-	for _, ev := range p.Events {
+	if d := p.CrashDepth(); d > 0 {
+		// The function throws before it writes or deletes anything: the blob stays, and every redelivery and
+		// every drain throws again.
+		return Preview{Crash: &Crash{Depth: d}, DeleteOriginal: false}
+	}
+	pv := Preview{Republish: []Republished{}, Quarantine: []Quarantined{}, PublishRequests: []PublishRequest{}, DeleteOriginal: true}
+	vals := elementValues(body, p)
+	var refused []byte
+	for i, ev := range p.Events {
 		j := c.Judge(ev.ID, ev.EventType)
 		switch {
 		case j.Replayable():
 			id := FormatID(j.Original, j.Attempt.Next(), c.Separator)
-			pv.Republish = append(pv.Republish, Republished{Index: ev.Index, ID: id, EventType: ev.EventType, Body: publishBody(ev, id)})
+			pv.Republish = append(pv.Republish, Republished{Index: ev.Index, ID: id, EventType: ev.EventType, Body: publishBody(ev, vals[i], id)})
 		case !j.Known():
 			pv.Unknown++
 		default:
 			pv.Quarantine = append(pv.Quarantine, Quarantined{Index: ev.Index, ID: j.Original, EventType: ev.EventType, Verdicts: j.Verdicts})
-			refused = append(refused, withID(ev.Raw, j.Original))
+			refused = appendElement(append(refused, ','), vals[i], j.Original)
 		}
 	}
 	if len(refused) > 0 {
+		refused[0] = '['
 		pv.QuarantineName = QuarantinePrefix + name
-		pv.QuarantineBody = jsonArray(refused)
+		pv.QuarantineBody = append(refused, ']')
 	}
 	if len(pv.Republish) > 0 {
 		pv.PublishRequests = Chunk(pv.Republish)
@@ -128,116 +133,59 @@ func Chunk(evs []Republished) []PublishRequest {
 	return out
 }
 
-// publishBody serializes the five fields a republish carries, in the estate's order, as JSON.stringify would.
-func publishBody(ev Event, id string) json.RawMessage {
-	var b bytes.Buffer
-	b.WriteByte('{')
-	if ev.HasData {
-		b.WriteString(`"data":`)
-		compactInto(&b, ev.Data)
-		b.WriteByte(',')
-	}
-	for i, kv := range [][2]string{{"dataVersion", ev.DataVersion}, {"eventType", ev.EventType}, {"id", id}, {"subject", ev.Subject}} {
-		if i > 0 {
-			b.WriteByte(',')
+// elementValues returns, for each event of the well-formed payload p, the object JSON.parse builds for it.
+func elementValues(body []byte, p *Payload) []*jsjson.Value {
+	out := make([]*jsjson.Value, len(p.Events))
+	if root, err := jsjson.Parse(body); err == nil && root.Kind() == jsjson.Array && root.Len() == len(p.Events) {
+		for i := range out {
+			out[i] = root.Index(i)
 		}
-		jsString(&b, kv[0])
-		b.WriteByte(':')
-		jsString(&b, kv[1])
+		return out
 	}
-	b.WriteByte('}')
-	return b.Bytes()
+	// The body is not the text p was parsed from: each event still holds its own element's text.
+	for i, ev := range p.Events {
+		if v, err := jsjson.Parse(ev.Raw); err == nil {
+			out[i] = v
+		}
+	}
+	return out
 }
 
-func compactInto(b *bytes.Buffer, raw json.RawMessage) {
-	if err := json.Compact(b, raw); err != nil {
-		b.Write(bytes.TrimSpace(raw))
-	}
+// publishBody is JSON.stringify({data, dataVersion, eventType, id, subject}) of the parsed event, with the
+// republish id: the body the estate sends and whose length it counts against MaxPublishBytes.
+func publishBody(ev Event, obj *jsjson.Value, id string) json.RawMessage {
+	data, _ := obj.Get("data")
+	b := make([]byte, 0, 96+len(ev.Data)+len(ev.DataVersion)+len(ev.EventType)+len(id)+len(ev.Subject))
+	b = append(b, `{"data":`...)
+	b = jsjson.AppendStringify(b, data)
+	b = jsjson.AppendString(append(b, `,"dataVersion":`...), ev.DataVersion)
+	b = jsjson.AppendString(append(b, `,"eventType":`...), ev.EventType)
+	b = jsjson.AppendString(append(b, `,"id":`...), id)
+	b = jsjson.AppendString(append(b, `,"subject":`...), ev.Subject)
+	return append(b, '}')
 }
 
-// jsString writes s as JSON.stringify does: only quote, backslash and C0 controls are escaped.
-func jsString(b *bytes.Buffer, s string) {
-	b.WriteByte('"')
-	for i := 0; i < len(s); {
-		r, size := utf8.DecodeRuneInString(s[i:])
-		switch {
-		case r == '"':
-			b.WriteString(`\"`)
-		case r == '\\':
-			b.WriteString(`\\`)
-		case r == '\n':
-			b.WriteString(`\n`)
-		case r == '\r':
-			b.WriteString(`\r`)
-		case r == '\t':
-			b.WriteString(`\t`)
-		case r == '\b':
-			b.WriteString(`\b`)
-		case r == '\f':
-			b.WriteString(`\f`)
-		case r < 0x20:
-			fmt.Fprintf(b, `\u%04x`, r)
-		case r == utf8.RuneError && size == 1:
-			b.WriteString("\ufffd")
-		default:
-			b.WriteString(s[i : i+size])
+// appendElement appends the element as the estate writes it into a quarantine copy: JSON.stringify of
+// {...raw, id} — the parsed object, every field kept in its enumeration order (duplicates collapsed, array-index
+// keys first) with the id replaced in place — except that a top-level __proto__ key is dropped (nested ones
+// are ordinary data and stay).
+func appendElement(dst []byte, obj *jsjson.Value, id string) []byte {
+	dst = append(dst, '{')
+	n := 0
+	for _, m := range obj.Members() {
+		if m.Key == "__proto__" {
+			continue
 		}
-		i += size
+		if n > 0 {
+			dst = append(dst, ',')
+		}
+		n++
+		dst = append(jsjson.AppendString(dst, m.Key), ':')
+		if m.Key == "id" {
+			dst = jsjson.AppendString(dst, id)
+		} else {
+			dst = jsjson.AppendStringify(dst, m.Val)
+		}
 	}
-	b.WriteByte('"')
-}
-
-func jsonArray(elems []json.RawMessage) []byte {
-	var b bytes.Buffer
-	b.WriteByte('[')
-	for i, e := range elems {
-		if i > 0 {
-			b.WriteByte(',')
-		}
-		b.Write(e)
-	}
-	b.WriteByte(']')
-	return b.Bytes()
-}
-
-// withID rewrites a raw event object with its id replaced, every other field kept in place (as the estate's
-// {...raw, id} does): diagnostics must survive into the copy an operator opens.
-func withID(raw json.RawMessage, id string) json.RawMessage {
-	dec := json.NewDecoder(bytes.NewReader(raw))
-	dec.UseNumber()
-	if t, err := dec.Token(); err != nil || t != json.Delim('{') {
-		return raw
-	}
-	var keys []string
-	vals := map[string]json.RawMessage{}
-	for dec.More() {
-		t, err := dec.Token()
-		if err != nil {
-			return raw
-		}
-		k, _ := t.(string)
-		var v json.RawMessage
-		if err := dec.Decode(&v); err != nil {
-			return raw
-		}
-		if _, seen := vals[k]; !seen {
-			keys = append(keys, k)
-		}
-		vals[k] = v
-	}
-	var idb bytes.Buffer
-	jsString(&idb, id)
-	vals["id"] = idb.Bytes()
-	var b bytes.Buffer
-	b.WriteByte('{')
-	for i, k := range keys {
-		if i > 0 {
-			b.WriteByte(',')
-		}
-		jsString(&b, k)
-		b.WriteByte(':')
-		compactInto(&b, vals[k])
-	}
-	b.WriteByte('}')
-	return b.Bytes()
+	return append(dst, '}')
 }

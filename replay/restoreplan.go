@@ -1,7 +1,6 @@
 package replay
 
 import (
-	"encoding/json"
 	"fmt"
 	"time"
 )
@@ -27,8 +26,13 @@ type RestorePlan struct {
 	Target string
 	// Refusal says why restore refuses without --force ("" when it goes ahead).
 	Refusal string
-	// Body is the restored copy: the quarantined bytes with every id's count stripped.
+	// Body is the restored copy: the quarantined bytes unchanged when no id carries a count; otherwise
+	// JSON.stringify of the elements as the estate re-serializes them (see Preview.QuarantineBody), every id
+	// without its count.
 	Body []byte
+	// Crash is set when the payload nests too deep for the replay function: restored, it would crash on it at
+	// the root (Refusal says so).
+	Crash *Crash
 	// Stripped counts ids that still carried a count and were stripped.
 	Stripped int
 }
@@ -48,13 +52,12 @@ func (c Config) PlanRestore(name string, body []byte, p *Payload, copyModified t
 		rp.Refusal = "the payload is malformed (" + p.Err.Error() + "): the replay quarantines it again on sight"
 		return rp
 	}
-	stripped := make([]json.RawMessage, len(p.Events))
+	originals := make([]string, len(p.Events))
 	for i, ev := range p.Events {
 		id := ParseID(ev.ID, c.Separator)
-		stripped[i] = ev.Raw
+		originals[i] = id.Original
 		if id.Original != ev.ID {
 			rp.Stripped++
-			stripped[i] = withID(ev.Raw, id.Original)
 		}
 		j := c.Judge(id.Original, ev.EventType)
 		switch {
@@ -67,9 +70,22 @@ func (c Config) PlanRestore(name string, body []byte, p *Payload, copyModified t
 		}
 	}
 	if rp.Stripped > 0 {
-		rp.Body = jsonArray(stripped)
+		// JSON.stringify of the elements as the estate re-serializes them, each id without its count.
+		vals := elementValues(body, p)
+		b := make([]byte, 0, len(body)+16)
+		b = append(b, '[')
+		for i := range p.Events {
+			if i > 0 {
+				b = append(b, ',')
+			}
+			b = appendElement(b, vals[i], originals[i])
+		}
+		rp.Body = append(b, ']')
 	}
 	switch {
+	case p.CrashDepth() > 0:
+		rp.Crash = &Crash{Depth: p.CrashDepth()}
+		rp.Refusal = fmt.Sprintf("the payload nests %d levels deep (past %d): the replay function would crash on it at the root and never consume it", p.CrashDepth(), MaxStringifyDepth)
 	case len(p.Events) == 0:
 		rp.Refusal = "the blob holds no events"
 	case len(rp.Resume) == 0 && rp.Unknown == 0:

@@ -57,7 +57,7 @@ func (cs Counts) Top() string {
 
 // Summarize reads a parsed payload of the blob name into a Summary.
 func (c Config) Summarize(name string, p *Payload) Summary {
-	s := Summary{Events: len(p.Events)}
+	s := Summary{Events: len(p.Events), CrashDepth: p.CrashDepth()}
 	if p.Malformed() {
 		s.Malformed, s.Error = true, p.Err.Error()
 	}

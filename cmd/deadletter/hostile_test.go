@@ -31,6 +31,8 @@ type corpusCase struct {
 	malformed bool
 	errHas    string
 	events    int
+	// crash is the depth of a payload the replay function throws on (0: it does not).
+	crash int
 }
 
 // hostileCorpus is testdata/hostile plus what is too large to commit, generated.
@@ -50,24 +52,26 @@ func hostileCorpus(t *testing.T) []corpusCase {
 	}
 	huge := `[{"id":"huge","subject":"s","eventType":"ProcessPushNotification","dataVersion":"1","data":"` + strings.Repeat("A", 50<<20) + `"}]`
 	return []corpusCase{
-		{"not-json.json", read("not-json.json"), true, "JSON syntax error at byte offset", 0},
-		{"bom.json", read("bom.json"), true, "byte order mark", 1},
-		{"trailing-garbage.json", read("trailing-garbage.json"), true, "JSON syntax error at byte offset", 0},
-		{"null.json", read("null.json"), true, "not an array: the payload is null", 0},
-		{"empty-array.json", read("empty-array.json"), false, "", 0},
-		{"invalid-utf8.json", read("invalid-utf8.json"), false, "", 1},
-		{"numbers-for-strings.json", read("numbers-for-strings.json"), true, `field "id": want a string, got a number`, 1},
-		{"separator-odd.json", read("separator-odd.json"), false, "", 8},
-		{"cloudevents-msdocs-trailing-comma.json", read("cloudevents-msdocs-trailing-comma.json"), true, "JSON syntax error", 0},
-		{"namespace-binary-msdocs.json", read("namespace-binary-msdocs.json"), true, `field "id": missing`, 1},
-		{"eventgrid-blobcreated-msdocs.json", read("eventgrid-blobcreated-msdocs.json"), false, "", 1},
-		{"custom-schema-msdocs.json", read("custom-schema-msdocs.json"), false, "", 1},
+		{"not-json.json", read("not-json.json"), true, "JSON syntax error at byte offset", 0, 0},
+		{"bom.json", read("bom.json"), true, "byte order mark", 1, 0},
+		{"trailing-garbage.json", read("trailing-garbage.json"), true, "JSON syntax error at byte offset", 0, 0},
+		{"null.json", read("null.json"), true, "not an array: the payload is null", 0, 0},
+		{"empty-array.json", read("empty-array.json"), false, "", 0, 0},
+		{"invalid-utf8.json", read("invalid-utf8.json"), false, "", 1, 0},
+		{"numbers-for-strings.json", read("numbers-for-strings.json"), true, `field "id": want a string, got a number`, 1, 0},
+		{"separator-odd.json", read("separator-odd.json"), false, "", 8, 0},
+		{"cloudevents-msdocs-trailing-comma.json", read("cloudevents-msdocs-trailing-comma.json"), true, "JSON syntax error", 0, 0},
+		{"namespace-binary-msdocs.json", read("namespace-binary-msdocs.json"), true, `field "id": missing`, 1, 0},
+		{"eventgrid-blobcreated-msdocs.json", read("eventgrid-blobcreated-msdocs.json"), false, "", 1, 0},
+		{"custom-schema-msdocs.json", read("custom-schema-msdocs.json"), false, "", 1, 0},
 		// JSON.parse takes any depth: this is an array whose element is not an object, malformed by the schema.
-		{"nesting-100000.json", []byte(strings.Repeat("[", 100000) + strings.Repeat("]", 100000)), true, "element 0: want an object, got an array", 0},
-		{"no-data.json", read("no-data.json"), true, `element 1, field "data": missing`, 2},
-		{"lone-surrogate-id.json", read("lone-surrogate-id.json"), false, "", 1},
-		{"batch-10000.json", []byte("[" + strings.Join(batch, ",") + "]"), false, "", 10000},
-		{"data-50MB.json", []byte(huge), false, "", 1},
+		{"nesting-100000.json", []byte(strings.Repeat("[", 100000) + strings.Repeat("]", 100000)), true, "element 0: want an object, got an array", 0, 0},
+		{"no-data.json", read("no-data.json"), true, `element 1, field "data": missing`, 2, 0},
+		{"lone-surrogate-id.json", read("lone-surrogate-id.json"), false, "", 1, 0},
+		{"batch-10000.json", []byte("[" + strings.Join(batch, ",") + "]"), false, "", 10000, 0},
+		{"data-50MB.json", []byte(huge), false, "", 1, 0},
+		// Valid, but nested past what JSON.stringify can serialize: the replay function throws on it.
+		{"deep-data-5000.json", read("deep-data-5000.json"), false, "", 1, 5002},
 	}
 }
 
@@ -117,6 +121,13 @@ func TestHostileCorpus(t *testing.T) {
 		if b["malformed"] != c.malformed || !strings.Contains(e, c.errHas) || int(b["events"].(float64)) != c.events {
 			t.Errorf("%s: malformed %v error %q events %v; want %v %q %d", c.file, b["malformed"], e, b["events"], c.malformed, c.errHas, c.events)
 		}
+		crash, hasCrash := b["crash"].(map[string]any)
+		switch {
+		case c.crash == 0 && hasCrash:
+			t.Errorf("%s: ls says the replay crashes on it: %v", c.file, crash)
+		case c.crash > 0 && (!hasCrash || crash["depth"] != float64(c.crash) || crash["reason"] == ""):
+			t.Errorf("%s: ls crash %v, want depth %d with a reason", c.file, b["crash"], c.crash)
+		}
 		out, errs, code := runCmd(t, "show", name, "--dir", dir)
 		if code != 0 || strings.ContainsAny(out+errs, "\x1b\x07") {
 			t.Errorf("show %s: exit %d, raw control characters: %v\n%s", c.file, code, strings.ContainsAny(out, "\x1b\x07"), errs)
@@ -125,6 +136,23 @@ func TestHostileCorpus(t *testing.T) {
 		js, _, code := runCmd(t, "show", name, "--dir", dir, "--json")
 		if code != 0 || json.Unmarshal([]byte(js), &sj) != nil {
 			t.Errorf("show --json %s: exit %d", c.file, code)
+		}
+		pv, _ := sj["preview"].(map[string]any)
+		if c.crash > 0 {
+			// The function throws before it writes or deletes anything: no republish, no quarantine, the
+			// original stays.
+			top, _ := sj["crash"].(map[string]any)
+			pc, _ := pv["crash"].(map[string]any)
+			_, rep := pv["republish"]
+			_, quar := pv["quarantine"]
+			if top == nil || top["depth"] != float64(c.crash) || pc == nil || pc["depth"] != float64(c.crash) || pc["reason"] == "" || rep || quar || pv["deleteOriginal"] != false {
+				t.Errorf("show --json %s: crash %v preview %v", c.file, top, pv)
+			}
+			if !strings.Contains(out, itoa(c.crash)) {
+				t.Errorf("show %s does not say how deep it nests:\n%s", c.file, out)
+			}
+		} else if _, ok := pv["crash"]; ok {
+			t.Errorf("show --json %s: a crash preview %v", c.file, pv)
 		}
 	}
 	// The separator cases: every id parses as the estate parses it.
@@ -171,6 +199,8 @@ func TestHostileCorpus(t *testing.T) {
 		switch {
 		case c.malformed && r.Outcome != "refused":
 			t.Errorf("restore of malformed %s: %+v", c.file, r)
+		case c.crash > 0 && (r.Outcome != "refused" || !strings.Contains(r.Error, "crash")):
+			t.Errorf("restore of %s, which the replay crashes on: %+v", c.file, r)
 		case r.Outcome == "restored":
 			if _, err := d.Stat(context.Background(), r.Target); err != nil {
 				t.Errorf("%s restored to %s, which is missing", c.file, r.Target)

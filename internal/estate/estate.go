@@ -1,7 +1,9 @@
 // Package estate is the estate's ReplayDeadLetterEvent function as executable Go, for tests: it follows the same
 // replay.Plan that show predicts — quarantine copy first (If-None-Match "*"), then the sequential republish
 // (fatal on error, so Event Grid would redeliver), then the best-effort archive and delete — so a test can prove
-// that what deadletter predicts is what the estate does, and the soak can run the whole cycle.
+// that what deadletter predicts is what the estate does, and the soak can run the whole cycle. Every byte it
+// writes or publishes is the Plan's, which is what the estate's JSON.stringify writes; a payload nested past
+// what JSON.stringify can serialize makes it throw, as the estate does, before anything is written or deleted.
 package estate
 
 import (
@@ -54,6 +56,13 @@ func Handle(ctx context.Context, c store.Container, cfg replay.Config, name stri
 	}
 	h.Preview = cfg.Plan(name, b.Body, replay.ParsePayload(b.Body))
 	pv := h.Preview
+	if pv.Crash != nil {
+		// JSON.stringify overflows Node's stack: the function throws before it writes or deletes anything, and
+		// every redelivery throws again.
+		return h, fmt.Errorf("ReplayDeadLetterEvent failed: RangeError: Maximum call stack size exceeded (the payload nests %d levels deep)", pv.Crash.Depth)
+	}
+	// The quarantine copy is the Plan's body: the refused elements as JSON.stringify writes them (or a malformed
+	// payload's raw bytes).
 	if pv.QuarantineName != "" {
 		_, err := c.Write(ctx, pv.QuarantineName, pv.QuarantineBody, store.WriteOptions{IfNoneMatchAny: true, ContentType: "application/json"})
 		if err != nil && !errors.Is(err, store.ErrAlreadyExists) {

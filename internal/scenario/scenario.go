@@ -8,6 +8,7 @@ import (
 	"errors"
 	"fmt"
 	"math/rand"
+	"strings"
 	"time"
 
 	"github.com/deadletter/deadletter/replay"
@@ -54,7 +55,7 @@ type seedEvent struct {
 	Subject                 string          `json:"subject"`
 	EventType               string          `json:"eventType"`
 	EventTime               string          `json:"eventTime"`
-	Data                    json.RawMessage `json:"data,omitempty"`
+	Data                    json.RawMessage `json:"data"` // the estate's schema requires the key
 	DataVersion             string          `json:"dataVersion"`
 	MetadataVersion         string          `json:"metadataVersion"`
 	DeadLetterReason        string          `json:"deadLetterReason"`
@@ -301,6 +302,13 @@ func Seed(ctx context.Context, c store.Container, o SeedOptions) (SeedReport, er
 			return rep, err
 		}
 	}
+	// The outcomes that come from the replay function itself, drawn from a stream of their own so that every
+	// blob above and below stays what it was for a given seed.
+	x := *s
+	x.rng = rand.New(rand.NewSource(o.Seed ^ 0x5eedcafe))
+	if err := x.lingering(o.Config, at); err != nil {
+		return rep, err
+	}
 	// Bulk: the rest of the incident, across every subscription.
 	for i := 0; i < o.Count; i++ {
 		sb := subscriptions[s.rng.Intn(len(subscriptions)-1)]
@@ -322,6 +330,71 @@ func Seed(ctx context.Context, c store.Container, o SeedOptions) (SeedReport, er
 		}
 	}
 	return rep, nil
+}
+
+// lingering writes the blobs the replay function crashed on or already handled:
+//   - a crash: a thread reply whose data nests past what JSON.stringify can serialize (a reply chain serialized
+//     parent by parent), stranded at the root — the function throws on it on every delivery and every drain;
+//   - two handled blobs whose best-effort delete failed: one whose archived/ twin holds the same bytes (it was
+//     republished), one whose quarantine/ twin holds every one of its events (all refused).
+func (s *seeder) lingering(cfg replay.Config, at func(time.Duration) time.Time) error {
+	h := time.Hour
+	push, friends, replies := subscriptions[0], subscriptions[1], subscriptions[2]
+	// The crash.
+	a := 4*h + 10*time.Minute
+	ev := s.event(replies, 1, at(a), failures[0])
+	ev.Data = deepReplies("t-"+s.guid()[:6], crashDepth)
+	b, err := json.Marshal([]seedEvent{ev})
+	if err != nil {
+		return err
+	}
+	if err := s.put(s.name(replies, a), b, a); err != nil {
+		return err
+	}
+	// Republished and archived; the original lingers.
+	a = 3*h + 40*time.Minute
+	name := s.name(push, a)
+	if b, err = json.Marshal(s.batch(push, 4, at(a), zero)); err != nil {
+		return err
+	}
+	if err := s.put(name, b, a); err != nil {
+		return err
+	}
+	if err := s.put(replay.ArchivedPrefix+name, b, a-2*time.Minute); err != nil {
+		return err
+	}
+	// Every event at the cap, so every one refused: the quarantine copy is the whole record, written as the
+	// estate writes it (counts stripped); the original lingers.
+	a = 7*h + 5*time.Minute
+	name = s.name(friends, a)
+	if b, err = json.Marshal(s.batch(friends, 3, at(a), func(int) int { return cfg.MaxReplays })); err != nil {
+		return err
+	}
+	if err := s.put(name, b, a); err != nil {
+		return err
+	}
+	judge := cfg
+	judge.Handlers = IncidentRegister
+	pv := judge.Plan(name, b, replay.ParsePayload(b))
+	if len(pv.Republish) != 0 || pv.QuarantineBody == nil {
+		return fmt.Errorf("scenario: the handled-by-quarantine blob is not refused whole")
+	}
+	return s.put(pv.QuarantineName, pv.QuarantineBody, a-time.Minute)
+}
+
+// crashDepth is how deep the crash case's data nests: past replay.MaxStringifyDepth and Node's real limit alike.
+const crashDepth = 5000
+
+// deepReplies is a thread reply's data with its chain of parents serialized inline, depth objects deep.
+func deepReplies(thread string, depth int) json.RawMessage {
+	var b strings.Builder
+	b.WriteString(`{"threadId":"` + thread + `","reply":`)
+	for i := 1; i < depth; i++ {
+		fmt.Fprintf(&b, `{"replyId":"r-%d","parent":`, depth-i)
+	}
+	b.WriteString(`null`)
+	b.WriteString(strings.Repeat("}", depth))
+	return json.RawMessage(b.String())
 }
 
 // Bulk writes realistic dead-letter blobs for benchmarks: gen(i) is the i-th blob, with 1–5 events of a root
