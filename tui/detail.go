@@ -5,7 +5,7 @@ import (
 	"sort"
 	"strings"
 
-	"github.com/charmbracelet/bubbles/viewport"
+	"github.com/charmbracelet/bubbles/textinput"
 	tea "github.com/charmbracelet/bubbletea"
 	"github.com/charmbracelet/x/ansi"
 	"github.com/deadletter/deadletter/internal/present"
@@ -19,59 +19,166 @@ const (
 	maxRawBytes     = 1 << 20
 )
 
-// detail is the blob view: properties, the prediction, every event with its verdicts, and the raw JSON,
-// pretty-printed, in one scrollable viewport.
+// detail is the blob view: properties, what makes it urgent, the prediction, every event with its verdicts, and
+// the raw JSON, pretty-printed — one scrollable text with a position and a search.
 type detail struct {
-	name  string
-	d     *replay.Detail
-	err   error
-	lines []string
-	vp    viewport.Model
+	name   string
+	d      *replay.Detail
+	err    error
+	source []string // the lines before wrapping (already printable and styled)
+	lines  []string // wrapped to the width
+	plain  []string // lines without styles, lower-cased, for the search
+	offset int
+	w, h   int
+
+	search  textinput.Model
+	query   string
+	matches []int // line indexes holding the query
+	match   int   // the current one
+}
+
+type detailMsg struct {
+	seq int
+	d   *replay.Detail
+	err error
 }
 
 func newDetail(name string) *detail {
-	return &detail{name: name, vp: viewport.New(0, 0)}
+	in := newInput()
+	in.Prompt = "search: "
+	in.CharLimit = 200
+	return &detail{name: name, search: in}
 }
 
-// SetSize implements the component contract.
+// openDetail shows a blob and reads it in a command.
+func (m *Model) openDetail(name string) tea.Cmd {
+	m.detail = newDetail(name)
+	m.layout()
+	m.detail.load(nil, nil, m)
+	m.detailSeq++
+	seq, l, ctx := m.detailSeq, m.opt.Loader, m.ctx
+	return func() tea.Msg {
+		d, err := l.Inspect(ctx, name)
+		return detailMsg{seq: seq, d: d, err: err}
+	}
+}
+
+// SetSize implements the component contract: the text's width and the lines it may show (below its top bar).
 func (v *detail) SetSize(w, h int) {
-	if v.vp.Width != w {
-		v.vp.Width = w
+	if v.w != w {
+		v.w = w
 		v.wrap()
 	}
-	v.vp.Height = max(1, h)
+	v.h = max(1, h-1)
+	v.clamp()
 }
 
-// wrap lays the content out at the viewport's width: nothing is cut, long lines continue below.
+func (v *detail) load(d *replay.Detail, err error, m *Model) {
+	v.d, v.err = d, err
+	v.source = detailLines(v.name, d, err, m)
+	v.offset = 0
+	v.wrap()
+	v.find()
+}
+
+// wrap lays the content out at the width: nothing is cut, long lines continue below.
 func (v *detail) wrap() {
-	if v.vp.Width <= 0 {
+	if v.w <= 0 {
 		return
 	}
-	out := make([]string, 0, len(v.lines))
-	for _, l := range v.lines {
-		out = append(out, ansi.Wrap(l, v.vp.Width, " "))
+	v.lines = v.lines[:0]
+	for _, l := range v.source {
+		v.lines = append(v.lines, strings.Split(ansi.Wrap(l, v.w, " "), "\n")...)
 	}
-	y := v.vp.YOffset
-	v.vp.SetContent(strings.Join(out, "\n"))
-	v.vp.SetYOffset(y)
+	v.plain = make([]string, len(v.lines))
+	for i, l := range v.lines {
+		v.plain[i] = strings.ToLower(ansi.Strip(l))
+	}
+	v.find()
 }
 
-// Update scrolls.
-func (v *detail) Update(msg tea.Msg) tea.Cmd {
-	var cmd tea.Cmd
-	v.vp, cmd = v.vp.Update(msg)
-	return cmd
+func (v *detail) clamp() {
+	v.offset = max(0, min(v.offset, len(v.lines)-v.h))
 }
 
-// Load fills the view from an inspected blob.
-func (v *detail) Load(d *replay.Detail, err error, cfg replay.Config, st Styles) {
-	v.d, v.err = d, err
-	v.lines = detailLines(v.name, d, err, cfg, st)
-	v.vp.YOffset = 0
-	v.wrap()
+func (v *detail) scroll(n int) { v.offset += n; v.clamp() }
+
+// find recomputes the matches of the query and keeps the current one in view.
+func (v *detail) find() {
+	v.matches = v.matches[:0]
+	if v.query == "" {
+		return
+	}
+	q := strings.ToLower(v.query)
+	for i, l := range v.plain {
+		if strings.Contains(l, q) {
+			v.matches = append(v.matches, i)
+		}
+	}
+	v.match = min(v.match, max(len(v.matches)-1, 0))
 }
 
-func detailLines(name string, d *replay.Detail, err error, cfg replay.Config, st Styles) []string {
+// next moves to the next (dir 1) or previous (-1) match after the top line.
+func (v *detail) next(dir int) {
+	if len(v.matches) == 0 {
+		return
+	}
+	if dir > 0 {
+		i := sort.SearchInts(v.matches, v.offset+1)
+		v.match = i % len(v.matches)
+	} else {
+		i := sort.SearchInts(v.matches, v.offset) - 1
+		v.match = (i + len(v.matches)) % len(v.matches)
+	}
+	v.offset = v.matches[v.match]
+	v.clamp()
+}
+
+// position says where the view is: lines shown, of how many, and the search.
+func (v *detail) position() string {
+	if len(v.lines) == 0 {
+		return ""
+	}
+	last := min(len(v.lines), v.offset+v.h)
+	s := fmt.Sprintf("lines %d–%d of %d", v.offset+1, last, len(v.lines))
+	if len(v.lines) > v.h {
+		s += fmt.Sprintf(" (%d%%)", 100*last/len(v.lines))
+	}
+	if v.query != "" {
+		if len(v.matches) == 0 {
+			s += fmt.Sprintf(" · %q not found", v.query)
+		} else {
+			s += fmt.Sprintf(" · match %d of %d for %q", v.match+1, len(v.matches), v.query)
+		}
+	}
+	return s
+}
+
+// View renders exactly the detail's size: its top bar (the keys that matter here and the position) and the text.
+func (v *detail) View(m *Model) string {
+	bar := m.st.Dim.Render("esc back · ↑↓ pgup pgdn g G scroll · / search · n N next") + "  " + v.position()
+	if v.search.Focused() {
+		bar = v.search.View()
+	}
+	var b strings.Builder
+	b.WriteString(fit(bar, v.w, 1))
+	end := min(len(v.lines), v.offset+v.h)
+	cur := -1
+	if len(v.matches) > 0 {
+		cur = v.matches[v.match]
+	}
+	for i := v.offset; i < end; i++ {
+		l := v.lines[i]
+		if i == cur {
+			l = m.st.Match.Render(ansi.Strip(l))
+		}
+		b.WriteString("\n" + fit(l, v.w, 1))
+	}
+	return fit(b.String(), v.w, v.h+1)
+}
+
+func detailLines(name string, d *replay.Detail, err error, m *Model) []string {
+	st, cfg := m.st, m.cfg
 	p := textfmt.Printable
 	lines := []string{st.Title.Render(p(name))}
 	if err != nil {
@@ -80,11 +187,13 @@ func detailLines(name string, d *replay.Detail, err error, cfg replay.Config, st
 	if d == nil {
 		return append(lines, "", st.Dim.Render("reading…"))
 	}
+	now := d.LastModified.Add(d.Age)
+	al := cfg.AlertsOf(&d.Item, now)
 	section := func(s string) { lines = append(lines, "", st.Header.Render("── "+s+" "+strings.Repeat("─", 40))) }
 	lines = append(lines,
-		fmt.Sprintf("pane %s · age %s · TTL %s · deleted by the lifecycle rule in %s (%s)", d.Pane, textfmt.Duration(d.Age), cfg.TTL,
-			textfmt.Duration(d.ExpiresAt.Sub(d.LastModified.Add(d.Age))), d.ExpiresAt.UTC().Format("2006-01-02 15:04Z")),
-		fmt.Sprintf("size %d B · modified %s · etag %s · %s", d.Size, d.LastModified.UTC().Format("2006-01-02 15:04:05Z"), p(d.ETag), p(d.ContentType)))
+		fmt.Sprintf("pane %s · age %s · TTL %s · deleted by the lifecycle rule in %s (%s)", d.Pane, textfmt.Duration(d.Age), textfmt.Duration(cfg.TTL),
+			textfmt.Duration(al.DeletesIn), d.ExpiresAt.UTC().Format("2006-01-02 15:04Z")),
+		fmt.Sprintf("size %s · modified %s · etag %s · %s", textfmt.Bytes(d.Size), d.LastModified.UTC().Format("2006-01-02 15:04:05Z"), p(d.ETag), p(d.ContentType)))
 	if len(d.Metadata) > 0 {
 		keys := make([]string, 0, len(d.Metadata))
 		for k := range d.Metadata {
@@ -96,6 +205,9 @@ func detailLines(name string, d *replay.Detail, err error, cfg replay.Config, st
 			kv = append(kv, p(k)+"="+p(d.Metadata[k]))
 		}
 		lines = append(lines, "metadata "+strings.Join(kv, " · "))
+	}
+	for _, l := range present.AlertLines(al) {
+		lines = append(lines, st.Warn.Render(l))
 	}
 	if d.ReadErr != "" {
 		return append(lines, "", st.Error.Render("NOT READ: "+p(d.ReadErr)))
@@ -116,14 +228,14 @@ func detailLines(name string, d *replay.Detail, err error, cfg replay.Config, st
 		}
 		attempt := ""
 		if i < len(d.Judgements) {
-			attempt = fmt.Sprintf("attempt %s", d.Judgements[i].Attempt)
+			attempt = "attempt " + d.Judgements[i].Attempt.String()
 			if d.Judgements[i].Uncountable {
 				attempt = "attempt 0 · UNCOUNTABLE (id holds a line terminator: the cap never stops it)"
 			}
 		}
 		verdict := present.EventVerdictLabel(d, i)
 		vs := st.OK
-		if verdict != string(replay.VerdictReplay) {
+		if verdict != replay.VerdictReplay.String() {
 			vs = st.Warn
 		}
 		lines = append(lines, fmt.Sprintf("#%d %s · %s → %s", ev.Index, p(ev.ID), attempt, vs.Render(verdict)),
@@ -135,7 +247,7 @@ func detailLines(name string, d *replay.Detail, err error, cfg replay.Config, st
 	body := d.Body
 	if len(body) > maxRawBytes {
 		body = body[:maxRawBytes]
-		lines = append(lines, st.Dim.Render(fmt.Sprintf("(first %d of %d bytes)", maxRawBytes, len(d.Body))))
+		lines = append(lines, st.Dim.Render(fmt.Sprintf("(first %s of %s)", textfmt.Bytes(maxRawBytes), textfmt.Bytes(int64(len(d.Body))))))
 	}
 	for _, l := range strings.Split(present.PrettyJSON(body), "\n") {
 		lines = append(lines, p(l))
@@ -156,6 +268,3 @@ func num(n *int64) string {
 	}
 	return fmt.Sprint(*n)
 }
-
-// View renders the viewport (exactly its size).
-func (v *detail) View() string { return v.vp.View() }

@@ -5,53 +5,69 @@ import (
 	"fmt"
 	"slices"
 	"strings"
+	"time"
 
-	"github.com/charmbracelet/bubbles/key"
 	"github.com/charmbracelet/bubbles/progress"
+	"github.com/charmbracelet/bubbles/textinput"
 	tea "github.com/charmbracelet/bubbletea"
 	"github.com/charmbracelet/lipgloss"
 	"github.com/charmbracelet/x/ansi"
 	"github.com/deadletter/deadletter/internal/present"
 	"github.com/deadletter/deadletter/internal/textfmt"
 	"github.com/deadletter/deadletter/replay"
+	"github.com/deadletter/deadletter/store"
 )
 
-type dialogKind int
+type phase int
 
 const (
-	dlgConfirm dialogKind = iota
-	dlgRunning
-	dlgResults
+	phaseConfirm phase = iota
+	phaseRunning
+	phaseResults
 )
 
-type actionKind int
+type action int
 
 const (
-	actDrain actionKind = iota
+	actDrain action = iota
 	actRestore
+	actAck
+	actClearAck
 )
 
-// dialog is the action overlay: the confirmation with the prediction, the progress of the run (cancellable),
-// then the per-blob outcomes.
+var actionNames = [...]string{actDrain: "Drain", actRestore: "Restore", actAck: "Acknowledge", actClearAck: "Clear the acknowledgement"}
+
+// ackDurations are what the ack dialog offers (← → to change).
+var ackDurations = []time.Duration{time.Hour, 4 * time.Hour, 24 * time.Hour, 72 * time.Hour, 7 * 24 * time.Hour}
+
+// dialog is an action's overlay: the confirmation with its prediction, the progress of the run (cancellable),
+// then the per-blob outcomes. Its title and key line are pinned; its body scrolls.
 type dialog struct {
-	kind    dialogKind
-	act     actionKind
+	phase   phase
+	act     action
 	title   string
 	lines   []string
 	targets []replay.DrainTarget
 	names   []string
+	blobs   []store.BlobInfo // ack targets
 	force   bool
-	refused int
-	plans   *restorePlansMsg // the restore plans, once read
+	plans   *restorePlansMsg // restore: the plans, once read
+
+	note   textinput.Model // ack: the note
+	ackFor int             // ack: index into ackDurations
+	ackNow time.Time
 
 	total, done int
 	counts      replay.Tally
 	results     []replay.Result
 	bar         progress.Model
 	cancel      context.CancelFunc
+	cancelled   bool
 	ch          chan tea.Msg
 	scroll      int
 	w, h        int
+	inner       int
+	body        []string // wrapped
 }
 
 type (
@@ -67,59 +83,91 @@ type (
 	}
 )
 
-func (d *dialog) SetSize(w, h int) {
-	d.w, d.h = w, h
-	d.bar.Width = min(60, w-12)
-}
-
-func (m *Model) newDialog(kind dialogKind, act actionKind, title string) *dialog {
-	d := &dialog{kind: kind, act: act, title: title, counts: replay.Tally{},
+func (m *Model) newDialog(act action, title string) *dialog {
+	d := &dialog{act: act, title: title, counts: replay.Tally{}, ackFor: 2,
 		bar: progress.New(progress.WithDefaultGradient(), progress.WithColorProfile(m.opt.Renderer.ColorProfile()))}
+	d.note = newInput()
+	d.note.Prompt = "note: "
+	d.note.CharLimit = 180
 	d.SetSize(m.w, m.h)
 	return d
 }
 
-func (m *Model) confirmDrain(items []replay.Item) tea.Cmd {
-	if !m.keys.Drain.Enabled() {
-		m.status = m.st.Warn.Render(disabledWhy(m, "drain"))
-		return nil
+// SetSize implements the component contract: the screen the dialog sits on.
+func (d *dialog) SetSize(w, h int) {
+	d.w, d.h = w, h
+	d.inner = max(20, min(w-6, 100))
+	d.bar.Width = min(60, d.inner)
+	d.note.Width = d.inner - 8
+	d.rewrap()
+}
+
+func (d *dialog) setLines(lines []string) {
+	d.lines = lines
+	d.rewrap()
+}
+
+func (d *dialog) rewrap() {
+	d.body = d.body[:0]
+	for _, l := range d.lines {
+		d.body = append(d.body, strings.Split(ansi.Wrap(l, d.inner, " "), "\n")...)
 	}
+	d.clamp()
+}
+
+// room is how many body lines fit between the pinned title and key line.
+func (d *dialog) room() int { return max(1, d.h-2-2-4) }
+
+func (d *dialog) clamp() { d.scroll = max(0, min(d.scroll, len(d.body)-d.room())) }
+
+func (d *dialog) scrollBy(n int) { d.scroll += n; d.clamp() }
+
+// limitNote says what limits an action to fewer blobs than the pane holds: a selection or a filter.
+func (m *Model) limitNote(t *table, n int) string {
+	total := len(t.order)
+	switch {
+	case len(t.selected) > 0:
+		return fmt.Sprintf("%d of %d %s: the selection", n, total, t.pane)
+	case m.filter.text != "":
+		return fmt.Sprintf("%d of %d %s: filter '%s'", n, total, t.pane, textfmt.Printable(m.filter.text))
+	}
+	return ""
+}
+
+// confirmDrain asks before draining what the operator sees: the selection, else the rows the filter shows.
+func (m *Model) confirmDrain(items []replay.Item, limit string) tea.Cmd {
 	if len(items) == 0 {
-		m.status = "nothing is stranded: no blob to drain"
+		m.setStatus("nothing to drain here")
 		return nil
 	}
-	d := m.newDialog(dlgConfirm, actDrain, fmt.Sprintf("Drain %d stranded blob(s)?", len(items)))
-	d.lines = present.ForecastLines(replay.ForecastDrain(items))
-	d.lines = append(d.lines, "", "Each write is conditional on the ETag read: a blob that changed or vanished is skipped, never resurrected.")
-	for _, it := range items {
-		d.targets = append(d.targets, m.cfg.DrainTargetOf(&it, m.snap.Now))
+	d := m.newDialog(actDrain, fmt.Sprintf("Drain %d stranded blob(s)?", len(items)))
+	var lines []string
+	if limit != "" {
+		lines = append(lines, m.st.Warn.Render("Only what you see: "+limit+"."), "")
 	}
+	lines = append(lines, present.ForecastLines(replay.ForecastDrain(items))...)
+	lines = append(lines, "", "Each write is conditional on the ETag read: a blob that changed or vanished is skipped, never resurrected.")
+	for i := range items {
+		d.targets = append(d.targets, m.cfg.DrainTargetOf(&items[i], m.snap.Now))
+	}
+	d.setLines(lines)
 	m.dialog = d
 	return nil
 }
 
-func disabledWhy(m *Model, what string) string {
-	if m.opt.ReadOnly {
-		return what + " is off: read-only mode"
-	}
-	if what == "drain" {
-		return "drain applies to the stranded pane (press 1)"
-	}
-	return "restore applies to the quarantine pane (press 2)"
-}
-
 // confirmRestore reads each blob's restore plan first (in a command), then asks.
-func (m *Model) confirmRestore(names []string) tea.Cmd {
-	if !m.keys.Restore.Enabled() {
-		m.status = m.st.Warn.Render(disabledWhy(m, "restore"))
-		return nil
-	}
+func (m *Model) confirmRestore(names []string, limit string) tea.Cmd {
 	if len(names) == 0 {
+		m.setStatus("nothing to restore here")
 		return nil
 	}
-	d := m.newDialog(dlgConfirm, actRestore, fmt.Sprintf("Restore %d quarantined blob(s)?", len(names)))
-	d.lines = []string{"reading the restore plan…"}
+	d := m.newDialog(actRestore, fmt.Sprintf("Restore %d quarantined blob(s)?", len(names)))
 	d.names = names
+	lines := []string{"reading the restore plan…"}
+	if limit != "" {
+		lines = append([]string{m.st.Warn.Render("Only what you see: " + limit + "."), ""}, lines...)
+	}
+	d.setLines(lines)
 	m.dialog = d
 	l, ctx := m.opt.Loader, m.ctx
 	return func() tea.Msg {
@@ -132,7 +180,136 @@ func (m *Model) confirmRestore(names []string) tea.Cmd {
 	}
 }
 
-func (m *Model) restoreLines(msg restorePlansMsg, force bool) ([]string, int) {
+// confirmAck asks before acknowledging (or, when every target is acknowledged already, clearing) blobs.
+func (m *Model) confirmAck(items []replay.Item, limit string) tea.Cmd {
+	if len(items) == 0 {
+		m.setStatus("nothing to acknowledge here")
+		return nil
+	}
+	allAcked := true
+	for i := range items {
+		if !m.cfg.AlertsOf(&items[i], m.snap.Now).Acked {
+			allAcked = false
+		}
+	}
+	act := actAck
+	if allAcked {
+		act = actClearAck
+	}
+	d := m.newDialog(act, fmt.Sprintf("%s of %d blob(s)?", actionNames[act], len(items)))
+	if act == actAck {
+		d.title = fmt.Sprintf("Acknowledge %d blob(s)?", len(items))
+		d.note.Focus()
+	}
+	for _, it := range items {
+		d.blobs = append(d.blobs, it.BlobInfo)
+	}
+	d.ackNow = m.snap.Now
+	var lines []string
+	if limit != "" {
+		lines = append(lines, m.st.Warn.Render("Only what you see: "+limit+"."), "")
+	}
+	if act == actAck {
+		lines = append(lines, "An acknowledged blob stays listed (dimmed) but raises no badge, check or watch finding until the ack runs out or the blob changes.",
+			"It is kept in the blob's index tags, shared with everyone who looks; the blob's ETag and Last-Modified do not change.",
+			fmt.Sprintf("By %s.", textfmt.Printable(m.by())))
+	} else {
+		lines = append(lines, "Every one of them is acknowledged: clearing makes them raise their findings again.")
+	}
+	d.setLines(lines)
+	m.dialog = d
+	return nil
+}
+
+// start runs the confirmed action in a goroutine; its progress and result come back through a channel read by a
+// command, one message at a time.
+func (m *Model) start(d *dialog) tea.Cmd {
+	ctx, cancel := context.WithCancel(m.ctx)
+	d.phase, d.cancel, d.ch = phaseRunning, cancel, make(chan tea.Msg, 64)
+	d.note.Blur()
+	c, cfg, ro, conc := m.opt.Loader.Container, m.cfg, m.opt.ReadOnly, m.opt.Concurrency
+	progressed := func(r replay.Result) { d.ch <- progressMsg{r} }
+	var run func() ([]replay.Result, error)
+	switch d.act {
+	case actDrain:
+		d.total = len(d.targets)
+		run = func() ([]replay.Result, error) {
+			return replay.Drain(ctx, c, cfg, d.targets, replay.DrainOptions{ReadOnly: ro, Concurrency: conc, Progress: progressed})
+		}
+	case actRestore:
+		d.total = len(d.names)
+		run = func() ([]replay.Result, error) {
+			return replay.Restore(ctx, c, cfg, d.names, replay.RestoreOptions{ReadOnly: ro, Force: d.force, Concurrency: conc, Progress: progressed})
+		}
+	default:
+		d.total = len(d.blobs)
+		o := replay.AckOptions{For: ackDurations[d.ackFor], Now: d.ackNow, By: m.by(), Note: d.note.Value(), Clear: d.act == actClearAck, ReadOnly: ro, Progress: progressed}
+		run = func() ([]replay.Result, error) { return replay.Acknowledge(ctx, c, d.blobs, o) }
+	}
+	go func() {
+		res, err := run()
+		d.ch <- actionDoneMsg{res, err}
+	}()
+	return waitFor(d.ch)
+}
+
+// update takes what the dialog's work sends back: plans, progress, the end.
+func (d *dialog) update(m *Model, msg tea.Msg) tea.Cmd {
+	switch msg := msg.(type) {
+	case restorePlansMsg:
+		if d.act != actRestore || d.plans != nil || !slices.Equal(d.names, msg.names) || d.phase != phaseConfirm {
+			return nil // plans for a dialog that is no longer open
+		}
+		d.plans = &msg
+		d.setLines(m.restoreLines(d))
+	case progressMsg:
+		d.done++
+		d.counts[msg.r.Outcome]++
+		return waitFor(d.ch)
+	case actionDoneMsg:
+		d.finish(m, msg)
+		m.results = d
+		return m.refresh()
+	default:
+		if d.note.Focused() {
+			var cmd tea.Cmd
+			d.note, cmd = d.note.Update(msg)
+			return cmd
+		}
+	}
+	return nil
+}
+
+func (d *dialog) finish(m *Model, msg actionDoneMsg) {
+	d.phase, d.results, d.scroll = phaseResults, msg.results, 0
+	d.title = actionNames[d.act] + " finished"
+	tally := replay.TallyOf(msg.results)
+	var lines []string
+	switch {
+	case msg.err != nil:
+		lines = []string{m.st.Error.Render(textfmt.Printable(msg.err.Error()))}
+	default:
+		lines = []string{present.TallyLine(tally, false)}
+		if d.cancelled && tally[replay.OutcomeCancelled] == 0 {
+			lines = append(lines, m.st.Warn.Render(fmt.Sprintf("The %s finished before the cancel arrived: every blob was handled.", strings.ToLower(actionNames[d.act]))))
+		}
+		lines = append(lines, "")
+		for _, l := range present.ResultLines(msg.results, false) {
+			if strings.HasPrefix(l, string(replay.OutcomeFailed)) {
+				l = m.st.Error.Render(l)
+			}
+			lines = append(lines, l)
+		}
+	}
+	d.setLines(lines)
+	m.setStatus(present.TallyLine(tally, false))
+	for _, t := range m.tables {
+		t.selected = map[string]bool{}
+	}
+}
+
+func (m *Model) restoreLines(d *dialog) []string {
+	msg := d.plans
 	var lines []string
 	refused := 0
 	for i, n := range msg.names {
@@ -149,162 +326,52 @@ func (m *Model) restoreLines(msg restorePlansMsg, force bool) ([]string, int) {
 			refused++
 		}
 	}
-	if refused > 0 && !force {
+	switch {
+	case refused > 0 && !d.force:
 		lines = append(lines, "", m.st.Warn.Render(fmt.Sprintf("%d blob(s) will be refused: press f to restore them anyway (--force)", refused)))
-	} else if force {
+	case d.force:
 		lines = append(lines, "", m.st.Warn.Render("--force: blobs where nothing resumes are restored too (the replay re-quarantines them)"))
-	}
-	return lines, refused
-}
-
-// start runs the confirmed action in a goroutine; its progress and result come back through a channel read by
-// a command, one message at a time.
-func (m *Model) start(d *dialog) tea.Cmd {
-	ctx, cancel := context.WithCancel(m.ctx)
-	d.kind, d.cancel, d.ch = dlgRunning, cancel, make(chan tea.Msg, 64)
-	c, cfg := m.opt.Loader.Container, m.cfg
-	progress := func(r replay.Result) { d.ch <- progressMsg{r} }
-	if d.act == actDrain {
-		d.total = len(d.targets)
-		go func() {
-			res, err := replay.Drain(ctx, c, cfg, d.targets, replay.DrainOptions{ReadOnly: m.opt.ReadOnly, Concurrency: m.opt.Concurrency, Progress: progress})
-			d.ch <- actionDoneMsg{res, err}
-		}()
-	} else {
-		d.total = len(d.names)
-		go func() {
-			res, err := replay.Restore(ctx, c, cfg, d.names, replay.RestoreOptions{ReadOnly: m.opt.ReadOnly, Force: d.force, Concurrency: m.opt.Concurrency, Progress: progress})
-			d.ch <- actionDoneMsg{res, err}
-		}()
-	}
-	return tea.Batch(waitFor(d.ch), d.bar.SetPercent(0))
-}
-
-func waitFor(ch chan tea.Msg) tea.Cmd {
-	return func() tea.Msg { return <-ch }
-}
-
-func (m *Model) updateDialog(msg tea.Msg) tea.Cmd {
-	d := m.dialog
-	if d == nil {
-		return nil
-	}
-	switch msg := msg.(type) {
-	case restorePlansMsg:
-		if d.act != actRestore || d.plans != nil || !slices.Equal(d.names, msg.names) {
-			return nil // plans for a dialog that is no longer open
-		}
-		d.plans = &msg
-		d.lines, d.refused = m.restoreLines(msg, d.force)
-		return nil
-	case progressMsg:
-		d.done++
-		d.counts[msg.r.Outcome]++
-		return tea.Batch(waitFor(d.ch), d.bar.SetPercent(float64(d.done)/float64(max(1, d.total))))
-	case actionDoneMsg:
-		d.kind, d.results = dlgResults, msg.results
-		if msg.err != nil {
-			d.lines = []string{m.st.Error.Render(textfmt.Printable(msg.err.Error()))}
-		} else {
-			d.lines = resultLines(msg.results, m.st)
-		}
-		d.title = map[actionKind]string{actDrain: "Drain", actRestore: "Restore"}[d.act] + " finished"
-		m.status = present.TallyLine(replay.TallyOf(msg.results), false)
-		return m.refresh()
-	case progress.FrameMsg:
-		pm, cmd := d.bar.Update(msg)
-		d.bar = pm.(progress.Model)
-		return cmd
-	case tea.KeyMsg:
-		switch d.kind {
-		case dlgConfirm:
-			switch {
-			case key.Matches(msg, m.keys.Confirm):
-				if d.act == actRestore && d.plans == nil {
-					return nil // still reading the plan
-				}
-				return m.start(d)
-			case key.Matches(msg, m.keys.Force) && d.plans != nil:
-				d.force = !d.force
-				d.lines, d.refused = m.restoreLines(*d.plans, d.force)
-			case key.Matches(msg, m.keys.Cancel), msg.String() == "q":
-				m.dialog = nil
-			case msg.String() == "ctrl+c":
-				return m.quit()
-			}
-		case dlgRunning:
-			if key.Matches(msg, m.keys.Cancel) || msg.String() == "ctrl+c" {
-				d.cancel() // nothing after this point is touched; the run reports what it did
-				d.title = "Cancelling…"
-			}
-		case dlgResults:
-			switch msg.String() {
-			case "up", "k":
-				d.scroll = max(0, d.scroll-1)
-			case "down", "j":
-				d.scroll = min(max(0, len(d.lines)-1), d.scroll+1)
-			case "ctrl+c":
-				return m.quit()
-			default:
-				m.dialog = nil
-				for _, t := range m.tables {
-					t.selected = map[string]bool{}
-				}
-				m.updateKeys()
-			}
-		}
-	}
-	return nil
-}
-
-func resultLines(rs []replay.Result, st Styles) []string {
-	lines := []string{present.TallyLine(replay.TallyOf(rs), false), ""}
-	for _, r := range rs {
-		l := fmt.Sprintf("%-9s %s", r.Outcome, textfmt.Printable(r.Name))
-		if r.Target != "" {
-			l += " → " + textfmt.Printable(r.Target)
-		}
-		if r.Error != "" {
-			l += ": " + textfmt.Printable(r.Error)
-		}
-		if r.Outcome == replay.OutcomeFailed {
-			l = st.Error.Render(l)
-		}
-		lines = append(lines, l)
 	}
 	return lines
 }
 
-// Overlay draws the dialog box over the centre of the screen.
-func (d *dialog) Overlay(screen string, st Styles, w, h int) string {
-	inner := min(w-6, 100)
+// keyLine is the dialog's pinned last line: its keys, generated from its scope.
+func (d *dialog) keyLine(m *Model) string {
+	return m.keyHints(m.focusScope(), d.inner)
+}
+
+// View draws the dialog box over the centre of the screen: title, body (scrolled), key line.
+func (d *dialog) View(m *Model, screen string) string {
+	st := m.st
 	var body []string
 	body = append(body, st.Title.Render(d.title), "")
-	switch d.kind {
-	case dlgConfirm:
-		for _, l := range d.lines {
-			body = append(body, strings.Split(ansi.Wrap(l, inner, " "), "\n")...)
+	room := d.room()
+	switch d.phase {
+	case phaseRunning:
+		body = append(body, d.bar.ViewAs(float64(d.done)/float64(max(1, d.total))), fmt.Sprintf("%d of %d done  %s", d.done, d.total, present.TallyLine(d.counts, false)))
+		if d.cancelled {
+			body = append(body, st.Warn.Render("cancelling: blobs not yet started are left untouched…"))
 		}
-		body = append(body, "", st.Key.Render("y")+" confirm   "+st.Key.Render("esc")+" cancel")
-		if d.act == actRestore {
-			body[len(body)-1] += "   " + st.Key.Render("f") + " toggle --force"
+	default:
+		end := min(len(d.body), d.scroll+room)
+		body = append(body, d.body[d.scroll:end]...)
+		if d.act == actAck && d.phase == phaseConfirm {
+			body = append(body, "", d.note.View(), fmt.Sprintf("for: %s  (← → to change)", textfmt.Duration(ackDurations[d.ackFor])))
 		}
-	case dlgRunning:
-		body = append(body, d.bar.View(), fmt.Sprintf("%d of %d done  %s", d.done, d.total, present.TallyLine(d.counts, false)), "", st.Key.Render("esc")+" cancel: nothing after this point is touched")
-	case dlgResults:
-		room := max(3, h-8)
-		end := min(len(d.lines), d.scroll+room)
-		body = append(body, d.lines[d.scroll:end]...)
-		body = append(body, "", st.Dim.Render("↑/↓ scroll · any other key closes"))
 	}
+	more := ""
+	if len(d.body) > room && d.phase != phaseRunning {
+		more = st.Dim.Render(fmt.Sprintf("  lines %d–%d of %d", d.scroll+1, min(len(d.body), d.scroll+room), len(d.body)))
+	}
+	body = append(body, "", d.keyLine(m)+more)
 	for i := range body {
-		body[i] = fit(body[i], inner, 1)
+		body[i] = fit(body[i], d.inner, 1)
 	}
-	if len(body) > h-2 {
-		body = body[:h-2]
+	if len(body) > d.h-2 { // never taller than the screen: the key line stays
+		body = append(body[:d.h-3], body[len(body)-1])
 	}
 	box := st.Box.Render(strings.Join(body, "\n"))
-	return placeOver(screen, box, w, h)
+	return placeOver(screen, box, d.w, d.h)
 }
 
 // placeOver centres box on screen, replacing the lines it covers.

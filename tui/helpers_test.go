@@ -1,12 +1,10 @@
 package tui
 
 import (
+	"bytes"
 	"context"
-	"flag"
 	"io"
-	"os"
-	"path/filepath"
-	"reflect"
+	"runtime"
 	"strings"
 	"sync"
 	"testing"
@@ -22,12 +20,6 @@ import (
 	"github.com/muesli/termenv"
 )
 
-// updating reports -update (the flag is registered by x/exp/golden, which teatest brings in).
-func updating() bool {
-	f := flag.Lookup("update")
-	return f != nil && f.Value.String() == "true"
-}
-
 var fixedNow = time.Date(2026, 11, 30, 12, 0, 0, 0, time.UTC)
 
 // hostileName holds terminal escape sequences: they must reach the screen escaped.
@@ -41,7 +33,7 @@ func fixture(t testing.TB, count int) (*storetest.Mem, replay.Config) {
 	if _, err := scenario.Seed(context.Background(), mem, scenario.SeedOptions{Count: count, Seed: 7, Config: cfg}); err != nil {
 		t.Fatal(err)
 	}
-	body := `[{"id":"x\u001b[31m","subject":"\u001b[2J\u001b]0;pwned\u0007","eventType":"ProcessPushNotification","dataVersion":"1"}]`
+	body := `[{"id":"x\u001b[31m","subject":"\u001b[2J\u001b]0;pwned\u0007","eventType":"ProcessPushNotification","dataVersion":"1","data":{}}]`
 	mem.Write(context.Background(), hostileName, []byte(body), store.WriteOptions{})
 	mem.Backdate(context.Background(), hostileName, fixedNow.Add(-3*time.Hour))
 	cfg.Handlers = scenario.IncidentRegister
@@ -54,96 +46,197 @@ func asciiRenderer() *lipgloss.Renderer {
 	return r
 }
 
-func newModel(c store.Container, cfg replay.Config, readOnly bool) *Model {
-	l := replay.NewLoader(c, cfg)
-	return New(Options{Loader: l, Check: replay.CheckOptions{}, ReadOnly: readOnly, Interval: time.Hour,
-		Renderer: asciiRenderer(), Clock: func() time.Time { return fixedNow }})
+// deferred is a timer the harness holds instead of sleeping: polling, the retry countdown, the filter's debounce.
+type deferred struct {
+	d   time.Duration
+	msg tea.Msg
 }
 
-// drive feeds messages to the model and runs the commands it returns, feeding their messages back, until
-// nothing more arrives. A command that does not answer within the grace (a polling tick) is dropped.
-func drive(t testing.TB, m *Model, msgs ...tea.Msg) {
+// harness drives the dashboard as the terminal would — window size, keys, mouse — and runs every command it
+// returns to completion, synchronously; timers wait in a list until the test advances the clock. No test sleeps.
+type harness struct {
+	t      testing.TB
+	m      *Model
+	now    time.Time
+	timers []timerAt
+	clip   *lockedBuffer
+	// paused holds what commands return instead of delivering it, so a test can press a key while work is
+	// in flight (a cancel that arrives late); resume delivers it.
+	paused bool
+	held   []tea.Msg
+}
+
+func (hs *harness) pause() { hs.paused = true }
+
+func (hs *harness) resume() {
+	hs.paused = false
+	held := hs.held
+	hs.held = nil
+	hs.send(held...)
+}
+
+type timerAt struct {
+	at  time.Time
+	msg tea.Msg
+}
+
+type lockedBuffer struct {
+	mu sync.Mutex
+	b  bytes.Buffer
+}
+
+func (l *lockedBuffer) Write(p []byte) (int, error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.b.Write(p)
+}
+func (l *lockedBuffer) String() string { l.mu.Lock(); defer l.mu.Unlock(); return l.b.String() }
+
+type opt func(*Options)
+
+func readOnly(o *Options) { o.ReadOnly = true }
+
+func newHarness(t testing.TB, c store.Container, cfg replay.Config, w, h int, opts ...opt) *harness {
 	t.Helper()
-	queue := append([]tea.Msg(nil), msgs...)
-	for steps := 0; len(queue) > 0; steps++ {
-		if steps > 100000 {
-			t.Fatal("the model never went quiet")
-		}
-		msg := queue[0]
-		queue = queue[1:]
-		_, cmd := m.Update(msg)
-		queue = append(queue, run(cmd)...)
+	hs := &harness{t: t, now: fixedNow, clip: &lockedBuffer{}}
+	o := Options{Loader: replay.NewLoader(c, cfg), Interval: time.Minute, Renderer: asciiRenderer(), By: "tester@host",
+		Clock: func() time.Time { return hs.now }, Clipboard: hs.clip,
+		After: func(d time.Duration, msg tea.Msg) tea.Cmd { return func() tea.Msg { return deferred{d, msg} } }}
+	for _, f := range opts {
+		f(&o)
+	}
+	hs.m = New(o)
+	t.Cleanup(hs.m.stop)
+	hs.send(tea.WindowSizeMsg{Width: w, Height: h})
+	hs.run(hs.m.Init())
+	hs.settle()
+	return hs
+}
+
+// send delivers messages and everything they set off.
+func (hs *harness) send(msgs ...tea.Msg) {
+	hs.t.Helper()
+	for _, msg := range msgs {
+		_, cmd := hs.m.Update(msg)
+		hs.run(cmd)
 	}
 }
 
-// run executes a command (a batch's parts concurrently) and returns the messages that arrive within the grace.
-func run(cmd tea.Cmd) []tea.Msg {
+// run executes a command (a batch's parts in turn) and delivers what it returns.
+func (hs *harness) run(cmd tea.Cmd) {
 	if cmd == nil {
-		return nil
+		return
 	}
-	ch := make(chan tea.Msg, 1)
-	go func() { ch <- cmd() }()
-	select {
-	case msg := <-ch:
-		switch msg := msg.(type) {
-		case nil, tea.QuitMsg:
-			return nil
-		case tea.BatchMsg:
-			results := make([][]tea.Msg, len(msg))
-			var wg sync.WaitGroup
-			for i, c := range msg {
-				wg.Add(1)
-				go func() { defer wg.Done(); results[i] = run(c) }()
-			}
-			wg.Wait()
-			var out []tea.Msg
-			for _, r := range results {
-				out = append(out, r...)
-			}
-			return out
+	switch msg := cmd().(type) {
+	case nil, tea.QuitMsg:
+	case tea.BatchMsg:
+		for _, c := range msg {
+			hs.run(c)
 		}
-		if reflect.TypeOf(msg).String() == "tea.sequenceMsg" {
-			return nil
+	case deferred:
+		hs.timers = append(hs.timers, timerAt{at: hs.now.Add(msg.d), msg: msg.msg})
+	default:
+		if hs.paused {
+			hs.held = append(hs.held, msg)
+			return
 		}
-		return []tea.Msg{msg}
-	case <-time.After(150 * time.Millisecond): // a timer (polling, cursor blink): not waited for
-		return nil
+		hs.send(msg)
 	}
 }
 
-func keys(s string) []tea.Msg {
-	var out []tea.Msg
-	for _, r := range s {
-		out = append(out, tea.KeyMsg{Type: tea.KeyRunes, Runes: []rune{r}})
+// settle fires the short timers (the filter's debounce) until nothing more is due within a second.
+func (hs *harness) settle() { hs.advance(time.Second - time.Nanosecond) }
+
+// advance moves the clock on by d and delivers every timer that falls due, in order.
+func (hs *harness) advance(d time.Duration) {
+	end := hs.now.Add(d)
+	for {
+		next := -1
+		for i, tm := range hs.timers {
+			if !tm.at.After(end) && (next < 0 || tm.at.Before(hs.timers[next].at)) {
+				next = i
+			}
+		}
+		if next < 0 {
+			hs.now = end
+			return
+		}
+		tm := hs.timers[next]
+		hs.timers = append(hs.timers[:next], hs.timers[next+1:]...)
+		if tm.at.After(hs.now) {
+			hs.now = tm.at
+		}
+		hs.send(tm.msg)
 	}
-	return out
 }
 
-func special(t tea.KeyType) tea.Msg { return tea.KeyMsg{Type: t} }
+// press types keys: each rune a key press; names in angle brackets are special keys (<enter>, <esc>, <tab>…).
+func (hs *harness) press(keys ...string) {
+	hs.t.Helper()
+	for _, k := range keys {
+		if strings.HasPrefix(k, "<") && strings.HasSuffix(k, ">") {
+			hs.send(special(k[1 : len(k)-1]))
+		} else {
+			for _, r := range k {
+				hs.send(tea.KeyMsg{Type: tea.KeyRunes, Runes: []rune{r}})
+			}
+		}
+		hs.settle()
+	}
+}
 
-func size(w, h int) tea.Msg { return tea.WindowSizeMsg{Width: w, Height: h} }
-
-// golden compares a screen with testdata/golden/<name>.txt (go test ./tui -update rewrites it).
-func golden(t *testing.T, name, got string) {
+// waitUntil waits for a condition another goroutine makes true, with a deadline — never a fixed pause.
+func waitUntil(t testing.TB, what string, cond func() bool) {
 	t.Helper()
-	if strings.Contains(got, "\x1b") {
-		t.Fatalf("%s: the ASCII screen holds an escape sequence:\n%q", name, got)
+	for deadline := time.Now().Add(10 * time.Second); !cond(); {
+		if time.Now().After(deadline) {
+			t.Fatalf("gave up waiting: %s", what)
+		}
+		runtime.Gosched()
 	}
-	path := filepath.Join("..", "testdata", "golden", name+".txt")
-	if updating() {
-		os.WriteFile(path, []byte(got), 0o644)
+}
+
+func special(name string) tea.KeyMsg {
+	types := map[string]tea.KeyType{"enter": tea.KeyEnter, "esc": tea.KeyEsc, "tab": tea.KeyTab, "shift+tab": tea.KeyShiftTab,
+		"up": tea.KeyUp, "down": tea.KeyDown, "left": tea.KeyLeft, "right": tea.KeyRight, "pgup": tea.KeyPgUp, "pgdown": tea.KeyPgDown,
+		"home": tea.KeyHome, "end": tea.KeyEnd, "space": tea.KeySpace, "ctrl+a": tea.KeyCtrlA, "ctrl+c": tea.KeyCtrlC, "backspace": tea.KeyBackspace}
+	if t, ok := types[name]; ok {
+		if t == tea.KeySpace {
+			return tea.KeyMsg{Type: tea.KeySpace, Runes: []rune{' '}}
+		}
+		return tea.KeyMsg{Type: t}
 	}
-	want, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatalf("%v (run go test ./tui -update once)", err)
+	panic("no key " + name)
+}
+
+// screen is what the terminal shows now.
+func (hs *harness) screen() string { return hs.m.View() }
+
+// shows fails unless the screen holds every text.
+func (hs *harness) shows(want ...string) string {
+	hs.t.Helper()
+	s := hs.screen()
+	for _, w := range want {
+		if !strings.Contains(s, w) {
+			hs.t.Fatalf("the screen does not show %q:\n%s", w, s)
+		}
 	}
-	if string(want) != got {
-		t.Fatalf("%s differs from %s:\n--- got ---\n%s\n--- want ---\n%s", name, path, got, want)
+	return s
+}
+
+// lacks fails if the screen holds any of the texts.
+func (hs *harness) lacks(not ...string) {
+	hs.t.Helper()
+	s := hs.screen()
+	for _, n := range not {
+		if strings.Contains(s, n) {
+			hs.t.Fatalf("the screen shows %q:\n%s", n, s)
+		}
 	}
 }
 
 // checkSize fails unless the view is exactly w columns by h lines.
-func checkSize(t *testing.T, label, view string, w, h int) {
+func checkSize(t testing.TB, label, view string, w, h int) {
 	t.Helper()
 	lines := strings.Split(view, "\n")
 	if len(lines) != h {

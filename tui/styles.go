@@ -15,10 +15,11 @@ type Styles struct {
 	Header, Row, Cursor, Chose lipgloss.Style
 	Alert, Warn, OK, Info      lipgloss.Style
 	Box, Key, Disabled, Error  lipgloss.Style
+	Badge, Stale, Match        lipgloss.Style
 
 	// paint holds the row styles as fixed prefix and suffix, worked out once: a table row is one line, and
 	// running lipgloss over it on every frame was a quarter of View's time at 100,000 blobs.
-	paint struct{ row, cursor, chose, alert, warn painter }
+	paint struct{ row, cursor, chose, alert, warn, dim painter }
 }
 
 // painter wraps one line in a style's escape sequences.
@@ -64,8 +65,35 @@ func NewStyles(r *lipgloss.Renderer) Styles {
 		Key:       s().Bold(true),
 		Disabled:  s().Foreground(c("#A0A0A0", "#5C5C5C")).Strikethrough(true),
 		Error:     s().Bold(true).Foreground(c("#C62828", "#F87171")),
+		Badge:     s().Bold(true).Foreground(c("#1A1A1A", "#1A1A1A")).Background(c("#FBBF24", "#FBBF24")),
+		Stale:     s().Bold(true).Foreground(c("#FFFFFF", "#1A1A1A")).Background(c("#B45309", "#FBBF24")),
+		Match:     s().Reverse(true),
 	}
 	st.paint.row, st.paint.cursor, st.paint.chose = newPainter(st.Row), newPainter(st.Cursor), newPainter(st.Chose)
-	st.paint.alert, st.paint.warn = newPainter(st.Error), newPainter(st.Warn)
+	st.paint.alert, st.paint.warn, st.paint.dim = newPainter(st.Error), newPainter(st.Warn), newPainter(st.Dim)
 	return st
+}
+
+// paintKey is one styled text: the style (by its place in Styles) and the text.
+type paintKey struct {
+	style *lipgloss.Style
+	text  string
+}
+
+// maxPainted bounds the memo of styled texts (the badges, tabs and key hints of a session are a few dozen).
+const maxPainted = 1024
+
+// paint renders text in a style of m.st, remembering the result: the same badges, tabs and key hints are drawn on
+// every frame, and each lipgloss render costs microseconds that a million-row frame budget cannot spare.
+func (m *Model) paint(style *lipgloss.Style, text string) string {
+	k := paintKey{style, text}
+	if s, ok := m.painted[k]; ok {
+		return s
+	}
+	if len(m.painted) >= maxPainted {
+		clear(m.painted)
+	}
+	s := style.Render(text)
+	m.painted[k] = s
+	return s
 }

@@ -2,84 +2,142 @@ package tui
 
 import (
 	"fmt"
-	"sort"
-	"strconv"
+	"slices"
 	"strings"
-	"time"
 
+	"github.com/deadletter/deadletter/internal/present"
 	"github.com/deadletter/deadletter/internal/textfmt"
 	"github.com/deadletter/deadletter/replay"
-	"github.com/mattn/go-runewidth"
 )
 
-// sortKey is a column the table can be sorted by.
-type sortKey int
+// tableColumns are the table's columns, as data (internal/present): what each shows, how much room it wants and
+// gives up, how it sorts. The dashboard keeps the subscription and the verdicts before the reason on a narrow
+// terminal, and gives spare width to the name.
+var tableColumns = func() []present.Column {
+	cols := []present.Column{present.ColSubscription, present.ColHour, present.ColFile, present.ColAge, present.ColEvents,
+		present.ColReason, present.ColAttempt, present.ColVerdicts, present.ColState, present.ColDeletesIn}
+	prio := map[string]int{"subscription": 90, "age": 85, "deletesIn": 80, "verdicts": 75, "events": 70, "file": 60, "reason": 55,
+		"attempt": 50, "hour": 40, "state": 35}
+	for i := range cols {
+		cols[i].Priority = prio[cols[i].ID]
+	}
+	cols[0].Max = 22                  // a wide terminal does not give 58 columns to SUBSCRIPTION
+	cols[2].Max, cols[2].Min = 42, 12 // the name (a GUID and .json) takes spare width first
+	cols[5].Grow = true               // then the reason, as long as it is
+	return cols
+}()
 
-const (
-	sortAge sortKey = iota
-	sortExpiry
-	sortEvents
-	sortSubscription
-	sortAttempt
-	sortCount
-)
-
-var sortNames = [...]string{"age", "deletion", "events", "subscription", "attempt"}
-
-// sortColumn is the column each sort key orders by.
-var sortColumn = [...]int{sortAge: 3, sortExpiry: 8, sortEvents: 4, sortSubscription: 1, sortAttempt: 6}
+// markWidth is the row marker: cursor, selection, and H (handled) or A (acknowledged).
+const markWidth = 3
 
 // table is one pane's list of blobs: the pane's items in sort order, the rows that pass the filter (indexes into
 // the snapshot), a cursor and an offset. Only the rows on screen are ever rendered.
 type table struct {
 	pane     replay.Pane
 	order    []int // every item of the pane, sorted
+	pending  []int // items that arrived since the last flush, not yet sorted in
 	rows     []int // the ones that pass the filter, in order
-	total    int
 	cursor   int
 	offset   int
 	height   int
 	width    int
-	sort     sortKey
+	widths   []int
+	sortBy   string // a column ID
 	desc     bool
 	selected map[string]bool
 }
 
 func newTable(p replay.Pane) *table {
 	// Oldest first: the blob closest to being lost is the one to look at.
-	return &table{pane: p, selected: map[string]bool{}, desc: true}
+	t := &table{pane: p, selected: map[string]bool{}, sortBy: "age", desc: true}
+	t.SetSize(minW, minH)
+	return t
 }
 
-// SetSize implements the component contract: the number of rows the table may draw and its width.
+// SetSize implements the component contract: the rows the table may draw (below its header line) and its width.
 func (t *table) SetSize(w, h int) {
-	t.width, t.height = w, max(1, h)
+	t.width, t.height = w, max(1, h-1)
+	t.widths = present.Layout(tableColumns, w-markWidth-1)
 	t.clamp()
 }
 
-// SetItems takes the pane's items of a new snapshot: they are sorted once, then filtered. The cursor stays on
-// the same blob when it is still there; selections of blobs that are gone are dropped.
-func (t *table) SetItems(s *replay.Snapshot, items []int, match func(int) bool) {
-	keep := t.cursorName(s)
-	t.order, t.total = items, len(items)
+func (t *table) column(id string) (present.Column, int) {
+	for i, c := range tableColumns {
+		if c.ID == id {
+			return c, i
+		}
+	}
+	return tableColumns[0], 0
+}
+
+// less orders two snapshot items by the current sort; equal keys by name, always ascending.
+func (t *table) less(m *Model) func(a, b int) int {
+	c, _ := t.column(t.sortBy)
+	items := m.snap.Items
+	return func(a, b int) int {
+		x, y := &items[a], &items[b]
+		switch {
+		case c.Less(x, y):
+			if t.desc {
+				return 1
+			}
+			return -1
+		case c.Less(y, x):
+			if t.desc {
+				return -1
+			}
+			return 1
+		}
+		return strings.Compare(x.Name, y.Name)
+	}
+}
+
+// reset takes the pane's items afresh (a rebuild): sorted once, filtered, the cursor kept on its blob.
+func (t *table) reset(m *Model, items []int) {
+	keep := t.cursorName(m)
+	t.order, t.pending = items, nil
 	for n := range t.selected {
-		if i, ok := s.Lookup(n); !ok || s.Items[i].Pane != t.pane {
+		if i, ok := m.snap.Lookup(n); !ok || m.snap.Items[i].Pane != t.pane {
 			delete(t.selected, n)
 		}
 	}
-	t.sortOrder(s)
-	t.Filter(s, match, keep)
+	slices.SortFunc(t.order, t.less(m))
+	t.refilter(m, keep)
 }
 
-// cursorName is the blob under the cursor, if any.
-func (t *table) cursorName(s *replay.Snapshot) string {
-	if s != nil && t.cursor < len(t.rows) && t.rows[t.cursor] < len(s.Items) {
-		return s.Items[t.rows[t.cursor]].Name
+// takePending sorts the rows that arrived since the last flush into the order (a merge: the order is not sorted
+// again) and filters them.
+func (t *table) takePending(m *Model) {
+	if len(t.pending) == 0 {
+		return
 	}
-	return ""
+	keep := t.cursorName(m)
+	cmp := t.less(m)
+	slices.SortFunc(t.pending, cmp)
+	merged := make([]int, 0, len(t.order)+len(t.pending))
+	a, b := t.order, t.pending
+	for len(a) > 0 && len(b) > 0 {
+		if cmp(b[0], a[0]) < 0 {
+			merged, b = append(merged, b[0]), b[1:]
+		} else {
+			merged, a = append(merged, a[0]), a[1:]
+		}
+	}
+	t.order = append(append(merged, a...), b...)
+	t.pending = nil
+	t.refilter(m, keep)
 }
 
-// Filter keeps the rows match accepts (nil: all), in sort order, and puts the cursor back on keep when it passes.
-func (t *table) Filter(s *replay.Snapshot, match func(int) bool, keep string) {
+// resort orders the rows by the current sort, keeping the cursor's blob.
+func (t *table) resort(m *Model) {
+	keep := t.cursorName(m)
+	slices.SortFunc(t.order, t.less(m))
+	t.refilter(m, keep)
+}
+
+// refilter keeps the rows the filter accepts, in order, and puts the cursor back on keep when it passes.
+func (t *table) refilter(m *Model, keep string) {
+	match := m.filter.match(m)
 	t.rows = t.rows[:0]
 	for _, i := range t.order {
 		if match == nil || match(i) {
@@ -87,141 +145,67 @@ func (t *table) Filter(s *replay.Snapshot, match func(int) bool, keep string) {
 		}
 	}
 	t.cursor = 0
-	for i, r := range t.rows {
-		if keep != "" && s.Items[r].Name == keep {
-			t.cursor = i
-			break
+	if keep != "" {
+		for r, i := range t.rows {
+			if m.snap.Items[i].Name == keep {
+				t.cursor = r
+				break
+			}
 		}
 	}
 	t.clamp()
 }
 
-// matcher filters a snapshot case-insensitively on blob names, reasons and outcomes. Each item's lower-cased
-// search key is built once (again when its payload summary arrives), so a filter pass is one substring search
-// per item.
-type matcher struct {
-	snap    *replay.Snapshot
-	keys    []string
-	summary []*replay.Summary // the summary each key was built with
-}
-
-func (mt *matcher) reset(s *replay.Snapshot) { *mt = matcher{snap: s} }
-
-// fn returns the filter for f, nil for no filter.
-func (mt *matcher) fn(f string) func(int) bool {
-	if f == "" || mt.snap == nil {
-		return nil
-	}
-	if mt.keys == nil {
-		mt.keys = make([]string, len(mt.snap.Items))
-		mt.summary = make([]*replay.Summary, len(mt.snap.Items))
-	}
-	f = strings.ToLower(f)
-	return func(i int) bool {
-		it := &mt.snap.Items[i]
-		if mt.keys[i] == "" || mt.summary[i] != it.Summary {
-			mt.keys[i], mt.summary[i] = searchKey(it), it.Summary
-		}
-		return strings.Contains(mt.keys[i], f)
-	}
-}
-
-func searchKey(it *replay.Item) string {
-	var b strings.Builder
-	b.WriteString(it.Name)
-	if s := it.Summary; s != nil {
-		for _, cs := range []replay.Counts{s.Reasons, s.Outcomes} {
-			for _, c := range cs {
-				b.WriteByte(0)
-				b.WriteString(c.Value)
-			}
+// dropHidden unselects the blobs the filter no longer shows, and says how many.
+func (t *table) dropHidden(m *Model) int {
+	shown := make(map[string]bool, len(t.selected))
+	for _, i := range t.rows {
+		if n := m.snap.Items[i].Name; t.selected[n] {
+			shown[n] = true
 		}
 	}
-	return strings.ToLower(b.String())
+	dropped := len(t.selected) - len(shown)
+	t.selected = shown
+	return dropped
 }
 
-// Sort re-sorts by the current key, keeping the filter and the cursor's blob.
-func (t *table) Sort(s *replay.Snapshot, match func(int) bool) {
-	keep := t.cursorName(s)
-	t.sortOrder(s)
-	t.Filter(s, match, keep)
-}
-
-func (t *table) sortOrder(s *replay.Snapshot) {
-	less := func(a, b *replay.Item) bool {
-		switch t.sort {
-		case sortExpiry:
-			return a.ExpiresAt.After(b.ExpiresAt)
-		case sortEvents:
-			return events(a) < events(b)
-		case sortSubscription:
-			return a.Parsed.Subscription > b.Parsed.Subscription
-		case sortAttempt:
-			return attempt(a) < attempt(b)
-		}
-		return a.Age < b.Age
+// cursorName is the blob under the cursor, if any.
+func (t *table) cursorName(m *Model) string {
+	if it, ok := t.current(m); ok {
+		return it.Name
 	}
-	sort.SliceStable(t.order, func(i, j int) bool {
-		a, b := &s.Items[t.order[i]], &s.Items[t.order[j]]
-		if less(a, b) == less(b, a) { // equal keys: by name, always ascending
-			return a.Name < b.Name
-		}
-		return less(a, b) != t.desc
-	})
-}
-
-func events(it *replay.Item) int {
-	if it.Summary == nil {
-		return -1
-	}
-	return it.Summary.Events
-}
-
-func attempt(it *replay.Item) replay.Attempt {
-	if it.Summary == nil {
-		return -1
-	}
-	return it.Summary.MaxReplayAttempt
+	return ""
 }
 
 func (t *table) clamp() {
-	if t.cursor >= len(t.rows) {
-		t.cursor = len(t.rows) - 1
-	}
-	if t.cursor < 0 {
-		t.cursor = 0
-	}
+	t.cursor = min(t.cursor, len(t.rows)-1)
+	t.cursor = max(t.cursor, 0)
 	if t.cursor < t.offset {
 		t.offset = t.cursor
 	}
 	if t.cursor >= t.offset+t.height {
 		t.offset = t.cursor - t.height + 1
 	}
-	if t.offset > max(0, len(t.rows)-t.height) {
-		t.offset = max(0, len(t.rows)-t.height)
-	}
-	if t.offset < 0 {
-		t.offset = 0
-	}
+	t.offset = max(0, min(t.offset, len(t.rows)-t.height))
 }
 
-// Move moves the cursor by n rows.
-func (t *table) Move(n int) {
+// move moves the cursor by n rows.
+func (t *table) move(n int) {
 	t.cursor += n
 	t.clamp()
 }
 
-// Current is the item under the cursor.
-func (t *table) Current(s *replay.Snapshot) (*replay.Item, bool) {
-	if s == nil || t.cursor >= len(t.rows) {
+// current is the item under the cursor.
+func (t *table) current(m *Model) (*replay.Item, bool) {
+	if t.cursor >= len(t.rows) {
 		return nil, false
 	}
-	return &s.Items[t.rows[t.cursor]], true
+	return &m.snap.Items[t.rows[t.cursor]], true
 }
 
-// Toggle selects or unselects the row under the cursor.
-func (t *table) Toggle(s *replay.Snapshot) {
-	if it, ok := t.Current(s); ok {
+// toggle selects or unselects the row under the cursor.
+func (t *table) toggle(m *Model) {
+	if it, ok := t.current(m); ok {
 		if t.selected[it.Name] {
 			delete(t.selected, it.Name)
 		} else {
@@ -230,166 +214,126 @@ func (t *table) Toggle(s *replay.Snapshot) {
 	}
 }
 
-// SelectAll selects every row shown.
-func (t *table) SelectAll(s *replay.Snapshot) {
-	for _, r := range t.rows {
-		t.selected[s.Items[r].Name] = true
+// selectAll selects every row shown.
+func (t *table) selectAll(m *Model) {
+	for _, i := range t.rows {
+		t.selected[m.snap.Items[i].Name] = true
 	}
 }
 
-// Selection returns the selected items in row order.
-func (t *table) Selection(s *replay.Snapshot) []replay.Item {
-	var out []replay.Item
-	for _, r := range t.rows {
-		if t.selected[s.Items[r].Name] {
-			out = append(out, s.Items[r])
+// shown returns the rows an action takes: the selection, else every row the filter shows.
+func (t *table) shown(m *Model) []replay.Item {
+	var sel, all []replay.Item
+	for _, i := range t.rows {
+		it := m.snap.Items[i]
+		all = append(all, it)
+		if t.selected[it.Name] {
+			sel = append(sel, it)
+		}
+	}
+	if len(sel) > 0 {
+		return sel
+	}
+	return all
+}
+
+// visible returns the snapshot indexes of the rows on screen.
+func (t *table) visible() []int {
+	end := min(len(t.rows), t.offset+t.height)
+	return t.rows[t.offset:end]
+}
+
+// rowAt is the row index of a screen line of the table (line 0 is the column header).
+func (t *table) rowAt(line int) (int, bool) {
+	r := t.offset + line - 1
+	return r, line >= 1 && r < len(t.rows)
+}
+
+// sortables are the columns on screen the table can sort by, in order.
+func (t *table) sortables() []string {
+	var out []string
+	for i, c := range tableColumns {
+		if c.Less != nil && t.widths[i] > 0 {
+			out = append(out, c.ID)
 		}
 	}
 	return out
 }
 
-// Visible returns the snapshot indexes of the rows on screen.
-func (t *table) Visible() []int {
-	end := min(len(t.rows), t.offset+t.height)
-	return t.rows[t.offset:end]
-}
-
-type column struct {
-	title string
-	width int
-}
-
-func (t *table) columns() []column {
-	fixed := []column{{"", 2}, {"SUBSCRIPTION", 0}, {"HOUR", 9}, {"AGE", 7}, {"EVS", 4}, {"REASON / OUTCOME", 0}, {"ATT", 3}, {"VERDICTS", 11}, {"DELETE IN", 9}}
-	used := len(fixed) - 1
-	for _, c := range fixed {
-		used += c.width
-	}
-	free := max(t.width-used, 10)
-	fixed[1].width = max(8, free*2/5)
-	fixed[5].width = max(2, free-fixed[1].width)
-	return fixed
-}
-
-// cell pads or cuts text (already made printable) to exactly w columns.
-func cell(s string, w int) string {
-	if runewidth.StringWidth(s) > w {
-		return runewidth.Truncate(s, w, "…")
-	}
-	return runewidth.FillRight(s, w)
-}
-
-// View renders exactly t.height+1 lines: the column header and the visible rows.
-func (t *table) View(s *replay.Snapshot, st Styles, now time.Time, cfg replay.Config, expiring time.Duration, focused bool) string {
-	cols := t.columns()
+// View renders exactly t.height+1 lines of t.width: the column header and the visible rows.
+func (t *table) View(m *Model) string {
+	st := m.st
 	var b strings.Builder
-	head := make([]string, len(cols))
-	for i, c := range cols {
-		head[i] = cell(c.title, c.width)
-		if i == 0 {
-			head[i] = cell("", c.width)
-		}
-	}
-	sortCol := sortColumn[t.sort]
 	arrow := "↑"
 	if t.desc {
 		arrow = "↓"
 	}
-	head[sortCol] = cell(strings.TrimRight(head[sortCol], " ")+arrow, cols[sortCol].width)
-	b.WriteString(st.Header.Render(strings.Join(head, " ")))
+	head := []string{strings.Repeat(" ", markWidth)}
+	for i, c := range tableColumns {
+		w := t.widths[i]
+		if w == 0 {
+			continue
+		}
+		title := c.Title
+		if c.ID == t.sortBy { // the sort arrow always shows, however narrow the column
+			title = textfmt.Cell(title, w-1)
+			title = strings.TrimRight(title, " ") + arrow
+		}
+		head = append(head, textfmt.Cell(title, w))
+	}
+	b.WriteString(fit(m.paint(&m.st.Header, strings.Join(head, " ")), t.width, 1))
 	if len(t.rows) == 0 {
 		msg := "  nothing here"
-		if t.total > 0 {
-			msg = fmt.Sprintf("  no blob matches the filter (%d hidden)", t.total)
+		switch {
+		case len(t.order) > 0:
+			msg = fmt.Sprintf("  no blob matches the filter (%d hidden)", len(t.order))
+		case len(t.pending) > 0 || m.list.running:
+			msg = "  listing…"
 		}
-		b.WriteString("\n" + st.Dim.Render(msg))
-		return b.String()
+		b.WriteString("\n" + fit(st.Dim.Render(msg), t.width, 1))
+		return fit(b.String(), t.width, t.height+1)
 	}
-	for n, idx := range t.Visible() {
-		it := &s.Items[idx]
+	cells := make([]string, 0, len(tableColumns)+1)
+	for n, idx := range t.visible() {
+		it := &m.snap.Items[idx]
 		row := t.offset + n
-		mark := " "
-		if row == t.cursor && focused {
-			mark = "▸"
+		r := present.RowOf(m.cfg, it, m.snap.Now)
+		mark := []rune("   ")
+		if row == t.cursor {
+			mark[0] = '▸'
 		}
 		if t.selected[it.Name] {
-			mark += "*"
-		} else {
-			mark += " "
+			mark[1] = '*'
 		}
-		sub := it.Parsed.Subscription
-		if sub == "" {
-			sub = it.Name
-		}
-		hour := "-"
-		if !it.Parsed.Hour.IsZero() {
-			hour = it.Parsed.Hour.Format("01-02 15h")
-		}
-		age := textfmt.Duration(it.Age)
-		stalled := it.Pane == replay.PaneLive && it.Age > cfg.LiveGrace
-		if stalled {
-			age = "!" + age
-		}
-		ev, reason, att, verdicts := "…", "", "", "…"
-		if sm := it.Summary; sm != nil {
-			ev = strconv.Itoa(sm.Events)
-			reason = sm.Reasons.Top()
-			if o := sm.Outcomes.Top(); o != "" {
-				reason += "/" + o
-			}
-			att = sm.MaxReplayAttempt.String()
-			if sm.Uncountable > 0 {
-				att += "∞"
-			}
-			verdicts = verdictSummary(sm)
-		} else if it.ReadErr != "" {
-			ev, verdicts = "?", "UNREADABLE"
-		}
-		left := it.ExpiresAt.Sub(now)
-		expiry := textfmt.Duration(left)
-		loud := (it.Pane == replay.PaneStranded || it.Pane == replay.PaneQuarantine) && left <= expiring
-		if loud {
-			expiry = "!" + expiry
-		}
-		cells := []string{mark, textfmt.Printable(sub), hour, age, ev, textfmt.Printable(reason), att, verdicts, expiry}
-		for i := range cells {
-			cells[i] = cell(cells[i], cols[i].width)
-		}
-		line := strings.Join(cells, " ")
-		paint := st.paint.row
 		switch {
-		case row == t.cursor && focused:
+		case r.Alerts.Acked:
+			mark[2] = 'A'
+		case r.Alerts.Handled:
+			mark[2] = 'H'
+		}
+		cells = append(cells[:0], string(mark))
+		for i, c := range tableColumns {
+			if t.widths[i] > 0 {
+				cells = append(cells, c.Fit(c.Cell(r), t.widths[i]))
+			}
+		}
+		line := fit(strings.Join(cells, " "), t.width, 1)
+		paint := st.paint.row
+		verdicts := present.ColVerdicts.Cell(r)
+		switch {
+		case row == t.cursor:
 			paint = st.paint.cursor
 		case t.selected[it.Name]:
 			paint = st.paint.chose
-		case loud:
+		case r.Alerts.Acked || r.Alerts.Handled:
+			paint = st.paint.dim
+		case r.Alerts.Expiring:
 			paint = st.paint.alert
-		case stalled || verdicts == "MALFORMED":
+		case r.Alerts.Stalled || verdicts == "MALFORMED" || verdicts == "CRASH":
 			paint = st.paint.warn
 		}
 		b.WriteString("\n")
 		paint.to(&b, line)
 	}
-	return b.String()
-}
-
-// verdictSummary is the compact verdict column: R replay, C cap, N notIdempotent, U unroutable, ? unknown.
-func verdictSummary(s *replay.Summary) string {
-	if s.Malformed {
-		return "MALFORMED"
-	}
-	var b strings.Builder
-	for i, n := range s.Verdicts {
-		if n > 0 {
-			if b.Len() > 0 {
-				b.WriteByte(' ')
-			}
-			b.WriteByte("RCNU?"[i])
-			b.WriteString(strconv.Itoa(n))
-		}
-	}
-	if b.Len() == 0 {
-		return "-"
-	}
-	return b.String()
+	return fit(b.String(), t.width, t.height+1)
 }

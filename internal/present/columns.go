@@ -28,6 +28,8 @@ type Column struct {
 	Title string
 	// Min is the width the column needs; Max the most it uses (0: it takes whatever is spare).
 	Min, Max int
+	// Grow takes what is left once every column has its Max (a long reason on a very wide terminal).
+	Grow bool
 	// Priority decides who keeps their place on a narrow terminal: higher stays, lower goes first.
 	Priority int
 	// Right aligns numbers.
@@ -86,6 +88,12 @@ func Layout(cols []Column, total int) []int {
 		if grow > 0 {
 			w[i] += grow
 			used += grow
+		}
+	}
+	for _, i := range order {
+		if room := total - used; room > 0 && w[i] > 0 && cols[i].Grow {
+			w[i] += room
+			used += room
 		}
 	}
 	return w

@@ -22,11 +22,16 @@ func Explain(d *replay.Detail, c replay.Config) []string {
 	case d.Preview != nil:
 		pv := d.Preview
 		if d.Pane == replay.PaneStranded {
-			add("STRANDED: no trigger can still arrive (age %s ≥ TTL %s). Nothing replays it unless it is drained.", textfmt.Duration(d.Age), c.TTL)
+			add("STRANDED: no trigger can still arrive (age %s ≥ TTL %s). Nothing replays it unless it is drained.", textfmt.Duration(d.Age), textfmt.Duration(c.TTL))
 		} else {
-			add("live: its BlobCreated trigger still has delivery attempts left (age %s < TTL %s); leave it alone.", textfmt.Duration(d.Age), c.TTL)
+			add("live: its BlobCreated trigger still has delivery attempts left (age %s < TTL %s); leave it alone.", textfmt.Duration(d.Age), textfmt.Duration(c.TTL))
 		}
 		add("when the replay function handles it:")
+		if pv.Crash != nil {
+			add("  - CRASH: %s", CrashReason(pv.Crash.Depth))
+			add("  - nothing is republished, quarantined or archived; the original stays")
+			break
+		}
 		if pv.Malformed {
 			add("  - malformed: the raw bytes go to %s and the original is deleted", textfmt.Printable(pv.QuarantineName))
 			break

@@ -166,3 +166,14 @@ func (m *Mem) Names(prefix string) []string {
 	sort.Strings(out)
 	return out
 }
+
+// Clone is an independent copy of the container (one seed, many tests).
+func (m *Mem) Clone() *Mem {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	c := &Mem{blobs: make(map[string]store.Blob, len(m.blobs)), n: m.n, Clock: m.Clock}
+	for k, v := range m.blobs {
+		c.blobs[k] = v
+	}
+	return c
+}

@@ -1,0 +1,408 @@
+package tui
+
+import (
+	"fmt"
+	"strings"
+
+	tea "github.com/charmbracelet/bubbletea"
+	"github.com/charmbracelet/lipgloss"
+	"github.com/deadletter/deadletter/internal/textfmt"
+	"github.com/deadletter/deadletter/replay"
+)
+
+// overview is the incident picture (replay.Picture): a timeline of dead-lettered events per hour stacked by
+// subscription, the burst's start, what the lifecycle rule deletes soon, and a grid of subscriptions × reasons
+// and what the replay will do with their events. Its cursor sits on an hour or a cell; enter opens the table
+// filtered to it. It is drawn from a picture computed with the badges, never per frame.
+type overview struct {
+	w, h    int
+	section int // 0: the timeline, 1: the grid
+	hour    int // index into the hours drawn
+	row     int // grid row (subscription)
+	col     int // grid column
+	pic     replay.Picture
+	cols    []gridCol // the grid's columns at this width
+	hours   int       // hours drawn at this width
+	colW    int       // columns per hour
+	painted []string  // the fills, styled
+}
+
+func newOverview() *overview { return &overview{hour: -1} }
+
+// SetSize implements the component contract.
+func (o *overview) SetSize(w, h int) { o.w, o.h = w, h }
+
+// fills tell subscriptions apart without colour (NO_COLOR) as well as with it.
+var fills = []string{"█", "▓", "▒", "░", "#", "=", "+", "x", "o", "*"}
+
+var palette = []lipgloss.AdaptiveColor{{Light: "#5A3FC0", Dark: "#B9A6FF"}, {Light: "#B45309", Dark: "#FBBF24"}, {Light: "#15803D", Dark: "#4ADE80"},
+	{Light: "#1D4ED8", Dark: "#93C5FD"}, {Light: "#C62828", Dark: "#F87171"}, {Light: "#6B7280", Dark: "#D1D5DB"}}
+
+// maxSubs is how many subscriptions get their own fill; the rest share the last.
+const maxSubs = 8
+
+// fill is subscription s's painted fill character, rendered once per dashboard (lipgloss per cell per frame
+// was most of the overview's drawing time).
+func (o *overview) fill(m *Model, s int) string {
+	i := min(s, maxSubs-1)
+	if o.painted == nil {
+		for j := 0; j < maxSubs; j++ {
+			o.painted = append(o.painted, m.opt.Renderer.NewStyle().Foreground(palette[j%len(palette)]).Render(fills[j]))
+		}
+	}
+	return o.painted[i]
+}
+
+// gridCol is one column of the grid: a reason, or a fate.
+type gridCol struct {
+	title  string
+	reason int // index into pic.Reasons, or -1
+	fate   replay.Fate
+	w      int
+}
+
+func (o *overview) setPicture(p replay.Picture) {
+	o.pic = p
+	o.row = min(o.row, max(0, len(p.Subscriptions)-1))
+}
+
+// layoutFor works out the hours and grid columns that fit the width.
+func (o *overview) layoutFor(w int) {
+	const axis = 7
+	o.colW = 1
+	if (w-axis)/2 >= len(o.pic.Hours) {
+		o.colW = 2
+	}
+	o.hours = min(len(o.pic.Hours), (w-axis)/o.colW)
+	if o.hour < 0 || o.hour >= o.hours {
+		o.hour = o.hours - 1 // the latest hour that has dead letters
+		for c := o.hours - 1; c >= 0; c-- {
+			if o.pic.HourTotal(len(o.pic.Hours)-o.hours+c) > 0 {
+				o.hour = c
+				break
+			}
+		}
+	}
+	// Grid: SUBSCRIPTION, EVENTS, reasons as room allows, then the fates.
+	fateW := 6
+	var fates []replay.Fate
+	for _, f := range replay.AllFates {
+		for s := range o.pic.Fates {
+			if o.pic.Fates[s][f] > 0 {
+				fates = append(fates, f)
+				break
+			}
+		}
+	}
+	used := 14 + 1 + 7 + len(fates)*(fateW+1)
+	reasonW := 12
+	if w >= 140 {
+		reasonW = 24 // wide: room for the top outcome
+	}
+	o.cols = o.cols[:0]
+	for ri := range o.pic.Reasons {
+		if used+reasonW+1 > w {
+			break
+		}
+		o.cols = append(o.cols, gridCol{title: o.pic.Reasons[ri], reason: ri, w: reasonW})
+		used += reasonW + 1
+	}
+	for _, f := range fates {
+		o.cols = append(o.cols, gridCol{title: fateTitles[f], reason: -1, fate: f, w: fateW})
+	}
+	o.col = max(0, min(o.col, len(o.cols)-1))
+}
+
+var fateTitles = map[replay.Fate]string{replay.FateReplay: "REPLAY", replay.FateCap: "CAP", replay.FateNotIdempotent: "NOTIDM",
+	replay.FateUnroutable: "UNRTBL", replay.FateUnknown: "UNKNWN", replay.FateCrash: "CRASH", replay.FateMalformed: "MALFRM"}
+
+// View renders exactly the overview's size.
+func (o *overview) View(m *Model) string {
+	p := o.pic
+	o.layoutFor(o.w)
+	if p.Blobs == 0 && p.Unread == 0 {
+		return fit(m.paint(&m.st.Dim, "  nothing in the container"), o.w, o.h)
+	}
+	gridRows := min(len(p.Subscriptions), max(2, o.h-14))
+	chartH := max(3, o.h-6-(gridRows+1))
+	var lines []string
+	lines = append(lines, o.titleLine(m))
+	lines = append(lines, o.chart(m, chartH)...)
+	lines = append(lines, o.legend(m), o.lossLine(m))
+	lines = append(lines, o.grid(m, gridRows)...)
+	return fit(strings.Join(lines, "\n"), o.w, o.h)
+}
+
+func (o *overview) titleLine(m *Model) string {
+	p := o.pic
+	s := m.paint(&m.st.Header, fmt.Sprintf("dead-lettered events per hour, last %dh", o.hours))
+	if !p.BurstStart.IsZero() {
+		s += "  " + m.paint(&m.st.Warn, "▲ burst since "+p.BurstStart.Format("01-02 15h"))
+	}
+	if p.Unread > 0 {
+		s += m.paint(&m.st.Dim, fmt.Sprintf("  · %s blob(s) not read yet: events fill in", thousands(p.Unread)))
+	}
+	return s
+}
+
+// chart draws the stacked bars, the axis with the burst mark and the cursor, and the hour labels.
+func (o *overview) chart(m *Model, height int) []string {
+	p := o.pic
+	first := len(p.Hours) - o.hours
+	peak := 1
+	for h := first; h < len(p.Hours); h++ {
+		peak = max(peak, p.HourTotal(h))
+	}
+	rows := make([][]string, height)
+	for r := range rows {
+		rows[r] = make([]string, o.hours)
+	}
+	for c := 0; c < o.hours; c++ {
+		h := first + c
+		// Each subscription's share of the column, in rows, stacked from the bottom.
+		cum := 0.0
+		for s, e := range p.Timeline[h] {
+			if e == 0 {
+				continue
+			}
+			seg := float64(e) * float64(height) / float64(peak)
+			for r := 0; r < height; r++ {
+				mid := float64(r) + 0.5
+				if mid >= cum && mid < cum+seg || r == int(cum) && seg < 0.5 && rows[height-1-r][c] == "" {
+					rows[height-1-r][c] = o.fill(m, s)
+				}
+			}
+			cum += seg
+		}
+	}
+	axisLabel := func(r int) string {
+		if r == 0 {
+			return fmt.Sprintf("%5s ┤", thousands(peak))
+		}
+		if r == height-1 {
+			return "    0 ┤"
+		}
+		return "      │"
+	}
+	var out []string
+	for r := range rows {
+		var b strings.Builder
+		b.WriteString(m.paint(&m.st.Dim, axisLabel(r)))
+		for c, cell := range rows[r] {
+			if cell == "" {
+				cell = " "
+			}
+			cell = strings.Repeat(cell, o.colW)
+			if o.section == 0 && c == o.hour {
+				cell = m.paint(&m.st.Match, strings.Repeat(" ", o.colW)) // the cursor's column
+				if rows[r][c] != "" {
+					cell = m.paint(&m.st.Match, strings.Repeat(fills[0], o.colW))
+				}
+			}
+			b.WriteString(cell)
+		}
+		out = append(out, b.String())
+	}
+	// The axis: the burst's start marked, then the labels and what the cursor's hour holds.
+	// The axis carries the hour labels (every 12 hours) and marks the burst's start with ▲.
+	axis := []rune(strings.Repeat("─", o.hours*o.colW))
+	for c := 0; c < o.hours; c++ {
+		if t := p.Hours[first+c]; t.Hour()%12 == 0 && c*o.colW+1+9 <= len(axis) {
+			copy(axis[c*o.colW+1:], []rune(t.Format("01-02 15h")))
+		}
+	}
+	burst := -1
+	for c := 0; c < o.hours; c++ {
+		if p.Hours[first+c].Equal(p.BurstStart) {
+			burst = c
+			axis[c*o.colW] = '▲'
+		}
+	}
+	out = append(out, m.paint(&m.st.Dim, "      └")+string(axis))
+	line := ""
+	if o.section == 0 && o.hour >= 0 && o.hour < o.hours {
+		h := first + o.hour
+		cur := fmt.Sprintf("▸ %s: %s event(s)", p.Hours[h].Format("01-02 15h"), thousands(p.HourTotal(h)))
+		if burst >= 0 && o.hour == burst {
+			cur += " · the burst starts here"
+		}
+		line = "       " + m.paint(&m.st.Bold, cur)
+	}
+	return append(out, line)
+}
+
+// legend names each subscription's fill; names give up their end to fit the width.
+func (o *overview) legend(m *Model) string {
+	n := min(len(o.pic.Subscriptions), maxSubs)
+	if n == 0 {
+		return ""
+	}
+	room := max(4, o.w/n-4)
+	var parts []string
+	for s, name := range o.pic.Subscriptions {
+		if s == maxSubs-1 && len(o.pic.Subscriptions) > maxSubs {
+			parts = append(parts, o.fill(m, s)+" others")
+			break
+		}
+		parts = append(parts, o.fill(m, s)+" "+strings.TrimRight(textfmt.Cell(textfmt.Printable(name), room), " "))
+	}
+	return strings.Join(parts, "  ")
+}
+
+func (o *overview) lossLine(m *Model) string {
+	var parts []string
+	for _, l := range o.pic.Loss {
+		s := fmt.Sprintf("%dh %s blobs/%s events", int(l.Within.Hours()), thousands(l.Blobs), thousands(l.Events))
+		if l.Unread > 0 {
+			s += fmt.Sprintf(" (+%d unread)", l.Unread)
+		}
+		parts = append(parts, s)
+	}
+	style := m.st.Dim
+	if len(o.pic.Loss) > 0 && o.pic.Loss[len(o.pic.Loss)-1].Blobs > 0 {
+		style = m.st.Error
+	}
+	return style.Render("lifecycle deletes if nobody acts: ") + strings.Join(parts, " · ")
+}
+
+// grid draws subscriptions × reasons and the replay's fates, with the cursor on a cell.
+func (o *overview) grid(m *Model, rows int) []string {
+	p := o.pic
+	head := []string{textfmt.Cell("SUBSCRIPTION", 14), textfmt.Cell("EVENTS", 7)}
+	for i, c := range o.cols {
+		t := textfmt.Cell(textfmt.Printable(c.title), c.w)
+		if o.section == 1 && i == o.col {
+			t = m.paint(&m.st.Match, t)
+		}
+		head = append(head, t)
+	}
+	out := []string{m.paint(&m.st.Header, strings.Join(head, " "))}
+	top := max(0, min(o.row-rows+2, len(p.Subscriptions)-rows+1))
+	for r := top; r < len(p.Subscriptions) && len(out) < rows+1; r++ {
+		cells := []string{textfmt.Cell(textfmt.Printable(p.Subscriptions[r]), 14), textfmt.Cell(thousands(p.Totals[r]), 7)}
+		for i, c := range o.cols {
+			var v string
+			if c.reason >= 0 {
+				cell := p.Matrix[r][c.reason]
+				if cell.Events > 0 {
+					v = thousands(cell.Events)
+					if c.w > 12 && cell.Outcome != "" {
+						v += " " + textfmt.Printable(cell.Outcome)
+					}
+				}
+			} else if n := p.Fates[r][c.fate]; n > 0 {
+				v = thousands(n)
+			}
+			if v == "" {
+				v = "·"
+			}
+			v = textfmt.Cell(v, c.w)
+			if o.section == 1 && r == o.row && i == o.col {
+				v = m.paint(&m.st.Match, v)
+			}
+			cells = append(cells, v)
+		}
+		line := strings.Join(cells, " ")
+		if o.section == 1 && r == o.row {
+			line = "▸" + line[1:]
+		}
+		out = append(out, line)
+	}
+	if hidden := len(p.Subscriptions) - (len(out) - 1); hidden > 0 {
+		out[len(out)-1] = m.paint(&m.st.Dim, fmt.Sprintf("  … %d more subscription(s) (↓ to scroll)", hidden))
+	}
+	return out
+}
+
+// target is the filter that opens the table at what the cursor is on, and the pane to open it in.
+func (o *overview) target(m *Model) (query string, ok bool) {
+	p := o.pic
+	switch {
+	case o.section == 0 && o.hour >= 0 && o.hour < o.hours:
+		h := p.Hours[len(p.Hours)-o.hours+o.hour]
+		return "hour:" + h.Format("01-02T15"), true
+	case o.section == 1 && o.row < len(p.Subscriptions) && o.col < len(o.cols):
+		q := "sub:" + quoteTerm(p.Subscriptions[o.row])
+		c := o.cols[o.col]
+		switch {
+		case c.reason >= 0:
+			q += " reason:" + quoteTerm(p.Reasons[c.reason])
+		case c.fate == replay.FateCrash:
+			q += " is:crash"
+		case c.fate == replay.FateMalformed:
+			q += " is:malformed"
+		default:
+			q += " verdict:" + c.fate.String()
+		}
+		return q, true
+	}
+	return "", false
+}
+
+// quoteTerm quotes a filter value that holds a space.
+func quoteTerm(s string) string {
+	if strings.ContainsAny(s, " \t\"") {
+		return `"` + strings.ReplaceAll(s, `"`, ``) + `"`
+	}
+	return s
+}
+
+// openTarget applies the cursor's filter and shows the first pane that has rows for it.
+func (m *Model) openTarget() tea.Cmd {
+	q, ok := m.overview.target(m)
+	if !ok {
+		return nil
+	}
+	m.filter.input.SetValue(q)
+	m.applyFilter()
+	for i, t := range m.tables {
+		if len(t.rows) > 0 {
+			m.setView(i + 1)
+			return m.hydrate()
+		}
+	}
+	m.setView(1)
+	return m.hydrate()
+}
+
+func onOverview(do func(o *overview)) func(m *Model) tea.Cmd {
+	return func(m *Model) tea.Cmd { do(m.overview); return nil }
+}
+
+var overviewScope = &scope{name: "overview", bindings: []binding{
+	bind([]string{"left", "h"}, "←", "earlier hour / previous column", onOverview(func(o *overview) {
+		if o.section == 0 {
+			o.hour = max(0, o.hour-1)
+		} else {
+			o.col = max(0, o.col-1)
+		}
+	})).footer(),
+	bind([]string{"right", "l"}, "→", "later hour / next column", onOverview(func(o *overview) {
+		if o.section == 0 {
+			o.hour = min(o.hours-1, o.hour+1)
+		} else {
+			o.col = min(len(o.cols)-1, o.col+1)
+		}
+	})).footer(),
+	bind([]string{"down", "j"}, "↓", "to the grid / next subscription", onOverview(func(o *overview) {
+		if o.section == 0 {
+			o.section = 1
+		} else {
+			o.row = min(len(o.pic.Subscriptions)-1, o.row+1)
+		}
+	})),
+	bind([]string{"up", "k"}, "↑", "previous subscription / to the timeline", onOverview(func(o *overview) {
+		if o.section == 1 && o.row == 0 {
+			o.section = 0
+		} else if o.section == 1 {
+			o.row--
+		}
+	})),
+	bind([]string{"enter"}, "enter", "open the table filtered to it", func(m *Model) tea.Cmd { return m.openTarget() }).footer(),
+	bind([]string{"tab"}, "tab", "next view", showView(1)).footer(),
+	bind([]string{"shift+tab"}, "shift+tab", "previous view", showView(4)),
+	bind([]string{"1"}, "1", "stranded", showView(1)),
+	bind([]string{"2"}, "2", "quarantine", showView(2)),
+	bind([]string{"3"}, "3", "live", showView(3)),
+	bind([]string{"4"}, "4", "archived", showView(4)),
+}}

@@ -1,0 +1,403 @@
+package tui
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"regexp"
+	"strings"
+	"testing"
+	"time"
+
+	tea "github.com/charmbracelet/bubbletea"
+	"github.com/charmbracelet/x/exp/golden"
+	"github.com/deadletter/deadletter/replay"
+	"github.com/deadletter/deadletter/store"
+	"github.com/deadletter/deadletter/store/storetest"
+)
+
+// Golden screens at 80×24 and 160×48 (go test ./tui -update rewrites tui/testdata).
+func TestGolden(t *testing.T) {
+	mem, cfg := fixture(t, 40)
+	for _, sz := range [][2]int{{80, 24}, {160, 48}} {
+		w, h := sz[0], sz[1]
+		shot := func(name string, hs *harness) {
+			t.Run(fmt.Sprintf("%s-%dx%d", name, w, h), func(t *testing.T) {
+				s := hs.screen()
+				if strings.Contains(s, "\x1b") {
+					t.Fatalf("the ASCII screen holds an escape sequence:\n%q", s)
+				}
+				golden.RequireEqual(t, []byte(s))
+			})
+		}
+		hs := newHarness(t, mem, cfg, w, h)
+		shot("stranded", hs)
+		hs.press("o")
+		shot("overview", hs)
+		hs.press("2")
+		shot("quarantine", hs)
+		hs.press("<enter>")
+		shot("quarantine-detail", hs)
+		hs.press("<esc>", "1", "d")
+		shot("drain-confirm", hs)
+		hs.press("<esc>", "?")
+		shot("help", hs)
+	}
+}
+
+// Every screen — table, overview, detail, every dialog, help, the too-small screen — is exactly its window at
+// every size, so nothing a blob holds can push the layout off the terminal.
+func TestEveryScreenFitsItsWindow(t *testing.T) {
+	mem, cfg := fixture(t, 40)
+	sizes := [][2]int{{80, 24}, {81, 25}, {100, 30}, {120, 40}, {160, 48}, {200, 60}, {250, 70}, {79, 24}, {80, 23}, {60, 15}, {20, 5}, {1, 1}}
+	screens := []struct {
+		name string
+		keys []string
+	}{
+		{"stranded", nil}, {"overview", []string{"o"}}, {"overview-grid", []string{"o", "<down>", "<right>"}},
+		{"quarantine", []string{"2"}}, {"detail", []string{"<enter>"}}, {"detail-end", []string{"<enter>", "G"}},
+		{"search", []string{"<enter>", "/", "ttl"}}, {"drain", []string{"d"}}, {"restore", []string{"2", "r"}},
+		{"ack", []string{"a"}}, {"help", []string{"?"}}, {"help-end", []string{"?", "<pgdown>", "<pgdown>"}},
+		{"filter", []string{"/", "webhooks"}}, {"results", []string{"2", "r", "y"}},
+	}
+	for _, sc := range screens {
+		for _, sz := range sizes {
+			hs := newHarness(t, mem.Clone(), cfg, sz[0], sz[1])
+			hs.send(tea.WindowSizeMsg{Width: 120, Height: 40}) // act at a size where keys act…
+			hs.press(sc.keys...)
+			hs.send(tea.WindowSizeMsg{Width: sz[0], Height: sz[1]}) // …then look at every size
+			checkSize(t, sc.name, hs.screen(), sz[0], sz[1])
+		}
+	}
+}
+
+// Behind the "window too small" screen no key acts: d then y at 60×15 drains nothing; q still quits.
+func TestTooSmallSwallowsKeys(t *testing.T) {
+	mem, cfg := fixture(t, 10)
+	before := etags(t, mem)
+	hs := newHarness(t, mem, cfg, 60, 15)
+	hs.press("d", "y", "2", "r", "y", "a", "<enter>")
+	s := hs.shows("needs at least 80×24", "every key but q waits")
+	if after := etags(t, mem); fmt.Sprint(after) != fmt.Sprint(before) {
+		t.Fatalf("a key acted behind the too-small screen:\n%s", s)
+	}
+	checkSize(t, "too small", s, 60, 15)
+	hs.send(tea.WindowSizeMsg{Width: 80, Height: 24})
+	hs.shows("[1 Stranded")
+	hs.lacks("Drain") // nothing was queued behind the screen either
+}
+
+func etags(t *testing.T, c store.Container) map[string]string {
+	t.Helper()
+	l, err := store.ListAll(context.Background(), c)
+	if err != nil {
+		t.Fatal(err)
+	}
+	m := map[string]string{}
+	for _, b := range l.Blobs {
+		m[b.Name] = b.ETag
+	}
+	return m
+}
+
+// Drain and restore act on what the operator sees: the selection, else the rows the filter shows — and the
+// confirmation says so. A selection the filter hides is dropped, and the status line says how many.
+func TestActionsTakeWhatIsShown(t *testing.T) {
+	mem, cfg := fixture(t, 40)
+	hs := newHarness(t, mem, cfg, 120, 40)
+	stranded := len(hs.m.tables[0].order)
+	hs.press("<space>", "<space>") // two selected, in the first rows
+	hs.shows("2 selected")
+	hs.press("/", "webhooks", "<enter>")
+	shown := len(hs.m.tables[0].rows)
+	if shown == 0 || shown >= stranded {
+		t.Fatalf("the filter shows %d of %d", shown, stranded)
+	}
+	hs.shows("2 selected blob(s) hidden by the filter were unselected")
+	if tabs := strings.Split(hs.screen(), "\n")[2]; strings.Contains(tabs, "selected") {
+		t.Fatalf("hidden selections still counted: %q", tabs)
+	}
+	hs.press("d")
+	hs.shows(fmt.Sprintf("Drain %d stranded blob(s)?", shown), fmt.Sprintf("%d of %d stranded: filter 'webhooks'", shown, stranded))
+	hs.press("y")
+	hs.shows("Drain finished", fmt.Sprintf("%d drained", shown))
+	// Only the shown blobs were drained.
+	drained := 0
+	l, _ := store.ListAll(context.Background(), mem)
+	for _, b := range l.Blobs {
+		if _, ok := store.MetaGet(b.Metadata, replay.MetaDrainCount); ok {
+			drained++
+			if !strings.HasPrefix(b.Name, "WEBHOOKS/") {
+				t.Fatalf("drained %s, which the filter did not show", b.Name)
+			}
+		}
+	}
+	if drained != shown {
+		t.Fatalf("drained %d, shown %d", drained, shown)
+	}
+	// With a selection under the filter, only the selection.
+	hs.press("<esc>", "/", "<esc>")
+	hs.press("<space>")
+	hs.press("d")
+	hs.shows("Drain 1 stranded blob(s)?", "1 of ")
+}
+
+// A confirmation taller than the screen keeps its key line and scrolls its body; results wrap, stay open on other
+// keys, scroll by page, and come back with L.
+func TestTallDialogsKeepTheirKeys(t *testing.T) {
+	mem, cfg := fixture(t, 40)
+	hs := newHarness(t, mem, cfg, 80, 24)
+	hs.press("2", "<ctrl+a>", "r")
+	s := hs.shows("Restore", "y confirm", "esc cancel", "lines 1–")
+	checkSize(t, "tall confirm", s, 80, 24)
+	hs.press("<pgdown>")
+	hs.shows("y confirm", "esc cancel")
+	hs.press("y")
+	s = hs.shows("Restore finished", "esc close", "lines 1–")
+	// Every restored name is there whole: wrapped over lines, never cut.
+	var text strings.Builder
+	for {
+		for _, l := range strings.Split(hs.screen(), "\n") {
+			if i := strings.Index(l, "│ "); i >= 0 {
+				text.WriteString(strings.TrimRight(strings.TrimSuffix(strings.TrimRight(l[i+len("│ "):], " "), "│"), " "))
+			}
+		}
+		if strings.Contains(hs.screen(), "(100%)") || !strings.Contains(hs.screen(), "lines ") {
+			break
+		}
+		before := hs.screen()
+		hs.press("<pgdown>")
+		if hs.screen() == before {
+			break
+		}
+	}
+	for _, r := range hs.m.results.results {
+		if r.Target != "" && !strings.Contains(strings.ReplaceAll(text.String(), " ", ""), strings.ReplaceAll(r.Target, " ", "")) {
+			t.Fatalf("%s is not shown whole in the results:\n%s", r.Target, text.String())
+		}
+	}
+	hs.press("x", "z", "<pgdown>", "G")
+	hs.shows("Restore finished") // only esc or enter closes results
+	hs.press("<esc>")
+	hs.lacks("Restore finished")
+	hs.press("L")
+	hs.shows("Restore finished")
+}
+
+// A failed refresh keeps the data with STALE and the retry countdown in the header, at 80 columns too; a first
+// load that fails shows why instead of zero counts that look healthy.
+func TestStaleAndFailedLoads(t *testing.T) {
+	mem, cfg := fixture(t, 10)
+	fl := &flaky{Container: mem}
+	hs := newHarness(t, fl, cfg, 80, 24, readOnly, func(o *Options) { o.Loader.Config.Handlers = nil })
+	hs.shows("READ-ONLY", "NO --handlers", "[1 Stranded")
+	fl.fail(errors.New("dial tcp: connection refused"))
+	hs.advance(hs.m.opt.Interval) // the next poll fails
+	s := hs.shows("STALE since 12:00:00Z · retry in 59s", "READ-ONLY", "NO --handlers", "[1 Stranded", "refresh failed")
+	checkSize(t, "stale", s, 80, 24)
+	hs.advance(20 * time.Second)
+	hs.shows("retry in 39s")
+	fl.fail(nil)
+	hs.advance(hs.m.opt.Interval)
+	hs.lacks("STALE")
+
+	bad := &flaky{Container: storetest.NewMem(fixedNow)}
+	bad.fail(errors.New("403 forbidden: grant Storage Blob Data Reader"))
+	hs = newHarness(t, bad, cfg, 80, 24)
+	hs.shows("Could not read the container", "not even that it is", "Storage Blob Data Reader", "no counts yet")
+	hs.lacks("healthy", "Stranded 0")
+}
+
+// flaky is a container whose listing can be made to fail.
+type flaky struct {
+	store.Container
+	err error
+}
+
+func (f *flaky) fail(err error) { f.err = err }
+
+func (f *flaky) List(ctx context.Context, prefix string, visit func(store.Page) error) error {
+	if f.err != nil {
+		return f.err
+	}
+	return f.Container.List(ctx, prefix, visit)
+}
+
+// The table names each blob (the GUID, shortened from the middle) so two of one subscription and hour can be
+// told apart; a wide terminal gives the subscription no more than it needs; the sort arrow always shows.
+func TestTableColumns(t *testing.T) {
+	mem, cfg := fixture(t, 40)
+	hs := newHarness(t, mem, cfg, 80, 24)
+	hs.shows("NAME", "….json")
+	hs.press("s", "s", "s")
+	if !strings.ContainsAny(strings.Split(hs.screen(), "\n")[3], "↑↓") {
+		t.Fatalf("no sort arrow at 80 columns:\n%s", hs.screen())
+	}
+	hs = newHarness(t, mem, cfg, 250, 40)
+	head := strings.Split(hs.screen(), "\n")[3]
+	sub, name := strings.Index(head, "SUBSCRIPTION"), strings.Index(head, "HOUR")
+	if name-sub > 24 {
+		t.Fatalf("SUBSCRIPTION takes %d columns at 250:\n%s", name-sub, head)
+	}
+	if !regexp.MustCompile(`[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}\.json`).MatchString(hs.screen()) {
+		t.Fatalf("a wide terminal does not show whole GUIDs:\n%s", hs.screen())
+	}
+}
+
+// The detail: top and bottom, pages, a search with n/N, a position; esc goes back, q quits; its footer lists
+// only keys that work there.
+func TestDetailKeys(t *testing.T) {
+	mem, cfg := fixture(t, 10)
+	hs := newHarness(t, mem, cfg, 100, 30)
+	hs.press("<enter>")
+	hs.shows("lines 1–", "what the estate will do")
+	hs.press("G")
+	hs.shows("(100%)", "]")
+	hs.press("g")
+	hs.shows("lines 1–")
+	hs.press("<end>")
+	hs.shows("(100%)")
+	hs.press("<home>", "/", "deadLetterReason", "<enter>")
+	hs.shows("match 1 of")
+	hs.press("n")
+	hs.shows("match 2 of")
+	hs.press("N")
+	hs.shows("match 1 of")
+	foot := lastLine(hs.screen())
+	for _, gone := range []string{"select", "sort", "filter", "restore"} {
+		if strings.Contains(foot, gone) {
+			t.Fatalf("the detail's footer lists %q, which does nothing there: %q", gone, foot)
+		}
+	}
+	hs.press("<esc>")
+	hs.shows("[1 Stranded")
+	hs.press("<enter>", "q")
+	if !hs.m.quitting {
+		t.Fatal("q in the detail did not quit")
+	}
+}
+
+func lastLine(s string) string {
+	l := strings.Split(s, "\n")
+	return l[len(l)-1]
+}
+
+// The status line answers one key and clears on the next; help fits 80×24, scrolls, and lists every key.
+func TestStatusAndHelp(t *testing.T) {
+	mem, cfg := fixture(t, 10)
+	hs := newHarness(t, mem, cfg, 80, 24)
+	hs.press("r")
+	hs.shows("restore applies to quarantined blobs")
+	hs.press("j")
+	hs.lacks("restore applies to quarantined blobs")
+	hs.press("?")
+	seen := hs.screen()
+	for i := 0; i < 10; i++ {
+		hs.press("<pgdown>")
+		seen += hs.screen()
+		checkSize(t, "help", hs.screen(), 80, 24)
+	}
+	for _, b := range tableScope.bindings {
+		if !strings.Contains(seen, b.Help().Desc) {
+			t.Errorf("help never shows %q", b.Help().Desc)
+		}
+	}
+	for _, want := range []string{"sub:", "is:expiring", "verdict:cap", "off: nothing is selected", "H handled"} {
+		if !strings.Contains(seen, want) {
+			t.Errorf("help lacks %q", want)
+		}
+	}
+}
+
+// Filter terms: words ANDed, field:value terms, matching only what the row shows or the field named.
+func TestFilterTerms(t *testing.T) {
+	mem, cfg := fixture(t, 40)
+	hs := newHarness(t, mem, cfg, 120, 40)
+	count := func(q string) int {
+		hs.press("/", "<ctrl+a>")
+		hs.m.filter.input.SetValue("")
+		hs.press(q, "<enter>")
+		n := 0
+		for _, tb := range hs.m.tables {
+			n += len(tb.rows)
+		}
+		return n
+	}
+	all := count("")
+	if n := count("webhooks"); n == 0 || n >= all {
+		t.Fatalf("webhooks: %d of %d", n, all)
+	}
+	if a, b := count("webhooks"), count("webhooks verdict:notIdempotent"); b == 0 || b > a {
+		t.Fatalf("ANDed: %d then %d", a, b)
+	}
+	if n := count("is:malformed"); n < 3 {
+		t.Fatalf("is:malformed: %d", n)
+	}
+	if n := count("is:expiring"); n != 2 {
+		t.Fatalf("is:expiring: %d", n)
+	}
+	if n := count("sub:storage-ledger"); n == 0 {
+		t.Fatal("sub:")
+	}
+	count("nosuch:x")
+	hs.shows("is not a filter field")
+}
+
+// y copies the blob's name and Y its raw JSON with OSC 52; the mouse wheel scrolls and a click focuses a row.
+func TestCopyAndMouse(t *testing.T) {
+	mem, cfg := fixture(t, 10)
+	hs := newHarness(t, mem, cfg, 120, 40)
+	name := hs.m.tables[0].cursorName(hs.m)
+	hs.press("y")
+	hs.shows("copied the name")
+	if !strings.Contains(hs.clip.String(), "\x1b]52;c;") {
+		t.Fatalf("no OSC 52 sequence: %q", hs.clip.String())
+	}
+	hs.press("Y")
+	hs.shows("copied the raw JSON")
+	hs.send(tea.MouseMsg{Button: tea.MouseButtonWheelDown, Action: tea.MouseActionPress})
+	if hs.m.tables[0].cursor != 3 {
+		t.Fatalf("wheel: cursor %d", hs.m.tables[0].cursor)
+	}
+	hs.send(tea.MouseMsg{X: 10, Y: 3 + 1 + 5, Button: tea.MouseButtonLeft, Action: tea.MouseActionPress})
+	if hs.m.tables[0].cursor != 5 {
+		t.Fatalf("click: cursor %d", hs.m.tables[0].cursor)
+	}
+	_ = name
+}
+
+// a acknowledges the blob under the cursor: it stays listed, marked A and dimmed, and its finding goes away.
+func TestAckFromTheDashboard(t *testing.T) {
+	mem, cfg := fixture(t, 0)
+	hs := newHarness(t, mem, cfg, 120, 40)
+	hs.press("2")
+	before := hs.m.report
+	q, _ := before.Find(replay.FindingQuarantine)
+	hs.press("a")
+	hs.shows("Acknowledge 1 blob(s)?", "note:", "for: 24h0m")
+	hs.press("on it", "<right>", "<enter>")
+	hs.shows("Acknowledge finished", "1 acked")
+	hs.press("<esc>")
+	after, _ := hs.m.report.Find(replay.FindingQuarantine)
+	if after.Count != q.Count-1 || hs.m.report.Acked != 1 {
+		t.Fatalf("quarantine finding %d → %d, acked %d", q.Count, after.Count, hs.m.report.Acked)
+	}
+	hs.shows("1 acked")
+	hs.press("<enter>")
+	hs.shows("ACKED", "by tester@host", "on it")
+}
+
+// A cancel that arrives after the last blob says so, instead of nothing.
+func TestLateCancel(t *testing.T) {
+	mem, cfg := fixture(t, 0)
+	hooked := &storetest.Hooked{Container: mem}
+	hs := newHarness(t, hooked, cfg, 120, 40)
+	hs.press("<space>", "d")
+	hs.shows("Drain 1 stranded blob(s)?")
+	hs.pause()
+	hs.press("y")
+	waitUntil(t, "the drain's write", func() bool { return hooked.Writes.Load() == 1 })
+	hs.press("<esc>") // the cancel, after the only blob was done
+	hs.resume()
+	hs.shows("Drain finished", "1 drained", "The drain finished before the cancel arrived")
+}

@@ -1,0 +1,242 @@
+package tui
+
+import (
+	"fmt"
+	"os"
+	"os/user"
+	"strings"
+	"unicode/utf8"
+
+	tea "github.com/charmbracelet/bubbletea"
+	"github.com/charmbracelet/x/ansi"
+	"github.com/deadletter/deadletter/internal/textfmt"
+	"github.com/mattn/go-runewidth"
+)
+
+// The screen: two header lines, the view line (tabs, or the detail's bar), the body, the status line and the
+// key line. layout is the one place where sizes are worked out.
+const (
+	headerLines = 2
+	footerLines = 2
+)
+
+func (m *Model) bodyHeight() int { return max(1, m.h-headerLines-1-footerLines) }
+
+func (m *Model) layout() {
+	w := max(m.w, minW)
+	bh := max(1, max(m.h, minH)-headerLines-1-footerLines)
+	for _, t := range m.tables {
+		t.SetSize(w, bh)
+	}
+	m.overview.SetSize(w, bh)
+	if m.detail != nil {
+		m.detail.SetSize(w, bh+1) // the detail's bar takes the view line
+	}
+	if m.help != nil {
+		m.help.SetSize(w, bh+1)
+	}
+	m.filter.input.Width = w - 4
+	if m.dialog != nil {
+		m.dialog.SetSize(w, max(m.h, minH)-footerLines)
+	}
+}
+
+// setView shows the overview (0) or a pane's table.
+func (m *Model) setView(i int) {
+	if i >= 0 && i <= len(m.tables) {
+		m.view = i
+	}
+}
+
+func (m *Model) by() string {
+	if m.opt.By != "" {
+		return m.opt.By
+	}
+	name := os.Getenv("USER")
+	if u, err := user.Current(); err == nil && u.Username != "" {
+		name = u.Username
+	}
+	if h, err := os.Hostname(); err == nil && h != "" {
+		name += "@" + h
+	}
+	return name
+}
+
+// View renders exactly the window's size.
+func (m *Model) View() string {
+	if m.quitting {
+		return ""
+	}
+	if m.w < minW || m.h < minH {
+		msg := fmt.Sprintf("deadletter needs at least %d×%d; this window is %d×%d. Enlarge it — every key but q waits until then.", minW, minH, m.w, m.h)
+		return fit(ansi.Wrap(msg, max(m.w, 1), " "), m.w, m.h)
+	}
+	var body string
+	switch {
+	case m.help != nil:
+		body = m.help.View(m)
+	case m.detail != nil:
+		body = m.detail.View(m)
+	default:
+		body = m.tabs() + "\n" + m.viewBody()
+	}
+	screen := fit(m.header()+"\n"+body, m.w, m.h-footerLines)
+	if m.dialog != nil && m.help == nil {
+		screen = m.dialog.View(m, screen)
+	}
+	if m.quitAsk {
+		screen = placeOver(screen, m.paint(&m.st.Box, m.paint(&m.st.Title, "An action is running. Quit?")+"\n\n"+
+			"Blobs not yet started are left untouched; the one in flight finishes.\n\n"+m.keyHints(quitAskScope, 70)), m.w, m.h-footerLines)
+	}
+	return fit(screen, m.w, m.h-footerLines) + "\n" + m.footer()
+}
+
+// viewBody is the overview or the pane's table — or, before any listing succeeded, why there is nothing.
+func (m *Model) viewBody() string {
+	bh := m.bodyHeight()
+	if !m.list.loaded && len(m.snap.Items) == 0 {
+		if m.list.err != nil {
+			lines := []string{m.paint(&m.st.Error, "Could not read the container, so nothing below is known — not even that it is empty."), "",
+				textfmt.Printable(m.list.err.Error()), "", fmt.Sprintf("Retrying in %s (R to retry now).", m.retryIn())}
+			return fit(ansi.Wrap(strings.Join(lines, "\n"), m.w, " "), m.w, bh)
+		}
+		return fit(m.paint(&m.st.Dim, "reading the container…"), m.w, bh)
+	}
+	if m.view == 0 {
+		return m.overview.View(m)
+	}
+	return m.table().View(m)
+}
+
+func (m *Model) footer() string {
+	var status string
+	switch {
+	case m.filter.focused():
+		status = m.filter.input.View()
+		if m.filter.err != "" {
+			status = m.paint(&m.st.Error, m.filter.err)
+		}
+	case m.status != "":
+		status = m.status
+	case m.list.err != nil && m.list.loaded:
+		status = m.paint(&m.st.Error, "! refresh failed: "+textfmt.Printable(m.list.err.Error()))
+	case m.filter.err != "":
+		status = m.paint(&m.st.Error, "filter: "+m.filter.err)
+	case m.filter.text != "":
+		status = m.paint(&m.st.Info, "filter: "+textfmt.Printable(m.filter.text)+"  (/ to change, esc in the filter clears it)")
+	}
+	return fit(status, m.w, 1) + "\n" + fit(m.keyHints(m.focusScope(), m.w), m.w, 1)
+}
+
+// mouse: the wheel scrolls what is on view; a click on a table row puts the cursor there.
+func (m *Model) mouse(msg tea.MouseMsg) tea.Cmd {
+	if m.focusScope() != tableScope && m.focusScope() != detailScope {
+		return nil
+	}
+	wheel := 0
+	switch msg.Button {
+	case tea.MouseButtonWheelUp:
+		wheel = -3
+	case tea.MouseButtonWheelDown:
+		wheel = 3
+	}
+	if m.detail != nil {
+		m.detail.scroll(wheel)
+		return nil
+	}
+	t := m.table()
+	if t == nil {
+		return nil
+	}
+	if wheel != 0 {
+		t.move(wheel)
+		return m.hydrate()
+	}
+	if msg.Action == tea.MouseActionPress && msg.Button == tea.MouseButtonLeft {
+		if r, ok := t.rowAt(msg.Y - headerLines - 1); ok {
+			t.cursor = r
+			t.clamp()
+		}
+	}
+	return nil
+}
+
+// width is a line's width on screen: escape sequences (CSI and OSC, which styles and hyperlinks use) count for
+// nothing, and characters are measured with runewidth, as cells are cut. It runs over every line of every frame,
+// so it is one pass over the bytes that allocates nothing; plain ASCII never leaves the fast loop.
+func width(s string) int {
+	w := 0
+	for i := 0; i < len(s); {
+		c := s[i]
+		switch {
+		case c == 0x1b:
+			i = skipEscape(s, i)
+		case c < utf8.RuneSelf:
+			if c >= 0x20 && c != 0x7f {
+				w++
+			}
+			i++
+		default:
+			r, size := utf8.DecodeRuneInString(s[i:])
+			w += runewidth.RuneWidth(r)
+			i += size
+		}
+	}
+	return w
+}
+
+// skipEscape returns the index after the escape sequence starting at s[i] (ESC).
+func skipEscape(s string, i int) int {
+	i++
+	if i >= len(s) {
+		return i
+	}
+	switch s[i] {
+	case '[': // CSI: parameters, then a final byte 0x40–0x7E
+		for i++; i < len(s); i++ {
+			if s[i] >= 0x40 && s[i] <= 0x7e {
+				return i + 1
+			}
+		}
+		return i
+	case ']': // OSC: up to BEL or ST (ESC \)
+		for i++; i < len(s); i++ {
+			if s[i] == 0x07 {
+				return i + 1
+			}
+			if s[i] == 0x1b && i+1 < len(s) && s[i+1] == '\\' {
+				return i + 2
+			}
+		}
+		return i
+	}
+	return i + 1
+}
+
+// fit makes s exactly w columns by h lines: longer lines are cut, shorter ones padded, missing lines added.
+// Every part goes through it, so no view can overflow the terminal whatever a blob holds.
+func fit(s string, w, h int) string {
+	if w <= 0 || h <= 0 {
+		return ""
+	}
+	lines := strings.Split(s, "\n")
+	if len(lines) > h {
+		lines = lines[:h]
+	}
+	for i, l := range lines {
+		lw := width(l)
+		switch {
+		case lw > w:
+			lines[i] = ansi.Truncate(l, w, "")
+			if tw := width(lines[i]); tw < w {
+				lines[i] += strings.Repeat(" ", w-tw)
+			}
+		case lw < w:
+			lines[i] = l + strings.Repeat(" ", w-lw)
+		}
+	}
+	for len(lines) < h {
+		lines = append(lines, strings.Repeat(" ", w))
+	}
+	return strings.Join(lines, "\n")
+}
