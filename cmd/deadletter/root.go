@@ -77,7 +77,7 @@ stranded blobs, restore quarantined ones — without ever losing a blob. With no
 	a.globalFlags(root.PersistentFlags())
 	dash := a.dashboardFlags(root)
 	root.RunE = func(cmd *cobra.Command, _ []string) error { return a.runDashboard(cmd, dash) }
-	root.AddCommand(a.lsCmd(), a.showCmd(), a.drainCmd(), a.restoreCmd(), a.ackCmd(), a.checkCmd(), a.watchCmd(),
+	root.AddCommand(a.lsCmd(), a.showCmd(), a.drainCmd(), a.restoreCmd(), a.ackCmd(), a.checkCmd(), a.watchCmd(), a.reportCmd(),
 		a.seedCmd(), a.demoCmd())
 	root.InitDefaultCompletionCmd()
 	for _, c := range root.Commands() {

@@ -316,8 +316,14 @@ func Seed(ctx context.Context, c store.Container, o SeedOptions) (SeedReport, er
 		var a time.Duration
 		name := ""
 		switch r := s.rng.Intn(100); {
-		case r < 55:
+		case r < 15:
+			// A trickle of old failures from before the incident.
 			a = ttl + time.Duration(s.rng.Int63n(int64(10*24*h)))
+		case r < 55:
+			// The incident: the Function App went down about a day ago and dead letters have piled up since,
+			// faster as more subscriptions exhausted their retries (more of them recent than old).
+			f := s.rng.Float64()
+			a = ttl + time.Duration(f*f*float64(26*h))
 		case r < 75:
 			a = time.Duration(s.rng.Int63n(int64(o.Config.LiveGrace)))
 		default:

@@ -1,0 +1,328 @@
+package main
+
+import (
+	"fmt"
+	"io"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/deadletter/deadletter/internal/textfmt"
+	"github.com/deadletter/deadletter/replay"
+	"github.com/deadletter/deadletter/store"
+	"github.com/spf13/cobra"
+)
+
+type reportOptions struct {
+	since  time.Duration
+	format string
+	monitorFlags
+}
+
+func (a *app) reportCmd() *cobra.Command {
+	o := reportOptions{since: 72 * time.Hour, format: "md"}
+	cmd := &cobra.Command{
+		Use:   "report [--since D] [--format md|json]",
+		Short: "the incident as a report for the postmortem: timeline, reasons, fates, loss horizon, findings, actions taken",
+		Long: `report reads the whole container and writes the incident picture the dashboard's overview draws — when dead
+letters started (an hourly timeline over --since, the burst marked), which subscriptions and reasons, what the
+replay will do with the waiting events, what the lifecycle rule deletes within 24h and 72h — with the findings
+and the actions recorded in blob metadata (drains: drainCount, drainedAt; restores: the restored copies). It is
+deterministic for a given container and service time: Markdown for a postmortem, or JSON.`,
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error { return a.runReport(cmd, &o) },
+	}
+	durationVar(cmd.Flags(), &o.since, "since", "how far back the timeline reaches")
+	cmd.Flags().StringVar(&o.format, "format", o.format, "md or json")
+	o.monitorFlags.register(cmd)
+	cmd.RegisterFlagCompletionFunc("format", cobra.FixedCompletions([]string{"md", "json"}, cobra.ShellCompDirectiveNoFileComp))
+	return cmd
+}
+
+func (a *app) runReport(cmd *cobra.Command, o *reportOptions) error {
+	if o.format != "md" && o.format != "json" {
+		return usagef("--format %q: want md or json", o.format)
+	}
+	if o.since < time.Hour {
+		return usagef("--since must be at least an hour (the timeline is hourly)")
+	}
+	ctx, cancel := a.withTimeout(cmd, 2*time.Minute)
+	defer cancel()
+	l, cfg, err := a.g.loader()
+	if err != nil {
+		return err
+	}
+	snap, err := l.List(ctx)
+	if err != nil {
+		return couldNotLook(ctx, err)
+	}
+	l.HydrateWhere(ctx, snap, nil)
+	if ctx.Err() != nil {
+		return couldNotLook(ctx, ctx.Err())
+	}
+	rep := buildReport(cfg, snap, o)
+	if o.format == "json" {
+		return writeJSON(a.io.out, rep)
+	}
+	writeMarkdown(a.io.out, rep)
+	return nil
+}
+
+// reportJSON is the report's facts (the README documents the shape).
+type reportJSON struct {
+	Container     text                `json:"container"`
+	Now           string              `json:"now"`
+	Since         string              `json:"since"`
+	WindowHours   int                 `json:"windowHours"`
+	Counts        map[replay.Pane]int `json:"counts"`
+	Blobs         int                 `json:"blobs"`
+	Events        int                 `json:"events"`
+	Unread        int                 `json:"unread"`
+	BurstStart    *string             `json:"burstStart"`
+	Timeline      []hourJSON          `json:"timeline"`
+	Before        int                 `json:"eventsBeforeWindow"`
+	Subscriptions []subscriptionJSON  `json:"subscriptions"`
+	Loss          []lossJSON          `json:"loss"`
+	Healthy       bool                `json:"healthy"`
+	Findings      []findingJSON       `json:"findings"`
+	Drains        []drainJSON         `json:"drains"`
+	Restores      []restoredJSON      `json:"restores"`
+}
+
+type hourJSON struct {
+	Hour           string         `json:"hour"`
+	Events         int            `json:"events"`
+	BySubscription map[string]int `json:"bySubscription"`
+}
+
+type subscriptionJSON struct {
+	Name    text           `json:"name"`
+	Events  int            `json:"events"`
+	Reasons []reasonJSON   `json:"reasons"`
+	Fates   map[string]int `json:"fates"`
+}
+
+type reasonJSON struct {
+	Reason  text `json:"reason"`
+	Events  int  `json:"events"`
+	Outcome text `json:"lastDeliveryOutcome"`
+}
+
+type lossJSON struct {
+	WithinHours int `json:"withinHours"`
+	Blobs       int `json:"blobs"`
+	Events      int `json:"events"`
+	Unread      int `json:"unread"`
+}
+
+type drainJSON struct {
+	Name       text `json:"name"`
+	DrainCount text `json:"drainCount"`
+	DrainedAt  text `json:"drainedAt"`
+}
+
+type restoredJSON struct {
+	Name text `json:"name"`
+	From text `json:"restoredFrom"`
+}
+
+func buildReport(cfg replay.Config, snap *replay.Snapshot, o *reportOptions) reportJSON {
+	p := cfg.Picture(snap, replay.PictureOptions{Window: o.since})
+	chk := cfg.Check(snap, replay.CheckOptions{MaxQuarantine: o.maxQuarantine, Names: true})
+	cj := toCheckJSON(cfg, chk)
+	r := reportJSON{Container: text(snap.Container), Now: rfc3339(snap.Now), Since: rfc3339(p.Hours[0]), WindowHours: len(p.Hours),
+		Counts: chk.Counts, Blobs: p.Blobs, Events: p.Events, Unread: p.Unread, Before: p.Before, Healthy: chk.Healthy, Findings: cj.Findings,
+		Timeline: []hourJSON{}, Subscriptions: []subscriptionJSON{}, Loss: []lossJSON{}, Drains: []drainJSON{}, Restores: []restoredJSON{}}
+	if !p.BurstStart.IsZero() {
+		s := rfc3339(p.BurstStart)
+		r.BurstStart = &s
+	}
+	for h, t := range p.Hours {
+		hj := hourJSON{Hour: rfc3339(t), Events: p.HourTotal(h), BySubscription: map[string]int{}}
+		for s, n := range p.Timeline[h] {
+			if n > 0 {
+				hj.BySubscription[p.Subscriptions[s]] = n
+			}
+		}
+		r.Timeline = append(r.Timeline, hj)
+	}
+	for s, name := range p.Subscriptions {
+		sj := subscriptionJSON{Name: text(name), Events: p.Totals[s], Reasons: []reasonJSON{}, Fates: map[string]int{}}
+		for ri, reason := range p.Reasons {
+			if c := p.Matrix[s][ri]; c.Events > 0 {
+				sj.Reasons = append(sj.Reasons, reasonJSON{Reason: text(reason), Events: c.Events, Outcome: text(c.Outcome)})
+			}
+		}
+		for _, f := range replay.AllFates {
+			if n := p.Fates[s][f]; n > 0 {
+				sj.Fates[f.String()] = n
+			}
+		}
+		r.Subscriptions = append(r.Subscriptions, sj)
+	}
+	for _, lo := range p.Loss {
+		r.Loss = append(r.Loss, lossJSON{WithinHours: int(lo.Within.Hours()), Blobs: lo.Blobs, Events: lo.Events, Unread: lo.Unread})
+	}
+	for i := range snap.Items {
+		it := &snap.Items[i]
+		if n, ok := store.MetaGet(it.Metadata, replay.MetaDrainCount); ok {
+			at, _ := store.MetaGet(it.Metadata, replay.MetaDrainedAt)
+			r.Drains = append(r.Drains, drainJSON{Name: text(it.Name), DrainCount: text(n), DrainedAt: text(at)})
+		}
+		if from, ok := store.MetaGet(it.Metadata, replay.MetaRestoredFrom); ok {
+			r.Restores = append(r.Restores, restoredJSON{Name: text(it.Name), From: text(from)})
+		}
+	}
+	slices.SortFunc(r.Drains, func(a, b drainJSON) int { return strings.Compare(string(a.Name), string(b.Name)) })
+	slices.SortFunc(r.Restores, func(a, b restoredJSON) int { return strings.Compare(string(a.Name), string(b.Name)) })
+	return r
+}
+
+// md escapes untrusted text for a Markdown table cell: printable, and no pipe or backtick to break the table.
+func md(s string) string {
+	s = textfmt.Printable(s)
+	return strings.NewReplacer("|", `\|`, "`", "'", "*", `\*`, "_", `\_`, "<", "&lt;").Replace(s)
+}
+
+func writeMarkdown(w io.Writer, r reportJSON) {
+	p := func(format string, a ...any) { fmt.Fprintf(w, format, a...) }
+	p("# Dead-letter incident report: %s\n\n", md(string(r.Container)))
+	p("Service time %s · timeline since %s (%dh)\n\n", r.Now, r.Since, r.WindowHours)
+	p("## Summary\n\n")
+	var panes []string
+	for _, pn := range replay.Panes {
+		panes = append(panes, fmt.Sprintf("%s %d", pn, r.Counts[pn]))
+	}
+	p("- %d blobs (%s), %d events read", r.Blobs, strings.Join(panes, ", "), r.Events)
+	if r.Unread > 0 {
+		p("; %d blobs could not be read", r.Unread)
+	}
+	p("\n")
+	if r.BurstStart != nil {
+		p("- The current burst of dead letters started at %s.\n", *r.BurstStart)
+	}
+	if r.Healthy {
+		p("- Healthy: nothing stranded, quarantined, expiring, stalled, crashing or malformed.\n")
+	} else {
+		p("- %d finding(s): ", len(r.Findings))
+		var kinds []string
+		for _, f := range r.Findings {
+			kinds = append(kinds, fmt.Sprintf("%s %d", f.Kind, f.Count))
+		}
+		p("%s.\n", strings.Join(kinds, ", "))
+	}
+	p("\n## Timeline: dead-lettered events per hour\n\n```text\n")
+	first, last := -1, -1
+	peak := 1
+	for i, h := range r.Timeline {
+		if h.Events > 0 {
+			if first < 0 {
+				first = i
+			}
+			last = i
+			peak = max(peak, h.Events)
+		}
+	}
+	if first < 0 {
+		p("(no dead letters in the window)\n")
+	}
+	quiet := 0
+	for i := first; first >= 0 && i <= last; i++ {
+		h := r.Timeline[i]
+		if h.Events == 0 && (r.BurstStart == nil || *r.BurstStart != h.Hour) {
+			quiet++
+			continue
+		}
+		if quiet > 0 {
+			p("  %9s %s\n", "", quietHours(quiet))
+			quiet = 0
+		}
+		t, _ := time.Parse(time.RFC3339, h.Hour)
+		bar := strings.Repeat("█", (h.Events*40+peak-1)/peak)
+		mark := "  "
+		if r.BurstStart != nil && *r.BurstStart == h.Hour {
+			mark = "▶ "
+		}
+		subs := make([]string, 0, len(h.BySubscription))
+		for s, n := range h.BySubscription {
+			subs = append(subs, fmt.Sprintf("%s %d", textfmt.Printable(s), n))
+		}
+		slices.Sort(subs)
+		p("%s%s %-40s %6d  %s\n", mark, t.Format("01-02 15h"), bar, h.Events, strings.Join(subs, " · "))
+	}
+	p("```\n")
+	if r.Before > 0 {
+		p("\n%d event(s) were dead-lettered before the window (or in blobs whose names carry no hour).\n", r.Before)
+	}
+	p("\n## Subscriptions and reasons\n\n| subscription | events | deadLetterReason | events | last delivery outcome |\n|---|---:|---|---:|---|\n")
+	for _, s := range r.Subscriptions {
+		if len(s.Reasons) == 0 {
+			p("| %s | %d | | | |\n", md(string(s.Name)), s.Events)
+		}
+		for i, rs := range s.Reasons {
+			name, events := "", ""
+			if i == 0 {
+				name, events = md(string(s.Name)), fmt.Sprint(s.Events)
+			}
+			p("| %s | %s | %s | %d | %s |\n", name, events, md(string(rs.Reason)), rs.Events, md(string(rs.Outcome)))
+		}
+	}
+	p("\n## What the replay function will do with the waiting events\n\n| subscription |")
+	for _, f := range replay.AllFates {
+		p(" %s |", f)
+	}
+	p("\n|---|")
+	for range replay.AllFates {
+		p("---:|")
+	}
+	p("\n")
+	for _, s := range r.Subscriptions {
+		p("| %s |", md(string(s.Name)))
+		for _, f := range replay.AllFates {
+			p(" %d |", s.Fates[f.String()])
+		}
+		p("\n")
+	}
+	p("\n## Loss horizon: what the lifecycle rule deletes if nobody acts\n\n| within | blobs | events | not read |\n|---|---:|---:|---:|\n")
+	for _, lo := range r.Loss {
+		p("| %dh | %d | %d | %d |\n", lo.WithinHours, lo.Blobs, lo.Events, lo.Unread)
+	}
+	p("\n## Findings\n\n")
+	if len(r.Findings) == 0 {
+		p("None.\n")
+	}
+	for _, f := range r.Findings {
+		p("- **%s** (%d): %s\n", f.Kind, f.Count, md(string(f.Message)))
+		for _, n := range f.Names {
+			p("  - `%s`\n", strings.ReplaceAll(textfmt.Printable(string(n)), "`", "'"))
+		}
+		if f.More > 0 {
+			p("  - … and %d more\n", f.More)
+		}
+	}
+	p("\n## Actions recorded in the container\n\n### Drains (blob metadata drainCount, drainedAt)\n\n")
+	if len(r.Drains) == 0 {
+		p("None.\n")
+	} else {
+		p("| blob | drainCount | drainedAt |\n|---|---:|---|\n")
+		for _, d := range r.Drains {
+			p("| %s | %s | %s |\n", md(string(d.Name)), md(string(d.DrainCount)), md(string(d.DrainedAt)))
+		}
+	}
+	p("\n### Restores (restored copies and the quarantine copy they came from)\n\n")
+	if len(r.Restores) == 0 {
+		p("None.\n")
+	} else {
+		p("| restored copy | from |\n|---|---|\n")
+		for _, x := range r.Restores {
+			p("| %s | %s |\n", md(string(x.Name)), md(string(x.From)))
+		}
+	}
+}
+
+func quietHours(n int) string {
+	if n == 1 {
+		return "· 1 quiet hour"
+	}
+	return fmt.Sprintf("· %d quiet hours", n)
+}
