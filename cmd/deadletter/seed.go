@@ -1,6 +1,7 @@
 package main
 
 import (
+	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -59,13 +60,8 @@ func (a *app) runSeed(cmd *cobra.Command, o *seedOptions) error {
 			return err
 		}
 	}
-	if az, ok := c.(*store.Azure); ok && !az.Local() && !o.force {
-		if n, err := countBlobs(cmd, c); err != nil {
-			return err
-		} else if n > 0 {
-			return usagef("seed would write fake dead letters into %s, which is not Azurite and already holds %d blob(s) — "+
-				"is this the Function App's production account? Pass --force if you mean it", textfmt.Printable(c.Describe()), n)
-		}
+	if err := seedGuard(cmd.Context(), c, o.force); err != nil {
+		return err
 	}
 	rep, err := scenario.Seed(ctx, c, scenario.SeedOptions{Scenario: o.scenario, Count: o.count, Seed: o.seed, Config: a.g.rules()})
 	if err != nil {
@@ -95,14 +91,30 @@ func (a *app) openForSeed() (store.Container, error) {
 	return a.g.open()
 }
 
-func countBlobs(cmd *cobra.Command, c store.Container) (int, error) {
-	n := 0
-	err := c.List(cmd.Context(), "", func(p store.Page) error {
-		n += len(p.Blobs)
+// seedGuard refuses to seed fake dead letters into a real account's container that already holds blobs (the
+// Function App's connection-string variable may point at production) unless forced. A directory and Azurite are
+// always safe, and so is an empty container.
+func seedGuard(ctx context.Context, c store.Container, force bool) error {
+	remote, ok := c.(interface{ Local() bool })
+	if force || !ok || remote.Local() {
 		return nil
+	}
+	n := 0
+	err := c.List(ctx, "", func(p store.Page) error {
+		n += len(p.Blobs)
+		return errStopListing // one page is enough to know it is not empty
 	})
-	return n, err
+	if err != nil && !errors.Is(err, errStopListing) {
+		return err
+	}
+	if n > 0 {
+		return usagef("seed would write fake dead letters into %s, which is not Azurite and already holds blobs — "+
+			"is this the Function App's production account? Pass --force if you mean it", textfmt.Printable(c.Describe()))
+	}
+	return nil
 }
+
+var errStopListing = errors.New("enough")
 
 func writeRegister(path string, reg replay.Register) error {
 	b, _ := json.MarshalIndent(reg, "", "  ")

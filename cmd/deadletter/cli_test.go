@@ -1,0 +1,317 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"net"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/deadletter/deadletter/store"
+	"github.com/deadletter/deadletter/store/storetest"
+)
+
+// Durations take days everywhere, and what the tool prints parses back.
+func TestDaysInDurations(t *testing.T) {
+	dir := seeded(t)
+	for _, d := range []string{"3d", "1d12h", "90m", "3d0h", "720h"} {
+		if _, errs, code := runCmd(t, "check", "--dir", dir, "--expiring-within", d); code == 2 {
+			t.Fatalf("--expiring-within %s refused: %s", d, errs)
+		}
+	}
+	out, _, _ := runCmd(t, "check", "--dir", dir, "--expiring-within", "3d")
+	if !strings.Contains(out, "within 3d0h") {
+		t.Fatalf("check says %q", out)
+	}
+	if _, _, code := runCmd(t, "ls", "--dir", dir, "--older-than", "1d12h", "--ttl", "45m", "--retention", "30d"); code != 0 {
+		t.Fatal("days in --older-than, --ttl, --retention")
+	}
+	for _, bad := range [][]string{{"--expiring-within", "-3d"}, {"--ttl", "soon"}, {"--concurrency", "-1"}, {"--max-quarantine", "-2"}} {
+		args := append([]string{"check", "--dir", dir}, bad...)
+		if bad[0] == "--concurrency" {
+			args = append([]string{"drain", "--dir", dir, "--yes"}, bad...)
+		}
+		if _, errs, code := runCmd(t, args...); code != 2 || !strings.Contains(errs, strings.TrimPrefix(bad[0], "--")) {
+			t.Errorf("%v: exit %d %q", bad, code, errs)
+		}
+	}
+	if _, errs, code := runCmd(t, "seed", "--dir", t.TempDir(), "--count", "-1"); code != 2 || !strings.Contains(errs, "count") {
+		t.Errorf("--count -1: %d %s", code, errs)
+	}
+}
+
+func TestVersionHelpAndCompletion(t *testing.T) {
+	if out := mustRun(t, "--version"); !strings.Contains(out, "deadletter version") {
+		t.Fatalf("--version: %q", out)
+	}
+	for _, cmd := range []string{"ls", "show", "drain", "restore", "ack", "check", "watch", "report", "seed", "demo", "completion"} {
+		if out := mustRun(t, cmd, "-h"); !strings.Contains(out, "Usage:") {
+			t.Errorf("%s -h: %q", cmd, out)
+		}
+	}
+	for _, sh := range []string{"bash", "zsh", "fish", "powershell"} {
+		if out := mustRun(t, "completion", sh); len(out) < 200 {
+			t.Errorf("completion %s: %d bytes", sh, len(out))
+		}
+	}
+	// Blob names complete from the container, by any fragment; restore offers quarantine blobs only.
+	dir := seeded(t)
+	out := mustRun(t, "__complete", "show", "--dir", dir, "WEBHOOKS")
+	if !strings.Contains(out, "WEBHOOKS/2026/") || !strings.Contains(out, "quarantine/WEBHOOKS/") {
+		t.Fatalf("show completion: %q", out)
+	}
+	out = mustRun(t, "__complete", "restore", "--dir", dir, "")
+	for _, l := range strings.Split(strings.TrimSpace(out), "\n") {
+		if !strings.HasPrefix(l, "quarantine/") && !strings.HasPrefix(l, ":") {
+			t.Fatalf("restore completion offers %q", l)
+		}
+	}
+	// Flags anywhere, --flag=value.
+	mustRun(t, "ls", "--pane=stranded", "--dir="+dir)
+	mustRun(t, "--dir", dir, "ls", "--json")
+}
+
+// show, drain, restore and ack take a full name, the blob's URL, its GUID or any unique fragment; an ambiguous
+// fragment lists the candidates and exits 2; no match suggests the closest names.
+func TestNamesFromFragments(t *testing.T) {
+	dir := seeded(t)
+	l := lsJSONOf(t, "--dir", dir, "--pane", "quarantine")
+	name := l.Blobs[0]["name"].(string)
+	guid := strings.TrimSuffix(name[strings.LastIndex(name, "/")+1:], ".json")
+	for _, arg := range []string{name, guid, guid[:8], "https://acct.blob.core.windows.net/deadletter/" + name, "http://127.0.0.1:10000/devstoreaccount1/deadletter/" + name} {
+		var s map[string]any
+		out, errs, code := runCmd(t, "show", arg, "--dir", dir, "--json")
+		if code != 0 || json.Unmarshal([]byte(out), &s) != nil || s["name"] != name {
+			t.Fatalf("show %q: exit %d %s", arg, code, errs)
+		}
+	}
+	_, errs, code := runCmd(t, "show", "WEBHOOKS", "--dir", dir)
+	if code != 2 || !strings.Contains(errs, "matches several blobs") || strings.Count(errs, "WEBHOOKS/") < 2 {
+		t.Fatalf("ambiguous: %d %s", code, errs)
+	}
+	_, errs, code = runCmd(t, "show", guid[:8]+"x", "--dir", dir)
+	if code != 2 || !strings.Contains(errs, "no blob matches") || !strings.Contains(errs, guid) {
+		t.Fatalf("no match, closest: %d %s", code, errs)
+	}
+	// restore by GUID: the quarantine copy of that GUID, even though the GUID is a fragment of nothing else.
+	out, _, code := runCmd(t, "restore", guid[:8], "--dir", dir, "--yes", "--json", "--force")
+	if code != 0 || !strings.Contains(out, name) {
+		t.Fatalf("restore by GUID: %d %s", code, out)
+	}
+	// A name that does not exist: notFound, exit 1, for drain and restore alike.
+	for _, cmd := range [][]string{{"drain", "NOPE/2026/1/1/1/none.json"}, {"restore", "quarantine/NOPE/none.json"}} {
+		out, _, code := runCmd(t, append(cmd, "--dir", dir, "--yes", "--json")...)
+		if code != 1 || !strings.Contains(out, `"notFound"`) {
+			t.Errorf("%v: exit %d %s", cmd, code, out)
+		}
+	}
+}
+
+// ls: urgency order (expiring first, then pane, then age), ! marks, human sizes, -o name and wide, filters.
+func TestLsForAPerson(t *testing.T) {
+	dir := seeded(t)
+	out := mustRun(t, "ls", "--dir", dir)
+	lines := strings.Split(strings.TrimSpace(out), "\n")
+	if !strings.HasPrefix(lines[0], "PANE") || !strings.Contains(lines[1], "!") || !strings.Contains(lines[2], "!") {
+		t.Fatalf("the two expiring blobs come first, marked:\n%s", strings.Join(lines[:4], "\n"))
+	}
+	if !regexp.MustCompile(`\d+\.\d KiB`).MatchString(out) || regexp.MustCompile(`\d{5,} bytes`).MatchString(out) {
+		t.Fatalf("sizes are not human-readable:\n%s", lines[1])
+	}
+	var order []string
+	for _, l := range lines[3:] {
+		order = append(order, strings.Fields(l)[0])
+	}
+	rank := map[string]int{"stranded": 0, "quarantine": 1, "live": 2, "archived": 3}
+	for i := 1; i < len(order); i++ {
+		if rank[order[i]] < rank[order[i-1]] {
+			t.Fatalf("pane order broken at %d: %v", i, order)
+		}
+	}
+	names := strings.Split(strings.TrimSpace(mustRun(t, "ls", "--dir", dir, "-o", "name", "--pane", "quarantine")), "\n")
+	if len(names) != len(lsJSONOf(t, "--dir", dir, "--pane", "quarantine").Blobs) || !strings.HasPrefix(names[0], "quarantine/") {
+		t.Fatalf("-o name: %v", names)
+	}
+	if n := len(lsJSONOf(t, "--dir", dir, "--subscription", "webhooks").Blobs); n == 0 {
+		t.Fatal("--subscription")
+	}
+	for _, b := range lsJSONOf(t, "--dir", dir, "--verdict", "cap").Blobs {
+		if b["verdicts"].(map[string]any)["cap"] == nil {
+			t.Fatalf("--verdict cap kept %v", b["name"])
+		}
+	}
+	for _, b := range lsJSONOf(t, "--dir", dir, "--older-than", "2d").Blobs {
+		if b["ageSeconds"].(float64) < 2*86400 {
+			t.Fatalf("--older-than 2d kept %v", b["name"])
+		}
+	}
+	wide := mustRun(t, "ls", "--dir", dir, "-o", "wide")
+	if !strings.Contains(wide, "REASON / OUTCOME") || !strings.Contains(wide, "UndeliverableDueToProbationCausedByClientError") {
+		t.Fatal("-o wide cuts nothing")
+	}
+	// --jsonl: one object per line, the same blobs as --json.
+	jl := strings.Split(strings.TrimSpace(mustRun(t, "ls", "--dir", dir, "--jsonl")), "\n")
+	if len(jl) != len(lsJSONOf(t, "--dir", dir).Blobs) {
+		t.Fatalf("--jsonl %d lines", len(jl))
+	}
+	for _, l := range jl {
+		var m map[string]any
+		if json.Unmarshal([]byte(l), &m) != nil || m["name"] == nil {
+			t.Fatalf("--jsonl line %q", l)
+		}
+	}
+}
+
+// restore --all restores every quarantine blob with something to resume, after one confirmation, and lists
+// the refused ones.
+func TestRestoreAll(t *testing.T) {
+	dir := seeded(t)
+	before := len(lsJSONOf(t, "--dir", dir, "--pane", "quarantine").Blobs)
+	out, errs, code := runCmd(t, "restore", "--all", "--dir", dir, "--yes", "--json")
+	if code != 0 {
+		t.Fatalf("exit %d %s", code, errs)
+	}
+	var res struct{ Results []struct{ Name, Outcome string } }
+	json.Unmarshal([]byte(out), &res)
+	if len(res.Results) == 0 || len(res.Results) >= before {
+		t.Fatalf("restored %d of %d: the ones where nothing resumes stay", len(res.Results), before)
+	}
+	for _, r := range res.Results {
+		if r.Outcome != "restored" {
+			t.Fatalf("%+v", r)
+		}
+	}
+	if !strings.Contains(errs, "are refused and left where they are") || !strings.Contains(errs, "event(s) resume") {
+		t.Fatalf("the summary: %s", errs)
+	}
+	if left := len(lsJSONOf(t, "--dir", dir, "--pane", "quarantine").Blobs); left != before-len(res.Results) {
+		t.Fatalf("%d left, want %d", left, before-len(res.Results))
+	}
+	if _, errs, code := runCmd(t, "restore", "--all", "x", "--dir", dir); code != 2 || !strings.Contains(errs, "not both") {
+		t.Fatalf("names and --all: %d %s", code, errs)
+	}
+}
+
+// check names the blobs behind each finding: the first ten, then how many more.
+func TestCheckNamesTheBlobs(t *testing.T) {
+	dir := seeded(t)
+	m, code := checkJSONOf(t, "--dir", dir)
+	if code != 1 {
+		t.Fatal(code)
+	}
+	for _, f := range m["findings"].([]any) {
+		fm := f.(map[string]any)
+		names := fm["names"].([]any)
+		if len(names) == 0 || len(names) > 10 || len(names)+int(fm["more"].(float64)) != int(fm["count"].(float64)) {
+			t.Fatalf("finding %v names %d of %v (+%v)", fm["kind"], len(names), fm["count"], fm["more"])
+		}
+	}
+	out, _, _ := runCmd(t, "check", "--dir", dir)
+	if !strings.Contains(out, "… and ") || !strings.Contains(out, "/2026/") {
+		t.Fatalf("check text names blobs:\n%s", out)
+	}
+}
+
+// --timeout: an endpoint that accepts connections and never answers is reported as could-not-check within the
+// deadline, not after five one-minute tries.
+func TestTimeoutOnABlackHole(t *testing.T) {
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer l.Close()
+	go func() {
+		for {
+			c, err := l.Accept()
+			if err != nil {
+				return
+			}
+			defer c.Close() // accept, read nothing, answer nothing
+		}
+	}()
+	cs := "DefaultEndpointsProtocol=http;AccountName=acct;AccountKey=" + strings.Repeat("QUJD", 16) + ";BlobEndpoint=http://" + l.Addr().String() + "/acct;"
+	start := time.Now()
+	out, errs, code := runCmd(t, "check", "--json", "--connection-string", cs, "--timeout", "3s")
+	took := time.Since(start)
+	var m map[string]any
+	if code != 2 || json.Unmarshal([]byte(out), &m) != nil || m["healthy"] != false || !strings.Contains(errs, "--timeout") {
+		t.Fatalf("exit %d out %s errs %s", code, out, errs)
+	}
+	if took > 10*time.Second {
+		t.Fatalf("a 3s --timeout took %s", took)
+	}
+}
+
+// Azurite on any port: UseDevelopmentStorage=true with DevelopmentStorageProxyUri; a refused development
+// storage asks whether Azurite is running.
+func TestDevelopmentStorageOnAnyPort(t *testing.T) {
+	az := storetest.AzuriteConnectionString(t)
+	m := regexp.MustCompile(`BlobEndpoint=(http://[^/;]+)`).FindStringSubmatch(az)
+	if m == nil {
+		t.Fatalf("no endpoint in %q", az)
+	}
+	c := storetest.NewName()
+	cs := "UseDevelopmentStorage=true;DevelopmentStorageProxyUri=" + m[1]
+	mustRun(t, "seed", "--connection-string", cs, "--container", c, "--count", "2", "--register-out", filepath.Join(t.TempDir(), "h.json"))
+	if n := len(lsJSONOf(t, "--connection-string", cs, "--container", c).Blobs); n == 0 {
+		t.Fatal("nothing listed through the proxy URI")
+	}
+	l, _ := net.Listen("tcp", "127.0.0.1:0")
+	closed := l.Addr().String()
+	l.Close()
+	_, errs, code := runCmd(t, "ls", "--connection-string", "UseDevelopmentStorage=true;DevelopmentStorageProxyUri=http://"+closed, "--timeout", "5s")
+	if code != 2 || !strings.Contains(errs, "is Azurite running on http://"+closed) {
+		t.Fatalf("refused: %d %s", code, errs)
+	}
+}
+
+// --container is a container name: 3–63 lowercase letters, digits and single hyphens — not a path.
+func TestContainerNameIsValidated(t *testing.T) {
+	for _, bad := range []string{"deadletter/quarantine", "DeadLetter", "ab", "a--b", "-ab", strings.Repeat("a", 64), "dead letter"} {
+		if _, errs, code := runCmd(t, "ls", "--connection-string", "UseDevelopmentStorage=true", "--container", bad); code != 2 || !strings.Contains(errs, "not a container name") {
+			t.Errorf("--container %q: %d %s", bad, code, errs)
+		}
+	}
+}
+
+// seed writes only to a directory, to Azurite, or to an empty container; a second seed never overwrites.
+func TestSeedIsCareful(t *testing.T) {
+	dir := t.TempDir()
+	mustRun(t, "seed", "--dir", dir)
+	before := map[string]string{}
+	d, _ := store.OpenDir(dir)
+	l, _ := store.ListAll(context.Background(), d)
+	for _, b := range l.Blobs {
+		before[b.Name] = b.ETag
+	}
+	out := mustRun(t, "seed", "--dir", dir)
+	if !strings.Contains(out, "already taken and left as they were") {
+		t.Fatalf("second seed: %s", out)
+	}
+	l, _ = store.ListAll(context.Background(), d)
+	for _, b := range l.Blobs {
+		if e, ok := before[b.Name]; ok && e != b.ETag {
+			t.Fatalf("a second seed overwrote %s", b.Name)
+		}
+	}
+	// Into an account that is not Azurite and already holds blobs, only with --force, naming the account.
+	remote := &remoteMem{Mem: storetest.NewMem(time.Now())}
+	if err := seedGuard(context.Background(), remote, false); err != nil {
+		t.Fatalf("an empty container: %v", err)
+	}
+	remote.Write(context.Background(), "S/a.json", []byte("[]"), store.WriteOptions{})
+	if err := seedGuard(context.Background(), remote, false); err == nil || !strings.Contains(err.Error(), "mem/deadletter") || !strings.Contains(err.Error(), "--force") {
+		t.Fatalf("a real account with blobs: %v", err)
+	}
+	if err := seedGuard(context.Background(), remote, true); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// remoteMem is a container that says it is not the emulator.
+type remoteMem struct{ *storetest.Mem }
+
+func (remoteMem) Local() bool { return false }
