@@ -174,7 +174,9 @@ func TestRestoreAll(t *testing.T) {
 	if code != 0 {
 		t.Fatalf("exit %d %s", code, errs)
 	}
-	var res struct{ Results []struct{ Name, Outcome string } }
+	var res struct {
+		Results []struct{ Name, Outcome string }
+	}
 	json.Unmarshal([]byte(out), &res)
 	if len(res.Results) == 0 || len(res.Results) >= before {
 		t.Fatalf("restored %d of %d: the ones where nothing resumes stay", len(res.Results), before)
