@@ -6,6 +6,7 @@ import (
 	"net/http"
 	"os"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -102,13 +103,60 @@ func TestSoak(t *testing.T) {
 				qs = append(qs, n)
 			}
 		}
-		rres, _ := replay.Restore(bg, via, cfg, qs, replay.RestoreOptions{})
-		for _, r := range rres {
-			if r.Outcome == replay.OutcomeRestored {
-				handleRetried(t, via, cfg, r.Target, pub)
+		// Two operators restore them at once, and a third whose role lacks delete permission.
+		noDelete := &storetest.Hooked{Container: via, BeforeDelete: func(name, _ string) error {
+			return fmt.Errorf("delete %q: %w: this identity may write but not delete", name, store.ErrForbidden)
+		}}
+		var runs [3][]replay.Result
+		var wg sync.WaitGroup
+		for i, c := range []store.Container{via, via, noDelete} {
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				runs[i], _ = replay.Restore(bg, c, cfg, qs, replay.RestoreOptions{Concurrency: 4})
+			}()
+		}
+		wg.Wait()
+		rres := runs[0]
+		targets := map[string]map[string]bool{} // quarantine copy → the restored names any restorer reported
+		for _, run := range runs {
+			for _, r := range run {
+				if r.Target != "" && (r.Outcome == replay.OutcomeRestored || r.Outcome == replay.OutcomeFailed) {
+					if targets[r.Name] == nil {
+						targets[r.Name] = map[string]bool{}
+					}
+					targets[r.Name][r.Target] = true
+				}
+			}
+		}
+		for q, ts := range targets {
+			if len(ts) > 1 {
+				t.Fatalf("round %d: %s was restored to %d names: %v", round, q, len(ts), ts)
+			}
+			for target := range ts {
+				if _, err := direct.Stat(bg, target); err == nil {
+					handleRetried(t, via, cfg, target, pub)
+				}
 			}
 		}
 		p.SetFaults(nil)
+		// Invariant 0: at most one restored copy per quarantine copy, wherever the replay has taken it since.
+		perSource := map[string]map[string]bool{}
+		for _, n := range allNames(t, direct) {
+			base := strings.TrimPrefix(strings.TrimPrefix(n, replay.ArchivedPrefix), replay.QuarantinePrefix)
+			if i := strings.LastIndex(base, ".restored-"); i >= 0 {
+				src := base[:i]
+				if perSource[src] == nil {
+					perSource[src] = map[string]bool{}
+				}
+				perSource[src][base] = true
+			}
+		}
+		for src, ts := range perSource {
+			if len(ts) > 1 {
+				t.Fatalf("round %d: %s has %d restored copies: %v", round, src, len(ts), ts)
+			}
+		}
 
 		// Invariant 1: every event that ever existed is still in the container or was handed to the publisher.
 		present := map[string]bool{}
@@ -177,6 +225,18 @@ func copies(t *testing.T, c store.Container) map[string]string {
 		}
 	}
 	return m
+}
+
+func allNames(t *testing.T, c store.Container) []string {
+	l, err := store.ListAll(bg, c)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var out []string
+	for _, b := range l.Blobs {
+		out = append(out, b.Name)
+	}
+	return out
 }
 
 func rootNames(t *testing.T, c store.Container) []string {

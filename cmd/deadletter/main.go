@@ -31,6 +31,7 @@ func main() {
 	go func() {
 		s := <-sigs
 		cancel(interrupted{s}) // the first signal stops cleanly: what runs reports what it did
+		fmt.Fprintln(os.Stderr, "deadletter: stopping: what is in flight finishes, nothing new starts (a second signal stops at once)")
 		<-sigs
 		fmt.Fprintln(os.Stderr, "deadletter: second signal: stopping now")
 		os.Exit(exitInterrupted)

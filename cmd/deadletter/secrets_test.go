@@ -4,9 +4,12 @@ import (
 	"bytes"
 	"context"
 	"net"
+	"os"
+	"path/filepath"
 	"strings"
 	"sync"
 	"testing"
+	"time"
 
 	"github.com/deadletter/deadletter/store/storetest"
 )
@@ -30,11 +33,20 @@ func TestNoSecretInAnyOutput(t *testing.T) {
 		}
 		wrongKey = append(wrongKey, p)
 	}
+	hole := blackHole(t) // accepts connections, never answers
+	azEndpoint := azurite[strings.Index(azurite, "BlobEndpoint=")+len("BlobEndpoint="):]
+	azEndpoint = strings.TrimSuffix(azEndpoint, ";")
+	sas := "sv=2024-08-04&ss=b&srt=sco&sp=rl&se=2030-01-01T00:00:00Z&sig=" + sig
 	targets := map[string][]string{
-		"sas, unreachable":      {"--connection-string", "BlobEndpoint=http://" + closed + "/acct;SharedAccessSignature=sv=2024-08-04&ss=b&srt=co&sp=rl&sig=" + sig},
-		"account key, refused":  {"--connection-string", strings.Join(wrongKey, ";")},
-		"account key, no route": {"--connection-string", "DefaultEndpointsProtocol=http;AccountName=acct;AccountKey=" + key + ";BlobEndpoint=http://" + closed + "/acct;"},
-		"entra id":              {"--account-url", "http://" + closed + "/acct"},
+		"sas, refused port":       {"--connection-string", "BlobEndpoint=http://" + closed + "/acct;SharedAccessSignature=" + sas},
+		"sas, black hole":         {"--connection-string", "BlobEndpoint=http://" + hole + "/acct;SharedAccessSignature=" + sas, "--timeout", "2s"},
+		"sas, refused (403)":      {"--connection-string", "BlobEndpoint=" + azEndpoint + ";SharedAccessSignature=" + sas},
+		"account key, refused":    {"--connection-string", strings.Join(wrongKey, ";")},
+		"account key, no route":   {"--connection-string", "DefaultEndpointsProtocol=http;AccountName=acct;AccountKey=" + key + ";BlobEndpoint=http://" + closed + "/acct;"},
+		"account key, black hole": {"--connection-string", "DefaultEndpointsProtocol=http;AccountName=acct;AccountKey=" + key + ";BlobEndpoint=http://" + hole + "/acct;", "--timeout", "2s"},
+		"entra id":                {"--account-url", "http://" + closed + "/acct"},
+		"bad account url":         {"--account-url", "https://[acct.blob.core.windows.net/?sp=r&sig=" + sig},
+		"account url with sas":    {"--account-url", "http://" + hole + "/acct?sp=r&sig=" + sig, "--timeout", "2s"},
 	}
 	t.Setenv("AZURE_TENANT_ID", "00000000-0000-0000-0000-000000000000")
 	t.Setenv("AZURE_CLIENT_ID", "00000000-0000-0000-0000-000000000001")
@@ -63,5 +75,68 @@ func TestNoSecretInAnyOutput(t *testing.T) {
 			}()
 		}
 	}
+	// The --exec hook's stdin carries the failure too: scrubbed like everything else.
+	for label, target := range targets {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			hook := filepath.Join(t.TempDir(), "hook.jsonl")
+			ctx, cancel := context.WithCancel(context.Background())
+			out := &lockedBuffer{}
+			done := make(chan int)
+			go func() {
+				done <- run(ctx, append([]string{"watch", "--json", "--interval", "1h", "--exec", "cat >> " + hook}, target...), stdio{in: strings.NewReader(""), out: out, err: out})
+			}()
+			finished := false
+			for deadline := time.Now().Add(60 * time.Second); !finished && !strings.Contains(out.String(), `"kind":"error"`); {
+				select {
+				case code := <-done: // a target that cannot even be opened ends watch at once, exit 2
+					finished = true
+					if code != 2 {
+						t.Errorf("%s: watch exit %d", label, code)
+					}
+				case <-time.After(20 * time.Millisecond):
+				}
+				if time.Now().After(deadline) {
+					t.Errorf("%s: watch never reported the failure: %s", label, out.String())
+					break
+				}
+			}
+			cancel()
+			if !finished {
+				<-done
+			}
+			got, _ := os.ReadFile(hook)
+			for _, s := range secrets {
+				if strings.Contains(out.String(), s) || strings.Contains(string(got), s) {
+					t.Errorf("%s: watch or its --exec input carried a secret (%q):\n%s\n%s", label, s, out.String(), got)
+				}
+			}
+		}()
+	}
 	wg.Wait()
+}
+
+// blackHole is an address that accepts connections and never answers.
+func blackHole(t *testing.T) string {
+	t.Helper()
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { l.Close() })
+	go func() {
+		var held []net.Conn
+		for {
+			c, err := l.Accept()
+			if err != nil {
+				for _, c := range held {
+					c.Close()
+				}
+				return
+			}
+			held = append(held, c)
+		}
+	}()
+	return l.Addr().String()
 }

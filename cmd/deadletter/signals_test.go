@@ -1,0 +1,166 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"net"
+	"net/http"
+	"os/exec"
+	"strings"
+	"sync/atomic"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/deadletter/deadletter/store"
+	"github.com/deadletter/deadletter/store/storetest"
+)
+
+// strandedOnAzurite is a fresh Azurite container holding n root blobs that have passed a 1s TTL, behind a fault
+// proxy; it returns the connection string through the proxy and the container's name.
+func strandedOnAzurite(t *testing.T, n int) (*storetest.FaultProxy, string, string) {
+	t.Helper()
+	az := storetest.Azure(t)
+	name := az.Describe()[strings.IndexByte(az.Describe(), '/')+1:]
+	for i := 0; i < n; i++ {
+		body := fmt.Sprintf(`[{"id":"e%d","subject":"s","eventType":"T","dataVersion":"1","data":{}}]`, i)
+		if _, err := az.Write(context.Background(), fmt.Sprintf("S/2026/1/1/1/%02d.json", i), []byte(body), store.WriteOptions{}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for deadline := time.Now().Add(20 * time.Second); ; {
+		now, _ := az.Now(context.Background())
+		l, _ := store.ListAll(context.Background(), az)
+		if len(l.Blobs) == n && now.Sub(l.Blobs[n-1].LastModified) > 1500*time.Millisecond {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatal("the blobs never passed the TTL")
+		}
+	}
+	p := storetest.NewFaultProxy(t, storetest.AzuriteConnectionString(t))
+	return p, p.ConnectionString(storetest.AzuriteConnectionString(t)), name
+}
+
+// start runs the binary with args and returns it running, its stdout and stderr.
+func start(t *testing.T, args ...string) (*exec.Cmd, *lockedBuffer, *lockedBuffer) {
+	t.Helper()
+	cmd := exec.Command(binary(t), args...)
+	out, errs := &lockedBuffer{}, &lockedBuffer{}
+	cmd.Stdout, cmd.Stderr = out, errs
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { cmd.Process.Kill() })
+	return cmd, out, errs
+}
+
+func exitOf(t *testing.T, cmd *exec.Cmd, within time.Duration) (int, time.Duration) {
+	t.Helper()
+	done := make(chan error, 1)
+	begin := time.Now()
+	go func() { done <- cmd.Wait() }()
+	select {
+	case <-done:
+		return cmd.ProcessState.ExitCode(), time.Since(begin)
+	case <-time.After(within):
+		t.Fatalf("%v did not exit within %s", cmd.Args, within)
+	}
+	return 0, 0
+}
+
+// A drain stopped by SIGINT reports what it did — the blob in flight finishes, the rest are cancelled and
+// untouched — and exits 130.
+func TestDrainStoppedBySignal(t *testing.T) {
+	p, cs, c := strandedOnAzurite(t, 8)
+	var writes atomic.Int64
+	release := make(chan struct{})
+	p.SetFaults(func(r *http.Request) storetest.Fault {
+		if storetest.IsBlobWrite(r) {
+			if writes.Add(1) == 2 {
+				return storetest.Fault{Before: func() { <-release }} // the second write waits for the signal
+			}
+		}
+		return storetest.Fault{}
+	})
+	cmd, out, errs := start(t, "drain", "--connection-string", cs, "--container", c, "--ttl", "1s", "--yes", "--concurrency", "1")
+	waitFor(t, "the second write", func() bool { return writes.Load() >= 2 })
+	cmd.Process.Signal(syscall.SIGINT)
+	close(release)
+	code, _ := exitOf(t, cmd, 30*time.Second)
+	if code != 130 || !strings.Contains(out.String(), "2 drained") || !strings.Contains(out.String(), "6 cancelled") || !strings.Contains(errs.String(), "interrupted") {
+		t.Fatalf("exit %d\n%s\n%s", code, out, errs)
+	}
+}
+
+// A second signal exits at once, even while a write that is never abandoned half-way is still in flight.
+func TestSecondSignalExitsAtOnce(t *testing.T) {
+	p, cs, c := strandedOnAzurite(t, 2)
+	var writes atomic.Int64
+	hang := make(chan struct{})
+	t.Cleanup(func() { close(hang) }) // runs before the proxy closes, which waits for its handlers
+	p.SetFaults(func(r *http.Request) storetest.Fault {
+		if storetest.IsBlobWrite(r) {
+			writes.Add(1)
+			return storetest.Fault{Before: func() { <-hang }}
+		}
+		return storetest.Fault{}
+	})
+	cmd, _, errs := start(t, "drain", "--connection-string", cs, "--container", c, "--ttl", "1s", "--yes", "--concurrency", "1")
+	waitFor(t, "a write in flight", func() bool { return writes.Load() >= 1 })
+	cmd.Process.Signal(syscall.SIGINT)
+	waitFor(t, "the first signal's notice", func() bool { return strings.Contains(errs.String(), "a second signal stops at once") })
+	cmd.Process.Signal(syscall.SIGINT)
+	code, took := exitOf(t, cmd, 10*time.Second)
+	if code != 130 || took > 5*time.Second || !strings.Contains(errs.String(), "second signal") {
+		t.Fatalf("exit %d after %s: %s", code, took, errs)
+	}
+}
+
+// A check interrupted while it reads is never healthy: exit 2, saying it could not look, in JSON too.
+func TestInterruptedCheckIsNotHealthy(t *testing.T) {
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer l.Close()
+	var accepted atomic.Int64
+	go func() {
+		for {
+			conn, err := l.Accept()
+			if err != nil {
+				return
+			}
+			accepted.Add(1)
+			defer conn.Close()
+		}
+	}()
+	cs := "DefaultEndpointsProtocol=http;AccountName=acct;AccountKey=" + strings.Repeat("QUJD", 16) + ";BlobEndpoint=http://" + l.Addr().String() + "/acct;"
+	for _, asJSON := range []bool{false, true} {
+		args := []string{"check", "--connection-string", cs, "--timeout", "1m"}
+		if asJSON {
+			args = append(args, "--json")
+		}
+		before := accepted.Load()
+		cmd, out, errs := start(t, args...)
+		waitFor(t, "the check's request", func() bool { return accepted.Load() > before })
+		cmd.Process.Signal(syscall.SIGINT)
+		code, _ := exitOf(t, cmd, 10*time.Second)
+		if code != 2 || !strings.Contains(errs.String(), "interrupted") || strings.Contains(out.String(), "healthy: ") {
+			t.Fatalf("json=%v: exit %d\n%s\n%s", asJSON, code, out, errs)
+		}
+		if asJSON && !strings.Contains(out.String(), `"healthy": false`) {
+			t.Fatalf("check --json interrupted: %s", out)
+		}
+	}
+}
+
+// waitFor waits for a condition another process or goroutine makes true, with a deadline.
+func waitFor(t *testing.T, what string, cond func() bool) {
+	t.Helper()
+	for deadline := time.Now().Add(20 * time.Second); !cond(); time.Sleep(10 * time.Millisecond) {
+		if time.Now().After(deadline) {
+			t.Fatalf("gave up waiting for %s", what)
+		}
+	}
+}
