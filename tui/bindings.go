@@ -372,7 +372,10 @@ var helpScope = &scope{name: "help", modal: true, bindings: []binding{
 
 var tooSmallScope = &scope{name: "too small", modal: true, bindings: []binding{
 	bind([]string{"q", "ctrl+c"}, "q", "quit", func(m *Model) tea.Cmd { return m.quit() }).footer(),
-}, other: func(*Model, tea.KeyMsg) tea.Cmd { return nil }} // every other key is swallowed: nothing acts unseen
+}, other: func(m *Model, k tea.KeyMsg) tea.Cmd { // every other key is swallowed — nothing acts unseen — and says so
+	m.ignored = k.String()
+	return nil
+}}
 
 var quitAskScope = &scope{name: "quit?", modal: true, bindings: []binding{
 	bind([]string{"y", "q", "ctrl+c"}, "y", "quit (the action is cancelled; blobs not started are untouched)", func(m *Model) tea.Cmd { return m.quit() }).footer(),

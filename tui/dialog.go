@@ -269,6 +269,9 @@ func (d *dialog) update(m *Model, msg tea.Msg) tea.Cmd {
 	case actionDoneMsg:
 		d.finish(m, msg)
 		m.results = d
+		if m.quitAsk { // the operator asked to quit while it ran; now nothing is left to abandon
+			return m.quit()
+		}
 		return m.refresh()
 	default:
 		if d.note.Focused() {

@@ -80,6 +80,7 @@ type Model struct {
 	reportCost time.Duration
 	detailSeq  int
 	status     string
+	ignored    string // the last key the too-small screen swallowed
 	quitting   bool
 	painted    map[paintKey]string
 }

@@ -77,7 +77,7 @@ func TestTooSmallSwallowsKeys(t *testing.T) {
 	before := etags(t, mem)
 	hs := newHarness(t, mem, cfg, 60, 15)
 	hs.press("d", "y", "2", "r", "y", "a", "<enter>")
-	s := hs.shows("needs at least 80×24", "every key but q waits")
+	s := hs.shows("needs at least 80×24", "every key but q waits", `"enter" did`)
 	if after := etags(t, mem); fmt.Sprint(after) != fmt.Sprint(before) {
 		t.Fatalf("a key acted behind the too-small screen:\n%s", s)
 	}
@@ -385,6 +385,25 @@ func TestAckFromTheDashboard(t *testing.T) {
 	hs.shows("1 acked")
 	hs.press("<enter>")
 	hs.shows("ACKED", "by tester@host", "on it")
+}
+
+// q while an action runs asks first; when the action ends meanwhile, the quit goes ahead.
+func TestQuitWhileAnActionRuns(t *testing.T) {
+	mem, cfg := fixture(t, 0)
+	hooked := &storetest.Hooked{Container: mem}
+	hs := newHarness(t, hooked, cfg, 120, 40)
+	hs.press("<space>", "d")
+	hs.pause()
+	hs.press("y", "q")
+	hs.shows("An action is running. Quit?", "y quit", "esc stay")
+	hs.press("<esc>")
+	hs.lacks("Quit?")
+	hs.press("q")
+	hs.shows("Quit?")
+	hs.resume() // the drain ends: nothing left to abandon, so the quit the operator asked for happens
+	if !hs.m.quitting {
+		t.Fatal("the quit asked during the action did not happen when it ended")
+	}
 }
 
 // A cancel that arrives after the last blob says so, instead of nothing.

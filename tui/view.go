@@ -69,6 +69,9 @@ func (m *Model) View() string {
 	}
 	if m.w < minW || m.h < minH {
 		msg := fmt.Sprintf("deadletter needs at least %d×%d; this window is %d×%d. Enlarge it — every key but q waits until then.", minW, minH, m.w, m.h)
+		if m.ignored != "" {
+			msg += fmt.Sprintf(" (%q did nothing)", m.ignored)
+		}
 		return fit(ansi.Wrap(msg, max(m.w, 1), " "), m.w, m.h)
 	}
 	var body string
