@@ -116,3 +116,27 @@ func TestChanges(t *testing.T) {
 		t.Fatal("no change, no line")
 	}
 }
+
+// The loader's cache holds no more than the container: a complete listing drops the summaries of blobs gone.
+func TestLoaderCacheIsBoundedToTheContainer(t *testing.T) {
+	mem := storetest.NewMem(time.Date(2026, 11, 30, 12, 0, 0, 0, time.UTC))
+	cfg := cfgWith(testRegister)
+	for i := 0; i < 20; i++ {
+		put(t, mem, fmt.Sprintf("S/%02d.json", i), ev(fmt.Sprint(i), "Push", ""))
+	}
+	l := replay.NewLoader(mem, cfg)
+	s, _ := l.List(bg)
+	l.HydrateWhere(bg, s, nil)
+	if l.CacheSize() != 20 {
+		t.Fatalf("cache %d", l.CacheSize())
+	}
+	for i := 0; i < 15; i++ {
+		mem.Delete(bg, fmt.Sprintf("S/%02d.json", i), "")
+	}
+	if _, err := l.List(bg); err != nil {
+		t.Fatal(err)
+	}
+	if l.CacheSize() != 5 {
+		t.Fatalf("after 15 of 20 blobs went, the cache holds %d", l.CacheSize())
+	}
+}

@@ -54,8 +54,11 @@ func (m *Model) badges(short bool) []string {
 		}
 		out = append(out, m.paint(&m.st.Badge, label))
 	}
-	if m.list.err != nil && m.list.loaded {
+	switch {
+	case m.list.err != nil && m.list.loaded:
 		out = append(out, m.paint(&m.st.Stale, fmt.Sprintf("STALE since %s · retry in %s", m.list.goodAt.UTC().Format("15:04:05Z"), m.retryIn())))
+	case m.list.err != nil && len(m.snap.Items) > 0:
+		out = append(out, m.paint(&m.st.Stale, fmt.Sprintf("PARTIAL: listing failed after %s · retry in %s", thousands(len(m.snap.Items)), m.retryIn())))
 	}
 	return out
 }

@@ -193,7 +193,7 @@ func TestStaleAndFailedLoads(t *testing.T) {
 	hs.shows("READ-ONLY", "NO --handlers", "[1 Stranded")
 	fl.fail(errors.New("dial tcp: connection refused"))
 	hs.advance(hs.m.opt.Interval) // the next poll fails
-	s := hs.shows("STALE since 12:00:00Z · retry in 59s", "READ-ONLY", "NO --handlers", "[1 Stranded", "refresh failed")
+	s := hs.shows("STALE since 12:00:00Z · retry in 59s", "READ-ONLY", "NO --handlers", "[1 Stranded", "listing failed")
 	checkSize(t, "stale", s, 80, 24)
 	hs.advance(20 * time.Second)
 	hs.shows("retry in 39s")

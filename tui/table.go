@@ -144,8 +144,9 @@ func (t *table) refilter(m *Model, keep string) {
 			t.rows = append(t.rows, i)
 		}
 	}
+	atTop := t.cursor == 0 // the top of the list stays the top as rows arrive; a cursor moved elsewhere keeps its blob
 	t.cursor = 0
-	if keep != "" {
+	if keep != "" && !atTop {
 		for r, i := range t.rows {
 			if m.snap.Items[i].Name == keep {
 				t.cursor = r

@@ -121,8 +121,8 @@ func (m *Model) footer() string {
 		}
 	case m.status != "":
 		status = m.status
-	case m.list.err != nil && m.list.loaded:
-		status = m.paint(&m.st.Error, "! refresh failed: "+textfmt.Printable(m.list.err.Error()))
+	case m.list.err != nil && (m.list.loaded || len(m.snap.Items) > 0):
+		status = m.st.Error.Render("! listing failed: " + textfmt.Printable(m.list.err.Error()))
 	case m.filter.err != "":
 		status = m.paint(&m.st.Error, "filter: "+m.filter.err)
 	case m.filter.text != "":
