@@ -144,4 +144,3 @@ func mustList(t *testing.T, c store.Container) []store.BlobInfo {
 	}
 	return l.Blobs
 }
-
