@@ -39,7 +39,6 @@ import (
 	"github.com/deadletter/deadletter/replay"
 	"github.com/deadletter/deadletter/store"
 	"github.com/deadletter/deadletter/store/storetest"
-	"github.com/deadletter/deadletter/tui"
 	"github.com/muesli/termenv"
 )
 
@@ -55,7 +54,7 @@ var (
 	conc     = flag.Int("c", 16, "concurrency of ours (and of the raw drain loop)")
 	smoke    = flag.Bool("smoke", false, "tiny sizes, one round, no targets: proves the tool runs (CI)")
 	rssChild = flag.String("rss-child", "", "internal: hold the directory's blobs hydrated and print peak RSS")
-	phases   = flag.String("phases", "read,drain,rss,ui", "which measurements to run")
+	phases   = flag.String("phases", "read,drain,rss,ui,scale", "which measurements to run")
 	cpuProf  = flag.String("cpuprofile", "", "write a CPU profile of the whole run (investigating a missed target)")
 	azBin    = flag.String("azurite", os.Getenv("DEADLETTER_AZURITE_BIN"), "azurite-blob executable (bench.sh sets DEADLETTER_AZURITE_BIN)")
 )
@@ -66,8 +65,12 @@ func main() {
 		holdAndReport(*rssChild)
 		return
 	}
+	if *scaleChild != "" {
+		scaleReport(*scaleChild)
+		return
+	}
 	if *smoke {
-		*nList, *nHydrate, *nDrain, *nRSS, *nRows, *rounds = 300, 200, 200, 2000, 2000, 1
+		*nList, *nHydrate, *nDrain, *nRSS, *nRows, *rounds, *nScaleDir, *nScaleAzure = 300, 200, 200, 2000, 2000, 1, 3000, 300
 	}
 	if *azBin == "" {
 		fail("no Azurite: run ./bench.sh, or set DEADLETTER_AZURITE_BIN to an azurite-blob executable")
@@ -91,6 +94,9 @@ func main() {
 	}
 	if want("ui") {
 		rows = append(rows, phaseDashboard()...)
+	}
+	if want("scale") {
+		rows = append(rows, phaseScale()...)
 	}
 	pprof.StopCPUProfile() // before any os.Exit, which would skip a deferred stop
 	missed := printTable(rows)
@@ -290,20 +296,7 @@ func phaseRead() []row {
 	var rawList, ourList []time.Duration
 	for r := 0; r < noisyRounds(); r++ {
 		// Alternate the order so neither side always runs on a warmer server.
-		listRaw := func() {
-			rawList = append(rawList, timeIt(func() {
-				pager := rawC.NewListBlobsFlatPager(&container.ListBlobsFlatOptions{MaxResults: ptr(int32(5000)), Include: container.ListBlobsInclude{Metadata: true}})
-				n := 0
-				for pager.More() {
-					p, err := pager.NextPage(ctx)
-					must(err)
-					n += len(p.Segment.BlobItems)
-				}
-				if n < *nList {
-					fail("raw list saw %d blobs", n)
-				}
-			}))
-		}
+		listRaw := func() { rawList = append(rawList, timeIt(func() { rawListAll(ctx, rawC, *nList) })) }
 		listOurs := func() {
 			ourList = append(ourList, timeIt(func() {
 				s, err := replay.NewLoader(ours, cfg).List(ctx)
@@ -376,6 +369,20 @@ func phaseRead() []row {
 	return []row{
 		{name: fmt.Sprintf("refresh %d blobs (list + classify)", *nList), ours: secs(ol), raw: secs(rl), ratio: ol.Seconds() / rl.Seconds(), target: 1.10},
 		{name: fmt.Sprintf("hydrate %d blobs (download + parse, c=%d)", *nHydrate, *conc), ours: secs(oh), raw: secs(rh) + fmt.Sprintf(" c=%d", bestC), ratio: oh.Seconds() / rh.Seconds(), target: 1.20},
+	}
+}
+
+// rawListAll is the plain SDK listing deadletter's is measured against: pages of 5,000 with metadata.
+func rawListAll(ctx context.Context, c *container.Client, want int) {
+	pager := c.NewListBlobsFlatPager(&container.ListBlobsFlatOptions{MaxResults: ptr(int32(5000)), Include: container.ListBlobsInclude{Metadata: true}})
+	n := 0
+	for pager.More() {
+		p, err := pager.NextPage(ctx)
+		must(err)
+		n += len(p.Segment.BlobItems)
+	}
+	if n < want {
+		fail("raw list saw %d blobs", n)
 	}
 }
 
@@ -524,10 +531,9 @@ func phaseDashboard() []row {
 	r := lipgloss.NewRenderer(io.Discard)
 	r.SetColorProfile(termenv.TrueColor)
 	model := func() tea.Model {
-		m := tui.New(tui.Options{Loader: l, Interval: time.Hour, Renderer: r})
-		m.Update(tea.WindowSizeMsg{Width: 160, Height: 48})
-		m.Update(m.Init()())
-		return m
+		db := newDashboard(l, 160, 48)
+		db.run(db.listed)
+		return db.m
 	}
 	per := func(f func(b *testing.B)) (string, float64) {
 		res := testing.Benchmark(f)
@@ -559,8 +565,17 @@ func phaseDashboard() []row {
 			m.View()
 		}
 	})
+	over, overMs := per(func(b *testing.B) {
+		m := model()
+		m.Update(tea.KeyMsg{Type: tea.KeyRunes, Runes: []rune("o")})
+		b.ResetTimer()
+		for i := 0; i < b.N; i++ {
+			m.View()
+		}
+	})
 	n := *nRows
 	return []row{
+		{name: fmt.Sprintf("dashboard %d rows: overview View", n), ours: over, value: overMs, limit: 5, unit: "ms"},
 		{name: fmt.Sprintf("dashboard %d rows: cursor move (Update+View)", n), ours: move, value: moveMs, limit: 0.5, unit: "ms"},
 		{name: fmt.Sprintf("dashboard %d rows: filter keystroke", n), ours: key, value: keyMs},
 		{name: fmt.Sprintf("dashboard %d rows: View", n), ours: view, value: viewMs, limit: 0.5, unit: "ms"},

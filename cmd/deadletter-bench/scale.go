@@ -1,0 +1,201 @@
+package main
+
+import (
+	"bufio"
+	"context"
+	"encoding/json"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"testing"
+	"time"
+
+	tea "github.com/charmbracelet/bubbletea"
+	"github.com/charmbracelet/lipgloss"
+	"github.com/deadletter/deadletter/internal/pool"
+	"github.com/deadletter/deadletter/internal/scenario"
+	"github.com/deadletter/deadletter/replay"
+	"github.com/deadletter/deadletter/store"
+	"github.com/deadletter/deadletter/tui"
+	"github.com/muesli/termenv"
+)
+
+var (
+	nScaleDir   = flag.Int("scale-dir", 1_000_000, "blobs in the directory of the scale phase")
+	nScaleAzure = flag.Int("scale-azure", 50_000, "blobs on Azurite in the scale phase")
+	scaleChild  = flag.String("scale-child", "", "internal: open the dashboard on the directory and report its scale figures")
+)
+
+// dashboard is the real dashboard driven without a terminal, as tea.Program drives it: every command runs in a
+// goroutine of its own and its message goes back into Update on one loop. No polling timer is ever started.
+type dashboard struct {
+	m    *tui.Model
+	msgs chan tea.Msg
+	busy int // commands still running
+}
+
+func newDashboard(l *replay.Loader, w, h int) *dashboard {
+	r := lipgloss.NewRenderer(io.Discard)
+	r.SetColorProfile(termenv.TrueColor)
+	m := tui.New(tui.Options{Loader: l, Interval: time.Hour, Renderer: r, Clipboard: io.Discard,
+		After: func(time.Duration, tea.Msg) tea.Cmd { return nil }})
+	m.Update(tea.WindowSizeMsg{Width: w, Height: h})
+	d := &dashboard{m: m, msgs: make(chan tea.Msg, 64)}
+	d.start(m.Init())
+	return d
+}
+
+func (d *dashboard) start(cmd tea.Cmd) {
+	if cmd == nil {
+		return
+	}
+	d.busy++
+	go func() { d.msgs <- cmd() }()
+}
+
+// run delivers messages until done says so or no command is left running.
+func (d *dashboard) run(done func() bool) {
+	for d.busy > 0 && !done() {
+		msg := <-d.msgs
+		d.busy--
+		switch msg := msg.(type) {
+		case nil:
+		case tea.BatchMsg:
+			for _, c := range msg {
+				d.start(c)
+			}
+		default:
+			_, next := d.m.Update(msg)
+			d.start(next)
+		}
+	}
+}
+
+var anyRows = regexp.MustCompile(`[1-4] (Stranded|Quarantine|Live|Archived) [1-9]`)
+
+// showsRows reports whether a pane holds rows yet (the tab line counts them).
+func (d *dashboard) showsRows() bool { return anyRows.MatchString(d.m.View()) }
+
+// listed reports whether the listing has ended (the header no longer says "listing…").
+func (d *dashboard) listed() bool { v := d.m.View(); return !strings.Contains(v, "listing…") && anyRows.MatchString(v) }
+
+type scaleFigures struct {
+	FirstRow, FullList time.Duration
+	RSSMB              float64
+	MoveMs, ViewMs     float64
+}
+
+// phaseScale: a million blobs in a directory (first row, full listing, peak RSS, a cursor move at 1M rows), and
+// on Azurite the time to the first row against a full raw listing of the same container.
+func phaseScale() []row {
+	dir, err := os.MkdirTemp("", "deadletter-scale-")
+	must(err)
+	defer os.RemoveAll(dir)
+	fmt.Fprintf(os.Stderr, "writing %d blobs into a directory…\n", *nScaleDir)
+	writeDir(dir, *nScaleDir)
+	self, err := os.Executable()
+	must(err)
+	out, err := exec.Command(self, "-scale-child", dir).Output()
+	must(err)
+	var f scaleFigures
+	must(json.Unmarshal(out, &f))
+	n := *nScaleDir
+	rows := []row{
+		{name: fmt.Sprintf("dir %d blobs: first row on screen", n), ours: secs(f.FirstRow), value: f.FirstRow.Seconds(), limit: 1, unit: "s"},
+		{name: fmt.Sprintf("dir %d blobs: full listing in the dashboard", n), ours: secs(f.FullList)},
+		{name: fmt.Sprintf("dir %d blobs: peak RSS, all listed", n), ours: fmt.Sprintf("%.0f MB", f.RSSMB), value: f.RSSMB, limit: 1024, unit: "MB"},
+		{name: fmt.Sprintf("dashboard %d rows: cursor move (Update+View)", n), ours: fmt.Sprintf("%.3f ms", f.MoveMs), value: f.MoveMs, limit: 0.5, unit: "ms"},
+		{name: fmt.Sprintf("dashboard %d rows: View", n), ours: fmt.Sprintf("%.3f ms", f.ViewMs), value: f.ViewMs, limit: 0.5, unit: "ms"},
+	}
+	return append(rows, scaleAzure())
+}
+
+// writeDir fills a directory with n small dead letters, written straight to files (setup, not measured).
+func writeDir(dir string, n int) {
+	gen := scenario.NewBulk(5, time.Now(), replay.DefaultConfig())
+	names := make([]string, n)
+	bodies := make([][]byte, n)
+	for i := range names {
+		names[i], bodies[i] = gen.Next()
+		names[i] = strings.Replace(names[i], ".json", fmt.Sprintf("-%d.json", i), 1)
+	}
+	pool.Each(8, n, func(i int) {
+		p := filepath.Join(dir, filepath.FromSlash(names[i]))
+		os.MkdirAll(filepath.Dir(p), 0o755)
+		must(os.WriteFile(p, bodies[i], 0o644))
+	})
+}
+
+// scaleReport runs in a child process of its own, so its peak RSS is the dashboard's alone.
+func scaleReport(dir string) {
+	d, err := store.OpenDir(dir)
+	must(err)
+	cfg := replay.DefaultConfig()
+	cfg.Handlers = scenario.IncidentRegister
+	l := replay.NewLoader(d, cfg)
+	l.Concurrency = 1 // reading payloads competes with the listing; the figures here are the listing's
+	var f scaleFigures
+	start := time.Now()
+	db := newDashboard(l, 160, 48)
+	db.run(db.showsRows)
+	f.FirstRow = time.Since(start)
+	db.run(db.listed)
+	f.FullList = time.Since(start)
+	down := tea.KeyMsg{Type: tea.KeyDown}
+	f.MoveMs = ms(testing.Benchmark(func(b *testing.B) {
+		for i := 0; i < b.N; i++ {
+			db.m.Update(down)
+			db.m.View()
+		}
+	}))
+	f.ViewMs = ms(testing.Benchmark(func(b *testing.B) {
+		for i := 0; i < b.N; i++ {
+			db.m.View()
+		}
+	}))
+	f.RSSMB = peakRSSMB()
+	out, _ := json.Marshal(f)
+	fmt.Println(string(out))
+}
+
+func ms(r testing.BenchmarkResult) float64 { return float64(r.NsPerOp()) / 1e6 }
+
+func peakRSSMB() float64 {
+	f, err := os.Open("/proc/self/status")
+	must(err)
+	defer f.Close()
+	sc := bufio.NewScanner(f)
+	for sc.Scan() {
+		if v, ok := strings.CutPrefix(sc.Text(), "VmHWM:"); ok {
+			var kb float64
+			fmt.Sscan(strings.TrimSuffix(strings.TrimSpace(v), " kB"), &kb)
+			return kb / 1024
+		}
+	}
+	return 0
+}
+
+// scaleAzure: on Azurite, the dashboard's first row against one full raw listing of the same container.
+func scaleAzure() row {
+	ctx := context.Background()
+	az := startAzurite()
+	defer az.stop()
+	const name = "scale"
+	fmt.Fprintf(os.Stderr, "seeding %d blobs on Azurite…\n", *nScaleAzure)
+	seed(ctx, az.raw(name), *nScaleAzure)
+	rawList := timeIt(func() { rawListAll(ctx, az.raw(name), *nScaleAzure) })
+	cfg := replay.DefaultConfig()
+	cfg.Handlers = scenario.IncidentRegister
+	var first time.Duration
+	first = timeIt(func() {
+		db := newDashboard(replay.NewLoader(az.ours(name), cfg), 160, 48)
+		db.run(db.showsRows)
+	})
+	return row{name: fmt.Sprintf("azurite %d blobs: first row vs full raw listing", *nScaleAzure), ours: secs(first), raw: secs(rawList),
+		ratio: first.Seconds() / rawList.Seconds(), target: 0.25}
+}
