@@ -82,7 +82,10 @@ var anyRows = regexp.MustCompile(`[1-4] (Stranded|Quarantine|Live|Archived) [1-9
 func (d *dashboard) showsRows() bool { return anyRows.MatchString(d.m.View()) }
 
 // listed reports whether the listing has ended (the header no longer says "listing…").
-func (d *dashboard) listed() bool { v := d.m.View(); return !strings.Contains(v, "listing…") && anyRows.MatchString(v) }
+func (d *dashboard) listed() bool {
+	v := d.m.View()
+	return !strings.Contains(v, "listing…") && anyRows.MatchString(v)
+}
 
 type scaleFigures struct {
 	FirstRow, FullList time.Duration
