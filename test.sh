@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
-# The whole test suite: installs Azurite (npm) and tmux (apt, when root) if missing, starts Azurite on a free
-# loopback port, runs go vet and go test ./... against it, fuzzes the parsers briefly, runs the benchmark tool at
+# The whole test suite: installs Azurite (npm), tmux and promtool (apt, when root) if missing, starts Azurite on a
+# free loopback port, runs go vet and go test ./... against it, fuzzes the parsers briefly, runs the benchmark tool at
 # smoke sizes, and stops Azurite.
 # Extra arguments go to `go test` (e.g. ./test.sh -run Drain -v).
 set -euo pipefail
@@ -12,6 +12,14 @@ azurite="$DEADLETTER_AZURITE_BIN"
 if ! command -v tmux >/dev/null 2>&1 && [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1; then
   echo "test.sh: installing tmux (the dashboard's terminal test)"
   (apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq tmux) >/dev/null
+fi
+if ! command -v promtool >/dev/null 2>&1 && [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1; then
+  echo "test.sh: installing promtool (Debian package prometheus: the alerting rules' check and unit tests)"
+  # Only its promtool is wanted: a policy-rc.d keeps the package from starting a Prometheus server meanwhile.
+  policy=/usr/sbin/policy-rc.d created=""
+  if [ ! -e "$policy" ]; then printf '#!/bin/sh\nexit 101\n' >"$policy"; chmod +x "$policy"; created=1; fi
+  (apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends prometheus) >/dev/null
+  if [ -n "$created" ]; then rm -f "$policy"; fi
 fi
 
 port=$(node -e 'const s=require("net").createServer();s.listen(0,"127.0.0.1",()=>{console.log(s.address().port);s.close()})')

@@ -7,6 +7,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/deadletter/deadletter/internal/metrics"
 	"github.com/deadletter/deadletter/internal/present"
 	"github.com/deadletter/deadletter/internal/textfmt"
 	"github.com/deadletter/deadletter/replay"
@@ -18,6 +19,8 @@ type watchOptions struct {
 	json     bool
 	interval time.Duration
 	exec     string
+	// metricsAddr, when set, serves /metrics and /healthz there for Prometheus (internal/metrics).
+	metricsAddr string
 }
 
 func (a *app) watchCmd() *cobra.Command {
@@ -29,7 +32,10 @@ func (a *app) watchCmd() *cobra.Command {
 later passes print, per kind, the blobs that appeared and the ones that went away — one line (and one --exec) for
 "12 new stranded blobs", naming the first 20. A pass that cannot read the container prints an error line once,
 and a line again when it can. --exec CMD runs sh -c CMD for every state and new line, with the line as JSON on
-its stdin.`,
+its stdin.
+--metrics-addr HOST:PORT serves the same picture to Prometheus: /metrics (deadletter_* series, refreshed every
+pass) and /healthz (200 while the last pass read the whole container, 503 otherwise); deploy/prometheus/rules.yml
+holds the alerting rules.`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error { return a.runWatch(cmd, &o) },
 	}
@@ -38,6 +44,7 @@ its stdin.`,
 	fs.BoolVar(&o.json, "json", false, "one JSON object per line")
 	durationVar(fs, &o.interval, "interval", "how often to check")
 	fs.StringVar(&o.exec, "exec", "", "run this shell command for every state and new line, the line as JSON on stdin")
+	fs.StringVar(&o.metricsAddr, "metrics-addr", "", "serve Prometheus /metrics and /healthz on this address (e.g. :9464; port 0 picks one)")
 	return cmd
 }
 
@@ -56,9 +63,15 @@ func (a *app) runWatch(cmd *cobra.Command, o *watchOptions) error {
 	if f := cmd.Flags().Lookup("timeout"); !f.Changed && a.g.timeout == 0 {
 		a.g.timeout = 30 * time.Second
 	}
+	exp, stop, err := a.serveMetrics(o.metricsAddr, l.Container.Describe())
+	if err != nil {
+		return err
+	}
+	defer stop()
 	var prev *replay.Report
 	lastErr := ""
 	for {
+		start := time.Now()
 		pass, cancel := context.WithTimeout(ctx, a.g.timeout)
 		snap, err := look(pass, l)
 		cancel()
@@ -67,6 +80,9 @@ func (a *app) runWatch(cmd *cobra.Command, o *watchOptions) error {
 		case ctx.Err() != nil:
 			return nil
 		case err != nil:
+			if exp != nil {
+				exp.Failed(err, time.Since(start))
+			}
 			if err.Error() != lastErr {
 				a.emit(ctx, o, replay.Change{Time: now, Kind: replay.KindError, Event: replay.ChangeNew, Detail: err.Error()})
 				lastErr = err.Error()
@@ -77,6 +93,9 @@ func (a *app) runWatch(cmd *cobra.Command, o *watchOptions) error {
 				lastErr = ""
 			}
 			r := cfg.Check(snap, o.checkOptions())
+			if exp != nil {
+				exp.Succeeded(metrics.Measure(snap, r, cfg), time.Now(), time.Since(start))
+			}
 			for _, c := range replay.Changes(prev, r, snap.Now) {
 				a.emit(ctx, o, c)
 			}
@@ -88,6 +107,28 @@ func (a *app) runWatch(cmd *cobra.Command, o *watchOptions) error {
 		case <-time.After(o.interval):
 		}
 	}
+}
+
+// serveMetrics starts the --metrics-addr server before the first pass, so a scraper and a readiness probe find it
+// (answering 503 until that pass ends) and a taken address fails the command at once. stop shuts it down and
+// waits for it; with no address it serves nothing and exp is nil.
+func (a *app) serveMetrics(addr, container string) (exp *metrics.Exporter, stop func(), err error) {
+	if addr == "" {
+		return nil, func() {}, nil
+	}
+	exp = metrics.New(container)
+	srv, err := metrics.Listen(addr, exp.Handler(), a.io.err)
+	if err != nil {
+		return nil, nil, fmt.Errorf("cannot serve metrics on --metrics-addr %s: %w", addr, err)
+	}
+	fmt.Fprintf(a.io.err, "deadletter: serving /metrics and /healthz on http://%s\n", srv.Addr())
+	return exp, func() {
+		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+		defer cancel()
+		if err := srv.Shutdown(ctx); err != nil {
+			fmt.Fprintf(a.io.err, "deadletter: stopping the metrics server: %s\n", textfmt.Printable(err.Error()))
+		}
+	}, nil
 }
 
 // emit prints one change and runs --exec for what is (still) a problem.

@@ -1,0 +1,154 @@
+package metrics
+
+import (
+	"net/http"
+	"sync"
+	"time"
+
+	"github.com/deadletter/deadletter/internal/textfmt"
+	"github.com/prometheus/client_golang/prometheus"
+	"github.com/prometheus/client_golang/prometheus/collectors"
+	"github.com/prometheus/client_golang/prometheus/promhttp"
+	dto "github.com/prometheus/client_model/go"
+)
+
+// Exporter holds the series of one watched container in a registry of its own (never the global default, so a
+// test or a second exporter in one process starts clean) and answers /metrics and /healthz.
+type Exporter struct {
+	// mu is held for writing while a pass's values are applied and for reading while a scrape gathers, so a
+	// scrape never sees a pass half applied (a pane's series reset but not yet set again).
+	mu     sync.RWMutex
+	reg    *prometheus.Registry
+	health health
+
+	blobs          *prometheus.GaugeVec
+	events         *prometheus.GaugeVec
+	findings       *prometheus.GaugeVec
+	exempt         *prometheus.GaugeVec
+	quarantine     prometheus.Gauge
+	oldestStranded prometheus.Gauge
+	unread         prometheus.Gauge
+	lastSuccess    prometheus.Gauge
+	duration       prometheus.Histogram
+	errors         prometheus.Counter
+
+	handler http.Handler
+}
+
+// health is what /healthz answers: whether the last pass could read the whole container.
+type health struct {
+	passed bool   // a pass has finished, successfully or not
+	err    string // the last pass's error, "" when it succeeded
+}
+
+// RefreshBuckets are the refresh duration histogram's buckets, in seconds: a small container lists in well under a
+// second, a million-blob one in minutes, and a pass is cut at --timeout (30 s by default).
+var RefreshBuckets = []float64{0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60, 120, 300}
+
+// New creates the collectors for the container described (its Describe(), which every deadletter_ series carries
+// as the container label) and registers them, with the Go runtime and process collectors, once.
+func New(container string) *Exporter {
+	e := &Exporter{reg: prometheus.NewRegistry()}
+	e.blobs = prometheus.NewGaugeVec(prometheus.GaugeOpts{Name: "deadletter_blobs",
+		Help: "Blobs in the container by pane (live, stranded, quarantine, archived) and subscription, as of the last successful pass."},
+		[]string{"pane", "subscription"})
+	e.events = prometheus.NewGaugeVec(prometheus.GaugeOpts{Name: "deadletter_events",
+		Help: "Events in the payloads read (live, stranded, quarantine) by pane and verdict: a root blob's events by what the replay will do (replay, cap, notIdempotent, unroutable, unknown), a quarantine blob's by why the replay refused them."},
+		[]string{"pane", "verdict"})
+	e.findings = prometheus.NewGaugeVec(prometheus.GaugeOpts{Name: "deadletter_findings_blobs",
+		Help: "Blobs behind each finding kind, exactly as `deadletter check` counts them (acknowledged and handled blobs excluded; quarantine only past --max-quarantine)."},
+		[]string{"kind"})
+	e.exempt = prometheus.NewGaugeVec(prometheus.GaugeOpts{Name: "deadletter_exempt_blobs",
+		Help: "Blobs kept out of the findings: reason=handled (the replay already handled the root blob; only its delete failed) or reason=acked (an operator acknowledged it)."},
+		[]string{"reason"})
+	e.quarantine = prometheus.NewGauge(prometheus.GaugeOpts{Name: "deadletter_quarantine_blobs",
+		Help: "Quarantined blobs that need a human (not acknowledged), before --max-quarantine: alert on it with your own threshold."})
+	e.oldestStranded = prometheus.NewGauge(prometheus.GaugeOpts{Name: "deadletter_oldest_stranded_age_seconds",
+		Help: "Age of the oldest stranded blob that needs a drain, by the storage service's clock; 0 when none."})
+	e.unread = prometheus.NewGauge(prometheus.GaugeOpts{Name: "deadletter_unread_payloads",
+		Help: "Root and quarantine blobs whose payload could not be judged (over the size limit, gone mid-pass): their verdicts, malformed and crash facts are unknown."})
+	e.lastSuccess = prometheus.NewGauge(prometheus.GaugeOpts{Name: "deadletter_last_refresh_success_timestamp_seconds",
+		Help: "Unix time the last successful pass finished; 0 until the first one. The other gauges keep that pass's values while later passes fail."})
+	e.duration = prometheus.NewHistogram(prometheus.HistogramOpts{Name: "deadletter_refresh_duration_seconds",
+		Help: "How long each pass (list, read payloads, check) took, successful or not.", Buckets: RefreshBuckets})
+	e.errors = prometheus.NewCounter(prometheus.CounterOpts{Name: "deadletter_refresh_errors_total",
+		Help: "Passes that could not read the whole container (the watch prints the error; /healthz answers 503 with it)."})
+
+	withContainer := prometheus.WrapRegistererWith(prometheus.Labels{"container": textfmt.Printable(container)}, e.reg)
+	withContainer.MustRegister(e.blobs, e.events, e.findings, e.exempt, e.quarantine, e.oldestStranded, e.unread,
+		e.lastSuccess, e.duration, e.errors)
+	e.reg.MustRegister(collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
+
+	gather := prometheus.GathererFunc(func() ([]*dto.MetricFamily, error) {
+		e.mu.RLock()
+		defer e.mu.RUnlock()
+		return e.reg.Gather()
+	})
+	mux := http.NewServeMux()
+	mux.Handle("GET /metrics", promhttp.InstrumentMetricHandler(e.reg, promhttp.HandlerFor(gather, promhttp.HandlerOpts{Registry: e.reg})))
+	mux.HandleFunc("GET /healthz", e.serveHealth)
+	e.handler = mux
+	return e
+}
+
+// Handler serves GET /metrics (the Prometheus exposition) and GET /healthz.
+func (e *Exporter) Handler() http.Handler { return e.handler }
+
+// Succeeded applies the values of a pass that read the whole container, finished at the local time at after took.
+// Label sets that no longer occur (a pane emptied, a subscription gone) are dropped, not left at their last value.
+func (e *Exporter) Succeeded(v Values, at time.Time, took time.Duration) {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	e.blobs.Reset()
+	for k, n := range v.Blobs {
+		e.blobs.WithLabelValues(string(k.Pane), k.Subscription).Set(float64(n))
+	}
+	e.events.Reset()
+	for k, n := range v.Events {
+		e.events.WithLabelValues(string(k.Pane), k.Verdict.String()).Set(float64(n))
+	}
+	e.findings.Reset()
+	for k, n := range v.Findings {
+		e.findings.WithLabelValues(string(k)).Set(float64(n))
+	}
+	e.exempt.WithLabelValues("handled").Set(float64(v.Handled))
+	e.exempt.WithLabelValues("acked").Set(float64(v.Acked))
+	e.quarantine.Set(float64(v.Quarantine))
+	e.oldestStranded.Set(v.OldestStranded.Seconds())
+	e.unread.Set(float64(v.Unread))
+	e.lastSuccess.Set(float64(at.UnixNano()) / 1e9)
+	e.duration.Observe(took.Seconds())
+	e.health = health{passed: true}
+}
+
+// Failed records a pass that could not read the whole container: the gauges keep the last good pass (as the
+// dashboard keeps its last good data), the error counter rises and /healthz answers 503 with the error.
+func (e *Exporter) Failed(err error, took time.Duration) {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	e.errors.Inc()
+	e.duration.Observe(took.Seconds())
+	e.health = health{passed: true, err: err.Error()}
+}
+
+// serveHealth answers 200 "ok" while the last pass succeeded, 503 with its error once it failed, and 503 before
+// the first pass has finished: a probe must not call a watch healthy before it has seen the container.
+func (e *Exporter) serveHealth(w http.ResponseWriter, _ *http.Request) {
+	e.mu.RLock()
+	h := e.health
+	e.mu.RUnlock()
+	w.Header().Set("Content-Type", "text/plain; charset=utf-8")
+	w.Header().Set("X-Content-Type-Options", "nosniff")
+	w.Header().Set("Cache-Control", "no-store")
+	switch {
+	case !h.passed:
+		w.WriteHeader(http.StatusServiceUnavailable)
+		w.Write([]byte("no pass has finished yet\n"))
+	case h.err != "":
+		w.WriteHeader(http.StatusServiceUnavailable)
+		// The store already scrubs secrets from its errors; blob names in them are escaped like everywhere else.
+		w.Write([]byte("the last pass failed: " + textfmt.Printable(h.err) + "\n"))
+	default:
+		w.Write([]byte("ok\n"))
+	}
+}
