@@ -44,6 +44,13 @@ func (l *Loader) Inspect(ctx context.Context, name string) (*Detail, error) {
 			return nil, err
 		}
 	}
+	if tr, ok := l.Container.(store.TagReader); ok && b.Tags == nil {
+		tags, terr := tr.Tags(ctx, name)
+		if terr != nil && !errors.Is(terr, store.ErrForbidden) {
+			return nil, terr // a reader without tags/read permission still sees the blob, without its ack
+		}
+		b.Tags = tags
+	}
 	d := &Detail{Item: l.Config.MakeItem(b.BlobInfo, now)}
 	if IsRoot(name) {
 		if d.ArchivedTwin, d.QuarantineTwin, err = l.twins(ctx, name); err != nil {

@@ -286,6 +286,24 @@ func (a *Azure) SetTags(ctx context.Context, name string, tags map[string]string
 	return nil
 }
 
+// Tags implements TagReader with one Get Blob Tags call.
+func (a *Azure) Tags(ctx context.Context, name string) (map[string]string, error) {
+	resp, err := a.client.NewBlobClient(name).GetTags(ctx, nil)
+	if err != nil {
+		return nil, a.mapErr("read the tags of", name, err, false)
+	}
+	var out map[string]string
+	for _, t := range resp.BlobTagSet {
+		if t != nil && t.Key != nil {
+			if out == nil {
+				out = map[string]string{}
+			}
+			out[*t.Key] = deref(t.Value)
+		}
+	}
+	return out, nil
+}
+
 // DeleteContainer removes the whole container (tests: a container that vanishes mid-drain).
 func (a *Azure) DeleteContainer(ctx context.Context) error {
 	_, err := a.client.Delete(ctx, nil)

@@ -119,6 +119,12 @@ type Tagger interface {
 	SetTags(ctx context.Context, name string, tags map[string]string, ifMatch string) error
 }
 
+// TagReader reads one blob's index tags, for a backend whose reads do not carry them (Azure answers a download
+// with a tag count only; listings carry them whole).
+type TagReader interface {
+	Tags(ctx context.Context, name string) (map[string]string, error)
+}
+
 // Listing is a whole enumeration gathered in memory: what tests and small tools want.
 type Listing struct {
 	Blobs []BlobInfo

@@ -101,3 +101,12 @@ func (h *Hooked) SetTags(ctx context.Context, name string, tags map[string]strin
 	}
 	return fmt.Errorf("set tags of %q: %w", name, errors.ErrUnsupported)
 }
+
+// Tags passes through to a container whose reads do not carry tags.
+func (h *Hooked) Tags(ctx context.Context, name string) (map[string]string, error) {
+	if tr, ok := h.Container.(store.TagReader); ok {
+		return tr.Tags(ctx, name)
+	}
+	b, err := h.Container.Stat(ctx, name)
+	return b.Tags, err
+}

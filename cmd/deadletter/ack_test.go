@@ -1,0 +1,109 @@
+package main
+
+import (
+	"context"
+	"net/url"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/Azure/azure-sdk-for-go/sdk/storage/azblob"
+	"github.com/Azure/azure-sdk-for-go/sdk/storage/azblob/sas"
+	"github.com/deadletter/deadletter/store"
+	"github.com/deadletter/deadletter/store/storetest"
+)
+
+// An acknowledged quarantine blob stops making check fail, and comes back when the ack runs out or the blob is
+// rewritten; setting the ack changes neither its ETag nor its Last-Modified — on Azurite and on a directory.
+func TestAckSilencesAFindingUntilItEnds(t *testing.T) {
+	storetest.Backends(t, func(t *testing.T, c store.Container) {
+		ctx := context.Background()
+		target := containerArgs(t, c)
+		q := "quarantine/S/2026/1/1/1/q.json"
+		body := `[{"id":"a","subject":"s","eventType":"T","dataVersion":"1","data":{}}]`
+		if _, err := c.Write(ctx, q, []byte(body), store.WriteOptions{ContentType: "application/json"}); err != nil {
+			t.Fatal(err)
+		}
+		before, _ := c.Stat(ctx, q)
+		if _, _, code := runCmd(t, append([]string{"check"}, target...)...); code != 1 {
+			t.Fatalf("a quarantine blob is a finding: exit %d", code)
+		}
+		if _, errs, code := runCmd(t, append([]string{"ack", "q.json", "--for", "3s", "--note", "ticket INC-42", "--by", "oncall", "--yes"}, target...)...); code != 0 {
+			t.Fatalf("ack: %d %s", code, errs)
+		}
+		after, _ := c.Stat(ctx, q)
+		if after.ETag != before.ETag || !after.LastModified.Equal(before.LastModified) {
+			t.Fatalf("the ack changed the blob: %+v → %+v", before, after)
+		}
+		out, _, code := runCmd(t, append([]string{"check"}, target...)...)
+		if code != 0 || !strings.Contains(out, "1 acknowledged") {
+			t.Fatalf("acked: exit %d %s", code, out)
+		}
+		var l lsOut
+		l = lsJSONOf(t, target...)
+		ack, _ := l.Blobs[0]["ack"].(map[string]any)
+		if ack == nil || ack["by"] != "oncall" || ack["note"] != "ticket INC-42" || ack["active"] != true {
+			t.Fatalf("ls --json ack: %v", l.Blobs[0])
+		}
+		show := mustRun(t, append([]string{"show", q}, target...)...)
+		if !strings.Contains(show, "ACKED") || !strings.Contains(show, "ticket INC-42") {
+			t.Fatalf("show: %s", show)
+		}
+		// The ack runs out.
+		waitFor(t, "the ack to run out", func() bool {
+			_, _, code := runCmd(t, append([]string{"check"}, target...)...)
+			return code == 1
+		})
+		// Acked again, then rewritten: the ack no longer covers it.
+		mustRun(t, append([]string{"ack", q, "--for", "1h", "--yes"}, target...)...)
+		if _, _, code := runCmd(t, append([]string{"check"}, target...)...); code != 0 {
+			t.Fatal("acked for an hour")
+		}
+		cur, _ := c.Stat(ctx, q)
+		c.Write(ctx, q, []byte(body), store.WriteOptions{IfMatch: cur.ETag, ContentType: "application/json"})
+		if _, _, code := runCmd(t, append([]string{"check"}, target...)...); code != 1 {
+			t.Fatal("a rewritten blob is not covered by the old ack")
+		}
+		// --clear, and --read-only refuses.
+		mustRun(t, append([]string{"ack", q, "--for", "1h", "--yes"}, target...)...)
+		mustRun(t, append([]string{"ack", "--clear", q, "--yes"}, target...)...)
+		if _, _, code := runCmd(t, append([]string{"check"}, target...)...); code != 1 {
+			t.Fatal("a cleared ack still silences")
+		}
+		if _, errs, code := runCmd(t, append([]string{"ack", q, "--yes", "--read-only"}, target...)...); code != 2 || !strings.Contains(errs, "read-only") {
+			t.Fatalf("--read-only: %d %s", code, errs)
+		}
+	})
+}
+
+// containerArgs are the flags that point the binary at a test container.
+func containerArgs(t *testing.T, c store.Container) []string {
+	if d, ok := c.(*store.Dir); ok {
+		return []string{"--dir", d.Root()}
+	}
+	name := c.Describe()[strings.IndexByte(c.Describe(), '/')+1:]
+	return []string{"--connection-string", storetest.AzuriteConnectionString(t), "--container", name}
+}
+
+// Without the permission to write tags, ack says which permission is missing.
+func TestAckWithoutTagPermission(t *testing.T) {
+	az := storetest.Azure(t)
+	name := az.Describe()[strings.IndexByte(az.Describe(), '/')+1:]
+	az.Write(context.Background(), "quarantine/S/q.json", []byte(`[]`), store.WriteOptions{})
+	cs := storetest.AzuriteConnectionString(t)
+	svc, err := azblob.NewClientFromConnectionString(cs, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	u, err := svc.ServiceClient().NewContainerClient(name).GetSASURL(sas.ContainerPermissions{Read: true, List: true}, time.Now().Add(time.Hour), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	pu, _ := url.Parse(u)
+	endpoint := pu.Scheme + "://" + pu.Host + "/" + strings.Split(strings.Trim(pu.Path, "/"), "/")[0]
+	sasCS := "BlobEndpoint=" + endpoint + ";SharedAccessSignature=" + pu.RawQuery
+	out, errs, code := runCmd(t, "ack", "q.json", "--connection-string", sasCS, "--container", name, "--yes")
+	if code == 0 || !strings.Contains(out+errs, "tags/write") {
+		t.Fatalf("exit %d\n%s\n%s", code, out, errs)
+	}
+}
