@@ -1,7 +1,10 @@
 package replay
 
 import (
-	"sort"
+	"cmp"
+	"maps"
+	"slices"
+	"strings"
 	"time"
 )
 
@@ -64,47 +67,79 @@ func (r Report) Find(k FindingKind) (Finding, bool) {
 // call it. Payload-derived findings (malformed, crash, handled through a quarantine copy) count the blobs read so
 // far. One pass, no allocation per blob unless names are wanted.
 func (c Config) Check(s *Snapshot, o CheckOptions) Report {
-	r := Report{Now: s.Now, Counts: map[Pane]int{}, Findings: []Finding{}}
+	k := c.NewChecker(o)
+	k.Add(s.Items, s.Now)
+	return k.Report()
+}
+
+// Checker adds a report up page by page, so a check of a million-blob container holds only what its findings
+// name, never the container.
+type Checker struct {
+	cfg Config
+	o   CheckOptions
+	r   Report
+	acc [len(FindingKinds)]findingAcc
+}
+
+// NewChecker starts an empty report.
+func (c Config) NewChecker(o CheckOptions) *Checker {
+	k := &Checker{cfg: c, o: o, r: Report{Counts: map[Pane]int{}, Findings: []Finding{}}}
 	for _, p := range Panes {
-		r.Counts[p] = 0
+		k.r.Counts[p] = 0
 	}
-	var acc [len(FindingKinds)]findingAcc
-	for i := range s.Items {
-		it := &s.Items[i]
-		r.Counts[it.Pane]++
-		a := c.AlertsOf(it, s.Now)
+	return k
+}
+
+// Add takes blobs classified at the service time now (their payloads read, where the findings need them).
+func (k *Checker) Add(items []Item, now time.Time) {
+	if now.After(k.r.Now) {
+		k.r.Now = now
+	}
+	for i := range items {
+		it := &items[i]
+		k.r.Counts[it.Pane]++
+		a := k.cfg.AlertsOf(it, now)
 		switch {
 		case a.Acked:
-			r.Acked++
+			k.r.Acked++
 			continue
 		case a.Handled:
-			r.Handled++
+			k.r.Handled++
 			continue
 		}
+		names := k.o.Names
+		acc := &k.acc
 		if it.Pane == PaneStranded {
-			acc[iStranded].add(it, o.Names)
+			acc[iStranded].add(it, names)
 		}
 		if it.Pane == PaneQuarantine {
-			acc[iQuarantine].add(it, o.Names)
+			acc[iQuarantine].add(it, names)
 		}
 		if a.Stalled {
-			acc[iStalled].add(it, o.Names)
+			acc[iStalled].add(it, names)
 		}
 		if a.Expiring {
-			acc[iExpiring].add(it, o.Names)
+			acc[iExpiring].add(it, names)
 		}
 		if a.Malformed {
-			acc[iMalformed].add(it, o.Names)
+			acc[iMalformed].add(it, names)
 		}
 		if a.Crash {
-			acc[iCrash].add(it, o.Names)
+			acc[iCrash].add(it, names)
 		}
 	}
-	if acc[iQuarantine].count <= o.MaxQuarantine {
-		acc[iQuarantine] = findingAcc{}
-	}
-	for i, k := range FindingKinds {
-		if f, ok := acc[i].finding(k); ok {
+}
+
+// Report is the findings so far.
+func (k *Checker) Report() Report {
+	r := k.r
+	r.Counts = maps.Clone(k.r.Counts)
+	r.Findings = []Finding{}
+	for i, kind := range FindingKinds {
+		if kind == FindingQuarantine && k.acc[i].count <= k.o.MaxQuarantine {
+			continue
+		}
+		if f, ok := k.acc[i].finding(kind); ok {
 			r.Findings = append(r.Findings, f)
 		}
 	}
@@ -125,7 +160,13 @@ const (
 type findingAcc struct {
 	count               int
 	oldest, firstExpiry time.Time
-	items               []*Item
+	blobs               []namedBlob
+}
+
+// namedBlob is what a finding keeps of a blob: its name and when it was written, not the blob.
+type namedBlob struct {
+	name string
+	at   time.Time
 }
 
 func (f *findingAcc) add(it *Item, names bool) {
@@ -137,7 +178,7 @@ func (f *findingAcc) add(it *Item, names bool) {
 	}
 	f.count++
 	if names {
-		f.items = append(f.items, it)
+		f.blobs = append(f.blobs, namedBlob{it.Name, it.LastModified})
 	}
 }
 
@@ -146,14 +187,12 @@ func (f *findingAcc) finding(k FindingKind) (Finding, bool) {
 		return Finding{}, false
 	}
 	out := Finding{Kind: k, Count: f.count, Oldest: f.oldest, FirstExpiry: f.firstExpiry}
-	if f.items != nil {
-		sort.SliceStable(f.items, func(i, j int) bool {
-			a, b := f.items[i], f.items[j]
-			return a.LastModified.Before(b.LastModified) || a.LastModified.Equal(b.LastModified) && a.Name < b.Name
-		})
-		out.Names = make([]string, len(f.items))
-		for i, it := range f.items {
-			out.Names[i] = it.Name
+	if f.blobs != nil {
+		blobs := slices.Clone(f.blobs)
+		slices.SortStableFunc(blobs, func(a, b namedBlob) int { return cmp.Or(a.at.Compare(b.at), strings.Compare(a.name, b.name)) })
+		out.Names = make([]string, len(blobs))
+		for i, b := range blobs {
+			out.Names[i] = b.name
 		}
 	}
 	return out, true

@@ -19,6 +19,9 @@ type Loader struct {
 	Config    Config
 	// Concurrency bounds parallel downloads (DefaultConcurrency when ≤ 0).
 	Concurrency int
+	// NoCache keeps no summaries between listings: a single look (check, ls) has no next listing to save a
+	// download for, and a cache of a million summaries is the container held in memory.
+	NoCache bool
 
 	mu    sync.Mutex
 	cache map[string]cached
@@ -143,7 +146,7 @@ func (l *Loader) hydrateOne(ctx context.Context, bi store.BlobInfo) Hydrated {
 		s := l.Config.Summarize(bi.Name, ParsePayload(b.Body))
 		h.Summary = &s
 	}
-	if h.Summary != nil || errors.Is(err, store.ErrTooLarge) {
+	if !l.NoCache && (h.Summary != nil || errors.Is(err, store.ErrTooLarge)) {
 		l.mu.Lock()
 		l.cache[bi.Name] = cached{etag: h.ETag, summary: h.Summary, readErr: h.ReadErr, gen: gen}
 		l.mu.Unlock()

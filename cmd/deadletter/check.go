@@ -47,39 +47,58 @@ Acknowledged blobs (deadletter ack) and copies the replay already handled raise 
 	return cmd
 }
 
-// look lists the container and reads what the findings depend on (root and quarantine payloads). A pass that
-// could not see everything is an error, never a partial picture: a check must not call a container it could not
-// read healthy.
-func look(ctx context.Context, l *replay.Loader) (*replay.Snapshot, error) {
-	snap, err := l.List(ctx)
+// look reads the container once, page by page: each page's root and quarantine payloads are read, the page goes
+// to the checker (and to also, when set: watch's metrics), and then it is dropped — a check of a million blobs
+// holds what its findings name, not the container. A pass that could not see everything is an error, never a
+// partial picture: a check must not call a container it could not read healthy.
+func look(ctx context.Context, l *replay.Loader, o replay.CheckOptions, also func([]replay.Item, time.Time)) (replay.Report, error) {
+	twins, err := l.Twins(ctx)
 	if err != nil {
-		return nil, couldNotLook(ctx, err)
+		return replay.Report{}, couldNotLook(ctx, err)
 	}
-	l.HydrateWhere(ctx, snap, func(it *replay.Item) bool { return it.Pane != replay.PaneArchived })
+	k := l.Config.NewChecker(o)
 	var failed, unread []string
-	for i := range snap.Items {
-		it := &snap.Items[i]
-		switch {
-		case it.Pane == replay.PaneArchived:
-		case it.ReadFailed:
-			failed = append(failed, it.Name+": "+it.ReadErr)
-		case it.Summary == nil && it.ReadErr == "":
-			unread = append(unread, it.Name)
+	err = l.Stream(ctx, func(items []replay.Item, now time.Time) error {
+		twins.Mark(items)
+		hydrate(ctx, l, items, func(it *replay.Item) bool { return it.Pane != replay.PaneArchived })
+		for i := range items {
+			it := &items[i]
+			switch {
+			case it.Pane == replay.PaneArchived:
+			case it.ReadFailed:
+				failed = append(failed, it.Name+": "+it.ReadErr)
+			case it.Summary == nil && it.ReadErr == "":
+				unread = append(unread, it.Name)
+			}
 		}
-	}
+		if len(unread) > 0 {
+			return ctx.Err() // stopped mid-page: the pass is incomplete
+		}
+		k.Add(items, now)
+		if also != nil {
+			also(items, now)
+		}
+		return nil
+	})
 	switch {
-	case len(unread) > 0:
+	case len(unread) > 0 || (err != nil && ctx.Err() != nil):
 		why := "stopped"
 		if wasInterrupted(ctx) {
 			why = "interrupted"
 		} else if ctx.Err() != nil {
 			why = "out of time (--timeout)"
 		}
-		return nil, fmt.Errorf("%s before every payload was read: %d of them not read, so the check is incomplete (first: %s)", why, len(unread), unread[0])
+		first := ""
+		if len(unread) > 0 {
+			first = fmt.Sprintf(": %d payload(s) not read, the first %s", len(unread), unread[0])
+		}
+		return replay.Report{}, fmt.Errorf("%s before the whole container was read, so the check is incomplete%s", why, first)
+	case err != nil:
+		return replay.Report{}, couldNotLook(ctx, err)
 	case len(failed) > 0:
-		return nil, fmt.Errorf("could not read %d payload(s), so the check is incomplete: %s", len(failed), failed[0])
+		return replay.Report{}, fmt.Errorf("could not read %d payload(s), so the check is incomplete: %s", len(failed), failed[0])
 	}
-	return snap, nil
+	return k.Report(), nil
 }
 
 func (a *app) runCheck(cmd *cobra.Command, o *checkOptions) error {
@@ -98,11 +117,11 @@ func (a *app) runCheck(cmd *cobra.Command, o *checkOptions) error {
 	if err != nil {
 		return fail(fmt.Errorf("could not check: %w", err))
 	}
-	snap, err := look(ctx, l)
+	l.NoCache = true // one look: keeping every summary would only hold the container in memory
+	r, err := look(ctx, l, o.checkOptions(), nil)
 	if err != nil {
 		return fail(fmt.Errorf("could not check %s: %w", l.Container.Describe(), err))
 	}
-	r := cfg.Check(snap, o.checkOptions())
 	var result error
 	if !r.Healthy {
 		result = exitCode{code: exitFindings}
@@ -119,10 +138,10 @@ func (a *app) runCheck(cmd *cobra.Command, o *checkOptions) error {
 		kept = fmt.Sprintf("; %d handled and %d acknowledged blob(s) raise nothing", r.Handled, r.Acked)
 	}
 	if r.Healthy {
-		fmt.Fprintf(w, "healthy: %s has nothing stranded, quarantined, expiring, stalled, crashing or malformed (%s%s)\n", textfmt.Printable(snap.Container), paneCounts(r.Counts), kept)
+		fmt.Fprintf(w, "healthy: %s has nothing stranded, quarantined, expiring, stalled, crashing or malformed (%s%s)\n", textfmt.Printable(l.Container.Describe()), paneCounts(r.Counts), kept)
 		return nil
 	}
-	fmt.Fprintf(w, "%s: %d finding(s) (%s%s)\n", textfmt.Printable(snap.Container), len(r.Findings), paneCounts(r.Counts), kept)
+	fmt.Fprintf(w, "%s: %d finding(s) (%s%s)\n", textfmt.Printable(l.Container.Describe()), len(r.Findings), paneCounts(r.Counts), kept)
 	for _, f := range r.Findings {
 		fmt.Fprintf(w, "  %-13s %s\n", f.Kind, present.FindingMessage(f, cfg, r.Now))
 		shown := f.Names[:min(len(f.Names), maxFindingNames)]

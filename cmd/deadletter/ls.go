@@ -125,6 +125,7 @@ func (a *app) runLs(cmd *cobra.Command, o *lsOptions) error {
 	if err != nil {
 		return err
 	}
+	l.NoCache = true // one look: --jsonl's memory must not grow with the container
 	if o.json || o.jsonl {
 		err = a.streamLs(ctx, l, cfg, o)
 	} else {

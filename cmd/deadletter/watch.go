@@ -73,7 +73,12 @@ func (a *app) runWatch(cmd *cobra.Command, o *watchOptions) error {
 	for {
 		start := time.Now()
 		pass, cancel := context.WithTimeout(ctx, a.g.timeout)
-		snap, err := look(pass, l)
+		measure := metrics.NewMeasurer(cfg)
+		var also func([]replay.Item, time.Time)
+		if exp != nil {
+			also = measure.Add
+		}
+		r, err := look(pass, l, o.checkOptions(), also)
 		cancel()
 		now := time.Now().UTC()
 		switch {
@@ -92,11 +97,10 @@ func (a *app) runWatch(cmd *cobra.Command, o *watchOptions) error {
 				a.emit(ctx, o, replay.Change{Time: now, Kind: replay.KindError, Event: replay.ChangeResolved})
 				lastErr = ""
 			}
-			r := cfg.Check(snap, o.checkOptions())
 			if exp != nil {
-				exp.Succeeded(metrics.Measure(snap, r, cfg), time.Now(), time.Since(start))
+				exp.Succeeded(measure.Values(r), time.Now(), time.Since(start))
 			}
-			for _, c := range replay.Changes(prev, r, snap.Now) {
+			for _, c := range replay.Changes(prev, r, r.Now) {
 				a.emit(ctx, o, c)
 			}
 			prev = &r

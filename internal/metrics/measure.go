@@ -67,27 +67,35 @@ type Values struct {
 // Measure computes the Values of one pass. r must be cfg.Check of s (with watch's options): the findings are
 // taken from it so the metrics and `check --json` can never disagree; the per-blob breakdowns come from s.
 func Measure(s *replay.Snapshot, r replay.Report, cfg replay.Config) Values {
-	v := Values{Blobs: map[BlobKey]int{}, Events: map[EventKey]int{}, Findings: map[replay.FindingKind]int{},
-		Handled: r.Handled, Acked: r.Acked}
-	for _, k := range replay.FindingKinds {
-		v.Findings[k] = 0
-	}
-	for _, f := range r.Findings {
-		v.Findings[f.Kind] = f.Count
-	}
-	if f, ok := r.Find(replay.FindingStranded); ok && r.Now.After(f.Oldest) {
-		v.OldestStranded = r.Now.Sub(f.Oldest)
-	}
-	perSub := map[string]int{}
-	for i := range s.Items {
-		it := &s.Items[i]
+	m := NewMeasurer(cfg)
+	m.Add(s.Items, s.Now)
+	return m.Values(r)
+}
+
+// Measurer adds the per-blob breakdowns up page by page, so watch never holds the container to measure it.
+type Measurer struct {
+	cfg    replay.Config
+	v      Values
+	perSub map[string]int
+}
+
+// NewMeasurer starts an empty measurement.
+func NewMeasurer(cfg replay.Config) *Measurer {
+	return &Measurer{cfg: cfg, v: Values{Blobs: map[BlobKey]int{}, Events: map[EventKey]int{}}, perSub: map[string]int{}}
+}
+
+// Add takes blobs classified at the service time now, their payloads read where watch reads them.
+func (m *Measurer) Add(items []replay.Item, now time.Time) {
+	v := &m.v
+	for i := range items {
+		it := &items[i]
 		sub := textfmt.Printable(it.Parsed.Subscription)
-		perSub[sub]++
+		m.perSub[sub]++
 		v.Blobs[BlobKey{it.Pane, sub}]++
 		if it.Pane == replay.PaneArchived {
 			continue
 		}
-		if it.Pane == replay.PaneQuarantine && !cfg.AlertsOf(it, s.Now).Acked {
+		if it.Pane == replay.PaneQuarantine && !m.cfg.AlertsOf(it, now).Acked {
 			v.Quarantine++
 		}
 		if it.Summary == nil {
@@ -100,8 +108,23 @@ func Measure(s *replay.Snapshot, r replay.Report, cfg replay.Config) Values {
 			}
 		}
 	}
-	if len(perSub) > MaxSubscriptions {
-		v.Blobs = foldSubscriptions(v.Blobs, perSub)
+}
+
+// Values completes the measurement with the pass's report (r must cover the same blobs).
+func (m *Measurer) Values(r replay.Report) Values {
+	v := m.v
+	v.Findings, v.Handled, v.Acked = map[replay.FindingKind]int{}, r.Handled, r.Acked
+	for _, k := range replay.FindingKinds {
+		v.Findings[k] = 0
+	}
+	for _, f := range r.Findings {
+		v.Findings[f.Kind] = f.Count
+	}
+	if f, ok := r.Find(replay.FindingStranded); ok && r.Now.After(f.Oldest) {
+		v.OldestStranded = r.Now.Sub(f.Oldest)
+	}
+	if len(m.perSub) > MaxSubscriptions {
+		v.Blobs = foldSubscriptions(v.Blobs, m.perSub)
 	}
 	return v
 }
