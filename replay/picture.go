@@ -1,7 +1,10 @@
 package replay
 
 import (
-	"sort"
+	"cmp"
+	"maps"
+	"slices"
+	"strings"
 	"time"
 )
 
@@ -96,141 +99,167 @@ func (c Config) Picture(s *Snapshot, o PictureOptions) Picture {
 	if o.Window <= 0 {
 		o.Window = 72 * time.Hour
 	}
-	p := Picture{Now: s.Now, Window: o.Window}
-	last := s.Now.UTC().Truncate(time.Hour)
-	first := last.Add(-o.Window + time.Hour)
-	for h := first; !h.After(last); h = h.Add(time.Hour) {
-		p.Hours = append(p.Hours, h)
+	pb := newPictureBuilder(s.Now, o.Window)
+	for i := range s.Items {
+		pb.add(&s.Items[i], c.AlertsOf(&s.Items[i], s.Now))
+	}
+	return pb.finish()
+}
+
+// pictureBuilder adds the picture up one blob at a time, then orders it.
+type pictureBuilder struct {
+	p            Picture
+	first, last  time.Time
+	subIndex     map[string]int
+	subs         []*subTally
+	reasonIndex  map[string]int
+	reasonTotals map[string]int
+}
+
+// subTally is what one subscription adds up to.
+type subTally struct {
+	hours map[int]int
+	cells map[int]*Cell
+	fates FateCounts
+	total int
+}
+
+func newPictureBuilder(now time.Time, window time.Duration) *pictureBuilder {
+	pb := &pictureBuilder{p: Picture{Now: now, Window: window}, subIndex: map[string]int{}, reasonIndex: map[string]int{}, reasonTotals: map[string]int{}}
+	pb.last = now.UTC().Truncate(time.Hour)
+	pb.first = pb.last.Add(-window + time.Hour)
+	for h := pb.first; !h.After(pb.last); h = h.Add(time.Hour) {
+		pb.p.Hours = append(pb.p.Hours, h)
 	}
 	for _, w := range LossHorizons {
-		p.Loss = append(p.Loss, Loss{Within: w})
+		pb.p.Loss = append(pb.p.Loss, Loss{Within: w})
 	}
-	subIndex := map[string]int{}
-	reasonIndex := map[string]int{}
-	type perSub struct {
-		hours   map[int]int
-		cells   map[int]*Cell
-		fates   FateCounts
-		total   int
-		outside int
+	return pb
+}
+
+func (pb *pictureBuilder) sub(name string) *subTally {
+	if name == "" {
+		name = "(other)"
 	}
-	var subs []*perSub
-	sub := func(name string) *perSub {
-		i, ok := subIndex[name]
-		if !ok {
-			i = len(subs)
-			subIndex[name] = i
-			subs = append(subs, &perSub{hours: map[int]int{}, cells: map[int]*Cell{}})
-		}
-		return subs[i]
+	i, ok := pb.subIndex[name]
+	if !ok {
+		i = len(pb.subs)
+		pb.subIndex[name] = i
+		pb.subs = append(pb.subs, &subTally{hours: map[int]int{}, cells: map[int]*Cell{}})
 	}
-	reasonTotals := map[string]int{}
-	for i := range s.Items {
-		it := &s.Items[i]
-		a := c.AlertsOf(it, s.Now)
-		if (it.Pane == PaneStranded || it.Pane == PaneQuarantine) && !a.Handled {
-			for k := range p.Loss {
-				if a.DeletesIn <= p.Loss[k].Within {
-					p.Loss[k].Blobs++
-					if it.Summary == nil {
-						p.Loss[k].Unread++
-					} else {
-						p.Loss[k].Events += it.Summary.Events
-					}
-				}
-			}
+	return pb.subs[i]
+}
+
+func (pb *pictureBuilder) add(it *Item, a Alerts) {
+	p := &pb.p
+	if (it.Pane == PaneStranded || it.Pane == PaneQuarantine) && !a.Handled {
+		pb.addLoss(it, a)
+	}
+	if a.Handled {
+		return // its copy counts its events
+	}
+	p.Blobs++
+	sm := it.Summary
+	if sm == nil {
+		if it.ReadErr == "" {
+			p.Unread++
 		}
-		if a.Handled {
-			continue // its copy counts its events
-		}
-		p.Blobs++
-		sm := it.Summary
-		if sm == nil {
-			if it.ReadErr == "" {
-				p.Unread++
-			}
+		return
+	}
+	st := pb.sub(it.Parsed.Subscription)
+	st.total += sm.Events
+	p.Events += sm.Events
+	if h := it.Parsed.Hour; !h.IsZero() && !h.Before(pb.first) && !h.After(pb.last) {
+		st.hours[int(h.Sub(pb.first)/time.Hour)] += sm.Events
+	} else {
+		p.Before += sm.Events
+	}
+	pb.addReasons(st, sm)
+	if IsRoot(it.Name) {
+		addFates(&st.fates, sm)
+	}
+}
+
+func (pb *pictureBuilder) addLoss(it *Item, a Alerts) {
+	for k := range pb.p.Loss {
+		l := &pb.p.Loss[k]
+		if a.DeletesIn > l.Within {
 			continue
 		}
-		name := it.Parsed.Subscription
-		if name == "" {
-			name = "(other)"
-		}
-		ps := sub(name)
-		ps.total += sm.Events
-		p.Events += sm.Events
-		if h := it.Parsed.Hour; !h.IsZero() && !h.Before(first) && !h.After(last) {
-			ps.hours[int(h.Sub(first)/time.Hour)] += sm.Events
+		l.Blobs++
+		if it.Summary == nil {
+			l.Unread++
 		} else {
-			p.Before += sm.Events
-		}
-		for _, r := range sm.Reasons {
-			ri, ok := reasonIndex[r.Value]
-			if !ok {
-				ri = len(reasonIndex)
-				reasonIndex[r.Value] = ri
-			}
-			reasonTotals[r.Value] += r.N
-			cell := ps.cells[ri]
-			if cell == nil {
-				cell = &Cell{}
-				ps.cells[ri] = cell
-			}
-			cell.Events += r.N
-			if o := sm.Outcomes.Top(); o != "" {
-				cell.outcomes.addN(o, r.N)
-			}
-		}
-		if IsRoot(it.Name) {
-			switch {
-			case sm.Malformed:
-				ps.fates[FateMalformed] += sm.Events
-			case sm.CrashDepth > 0:
-				ps.fates[FateCrash] += sm.Events
-			default:
-				for _, v := range AllVerdicts {
-					ps.fates[verdictFate(v)] += sm.Verdicts.Of(v)
-				}
-			}
+			l.Events += it.Summary.Events
 		}
 	}
-	// Subscriptions by events, most first; reasons likewise.
-	names := make([]string, 0, len(subIndex))
-	for n := range subIndex {
-		names = append(names, n)
+}
+
+func (pb *pictureBuilder) addReasons(st *subTally, sm *Summary) {
+	for _, r := range sm.Reasons {
+		ri, ok := pb.reasonIndex[r.Value]
+		if !ok {
+			ri = len(pb.reasonIndex)
+			pb.reasonIndex[r.Value] = ri
+		}
+		pb.reasonTotals[r.Value] += r.N
+		cell := st.cells[ri]
+		if cell == nil {
+			cell = &Cell{}
+			st.cells[ri] = cell
+		}
+		cell.Events += r.N
+		if o := sm.Outcomes.Top(); o != "" {
+			cell.outcomes.addN(o, r.N)
+		}
 	}
-	sort.Slice(names, func(i, j int) bool {
-		a, b := subs[subIndex[names[i]]].total, subs[subIndex[names[j]]].total
-		return a > b || a == b && names[i] < names[j]
-	})
-	p.Subscriptions = names
-	for r := range reasonIndex {
-		p.Reasons = append(p.Reasons, r)
+}
+
+// addFates counts what the replay will do with a root blob's events.
+func addFates(f *FateCounts, sm *Summary) {
+	switch {
+	case sm.Malformed:
+		f[FateMalformed] += sm.Events
+	case sm.CrashDepth > 0:
+		f[FateCrash] += sm.Events
+	default:
+		for _, v := range AllVerdicts {
+			f[verdictFate(v)] += sm.Verdicts.Of(v)
+		}
 	}
-	sort.Slice(p.Reasons, func(i, j int) bool {
-		a, b := reasonTotals[p.Reasons[i]], reasonTotals[p.Reasons[j]]
-		return a > b || a == b && p.Reasons[i] < p.Reasons[j]
-	})
+}
+
+// byCount sorts names by their count, most first, ties by name.
+func byCount(names []string, count func(string) int) {
+	slices.SortFunc(names, func(a, b string) int { return cmp.Or(cmp.Compare(count(b), count(a)), strings.Compare(a, b)) })
+}
+
+// finish orders subscriptions and reasons by events and lays the tallies out in that order.
+func (pb *pictureBuilder) finish() Picture {
+	p := pb.p
+	p.Subscriptions = slices.Collect(maps.Keys(pb.subIndex))
+	byCount(p.Subscriptions, func(n string) int { return pb.subs[pb.subIndex[n]].total })
+	p.Reasons = slices.Collect(maps.Keys(pb.reasonIndex))
+	byCount(p.Reasons, func(r string) int { return pb.reasonTotals[r] })
+	n := len(p.Subscriptions)
 	p.Timeline = make([][]int, len(p.Hours))
 	for h := range p.Timeline {
-		p.Timeline[h] = make([]int, len(names))
+		p.Timeline[h] = make([]int, n)
 	}
-	p.Matrix = make([][]Cell, len(names))
-	p.Fates = make([]FateCounts, len(names))
-	p.Totals = make([]int, len(names))
-	for si, n := range names {
-		ps := subs[subIndex[n]]
-		for h, e := range ps.hours {
+	p.Matrix, p.Fates, p.Totals = make([][]Cell, n), make([]FateCounts, n), make([]int, n)
+	for si, name := range p.Subscriptions {
+		st := pb.subs[pb.subIndex[name]]
+		for h, e := range st.hours {
 			p.Timeline[h][si] = e
 		}
 		p.Matrix[si] = make([]Cell, len(p.Reasons))
 		for ri, r := range p.Reasons {
-			if cell := ps.cells[reasonIndex[r]]; cell != nil {
+			if cell := st.cells[pb.reasonIndex[r]]; cell != nil {
 				cell.outcomes.sort()
 				p.Matrix[si][ri] = Cell{Events: cell.Events, Outcome: cell.outcomes.Top()}
 			}
 		}
-		p.Fates[si] = ps.fates
-		p.Totals[si] = ps.total
+		p.Fates[si], p.Totals[si] = st.fates, st.total
 	}
 	p.BurstStart = burstStart(p)
 	return p

@@ -182,8 +182,12 @@ func termMatches(m *Model, mt *matcher, i int, it *replay.Item, t term) bool {
 		v, _ := replay.ParseVerdict(t.value)
 		return s != nil && !s.Malformed && s.Verdicts.Of(v) > 0
 	}
-	a := m.cfg.AlertsOf(it, m.snap.Now)
-	switch t.value {
+	return isTerm(m.cfg.AlertsOf(it, m.snap.Now), it, t.value)
+}
+
+// isTerm answers an is: term from the blob's alerts.
+func isTerm(a replay.Alerts, it *replay.Item, what string) bool {
+	switch what {
 	case "malformed":
 		return a.Malformed
 	case "crash":
@@ -197,7 +201,7 @@ func termMatches(m *Model, mt *matcher, i int, it *replay.Item, t term) bool {
 	case "acked":
 		return a.Acked
 	case "unread":
-		return s == nil && it.ReadErr == ""
+		return it.Summary == nil && it.ReadErr == ""
 	}
 	return false
 }

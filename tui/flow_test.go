@@ -127,7 +127,7 @@ func TestFlow(t *testing.T) {
 			tm.Send(tea.KeyMsg{Type: tea.KeyEsc})
 			// Open a blob and come back.
 			tm.Send(tea.KeyMsg{Type: tea.KeyEnter})
-			waitScreen(t, tm, "what the estate will do", "raw JSON")
+			waitScreen(t, tm, "what the estate will do", "lines 1–")
 			tm.Send(tea.KeyMsg{Type: tea.KeyEsc})
 			// Drain everything stranded.
 			press(tm, "d")

@@ -145,23 +145,42 @@ func (o *overview) titleLine(m *Model) string {
 	return s
 }
 
-// chart draws the stacked bars, the axis with the burst mark and the cursor, and the hour labels.
+// chart draws the stacked bars with the y axis, then the x axis and the cursor's hour.
 func (o *overview) chart(m *Model, height int) []string {
-	p := o.pic
-	first := len(p.Hours) - o.hours
+	first := len(o.pic.Hours) - o.hours
 	peak := 1
-	for h := first; h < len(p.Hours); h++ {
-		peak = max(peak, p.HourTotal(h))
+	for h := first; h < len(o.pic.Hours); h++ {
+		peak = max(peak, o.pic.HourTotal(h))
 	}
+	rows := o.bars(m, height, first, peak)
+	out := make([]string, 0, height+2)
+	for r := range rows {
+		label := "      │"
+		switch r {
+		case 0:
+			label = fmt.Sprintf("%5s ┤", thousands(peak))
+		case height - 1:
+			label = "    0 ┤"
+		}
+		var b strings.Builder
+		b.WriteString(m.paint(&m.st.Dim, label))
+		for c, cell := range rows[r] {
+			b.WriteString(o.cell(m, cell, c))
+		}
+		out = append(out, b.String())
+	}
+	return append(out, o.axis(m, first), o.cursorLine(m, first))
+}
+
+// bars stacks each hour's subscriptions from the bottom, each getting its share of the height in rows.
+func (o *overview) bars(m *Model, height, first, peak int) [][]string {
 	rows := make([][]string, height)
 	for r := range rows {
 		rows[r] = make([]string, o.hours)
 	}
 	for c := 0; c < o.hours; c++ {
-		h := first + c
-		// Each subscription's share of the column, in rows, stacked from the bottom.
 		cum := 0.0
-		for s, e := range p.Timeline[h] {
+		for s, e := range o.pic.Timeline[first+c] {
 			if e == 0 {
 				continue
 			}
@@ -169,66 +188,55 @@ func (o *overview) chart(m *Model, height int) []string {
 			for r := 0; r < height; r++ {
 				mid := float64(r) + 0.5
 				if mid >= cum && mid < cum+seg || r == int(cum) && seg < 0.5 && rows[height-1-r][c] == "" {
-					rows[height-1-r][c] = o.fill(m, s)
+					rows[height-1-r][c] = o.fill(m, s) // a sliver still shows as one cell
 				}
 			}
 			cum += seg
 		}
 	}
-	axisLabel := func(r int) string {
-		if r == 0 {
-			return fmt.Sprintf("%5s ┤", thousands(peak))
+	return rows
+}
+
+// cell is one chart cell at the width of an hour, reversed on the cursor's column.
+func (o *overview) cell(m *Model, fill string, c int) string {
+	if o.section == 0 && c == o.hour {
+		if fill == "" {
+			return m.paint(&m.st.Match, strings.Repeat(" ", o.colW))
 		}
-		if r == height-1 {
-			return "    0 ┤"
-		}
-		return "      │"
+		return m.paint(&m.st.Match, strings.Repeat(fills[0], o.colW))
 	}
-	var out []string
-	for r := range rows {
-		var b strings.Builder
-		b.WriteString(m.paint(&m.st.Dim, axisLabel(r)))
-		for c, cell := range rows[r] {
-			if cell == "" {
-				cell = " "
-			}
-			cell = strings.Repeat(cell, o.colW)
-			if o.section == 0 && c == o.hour {
-				cell = m.paint(&m.st.Match, strings.Repeat(" ", o.colW)) // the cursor's column
-				if rows[r][c] != "" {
-					cell = m.paint(&m.st.Match, strings.Repeat(fills[0], o.colW))
-				}
-			}
-			b.WriteString(cell)
-		}
-		out = append(out, b.String())
+	if fill == "" {
+		fill = " "
 	}
-	// The axis: the burst's start marked, then the labels and what the cursor's hour holds.
-	// The axis carries the hour labels (every 12 hours) and marks the burst's start with ▲.
+	return strings.Repeat(fill, o.colW)
+}
+
+// axis carries the hour labels (every 12 hours) and marks the burst's start with ▲.
+func (o *overview) axis(m *Model, first int) string {
+	p := o.pic
 	axis := []rune(strings.Repeat("─", o.hours*o.colW))
 	for c := 0; c < o.hours; c++ {
 		if t := p.Hours[first+c]; t.Hour()%12 == 0 && c*o.colW+1+9 <= len(axis) {
 			copy(axis[c*o.colW+1:], []rune(t.Format("01-02 15h")))
 		}
-	}
-	burst := -1
-	for c := 0; c < o.hours; c++ {
 		if p.Hours[first+c].Equal(p.BurstStart) {
-			burst = c
 			axis[c*o.colW] = '▲'
 		}
 	}
-	out = append(out, m.paint(&m.st.Dim, "      └")+string(axis))
-	line := ""
-	if o.section == 0 && o.hour >= 0 && o.hour < o.hours {
-		h := first + o.hour
-		cur := fmt.Sprintf("▸ %s: %s event(s)", p.Hours[h].Format("01-02 15h"), thousands(p.HourTotal(h)))
-		if burst >= 0 && o.hour == burst {
-			cur += " · the burst starts here"
-		}
-		line = "       " + m.paint(&m.st.Bold, cur)
+	return m.paint(&m.st.Dim, "      └") + string(axis)
+}
+
+// cursorLine says what the cursor's hour holds.
+func (o *overview) cursorLine(m *Model, first int) string {
+	if o.section != 0 || o.hour < 0 || o.hour >= o.hours {
+		return ""
 	}
-	return append(out, line)
+	h := first + o.hour
+	cur := fmt.Sprintf("▸ %s: %s event(s)", o.pic.Hours[h].Format("01-02 15h"), thousands(o.pic.HourTotal(h)))
+	if o.pic.Hours[h].Equal(o.pic.BurstStart) {
+		cur += " · the burst starts here"
+	}
+	return "       " + m.st.Bold.Render(cur)
 }
 
 // legend names each subscription's fill; names give up their end to fit the width.

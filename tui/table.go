@@ -261,6 +261,49 @@ func (t *table) sortables() []string {
 	return out
 }
 
+// row draws one blob's line into b, painted for the cursor, the selection and its alerts.
+func (t *table) row(m *Model, b *strings.Builder, cells []string, idx, row int) []string {
+	it := &m.snap.Items[idx]
+	r := present.RowOf(m.cfg, it, m.snap.Now)
+	mark := []rune("   ")
+	if row == t.cursor {
+		mark[0] = '▸'
+	}
+	if t.selected[it.Name] {
+		mark[1] = '*'
+	}
+	switch {
+	case r.Alerts.Acked:
+		mark[2] = 'A'
+	case r.Alerts.Handled:
+		mark[2] = 'H'
+	}
+	cells = append(cells, string(mark))
+	for i, c := range tableColumns {
+		if t.widths[i] > 0 {
+			cells = append(cells, c.Fit(c.Cell(r), t.widths[i]))
+		}
+	}
+	line := fit(strings.Join(cells, " "), t.width, 1)
+	st := &m.st
+	paint := st.paint.row
+	verdicts := present.ColVerdicts.Cell(r)
+	switch {
+	case row == t.cursor:
+		paint = st.paint.cursor
+	case t.selected[it.Name]:
+		paint = st.paint.chose
+	case r.Alerts.Acked || r.Alerts.Handled:
+		paint = st.paint.dim
+	case r.Alerts.Expiring:
+		paint = st.paint.alert
+	case r.Alerts.Stalled || verdicts == "MALFORMED" || verdicts == "CRASH":
+		paint = st.paint.warn
+	}
+	paint.to(b, line)
+	return cells
+}
+
 // View renders exactly t.height+1 lines of t.width: the column header and the visible rows.
 func (t *table) View(m *Model) string {
 	st := m.st
@@ -296,45 +339,8 @@ func (t *table) View(m *Model) string {
 	}
 	cells := make([]string, 0, len(tableColumns)+1)
 	for n, idx := range t.visible() {
-		it := &m.snap.Items[idx]
-		row := t.offset + n
-		r := present.RowOf(m.cfg, it, m.snap.Now)
-		mark := []rune("   ")
-		if row == t.cursor {
-			mark[0] = '▸'
-		}
-		if t.selected[it.Name] {
-			mark[1] = '*'
-		}
-		switch {
-		case r.Alerts.Acked:
-			mark[2] = 'A'
-		case r.Alerts.Handled:
-			mark[2] = 'H'
-		}
-		cells = append(cells[:0], string(mark))
-		for i, c := range tableColumns {
-			if t.widths[i] > 0 {
-				cells = append(cells, c.Fit(c.Cell(r), t.widths[i]))
-			}
-		}
-		line := fit(strings.Join(cells, " "), t.width, 1)
-		paint := st.paint.row
-		verdicts := present.ColVerdicts.Cell(r)
-		switch {
-		case row == t.cursor:
-			paint = st.paint.cursor
-		case t.selected[it.Name]:
-			paint = st.paint.chose
-		case r.Alerts.Acked || r.Alerts.Handled:
-			paint = st.paint.dim
-		case r.Alerts.Expiring:
-			paint = st.paint.alert
-		case r.Alerts.Stalled || verdicts == "MALFORMED" || verdicts == "CRASH":
-			paint = st.paint.warn
-		}
 		b.WriteString("\n")
-		paint.to(&b, line)
+		cells = t.row(m, &b, cells[:0], idx, t.offset+n)
 	}
 	return fit(b.String(), t.width, t.height+1)
 }

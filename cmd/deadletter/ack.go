@@ -65,17 +65,13 @@ func (a *app) runAck(cmd *cobra.Command, names []string, o *ackOptions) error {
 	if err != nil {
 		return couldNotLook(ctx, err)
 	}
+	found, missing, err := resolveNamed(snap, a.g.container, names, anyBlob)
+	if err != nil {
+		return err
+	}
 	var targets []store.BlobInfo
-	var missing []replay.Result
-	for _, lk := range resolveIn(snap, a.g.container, names, anyBlob) {
-		if len(lk.candidates) > 0 {
-			return lk.err()
-		}
-		if lk.name == "" {
-			missing = append(missing, replay.Result{Name: lk.arg, Outcome: replay.OutcomeNotFound, Error: lk.err().Error()})
-			continue
-		}
-		i, _ := snap.Lookup(lk.name)
+	for _, n := range found {
+		i, _ := snap.Lookup(n)
 		targets = append(targets, snap.Items[i].BlobInfo)
 	}
 	verb := fmt.Sprintf("Acknowledge %d blob(s) for %s?", len(targets), durationText(o.dur))

@@ -56,20 +56,18 @@ func (a *app) runDrain(cmd *cobra.Command, names []string, o *drainOptions) erro
 		targets = cfg.DrainTargets(snap)
 		items = snap.InPane(replay.PaneStranded)
 	} else {
-		for _, lk := range resolveIn(snap, a.g.container, names, replay.IsRoot) {
-			if len(lk.candidates) > 0 {
-				return lk.err()
-			}
-			if lk.name == "" {
-				t := replay.DrainTarget{Missing: true}
-				t.Name = lk.arg
-				if err := lk.err(); err != nil {
-					fmt.Fprintln(a.io.err, textfmt.Printable(err.Error()))
-				}
-				targets = append(targets, t)
-				continue
-			}
-			i, _ := snap.Lookup(lk.name)
+		found, missing, err := resolveNamed(snap, a.g.container, names, replay.IsRoot)
+		if err != nil {
+			return err
+		}
+		for _, m := range missing {
+			fmt.Fprintln(a.io.err, textfmt.Printable(m.Error))
+			t := replay.DrainTarget{Missing: true}
+			t.Name = m.Name
+			targets = append(targets, t)
+		}
+		for _, n := range found {
+			i, _ := snap.Lookup(n)
 			targets = append(targets, cfg.DrainTargetOf(&snap.Items[i], snap.Now))
 			items = append(items, snap.Items[i])
 		}

@@ -183,3 +183,20 @@ func resolveOne(ctx context.Context, l *replay.Loader, arg, container string, in
 	}
 	return lk.name, nil
 }
+
+// resolveNamed resolves the names an action was given: the blobs found, and a notFound result for each argument
+// that names nothing (the action goes on with the rest). An ambiguous argument stops the action: nothing is
+// touched until the operator says which blob they mean.
+func resolveNamed(snap *replay.Snapshot, container string, args []string, in scope) (found []string, missing []replay.Result, err error) {
+	for _, lk := range resolveIn(snap, container, args, in) {
+		switch {
+		case len(lk.candidates) > 0:
+			return nil, nil, lk.err()
+		case lk.name == "":
+			missing = append(missing, replay.Result{Name: lk.arg, Outcome: replay.OutcomeNotFound, Error: lk.err().Error()})
+		default:
+			found = append(found, lk.name)
+		}
+	}
+	return found, missing, nil
+}

@@ -184,139 +184,165 @@ func md(s string) string {
 	return strings.NewReplacer("|", `\|`, "`", "'", "*", `\*`, "_", `\_`, "<", "&lt;").Replace(s)
 }
 
+// writeMarkdown writes the report for a postmortem: a section per fact.
 func writeMarkdown(w io.Writer, r reportJSON) {
-	p := func(format string, a ...any) { fmt.Fprintf(w, format, a...) }
-	p("# Dead-letter incident report: %s\n\n", md(string(r.Container)))
-	p("Service time %s · timeline since %s (%dh)\n\n", r.Now, r.Since, r.WindowHours)
-	p("## Summary\n\n")
+	mdSummary(w, r)
+	mdTimeline(w, r)
+	mdReasons(w, r)
+	mdFates(w, r)
+	mdLoss(w, r)
+	mdFindings(w, r)
+	mdActions(w, r)
+}
+
+func mdSummary(w io.Writer, r reportJSON) {
+	fmt.Fprintf(w, "# Dead-letter incident report: %s\n\n", md(string(r.Container)))
+	fmt.Fprintf(w, "Service time %s · timeline since %s (%dh)\n\n## Summary\n\n", r.Now, r.Since, r.WindowHours)
 	var panes []string
 	for _, pn := range replay.Panes {
 		panes = append(panes, fmt.Sprintf("%s %d", pn, r.Counts[pn]))
 	}
-	p("- %d blobs (%s), %d events read", r.Blobs, strings.Join(panes, ", "), r.Events)
+	fmt.Fprintf(w, "- %d blobs (%s), %d events read", r.Blobs, strings.Join(panes, ", "), r.Events)
 	if r.Unread > 0 {
-		p("; %d blobs could not be read", r.Unread)
+		fmt.Fprintf(w, "; %d blobs could not be read", r.Unread)
 	}
-	p("\n")
+	fmt.Fprintln(w)
 	if r.BurstStart != nil {
-		p("- The current burst of dead letters started at %s.\n", *r.BurstStart)
+		fmt.Fprintf(w, "- The current burst of dead letters started at %s.\n", *r.BurstStart)
 	}
 	if r.Healthy {
-		p("- Healthy: nothing stranded, quarantined, expiring, stalled, crashing or malformed.\n")
-	} else {
-		p("- %d finding(s): ", len(r.Findings))
-		var kinds []string
-		for _, f := range r.Findings {
-			kinds = append(kinds, fmt.Sprintf("%s %d", f.Kind, f.Count))
-		}
-		p("%s.\n", strings.Join(kinds, ", "))
+		fmt.Fprintf(w, "- Healthy: nothing stranded, quarantined, expiring, stalled, crashing or malformed.\n")
+		return
 	}
-	p("\n## Timeline: dead-lettered events per hour\n\n```text\n")
-	first, last := -1, -1
-	peak := 1
+	var kinds []string
+	for _, f := range r.Findings {
+		kinds = append(kinds, fmt.Sprintf("%s %d", f.Kind, f.Count))
+	}
+	fmt.Fprintf(w, "- %d finding(s): %s.\n", len(r.Findings), strings.Join(kinds, ", "))
+}
+
+// mdTimeline draws the hours that had dead letters as bars, quiet stretches folded into one line.
+func mdTimeline(w io.Writer, r reportJSON) {
+	fmt.Fprintf(w, "\n## Timeline: dead-lettered events per hour\n\n```text\n")
+	first, last, peak := -1, -1, 1
 	for i, h := range r.Timeline {
-		if h.Events > 0 {
-			if first < 0 {
-				first = i
-			}
-			last = i
-			peak = max(peak, h.Events)
+		if h.Events == 0 {
+			continue
 		}
+		if first < 0 {
+			first = i
+		}
+		last, peak = i, max(peak, h.Events)
 	}
 	if first < 0 {
-		p("(no dead letters in the window)\n")
+		fmt.Fprintf(w, "(no dead letters in the window)\n")
 	}
 	quiet := 0
 	for i := first; first >= 0 && i <= last; i++ {
 		h := r.Timeline[i]
-		if h.Events == 0 && (r.BurstStart == nil || *r.BurstStart != h.Hour) {
+		burst := r.BurstStart != nil && *r.BurstStart == h.Hour
+		if h.Events == 0 && !burst {
 			quiet++
 			continue
 		}
 		if quiet > 0 {
-			p("  %9s %s\n", "", quietHours(quiet))
+			fmt.Fprintf(w, "  %9s %s\n", "", quietHours(quiet))
 			quiet = 0
 		}
-		t, _ := time.Parse(time.RFC3339, h.Hour)
-		bar := strings.Repeat("█", (h.Events*40+peak-1)/peak)
 		mark := "  "
-		if r.BurstStart != nil && *r.BurstStart == h.Hour {
+		if burst {
 			mark = "▶ "
 		}
-		subs := make([]string, 0, len(h.BySubscription))
-		for s, n := range h.BySubscription {
-			subs = append(subs, fmt.Sprintf("%s %d", textfmt.Printable(s), n))
-		}
-		slices.Sort(subs)
-		p("%s%s %-40s %6d  %s\n", mark, t.Format("01-02 15h"), bar, h.Events, strings.Join(subs, " · "))
+		t, _ := time.Parse(time.RFC3339, h.Hour)
+		fmt.Fprintf(w, "%s%s %-40s %6d  %s\n", mark, t.Format("01-02 15h"), strings.Repeat("█", (h.Events*40+peak-1)/peak), h.Events, bySubscription(h))
 	}
-	p("```\n")
+	fmt.Fprintf(w, "```\n")
 	if r.Before > 0 {
-		p("\n%d event(s) were dead-lettered before the window (or in blobs whose names carry no hour).\n", r.Before)
+		fmt.Fprintf(w, "\n%d event(s) were dead-lettered before the window (or in blobs whose names carry no hour).\n", r.Before)
 	}
-	p("\n## Subscriptions and reasons\n\n| subscription | events | deadLetterReason | events | last delivery outcome |\n|---|---:|---|---:|---|\n")
+}
+
+func bySubscription(h hourJSON) string {
+	subs := make([]string, 0, len(h.BySubscription))
+	for s, n := range h.BySubscription {
+		subs = append(subs, fmt.Sprintf("%s %d", textfmt.Printable(s), n))
+	}
+	slices.Sort(subs)
+	return strings.Join(subs, " · ")
+}
+
+func mdReasons(w io.Writer, r reportJSON) {
+	fmt.Fprintf(w, "\n## Subscriptions and reasons\n\n| subscription | events | deadLetterReason | events | last delivery outcome |\n|---|---:|---|---:|---|\n")
 	for _, s := range r.Subscriptions {
 		if len(s.Reasons) == 0 {
-			p("| %s | %d | | | |\n", md(string(s.Name)), s.Events)
+			fmt.Fprintf(w, "| %s | %d | | | |\n", md(string(s.Name)), s.Events)
 		}
 		for i, rs := range s.Reasons {
 			name, events := "", ""
 			if i == 0 {
 				name, events = md(string(s.Name)), fmt.Sprint(s.Events)
 			}
-			p("| %s | %s | %s | %d | %s |\n", name, events, md(string(rs.Reason)), rs.Events, md(string(rs.Outcome)))
+			fmt.Fprintf(w, "| %s | %s | %s | %d | %s |\n", name, events, md(string(rs.Reason)), rs.Events, md(string(rs.Outcome)))
 		}
 	}
-	p("\n## What the replay function will do with the waiting events\n\n| subscription |")
+}
+
+func mdFates(w io.Writer, r reportJSON) {
+	fmt.Fprintf(w, "\n## What the replay function will do with the waiting events\n\n| subscription |")
 	for _, f := range replay.AllFates {
-		p(" %s |", f)
+		fmt.Fprintf(w, " %s |", f)
 	}
-	p("\n|---|")
-	for range replay.AllFates {
-		p("---:|")
-	}
-	p("\n")
+	fmt.Fprintf(w, "\n|---|%s\n", strings.Repeat("---:|", len(replay.AllFates)))
 	for _, s := range r.Subscriptions {
-		p("| %s |", md(string(s.Name)))
+		fmt.Fprintf(w, "| %s |", md(string(s.Name)))
 		for _, f := range replay.AllFates {
-			p(" %d |", s.Fates[f.String()])
+			fmt.Fprintf(w, " %d |", s.Fates[f.String()])
 		}
-		p("\n")
+		fmt.Fprintln(w)
 	}
-	p("\n## Loss horizon: what the lifecycle rule deletes if nobody acts\n\n| within | blobs | events | not read |\n|---|---:|---:|---:|\n")
+}
+
+func mdLoss(w io.Writer, r reportJSON) {
+	fmt.Fprintf(w, "\n## Loss horizon: what the lifecycle rule deletes if nobody acts\n\n| within | blobs | events | not read |\n|---|---:|---:|---:|\n")
 	for _, lo := range r.Loss {
-		p("| %dh | %d | %d | %d |\n", lo.WithinHours, lo.Blobs, lo.Events, lo.Unread)
+		fmt.Fprintf(w, "| %dh | %d | %d | %d |\n", lo.WithinHours, lo.Blobs, lo.Events, lo.Unread)
 	}
-	p("\n## Findings\n\n")
+}
+
+func mdFindings(w io.Writer, r reportJSON) {
+	fmt.Fprintf(w, "\n## Findings\n\n")
 	if len(r.Findings) == 0 {
-		p("None.\n")
+		fmt.Fprintf(w, "None.\n")
 	}
 	for _, f := range r.Findings {
-		p("- **%s** (%d): %s\n", f.Kind, f.Count, md(string(f.Message)))
+		fmt.Fprintf(w, "- **%s** (%d): %s\n", f.Kind, f.Count, md(string(f.Message)))
 		for _, n := range f.Names {
-			p("  - `%s`\n", strings.ReplaceAll(textfmt.Printable(string(n)), "`", "'"))
+			fmt.Fprintf(w, "  - `%s`\n", strings.ReplaceAll(textfmt.Printable(string(n)), "`", "'"))
 		}
 		if f.More > 0 {
-			p("  - … and %d more\n", f.More)
+			fmt.Fprintf(w, "  - … and %d more\n", f.More)
 		}
 	}
-	p("\n## Actions recorded in the container\n\n### Drains (blob metadata drainCount, drainedAt)\n\n")
+}
+
+func mdActions(w io.Writer, r reportJSON) {
+	fmt.Fprintf(w, "\n## Actions recorded in the container\n\n### Drains (blob metadata drainCount, drainedAt)\n\n")
 	if len(r.Drains) == 0 {
-		p("None.\n")
+		fmt.Fprintf(w, "None.\n")
 	} else {
-		p("| blob | drainCount | drainedAt |\n|---|---:|---|\n")
+		fmt.Fprintf(w, "| blob | drainCount | drainedAt |\n|---|---:|---|\n")
 		for _, d := range r.Drains {
-			p("| %s | %s | %s |\n", md(string(d.Name)), md(string(d.DrainCount)), md(string(d.DrainedAt)))
+			fmt.Fprintf(w, "| %s | %s | %s |\n", md(string(d.Name)), md(string(d.DrainCount)), md(string(d.DrainedAt)))
 		}
 	}
-	p("\n### Restores (restored copies and the quarantine copy they came from)\n\n")
+	fmt.Fprintf(w, "\n### Restores (restored copies and the quarantine copy they came from)\n\n")
 	if len(r.Restores) == 0 {
-		p("None.\n")
-	} else {
-		p("| restored copy | from |\n|---|---|\n")
-		for _, x := range r.Restores {
-			p("| %s | %s |\n", md(string(x.Name)), md(string(x.From)))
-		}
+		fmt.Fprintf(w, "None.\n")
+		return
+	}
+	fmt.Fprintf(w, "| restored copy | from |\n|---|---|\n")
+	for _, x := range r.Restores {
+		fmt.Fprintf(w, "| %s | %s |\n", md(string(x.Name)), md(string(x.From)))
 	}
 }
 

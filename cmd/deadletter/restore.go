@@ -37,7 +37,7 @@ one copy. Only events the cap stopped resume; a blob where nothing would resume 
 	return cmd
 }
 
-func (a *app) runRestore(cmd *cobra.Command, names []string, o *restoreOptions) error {
+func (o *restoreOptions) check(names []string) error {
 	switch {
 	case o.all && len(names) > 0:
 		return usagef("restore takes names or --all, not both")
@@ -51,7 +51,11 @@ func (a *app) runRestore(cmd *cobra.Command, names []string, o *restoreOptions) 
 	if err := o.validate(); err != nil {
 		return err
 	}
-	if err := o.filter.validate(); err != nil {
+	return o.filter.validate()
+}
+
+func (a *app) runRestore(cmd *cobra.Command, args []string, o *restoreOptions) error {
+	if err := o.check(args); err != nil {
 		return err
 	}
 	if a.g.readOnly {
@@ -66,47 +70,17 @@ func (a *app) runRestore(cmd *cobra.Command, names []string, o *restoreOptions) 
 	if err != nil {
 		return couldNotLook(ctx, err)
 	}
-	var missing []replay.Result
-	if o.all {
-		names = nil
-		for i := range snap.Items {
-			if it := &snap.Items[i]; it.Pane == replay.PaneQuarantine && o.filter.listed(it) {
-				names = append(names, it.Name)
-			}
+	names, missing := o.quarantineBlobs(snap), []replay.Result(nil)
+	if !o.all {
+		if names, missing, err = resolveNamed(snap, a.g.container, args, quarantineBlob); err != nil {
+			return err
 		}
-	} else {
-		resolved := names[:0:0]
-		for _, lk := range resolveIn(snap, a.g.container, names, quarantineBlob) {
-			if len(lk.candidates) > 0 {
-				return lk.err()
-			}
-			if lk.name == "" {
-				missing = append(missing, replay.Result{Name: lk.arg, Outcome: replay.OutcomeNotFound, Error: lk.err().Error()})
-				continue
-			}
-			resolved = append(resolved, lk.name)
-		}
-		names = resolved
 	}
 	if o.all || !o.json || !o.yes {
-		var refused []string
-		names, refused = a.describeRestore(ctx, l, cfg, names, o)
-		if o.all && len(refused) > 0 {
-			fmt.Fprintf(a.io.err, "%d blob(s) are refused and left where they are (nothing in them would resume):\n", len(refused))
-			for _, n := range refused {
-				fmt.Fprintf(a.io.err, "  %s\n", textfmt.Printable(n))
-			}
-		}
+		names = a.describeRestore(ctx, l, cfg, names, o)
 	}
 	if len(names) == 0 {
-		if len(missing) > 0 {
-			return a.reportResults(ctx, o.actionFlags, missing)
-		}
-		fmt.Fprintln(a.io.err, "nothing to restore")
-		if o.json {
-			return writeJSON(a.io.out, toResultsJSON(o.dryRun, nil))
-		}
-		return nil
+		return a.nothingToRestore(ctx, o, missing)
 	}
 	if err := a.confirm(o.actionFlags, fmt.Sprintf("Restore %d blob(s)?", len(names))); err != nil {
 		return err
@@ -119,9 +93,32 @@ func (a *app) runRestore(cmd *cobra.Command, names []string, o *restoreOptions) 
 	return a.reportResults(ctx, o.actionFlags, append(missing, res...))
 }
 
+// quarantineBlobs are what --all considers: every quarantine blob the listing filters keep.
+func (o *restoreOptions) quarantineBlobs(snap *replay.Snapshot) []string {
+	var names []string
+	for i := range snap.Items {
+		if it := &snap.Items[i]; it.Pane == replay.PaneQuarantine && o.filter.listed(it) {
+			names = append(names, it.Name)
+		}
+	}
+	return names
+}
+
+func (a *app) nothingToRestore(ctx context.Context, o *restoreOptions, missing []replay.Result) error {
+	if len(missing) > 0 {
+		return a.reportResults(ctx, o.actionFlags, missing)
+	}
+	fmt.Fprintln(a.io.err, "nothing to restore")
+	if o.json {
+		return writeJSON(a.io.out, toResultsJSON(o.dryRun, nil))
+	}
+	return nil
+}
+
 // describeRestore says, per blob, what its restore will do, and with --all keeps only the blobs where something
 // resumes (and passes the verdict filter). It returns the blobs to restore and the ones --all leaves.
-func (a *app) describeRestore(ctx context.Context, l *replay.Loader, cfg replay.Config, names []string, o *restoreOptions) (keep, refused []string) {
+func (a *app) describeRestore(ctx context.Context, l *replay.Loader, cfg replay.Config, names []string, o *restoreOptions) (keep []string) {
+	var refused []string
 	resume := 0
 	for _, n := range names {
 		d, err := l.Inspect(ctx, n)
@@ -152,7 +149,13 @@ func (a *app) describeRestore(ctx context.Context, l *replay.Loader, cfg replay.
 		}
 	}
 	if o.all {
+		if len(refused) > 0 {
+			fmt.Fprintf(a.io.err, "%d blob(s) are refused and left where they are (nothing in them would resume):\n", len(refused))
+			for _, n := range refused {
+				fmt.Fprintf(a.io.err, "  %s\n", textfmt.Printable(n))
+			}
+		}
 		fmt.Fprintf(a.io.err, "%d quarantine blob(s) to restore: %d event(s) resume.\n", len(keep), resume)
 	}
-	return keep, refused
+	return keep
 }
