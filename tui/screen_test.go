@@ -154,6 +154,7 @@ func TestTallDialogsKeepTheirKeys(t *testing.T) {
 	hs.shows("y confirm", "esc cancel")
 	hs.press("y")
 	s = hs.shows("Restore finished", "esc close", "lines 1–")
+	checkSize(t, "tall results", s, 80, 24)
 	// Every restored name is there whole: wrapped over lines, never cut.
 	var text strings.Builder
 	for {

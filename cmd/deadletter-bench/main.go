@@ -291,9 +291,19 @@ func phaseRead() []row {
 	cfg.Handlers = scenario.IncidentRegister
 	ours := az.ours(name)
 
+	rawList, ourList := benchRefresh(ctx, rawC, ours, cfg)
+	rawHyd, ourHyd, bestC := benchHydrate(ctx, rawC, ours, cfg, names[:*nHydrate])
+	rl, ol, rh, oh := median(rawList), median(ourList), median(rawHyd), median(ourHyd)
+	return []row{
+		{name: fmt.Sprintf("refresh %d blobs (list + classify)", *nList), ours: secs(ol), raw: secs(rl), ratio: ol.Seconds() / rl.Seconds(), target: 1.10},
+		{name: fmt.Sprintf("hydrate %d blobs (download + parse, c=%d)", *nHydrate, *conc), ours: secs(oh), raw: secs(rh) + fmt.Sprintf(" c=%d", bestC), ratio: oh.Seconds() / rh.Seconds(), target: 1.20},
+	}
+}
+
+// benchRefresh times a full listing, raw against ours, in alternating rounds.
+func benchRefresh(ctx context.Context, rawC *container.Client, ours store.Container, cfg replay.Config) (rawList, ourList []time.Duration) {
 	// A 50,000-blob listing on Azurite swings by ±15% between identical runs (an A/B of two transports on one
 	// instance showed no difference beyond that): five alternating rounds, like hydrate.
-	var rawList, ourList []time.Duration
 	for r := 0; r < noisyRounds(); r++ {
 		// Alternate the order so neither side always runs on a warmer server.
 		listRaw := func() { rawList = append(rawList, timeIt(func() { rawListAll(ctx, rawC, *nList) })) }
@@ -316,7 +326,11 @@ func phaseRead() []row {
 		fmt.Fprintf(os.Stderr, "refresh round %d: raw %s, ours %s\n", r+1, secs(rawList[r]), secs(ourList[r]))
 	}
 
-	hyd := names[:*nHydrate]
+	return rawList, ourList
+}
+
+// benchHydrate times downloading and parsing hyd, raw (at its best concurrency) against ours.
+func benchHydrate(ctx context.Context, rawC *container.Client, ours store.Container, cfg replay.Config, hyd []string) (rawHyd, ourHyd []time.Duration, bestC int) {
 	rawDownload := func(c int) time.Duration {
 		return timeIt(func() {
 			parallel(len(hyd), c, func(i int) {
@@ -328,7 +342,7 @@ func phaseRead() []row {
 			})
 		})
 	}
-	best, bestC := time.Duration(1<<62), 0
+	best := time.Duration(1 << 62)
 	for _, c := range []int{8, 16, 32, 64} {
 		d := rawDownload(c)
 		fmt.Fprintf(os.Stderr, "raw download c=%d: %s\n", c, secs(d))
@@ -342,7 +356,6 @@ func phaseRead() []row {
 	}
 	// Azurite's download rate swings by a third between identical runs; a hydrate round is cheap, so it gets at
 	// least five (alternating who goes first) for a median that holds still.
-	var rawHyd, ourHyd []time.Duration
 	for r := 0; r < noisyRounds(); r++ {
 		if r%2 == 0 { // alternate who goes first, as for refresh
 			rawHyd = append(rawHyd, rawDownload(bestC))
@@ -365,11 +378,7 @@ func phaseRead() []row {
 		}
 		fmt.Fprintf(os.Stderr, "hydrate round %d: raw %s, ours %s\n", r+1, secs(rawHyd[r]), secs(ourHyd[r]))
 	}
-	rl, ol, rh, oh := median(rawList), median(ourList), median(rawHyd), median(ourHyd)
-	return []row{
-		{name: fmt.Sprintf("refresh %d blobs (list + classify)", *nList), ours: secs(ol), raw: secs(rl), ratio: ol.Seconds() / rl.Seconds(), target: 1.10},
-		{name: fmt.Sprintf("hydrate %d blobs (download + parse, c=%d)", *nHydrate, *conc), ours: secs(oh), raw: secs(rh) + fmt.Sprintf(" c=%d", bestC), ratio: oh.Seconds() / rh.Seconds(), target: 1.20},
-	}
+	return rawHyd, ourHyd, bestC
 }
 
 // rawListAll is the plain SDK listing deadletter's is measured against: pages of 5,000 with metadata.

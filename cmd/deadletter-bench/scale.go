@@ -194,8 +194,7 @@ func scaleAzure() row {
 	rawList := timeIt(func() { rawListAll(ctx, az.raw(name), *nScaleAzure) })
 	cfg := replay.DefaultConfig()
 	cfg.Handlers = scenario.IncidentRegister
-	var first time.Duration
-	first = timeIt(func() {
+	first := timeIt(func() {
 		db := newDashboard(replay.NewLoader(az.ours(name), cfg), 160, 48)
 		db.run(db.showsRows)
 	})

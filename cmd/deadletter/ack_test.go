@@ -39,8 +39,7 @@ func TestAckSilencesAFindingUntilItEnds(t *testing.T) {
 		if code != 0 || !strings.Contains(out, "1 acknowledged") {
 			t.Fatalf("acked: exit %d %s", code, out)
 		}
-		var l lsOut
-		l = lsJSONOf(t, target...)
+		l := lsJSONOf(t, target...)
 		ack, _ := l.Blobs[0]["ack"].(map[string]any)
 		if ack == nil || ack["by"] != "oncall" || ack["note"] != "ticket INC-42" || ack["active"] != true {
 			t.Fatalf("ls --json ack: %v", l.Blobs[0])

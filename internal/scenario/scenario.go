@@ -196,17 +196,41 @@ func Seed(ctx context.Context, c store.Container, o SeedOptions) (SeedReport, er
 	if p, ok := c.(store.Provisioner); ok {
 		s.back, rep.Backdated = p, true
 	}
-	h := time.Hour
-	ttl, ret := o.Config.TTL, o.Config.Retention
-	push, friends, replies, hooks, deletions, ledger := subscriptions[0], subscriptions[1], subscriptions[2], subscriptions[3], subscriptions[4], subscriptions[5]
-	at := func(age time.Duration) time.Time { return now.Add(-age) }
+	for _, f := range s.incident() {
+		if err := f(); err != nil {
+			return rep, err
+		}
+	}
+	// The outcomes that come from the replay function itself, drawn from a stream of their own so that every
+	// blob above and below stays what it was for a given seed.
+	x := *s
+	x.rng = rand.New(rand.NewSource(o.Seed ^ 0x5eedcafe))
+	if err := x.lingering(o.Config, s.at); err != nil {
+		return rep, err
+	}
+	return rep, s.bulk(o.Count)
+}
 
-	steps := []func() error{
+// at is the time an age ago, by the service's clock.
+func (s *seeder) at(age time.Duration) time.Time { return s.now.Add(-age) }
+
+// incident is the hand-written part of the scenario, one step per blob, in a fixed order so that a seed always
+// gives the same container.
+func (s *seeder) incident() []func() error {
+	return append(append(s.stranded(), s.malformed()...), s.quarantined()...)
+}
+
+// stranded and live blobs at the root.
+func (s *seeder) stranded() []func() error {
+	h, at := time.Hour, s.at
+	ttl, ret := s.cfg.TTL, s.cfg.Retention
+	push, friends, replies, hooks, deletions, ledger := subscriptions[0], subscriptions[1], subscriptions[2], subscriptions[3], subscriptions[4], subscriptions[5]
+	return []func() error{
 		// Stranded: the Function App was stopped by the budget guard for longer than the delivery window.
 		func() error { a := 3 * h; return s.putEvents(s.name(push, a), s.batch(push, 12, at(a), zero), a) },
 		func() error {
 			a := 5*h + 20*time.Minute
-			evs := append(s.batch(replies, 3, at(a), func(i int) int { return i % 2 }), s.batch(replies, 2, at(a), func(int) int { return o.Config.MaxReplays })...)
+			evs := append(s.batch(replies, 3, at(a), func(i int) int { return i % 2 }), s.batch(replies, 2, at(a), func(int) int { return s.cfg.MaxReplays })...)
 			evs = append(evs, s.batch(hooks, 2, at(a), zero)...)
 			return s.putEvents(s.name(replies, a), evs, a)
 		},
@@ -227,13 +251,21 @@ func Seed(ctx context.Context, c store.Container, o SeedOptions) (SeedReport, er
 		},
 		func() error {
 			// Past the grace but under the TTL; when the TTL leaves no such window it is simply stranded.
-			a := o.Config.LiveGrace + 15*time.Minute
+			a := s.cfg.LiveGrace + 15*time.Minute
 			if a >= ttl {
 				a = ttl
 			}
 			return s.putEvents(s.name(friends, a), s.batch(friends, 2, at(a), zero), a)
 		},
-		// Malformed at the root: truncated JSON, not an array, a missing field, a CloudEvents delivery.
+	}
+}
+
+// malformed blobs at the root: truncated JSON, not an array, a missing field, a CloudEvents delivery, and an id
+// the estate can never count.
+func (s *seeder) malformed() []func() error {
+	h, at := time.Hour, s.at
+	push, replies, hooks := subscriptions[0], subscriptions[2], subscriptions[3]
+	return []func() error{
 		func() error {
 			a := 2 * h
 			return s.put(s.name(push, a), []byte(`[{"id":"`+s.guid()+`","subject":"/push/1","eventType":"ProcessPushNotification","dataVers`), a)
@@ -268,8 +300,15 @@ func Seed(ctx context.Context, c store.Container, o SeedOptions) (SeedReport, er
 			evs[1].ID = s.guid()[:8] + "\n|1|1|1"
 			return s.putEvents(s.name(push, a), evs, a)
 		},
-		// Quarantine: the cap (ids stripped, as the replay writes them), a non-idempotent handler, a system-topic
-		// event, a malformed payload's raw bytes, and one about to expire.
+	}
+}
+
+// quarantined blobs: the cap (ids stripped, as the replay writes them), a non-idempotent handler, a system-topic
+// event, a malformed payload's raw bytes, and one about to expire.
+func (s *seeder) quarantined() []func() error {
+	h, at, ret := time.Hour, s.at, s.cfg.Retention
+	push, friends, replies, hooks, ledger := subscriptions[0], subscriptions[1], subscriptions[2], subscriptions[3], subscriptions[5]
+	return []func() error{
 		func() error {
 			a := 30 * h
 			evs := s.batch(push, 6, at(a), zero)
@@ -297,20 +336,12 @@ func Seed(ctx context.Context, c store.Container, o SeedOptions) (SeedReport, er
 			return s.putEvents(replay.QuarantinePrefix+s.name(replies, a), s.batch(replies, 4, at(a), zero), a)
 		},
 	}
-	for _, f := range steps {
-		if err := f(); err != nil {
-			return rep, err
-		}
-	}
-	// The outcomes that come from the replay function itself, drawn from a stream of their own so that every
-	// blob above and below stays what it was for a given seed.
-	x := *s
-	x.rng = rand.New(rand.NewSource(o.Seed ^ 0x5eedcafe))
-	if err := x.lingering(o.Config, at); err != nil {
-		return rep, err
-	}
-	// Bulk: the rest of the incident, across every subscription.
-	for i := 0; i < o.Count; i++ {
+}
+
+// bulk writes the rest of the incident, across every subscription.
+func (s *seeder) bulk(count int) error {
+	h, ttl := time.Hour, s.cfg.TTL
+	for i := 0; i < count; i++ {
 		sb := subscriptions[s.rng.Intn(len(subscriptions)-1)]
 		n := 1 + s.rng.Intn(50)
 		var a time.Duration
@@ -325,17 +356,17 @@ func Seed(ctx context.Context, c store.Container, o SeedOptions) (SeedReport, er
 			f := s.rng.Float64()
 			a = ttl + time.Duration(f*f*float64(26*h))
 		case r < 75:
-			a = time.Duration(s.rng.Int63n(int64(o.Config.LiveGrace)))
+			a = time.Duration(s.rng.Int63n(int64(s.cfg.LiveGrace)))
 		default:
 			a = time.Duration(s.rng.Int63n(int64(20 * 24 * h)))
 			name = replay.ArchivedPrefix
 		}
 		name += s.name(sb, a)
-		if err := s.putEvents(name, s.batch(sb, n, at(a), func(int) int { return s.rng.Intn(o.Config.MaxReplays + 1) }), a); err != nil {
-			return rep, err
+		if err := s.putEvents(name, s.batch(sb, n, s.at(a), func(int) int { return s.rng.Intn(s.cfg.MaxReplays + 1) }), a); err != nil {
+			return err
 		}
 	}
-	return rep, nil
+	return nil
 }
 
 // lingering writes the blobs the replay function crashed on or already handled:
