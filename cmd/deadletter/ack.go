@@ -57,13 +57,9 @@ func (a *app) runAck(cmd *cobra.Command, names []string, o *ackOptions) error {
 		o.by = whoami()
 	}
 	ctx := cmd.Context()
-	l, _, err := a.g.loader()
+	snap, l, _, err := a.g.listed(ctx)
 	if err != nil {
 		return err
-	}
-	snap, err := l.List(ctx)
-	if err != nil {
-		return couldNotLook(ctx, err)
 	}
 	found, missing, err := resolveNamed(snap, a.g.container, names, anyBlob)
 	if err != nil {

@@ -42,13 +42,9 @@ func (a *app) runDrain(cmd *cobra.Command, names []string, o *drainOptions) erro
 		return usagef("--include-handled drains only blobs you name: a handled blob is republished a second time")
 	}
 	ctx := cmd.Context()
-	l, cfg, err := a.g.loader()
+	snap, l, cfg, err := a.g.listed(ctx)
 	if err != nil {
 		return err
-	}
-	snap, err := l.List(ctx)
-	if err != nil {
-		return couldNotLook(ctx, err)
 	}
 	var targets []replay.DrainTarget
 	var items []replay.Item

@@ -48,13 +48,9 @@ func (a *app) runReport(cmd *cobra.Command, o *reportOptions) error {
 	}
 	ctx, cancel := a.withTimeout(cmd, 2*time.Minute)
 	defer cancel()
-	l, cfg, err := a.g.loader()
+	snap, l, cfg, err := a.g.listed(ctx)
 	if err != nil {
 		return err
-	}
-	snap, err := l.List(ctx)
-	if err != nil {
-		return couldNotLook(ctx, err)
 	}
 	l.HydrateWhere(ctx, snap, nil)
 	if ctx.Err() != nil {

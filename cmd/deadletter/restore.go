@@ -62,13 +62,9 @@ func (a *app) runRestore(cmd *cobra.Command, args []string, o *restoreOptions) e
 		return replay.ErrReadOnly
 	}
 	ctx := cmd.Context()
-	l, cfg, err := a.g.loader()
+	snap, l, cfg, err := a.g.listed(ctx)
 	if err != nil {
 		return err
-	}
-	snap, err := l.List(ctx)
-	if err != nil {
-		return couldNotLook(ctx, err)
 	}
 	names, missing := o.quarantineBlobs(snap), []replay.Result(nil)
 	if !o.all {

@@ -222,6 +222,19 @@ func (g *globalFlags) loader() (*replay.Loader, replay.Config, error) {
 	return replay.NewLoader(c, cfg), cfg, nil
 }
 
+// listed opens the container and lists it once: the start of every command that acts on what it sees.
+func (g *globalFlags) listed(ctx context.Context) (*replay.Snapshot, *replay.Loader, replay.Config, error) {
+	l, cfg, err := g.loader()
+	if err != nil {
+		return nil, nil, cfg, err
+	}
+	snap, err := l.List(ctx)
+	if err != nil {
+		return nil, l, cfg, couldNotLook(ctx, err)
+	}
+	return snap, l, cfg, nil
+}
+
 // withTimeout bounds ctx by --timeout, defaulting to def for this command when the flag was not given.
 func (a *app) withTimeout(cmd *cobra.Command, def time.Duration) (context.Context, context.CancelFunc) {
 	if f := cmd.Flags().Lookup("timeout"); f != nil && !f.Changed && a.g.timeout == 0 {
