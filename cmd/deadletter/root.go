@@ -269,7 +269,7 @@ func durationVar(fs *pflag.FlagSet, d *time.Duration, name, usage string) {
 
 func (f durationFlag) String() string {
 	if f.d == nil || *f.d == 0 {
-		return "0s"
+		return "0" // pflag prints no default for "0", and it parses back
 	}
 	return textfmt.Duration(*f.d)
 }

@@ -375,3 +375,61 @@ func marshal(v any) ([]byte, error) {
 	}
 	return bytes.TrimRight(b.Bytes(), "\n"), nil
 }
+
+// reportJSON is the report's facts (the README documents the shape).
+type reportJSON struct {
+	Container     text                `json:"container"`
+	Now           string              `json:"now"`
+	Since         string              `json:"since"`
+	WindowHours   int                 `json:"windowHours"`
+	Counts        map[replay.Pane]int `json:"counts"`
+	Blobs         int                 `json:"blobs"`
+	Events        int                 `json:"events"`
+	Unread        int                 `json:"unread"`
+	BurstStart    *string             `json:"burstStart"`
+	Timeline      []hourJSON          `json:"timeline"`
+	Before        int                 `json:"eventsBeforeWindow"`
+	Subscriptions []subscriptionJSON  `json:"subscriptions"`
+	Loss          []lossJSON          `json:"loss"`
+	Healthy       bool                `json:"healthy"`
+	Findings      []findingJSON       `json:"findings"`
+	Drains        []drainJSON         `json:"drains"`
+	Restores      []restoredJSON      `json:"restores"`
+}
+
+type hourJSON struct {
+	Hour           string         `json:"hour"`
+	Events         int            `json:"events"`
+	BySubscription map[string]int `json:"bySubscription"`
+}
+
+type subscriptionJSON struct {
+	Name    text           `json:"name"`
+	Events  int            `json:"events"`
+	Reasons []reasonJSON   `json:"reasons"`
+	Fates   map[string]int `json:"fates"`
+}
+
+type reasonJSON struct {
+	Reason  text `json:"reason"`
+	Events  int  `json:"events"`
+	Outcome text `json:"lastDeliveryOutcome"`
+}
+
+type lossJSON struct {
+	WithinHours int `json:"withinHours"`
+	Blobs       int `json:"blobs"`
+	Events      int `json:"events"`
+	Unread      int `json:"unread"`
+}
+
+type drainJSON struct {
+	Name       text `json:"name"`
+	DrainCount text `json:"drainCount"`
+	DrainedAt  text `json:"drainedAt"`
+}
+
+type restoredJSON struct {
+	Name text `json:"name"`
+	From text `json:"restoredFrom"`
+}
