@@ -12,6 +12,7 @@ import (
 	"net/url"
 	"regexp"
 	"strings"
+	"sync/atomic"
 	"syscall"
 	"time"
 
@@ -60,6 +61,9 @@ type Azure struct {
 	local    bool   // the development storage emulator (Azurite)
 	name     string
 	secrets  []string // values that must never appear in an error
+	// untagged is set once the service refused to list tags (a Storage Blob Data Reader has no …/blobs/tags/read):
+	// listings then go without them, and an acknowledgement, which replaces the whole tag set, is refused.
+	untagged atomic.Bool
 }
 
 // transport keeps enough idle connections for the concurrency deadletter reads and drains with. azcore's default
@@ -265,6 +269,10 @@ func (a *Azure) Backdate(ctx context.Context, name string, t time.Time) error {
 // SetTags implements Tagger with one Set Blob Tags call, If-Match the ETag the caller read (when given), so an
 // acknowledgement never lands on a blob that changed under it. Tags change neither the ETag nor Last-Modified.
 func (a *Azure) SetTags(ctx context.Context, name string, tags map[string]string, ifMatch string) error {
+	if a.untagged.Load() {
+		// The listing could not read the blob's tags, and Set Blob Tags replaces them all: writing would lose them.
+		return fmt.Errorf("set tags of %q: %w: %s; acknowledging replaces a blob's whole tag set, so it needs to read them first", name, ErrForbidden, tagRole(a.account))
+	}
 	var opts *blob.SetTagsOptions
 	if ifMatch != "" {
 		opts = &blob.SetTagsOptions{BlobModifiedAccessConditions: &blob.BlobModifiedAccessConditions{IfMatch: ptr(azcore.ETag(ifMatch))}}
@@ -274,10 +282,10 @@ func (a *Azure) SetTags(ctx context.Context, name string, tags map[string]string
 	}
 	_, err := a.client.NewBlobClient(name).SetTags(ctx, tags, opts)
 	if err != nil {
-		err = a.mapErr("set tags of", name, err, true)
-		if errors.Is(err, ErrForbidden) {
-			err = fmt.Errorf("%w (acknowledging needs the tags/write data action: Storage Blob Data Owner, or a custom role with Microsoft.Storage/storageAccounts/blobServices/containers/blobs/tags/write)", err)
+		if tagsDenied(err) {
+			return fmt.Errorf("set tags of %q: %w: %s", name, ErrForbidden, tagRole(a.account))
 		}
+		err = a.mapErr("set tags of", name, err, true)
 		if ifMatch != "" && errors.Is(err, ErrNotFound) {
 			return opError("set tags of", name, ErrConditionFailed)
 		}
@@ -302,6 +310,18 @@ func (a *Azure) Tags(ctx context.Context, name string) (map[string]string, error
 		}
 	}
 	return out, nil
+}
+
+// tagsDenied reports whether the service refused an operation for want of a permission (not for a bad
+// credential): what a Storage Blob Data Reader or Contributor meets when it asks for index tags.
+func tagsDenied(err error) bool {
+	var re *azcore.ResponseError
+	return errors.As(err, &re) && re.StatusCode == http.StatusForbidden && bloberror.Code(re.ErrorCode) != bloberror.AuthenticationFailed
+}
+
+// tagRole names what an identity needs for acknowledgements.
+func tagRole(account string) string {
+	return "the identity cannot read or write blob index tags on account " + account + ": acknowledgements need Storage Blob Data Owner, or a custom role with …/blobs/tags/read and …/blobs/tags/write (Reader and Contributor have neither)"
 }
 
 // DeleteContainer removes the whole container (tests: a container that vanishes mid-drain).
@@ -409,13 +429,21 @@ func (a *Azure) List(ctx context.Context, prefix string, visit func(Page) error)
 	if prefix != "" {
 		pre = &prefix
 	}
-	pager := a.client.NewListBlobsFlatPager(&container.ListBlobsFlatOptions{
+	opts := &container.ListBlobsFlatOptions{
 		Prefix:     pre,
 		MaxResults: ptr(int32(listPageSize)),
-		Include:    container.ListBlobsInclude{Metadata: true, Tags: true},
-	})
-	for pager.More() {
+		Include:    container.ListBlobsInclude{Metadata: true, Tags: !a.untagged.Load()},
+	}
+	pager := a.client.NewListBlobsFlatPager(opts)
+	for first := true; pager.More(); first = false {
 		resp, err := pager.NextPage(ctx)
+		if err != nil && first && opts.Include.Tags && tagsDenied(err) {
+			// Reading tags is a permission of its own: list without them rather than not at all.
+			a.untagged.Store(true)
+			opts.Include.Tags = false
+			pager = a.client.NewListBlobsFlatPager(opts)
+			resp, err = pager.NextPage(ctx)
+		}
 		if err != nil {
 			return a.mapErr("list", a.name, err, false)
 		}

@@ -3,7 +3,9 @@ package store_test
 import (
 	"errors"
 	"net"
+	"net/http"
 	"strings"
+	"sync/atomic"
 	"testing"
 
 	"github.com/deadletter/deadletter/store"
@@ -82,5 +84,62 @@ func TestAzureConnectionStrings(t *testing.T) {
 	}
 	if _, err := store.OpenAzure(store.AzureOptions{ConnectionString: "UseDevelopmentStorage=true", Container: "c"}); err != nil {
 		t.Fatal(err)
+	}
+}
+
+// A Storage Blob Data Reader (or Contributor) has no …/blobs/tags/read: Azure answers a listing that asks for
+// tags, and Get/Set Blob Tags, with 403 AuthorizationPermissionMismatch. The listing must still work (without
+// tags), show must still read the blob, and an acknowledgement — which replaces the whole tag set — must be
+// refused with what to grant, never written blind over tags it could not read.
+func TestAzureWithoutTagPermission(t *testing.T) {
+	cs := storetest.AzuriteConnectionString(t)
+	direct := storetest.Azure(t)
+	if _, err := direct.Write(ctx, "S/a.json", []byte(`[]`), store.WriteOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	if err := direct.SetTags(ctx, "S/a.json", map[string]string{"team": "payments"}, ""); err != nil {
+		t.Fatal(err)
+	}
+	p := storetest.NewFaultProxy(t, cs)
+	var denied atomic.Int32
+	p.SetFaults(func(r *http.Request) storetest.Fault {
+		q := r.URL.Query()
+		if q.Get("comp") == "tags" || strings.Contains(q.Get("include"), "tags") {
+			denied.Add(1)
+			return storetest.Fault{Status: http.StatusForbidden, Code: "AuthorizationPermissionMismatch"}
+		}
+		return storetest.Fault{}
+	})
+	via, err := store.OpenAzure(store.AzureOptions{ConnectionString: p.ConnectionString(cs), Container: strings.TrimPrefix(direct.Describe(), "devstoreaccount1/")})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for range 2 { // the second listing no longer asks
+		l, err := store.ListAll(ctx, via)
+		if err != nil || len(l.Blobs) != 1 || l.Blobs[0].Tags != nil {
+			t.Fatalf("listing without tags/read: %v %+v", err, l.Blobs)
+		}
+	}
+	if n := denied.Load(); n != 1 {
+		t.Fatalf("asked for tags %d times; want once, then never again", n)
+	}
+	if _, err := via.Tags(ctx, "S/a.json"); !errors.Is(err, store.ErrForbidden) {
+		t.Fatalf("get tags: %v", err)
+	}
+	err = via.SetTags(ctx, "S/a.json", map[string]string{"dlAckBy": "x"}, "")
+	if !errors.Is(err, store.ErrForbidden) || !strings.Contains(err.Error(), "Storage Blob Data Owner") {
+		t.Fatalf("set tags without reading them: %v", err)
+	}
+	if got, err := direct.Tags(ctx, "S/a.json"); err != nil || got["team"] != "payments" || len(got) != 1 {
+		t.Fatalf("the blob's own tags were touched: %v %v", got, err)
+	}
+	// An identity that can list tags but not write them hears the same.
+	fresh, err := store.OpenAzure(store.AzureOptions{ConnectionString: p.ConnectionString(cs), Container: strings.TrimPrefix(direct.Describe(), "devstoreaccount1/")})
+	if err != nil {
+		t.Fatal(err)
+	}
+	err = fresh.SetTags(ctx, "S/a.json", map[string]string{"team": "payments", "dlAckBy": "x"}, "")
+	if !errors.Is(err, store.ErrForbidden) || !strings.Contains(err.Error(), "tags/write") {
+		t.Fatalf("set tags denied: %v", err)
 	}
 }

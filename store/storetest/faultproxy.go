@@ -16,6 +16,8 @@ import (
 type Fault struct {
 	// Status answers the request with this status (500, 503) without forwarding it.
 	Status int
+	// Code is the x-ms-error-code of that answer (default ServerBusy).
+	Code string
 	// Latency is added before the request is forwarded.
 	Latency time.Duration
 	// SlowBody streams the response body in small pieces with this pause between them.
@@ -110,10 +112,14 @@ func (p *FaultProxy) serve(w http.ResponseWriter, r *http.Request) {
 	}
 	if f.Status != 0 {
 		io.Copy(io.Discard, r.Body)
+		code := f.Code
+		if code == "" {
+			code = "ServerBusy"
+		}
 		w.Header().Set("Content-Type", "application/xml")
-		w.Header().Set("x-ms-error-code", "ServerBusy")
+		w.Header().Set("x-ms-error-code", code)
 		w.WriteHeader(f.Status)
-		io.WriteString(w, `<?xml version="1.0" encoding="utf-8"?><Error><Code>ServerBusy</Code><Message>injected fault</Message></Error>`)
+		io.WriteString(w, `<?xml version="1.0" encoding="utf-8"?><Error><Code>`+code+`</Code><Message>injected fault</Message></Error>`)
 		return
 	}
 	out := r.Clone(r.Context())
