@@ -89,11 +89,11 @@ func TestNamesFromFragments(t *testing.T) {
 		}
 	}
 	_, errs, code := runCmd(t, "show", "WEBHOOKS", "--dir", dir)
-	if code != 2 || !strings.Contains(errs, "matches several blobs") || strings.Count(errs, "WEBHOOKS/") < 2 {
+	if code != 2 || !strings.Contains(errs, "matches several blobs") || strings.Count(errs, "\n  WEBHOOKS/") < 2 || strings.Contains(errs, `\n`) {
 		t.Fatalf("ambiguous: %d %s", code, errs)
 	}
 	_, errs, code = runCmd(t, "show", guid[:8]+"x", "--dir", dir)
-	if code != 2 || !strings.Contains(errs, "no blob matches") || !strings.Contains(errs, guid) {
+	if code != 2 || !strings.Contains(errs, "no blob matches") || !strings.Contains(errs, "\n  "+name) {
 		t.Fatalf("no match, closest: %d %s", code, errs)
 	}
 	// restore by GUID: the quarantine copy of that GUID, even though the GUID is a fragment of nothing else.

@@ -10,6 +10,7 @@ import (
 	"io"
 	"os"
 	"os/signal"
+	"strings"
 	"syscall"
 
 	"github.com/deadletter/deadletter/internal/textfmt"
@@ -98,9 +99,14 @@ func run(ctx context.Context, args []string, io stdio) int {
 }
 
 // report prints an error for a person: escaped like every other untrusted text (errors quote blob names and file
-// paths), with a pointer to help when it was a usage error.
+// paths) line by line — the lists of candidate names are one per line — with a pointer to help when it was a
+// usage error.
 func report(io stdio, err error) {
-	fmt.Fprintln(io.err, "deadletter:", textfmt.Printable(err.Error()))
+	lines := strings.Split(err.Error(), "\n")
+	for i, l := range lines {
+		lines[i] = textfmt.Printable(l)
+	}
+	fmt.Fprintln(io.err, "deadletter:", strings.Join(lines, "\n"))
 	var ue usageError
 	if errors.As(err, &ue) {
 		fmt.Fprintln(io.err, "run 'deadletter --help' for usage")
