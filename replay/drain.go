@@ -26,6 +26,9 @@ type DrainTarget struct {
 	// HandledBy names the replay's copy that shows this blob was already handled ("" when it was not): it is
 	// skipped unless DrainOptions.IncludeHandled.
 	HandledBy string
+	// QuarantineTwin says the listing holds this blob's quarantine/ copy: whether that copy is the whole record
+	// (the blob was handled) depends on the payload, which the drain judges on the bytes it reads.
+	QuarantineTwin bool
 	// Missing: the operator named a blob that does not exist.
 	Missing bool
 }
@@ -58,7 +61,7 @@ func (c Config) DrainTargets(s *Snapshot) []DrainTarget {
 
 // DrainTargetOf is the drain target for one listed item.
 func (c Config) DrainTargetOf(it *Item, now time.Time) DrainTarget {
-	return DrainTarget{BlobInfo: it.BlobInfo, HandledBy: c.AlertsOf(it, now).HandledBy}
+	return DrainTarget{BlobInfo: it.BlobInfo, HandledBy: c.AlertsOf(it, now).HandledBy, QuarantineTwin: it.QuarantineTwin}
 }
 
 // Drain re-uploads stranded blobs so a fresh BlobCreated reaches the replay: the identical bytes, to the same
@@ -88,8 +91,7 @@ func drainOne(ctx context.Context, c store.Container, cfg Config, want DrainTarg
 		r.Outcome, r.Error = OutcomeExcluded, "only root blobs are drained: archived/ and quarantine/ are the replay's own records"
 		return r
 	case want.HandledBy != "" && !o.IncludeHandled:
-		r.Outcome, r.Error = OutcomeHandled, fmt.Sprintf("the replay already handled it (%s exists); draining would republish its events again (--include-handled)", want.HandledBy)
-		return r
+		return handledResult(r, want.HandledBy)
 	}
 	b, err := c.Read(ctx, want.Name, store.MaxBlobBytes)
 	switch {
@@ -112,6 +114,15 @@ func drainOne(ctx context.Context, c store.Container, cfg Config, want DrainTarg
 		r.Outcome, r.Error = OutcomeFailed, err.Error()
 		return r
 	}
+	if want.QuarantineTwin && !o.IncludeHandled {
+		// Judged on the bytes about to be re-uploaded, with the same rule the listing uses.
+		it := cfg.MakeItem(b.BlobInfo, now)
+		s := cfg.Summarize(b.Name, ParsePayload(b.Body))
+		it.Summary, it.QuarantineTwin = &s, true
+		if a := cfg.AlertsOf(&it, now); a.Handled {
+			return handledResult(r, a.HandledBy)
+		}
+	}
 	if age := now.Sub(b.LastModified); age < cfg.TTL {
 		r.Outcome, r.Error = OutcomeYoung, fmt.Sprintf("age %s is under the TTL %s: its own trigger may still arrive", textfmt.Duration(age), cfg.TTL)
 		return r
@@ -125,6 +136,12 @@ func drainOne(ctx context.Context, c store.Container, cfg Config, want DrainTarg
 		return r
 	}
 	return rewrite(ctx, c, b, now, r)
+}
+
+// handledResult is the outcome of a blob the replay already handled.
+func handledResult(r Result, by string) Result {
+	r.Outcome, r.Error = OutcomeHandled, fmt.Sprintf("the replay already handled it (%s exists); draining would republish its events again (--include-handled)", by)
+	return r
 }
 
 // rewrite is the drain's one write: the same bytes If-Match the ETag read, with the drain stamped in metadata.

@@ -377,3 +377,42 @@ func TestSeedCrashAndHandled(t *testing.T) {
 		}
 	}
 }
+
+// A drain taken straight from a listing, with no payload read (drain --json --yes, the dashboard before the rows
+// are read), knows a blob whose archived/ copy exists from the listing alone; one whose quarantine/ copy holds
+// all of its events only from its payload — which the drain reads anyway, and judges before it writes.
+func TestDrainSkipsHandledWithoutHydration(t *testing.T) {
+	ctx := context.Background()
+	now := time.Date(2026, 11, 30, 12, 0, 0, 0, time.UTC)
+	mem := storetest.NewMem(now)
+	cfg := replay.DefaultConfig()
+	if _, err := scenario.Seed(ctx, mem, scenario.SeedOptions{Count: 5, Seed: 7, Config: cfg}); err != nil {
+		t.Fatal(err)
+	}
+	cfg.Handlers = scenario.IncidentRegister
+	snap, err := replay.NewLoader(mem, cfg).List(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	targets := cfg.DrainTargets(snap)
+	res, err := replay.Drain(ctx, mem, cfg, targets, replay.DrainOptions{DryRun: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var handled []string
+	for _, r := range res {
+		if r.Outcome == replay.OutcomeHandled {
+			handled = append(handled, r.Name)
+		}
+	}
+	if len(handled) != 2 {
+		t.Fatalf("handled %v, want the two the scenario leaves", handled)
+	}
+	// Named with --include-handled, they are drained.
+	res, _ = replay.Drain(ctx, mem, cfg, targets, replay.DrainOptions{DryRun: true, IncludeHandled: true})
+	for _, r := range res {
+		if r.Outcome == replay.OutcomeHandled {
+			t.Fatalf("%s skipped with IncludeHandled", r.Name)
+		}
+	}
+}

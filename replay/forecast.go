@@ -2,20 +2,29 @@ package replay
 
 // Forecast is what draining a set of blobs sets in motion, from their summaries.
 type Forecast struct {
-	Blobs, Events, Malformed, Crash, Handled, Unread int
-	Bytes                                            int64
-	Verdicts                                         VerdictCounts
+	// Blobs, Events, Bytes and the rest count only the blobs the drain will re-upload.
+	Blobs, Events, Malformed, Crash, Unread int
+	Bytes                                   int64
+	Verdicts                                VerdictCounts
+	// Handled counts the blobs the replay already handled: skipped, or drained anyway when IncludeHandled.
+	Handled        int
+	IncludeHandled bool
 }
 
-// ForecastDrain adds up what the replay function will do with the given blobs once they are drained.
-func ForecastDrain(items []Item) Forecast {
-	f := Forecast{Blobs: len(items)}
+// ForecastDrain adds up what the replay function will do with the given blobs once they are drained. Blobs the
+// replay already handled are skipped by the drain, so they are left out of the sums unless includeHandled.
+func ForecastDrain(items []Item, includeHandled bool) Forecast {
+	f := Forecast{IncludeHandled: includeHandled}
 	for i := range items {
 		it := &items[i]
-		f.Bytes += it.Size
 		if h, _ := handled(it); h {
 			f.Handled++
+			if !includeHandled {
+				continue
+			}
 		}
+		f.Blobs++
+		f.Bytes += it.Size
 		if it.Summary == nil {
 			f.Unread++
 			continue

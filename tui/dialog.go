@@ -140,12 +140,13 @@ func (m *Model) confirmDrain(items []replay.Item, limit string) tea.Cmd {
 		m.setStatus("nothing to drain here")
 		return nil
 	}
-	d := m.newDialog(actDrain, fmt.Sprintf("Drain %d stranded blob(s)?", len(items)))
+	f := replay.ForecastDrain(items, false)
+	d := m.newDialog(actDrain, fmt.Sprintf("Drain %d stranded blob(s)?", f.Blobs))
 	var lines []string
 	if limit != "" {
 		lines = append(lines, m.st.Warn.Render("Only what you see: "+limit+"."), "")
 	}
-	lines = append(lines, present.ForecastLines(replay.ForecastDrain(items))...)
+	lines = append(lines, present.ForecastLines(f)...)
 	lines = append(lines, "", "Each write is conditional on the ETag read: a blob that changed or vanished is skipped, never resurrected.")
 	for i := range items {
 		d.targets = append(d.targets, m.cfg.DrainTargetOf(&items[i], m.snap.Now))

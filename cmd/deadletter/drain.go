@@ -47,11 +47,8 @@ func (a *app) runDrain(cmd *cobra.Command, names []string, o *drainOptions) erro
 		return err
 	}
 	var targets []replay.DrainTarget
-	var items []replay.Item
-	if len(names) == 0 {
-		targets = cfg.DrainTargets(snap)
-		items = snap.InPane(replay.PaneStranded)
-	} else {
+	take := func(it *replay.Item) bool { return it.Pane == replay.PaneStranded }
+	if len(names) > 0 {
 		found, missing, err := resolveNamed(snap, a.g.container, names, replay.IsRoot)
 		if err != nil {
 			return err
@@ -62,10 +59,22 @@ func (a *app) runDrain(cmd *cobra.Command, names []string, o *drainOptions) erro
 			t.Name = m.Name
 			targets = append(targets, t)
 		}
+		named := map[string]bool{}
 		for _, n := range found {
-			i, _ := snap.Lookup(n)
-			targets = append(targets, cfg.DrainTargetOf(&snap.Items[i], snap.Now))
-			items = append(items, snap.Items[i])
+			named[n] = true
+		}
+		take = func(it *replay.Item) bool { return named[it.Name] }
+	}
+	if !o.json || !o.yes {
+		// What is asked must be what is done: read the payloads first, so the blobs the replay already handled
+		// (a quarantine copy that holds all of them) are known before the question, not only at write time.
+		l.HydrateWhere(ctx, snap, take)
+	}
+	var items []replay.Item
+	for i := range snap.Items {
+		if it := &snap.Items[i]; take(it) {
+			targets = append(targets, cfg.DrainTargetOf(it, snap.Now))
+			items = append(items, *it)
 		}
 	}
 	if len(targets) == 0 {
@@ -75,14 +84,19 @@ func (a *app) runDrain(cmd *cobra.Command, names []string, o *drainOptions) erro
 		fmt.Fprintln(a.io.out, "nothing is stranded: no blob to drain")
 		return nil
 	}
+	drainable := 0
+	for _, t := range targets {
+		if !t.Missing && (t.HandledBy == "" || o.includeHandled) {
+			drainable++
+		}
+	}
 	if !o.json || !o.yes {
-		hydrate(ctx, l, items, nil)
-		fmt.Fprintf(a.io.err, "%d blob(s) to drain (stranded: older than the TTL %s, so no trigger can still reach them).\n", len(targets), textfmt.Duration(cfg.TTL))
-		for _, line := range present.ForecastLines(replay.ForecastDrain(items)) {
+		fmt.Fprintf(a.io.err, "%d blob(s) to drain (stranded: older than the TTL %s, so no trigger can still reach them).\n", drainable, textfmt.Duration(cfg.TTL))
+		for _, line := range present.ForecastLines(replay.ForecastDrain(items, o.includeHandled)) {
 			fmt.Fprintln(a.io.err, line)
 		}
 	}
-	if err := a.confirm(o.actionFlags, fmt.Sprintf("Drain %d blob(s)? Each is re-uploaded as it is, so the replay function handles it again.", len(targets))); err != nil {
+	if err := a.confirm(o.actionFlags, fmt.Sprintf("Drain %d blob(s)? Each is re-uploaded as it is, so the replay function handles it again.", drainable)); err != nil {
 		return err
 	}
 	res, err := replay.Drain(ctx, l.Container, cfg, targets, replay.DrainOptions{DryRun: o.dryRun, IncludeHandled: o.includeHandled,

@@ -179,8 +179,11 @@ func ForecastLines(f replay.Forecast) []string {
 	if f.Crash > 0 {
 		out = append(out, fmt.Sprintf("%d blob(s) nest too deep: the replay function crashes on them again and leaves them where they are.", f.Crash))
 	}
-	if f.Handled > 0 {
-		out = append(out, fmt.Sprintf("%d blob(s) were already handled by the replay (their copy exists): they are skipped.", f.Handled))
+	switch {
+	case f.Handled > 0 && f.IncludeHandled:
+		out = append(out, fmt.Sprintf("%d of them were already handled by the replay (their copy exists): drained anyway, their events are republished again.", f.Handled))
+	case f.Handled > 0:
+		out = append(out, fmt.Sprintf("%d more blob(s) were already handled by the replay (their copy exists): they are skipped.", f.Handled))
 	}
 	if n := v.Of(replay.VerdictUnknown); n > 0 {
 		out = append(out, fmt.Sprintf("%d event(s) need --handlers to predict.", n))
