@@ -228,6 +228,44 @@ func TestCheckOfAMissingDirectoryIsTwo(t *testing.T) {
 	}
 }
 
+// A quarantine folder that is a symbolic link (moved to another disk, say) must not read as an empty quarantine
+// and a healthy container: check says it could not look, and ls lists the link as refused.
+func TestCheckWithASymlinkedQuarantineIsTwo(t *testing.T) {
+	dir := seeded(t)
+	moved := filepath.Join(t.TempDir(), "quarantine")
+	if err := os.Rename(filepath.Join(dir, "quarantine"), moved); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Symlink(moved, filepath.Join(dir, "quarantine")); err != nil {
+		t.Fatal(err)
+	}
+	out, errs, code := runCmd(t, "check", "--dir", dir)
+	if code != 2 || !strings.Contains(errs, "quarantine") || !strings.Contains(errs, "symbolic link") {
+		t.Fatalf("check: exit %d\n%s%s", code, out, errs)
+	}
+	out, _, code = runCmd(t, "check", "--dir", dir, "--json")
+	var c struct {
+		Healthy *bool
+		Error   string
+	}
+	if code != 2 || json.Unmarshal([]byte(out), &c) != nil || c.Healthy == nil || *c.Healthy || !strings.Contains(c.Error, "symbolic link") {
+		t.Fatalf("check --json: exit %d %s", code, out)
+	}
+	l := lsJSONOf(t, "--dir", dir)
+	found := false
+	for _, b := range l.Blobs {
+		if b["name"] == "quarantine" {
+			found = true
+			if e, _ := b["error"].(string); !strings.Contains(e, "symbolic link") || b["ageSeconds"].(float64) > 3600 {
+				t.Errorf("the link as ls lists it: %v", b)
+			}
+		}
+	}
+	if !found {
+		t.Error("ls does not list the symlinked folder")
+	}
+}
+
 func TestReadingWritesNothing(t *testing.T) {
 	dir := t.TempDir()
 	os.MkdirAll(filepath.Join(dir, "S"), 0o755)
