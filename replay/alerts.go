@@ -8,6 +8,8 @@ type Alerts struct {
 	// DeletesIn is how long until the lifecycle rule deletes the blob (negative once it is overdue: the rule
 	// runs daily and may lag).
 	DeletesIn time.Duration
+	// ExpiresAt is when: Last-Modified plus the retention.
+	ExpiresAt time.Time
 	// Expiring: a stranded or quarantined blob within Config.ExpiringWithin of deletion — about to be lost.
 	Expiring bool
 	// Stalled: a live blob past Config.LiveGrace — the replay function is not consuming.
@@ -29,7 +31,8 @@ func (a Alerts) Needs() bool { return !a.Acked && (a.Expiring || a.Stalled || a.
 
 // AlertsOf answers, for one blob at the service time now, everything that makes it urgent or exempt.
 func (c Config) AlertsOf(it *Item, now time.Time) Alerts {
-	a := Alerts{DeletesIn: it.ExpiresAt.Sub(now)}
+	a := Alerts{ExpiresAt: c.ExpiresAt(it.LastModified)}
+	a.DeletesIn = a.ExpiresAt.Sub(now)
 	if s := it.Summary; s != nil && it.Pane != PaneArchived {
 		a.Malformed, a.Crash = s.Malformed, s.CrashDepth > 0 && IsRoot(it.Name)
 	}

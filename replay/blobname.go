@@ -13,16 +13,17 @@ type BlobName struct {
 	Subscription string
 	// Hour is the UTC hour the blob was written in; zero when the name does not follow the pattern.
 	Hour time.Time
-	// File is the last path segment (the GUID and .json for an Event Grid name).
-	File string
 }
+
+// FileOf is the last path segment of a blob name (the GUID and .json for an Event Grid name).
+func FileOf(name string) string { return name[strings.LastIndexByte(name, '/')+1:] }
 
 // ParseBlobName reads the subscription and hour out of a dead-letter blob name. Names that do not follow the
 // pattern give their first segment as the subscription and no hour.
 func ParseBlobName(name string) BlobName {
 	name = strings.TrimPrefix(strings.TrimPrefix(name, ArchivedPrefix), QuarantinePrefix)
 	parts := strings.Split(name, "/")
-	bn := BlobName{Subscription: parts[0], File: parts[len(parts)-1]}
+	bn := BlobName{Subscription: parts[0]}
 	if len(parts) < 2 {
 		bn.Subscription = ""
 		return bn

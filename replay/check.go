@@ -139,7 +139,7 @@ func (k *Checker) Report() Report {
 		if kind == FindingQuarantine && k.acc[i].count <= k.o.MaxQuarantine {
 			continue
 		}
-		if f, ok := k.acc[i].finding(kind); ok {
+		if f, ok := k.acc[i].finding(kind, k.cfg); ok {
 			r.Findings = append(r.Findings, f)
 		}
 	}
@@ -158,9 +158,9 @@ const (
 )
 
 type findingAcc struct {
-	count               int
-	oldest, firstExpiry time.Time
-	blobs               []namedBlob
+	count  int
+	oldest time.Time
+	blobs  []namedBlob
 }
 
 // namedBlob is what a finding keeps of a blob: its name and when it was written, not the blob.
@@ -173,20 +173,18 @@ func (f *findingAcc) add(it *Item, names bool) {
 	if f.count == 0 || it.LastModified.Before(f.oldest) {
 		f.oldest = it.LastModified
 	}
-	if f.count == 0 || it.ExpiresAt.Before(f.firstExpiry) {
-		f.firstExpiry = it.ExpiresAt
-	}
 	f.count++
 	if names {
 		f.blobs = append(f.blobs, namedBlob{it.Name, it.LastModified})
 	}
 }
 
-func (f *findingAcc) finding(k FindingKind) (Finding, bool) {
+// finding is the accumulated finding; the first of its blobs to expire is the oldest (one retention for all).
+func (f *findingAcc) finding(k FindingKind, c Config) (Finding, bool) {
 	if f.count == 0 {
 		return Finding{}, false
 	}
-	out := Finding{Kind: k, Count: f.count, Oldest: f.oldest, FirstExpiry: f.firstExpiry}
+	out := Finding{Kind: k, Count: f.count, Oldest: f.oldest, FirstExpiry: c.ExpiresAt(f.oldest)}
 	if f.blobs != nil {
 		blobs := slices.Clone(f.blobs)
 		slices.SortStableFunc(blobs, func(a, b namedBlob) int { return cmp.Or(a.at.Compare(b.at), strings.Compare(a.name, b.name)) })

@@ -1,20 +1,46 @@
 package replay
 
 import (
+	"fmt"
+	"strconv"
 	"strings"
 	"time"
 )
 
-// Pane is where a blob belongs, decided from its name and age alone.
-type Pane string
+// Pane is where a blob belongs, decided from its name and age alone. It is a byte, not a string: every listed
+// blob carries one, a million of them at scale.
+type Pane uint8
 
-// The four panes.
+// The four panes (the zero Pane is none).
 const (
-	PaneLive       Pane = "live"
-	PaneStranded   Pane = "stranded"
-	PaneQuarantine Pane = "quarantine"
-	PaneArchived   Pane = "archived"
+	PaneLive Pane = iota + 1
+	PaneStranded
+	PaneQuarantine
+	PaneArchived
 )
+
+var paneNames = [...]string{"", "live", "stranded", "quarantine", "archived"}
+
+// String is the pane's name: live, stranded, quarantine, archived.
+func (p Pane) String() string {
+	if int(p) < len(paneNames) {
+		return paneNames[p]
+	}
+	return "pane(" + strconv.Itoa(int(p)) + ")"
+}
+
+// MarshalText writes the pane's name (JSON values and map keys).
+func (p Pane) MarshalText() ([]byte, error) { return []byte(p.String()), nil }
+
+// UnmarshalText reads a pane's name.
+func (p *Pane) UnmarshalText(b []byte) error {
+	q, ok := ParsePane(string(b))
+	if !ok {
+		return fmt.Errorf("unknown pane %q", b)
+	}
+	*p = q
+	return nil
+}
 
 // Panes lists the panes in the order the dashboard shows them: what needs a human first.
 var Panes = []Pane{PaneStranded, PaneQuarantine, PaneLive, PaneArchived}
@@ -22,11 +48,11 @@ var Panes = []Pane{PaneStranded, PaneQuarantine, PaneLive, PaneArchived}
 // ParsePane reads a pane's name.
 func ParsePane(s string) (Pane, bool) {
 	for _, p := range Panes {
-		if string(p) == s {
+		if p.String() == s {
 			return p, true
 		}
 	}
-	return "", false
+	return 0, false
 }
 
 // The replay function's own prefixes inside the container: exact and case-sensitive.

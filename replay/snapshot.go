@@ -6,20 +6,23 @@ import (
 	"github.com/deadletter/deadletter/store"
 )
 
-// Item is one blob of a snapshot: its properties, pane and clock facts, and its payload summary once read.
+// Item is one blob of a snapshot: its properties, pane and clock facts, and its payload summary once read. A
+// snapshot holds one for every listed blob — a million of them at scale — so nothing derivable is stored (when
+// the lifecycle rule deletes the blob is Config.ExpiresAt of LastModified, answered by AlertsOf) and the small
+// fields sit together.
 type Item struct {
 	store.BlobInfo
-	Pane      Pane
-	Age       time.Duration
-	ExpiresAt time.Time
-	Parsed    BlobName
-	// ArchivedTwin and QuarantineTwin say that the replay function's copy of this root blob exists: the replay
-	// handled it and only the best-effort delete failed (see Config.AlertsOf).
-	ArchivedTwin, QuarantineTwin bool
+	Age time.Duration
+	// Parsed is what the name says.
+	Parsed BlobName
 	// Summary is nil until the payload has been read.
 	Summary *Summary
 	// ReadErr says why the payload could not be read (too large, gone, forbidden, refused).
 	ReadErr string
+	Pane    Pane
+	// ArchivedTwin and QuarantineTwin say that the replay function's copy of this root blob exists: the replay
+	// handled it and only the best-effort delete failed (see Config.AlertsOf).
+	ArchivedTwin, QuarantineTwin bool
 	// ReadFailed is set when reading failed for a reason that says nothing about the blob (network,
 	// permissions, a refused entry): a check that could not read it cannot call the container healthy.
 	ReadFailed bool
@@ -28,7 +31,7 @@ type Item struct {
 // MakeItem classifies one listed blob against the service clock now.
 func (c Config) MakeItem(bi store.BlobInfo, now time.Time) Item {
 	age := now.Sub(bi.LastModified)
-	it := Item{BlobInfo: bi, Pane: c.Classify(bi.Name, age), Age: age, ExpiresAt: c.ExpiresAt(bi.LastModified), Parsed: ParseBlobName(bi.Name)}
+	it := Item{BlobInfo: bi, Pane: c.Classify(bi.Name, age), Age: age, Parsed: ParseBlobName(bi.Name)}
 	if bi.Refused != "" {
 		it.ReadErr, it.ReadFailed = "refused: "+bi.Refused, true
 	}

@@ -85,12 +85,12 @@ func tablePane(m *Model) (replay.Pane, bool) {
 	if t := m.table(); t != nil {
 		return t.pane, true
 	}
-	return "", false
+	return 0, false
 }
 
 func detailPane(m *Model) (replay.Pane, bool) {
 	if m.detail == nil || m.detail.d == nil {
-		return "", false
+		return 0, false
 	}
 	return m.detail.d.Pane, replay.IsRoot(m.detail.name)
 }

@@ -192,7 +192,7 @@ func detailLines(name string, d *replay.Detail, err error, m *Model) []string {
 	section := func(s string) { lines = append(lines, "", st.Header.Render("── "+s+" "+strings.Repeat("─", 40))) }
 	lines = append(lines,
 		fmt.Sprintf("pane %s · age %s · TTL %s · deleted by the lifecycle rule in %s (%s)", d.Pane, textfmt.Duration(d.Age), textfmt.Duration(cfg.TTL),
-			textfmt.Duration(al.DeletesIn), d.ExpiresAt.UTC().Format("2006-01-02 15:04Z")),
+			textfmt.Duration(al.DeletesIn), al.ExpiresAt.UTC().Format("2006-01-02 15:04Z")),
 		fmt.Sprintf("size %s · modified %s · etag %s · %s", textfmt.Bytes(d.Size), d.LastModified.UTC().Format("2006-01-02 15:04:05Z"), p(d.ETag), p(d.ContentType)))
 	if len(d.Metadata) > 0 {
 		keys := make([]string, 0, len(d.Metadata))

@@ -141,7 +141,8 @@ func (m *Model) tabs() string {
 	}
 	out = append(out, label(0, "o Overview"))
 	for i, t := range m.tables {
-		name := strings.ToUpper(string(t.pane[:1])) + string(t.pane[1:])
+		p := t.pane.String()
+		name := strings.ToUpper(p[:1]) + p[1:]
 		s := fmt.Sprintf("%d %s %s", i+1, name, thousands(m.counts[t.pane]))
 		if m.filter.text != "" {
 			s = fmt.Sprintf("%d %s %s/%s", i+1, name, thousands(len(t.rows)), thousands(len(t.order)))

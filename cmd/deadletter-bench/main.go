@@ -35,6 +35,7 @@ import (
 	"github.com/Azure/azure-sdk-for-go/sdk/storage/azblob/container"
 	tea "github.com/charmbracelet/bubbletea"
 	"github.com/charmbracelet/lipgloss"
+	"github.com/deadletter/deadletter/internal/memory"
 	"github.com/deadletter/deadletter/internal/scenario"
 	"github.com/deadletter/deadletter/replay"
 	"github.com/deadletter/deadletter/store"
@@ -56,11 +57,13 @@ var (
 	rssChild = flag.String("rss-child", "", "internal: hold the directory's blobs hydrated and print peak RSS")
 	phases   = flag.String("phases", "read,drain,rss,ui,scale", "which measurements to run")
 	cpuProf  = flag.String("cpuprofile", "", "write a CPU profile of the whole run (investigating a missed target)")
+	memProf  = flag.String("memprofile", "", "write a heap profile of the scale phase's dashboard once it has listed (investigating its RSS)")
 	azBin    = flag.String("azurite", os.Getenv("DEADLETTER_AZURITE_BIN"), "azurite-blob executable (bench.sh sets DEADLETTER_AZURITE_BIN)")
 )
 
 func main() {
 	flag.Parse()
+	memory.Tune() // the children measure memory as the deadletter binary runs
 	if *rssChild != "" {
 		holdAndReport(*rssChild)
 		return

@@ -11,6 +11,8 @@ import (
 	"os/exec"
 	"path/filepath"
 	"regexp"
+	"runtime"
+	"runtime/pprof"
 	"strings"
 	"testing"
 	"time"
@@ -162,6 +164,13 @@ func scaleReport(dir string) {
 		}
 	}))
 	f.RSSMB = peakRSSMB()
+	if *memProf != "" {
+		p, err := os.Create(*memProf)
+		must(err)
+		runtime.GC()
+		must(pprof.WriteHeapProfile(p))
+		must(p.Close())
+	}
 	out, _ := json.Marshal(f)
 	fmt.Println(string(out))
 }

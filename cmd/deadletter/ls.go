@@ -59,7 +59,7 @@ func (f *blobFilter) validate() error {
 
 // listed reports whether an item passes the filters that need only the listing.
 func (f *blobFilter) listed(it *replay.Item) bool {
-	return (f.pane == "" || string(it.Pane) == f.pane) &&
+	return (f.pane == "" || it.Pane.String() == f.pane) &&
 		(f.subscription == "" || strings.EqualFold(it.Parsed.Subscription, f.subscription)) &&
 		it.Age >= f.olderThan
 }
@@ -119,7 +119,7 @@ func (a *app) runLs(cmd *cobra.Command, o *lsOptions) error {
 	if o.json && o.jsonl {
 		return usagef("--json and --jsonl are two shapes of one output: choose one")
 	}
-	ctx, cancel := a.withTimeout(cmd, 30*time.Second)
+	ctx, cancel := a.withTimeout(cmd, 0) // it streams, and Ctrl-C stops it
 	defer cancel()
 	l, cfg, err := a.g.loader()
 	if err != nil {

@@ -13,6 +13,7 @@ import (
 	"strings"
 	"syscall"
 
+	"github.com/deadletter/deadletter/internal/memory"
 	"github.com/deadletter/deadletter/internal/textfmt"
 )
 
@@ -26,6 +27,7 @@ const (
 )
 
 func main() {
+	memory.Tune()
 	ctx, cancel := context.WithCancelCause(context.Background())
 	sigs := make(chan os.Signal, 2)
 	signal.Notify(sigs, os.Interrupt, syscall.SIGTERM)

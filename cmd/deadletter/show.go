@@ -68,7 +68,7 @@ func writeShow(w io.Writer, d *replay.Detail, cfg replay.Config) {
 	al := cfg.AlertsOf(&d.Item, now)
 	fmt.Fprintf(w, "%s\n", p(d.Name))
 	fmt.Fprintf(w, "  pane        %s (age %s; TTL %s)\n", d.Pane, textfmt.Duration(d.Age), textfmt.Duration(cfg.TTL))
-	fmt.Fprintf(w, "  modified    %s   deleted by the lifecycle rule at %s (in %s)\n", rfc3339(d.LastModified), rfc3339(d.ExpiresAt), present.DeletesIn(al))
+	fmt.Fprintf(w, "  modified    %s   deleted by the lifecycle rule at %s (in %s)\n", rfc3339(d.LastModified), rfc3339(al.ExpiresAt), present.DeletesIn(al))
 	drained, _ := store.MetaGet(d.Metadata, replay.MetaDrainCount)
 	if drained == "" {
 		drained = "0"

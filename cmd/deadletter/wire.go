@@ -118,7 +118,7 @@ type ackJSON struct {
 func toBlobJSON(cfg replay.Config, it *replay.Item, now time.Time) blobJSON {
 	a := cfg.AlertsOf(it, now)
 	b := blobJSON{Name: text(it.Name), Pane: it.Pane, Size: it.Size, LastModified: rfc3339(it.LastModified), AgeSeconds: int64(it.Age / time.Second),
-		ExpiresAt: rfc3339(it.ExpiresAt), Reasons: counts{}, Outcomes: counts{}, Expiring: a.Expiring, Stalled: a.Stalled,
+		ExpiresAt: rfc3339(a.ExpiresAt), Reasons: counts{}, Outcomes: counts{}, Expiring: a.Expiring, Stalled: a.Stalled,
 		Handled: a.Handled, HandledBy: text(a.HandledBy)}
 	if s := it.Summary; s != nil {
 		b.Events, b.Malformed, b.MaxReplayAttempt = s.Events, s.Malformed, attempt(s.MaxReplayAttempt)

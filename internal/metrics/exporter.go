@@ -101,11 +101,11 @@ func (e *Exporter) Succeeded(v Values, at time.Time, took time.Duration) {
 	defer e.mu.Unlock()
 	e.blobs.Reset()
 	for k, n := range v.Blobs {
-		e.blobs.WithLabelValues(string(k.Pane), k.Subscription).Set(float64(n))
+		e.blobs.WithLabelValues(k.Pane.String(), k.Subscription).Set(float64(n))
 	}
 	e.events.Reset()
 	for k, n := range v.Events {
-		e.events.WithLabelValues(string(k.Pane), k.Verdict.String()).Set(float64(n))
+		e.events.WithLabelValues(k.Pane.String(), k.Verdict.String()).Set(float64(n))
 	}
 	e.findings.Reset()
 	for k, n := range v.Findings {

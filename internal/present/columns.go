@@ -134,7 +134,7 @@ func attempt(it *replay.Item) replay.Attempt {
 // The columns of a blob list.
 var (
 	ColPane = Column{ID: "pane", Title: "PANE", Min: 10, Max: 10, Priority: 60,
-		Cell: func(r Row) string { return string(r.Item.Pane) },
+		Cell: func(r Row) string { return r.Item.Pane.String() },
 		Less: func(a, b *replay.Item) bool { return paneRank(a.Pane) < paneRank(b.Pane) }}
 	ColName = Column{ID: "name", Title: "NAME", Min: 24, Priority: 100,
 		Cell:    func(r Row) string { return textfmt.Printable(r.Item.Name) },
@@ -143,9 +143,9 @@ var (
 	// ColFile is the last segment of the name (the GUID and .json), shortened from the middle: it tells two blobs
 	// of one subscription and hour apart, and its text can be typed into show.
 	ColFile = Column{ID: "file", Title: "NAME", Min: 12, Priority: 45,
-		Cell:    func(r Row) string { return textfmt.Printable(r.Item.Parsed.File) },
+		Cell:    func(r Row) string { return textfmt.Printable(replay.FileOf(r.Item.Name)) },
 		Shorten: textfmt.ShortenMiddle,
-		Less:    func(a, b *replay.Item) bool { return a.Parsed.File < b.Parsed.File }}
+		Less:    func(a, b *replay.Item) bool { return replay.FileOf(a.Name) < replay.FileOf(b.Name) }}
 	ColSubscription = Column{ID: "subscription", Title: "SUBSCRIPTION", Min: 12, Max: 24, Priority: 90,
 		Cell: func(r Row) string {
 			if r.Item.Parsed.Subscription == "" {
@@ -173,7 +173,7 @@ var (
 		Less: func(a, b *replay.Item) bool { return a.Age < b.Age }}
 	ColDeletesIn = Column{ID: "deletesIn", Title: "DELETE IN", Min: 9, Max: 9, Priority: 80,
 		Cell: func(r Row) string { return DeletesIn(r.Alerts) },
-		Less: func(a, b *replay.Item) bool { return a.ExpiresAt.Before(b.ExpiresAt) }}
+		Less: func(a, b *replay.Item) bool { return a.LastModified.Before(b.LastModified) }} // expiry is Last-Modified plus one retention
 	ColEvents = Column{ID: "events", Title: "EVS", Min: 4, Max: 6, Priority: 70, Right: true,
 		Cell: func(r Row) string {
 			return summaryOr(r, func(s *replay.Summary) string { return strconv.Itoa(s.Events) })
@@ -238,8 +238,8 @@ func Urgency(cfg replay.Config, now time.Time) func(a, b *replay.Item) int {
 				return -1
 			}
 			return 1
-		case ea && !a.ExpiresAt.Equal(b.ExpiresAt):
-			return a.ExpiresAt.Compare(b.ExpiresAt)
+		case ea && !a.LastModified.Equal(b.LastModified): // the sooner to expire: the older
+			return a.LastModified.Compare(b.LastModified)
 		case a.Pane != b.Pane:
 			return paneRank(a.Pane) - paneRank(b.Pane)
 		case a.Age != b.Age:
