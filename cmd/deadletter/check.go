@@ -17,6 +17,10 @@ type monitorFlags struct {
 	maxQuarantine int
 }
 
+// checkTimeout bounds a check (and each pass of watch) by default: long enough to read a million payloads, short
+// enough that a cron job never piles up behind a hung network.
+const checkTimeout = 5 * time.Minute
+
 func (f *monitorFlags) register(cmd *cobra.Command) {
 	cmd.Flags().IntVar(&f.maxQuarantine, "max-quarantine", 0, "more quarantined blobs than this is a finding")
 }
@@ -105,7 +109,7 @@ func (a *app) runCheck(cmd *cobra.Command, o *checkOptions) error {
 	if err := positiveInt("max-quarantine", o.maxQuarantine); err != nil {
 		return err
 	}
-	ctx, cancel := a.withTimeout(cmd, 30*time.Second)
+	ctx, cancel := a.withTimeout(cmd, checkTimeout)
 	defer cancel()
 	fail := func(err error) error {
 		if o.json {

@@ -46,7 +46,7 @@ func (a *app) runReport(cmd *cobra.Command, o *reportOptions) error {
 	if o.since < time.Hour {
 		return usagef("--since must be at least an hour (the timeline is hourly)")
 	}
-	ctx, cancel := a.withTimeout(cmd, 2*time.Minute)
+	ctx, cancel := a.withTimeout(cmd, 0)
 	defer cancel()
 	snap, l, cfg, err := a.g.listed(ctx)
 	if err != nil {

@@ -125,7 +125,7 @@ func (a *app) globalFlags(fs *pflag.FlagSet) {
 	fs.StringVar(&g.handlers, "handlers", g.handlers, "the handler register: a JSON object of eventType → idempotent (true/false)")
 	fs.StringVar(&g.separator, "id-separator", g.separator, "separator between an event id and its replay attempt")
 	fs.BoolVar(&g.readOnly, "read-only", g.readOnly, "refuse drain, restore and ack everywhere")
-	durationVar(fs, &g.timeout, "timeout", "give up waiting on the container after this long (default 30s for ls, show, check, report and each watch pass; none for actions and the dashboard)")
+	durationVar(fs, &g.timeout, "timeout", "give up on the command after this long (default 30s for show, 5m for check and each watch pass; none for ls, report, actions and the dashboard, which Ctrl-C stops)")
 }
 
 // prepare applies the environment to every flag not given on the command line, then validates.
@@ -243,7 +243,7 @@ func (a *app) withTimeout(cmd *cobra.Command, def time.Duration) (context.Contex
 	if a.g.timeout <= 0 {
 		return context.WithCancel(cmd.Context())
 	}
-	return context.WithTimeoutCause(cmd.Context(), a.g.timeout, fmt.Errorf("no answer within --timeout %s", a.g.timeout))
+	return context.WithTimeoutCause(cmd.Context(), a.g.timeout, fmt.Errorf("not done within --timeout %s (a slow or unreachable container, or one too large for the time: raise --timeout)", durationFlag{&a.g.timeout}))
 }
 
 // couldNotLook explains an error that ended a read: the deadline, a signal, or the error itself.
@@ -268,8 +268,11 @@ func durationVar(fs *pflag.FlagSet, d *time.Duration, name, usage string) {
 }
 
 func (f durationFlag) String() string {
-	if f.d == nil || *f.d == 0 {
+	switch {
+	case f.d == nil || *f.d == 0:
 		return "0" // pflag prints no default for "0", and it parses back
+	case *f.d < time.Second:
+		return f.d.String() // 500ms, not 0s
 	}
 	return textfmt.Duration(*f.d)
 }

@@ -61,7 +61,7 @@ func (a *app) runWatch(cmd *cobra.Command, o *watchOptions) error {
 	}
 	ctx := cmd.Context()
 	if f := cmd.Flags().Lookup("timeout"); !f.Changed && a.g.timeout == 0 {
-		a.g.timeout = 30 * time.Second
+		a.g.timeout = checkTimeout
 	}
 	exp, stop, err := a.serveMetrics(o.metricsAddr, l.Container.Describe())
 	if err != nil {
