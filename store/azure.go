@@ -376,7 +376,7 @@ func (a *Azure) mapErr(op, name string, err error, write bool) error {
 	if errors.As(err, &oe) || errors.As(err, &ne) {
 		msg := fmt.Errorf("%s %q: cannot reach %s: %s", op, name, a.where(), a.scrub(netReason(err)))
 		if a.local && errors.Is(err, syscall.ECONNREFUSED) {
-			msg = fmt.Errorf("%w (is Azurite running on %s? start it with `npx azurite-blob --skipApiVersionCheck`, see the README)", msg, a.endpoint)
+			msg = fmt.Errorf("%w (is Azurite running on %s? start it with `npx --yes --package azurite azurite-blob --skipApiVersionCheck`, see the README)", msg, a.endpoint)
 		}
 		return msg
 	}
