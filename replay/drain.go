@@ -94,16 +94,8 @@ func drainOne(ctx context.Context, c store.Container, cfg Config, want DrainTarg
 		return handledResult(r, want.HandledBy)
 	}
 	b, err := c.Read(ctx, want.Name, store.MaxBlobBytes)
-	switch {
-	case errors.Is(err, store.ErrNotFound):
-		r.Outcome = OutcomeGone
-		return r
-	case err != nil && ctx.Err() != nil:
-		r.Outcome = OutcomeCancelled
-		return r
-	case err != nil:
-		r.Outcome, r.Error = OutcomeFailed, err.Error()
-		return r
+	if err != nil {
+		return readFailed(ctx, r, err, OutcomeGone, "")
 	}
 	if want.ETag != "" && b.ETag != want.ETag {
 		r.Outcome, r.Error = OutcomeChanged, "rewritten since it was listed"

@@ -7,6 +7,7 @@ import (
 	"sync"
 
 	"github.com/deadletter/deadletter/internal/pool"
+	"github.com/deadletter/deadletter/store"
 )
 
 // Outcome is what an action did to one blob.
@@ -39,6 +40,20 @@ var Outcomes = []Outcome{OutcomeDrained, OutcomeRestored, OutcomeAcked, OutcomeC
 // Done reports whether the outcome is the action having been carried out.
 func (o Outcome) Done() bool {
 	return o == OutcomeDrained || o == OutcomeRestored || o == OutcomeAcked || o == OutcomeCleared
+}
+
+// readFailed is the outcome of an action whose read of its blob failed: the blob is missing (missing, with why),
+// the action was cancelled meanwhile, or the read failed.
+func readFailed(ctx context.Context, r Result, err error, missing Outcome, why string) Result {
+	switch {
+	case errors.Is(err, store.ErrNotFound):
+		r.Outcome, r.Error = missing, why
+	case ctx.Err() != nil:
+		r.Outcome = OutcomeCancelled
+	default:
+		r.Outcome, r.Error = OutcomeFailed, err.Error()
+	}
+	return r
 }
 
 // Result is one blob's outcome.

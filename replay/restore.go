@@ -50,16 +50,8 @@ func restoreOne(ctx context.Context, c store.Container, cfg Config, name string,
 		return r
 	}
 	b, err := c.Read(ctx, name, store.MaxBlobBytes)
-	switch {
-	case errors.Is(err, store.ErrNotFound):
-		r.Outcome, r.Error = OutcomeNotFound, "no such blob: nothing to restore"
-		return r
-	case err != nil && ctx.Err() != nil:
-		r.Outcome = OutcomeCancelled
-		return r
-	case err != nil:
-		r.Outcome, r.Error = OutcomeFailed, err.Error()
-		return r
+	if err != nil {
+		return readFailed(ctx, r, err, OutcomeNotFound, "no such blob: nothing to restore")
 	}
 	plan := cfg.PlanRestore(name, b.Body, ParsePayload(b.Body), b.LastModified)
 	r.Resume = len(plan.Resume)
