@@ -46,24 +46,9 @@ func (a *app) runDrain(cmd *cobra.Command, names []string, o *drainOptions) erro
 	if err != nil {
 		return err
 	}
-	var targets []replay.DrainTarget
-	take := func(it *replay.Item) bool { return it.Pane == replay.PaneStranded }
-	if len(names) > 0 {
-		found, missing, err := resolveNamed(snap, a.g.container, names, replay.IsRoot)
-		if err != nil {
-			return err
-		}
-		for _, m := range missing {
-			fmt.Fprintln(a.io.err, textfmt.Printable(m.Error))
-			t := replay.DrainTarget{Missing: true}
-			t.Name = m.Name
-			targets = append(targets, t)
-		}
-		named := map[string]bool{}
-		for _, n := range found {
-			named[n] = true
-		}
-		take = func(it *replay.Item) bool { return named[it.Name] }
+	targets, take, err := a.drainNamed(snap, names)
+	if err != nil {
+		return err
 	}
 	if !o.json || !o.yes {
 		// What is asked must be what is done: read the payloads first, so the blobs the replay already handled
@@ -84,6 +69,43 @@ func (a *app) runDrain(cmd *cobra.Command, names []string, o *drainOptions) erro
 		fmt.Fprintln(a.io.out, "nothing is stranded: no blob to drain")
 		return nil
 	}
+	if err := a.askDrain(cfg, o, targets, items); err != nil {
+		return err
+	}
+	res, err := replay.Drain(ctx, l.Container, cfg, targets, replay.DrainOptions{DryRun: o.dryRun, IncludeHandled: o.includeHandled,
+		Concurrency: o.concurrency, Progress: a.progress("drained", len(targets))})
+	if err != nil {
+		return err
+	}
+	return a.reportResults(ctx, o.actionFlags, res)
+}
+
+// drainNamed resolves the names a drain was given: the missing ones as targets of their own (notFound), and
+// which listed items to take — the named ones, or with no names every stranded blob.
+func (a *app) drainNamed(snap *replay.Snapshot, names []string) ([]replay.DrainTarget, func(*replay.Item) bool, error) {
+	if len(names) == 0 {
+		return nil, func(it *replay.Item) bool { return it.Pane == replay.PaneStranded }, nil
+	}
+	found, missing, err := resolveNamed(snap, a.g.container, names, replay.IsRoot)
+	if err != nil {
+		return nil, nil, err
+	}
+	var targets []replay.DrainTarget
+	for _, m := range missing {
+		fmt.Fprintln(a.io.err, textfmt.Printable(m.Error))
+		t := replay.DrainTarget{Missing: true}
+		t.Name = m.Name
+		targets = append(targets, t)
+	}
+	named := map[string]bool{}
+	for _, n := range found {
+		named[n] = true
+	}
+	return targets, func(it *replay.Item) bool { return named[it.Name] }, nil
+}
+
+// askDrain says what the drain will do — only the blobs it will re-upload are counted — and asks.
+func (a *app) askDrain(cfg replay.Config, o *drainOptions, targets []replay.DrainTarget, items []replay.Item) error {
 	drainable := 0
 	for _, t := range targets {
 		if !t.Missing && (t.HandledBy == "" || o.includeHandled) {
@@ -96,13 +118,5 @@ func (a *app) runDrain(cmd *cobra.Command, names []string, o *drainOptions) erro
 			fmt.Fprintln(a.io.err, line)
 		}
 	}
-	if err := a.confirm(o.actionFlags, fmt.Sprintf("Drain %d blob(s)? Each is re-uploaded as it is, so the replay function handles it again.", drainable)); err != nil {
-		return err
-	}
-	res, err := replay.Drain(ctx, l.Container, cfg, targets, replay.DrainOptions{DryRun: o.dryRun, IncludeHandled: o.includeHandled,
-		Concurrency: o.concurrency, Progress: a.progress("drained", len(targets))})
-	if err != nil {
-		return err
-	}
-	return a.reportResults(ctx, o.actionFlags, res)
+	return a.confirm(o.actionFlags, fmt.Sprintf("Drain %d blob(s)? Each is re-uploaded as it is, so the replay function handles it again.", drainable))
 }
