@@ -51,6 +51,11 @@ type Report struct {
 	// Handled and Acked count the blobs kept out of the findings: lingering copies the replay already handled,
 	// and blobs an operator acknowledged.
 	Handled, Acked int
+	// Unreadable counts the root and quarantine blobs whose payload could not be read (refused entries, reads
+	// that failed, payloads over the size limit): whatever they hold is unknown, so the report is not healthy.
+	// FirstUnreadable names one, with why.
+	Unreadable      int
+	FirstUnreadable string
 }
 
 // Find returns the finding of a kind, if any.
@@ -98,6 +103,12 @@ func (k *Checker) Add(items []Item, now time.Time) {
 	for i := range items {
 		it := &items[i]
 		k.r.Counts[it.Pane]++
+		if it.ReadFailed && it.Pane != PaneArchived {
+			if k.r.Unreadable == 0 {
+				k.r.FirstUnreadable = it.Name + ": " + it.ReadErr
+			}
+			k.r.Unreadable++
+		}
 		a := k.cfg.AlertsOf(it, now)
 		switch {
 		case a.Acked:
@@ -143,7 +154,7 @@ func (k *Checker) Report() Report {
 			r.Findings = append(r.Findings, f)
 		}
 	}
-	r.Healthy = len(r.Findings) == 0
+	r.Healthy = len(r.Findings) == 0 && r.Unreadable == 0
 	return r
 }
 

@@ -32,6 +32,7 @@ type cached struct {
 	etag    string
 	summary *Summary
 	readErr string
+	failed  bool
 	gen     uint32 // the listing that last saw the blob
 }
 
@@ -95,7 +96,7 @@ type Hydrated struct {
 	ETag    string
 	Summary *Summary
 	ReadErr string
-	// Failed: the read failed for a reason outside the blob (see Item.ReadFailed).
+	// Failed: the payload could not be read, so what it holds is unknown (see Item.ReadFailed).
 	Failed bool
 }
 
@@ -131,7 +132,7 @@ func (l *Loader) hydrateOne(ctx context.Context, bi store.BlobInfo) Hydrated {
 	gen := l.gen
 	l.mu.Unlock()
 	if ok && c.etag == bi.ETag {
-		return Hydrated{Name: bi.Name, ETag: bi.ETag, Summary: c.summary, ReadErr: c.readErr}
+		return Hydrated{Name: bi.Name, ETag: bi.ETag, Summary: c.summary, ReadErr: c.readErr, Failed: c.failed}
 	}
 	h := Hydrated{Name: bi.Name, ETag: bi.ETag}
 	b, err := l.Container.Read(ctx, bi.Name, store.MaxBlobBytes)
@@ -140,7 +141,9 @@ func (l *Loader) hydrateOne(ctx context.Context, bi store.BlobInfo) Hydrated {
 		return Hydrated{} // cancelled: nothing learned, nothing cached
 	case err != nil:
 		h.ReadErr = readError(err)
-		h.Failed = !errors.Is(err, store.ErrTooLarge) && !errors.Is(err, store.ErrNotFound)
+		// Gone since the listing: nothing is there to judge. Anything else — over the size limit included — leaves
+		// a blob whose contents are unknown, which no check may call healthy.
+		h.Failed = !errors.Is(err, store.ErrNotFound)
 	default:
 		h.ETag = b.ETag
 		s := l.Config.Summarize(bi.Name, ParsePayload(b.Body))
@@ -148,7 +151,7 @@ func (l *Loader) hydrateOne(ctx context.Context, bi store.BlobInfo) Hydrated {
 	}
 	if !l.NoCache && (h.Summary != nil || errors.Is(err, store.ErrTooLarge)) {
 		l.mu.Lock()
-		l.cache[bi.Name] = cached{etag: h.ETag, summary: h.Summary, readErr: h.ReadErr, gen: gen}
+		l.cache[bi.Name] = cached{etag: h.ETag, summary: h.Summary, readErr: h.ReadErr, failed: h.Failed, gen: gen}
 		l.mu.Unlock()
 	}
 	return h

@@ -23,8 +23,8 @@ type Item struct {
 	// ArchivedTwin and QuarantineTwin say that the replay function's copy of this root blob exists: the replay
 	// handled it and only the best-effort delete failed (see Config.AlertsOf).
 	ArchivedTwin, QuarantineTwin bool
-	// ReadFailed is set when reading failed for a reason that says nothing about the blob (network,
-	// permissions, a refused entry): a check that could not read it cannot call the container healthy.
+	// ReadFailed is set when the payload could not be read (network, permissions, a refused entry, over the size
+	// limit): what it holds is unknown, so a check cannot call the container healthy.
 	ReadFailed bool
 }
 

@@ -14,7 +14,7 @@ import (
 // The filter: words are ANDed; a plain word matches what the row shows (the blob's name — subscription, hour,
 // GUID — and its dominant reason and outcome); field:value terms match the field named.
 const filterSyntax = "words are ANDed · sub:NAME reason:TEXT outcome:TEXT hour:MM-DDTHH verdict:cap|replay|notIdempotent|unroutable|unknown · " +
-	"is:malformed is:crash is:expiring is:stalled is:handled is:acked is:unread"
+	"is:malformed is:crash is:expiring is:stalled is:handled is:acked is:unread is:unreadable"
 
 // filterBar is the filter's text field, the query it holds, and the per-blob search keys.
 type filterBar struct {
@@ -115,9 +115,9 @@ func parseQuery(q string) ([]term, error) {
 			}
 		case "is":
 			switch strings.ToLower(v) {
-			case "malformed", "crash", "expiring", "stalled", "handled", "acked", "unread":
+			case "malformed", "crash", "expiring", "stalled", "handled", "acked", "unread", "unreadable":
 			default:
-				return nil, fmt.Errorf("is:%s — want malformed, crash, expiring, stalled, handled, acked or unread", v)
+				return nil, fmt.Errorf("is:%s — want malformed, crash, expiring, stalled, handled, acked, unread or unreadable", v)
 			}
 		default:
 			return nil, fmt.Errorf("%s: is not a filter field (sub, reason, outcome, hour, verdict, is)", f)
@@ -202,6 +202,8 @@ func isTerm(a replay.Alerts, it *replay.Item, what string) bool {
 		return a.Acked
 	case "unread":
 		return it.Summary == nil && it.ReadErr == ""
+	case "unreadable":
+		return it.ReadFailed
 	}
 	return false
 }

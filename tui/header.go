@@ -90,6 +90,14 @@ func (m *Model) alertLine() string {
 	for _, f := range m.report.Findings {
 		parts = append(parts, m.paint(&m.st.Alert, fmt.Sprintf("▲%s %s", labels[f.Kind], thousands(f.Count))))
 	}
+	if n := m.report.Unreadable; n > 0 {
+		// Blobs whose contents are unknown: never a healthy screen (the filter is:unreadable shows them).
+		label := "UNREADABLE"
+		if long > m.w {
+			label = "UNREAD"
+		}
+		parts = append(parts, m.paint(&m.st.Alert, fmt.Sprintf("▲%s %s", label, thousands(n))))
+	}
 	switch {
 	case len(parts) > 0:
 	case m.list.loaded && m.unread == 0:

@@ -84,8 +84,14 @@ func (m *Model) updateListing(msg tea.Msg) tea.Cmd {
 			return tea.Batch(m.poll(m.opt.Interval), m.tick())
 		}
 		m.list.err, m.list.loaded, m.list.goodAt = nil, true, m.snap.Now
+		for _, t := range m.tables {
+			t.keep = t.cursorName(m) // before the sweep moves the positions the tables hold
+		}
 		removed := m.snap.Sweep()
 		m.rebuild(removed)
+		for _, t := range m.tables {
+			t.keep = ""
+		}
 		m.recheck(true)
 		return tea.Batch(m.poll(m.opt.Interval), m.hydrate())
 	case pollMsg:

@@ -4,8 +4,11 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"os"
+	"path/filepath"
 	"regexp"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 
@@ -420,4 +423,56 @@ func TestLateCancel(t *testing.T) {
 	hs.press("<esc>") // the cancel, after the only blob was done
 	hs.resume()
 	hs.shows("Drain finished", "1 drained", "The drain finished before the cancel arrived")
+}
+
+// Blobs leaving the container (a restore deletes its quarantine copies) shift every position in the snapshot
+// once the listing ends. The tables still held the old positions when the cursor's blob was looked up: with the
+// cursor low in a pane, the dashboard panicked (index out of range) right after a restore. The cursor stays on
+// its blob through the sweep.
+func TestCursorSurvivesBlobsLeaving(t *testing.T) {
+	mem, cfg := fixture(t, 40)
+	hs := newHarness(t, mem, cfg, 120, 40)
+	hs.press("1", "G") // the last stranded row: its position is past the quarantine blobs (names sort them first)
+	it, ok := hs.m.table().current(hs.m)
+	if !ok {
+		t.Fatal("no row under the cursor")
+	}
+	keep := it.Name
+	// Every quarantine copy goes, as a restore of all of them would take them.
+	l, _ := store.ListAll(context.Background(), mem)
+	gone := 0
+	for _, b := range l.Blobs {
+		if strings.HasPrefix(b.Name, replay.QuarantinePrefix) || strings.HasPrefix(b.Name, replay.ArchivedPrefix) {
+			mem.Delete(context.Background(), b.Name, "")
+			gone++
+		}
+	}
+	if gone == 0 {
+		t.Fatal("the fixture has no copies to remove")
+	}
+	hs.press("R") // refresh: the listing ends without them, and the snapshot sweeps them out
+	hs.advance(time.Second)
+	if it, ok := hs.m.table().current(hs.m); !ok || it.Name != keep {
+		t.Fatalf("the cursor left its blob %q: %v %v", keep, it, ok)
+	}
+	hs.shows("[1 Stranded")
+}
+
+// A blob whose payload could not be read keeps the header from saying healthy: it raises UNREADABLE, and the
+// filter is:unreadable finds it.
+func TestUnreadableRaisesABadge(t *testing.T) {
+	dir := t.TempDir()
+	os.MkdirAll(filepath.Join(dir, "SUB"), 0o755)
+	if err := syscall.Mkfifo(filepath.Join(dir, "SUB", "fifo.json"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	d, err := store.OpenDir(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	hs := newHarness(t, d, replay.DefaultConfig(), 120, 30)
+	waitUntil(t, "the listing", func() bool { hs.advance(time.Second); return strings.Contains(hs.screen(), "UNREADABLE") })
+	hs.lacks("healthy")
+	hs.press("3", "/", "is:unreadable", "<enter>")
+	hs.shows("fifo.json")
 }

@@ -45,6 +45,9 @@ type table struct {
 	sortBy   string // a column ID
 	desc     bool
 	selected map[string]bool
+	// keep is the blob the cursor was on when the snapshot's positions last changed (a sweep): order and rows
+	// still hold the old positions until the next reset, which puts the cursor back on it.
+	keep string
 }
 
 func newTable(p replay.Pane) *table {
@@ -94,7 +97,11 @@ func (t *table) less(m *Model) func(a, b int) int {
 
 // reset takes the pane's items afresh (a rebuild): sorted once, filtered, the cursor kept on its blob.
 func (t *table) reset(m *Model, items []int) {
-	keep := t.cursorName(m)
+	keep := t.keep
+	if keep == "" {
+		keep = t.cursorName(m)
+	}
+	t.keep = ""
 	t.order, t.pending = items, nil
 	for n := range t.selected {
 		if i, ok := m.snap.Lookup(n); !ok || m.snap.Items[i].Pane != t.pane {
@@ -198,8 +205,8 @@ func (t *table) move(n int) {
 
 // current is the item under the cursor.
 func (t *table) current(m *Model) (*replay.Item, bool) {
-	if t.cursor >= len(t.rows) {
-		return nil, false
+	if t.cursor >= len(t.rows) || t.rows[t.cursor] >= len(m.snap.Items) {
+		return nil, false // (positions from before a sweep: the reset that follows it fixes them)
 	}
 	return &m.snap.Items[t.rows[t.cursor]], true
 }

@@ -6,6 +6,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 
@@ -275,5 +276,37 @@ func TestReadingWritesNothing(t *testing.T) {
 	runCmd(t, "check", "--dir", dir)
 	if _, err := os.Stat(filepath.Join(dir, ".deadletter")); err == nil {
 		t.Fatal("reading a snapshot wrote into it")
+	}
+}
+
+// Nothing whose contents are unknown may read as healthy, on any screen: a FIFO (refused, never opened) and a
+// payload over the size limit make check exit 2, report say healthy false with both counted as unreadable, and
+// the dashboard raise UNREADABLE instead of its healthy line.
+func TestUnreadableIsNeverHealthy(t *testing.T) {
+	dir := t.TempDir()
+	os.MkdirAll(filepath.Join(dir, "SUB"), 0o755)
+	if err := syscall.Mkfifo(filepath.Join(dir, "SUB", "fifo.json"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	big := make([]byte, store.MaxBlobBytes+1)
+	copy(big, "[")
+	if err := os.WriteFile(filepath.Join(dir, "SUB", "big.json"), big, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	_, errs, code := runCmd(t, "check", "--dir", dir)
+	if code != 2 || !strings.Contains(errs, "could not read 2 payload(s)") {
+		t.Fatalf("check: exit %d %s", code, errs)
+	}
+	out, _, _ := runCmd(t, "report", "--dir", dir, "--format", "json")
+	var r struct {
+		Healthy    bool
+		Unreadable int
+	}
+	if err := json.Unmarshal([]byte(out), &r); err != nil || r.Healthy || r.Unreadable != 2 {
+		t.Fatalf("report: %v %s", err, out)
+	}
+	out, _, _ = runCmd(t, "report", "--dir", dir)
+	if strings.Contains(out, "- Healthy") || !strings.Contains(out, "2 blob(s) could not be read") {
+		t.Fatalf("report markdown:\n%s", out)
 	}
 }

@@ -69,7 +69,7 @@ func buildReport(cfg replay.Config, snap *replay.Snapshot, o *reportOptions) rep
 	chk := cfg.Check(snap, replay.CheckOptions{MaxQuarantine: o.maxQuarantine, Names: true})
 	cj := toCheckJSON(cfg, chk)
 	r := reportJSON{Container: text(snap.Container), Now: rfc3339(snap.Now), Since: rfc3339(p.Hours[0]), WindowHours: len(p.Hours),
-		Counts: chk.Counts, Blobs: p.Blobs, Events: p.Events, Unread: p.Unread, Before: p.Before, Healthy: chk.Healthy, Findings: cj.Findings,
+		Counts: chk.Counts, Blobs: p.Blobs, Events: p.Events, Unread: p.Unread, Unreadable: chk.Unreadable, FirstUnreadable: text(chk.FirstUnreadable), Before: p.Before, Healthy: chk.Healthy, Findings: cj.Findings,
 		Timeline: []hourJSON{}, Subscriptions: []subscriptionJSON{}, Loss: []lossJSON{}, Drains: []drainJSON{}, Restores: []restoredJSON{}}
 	if !p.BurstStart.IsZero() {
 		s := rfc3339(p.BurstStart)
@@ -142,14 +142,20 @@ func mdSummary(w io.Writer, r reportJSON) {
 	}
 	fmt.Fprintf(w, "- %d blobs (%s), %d events read", r.Blobs, strings.Join(panes, ", "), r.Events)
 	if r.Unread > 0 {
-		fmt.Fprintf(w, "; %d blobs could not be read", r.Unread)
+		fmt.Fprintf(w, "; %d blobs not read", r.Unread)
 	}
 	fmt.Fprintln(w)
+	if r.Unreadable > 0 {
+		fmt.Fprintf(w, "- **%d blob(s) could not be read** (refused, failed or over the size limit), so this report is incomplete: %s\n", r.Unreadable, md(string(r.FirstUnreadable)))
+	}
 	if r.BurstStart != nil {
 		fmt.Fprintf(w, "- The current burst of dead letters started at %s.\n", *r.BurstStart)
 	}
 	if r.Healthy {
 		fmt.Fprintf(w, "- Healthy: nothing stranded, quarantined, expiring, stalled, crashing or malformed.\n")
+		return
+	}
+	if len(r.Findings) == 0 {
 		return
 	}
 	var kinds []string

@@ -378,23 +378,26 @@ func marshal(v any) ([]byte, error) {
 
 // reportJSON is the report's facts (the README documents the shape).
 type reportJSON struct {
-	Container     text                `json:"container"`
-	Now           string              `json:"now"`
-	Since         string              `json:"since"`
-	WindowHours   int                 `json:"windowHours"`
-	Counts        map[replay.Pane]int `json:"counts"`
-	Blobs         int                 `json:"blobs"`
-	Events        int                 `json:"events"`
-	Unread        int                 `json:"unread"`
-	BurstStart    *string             `json:"burstStart"`
-	Timeline      []hourJSON          `json:"timeline"`
-	Before        int                 `json:"eventsBeforeWindow"`
-	Subscriptions []subscriptionJSON  `json:"subscriptions"`
-	Loss          []lossJSON          `json:"loss"`
-	Healthy       bool                `json:"healthy"`
-	Findings      []findingJSON       `json:"findings"`
-	Drains        []drainJSON         `json:"drains"`
-	Restores      []restoredJSON      `json:"restores"`
+	Container   text                `json:"container"`
+	Now         string              `json:"now"`
+	Since       string              `json:"since"`
+	WindowHours int                 `json:"windowHours"`
+	Counts      map[replay.Pane]int `json:"counts"`
+	Blobs       int                 `json:"blobs"`
+	Events      int                 `json:"events"`
+	Unread      int                 `json:"unread"`
+	// Unreadable counts blobs whose payload could not be read; the report is then not healthy.
+	Unreadable      int                `json:"unreadable"`
+	FirstUnreadable text               `json:"firstUnreadable,omitempty"`
+	BurstStart      *string            `json:"burstStart"`
+	Timeline        []hourJSON         `json:"timeline"`
+	Before          int                `json:"eventsBeforeWindow"`
+	Subscriptions   []subscriptionJSON `json:"subscriptions"`
+	Loss            []lossJSON         `json:"loss"`
+	Healthy         bool               `json:"healthy"`
+	Findings        []findingJSON      `json:"findings"`
+	Drains          []drainJSON        `json:"drains"`
+	Restores        []restoredJSON     `json:"restores"`
 }
 
 type hourJSON struct {
