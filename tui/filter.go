@@ -8,6 +8,7 @@ import (
 	"github.com/charmbracelet/bubbles/cursor"
 	"github.com/charmbracelet/bubbles/textinput"
 	tea "github.com/charmbracelet/bubbletea"
+	"github.com/deadletter/deadletter/internal/textfmt"
 	"github.com/deadletter/deadletter/replay"
 )
 
@@ -127,13 +128,14 @@ func parseQuery(q string) ([]term, error) {
 	return out, nil
 }
 
-// match returns the filter for the applied query (nil: no filter).
+// match returns the filter for the applied query (nil: no filter). A query that does not parse matches nothing:
+// a typo must never widen what the screen shows, and what an action takes, to everything.
 func (f *filterBar) match(m *Model) func(int) bool {
 	terms, err := parseQuery(f.text)
 	f.err = ""
 	if err != nil {
-		f.err = err.Error()
-		return nil
+		f.err = textfmt.Printable(err.Error()) // it quotes what was typed (or pasted)
+		return func(int) bool { return false }
 	}
 	if len(terms) == 0 {
 		return nil

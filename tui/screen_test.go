@@ -343,8 +343,16 @@ func TestFilterTerms(t *testing.T) {
 	if n := count("sub:storage-ledger"); n == 0 {
 		t.Fatal("sub:")
 	}
-	count("nosuch:x")
-	hs.shows("is not a filter field")
+	// A typo matches nothing — never everything — and an action then takes nothing.
+	for typo, says := range map[string]string{"nosuch:x": "is not a filter field", "verdict:replya": "want replay, cap", "is:bogus": "want malformed"} {
+		if n := count(typo); n != 0 {
+			t.Fatalf("%s matched %d rows", typo, n)
+		}
+		hs.shows(says, "the filter does not parse")
+	}
+	hs.press("1", "d")
+	hs.shows("nothing to drain here")
+	hs.lacks("Drain ")
 }
 
 // y copies the blob's name and Y its raw JSON with OSC 52; the mouse wheel scrolls and a click focuses a row.

@@ -336,6 +336,8 @@ func (t *table) View(m *Model) string {
 	if len(t.rows) == 0 {
 		msg := "  nothing here"
 		switch {
+		case len(t.order) > 0 && m.filter.err != "":
+			msg = fmt.Sprintf("  the filter does not parse, so nothing is shown (%d hidden): %s", len(t.order), m.filter.err)
 		case len(t.order) > 0:
 			msg = fmt.Sprintf("  no blob matches the filter (%d hidden)", len(t.order))
 		case len(t.pending) > 0 || m.list.running:
