@@ -78,6 +78,15 @@ func (l *Loader) Inspect(ctx context.Context, name string) (*Detail, error) {
 		d.Preview = &pv
 	case PaneQuarantine:
 		rp := l.Config.PlanRestore(name, b.Body, d.Payload, b.LastModified)
+		if rp.Refusal == "" {
+			orig, lingers, err := OriginalLingers(ctx, l.Container, name)
+			if err != nil {
+				return nil, err
+			}
+			if lingers {
+				rp.Refusal = LingeringRefusal(orig)
+			}
+		}
 		d.Restore = &rp
 	}
 	return d, nil

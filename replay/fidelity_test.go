@@ -416,3 +416,73 @@ func TestDrainSkipsHandledWithoutHydration(t *testing.T) {
 		}
 	}
 }
+
+// What makes a blob "handled" must be the replay's own copy: a refused entry (a link, a FIFO) where the copy
+// would be is not one, and a blob the replay crashes on was never quarantined by it, whatever sits at its
+// quarantine name.
+func TestHandledNeedsARealCopy(t *testing.T) {
+	cfg := replay.DefaultConfig()
+	cfg.Handlers = scenario.IncidentRegister
+	now := time.Date(2026, 11, 30, 12, 0, 0, 0, time.UTC)
+	old := now.Add(-3 * time.Hour)
+	snap := replay.NewSnapshot("t")
+	snap.Merge([]replay.Item{
+		cfg.MakeItem(store.BlobInfo{Name: "S/a.json", LastModified: old}, now),
+		cfg.MakeItem(store.BlobInfo{Name: "archived/S/a.json", LastModified: old, Refused: "a symbolic link"}, now),
+		cfg.MakeItem(store.BlobInfo{Name: "quarantine/S/a.json", LastModified: old, Refused: "a FIFO"}, now),
+		cfg.MakeItem(store.BlobInfo{Name: "S/crash.json", LastModified: old}, now),
+		cfg.MakeItem(store.BlobInfo{Name: "quarantine/S/crash.json", LastModified: old}, now),
+	}, now)
+	i, _ := snap.Lookup("S/a.json")
+	if it := &snap.Items[i]; it.ArchivedTwin || it.QuarantineTwin || cfg.AlertsOf(it, now).Handled {
+		t.Fatalf("refused entries made a handled blob: %+v", it)
+	}
+	i, _ = snap.Lookup("S/crash.json")
+	crash := &snap.Items[i]
+	s := replay.Summary{Events: 1, CrashDepth: 5000}
+	s.Verdicts[replay.VerdictCap] = 1 // refused events only: handled, were it not a crash
+	crash.Summary = &s
+	if a := cfg.AlertsOf(crash, now); a.Handled || !a.Crash {
+		t.Fatalf("a crash blob beside a quarantine name: %+v", a)
+	}
+}
+
+// Restoring a quarantine copy whose original still lingers at the root (the replay could not delete it) would
+// put its events at the root twice: refused, in the plan show and the dashboard read and at write time, unless
+// forced.
+func TestRestoreRefusesWhileTheOriginalLingers(t *testing.T) {
+	ctx := context.Background()
+	now := time.Date(2026, 11, 30, 12, 0, 0, 0, time.UTC)
+	mem := storetest.NewMem(now)
+	cfg := replay.DefaultConfig()
+	if _, err := scenario.Seed(ctx, mem, scenario.SeedOptions{Count: 0, Seed: 7, Config: cfg}); err != nil {
+		t.Fatal(err)
+	}
+	cfg.Handlers = scenario.IncidentRegister
+	l := replay.NewLoader(mem, cfg)
+	snap, _ := l.List(ctx)
+	var lingering string
+	for _, it := range snap.Items {
+		if it.QuarantineTwin {
+			_, lingering = replay.Twins(it.Name)
+		}
+	}
+	if lingering == "" {
+		t.Fatal("the scenario has no quarantine copy beside its original")
+	}
+	d, err := l.Inspect(ctx, lingering)
+	if err != nil || d.Restore == nil || !strings.Contains(d.Restore.Refusal, "still lingers at the root") {
+		t.Fatalf("plan: %v %+v", err, d.Restore)
+	}
+	res, _ := replay.Restore(ctx, mem, cfg, []string{lingering}, replay.RestoreOptions{})
+	if res[0].Outcome != replay.OutcomeRefused || !strings.Contains(res[0].Error, "lingers") {
+		t.Fatalf("restore: %+v", res[0])
+	}
+	if _, err := mem.Stat(ctx, lingering); err != nil {
+		t.Fatalf("the quarantine copy went: %v", err)
+	}
+	res, _ = replay.Restore(ctx, mem, cfg, []string{lingering}, replay.RestoreOptions{Force: true})
+	if res[0].Outcome != replay.OutcomeRestored {
+		t.Fatalf("forced: %+v", res[0])
+	}
+}

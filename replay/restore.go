@@ -55,6 +55,14 @@ func restoreOne(ctx context.Context, c store.Container, cfg Config, name string,
 	}
 	plan := cfg.PlanRestore(name, b.Body, ParsePayload(b.Body), b.LastModified)
 	r.Resume = len(plan.Resume)
+	if !o.Force && plan.Refusal == "" {
+		switch orig, lingers, err := OriginalLingers(ctx, c, name); {
+		case err != nil:
+			return readFailed(ctx, r, err, OutcomeFailed, "")
+		case lingers:
+			plan.Refusal = LingeringRefusal(orig)
+		}
+	}
 	if plan.Target == "" || plan.Refusal != "" && !o.Force {
 		r.Outcome, r.Error = OutcomeRefused, plan.Refusal
 		if plan.Target != "" {
@@ -83,6 +91,26 @@ func restoreOne(ctx context.Context, c store.Container, cfg Config, name string,
 		r.Outcome, r.Error = OutcomeFailed, fmt.Sprintf("copied to %s but the quarantine copy could not be deleted (restoring again finds the copy and only retries the delete): %v", target, err)
 	}
 	return r
+}
+
+// OriginalLingers reports whether the root original of a quarantine copy still exists — the replay quarantined
+// its events and could not delete it — and names it. Restoring the copy then would put the same events at the
+// root twice, and the original, no longer shown as handled once its copy is gone, would be drained again.
+func OriginalLingers(ctx context.Context, c store.Container, quarantined string) (string, bool, error) {
+	orig := strings.TrimPrefix(quarantined, QuarantinePrefix)
+	_, err := c.Stat(ctx, orig)
+	switch {
+	case err == nil:
+		return orig, true, nil
+	case errors.Is(err, store.ErrNotFound), errors.Is(err, store.ErrInvalidName):
+		return orig, false, nil
+	}
+	return orig, false, err
+}
+
+// LingeringRefusal is why a restore refuses a quarantine copy whose original lingers.
+func LingeringRefusal(orig string) string {
+	return fmt.Sprintf("its original %s still lingers at the root (the replay quarantined it and could not delete it): restoring would put its events at the root twice; delete that original first (its events are all in this copy)", orig)
 }
 
 // placeCopy puts the restored body at the first of the restore's names that is free or already holds it, and

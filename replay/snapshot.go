@@ -105,9 +105,11 @@ func (s *Snapshot) link(i int) {
 	name := s.Items[i].Name
 	if IsRoot(name) {
 		a, q := Twins(name)
-		_, s.Items[i].ArchivedTwin = s.index[a]
-		_, s.Items[i].QuarantineTwin = s.index[q]
+		s.Items[i].ArchivedTwin, s.Items[i].QuarantineTwin = s.isCopy(a), s.isCopy(q)
 		return
+	}
+	if s.Items[i].Refused != "" {
+		return // a link or a FIFO where a copy would be is not the replay's copy
 	}
 	for _, p := range [...]string{ArchivedPrefix, QuarantinePrefix} {
 		if root, ok := cutPrefix(name, p); ok {
@@ -120,6 +122,12 @@ func (s *Snapshot) link(i int) {
 			}
 		}
 	}
+}
+
+// isCopy reports whether the snapshot holds a real blob (not a refused entry) by that name.
+func (s *Snapshot) isCopy(name string) bool {
+	i, ok := s.index[name]
+	return ok && s.Items[i].Refused == ""
 }
 
 func cutPrefix(s, p string) (string, bool) {

@@ -29,7 +29,7 @@ func (l *Loader) Twins(ctx context.Context) (*TwinIndex, error) {
 	}{{ArchivedPrefix, &ti.archived}, {QuarantinePrefix, &ti.quarantine}} {
 		err := l.Container.List(ctx, p.prefix, func(page store.Page) error {
 			for _, b := range page.Blobs {
-				if root, ok := strings.CutPrefix(b.Name, p.prefix); ok && root != "" {
+				if root, ok := strings.CutPrefix(b.Name, p.prefix); ok && root != "" && b.Refused == "" {
 					*p.into = append(*p.into, twinKey(root))
 				}
 			}

@@ -129,7 +129,11 @@ func (a *app) describeRestore(ctx context.Context, l *replay.Loader, cfg replay.
 			continue
 		}
 		if o.all && (d.Restore == nil || d.Restore.Refusal != "") {
-			refused = append(refused, n)
+			why := d.ReadErr
+			if d.Restore != nil {
+				why = d.Restore.Refusal
+			}
+			refused = append(refused, textfmt.Printable(n)+": "+textfmt.Printable(why))
 			continue
 		}
 		keep = append(keep, n)
@@ -146,9 +150,9 @@ func (a *app) describeRestore(ctx context.Context, l *replay.Loader, cfg replay.
 	}
 	if o.all {
 		if len(refused) > 0 {
-			fmt.Fprintf(a.io.err, "%d blob(s) are refused and left where they are (nothing in them would resume):\n", len(refused))
+			fmt.Fprintf(a.io.err, "%d blob(s) are refused and left where they are:\n", len(refused))
 			for _, n := range refused {
-				fmt.Fprintf(a.io.err, "  %s\n", textfmt.Printable(n))
+				fmt.Fprintf(a.io.err, "  %s\n", n)
 			}
 		}
 		fmt.Fprintf(a.io.err, "%d quarantine blob(s) to restore: %d event(s) resume.\n", len(keep), resume)
