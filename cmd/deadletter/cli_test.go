@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"net"
+	"os"
 	"path/filepath"
 	"regexp"
 	"strings"
@@ -317,3 +318,29 @@ func TestSeedIsCareful(t *testing.T) {
 type remoteMem struct{ *storetest.Mem }
 
 func (remoteMem) Local() bool { return false }
+
+// ls hides nothing by default: a blob dated ahead of the clock (a snapshot copied from a machine whose clock ran
+// fast) is listed, and --verdict handled finds the blobs handled through their quarantine copy as well as the
+// archived ones — as many as ls --json marks handled.
+func TestLsHidesNothing(t *testing.T) {
+	dir := seeded(t)
+	l := lsJSONOf(t, "--dir", dir)
+	handled := 0
+	for _, b := range l.Blobs {
+		if b["handled"] == true {
+			handled++
+		}
+	}
+	out, _, code := runCmd(t, "ls", "--dir", dir, "--verdict", "handled", "-o", "name")
+	if got := len(strings.Fields(out)); code != 0 || handled < 2 || got != handled {
+		t.Fatalf("--verdict handled: %d names, ls --json marks %d handled:\n%s", got, handled, out)
+	}
+	future := filepath.Join(dir, "FUTURE", "x.json")
+	os.MkdirAll(filepath.Dir(future), 0o755)
+	os.WriteFile(future, []byte(`[]`), 0o644)
+	ahead := time.Now().Add(2 * time.Hour)
+	os.Chtimes(future, ahead, ahead)
+	if out, _, _ := runCmd(t, "ls", "--dir", dir, "-o", "name"); !strings.Contains(out, "FUTURE/x.json") {
+		t.Fatal("a blob dated ahead of the clock is not listed")
+	}
+}

@@ -61,11 +61,12 @@ func (f *blobFilter) validate() error {
 func (f *blobFilter) listed(it *replay.Item) bool {
 	return (f.pane == "" || it.Pane.String() == f.pane) &&
 		(f.subscription == "" || strings.EqualFold(it.Parsed.Subscription, f.subscription)) &&
-		it.Age >= f.olderThan
+		(f.olderThan == 0 || it.Age >= f.olderThan) // (a Last-Modified ahead of the clock is a negative age: still listed)
 }
 
-// needsPayload reports whether the verdict filter has to read payloads.
-func (f *blobFilter) needsPayload() bool { return f.verdict != "" && f.verdict != "handled" }
+// needsPayload reports whether the verdict filter has to read payloads (handled too: a quarantine copy makes a
+// blob handled only when its own payload shows every event refused).
+func (f *blobFilter) needsPayload() bool { return f.verdict != "" }
 
 // read reports whether an item (hydrated when needsPayload) passes the verdict filter.
 func (f *blobFilter) read(cfg replay.Config, it *replay.Item, now time.Time) bool {
