@@ -687,6 +687,11 @@ func writeTemp(h held, prefix string, body []byte) (string, fs.FileInfo, error) 
 // dst's folders by path; should one of them have been swapped for a link since c was opened, the file is not
 // where c says and the write is reported as failed.
 func (d *Dir) publish(tmpName string, tmpInfo fs.FileInfo, c *chain, dst, base string) error {
+	if renameFault != nil {
+		if err := renameFault(dst); err != nil {
+			return err
+		}
+	}
 	if err := c.roots[0].Rename(path.Join(stateDir, tmpDir, tmpName), dst); err != nil {
 		return err
 	}
@@ -846,14 +851,23 @@ func (d *Dir) Write(ctx context.Context, name string, body []byte, opts WriteOpt
 	if err != nil {
 		return BlobInfo{}, opError("write", name, err)
 	}
-	m := dirMeta{ContentType: opts.ContentType, Metadata: opts.Metadata}
-	if err := d.putMeta(h, dirs, base, m); err != nil {
-		h.tmp.leaf().Remove(tmpName)
-		return BlobInfo{}, opError("write", name, err)
+	if exists && e.fi.Mode().Perm() != fi.Mode().Perm() {
+		// A rewrite (a drain) keeps the file's permissions: a 0600 blob does not become 0644.
+		if err := h.tmp.leaf().Chmod(tmpName, e.fi.Mode().Perm()); err != nil {
+			h.tmp.leaf().Remove(tmpName)
+			return BlobInfo{}, opError("write", name, err)
+		}
 	}
+	// The blob first, then its side file: a write that fails (or a process killed) before the blob lands leaves
+	// everything as it was — never new metadata (a drain's stamp) on the old body, which would pass for a drain
+	// that happened. One that fails between the two leaves the new body with the old metadata, and says so.
 	if err := d.publish(tmpName, fi, e.c, name, base); err != nil {
 		h.tmp.leaf().Remove(tmpName) // gone already when the rename happened
 		return BlobInfo{}, opError("write", name, err)
+	}
+	m := dirMeta{ContentType: opts.ContentType, Metadata: opts.Metadata}
+	if err := d.putMeta(h, dirs, base, m); err != nil {
+		return BlobInfo{}, opError("write", name, fmt.Errorf("the body landed but its content type and metadata did not: %w", err))
 	}
 	return blobInfo(name, fi, m), nil
 }
@@ -1464,6 +1478,10 @@ func (f *folderReader) metaOf(n string) dirMeta {
 	}
 	return readMeta(f.meta.leaf(), n+metaSuffix)
 }
+
+// renameFault, set by tests only, fails the rename that publishes dst: what a rename across file systems
+// (EXDEV, a folder that is a mount point) or a full disk does.
+var renameFault func(dst string) error
 
 // refusedEntry lists an entry that is not a readable blob, dated by the entry itself (the link, the FIFO) so that
 // it has an age like every other row rather than one of 292 years.
