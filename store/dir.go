@@ -1493,6 +1493,35 @@ func refusedEntry(name, why string, fi fs.FileInfo) BlobInfo {
 	return bi
 }
 
+// ReadDirState reads a file of the tool's own from a directory container's state folder (the register a seed
+// left) the way every blob is read: never through a link, only a regular file, bounded. A missing file is
+// fs.ErrNotExist.
+func ReadDirState(root, name string) ([]byte, error) {
+	r, err := os.OpenRoot(root)
+	if err != nil {
+		return nil, err
+	}
+	defer r.Close()
+	for _, p := range []string{stateDir, path.Join(stateDir, name)} {
+		fi, err := r.Lstat(p)
+		if err != nil {
+			return nil, err
+		}
+		if want := p == stateDir; fi.IsDir() != want || !want && !fi.Mode().IsRegular() {
+			return nil, &refusal{p, refusedWhy(fi.Mode())}
+		}
+	}
+	f, err := r.OpenFile(path.Join(stateDir, name), os.O_RDONLY|syscall.O_NOFOLLOW|syscall.O_NONBLOCK, 0)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	if fi, err := f.Stat(); err != nil || !fi.Mode().IsRegular() {
+		return nil, &refusal{path.Join(stateDir, name), whyChanged}
+	}
+	return io.ReadAll(io.LimitReader(f, maxMetaBytes))
+}
+
 // DirRegisterPath is where a directory container keeps the handler register a seed wrote beside its blobs (in the
 // directory's own state folder, which no blob can be named under).
 func DirRegisterPath(root string) string { return DirStateFile(root, "handlers.json") }

@@ -310,3 +310,21 @@ func TestUnreadableIsNeverHealthy(t *testing.T) {
 		t.Fatalf("report markdown:\n%s", out)
 	}
 }
+
+// The register a seed leaves in the container's state folder is read like a blob: a link there (to a register
+// elsewhere, or to /etc/shadow) is refused, never followed.
+func TestRegisterLinkIsRefused(t *testing.T) {
+	dir := seeded(t)
+	reg := store.DirRegisterPath(dir)
+	moved := filepath.Join(t.TempDir(), "handlers.json")
+	if err := os.Rename(reg, moved); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Symlink(moved, reg); err != nil {
+		t.Fatal(err)
+	}
+	_, errs, code := runCmd(t, "check", "--dir", dir)
+	if code != 2 || !strings.Contains(errs, "symbolic link") {
+		t.Fatalf("check with a linked register: exit %d %s", code, errs)
+	}
+}

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -182,8 +183,19 @@ func (g *globalFlags) config() (replay.Config, error) {
 	c := g.rules()
 	path := g.handlers
 	if path == "" && g.dir != "" {
-		if p := store.DirRegisterPath(g.dir); fileExists(p) {
-			path = p
+		// The register a seed left in the container's state folder, read like a blob: never through a link.
+		b, err := store.ReadDirState(g.dir, "handlers.json")
+		switch {
+		case errors.Is(err, fs.ErrNotExist):
+		case err != nil:
+			return c, fmt.Errorf("handler register of %s: %w", textfmt.Printable(g.dir), err)
+		default:
+			reg, err := replay.ParseRegister(b)
+			if err != nil {
+				return c, fmt.Errorf("%s: %w", store.DirRegisterPath(g.dir), err)
+			}
+			c.Handlers = reg
+			return c, nil
 		}
 	}
 	if path != "" {
@@ -194,11 +206,6 @@ func (g *globalFlags) config() (replay.Config, error) {
 		c.Handlers = reg
 	}
 	return c, nil
-}
-
-func fileExists(p string) bool {
-	fi, err := os.Stat(p)
-	return err == nil && fi.Mode().IsRegular()
 }
 
 // open connects to the container the flags name.
