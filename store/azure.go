@@ -73,6 +73,10 @@ var transport = &http.Client{Transport: func() *http.Transport {
 	t := http.DefaultTransport.(*http.Transport).Clone()
 	t.MaxIdleConns, t.MaxIdleConnsPerHost = 256, 64
 	t.ForceAttemptHTTP2 = true
+	// The bytes as stored, always: Go's transport would otherwise ask for gzip and silently inflate a blob stored
+	// with Content-Encoding: gzip — show would judge bytes the replay function never sees, and a drain would
+	// re-upload different ones.
+	t.DisableCompression = true
 	t.TLSClientConfig = &tls.Config{MinVersion: tls.VersionTLS12}
 	return t
 }()}
