@@ -148,3 +148,41 @@ func TestWatchPrintsChangesAndRunsExec(t *testing.T) {
 		t.Fatalf("--exec got %q", got)
 	}
 }
+
+// A notifier that hangs (a webhook with no timeout) must not hold the watch: the next change is still printed
+// on time while the first --exec is stuck, and the watch stops promptly when asked.
+func TestWatchIsNotHeldByAHungExec(t *testing.T) {
+	dir := t.TempDir()
+	d, _ := store.OpenDir(dir)
+	body := []byte(`[{"id":"a","subject":"s","eventType":"T","dataVersion":"1","data":{}}]`)
+	d.Write(context.Background(), "S/a.json", body, store.WriteOptions{})
+	d.Backdate(context.Background(), "S/a.json", time.Now().Add(-2*time.Hour))
+	ctx, cancel := context.WithCancel(context.Background())
+	out := &lockedBuffer{}
+	done := make(chan int)
+	go func() {
+		done <- run(ctx, []string{"watch", "--dir", dir, "--json", "--interval", "100ms", "--exec", "sleep 100"}, stdio{in: strings.NewReader(""), out: out, err: out})
+	}()
+	for deadline := time.Now().Add(10 * time.Second); !strings.Contains(out.String(), `"event":"state"`); time.Sleep(20 * time.Millisecond) {
+		if time.Now().After(deadline) {
+			t.Fatalf("no first pass:\n%s", out.String())
+		}
+	}
+	d.Write(context.Background(), "S/b.json", body, store.WriteOptions{})
+	d.Backdate(context.Background(), "S/b.json", time.Now().Add(-2*time.Hour))
+	for deadline := time.Now().Add(5 * time.Second); !strings.Contains(out.String(), `"event":"new"`); time.Sleep(20 * time.Millisecond) {
+		if time.Now().After(deadline) {
+			t.Fatalf("the hung --exec held the watch: no new line\n%s", out.String())
+		}
+	}
+	start := time.Now()
+	cancel()
+	select {
+	case <-done:
+	case <-time.After(5 * time.Second):
+		t.Fatal("the watch did not stop while --exec hung")
+	}
+	if took := time.Since(start); took > 3*time.Second {
+		t.Fatalf("stopping took %s", took)
+	}
+}

@@ -57,8 +57,11 @@ var envVars = []envVar{
 	{"DEADLETTER_HANDLERS", "handlers"}, {"DEADLETTER_ID_SEPARATOR", "id-separator"}, {"DEADLETTER_READ_ONLY", "read-only"},
 }
 
+// Commands are listed in the order root adds them (what an operator needs first), not sorted. It is cobra's one
+// global: set once, not per run, since tests run the command line concurrently.
+func init() { cobra.EnableCommandSorting = false }
+
 func (a *app) root() *cobra.Command {
-	cobra.EnableCommandSorting = false
 	root := &cobra.Command{
 		Use:   "deadletter",
 		Short: "the Event Grid dead-letter container, for the operator on call",

@@ -1,10 +1,13 @@
 package main
 
 import (
+	"bytes"
 	"context"
 	"fmt"
+	"io"
 	"os/exec"
-	"strings"
+	"sync"
+	"syscall"
 	"time"
 
 	"github.com/deadletter/deadletter/internal/metrics"
@@ -68,6 +71,8 @@ func (a *app) runWatch(cmd *cobra.Command, o *watchOptions) error {
 		return err
 	}
 	defer stop()
+	hk := startHooks(ctx, o.exec, &lockedWriter{w: a.io.err}) // its goroutine writes while the passes go on
+	defer hk.stop()
 	var prev *replay.Report
 	lastErr := ""
 	for {
@@ -89,19 +94,19 @@ func (a *app) runWatch(cmd *cobra.Command, o *watchOptions) error {
 				exp.Failed(err, time.Since(start))
 			}
 			if err.Error() != lastErr {
-				a.emit(ctx, o, replay.Change{Time: now, Kind: replay.KindError, Event: replay.ChangeNew, Detail: err.Error()})
+				a.emit(hk, o, replay.Change{Time: now, Kind: replay.KindError, Event: replay.ChangeNew, Detail: err.Error()})
 				lastErr = err.Error()
 			}
 		default:
 			if lastErr != "" {
-				a.emit(ctx, o, replay.Change{Time: now, Kind: replay.KindError, Event: replay.ChangeResolved})
+				a.emit(hk, o, replay.Change{Time: now, Kind: replay.KindError, Event: replay.ChangeResolved})
 				lastErr = ""
 			}
 			if exp != nil {
 				exp.Succeeded(measure.Values(r), time.Now(), time.Since(start))
 			}
 			for _, c := range replay.Changes(prev, r, r.Now) {
-				a.emit(ctx, o, c)
+				a.emit(hk, o, c)
 			}
 			prev = &r
 		}
@@ -135,8 +140,8 @@ func (a *app) serveMetrics(addr, container string) (exp *metrics.Exporter, stop 
 	}, nil
 }
 
-// emit prints one change and runs --exec for what is (still) a problem.
-func (a *app) emit(ctx context.Context, o *watchOptions, c replay.Change) {
+// emit prints one change and hands it to --exec when it is (still) a problem.
+func (a *app) emit(hk *hooks, o *watchOptions, c replay.Change) {
 	c.Time = c.Time.UTC().Truncate(time.Second)
 	j := toChangeJSON(c)
 	if o.json {
@@ -144,14 +149,92 @@ func (a *app) emit(ctx context.Context, o *watchOptions, c replay.Change) {
 	} else {
 		fmt.Fprintf(a.io.out, "%s %-8s %-13s %s\n", j.Time, c.Event, c.Kind, present.ChangeMessage(c))
 	}
-	if o.exec == "" || c.Event == replay.ChangeResolved {
+	if c.Event == replay.ChangeResolved {
 		return
 	}
 	line, _ := marshal(j)
-	run := exec.CommandContext(ctx, "sh", "-c", o.exec)
-	run.Stdin = strings.NewReader(string(line) + "\n")
-	run.Stdout, run.Stderr = a.io.err, a.io.err
-	if err := run.Run(); err != nil {
-		fmt.Fprintf(a.io.err, "deadletter: --exec for %s %s: %s\n", c.Event, c.Kind, textfmt.Printable(err.Error()))
+	hk.send(line, fmt.Sprintf("%s %s", c.Event, c.Kind))
+}
+
+// execTimeout bounds one --exec run: a notifier that hangs (a webhook with no timeout of its own) is killed,
+// with everything it started, rather than holding the next ones back.
+const execTimeout = 30 * time.Second
+
+// hookQueue is how many --exec lines may wait for a slow notifier before new ones are dropped (and said so).
+const hookQueue = 64
+
+// hooks runs --exec for watch's lines one at a time, apart from the passes: a slow or hung notifier never delays
+// a pass, so the metrics and /healthz stay current while it runs.
+type hooks struct {
+	cmd  string
+	errw io.Writer
+	q    chan hookLine
+	done chan struct{}
+}
+
+type hookLine struct {
+	line []byte
+	what string
+}
+
+func startHooks(ctx context.Context, cmd string, errw io.Writer) *hooks {
+	h := &hooks{cmd: cmd, errw: errw, q: make(chan hookLine, hookQueue), done: make(chan struct{})}
+	go func() {
+		defer close(h.done)
+		for l := range h.q {
+			if ctx.Err() == nil {
+				h.run(ctx, l)
+			}
+		}
+	}()
+	return h
+}
+
+// send queues a line for --exec (nothing when there is no --exec).
+func (h *hooks) send(line []byte, what string) {
+	if h.cmd == "" {
+		return
 	}
+	select {
+	case h.q <- hookLine{line, what}:
+	default:
+		fmt.Fprintf(h.errw, "deadletter: --exec is %d lines behind: the line for %s was not passed on\n", hookQueue, what)
+	}
+}
+
+// stop lets the queued lines run (each still bounded by execTimeout; a signal cuts them short) and waits.
+func (h *hooks) stop() {
+	close(h.q)
+	<-h.done
+}
+
+// run runs the command once in a process group of its own, the line on stdin, killed whole past execTimeout.
+func (h *hooks) run(ctx context.Context, l hookLine) {
+	ctx, cancel := context.WithTimeout(ctx, execTimeout)
+	defer cancel()
+	run := exec.CommandContext(ctx, "sh", "-c", h.cmd)
+	run.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	run.Cancel = func() error { return syscall.Kill(-run.Process.Pid, syscall.SIGKILL) }
+	run.WaitDelay = time.Second
+	run.Stdin = bytes.NewReader(append(l.line, '\n'))
+	run.Stdout, run.Stderr = h.errw, h.errw
+	err := run.Run()
+	switch {
+	case ctx.Err() == context.DeadlineExceeded:
+		fmt.Fprintf(h.errw, "deadletter: --exec for %s did not finish within %s and was stopped\n", l.what, textfmt.Duration(execTimeout))
+	case err != nil:
+		fmt.Fprintf(h.errw, "deadletter: --exec for %s: %s\n", l.what, textfmt.Printable(err.Error()))
+	}
+}
+
+// lockedWriter serializes writes from goroutines of their own.
+type lockedWriter struct {
+	mu sync.Mutex
+	w  io.Writer
+}
+
+func (l *lockedWriter) Write(p []byte) (int, error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.w.Write(p)
 }
