@@ -26,8 +26,9 @@ type Alerts struct {
 	Ack   *Ack
 }
 
-// Needs reports whether the blob raises any alert at all.
-func (a Alerts) Needs() bool { return !a.Acked && (a.Expiring || a.Stalled || a.Malformed || a.Crash) }
+// Needs reports whether the blob raises any alert at all. An ack silences everything but expiry: data about to be
+// lost for good is never hidden.
+func (a Alerts) Needs() bool { return a.Expiring || !a.Acked && (a.Stalled || a.Malformed || a.Crash) }
 
 // AlertsOf answers, for one blob at the service time now, everything that makes it urgent or exempt.
 func (c Config) AlertsOf(it *Item, now time.Time) Alerts {

@@ -113,6 +113,10 @@ func (k *Checker) Add(items []Item, now time.Time) {
 		switch {
 		case a.Acked:
 			k.r.Acked++
+			if a.Expiring {
+				// An ack silences a blob someone is on, never the lifecycle rule about to delete it.
+				k.acc[iExpiring].add(it, k.o.Names)
+			}
 			continue
 		case a.Handled:
 			k.r.Handled++

@@ -6,6 +6,8 @@ import (
 	"os/user"
 	"time"
 
+	"github.com/deadletter/deadletter/internal/present"
+	"github.com/deadletter/deadletter/internal/textfmt"
 	"github.com/deadletter/deadletter/replay"
 	"github.com/deadletter/deadletter/store"
 	"github.com/spf13/cobra"
@@ -57,7 +59,7 @@ func (a *app) runAck(cmd *cobra.Command, names []string, o *ackOptions) error {
 		o.by = whoami()
 	}
 	ctx := cmd.Context()
-	snap, l, _, err := a.g.listed(ctx)
+	snap, l, cfg, err := a.g.listed(ctx)
 	if err != nil {
 		return err
 	}
@@ -69,6 +71,10 @@ func (a *app) runAck(cmd *cobra.Command, names []string, o *ackOptions) error {
 	for _, n := range found {
 		i, _ := snap.Lookup(n)
 		targets = append(targets, snap.Items[i].BlobInfo)
+		if al := cfg.AlertsOf(&snap.Items[i], snap.Now); al.Expiring && !o.clear {
+			fmt.Fprintf(a.io.err, "note: %s is deleted by the lifecycle rule in %s: an ack does not silence that (EXPIRING stays up until it is drained, restored or copied out)\n",
+				textfmt.Printable(n), present.DeletesIn(al))
+		}
 	}
 	verb := fmt.Sprintf("Acknowledge %d blob(s) for %s?", len(targets), durationText(o.dur))
 	if o.clear {

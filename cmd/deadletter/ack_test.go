@@ -106,3 +106,21 @@ func TestAckWithoutTagPermission(t *testing.T) {
 		t.Fatalf("exit %d\n%s\n%s", code, out, errs)
 	}
 }
+
+// An ack never hides data about to be lost: a quarantine blob inside --expiring-within stays an expiring finding
+// after it is acknowledged (the other findings go quiet), and ack says so when it is given.
+func TestAckDoesNotSilenceExpiry(t *testing.T) {
+	dir := t.TempDir()
+	d, _ := store.OpenDir(dir)
+	q := "quarantine/S/2026/1/1/1/q.json"
+	d.Write(context.Background(), q, []byte(`[{"id":"a","subject":"s","eventType":"T","dataVersion":"1","data":{}}]`), store.WriteOptions{})
+	d.Backdate(context.Background(), q, time.Now().Add(-29*24*time.Hour)) // deleted in a day (30d retention)
+	_, errs, code := runCmd(t, "ack", q, "--dir", dir, "--yes", "--for", "30d")
+	if code != 0 || !strings.Contains(errs, "an ack does not silence that") {
+		t.Fatalf("ack: exit %d %s", code, errs)
+	}
+	out, _, code := runCmd(t, "check", "--dir", dir, "--json")
+	if code != 1 || !strings.Contains(out, `"kind": "expiring"`) || strings.Contains(out, `"kind": "quarantine"`) {
+		t.Fatalf("check after the ack: exit %d %s", code, out)
+	}
+}
