@@ -2,6 +2,7 @@ package replay_test
 
 import (
 	"context"
+	"fmt"
 	"strings"
 	"testing"
 	"time"
@@ -484,5 +485,22 @@ func TestRestoreRefusesWhileTheOriginalLingers(t *testing.T) {
 	res, _ = replay.Restore(ctx, mem, cfg, []string{lingering}, replay.RestoreOptions{Force: true})
 	if res[0].Outcome != replay.OutcomeRestored {
 		t.Fatalf("forced: %+v", res[0])
+	}
+}
+
+// The drain forecast says what the replay function will do: nothing for a blob it crashes on (its events are
+// neither republished nor quarantined), nothing for a handled blob the drain skips.
+func TestForecastCountsWhatHappens(t *testing.T) {
+	crash := replay.Summary{Events: 1, CrashDepth: 5000}
+	crash.Verdicts[replay.VerdictReplay] = 1
+	plain := replay.Summary{Events: 3}
+	plain.Verdicts[replay.VerdictReplay], plain.Verdicts[replay.VerdictCap] = 2, 1
+	items := []replay.Item{{Summary: &crash}, {Summary: &plain}}
+	for i := range items {
+		items[i].Name = fmt.Sprintf("S/%d.json", i)
+	}
+	f := replay.ForecastDrain(items, false)
+	if f.Blobs != 2 || f.Crash != 1 || f.Verdicts.Of(replay.VerdictReplay) != 2 || f.Verdicts.Of(replay.VerdictCap) != 1 {
+		t.Fatalf("forecast %+v", f)
 	}
 }

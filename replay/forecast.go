@@ -34,9 +34,10 @@ func ForecastDrain(items []Item, includeHandled bool) Forecast {
 		case it.Summary.Malformed:
 			f.Malformed++
 		case it.Summary.CrashDepth > 0:
-			f.Crash++
+			f.Crash++ // the function throws before it republishes or quarantines anything
+		default:
+			f.Verdicts.Add(it.Summary.Verdicts)
 		}
-		f.Verdicts.Add(it.Summary.Verdicts)
 	}
 	return f
 }
