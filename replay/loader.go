@@ -87,6 +87,13 @@ func (l *Loader) List(ctx context.Context) (*Snapshot, error) {
 	if err != nil {
 		return nil, err
 	}
+	if snap.Now.IsZero() {
+		// An empty container: no page carried the service's clock, so ask for it (a report dated year 1 is no
+		// report).
+		if snap.Now, err = l.Container.Now(ctx); err != nil {
+			return nil, err
+		}
+	}
 	return snap, nil
 }
 

@@ -69,7 +69,7 @@ func buildReport(cfg replay.Config, snap *replay.Snapshot, o *reportOptions) rep
 	chk := cfg.Check(snap, replay.CheckOptions{MaxQuarantine: o.maxQuarantine, Names: true})
 	cj := toCheckJSON(cfg, chk)
 	r := reportJSON{Container: text(snap.Container), Now: rfc3339(snap.Now), Since: rfc3339(p.Hours[0]), WindowHours: len(p.Hours),
-		Counts: chk.Counts, Blobs: p.Blobs, Events: p.Events, Unread: p.Unread, Unreadable: chk.Unreadable, FirstUnreadable: text(chk.FirstUnreadable), Before: p.Before, Healthy: chk.Healthy, Findings: cj.Findings,
+		Counts: chk.Counts, Blobs: len(snap.Items), Handled: chk.Handled, Events: p.Events, Unread: p.Unread, Unreadable: chk.Unreadable, FirstUnreadable: text(chk.FirstUnreadable), Before: p.Before, Healthy: chk.Healthy, Findings: cj.Findings,
 		Timeline: []hourJSON{}, Subscriptions: []subscriptionJSON{}, Loss: []lossJSON{}, Drains: []drainJSON{}, Restores: []restoredJSON{}}
 	if !p.BurstStart.IsZero() {
 		s := rfc3339(p.BurstStart)
@@ -141,6 +141,9 @@ func mdSummary(w io.Writer, r reportJSON) {
 		panes = append(panes, fmt.Sprintf("%s %d", pn, r.Counts[pn]))
 	}
 	fmt.Fprintf(w, "- %d blobs (%s), %d events read", r.Blobs, strings.Join(panes, ", "), r.Events)
+	if r.Handled > 0 {
+		fmt.Fprintf(w, "; %d blob(s) the replay already handled (their copies count their events)", r.Handled)
+	}
 	if r.Unread > 0 {
 		fmt.Fprintf(w, "; %d blobs not read", r.Unread)
 	}

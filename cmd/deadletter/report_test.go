@@ -65,7 +65,7 @@ func TestReportJSON(t *testing.T) {
 	if err := json.Unmarshal(out.Bytes(), &m); err != nil {
 		t.Fatal(err)
 	}
-	want := []string{"blobs", "burstStart", "container", "counts", "drains", "events", "eventsBeforeWindow", "findings", "healthy", "loss", "now",
+	want := []string{"blobs", "burstStart", "container", "counts", "drains", "events", "eventsBeforeWindow", "findings", "handled", "healthy", "loss", "now",
 		"restores", "since", "subscriptions", "timeline", "unread", "unreadable", "windowHours"}
 	if got := keys(m); strings.Join(got, ",") != strings.Join(want, ",") {
 		t.Fatalf("report fields %v, want %v", got, want)
@@ -148,5 +148,14 @@ func TestReportCommand(t *testing.T) {
 	}
 	if _, errs, code := runCmd(t, "report", "--dir", dir, "--format", "html"); code != 2 || !strings.Contains(errs, "md or json") {
 		t.Fatalf("%d %s", code, errs)
+	}
+}
+
+// An empty container's report is dated by the clock, not year 1.
+func TestReportOfAnEmptyContainer(t *testing.T) {
+	out, errs, code := runCmd(t, "report", "--dir", t.TempDir(), "--format", "json")
+	var r struct{ Now string }
+	if code != 0 || json.Unmarshal([]byte(out), &r) != nil || !strings.HasPrefix(r.Now, time.Now().UTC().Format("2006-")) {
+		t.Fatalf("exit %d %s %s", code, out, errs)
 	}
 }

@@ -385,6 +385,7 @@ type reportJSON struct {
 	Counts      map[replay.Pane]int `json:"counts"`
 	Blobs       int                 `json:"blobs"`
 	Events      int                 `json:"events"`
+	Handled     int                 `json:"handled"`
 	Unread      int                 `json:"unread"`
 	// Unreadable counts blobs whose payload could not be read; the report is then not healthy.
 	Unreadable      int                `json:"unreadable"`
