@@ -29,8 +29,6 @@ type DrainTarget struct {
 	// QuarantineTwin says the listing holds this blob's quarantine/ copy: whether that copy is the whole record
 	// (the blob was handled) depends on the payload, which the drain judges on the bytes it reads.
 	QuarantineTwin bool
-	// Missing: the operator named a blob that does not exist.
-	Missing bool
 }
 
 // DrainOptions control a drain.
@@ -84,9 +82,6 @@ func Drain(ctx context.Context, c store.Container, cfg Config, targets []DrainTa
 func drainOne(ctx context.Context, c store.Container, cfg Config, want DrainTarget, o DrainOptions) Result {
 	r := Result{Name: want.Name}
 	switch {
-	case want.Missing:
-		r.Outcome, r.Error = OutcomeNotFound, "no such blob"
-		return r
 	case !IsRoot(want.Name):
 		r.Outcome, r.Error = OutcomeExcluded, "only root blobs are drained: archived/ and quarantine/ are the replay's own records"
 		return r

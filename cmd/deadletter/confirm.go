@@ -18,6 +18,7 @@ import (
 // actionFlags are what every command that changes the container takes.
 type actionFlags struct {
 	dryRun, yes, json bool
+	hasDryRun         bool // the command offers --dry-run
 	concurrency       int
 }
 
@@ -25,6 +26,7 @@ func (f *actionFlags) register(cmd *cobra.Command, dryRun bool) {
 	fs := cmd.Flags()
 	if dryRun {
 		fs.BoolVar(&f.dryRun, "dry-run", false, "say what would happen, change nothing")
+		f.hasDryRun = true
 	}
 	fs.BoolVarP(&f.yes, "yes", "y", false, "do not ask for confirmation (required when not on a terminal)")
 	fs.BoolVar(&f.json, "json", false, "JSON output")
@@ -49,7 +51,10 @@ func (a *app) confirm(f actionFlags, question string) error {
 		return nil
 	}
 	if !a.isTerminal() {
-		return usagef("not on a terminal: pass --yes to confirm (or --dry-run to look first)")
+		if f.hasDryRun {
+			return usagef("not on a terminal: pass --yes to confirm (or --dry-run to look first)")
+		}
+		return usagef("not on a terminal: pass --yes to confirm")
 	}
 	fmt.Fprintf(a.io.err, "%s [y/N] ", question)
 	line, _ := bufio.NewReader(a.io.in).ReadString('\n')

@@ -46,7 +46,7 @@ func (a *app) runDrain(cmd *cobra.Command, names []string, o *drainOptions) erro
 	if err != nil {
 		return err
 	}
-	targets, take, err := a.drainNamed(snap, names)
+	missing, take, err := a.drainNamed(snap, names)
 	if err != nil {
 		return err
 	}
@@ -55,6 +55,7 @@ func (a *app) runDrain(cmd *cobra.Command, names []string, o *drainOptions) erro
 		// (a quarantine copy that holds all of them) are known before the question, not only at write time.
 		l.HydrateWhere(ctx, snap, take)
 	}
+	var targets []replay.DrainTarget
 	var items []replay.Item
 	for i := range snap.Items {
 		if it := &snap.Items[i]; take(it) {
@@ -62,27 +63,29 @@ func (a *app) runDrain(cmd *cobra.Command, names []string, o *drainOptions) erro
 			items = append(items, *it)
 		}
 	}
-	if len(targets) == 0 {
+	if len(targets) == 0 && len(missing) == 0 {
 		if o.json {
 			return writeJSON(a.io.out, toResultsJSON(o.dryRun, nil))
 		}
 		fmt.Fprintln(a.io.out, "nothing is stranded: no blob to drain")
 		return nil
 	}
-	if err := a.askDrain(cfg, o, targets, items); err != nil {
-		return err
+	var res []replay.Result
+	if len(targets) > 0 {
+		if err := a.askDrain(cfg, o, targets, items); err != nil {
+			return err
+		}
+		if res, err = replay.Drain(ctx, l.Container, cfg, targets, replay.DrainOptions{DryRun: o.dryRun, IncludeHandled: o.includeHandled,
+			Concurrency: o.concurrency, Progress: a.progress("drained", len(targets))}); err != nil {
+			return err
+		}
 	}
-	res, err := replay.Drain(ctx, l.Container, cfg, targets, replay.DrainOptions{DryRun: o.dryRun, IncludeHandled: o.includeHandled,
-		Concurrency: o.concurrency, Progress: a.progress("drained", len(targets))})
-	if err != nil {
-		return err
-	}
-	return a.reportResults(ctx, o.actionFlags, res)
+	return a.reportResults(ctx, o.actionFlags, append(missing, res...))
 }
 
-// drainNamed resolves the names a drain was given: the missing ones as targets of their own (notFound), and
-// which listed items to take — the named ones, or with no names every stranded blob.
-func (a *app) drainNamed(snap *replay.Snapshot, names []string) ([]replay.DrainTarget, func(*replay.Item) bool, error) {
+// drainNamed resolves the names a drain was given: the ones that match nothing (reported notFound), and which
+// listed items to take — the named ones, or with no names every stranded blob.
+func (a *app) drainNamed(snap *replay.Snapshot, names []string) ([]replay.Result, func(*replay.Item) bool, error) {
 	if len(names) == 0 {
 		return nil, func(it *replay.Item) bool { return it.Pane == replay.PaneStranded }, nil
 	}
@@ -90,25 +93,18 @@ func (a *app) drainNamed(snap *replay.Snapshot, names []string) ([]replay.DrainT
 	if err != nil {
 		return nil, nil, err
 	}
-	var targets []replay.DrainTarget
-	for _, m := range missing {
-		fmt.Fprintln(a.io.err, textfmt.Printable(m.Error))
-		t := replay.DrainTarget{Missing: true}
-		t.Name = m.Name
-		targets = append(targets, t)
-	}
 	named := map[string]bool{}
 	for _, n := range found {
 		named[n] = true
 	}
-	return targets, func(it *replay.Item) bool { return named[it.Name] }, nil
+	return missing, func(it *replay.Item) bool { return named[it.Name] }, nil
 }
 
 // askDrain says what the drain will do — only the blobs it will re-upload are counted — and asks.
 func (a *app) askDrain(cfg replay.Config, o *drainOptions, targets []replay.DrainTarget, items []replay.Item) error {
 	drainable := 0
 	for _, t := range targets {
-		if !t.Missing && (t.HandledBy == "" || o.includeHandled) {
+		if t.HandledBy == "" || o.includeHandled {
 			drainable++
 		}
 	}

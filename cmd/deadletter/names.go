@@ -29,12 +29,15 @@ type lookup struct {
 	name       string   // the blob it names ("" when none or several)
 	candidates []string // several matched: the first few
 	closest    []string // none matched: the nearest names
+	elsewhere  []string // none matched where the command acts, these did outside it
 }
 
 func (lk lookup) err() error {
 	switch {
 	case len(lk.candidates) > 0:
 		return usagef("%q matches several blobs — give more of the name:\n  %s", lk.arg, strings.Join(printable(lk.candidates), "\n  "))
+	case lk.name == "" && len(lk.elsewhere) > 0:
+		return fmt.Errorf("%q matches only blobs this command does not act on (drain takes root blobs, restore quarantine/ ones):\n  %s", lk.arg, strings.Join(printable(lk.elsewhere), "\n  "))
 	case lk.name == "":
 		msg := fmt.Sprintf("no blob matches %q", lk.arg)
 		if len(lk.closest) > 0 {
@@ -96,10 +99,14 @@ func match(names []string, arg string, in scope) lookup {
 		return lookup{name: arg}
 	}
 	frag := strings.ToLower(arg)
-	var hits []string
+	var hits, elsewhere []string
 	for _, n := range names {
-		if in(n) && strings.Contains(strings.ToLower(n), frag) {
-			hits = append(hits, n)
+		if strings.Contains(strings.ToLower(n), frag) {
+			if in(n) {
+				hits = append(hits, n)
+			} else if len(elsewhere) < maxCandidates {
+				elsewhere = append(elsewhere, n)
+			}
 		}
 	}
 	switch {
@@ -107,6 +114,8 @@ func match(names []string, arg string, in scope) lookup {
 		return lookup{name: hits[0]}
 	case len(hits) > 1:
 		return lookup{candidates: hits[:min(len(hits), maxCandidates)]}
+	case len(elsewhere) > 0:
+		return lookup{elsewhere: elsewhere}
 	}
 	var scoped []string
 	for _, n := range names {
@@ -193,7 +202,9 @@ func resolveNamed(snap *replay.Snapshot, container string, args []string, in sco
 		case len(lk.candidates) > 0:
 			return nil, nil, lk.err()
 		case lk.name == "":
-			missing = append(missing, replay.Result{Name: lk.arg, Outcome: replay.OutcomeNotFound, Error: lk.err().Error()})
+			// One line: a result is one line of the report (the candidates, already escaped, comma-separated).
+			msg := strings.ReplaceAll(strings.Replace(lk.err().Error(), ":\n  ", ": ", 1), "\n  ", ", ")
+			missing = append(missing, replay.Result{Name: lk.arg, Outcome: replay.OutcomeNotFound, Error: msg})
 		default:
 			found = append(found, lk.name)
 		}
