@@ -53,16 +53,22 @@ func (a *app) demoCmd() *cobra.Command {
 or --dir) and opens the dashboard on it. It prints the directory, so you can look again with --dir.`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			dir := a.g.dir
+			// Only a --dir typed for the demo: DEADLETTER_DIR names the operator's own container, and the demo must
+			// never seed fake dead letters into it.
+			dir := ""
+			if f := cmd.Flag("dir"); f != nil && f.Changed {
+				dir = a.g.dir
+			}
 			if dir == "" {
 				d, err := demoDir()
 				if err != nil {
 					return err
 				}
-				if err := resetDemo(d); err != nil {
-					return err
-				}
 				dir = d
+			}
+			// The demo's own directory from an earlier run is cleared; anything else must not exist yet or be empty.
+			if err := resetDemo(dir); err != nil {
+				return err
 			}
 			c, err := store.CreateDir(dir)
 			if err != nil {
@@ -92,17 +98,21 @@ or --dir) and opens the dashboard on it. It prints the directory, so you can loo
 // in the directory container's state folder, where no blob can be.
 func demoMarker(dir string) string { return store.DirStateFile(dir, "demo") }
 
-// resetDemo empties the demo directory of an earlier run (only if it is one) and marks it.
+// resetDemo empties the demo directory of an earlier run (only if it is one) and marks it. An empty directory is
+// taken as it is; any other is refused.
 func resetDemo(dir string) error {
-	if _, err := os.Stat(dir); err == nil {
+	ents, err := os.ReadDir(dir)
+	switch {
+	case errors.Is(err, os.ErrNotExist), err == nil && len(ents) == 0:
+	case err != nil:
+		return err
+	default:
 		if _, err := os.Stat(demoMarker(dir)); err != nil {
-			return fmt.Errorf("%s exists and is not a demo directory: give --dir", textfmt.Printable(dir))
+			return usagef("%s holds blobs and is not a demo directory: the demo writes fake dead letters, so give it an empty or new --dir", textfmt.Printable(dir))
 		}
 		if err := os.RemoveAll(dir); err != nil {
 			return err
 		}
-	} else if !errors.Is(err, os.ErrNotExist) {
-		return err
 	}
 	return writeFileAll(demoMarker(dir), []byte("deadletter demo: cleared by the next `deadletter demo`\n"))
 }

@@ -328,3 +328,39 @@ func TestRegisterLinkIsRefused(t *testing.T) {
 		t.Fatalf("check with a linked register: exit %d %s", code, errs)
 	}
 }
+
+// demo never seeds fake dead letters into the operator's container: DEADLETTER_DIR is not the demo's directory,
+// and a --dir that holds blobs (and is not an earlier demo) is refused.
+func TestDemoLeavesRealContainersAlone(t *testing.T) {
+	snapshot := seeded(t)
+	before := lsJSONOf(t, "--dir", snapshot)
+	t.Setenv("XDG_CACHE_HOME", t.TempDir())
+	t.Setenv("DEADLETTER_DIR", snapshot)
+	runCmd(t, "demo") // no terminal: the dashboard cannot open, but the demo container is seeded first
+	if after := lsJSONOf(t, "--dir", snapshot); len(after.Blobs) != len(before.Blobs) {
+		t.Fatalf("demo wrote into DEADLETTER_DIR: %d → %d blobs", len(before.Blobs), len(after.Blobs))
+	}
+	_, errs, code := runCmd(t, "demo", "--dir", snapshot)
+	if code != 2 || !strings.Contains(errs, "is not a demo directory") {
+		t.Fatalf("demo --dir on a real container: exit %d %s", code, errs)
+	}
+}
+
+// seed never overwrites a handler register it did not write (it may be the estate's real one): refused before a
+// blob is written, unless --force; its own register again is fine.
+func TestSeedKeepsAForeignRegister(t *testing.T) {
+	reg := filepath.Join(t.TempDir(), "handlers.json")
+	os.WriteFile(reg, []byte(`{"ProcessPayment": false}`), 0o644)
+	dir := filepath.Join(t.TempDir(), "c")
+	_, errs, code := runCmd(t, "seed", "--dir", dir, "--register-out", reg)
+	if b, _ := os.ReadFile(reg); code != 2 || string(b) != `{"ProcessPayment": false}` || !strings.Contains(errs, "is not the scenario's register") {
+		t.Fatalf("seed over a foreign register: exit %d %s %s", code, errs, b)
+	}
+	if _, err := os.Stat(dir); err == nil {
+		if l := lsJSONOf(t, "--dir", dir); len(l.Blobs) != 0 {
+			t.Fatal("blobs were seeded before the refusal")
+		}
+	}
+	mustRun(t, "seed", "--dir", dir, "--register-out", reg, "--force")
+	mustRun(t, "seed", "--dir", dir, "--register-out", reg) // its own register now: fine
+}

@@ -9,7 +9,9 @@ import (
 	"path/filepath"
 	"regexp"
 	"runtime/debug"
+	"slices"
 	"strconv"
+	"strings"
 	"time"
 
 	"github.com/deadletter/deadletter/internal/textfmt"
@@ -135,6 +137,7 @@ func (a *app) globalFlags(fs *pflag.FlagSet) {
 // prepare applies the environment to every flag not given on the command line, then validates.
 func (a *app) prepare(cmd *cobra.Command) error {
 	fs := cmd.Flags()
+	var fromEnv []string
 	for _, e := range envVars {
 		v, ok := os.LookupEnv(e.name)
 		f := fs.Lookup(e.flag)
@@ -144,8 +147,15 @@ func (a *app) prepare(cmd *cobra.Command) error {
 		if err := f.Value.Set(v); err != nil {
 			return usagef("environment variable %s: %v", e.name, err)
 		}
+		fromEnv = append(fromEnv, e.name)
 	}
-	return a.g.validate()
+	err := a.g.validate()
+	for _, e := range envVars {
+		if err != nil && slices.Contains(fromEnv, e.name) && strings.Contains(err.Error(), "--"+e.flag+" ") {
+			return usagef("%v (set by the environment variable %s)", err, e.name)
+		}
+	}
+	return err
 }
 
 var containerName = regexp.MustCompile(`^[a-z0-9](?:[a-z0-9]|-(?:[a-z0-9]))*$`)

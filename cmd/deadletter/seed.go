@@ -5,6 +5,8 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io/fs"
+	"maps"
 	"os"
 	"path/filepath"
 
@@ -63,11 +65,14 @@ func (a *app) runSeed(cmd *cobra.Command, o *seedOptions) error {
 	if err := seedGuard(cmd.Context(), c, o.force); err != nil {
 		return err
 	}
+	out := registerFile(&a.g, o.registerOut)
+	if err := registerFree(out, o.force); err != nil {
+		return err
+	}
 	rep, err := scenario.Seed(ctx, c, scenario.SeedOptions{Scenario: o.scenario, Count: o.count, Seed: o.seed, Config: a.g.rules()})
 	if err != nil {
 		return err
 	}
-	out := registerFile(&a.g, o.registerOut)
 	if err := writeRegister(out, rep.Register); err != nil {
 		return err
 	}
@@ -81,6 +86,22 @@ func (a *app) runSeed(cmd *cobra.Command, o *seedOptions) error {
 		fmt.Fprintf(w, "note: storage cannot backdate blobs: root blobs become stranded once they pass the TTL (%s); rehearse with --ttl 5s\n", textfmt.Duration(a.g.ttl))
 	}
 	return nil
+}
+
+// registerFree refuses to overwrite a file with the seed's register — it may be the estate's real one, which
+// --handlers then reads — unless it already holds that register, or --force.
+func registerFree(path string, force bool) error {
+	old, err := os.ReadFile(path)
+	if errors.Is(err, fs.ErrNotExist) || force {
+		return nil
+	}
+	if err != nil {
+		return err
+	}
+	if reg, err := replay.ParseRegister(old); err == nil && maps.Equal(reg, scenario.IncidentRegister) {
+		return nil
+	}
+	return usagef("%s exists and is not the scenario's register: choose another --register-out, or --force to overwrite it", textfmt.Printable(path))
 }
 
 // openForSeed opens the container, creating a directory container that does not exist yet.
