@@ -11,6 +11,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/deadletter/deadletter/internal/present"
 	"github.com/deadletter/deadletter/store"
 	"github.com/deadletter/deadletter/store/storetest"
 )
@@ -342,5 +343,15 @@ func TestLsHidesNothing(t *testing.T) {
 	os.Chtimes(future, ahead, ahead)
 	if out, _, _ := runCmd(t, "ls", "--dir", dir, "-o", "name"); !strings.Contains(out, "FUTURE/x.json") {
 		t.Fatal("a blob dated ahead of the clock is not listed")
+	}
+}
+
+// On an 80-column terminal ls keeps STATE: without it a handled or acknowledged blob passes for an ordinary one.
+func TestLsAt80ColumnsKeepsState(t *testing.T) {
+	widths := present.Layout(lsColumns, 80)
+	for i, c := range lsColumns {
+		if c.ID == "state" && widths[i] == 0 {
+			t.Fatalf("STATE dropped at 80 columns: %v", widths)
+		}
 	}
 }

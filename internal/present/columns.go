@@ -202,7 +202,7 @@ var (
 			}
 			return summaryOr(r, VerdictSummary)
 		}}
-	ColState = Column{ID: "state", Title: "STATE", Min: 8, Max: 22, Priority: 35,
+	ColState = Column{ID: "state", Title: "STATE", Min: 8, Max: 22, Priority: 72, // handled and acked rows must not pass for ordinary ones
 		Cell: func(r Row) string { return State(r.Alerts) }}
 )
 
