@@ -129,7 +129,8 @@ func (o *overview) View(m *Model) string {
 	lines = append(lines, o.titleLine(m))
 	lines = append(lines, o.chart(m, chartH)...)
 	lines = append(lines, o.legend(m), o.lossLine(m))
-	lines = append(lines, o.grid(m, gridRows)...)
+	// The grid takes every line the chart left (its header is one of them).
+	lines = append(lines, o.grid(m, max(gridRows, o.h-len(lines)-1))...)
 	return fit(strings.Join(lines, "\n"), o.w, o.h)
 }
 
@@ -276,7 +277,7 @@ func (o *overview) lossLine(m *Model) string {
 // grid draws subscriptions × reasons and the replay's fates, with the cursor on a cell.
 func (o *overview) grid(m *Model, rows int) []string {
 	p := o.pic
-	head := []string{textfmt.Cell("SUBSCRIPTION", 14), textfmt.Cell("EVENTS", 7)}
+	head := []string{textfmt.Cell(" SUBSCRIPTION", 14), textfmt.Cell("EVENTS", 7)} // a gutter for the cursor
 	for i, c := range o.cols {
 		t := textfmt.Cell(textfmt.Printable(c.title), c.w)
 		if o.section == 1 && i == o.col {
@@ -285,9 +286,14 @@ func (o *overview) grid(m *Model, rows int) []string {
 		head = append(head, t)
 	}
 	out := []string{m.paint(&m.st.Header, strings.Join(head, " "))}
-	top := max(0, min(o.row-rows+2, len(p.Subscriptions)-rows+1))
-	for r := top; r < len(p.Subscriptions) && len(out) < rows+1; r++ {
-		cells := []string{textfmt.Cell(textfmt.Printable(p.Subscriptions[r]), 14), textfmt.Cell(thousands(p.Totals[r]), 7)}
+	n := len(p.Subscriptions)
+	show := min(n, rows) // data rows on screen; one gives way to a "more" line when they do not all fit
+	if n > rows {
+		show = max(1, rows-1)
+	}
+	top := max(0, min(o.row-show+1, n-show))
+	for r := top; r < top+show; r++ {
+		cells := []string{textfmt.Cell(" "+textfmt.Printable(p.Subscriptions[r]), 14), textfmt.Cell(thousands(p.Totals[r]), 7)}
 		for i, c := range o.cols {
 			var v string
 			if c.reason >= 0 {
@@ -312,12 +318,12 @@ func (o *overview) grid(m *Model, rows int) []string {
 		}
 		line := strings.Join(cells, " ")
 		if o.section == 1 && r == o.row {
-			line = "▸" + line[1:]
+			line = "▸" + line[1:] // the gutter
 		}
 		out = append(out, line)
 	}
-	if hidden := len(p.Subscriptions) - (len(out) - 1); hidden > 0 {
-		out[len(out)-1] = m.paint(&m.st.Dim, fmt.Sprintf("  … %d more subscription(s) (↓ to scroll)", hidden))
+	if above, below := top, n-top-show; above+below > 0 {
+		out = append(out, m.paint(&m.st.Dim, fmt.Sprintf("  … %d more subscription(s): %d above, %d below (↑↓ to scroll)", above+below, above, below)))
 	}
 	return out
 }

@@ -7,6 +7,7 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
+	"strconv"
 	"strings"
 	"syscall"
 	"testing"
@@ -483,4 +484,33 @@ func TestUnreadableRaisesABadge(t *testing.T) {
 	hs.lacks("healthy")
 	hs.press("3", "/", "is:unreadable", "<enter>")
 	hs.shows("fifo.json")
+}
+
+// The overview's subscription grid at 80×24: every subscription is either shown or counted (above and below),
+// the cursor sits in a gutter of its own (never over a name's first letter), and it stays on screen as it moves.
+func TestOverviewGridAccountsForEverySubscription(t *testing.T) {
+	mem, cfg := fixture(t, 40)
+	hs := newHarness(t, mem, cfg, 80, 24)
+	hs.press("o")
+	subs := hs.m.overview.pic.Subscriptions
+	for i := 0; i <= len(subs); i++ {
+		s := hs.screen()
+		shown := 0
+		for _, sub := range subs {
+			if strings.Contains(s, "\n "+sub[:min(len(sub), 12)]) || strings.Contains(s, "\n▸"+sub[:min(len(sub), 12)]) {
+				shown++
+			}
+		}
+		hidden := 0
+		if m := regexp.MustCompile(`… (\d+) more subscription`).FindStringSubmatch(s); m != nil {
+			hidden, _ = strconv.Atoi(m[1])
+		}
+		if shown+hidden != len(subs) {
+			t.Fatalf("after %d downs: %d shown + %d counted, %d subscriptions:\n%s", i, shown, hidden, len(subs), s)
+		}
+		if i > 0 && !strings.Contains(s, "\n▸") {
+			t.Fatalf("after %d downs the cursor is off screen:\n%s", i, s)
+		}
+		hs.press("<down>")
+	}
 }
