@@ -106,7 +106,7 @@ func run(ctx context.Context, args []string, io stdio) int {
 func report(io stdio, err error) {
 	lines := strings.Split(err.Error(), "\n")
 	for i, l := range lines {
-		lines[i] = textfmt.Printable(l)
+		lines[i] = textfmt.Printable(strings.ReplaceAll(l, "\t", "  ")) // (Entra ID's errors indent with tabs)
 	}
 	fmt.Fprintln(io.err, "deadletter:", strings.Join(lines, "\n"))
 	var ue usageError
