@@ -41,7 +41,7 @@ func (a *app) checkCmd() *cobra.Command {
 		Short: "exit 0 healthy, 1 findings, 2 could not check (for cron and CI)",
 		Long: `check reads the container once and reports what needs a human: stranded, expiring, replay stalled, crash,
 quarantine (over --max-quarantine) and malformed blobs, naming them. A check that cannot see the whole container —
-unreachable, refused, interrupted, past --timeout (30s), or a payload it could not read — exits 2, never 0.
+unreachable, refused, interrupted, past --timeout (5m unless set), or a payload it could not read (refused, failed, over 64 MiB) — exits 2, never 0.
 Acknowledged blobs (deadletter ack) and copies the replay already handled raise nothing.`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error { return a.runCheck(cmd, &o) },

@@ -73,7 +73,7 @@ func writeShow(w io.Writer, d *replay.Detail, cfg replay.Config) {
 	if drained == "" {
 		drained = "0"
 	}
-	fmt.Fprintf(w, "  size        %s   etag %s   drained %s times\n", textfmt.Bytes(d.Size), p(d.ETag), p(drained))
+	fmt.Fprintf(w, "  size        %s   etag %s   drained %s time(s)\n", textfmt.Bytes(d.Size), p(d.ETag), p(drained))
 	for _, l := range present.AlertLines(al) {
 		fmt.Fprintf(w, "  %s\n", l)
 	}
