@@ -151,7 +151,10 @@ func mdSummary(w io.Writer, r reportJSON) {
 	if r.Unreadable > 0 {
 		fmt.Fprintf(w, "- **%d blob(s) could not be read** (refused, failed or over the size limit), so this report is incomplete: %s\n", r.Unreadable, md(string(r.FirstUnreadable)))
 	}
-	if r.BurstStart != nil {
+	switch {
+	case r.BurstStart != nil && *r.BurstStart == r.Since:
+		fmt.Fprintf(w, "- The current burst of dead letters was already under way when the timeline starts (%s): widen --since to see its start.\n", *r.BurstStart)
+	case r.BurstStart != nil:
 		fmt.Fprintf(w, "- The current burst of dead letters started at %s.\n", *r.BurstStart)
 	}
 	if r.Healthy {
