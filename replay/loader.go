@@ -9,6 +9,7 @@ import (
 
 	"github.com/deadletter/deadletter/internal/pool"
 	"github.com/deadletter/deadletter/store"
+	"golang.org/x/sync/semaphore"
 )
 
 // Loader lists and reads a container. Payload summaries are cached by (name, ETag), so a refresh never downloads
@@ -26,7 +27,14 @@ type Loader struct {
 	mu    sync.Mutex
 	cache map[string]cached
 	gen   uint32
+	// inFlight bounds the payload bytes being read and parsed at once (see hydrateBudget).
+	inFlight *semaphore.Weighted
 }
+
+// hydrateBudget is how many payload bytes the loader reads and parses at once. Dead letters are small and flow
+// at full concurrency; a payload of tens of MiB holding a million tiny events takes about 35 times its size to
+// parse, so the big ones go one at a time — a check over a dozen 60 MiB blobs needs about 2 GB, not 5.
+const hydrateBudget = 32 << 20
 
 type cached struct {
 	etag    string
@@ -38,7 +46,7 @@ type cached struct {
 
 // NewLoader makes a loader.
 func NewLoader(c store.Container, cfg Config) *Loader {
-	return &Loader{Container: c, Config: cfg, Concurrency: DefaultConcurrency, cache: map[string]cached{}}
+	return &Loader{Container: c, Config: cfg, Concurrency: DefaultConcurrency, cache: map[string]cached{}, inFlight: semaphore.NewWeighted(hydrateBudget)}
 }
 
 // Stream lists the container page by page: each page's blobs are classified against that page's service clock,
@@ -142,6 +150,11 @@ func (l *Loader) hydrateOne(ctx context.Context, bi store.BlobInfo) Hydrated {
 		return Hydrated{Name: bi.Name, ETag: bi.ETag, Summary: c.summary, ReadErr: c.readErr, Failed: c.failed}
 	}
 	h := Hydrated{Name: bi.Name, ETag: bi.ETag}
+	weight := min(max(bi.Size, 1), hydrateBudget)
+	if err := l.inFlight.Acquire(ctx, weight); err != nil {
+		return Hydrated{} // cancelled while waiting: nothing learned
+	}
+	defer l.inFlight.Release(weight)
 	b, err := l.Container.Read(ctx, bi.Name, store.MaxBlobBytes)
 	switch {
 	case err != nil && ctx.Err() != nil:
