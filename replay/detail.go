@@ -3,6 +3,7 @@ package replay
 import (
 	"context"
 	"errors"
+	"time"
 
 	"github.com/deadletter/deadletter/store"
 )
@@ -77,19 +78,29 @@ func (l *Loader) Inspect(ctx context.Context, name string) (*Detail, error) {
 		pv := l.Config.Plan(name, b.Body, d.Payload)
 		d.Preview = &pv
 	case PaneQuarantine:
-		rp := l.Config.PlanRestore(name, b.Body, d.Payload, b.LastModified)
-		if rp.Refusal == "" {
-			orig, lingers, err := OriginalLingers(ctx, l.Container, name)
-			if err != nil {
-				return nil, err
-			}
-			if lingers {
-				rp.Refusal = LingeringRefusal(orig)
-			}
+		rp, err := l.restorePlan(ctx, name, b.Body, d.Payload, b.LastModified)
+		if err != nil {
+			return nil, err
 		}
 		d.Restore = &rp
 	}
 	return d, nil
+}
+
+// restorePlan is what restoring a quarantine blob would do, refused as the restore itself would refuse it — a
+// copy whose original still lingers at the root included.
+func (l *Loader) restorePlan(ctx context.Context, name string, body []byte, p *Payload, lastModified time.Time) (RestorePlan, error) {
+	rp := l.Config.PlanRestore(name, body, p, lastModified)
+	if rp.Refusal == "" {
+		orig, lingers, err := OriginalLingers(ctx, l.Container, name)
+		if err != nil {
+			return rp, err
+		}
+		if lingers {
+			rp.Refusal = LingeringRefusal(orig)
+		}
+	}
+	return rp, nil
 }
 
 // twins looks up the replay function's copies of a root blob, which say whether it was already handled.

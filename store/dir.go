@@ -823,21 +823,9 @@ func (d *Dir) Write(ctx context.Context, name string, body []byte, opts WriteOpt
 		return BlobInfo{}, opError("write", name, err)
 	}
 	defer func() { e.close() }()
-	exists := false
-	if e.fi != nil {
-		switch {
-		case e.fi.IsDir():
-			return BlobInfo{}, cannotHold(name, errors.New("a folder of that name holds other blobs"))
-		case !e.fi.Mode().IsRegular():
-			return BlobInfo{}, opError("write", name, &refusal{name, refusedWhy(e.fi.Mode())})
-		}
-		exists = true
-	}
-	if opts.IfNoneMatchAny && exists {
-		return BlobInfo{}, opError("write", name, ErrAlreadyExists)
-	}
-	if opts.IfMatch != "" && (!exists || etagOf(e.fi) != opts.IfMatch) {
-		return BlobInfo{}, opError("write", name, ErrConditionFailed)
+	exists, err := writable(e.fi, name, opts)
+	if err != nil {
+		return BlobInfo{}, err
 	}
 	dirs, base := splitName(name)
 	if e.c == nil {
@@ -870,6 +858,27 @@ func (d *Dir) Write(ctx context.Context, name string, body []byte, opts WriteOpt
 		return BlobInfo{}, opError("write", name, fmt.Errorf("the body landed but its content type and metadata did not: %w", err))
 	}
 	return blobInfo(name, fi, m), nil
+}
+
+// writable checks a write against what stands at its name (fi, nil when nothing): a folder or a refused entry
+// cannot be written over, and the write's condition must hold. It reports whether a blob exists there.
+func writable(fi fs.FileInfo, name string, opts WriteOptions) (exists bool, err error) {
+	if fi != nil {
+		switch {
+		case fi.IsDir():
+			return false, cannotHold(name, errors.New("a folder of that name holds other blobs"))
+		case !fi.Mode().IsRegular():
+			return false, opError("write", name, &refusal{name, refusedWhy(fi.Mode())})
+		}
+		exists = true
+	}
+	switch {
+	case opts.IfNoneMatchAny && exists:
+		return exists, opError("write", name, ErrAlreadyExists)
+	case opts.IfMatch != "" && (!exists || etagOf(fi) != opts.IfMatch):
+		return exists, opError("write", name, ErrConditionFailed)
+	}
+	return exists, nil
 }
 
 // Delete implements Container. Folders the delete empties are removed (Azure has no folders). A delete needs
