@@ -380,7 +380,11 @@ func (a *Azure) mapErr(op, name string, err error, write bool) error {
 	if errors.As(err, &oe) || errors.As(err, &ne) {
 		msg := fmt.Errorf("%s %q: cannot reach %s: %s", op, name, a.where(), a.scrub(netReason(err)))
 		if a.local && errors.Is(err, syscall.ECONNREFUSED) {
-			msg = fmt.Errorf("%w (is Azurite running on %s? start it with `npx --yes --package azurite azurite-blob --skipApiVersionCheck`, see the README)", msg, a.endpoint)
+			port := ""
+			if u, err := url.Parse(a.endpoint); err == nil && u.Port() != "" && u.Port() != "10000" {
+				port = " --blobPort " + u.Port()
+			}
+			msg = fmt.Errorf("%w (is Azurite running on %s? start it with `npx --yes --package azurite azurite-blob --skipApiVersionCheck%s`, see the README)", msg, a.endpoint, port)
 		}
 		return msg
 	}

@@ -267,7 +267,8 @@ func TestDevelopmentStorageOnAnyPort(t *testing.T) {
 	closed := l.Addr().String()
 	l.Close()
 	_, errs, code := runCmd(t, "ls", "--connection-string", "UseDevelopmentStorage=true;DevelopmentStorageProxyUri=http://"+closed, "--timeout", "5s")
-	if code != 2 || !strings.Contains(errs, "is Azurite running on http://"+closed) {
+	_, port, _ := net.SplitHostPort(closed)
+	if code != 2 || !strings.Contains(errs, "is Azurite running on http://"+closed) || !strings.Contains(errs, "--blobPort "+port) {
 		t.Fatalf("refused: %d %s", code, errs)
 	}
 }
