@@ -17,9 +17,11 @@ type monitorFlags struct {
 	maxQuarantine int
 }
 
-// checkTimeout bounds a check (and each pass of watch) by default: long enough to read a million payloads, short
-// enough that a cron job never piles up behind a hung network.
-const checkTimeout = 5 * time.Minute
+// lookTimeout bounds a command that looks (check, each pass of watch, ls, show) unless --timeout says otherwise:
+// a black-holed endpoint is reported as could-not-check within it, and a cron job never piles up behind a hung
+// network. A container of hundreds of thousands of blobs takes longer to read whole: raise --timeout for it
+// (0: none), as the message says.
+const lookTimeout = 30 * time.Second
 
 func (f *monitorFlags) register(cmd *cobra.Command) {
 	cmd.Flags().IntVar(&f.maxQuarantine, "max-quarantine", 0, "more quarantined blobs than this is a finding")
@@ -41,7 +43,7 @@ func (a *app) checkCmd() *cobra.Command {
 		Short: "exit 0 healthy, 1 findings, 2 could not check (for cron and CI)",
 		Long: `check reads the container once and reports what needs a human: stranded, expiring, replay stalled, crash,
 quarantine (over --max-quarantine) and malformed blobs, naming them. A check that cannot see the whole container —
-unreachable, refused, interrupted, past --timeout (5m unless set), or a payload it could not read (refused, failed, over 64 MiB) — exits 2, never 0.
+unreachable, refused, interrupted, past --timeout (30s unless set), or a payload it could not read (refused, failed, over 64 MiB) — exits 2, never 0.
 Acknowledged blobs (deadletter ack) and copies the replay already handled raise nothing.`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error { return a.runCheck(cmd, &o) },
@@ -109,7 +111,7 @@ func (a *app) runCheck(cmd *cobra.Command, o *checkOptions) error {
 	if err := positiveInt("max-quarantine", o.maxQuarantine); err != nil {
 		return err
 	}
-	ctx, cancel := a.withTimeout(cmd, checkTimeout)
+	ctx, cancel := a.withTimeout(cmd, lookTimeout)
 	defer cancel()
 	fail := func(err error) error {
 		if o.json {

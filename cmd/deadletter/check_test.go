@@ -186,3 +186,25 @@ func TestWatchIsNotHeldByAHungExec(t *testing.T) {
 		t.Fatalf("stopping took %s", took)
 	}
 }
+
+// --timeout 0 means no deadline, for check and for every pass of watch (not an instantly expired one).
+func TestTimeoutZeroMeansNone(t *testing.T) {
+	dir := seeded(t)
+	if _, errs, code := runCmd(t, "check", "--dir", dir, "--timeout", "0"); code != 1 {
+		t.Fatalf("check --timeout 0: exit %d %s", code, errs)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	out := &lockedBuffer{}
+	done := make(chan int)
+	go func() {
+		done <- run(ctx, []string{"watch", "--dir", dir, "--timeout", "0"}, stdio{in: strings.NewReader(""), out: out, err: out})
+	}()
+	for deadline := time.Now().Add(10 * time.Second); !strings.Contains(out.String(), " state "); time.Sleep(20 * time.Millisecond) {
+		if time.Now().After(deadline) || strings.Contains(out.String(), "--timeout") {
+			cancel()
+			t.Fatalf("watch --timeout 0:\n%s", out.String())
+		}
+	}
+	cancel()
+	<-done
+}

@@ -120,7 +120,7 @@ func (a *app) runLs(cmd *cobra.Command, o *lsOptions) error {
 	if o.json && o.jsonl {
 		return usagef("--json and --jsonl are two shapes of one output: choose one")
 	}
-	ctx, cancel := a.withTimeout(cmd, 0) // it streams, and Ctrl-C stops it
+	ctx, cancel := a.withTimeout(cmd, lookTimeout)
 	defer cancel()
 	l, cfg, err := a.g.loader()
 	if err != nil {

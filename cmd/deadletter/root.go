@@ -131,7 +131,7 @@ func (a *app) globalFlags(fs *pflag.FlagSet) {
 	fs.StringVar(&g.handlers, "handlers", g.handlers, "the handler register: a JSON object of eventType → idempotent (true/false)")
 	fs.StringVar(&g.separator, "id-separator", g.separator, "separator between an event id and its replay attempt")
 	fs.BoolVar(&g.readOnly, "read-only", g.readOnly, "refuse drain, restore and ack everywhere")
-	durationVar(fs, &g.timeout, "timeout", "give up on the command after this long (default 30s for show, 5m for check and each watch pass; none for ls, report, actions and the dashboard, which Ctrl-C stops)")
+	durationVar(fs, &g.timeout, "timeout", "give up on the command after this long (default 30s for ls, show, check and each watch pass; none for report, actions and the dashboard, which Ctrl-C stops; 0: none)")
 }
 
 // prepare applies the environment to every flag not given on the command line, then validates.

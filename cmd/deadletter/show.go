@@ -4,7 +4,6 @@ import (
 	"fmt"
 	"io"
 	"text/tabwriter"
-	"time"
 
 	"github.com/deadletter/deadletter/internal/present"
 	"github.com/deadletter/deadletter/internal/textfmt"
@@ -26,7 +25,7 @@ candidates (exit 2).`,
 		Args:              exactArgs(1, "show takes one blob name (or its URL, GUID or a unique fragment)"),
 		ValidArgsFunction: a.completeNames(anyBlob),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			ctx, cancel := a.withTimeout(cmd, 30*time.Second)
+			ctx, cancel := a.withTimeout(cmd, lookTimeout)
 			defer cancel()
 			l, cfg, err := a.g.loader()
 			if err != nil {

@@ -64,7 +64,7 @@ func (a *app) runWatch(cmd *cobra.Command, o *watchOptions) error {
 	}
 	ctx := cmd.Context()
 	if f := cmd.Flags().Lookup("timeout"); !f.Changed && a.g.timeout == 0 {
-		a.g.timeout = checkTimeout
+		a.g.timeout = lookTimeout
 	}
 	exp, stop, err := a.serveMetrics(o.metricsAddr, l.Container.Describe())
 	if err != nil {
@@ -77,7 +77,7 @@ func (a *app) runWatch(cmd *cobra.Command, o *watchOptions) error {
 	lastErr := ""
 	for {
 		start := time.Now()
-		pass, cancel := context.WithTimeout(ctx, a.g.timeout)
+		pass, cancel := a.passContext(ctx)
 		measure := metrics.NewMeasurer(cfg)
 		var also func([]replay.Item, time.Time)
 		if exp != nil {
@@ -116,6 +116,14 @@ func (a *app) runWatch(cmd *cobra.Command, o *watchOptions) error {
 		case <-time.After(o.interval):
 		}
 	}
+}
+
+// passContext bounds one pass of watch by --timeout (none with --timeout 0).
+func (a *app) passContext(ctx context.Context) (context.Context, context.CancelFunc) {
+	if a.g.timeout <= 0 {
+		return context.WithCancel(ctx)
+	}
+	return context.WithTimeoutCause(ctx, a.g.timeout, fmt.Errorf("the pass was not done within --timeout %s (raise it for a container this size)", durationFlag{&a.g.timeout}))
 }
 
 // serveMetrics starts the --metrics-addr server before the first pass, so a scraper and a readiness probe find it
