@@ -352,47 +352,57 @@ func (a *Azure) mapErr(op, name string, err error, write bool) error {
 	}
 	var re *azcore.ResponseError
 	if errors.As(err, &re) {
-		code := bloberror.Code(re.ErrorCode)
-		switch {
-		case code == bloberror.ContainerNotFound:
-			return fmt.Errorf("%s %q: %w: %s has no container %q", op, name, ErrContainerNotFound, a.account, a.name)
-		case code == bloberror.BlobAlreadyExists:
-			return opError(op, name, ErrAlreadyExists)
-		case code == bloberror.ConditionNotMet || re.StatusCode == http.StatusPreconditionFailed:
-			return opError(op, name, ErrConditionFailed)
-		case code == bloberror.BlobNotFound || re.StatusCode == http.StatusNotFound:
-			return opError(op, name, ErrNotFound)
-		case re.StatusCode == http.StatusForbidden:
-			role := "Storage Blob Data Reader (to list and read)"
-			if write {
-				role = "Storage Blob Data Contributor (to drain and restore)"
-			}
-			if code == bloberror.AuthenticationFailed {
-				return fmt.Errorf("%s %q: %w: account %s refused the credential itself — the account key or SAS signature is wrong or expired (or the clock is off); a role does not help here (%s)", op, name, ErrForbidden, a.account, re.ErrorCode)
-			}
-			why := "the identity lacks a data-plane role, or the SAS lacks the permission"
-			return fmt.Errorf("%s %q: %w: %s on account %s: grant %s on the account or container (%s)", op, name, ErrForbidden, why, a.account, role, re.ErrorCode)
-		}
-		return fmt.Errorf("%s %q: storage answered HTTP %d %s", op, name, re.StatusCode, re.ErrorCode)
+		return a.responseErr(op, name, re, write)
 	}
 	var ne net.Error
 	var oe *net.OpError
 	if errors.As(err, &oe) || errors.As(err, &ne) {
-		msg := fmt.Errorf("%s %q: cannot reach %s: %s", op, name, a.where(), a.scrub(netReason(err)))
-		if a.local && errors.Is(err, syscall.ECONNREFUSED) {
-			port := ""
-			if u, err := url.Parse(a.endpoint); err == nil && u.Port() != "" && u.Port() != "10000" {
-				port = " --blobPort " + u.Port()
-			}
-			msg = fmt.Errorf("%w (is Azurite running on %s? start it with `npx --yes --package azurite azurite-blob --skipApiVersionCheck%s`, see the README)", msg, a.endpoint, port)
-		}
-		return msg
+		return a.netErr(op, name, err)
 	}
 	var ae *azidentity.AuthenticationFailedError
 	if errors.As(err, &ae) || strings.Contains(err.Error(), "DefaultAzureCredential") {
 		return fmt.Errorf("%s %q: Microsoft Entra ID sign-in failed (run `az login`, or set AZURE_CLIENT_ID/AZURE_TENANT_ID/AZURE_CLIENT_SECRET): %s", op, name, a.scrub(err.Error()))
 	}
 	return fmt.Errorf("%s %q: %s", op, name, a.scrub(err.Error()))
+}
+
+// responseErr maps an answer from storage: the typed errors, and for 403 which role (or which credential) is at fault.
+func (a *Azure) responseErr(op, name string, re *azcore.ResponseError, write bool) error {
+	code := bloberror.Code(re.ErrorCode)
+	switch {
+	case code == bloberror.ContainerNotFound:
+		return fmt.Errorf("%s %q: %w: %s has no container %q", op, name, ErrContainerNotFound, a.account, a.name)
+	case code == bloberror.BlobAlreadyExists:
+		return opError(op, name, ErrAlreadyExists)
+	case code == bloberror.ConditionNotMet || re.StatusCode == http.StatusPreconditionFailed:
+		return opError(op, name, ErrConditionFailed)
+	case code == bloberror.BlobNotFound || re.StatusCode == http.StatusNotFound:
+		return opError(op, name, ErrNotFound)
+	case re.StatusCode == http.StatusForbidden:
+		role := "Storage Blob Data Reader (to list and read)"
+		if write {
+			role = "Storage Blob Data Contributor (to drain and restore)"
+		}
+		if code == bloberror.AuthenticationFailed {
+			return fmt.Errorf("%s %q: %w: account %s refused the credential itself — the account key or SAS signature is wrong or expired (or the clock is off); a role does not help here (%s)", op, name, ErrForbidden, a.account, re.ErrorCode)
+		}
+		why := "the identity lacks a data-plane role, or the SAS lacks the permission"
+		return fmt.Errorf("%s %q: %w: %s on account %s: grant %s on the account or container (%s)", op, name, ErrForbidden, why, a.account, role, re.ErrorCode)
+	}
+	return fmt.Errorf("%s %q: storage answered HTTP %d %s", op, name, re.StatusCode, re.ErrorCode)
+}
+
+// netErr maps a request that never got an answer, naming Azurite's start command when a local endpoint refused.
+func (a *Azure) netErr(op, name string, err error) error {
+	msg := fmt.Errorf("%s %q: cannot reach %s: %s", op, name, a.where(), a.scrub(netReason(err)))
+	if a.local && errors.Is(err, syscall.ECONNREFUSED) {
+		port := ""
+		if u, err := url.Parse(a.endpoint); err == nil && u.Port() != "" && u.Port() != "10000" {
+			port = " --blobPort " + u.Port()
+		}
+		msg = fmt.Errorf("%w (is Azurite running on %s? start it with `npx --yes --package azurite azurite-blob --skipApiVersionCheck%s`, see the README)", msg, a.endpoint, port)
+	}
+	return msg
 }
 
 func metaOut(m map[string]*string) map[string]string {
