@@ -571,3 +571,27 @@ func TestHandle(t *testing.T) {
 		t.Fatal("malformed payloads are quarantined as raw bytes")
 	}
 }
+
+// A restore held to the ETag its plan was read at skips a copy rewritten since, on both backends: the copy stays,
+// nothing is written at the root.
+func TestRestoreHeldToWhatWasPreviewed(t *testing.T) {
+	storetest.Backends(t, func(t *testing.T, c store.Container) {
+		cfg := testCfg(c)
+		const name = "quarantine/S/capped.json"
+		shown := put(t, c, name, ev("a|9", "Push", ""))
+		put(t, c, name, ev("a|9", "Push", ""), ev("b|9", "Push", "")) // rewritten after the preview
+		res, _ := replay.Restore(bg, c, cfg, []string{name}, replay.RestoreOptions{Previewed: map[string]string{name: shown.ETag}})
+		if res[0].Outcome != replay.OutcomeChanged {
+			t.Fatalf("%+v", res[0])
+		}
+		l, _ := store.ListAll(bg, c)
+		if len(l.Blobs) != 1 || l.Blobs[0].Name != name {
+			t.Fatalf("a restore of a changed copy touched the container: %+v", l.Blobs)
+		}
+		now, _ := c.Stat(bg, name)
+		res, _ = replay.Restore(bg, c, cfg, []string{name}, replay.RestoreOptions{Previewed: map[string]string{name: now.ETag}})
+		if res[0].Outcome != replay.OutcomeRestored {
+			t.Fatalf("%+v", res[0])
+		}
+	})
+}

@@ -29,6 +29,9 @@ type DrainTarget struct {
 	// QuarantineTwin says the listing holds this blob's quarantine/ copy: whether that copy is the whole record
 	// (the blob was handled) depends on the payload, which the drain judges on the bytes it reads.
 	QuarantineTwin bool
+	// ListedLive says the blob was younger than the TTL when it was listed, so the question asked before the
+	// drain did not count it: it is left alone as young even if it has come of age since.
+	ListedLive bool
 }
 
 // DrainOptions control a drain.
@@ -59,7 +62,8 @@ func (c Config) DrainTargets(s *Snapshot) []DrainTarget {
 
 // DrainTargetOf is the drain target for one listed item.
 func (c Config) DrainTargetOf(it *Item, now time.Time) DrainTarget {
-	return DrainTarget{BlobInfo: it.BlobInfo, HandledBy: c.AlertsOf(it, now).HandledBy, QuarantineTwin: it.QuarantineTwin}
+	return DrainTarget{BlobInfo: it.BlobInfo, HandledBy: c.AlertsOf(it, now).HandledBy, QuarantineTwin: it.QuarantineTwin,
+		ListedLive: it.Pane == PaneLive}
 }
 
 // Drain re-uploads stranded blobs so a fresh BlobCreated reaches the replay: the identical bytes, to the same
@@ -87,6 +91,9 @@ func drainOne(ctx context.Context, c store.Container, cfg Config, want DrainTarg
 		return r
 	case want.HandledBy != "" && !o.IncludeHandled:
 		return handledResult(r, want.HandledBy)
+	case want.ListedLive:
+		r.Outcome, r.Error = OutcomeYoung, fmt.Sprintf("it was younger than the TTL %s when listed: its own trigger may still arrive", textfmt.Duration(cfg.TTL))
+		return r
 	}
 	b, err := c.Read(ctx, want.Name, store.MaxBlobBytes)
 	if err != nil {
@@ -111,7 +118,7 @@ func drainOne(ctx context.Context, c store.Container, cfg Config, want DrainTarg
 		}
 	}
 	if age := now.Sub(b.LastModified); age < cfg.TTL {
-		r.Outcome, r.Error = OutcomeYoung, fmt.Sprintf("age %s is under the TTL %s: its own trigger may still arrive", textfmt.Duration(age), cfg.TTL)
+		r.Outcome, r.Error = OutcomeYoung, fmt.Sprintf("age %s is under the TTL %s: its own trigger may still arrive", textfmt.Duration(age), textfmt.Duration(cfg.TTL))
 		return r
 	}
 	if o.DryRun {

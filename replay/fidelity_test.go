@@ -497,10 +497,59 @@ func TestForecastCountsWhatHappens(t *testing.T) {
 	plain.Verdicts[replay.VerdictReplay], plain.Verdicts[replay.VerdictCap] = 2, 1
 	items := []replay.Item{{Summary: &crash}, {Summary: &plain}}
 	for i := range items {
-		items[i].Name = fmt.Sprintf("S/%d.json", i)
+		items[i].Name, items[i].Pane = fmt.Sprintf("S/%d.json", i), replay.PaneStranded
 	}
 	f := replay.ForecastDrain(items, false)
 	if f.Blobs != 2 || f.Crash != 1 || f.Verdicts.Of(replay.VerdictReplay) != 2 || f.Verdicts.Of(replay.VerdictCap) != 1 {
 		t.Fatalf("forecast %+v", f)
+	}
+}
+
+// A drain of named blobs asks about the ones it will re-upload: a live blob, a quarantine copy and a blob that
+// could not be read are not counted as blobs to drain, and what the drain then does agrees.
+func TestForecastLeavesOutWhatTheDrainSkips(t *testing.T) {
+	now := time.Date(2026, 11, 30, 12, 0, 0, 0, time.UTC)
+	mem := storetest.NewMem(now)
+	cfg := testCfg(mem)
+	ev := event("a", "T", "null", "")
+	for name, at := range map[string]time.Time{"S/old.json": now.Add(-3 * cfg.TTL), "S/young.json": now.Add(-cfg.TTL / 2), "quarantine/S/q.json": now.Add(-3 * cfg.TTL)} {
+		put(t, mem, name, ev)
+		if err := mem.Backdate(bg, name, at); err != nil {
+			t.Fatal(err)
+		}
+	}
+	snap := snapshot(t, mem, cfg)
+	var items []replay.Item
+	var targets []replay.DrainTarget
+	for i := range snap.Items {
+		items = append(items, snap.Items[i])
+		targets = append(targets, cfg.DrainTargetOf(&snap.Items[i], snap.Now))
+	}
+	f := replay.ForecastDrain(items, false)
+	if f.Blobs != 1 || f.NotStranded != 2 {
+		t.Fatalf("forecast %+v: want 1 blob to drain, 2 not stranded", f)
+	}
+	// The young blob comes of age before the drain runs: it was not in the question, so it is not drained.
+	mem.Clock = now.Add(cfg.TTL)
+	res, err := replay.Drain(bg, mem, cfg, targets, replay.DrainOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	drained := 0
+	for _, r := range res {
+		if r.Outcome == replay.OutcomeDrained {
+			drained++
+			if r.Name != "S/old.json" {
+				t.Errorf("drained %s, which the question did not count", r.Name)
+			}
+		}
+	}
+	if drained != f.Blobs {
+		t.Fatalf("asked about %d, drained %d: %+v", f.Blobs, drained, res)
+	}
+	unreadable := replay.Item{Pane: replay.PaneStranded, ReadFailed: true, ReadErr: "too large"}
+	unreadable.Name = "S/big.json"
+	if f := replay.ForecastDrain([]replay.Item{unreadable}, false); f.Blobs != 1 || f.Unreadable != 1 || f.Unread != 0 {
+		t.Fatalf("unreadable forecast %+v", f)
 	}
 }

@@ -5,18 +5,29 @@ type Forecast struct {
 	// Blobs, Events, Bytes and the rest count only the blobs the drain will re-upload.
 	Blobs, Events, Malformed, Crash, Unread int
 	Bytes                                   int64
-	Verdicts                                VerdictCounts
+	// Unreadable counts the blobs among Blobs whose payload could not be read (too large, refused, failed): the
+	// drain tries them, but what they hold is unknown and a blob over the size limit fails again.
+	Unreadable int
+	// NotStranded counts the given blobs the drain leaves alone whatever it is told: live ones (younger than the
+	// TTL, their own trigger may still arrive) and the replay's own archived/ and quarantine/ records.
+	NotStranded int
+	Verdicts    VerdictCounts
 	// Handled counts the blobs the replay already handled: skipped, or drained anyway when IncludeHandled.
 	Handled        int
 	IncludeHandled bool
 }
 
-// ForecastDrain adds up what the replay function will do with the given blobs once they are drained. Blobs the
-// replay already handled are skipped by the drain, so they are left out of the sums unless includeHandled.
+// ForecastDrain adds up what the replay function will do with the given blobs once they are drained. Only what
+// the drain will re-upload is summed: blobs that are not stranded are counted apart, and blobs the replay already
+// handled are skipped by the drain, so they are left out of the sums unless includeHandled.
 func ForecastDrain(items []Item, includeHandled bool) Forecast {
 	f := Forecast{IncludeHandled: includeHandled}
 	for i := range items {
 		it := &items[i]
+		if it.Pane != PaneStranded {
+			f.NotStranded++
+			continue
+		}
 		if h, _ := handled(it); h {
 			f.Handled++
 			if !includeHandled {
@@ -25,7 +36,11 @@ func ForecastDrain(items []Item, includeHandled bool) Forecast {
 		}
 		f.Blobs++
 		f.Bytes += it.Size
-		if it.Summary == nil {
+		switch {
+		case it.ReadFailed:
+			f.Unreadable++
+			continue
+		case it.Summary == nil:
 			f.Unread++
 			continue
 		}

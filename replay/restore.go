@@ -23,6 +23,10 @@ type RestoreOptions struct {
 	StopAfterFailures int
 	// Progress is called once per blob as it finishes, from any goroutine.
 	Progress func(Result)
+	// Previewed holds the ETag each quarantine copy had when its restore was previewed (by name): a copy
+	// rewritten since is skipped as changed, so what is restored is what the operator was shown. A name not in
+	// it is taken as it is read.
+	Previewed map[string]string
 }
 
 // maxRestoreNames is how many alternative names a restore tries before giving up.
@@ -52,6 +56,10 @@ func restoreOne(ctx context.Context, c store.Container, cfg Config, name string,
 	b, err := c.Read(ctx, name, store.MaxBlobBytes)
 	if err != nil {
 		return readFailed(ctx, r, err, OutcomeNotFound, "no such blob: nothing to restore")
+	}
+	if want := o.Previewed[name]; want != "" && b.ETag != want {
+		r.Outcome, r.Error = OutcomeChanged, "rewritten since its restore was previewed: nothing was restored; look at it again"
+		return r
 	}
 	plan := cfg.PlanRestore(name, b.Body, ParsePayload(b.Body), b.LastModified)
 	r.Resume = len(plan.Resume)

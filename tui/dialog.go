@@ -141,6 +141,11 @@ func (m *Model) confirmDrain(items []replay.Item, limit string) tea.Cmd {
 		return nil
 	}
 	f := replay.ForecastDrain(items, false)
+	if f.Blobs == 0 {
+		// Asking "drain 0 blobs?" would ask for nothing: say why nothing is drained instead.
+		m.setStatus(fmt.Sprintf("nothing to drain here: %d already handled by the replay, %d not stranded", f.Handled, f.NotStranded))
+		return nil
+	}
 	d := m.newDialog(actDrain, fmt.Sprintf("Drain %d stranded blob(s)?", f.Blobs))
 	var lines []string
 	if limit != "" {
@@ -239,8 +244,17 @@ func (m *Model) start(d *dialog) tea.Cmd {
 		}
 	case actRestore:
 		d.total = len(d.names)
+		// Each copy is held to the ETag its plan was read at: a copy rewritten since the dialog showed it is
+		// skipped as changed, never restored unseen.
+		previewed := map[string]string{}
+		for i, det := range d.plans.details {
+			if det != nil {
+				previewed[d.plans.names[i]] = det.ETag
+			}
+		}
 		run = func() ([]replay.Result, error) {
-			return replay.Restore(ctx, c, cfg, d.names, replay.RestoreOptions{ReadOnly: ro, Force: d.force, Concurrency: conc, Progress: progressed})
+			return replay.Restore(ctx, c, cfg, d.names, replay.RestoreOptions{ReadOnly: ro, Force: d.force, Concurrency: conc, Progress: progressed,
+				Previewed: previewed})
 		}
 	default:
 		d.total = len(d.blobs)
@@ -330,8 +344,11 @@ func (m *Model) restoreLines(d *dialog) []string {
 			refused++
 		}
 	}
+	d.title = fmt.Sprintf("Restore %d quarantined blob(s)?", len(msg.names))
 	switch {
 	case refused > 0 && !d.force:
+		// The title counts what the restore will move, as the command line's --all does.
+		d.title = fmt.Sprintf("Restore %d of %d quarantined blob(s)? %d refused", len(msg.names)-refused, len(msg.names), refused)
 		lines = append(lines, "", m.st.Warn.Render(fmt.Sprintf("%d blob(s) will be refused: press f to restore them anyway (--force)", refused)))
 	case d.force:
 		lines = append(lines, "", m.st.Warn.Render("--force: blobs where nothing resumes are restored too (the replay re-quarantines them)"))

@@ -219,3 +219,40 @@ func TestFlowCancelDrain(t *testing.T) {
 		})
 	}
 }
+
+// What the restore dialog showed is what is restored: a quarantine copy rewritten after its plan was read is
+// skipped as changed, and nothing of it reaches the root.
+func TestFlowRestoreHeldToWhatWasShown(t *testing.T) {
+	c, cfg := backend(t, "dir", nil)
+	m := New(Options{Loader: replay.NewLoader(c, cfg), Interval: time.Hour, Renderer: asciiRenderer(), Clipboard: io.Discard})
+	tm := teatest.NewTestModel(t, m, teatest.WithInitialTermSize(120, 40))
+	waitScreen(t, tm, "[1 Stranded")
+	press(tm, "2g ")
+	waitScreen(t, tm, "[2 Quarantine", "1 selected")
+	press(tm, "r")
+	waitScreen(t, tm, "Restore 1 quarantined blob(s)?", "event(s) resume")
+	// Another hand rewrites every quarantine copy while the dialog is open.
+	ctx := context.Background()
+	before, _ := store.ListAll(ctx, c)
+	for _, bi := range before.Blobs {
+		if strings.HasPrefix(bi.Name, replay.QuarantinePrefix) {
+			b, err := c.Read(ctx, bi.Name, store.MaxBlobBytes)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if _, err := c.Write(ctx, bi.Name, append(b.Body, ' '), store.WriteOptions{}); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	press(tm, "y")
+	waitScreen(t, tm, "Restore finished", "1 changed")
+	tm.Send(tea.KeyMsg{Type: tea.KeyCtrlC})
+	tm.WaitFinished(t, teatest.WithFinalTimeout(10*time.Second))
+	after, _ := store.ListAll(ctx, c)
+	for _, b := range after.Blobs {
+		if strings.Contains(b.Name, ".restored-") {
+			t.Fatalf("%s was restored from a copy nobody was shown", b.Name)
+		}
+	}
+}

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"net"
 	"os"
+	"path"
 	"path/filepath"
 	"regexp"
 	"strings"
@@ -196,6 +197,39 @@ func TestRestoreAll(t *testing.T) {
 	}
 	if _, errs, code := runCmd(t, "restore", "--all", "x", "--dir", dir); code != 2 || !strings.Contains(errs, "not both") {
 		t.Fatalf("names and --all: %d %s", code, errs)
+	}
+}
+
+// The question before a drain counts the blobs it will re-upload, not the names it was given: a live blob and a
+// quarantine copy named beside a stranded one are left alone and are not counted. A blob named twice is acted on
+// and reported once.
+func TestActionsCountWhatTheyTouch(t *testing.T) {
+	dir := seeded(t)
+	first := func(pane string) string {
+		t.Helper()
+		for _, b := range lsJSONOf(t, "--dir", dir, "--pane", pane).Blobs {
+			if h, _ := b["handled"].(bool); !h {
+				return b["name"].(string)
+			}
+		}
+		t.Fatalf("no %s blob", pane)
+		return ""
+	}
+	stranded, live, quarantined := first("stranded"), first("live"), first("quarantine")
+	out, errs, code := runCmd(t, "drain", "--dir", dir, "--dry-run", "--yes", stranded, live, quarantined)
+	if code != 0 || !strings.Contains(errs, "1 blob(s) to drain") || !strings.Contains(errs, "2 more blob(s) are not stranded") {
+		t.Fatalf("exit %d\n%s", code, errs)
+	}
+	if !strings.Contains(out, "1 would drain, 1 young, 1 excluded") {
+		t.Fatalf("the dry run: %s", out)
+	}
+	guid := path.Base(strings.TrimSuffix(quarantined, ".json"))
+	out, errs, code = runCmd(t, "restore", "--dir", dir, "--yes", "--force", "--json", guid, quarantined)
+	var res struct {
+		Results []struct{ Name, Outcome string }
+	}
+	if err := json.Unmarshal([]byte(out), &res); err != nil || code != 0 || len(res.Results) != 1 || res.Results[0].Outcome != "restored" {
+		t.Fatalf("exit %d %v %s %s", code, err, out, errs)
 	}
 }
 

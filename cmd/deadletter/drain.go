@@ -72,7 +72,7 @@ func (a *app) runDrain(cmd *cobra.Command, names []string, o *drainOptions) erro
 	}
 	var res []replay.Result
 	if len(targets) > 0 {
-		if err := a.askDrain(cfg, o, targets, items); err != nil {
+		if err := a.askDrain(cfg, o, items); err != nil {
 			return err
 		}
 		if res, err = replay.Drain(ctx, l.Container, cfg, targets, replay.DrainOptions{DryRun: o.dryRun, IncludeHandled: o.includeHandled,
@@ -101,18 +101,17 @@ func (a *app) drainNamed(snap *replay.Snapshot, names []string) ([]replay.Result
 }
 
 // askDrain says what the drain will do — only the blobs it will re-upload are counted — and asks.
-func (a *app) askDrain(cfg replay.Config, o *drainOptions, targets []replay.DrainTarget, items []replay.Item) error {
-	drainable := 0
-	for _, t := range targets {
-		if t.HandledBy == "" || o.includeHandled {
-			drainable++
-		}
-	}
+func (a *app) askDrain(cfg replay.Config, o *drainOptions, items []replay.Item) error {
+	f := replay.ForecastDrain(items, o.includeHandled)
 	if !o.json || !o.yes {
-		fmt.Fprintf(a.io.err, "%d blob(s) to drain (stranded: older than the TTL %s, so no trigger can still reach them).\n", drainable, textfmt.Duration(cfg.TTL))
-		for _, line := range present.ForecastLines(replay.ForecastDrain(items, o.includeHandled)) {
+		fmt.Fprintf(a.io.err, "%d blob(s) to drain (stranded: older than the TTL %s, so no trigger can still reach them).\n", f.Blobs, textfmt.Duration(cfg.TTL))
+		for _, line := range present.ForecastLines(f) {
 			fmt.Fprintln(a.io.err, line)
 		}
 	}
-	return a.confirm(o.actionFlags, fmt.Sprintf("Drain %d blob(s)? Each is re-uploaded as it is, so the replay function handles it again.", drainable))
+	if f.Blobs == 0 {
+		// Nothing will be written: no question to answer, the outcomes say why each blob is left alone.
+		return nil
+	}
+	return a.confirm(o.actionFlags, fmt.Sprintf("Drain %d blob(s)? Each is re-uploaded as it is, so the replay function handles it again.", f.Blobs))
 }

@@ -197,8 +197,11 @@ func resolveOne(ctx context.Context, l *replay.Loader, arg, container string, in
 // that names nothing (the action goes on with the rest). An ambiguous argument stops the action: nothing is
 // touched until the operator says which blob they mean.
 func resolveNamed(snap *replay.Snapshot, container string, args []string, in scope) (found []string, missing []replay.Result, err error) {
+	seen := map[string]bool{}
 	for _, lk := range resolveIn(snap, container, args, in) {
 		switch {
+		case lk.name != "" && seen[lk.name]:
+			continue // one blob named twice (by GUID and by name, say) is acted on and reported once
 		case len(lk.candidates) > 0:
 			return nil, nil, lk.err()
 		case lk.name == "":
@@ -206,6 +209,7 @@ func resolveNamed(snap *replay.Snapshot, container string, args []string, in sco
 			msg := strings.ReplaceAll(strings.Replace(lk.err().Error(), ":\n  ", ": ", 1), "\n  ", ", ")
 			missing = append(missing, replay.Result{Name: lk.arg, Outcome: replay.OutcomeNotFound, Error: msg})
 		default:
+			seen[lk.name] = true
 			found = append(found, lk.name)
 		}
 	}

@@ -72,8 +72,16 @@ func (a *app) runRestore(cmd *cobra.Command, args []string, o *restoreOptions) e
 			return err
 		}
 	}
+	// Each copy is held to the ETag it had when it was listed, or when its plan was shown: a copy rewritten
+	// since is skipped as changed, never restored unseen.
+	previewed := make(map[string]string, len(names))
+	for _, n := range names {
+		if i, ok := snap.Lookup(n); ok {
+			previewed[n] = snap.Items[i].ETag
+		}
+	}
 	if o.all || !o.json || !o.yes {
-		names = a.describeRestore(ctx, l, cfg, names, o)
+		names = a.describeRestore(ctx, l, cfg, names, o, previewed)
 	}
 	if len(names) == 0 {
 		return a.nothingToRestore(ctx, o, missing)
@@ -82,7 +90,7 @@ func (a *app) runRestore(cmd *cobra.Command, args []string, o *restoreOptions) e
 		return err
 	}
 	res, err := replay.Restore(ctx, l.Container, cfg, names, replay.RestoreOptions{DryRun: o.dryRun, Force: o.force,
-		Concurrency: o.concurrency, Progress: a.progress("restored", len(names))})
+		Concurrency: o.concurrency, Progress: a.progress("restored", len(names)), Previewed: previewed})
 	if err != nil {
 		return err
 	}
@@ -112,8 +120,9 @@ func (a *app) nothingToRestore(ctx context.Context, o *restoreOptions, missing [
 }
 
 // describeRestore says, per blob, what its restore will do, and with --all keeps only the blobs where something
-// resumes (and passes the verdict filter). It returns the blobs to restore and the ones --all leaves.
-func (a *app) describeRestore(ctx context.Context, l *replay.Loader, cfg replay.Config, names []string, o *restoreOptions) (keep []string) {
+// resumes (and passes the verdict filter). It returns the blobs to restore, and records in previewed the ETag
+// each plan was read at.
+func (a *app) describeRestore(ctx context.Context, l *replay.Loader, cfg replay.Config, names []string, o *restoreOptions, previewed map[string]string) (keep []string) {
 	var refused []string
 	resume := 0
 	for _, n := range names {
@@ -125,6 +134,7 @@ func (a *app) describeRestore(ctx context.Context, l *replay.Loader, cfg replay.
 			}
 			continue
 		}
+		previewed[n] = d.ETag
 		if o.all && !o.filter.read(cfg, &d.Item, d.LastModified.Add(d.Age)) {
 			continue
 		}

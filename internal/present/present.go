@@ -191,6 +191,12 @@ func ForecastLines(f replay.Forecast) []string {
 	if f.Unread > 0 {
 		out = append(out, fmt.Sprintf("%d blob(s) not read yet: their events are not counted.", f.Unread))
 	}
+	if f.Unreadable > 0 {
+		out = append(out, fmt.Sprintf("%d blob(s) could not be read (too large, refused or failed): their events are not counted, and the drain may fail on them too.", f.Unreadable))
+	}
+	if f.NotStranded > 0 {
+		out = append(out, fmt.Sprintf("%d more blob(s) are not stranded (live, so their own trigger may still arrive, or the replay's own archived/ or quarantine/ record): the drain leaves them alone.", f.NotStranded))
+	}
 	return out
 }
 
