@@ -57,7 +57,9 @@ func (l *Loader) Stream(ctx context.Context, visit func(items []Item, now time.T
 	l.gen++
 	gen := l.gen
 	l.mu.Unlock()
+	dated := false
 	err := l.Container.List(ctx, "", func(p store.Page) error {
+		dated = dated || !p.ServiceTime.IsZero()
 		items := make([]Item, len(p.Blobs))
 		l.mu.Lock()
 		for i, bi := range p.Blobs {
@@ -73,6 +75,17 @@ func (l *Loader) Stream(ctx context.Context, visit func(items []Item, now time.T
 	})
 	if err != nil {
 		return err
+	}
+	if !dated {
+		// An empty container: no page carried the service's clock, so ask for it — a pass, a report or a watch
+		// line dated year 1 is no answer.
+		now, err := l.Container.Now(ctx)
+		if err != nil {
+			return err
+		}
+		if err := visit(nil, now.UTC()); err != nil {
+			return err
+		}
 	}
 	l.mu.Lock()
 	for name, c := range l.cache {
@@ -94,13 +107,6 @@ func (l *Loader) List(ctx context.Context) (*Snapshot, error) {
 	})
 	if err != nil {
 		return nil, err
-	}
-	if snap.Now.IsZero() {
-		// An empty container: no page carried the service's clock, so ask for it (a report dated year 1 is no
-		// report).
-		if snap.Now, err = l.Container.Now(ctx); err != nil {
-			return nil, err
-		}
 	}
 	return snap, nil
 }

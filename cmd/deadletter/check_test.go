@@ -149,6 +149,37 @@ func TestWatchPrintsChangesAndRunsExec(t *testing.T) {
 	}
 }
 
+// A container that empties is still read at a time: the resolved line (and what --exec gets) is dated by the
+// service clock, not year 1.
+func TestWatchDatesAnEmptyContainer(t *testing.T) {
+	dir := t.TempDir()
+	d, _ := store.OpenDir(dir)
+	d.Write(context.Background(), "S/a.json", []byte(`[{"id":"a","subject":"s","eventType":"T","dataVersion":"1","data":{}}]`), store.WriteOptions{})
+	d.Backdate(context.Background(), "S/a.json", time.Now().Add(-2*time.Hour))
+	ctx, cancel := context.WithCancel(context.Background())
+	out := &lockedBuffer{}
+	done := make(chan int)
+	go func() {
+		done <- run(ctx, []string{"watch", "--dir", dir, "--json", "--interval", "100ms"}, stdio{in: strings.NewReader(""), out: out, err: out})
+	}()
+	for deadline := time.Now().Add(10 * time.Second); !strings.Contains(out.String(), `"event":"resolved"`); time.Sleep(20 * time.Millisecond) {
+		if strings.Contains(out.String(), `"event":"state"`) {
+			d.Delete(context.Background(), "S/a.json", "")
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("watch never resolved:\n%s", out.String())
+		}
+	}
+	cancel()
+	<-done
+	for _, l := range strings.Split(strings.TrimSpace(out.String()), "\n") {
+		var c struct{ Time time.Time }
+		if err := json.Unmarshal([]byte(l), &c); err != nil || time.Since(c.Time) > time.Hour {
+			t.Fatalf("an undated line: %q (%v)", l, err)
+		}
+	}
+}
+
 // A notifier that hangs (a webhook with no timeout) must not hold the watch: the next change is still printed
 // on time while the first --exec is stuck, and the watch stops promptly when asked.
 func TestWatchIsNotHeldByAHungExec(t *testing.T) {

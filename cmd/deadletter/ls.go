@@ -148,8 +148,9 @@ func (a *app) streamLs(ctx context.Context, l *replay.Loader, cfg replay.Config,
 		return err
 	}
 	w := a.io.out
-	first := true
+	first, listedAt := true, time.Time{}
 	err = l.Stream(ctx, func(items []replay.Item, now time.Time) error {
+		listedAt = now
 		twins.Mark(items)
 		page := keep(items, o.filter.listed)
 		hydrate(ctx, l, page, nil)
@@ -187,8 +188,7 @@ func (a *app) streamLs(ctx context.Context, l *replay.Loader, cfg replay.Config,
 	}
 	if o.json {
 		if first {
-			now, _ := l.Container.Now(ctx)
-			fmt.Fprintf(w, "{\"container\": %s, \"now\": %q, \"blobs\": [", textfmt.AppendJSON(nil, l.Container.Describe()), rfc3339(now))
+			fmt.Fprintf(w, "{\"container\": %s, \"now\": %q, \"blobs\": [", textfmt.AppendJSON(nil, l.Container.Describe()), rfc3339(listedAt))
 		}
 		io.WriteString(w, "\n]}\n")
 	}
