@@ -86,6 +86,20 @@ func TestParseRegister(t *testing.T) {
 		if _, err := replay.ParseRegister([]byte(body)); err == nil || !strings.Contains(err.Error(), want) {
 			t.Errorf("ParseRegister(%s) = %v, want %q", body, err, want)
 		}
+	} // Read as JSON.parse reads it: the last duplicate wins, and a lone surrogate key matches the eventType that
+	// carries the same lone surrogate (not U+FFFD, as Go's decoder would make of both).
+	reg, err = replay.ParseRegister([]byte(`{"Push": false, "Push": true, "\ud800": true}`))
+	if err != nil || !reg["Push"] || len(reg) != 2 {
+		t.Fatalf("%v %v", reg, err)
+	}
+	c := cfgWith(reg)
+	lone := `[{"id":"a","subject":"s","eventType":"\ud800","dataVersion":"1","data":null}]`
+	if pv := c.Plan("S/a.json", []byte(lone), replay.ParsePayload([]byte(lone))); len(pv.Republish) != 1 {
+		t.Fatalf("the lone-surrogate eventType is in the register: %+v", pv)
+	}
+	fffd := `[{"id":"a","subject":"s","eventType":"\ufffd","dataVersion":"1","data":null}]`
+	if pv := c.Plan("S/a.json", []byte(fffd), replay.ParsePayload([]byte(fffd))); len(pv.Republish) != 0 {
+		t.Fatalf("U+FFFD is not in the register: %+v", pv)
 	}
 }
 

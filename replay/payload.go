@@ -175,6 +175,12 @@ var kindWords = [...]string{"nothing", "an object", "an array", "a string", "a b
 // String names the kind in an error message: "want a string, got a number".
 func (k jsonKind) String() string { return kindWords[k] }
 
+// kindOfValue is the kind of a parsed value, in the same words.
+func kindOfValue(v *jsjson.Value) jsonKind {
+	return [...]jsonKind{jsjson.Null: kindNull, jsjson.Bool: kindBool, jsjson.Number: kindNumber, jsjson.String: kindString,
+		jsjson.Array: kindArray, jsjson.Object: kindObject}[v.Kind()]
+}
+
 func kindOf(raw []byte) jsonKind {
 	raw = bytes.TrimLeft(raw, " \t\r\n")
 	if len(raw) == 0 {
