@@ -715,12 +715,18 @@ func (d *Dir) putMeta(h held, dirs []string, base string, m dirMeta) error {
 			return err
 		}
 		defer c.close()
+		switch fi, err := c.leaf().Lstat(side); {
+		case errors.Is(err, fs.ErrNotExist), err == nil && !fi.Mode().IsRegular():
+			return nil // no side file: nothing to remove (a folder there holds another blob's side files)
+		case err != nil:
+			return err
+		}
 		if err := c.leaf().Remove(side); err != nil && !errors.Is(err, fs.ErrNotExist) {
 			return err
 		}
 		return nil
 	}
-	c, err := d.descend(segs, true)
+	c, err := d.metaFolder(segs, side)
 	if err != nil {
 		return err
 	}
@@ -736,6 +742,27 @@ func (d *Dir) putMeta(h held, dirs []string, base string, m dirMeta) error {
 	}
 	return nil
 }
+
+// metaFolder opens (making it) the folder of a side file and checks that the side file's name is free for one:
+// side files mirror blob names, so blob a/x's side file x.json and the folder of blob a/x.json/y's side file are
+// the same path, and only one of the two can have one.
+func (d *Dir) metaFolder(segs []string, side string) (*chain, error) {
+	c, err := d.descend(segs, true)
+	if errors.Is(err, errNotFolder) {
+		return nil, fmt.Errorf("%w: another blob's metadata stands where this one's folder would be (on a directory, blob a/x and blob a/x.json/y cannot both carry metadata)", errSideFileTaken)
+	}
+	if err != nil {
+		return nil, err
+	}
+	if fi, err := c.leaf().Lstat(side); err == nil && !fi.Mode().IsRegular() {
+		c.close()
+		return nil, fmt.Errorf("%w: the folder of another blob's metadata stands where this one's would be (on a directory, blob a/x and blob a/x.json/y cannot both carry metadata)", errSideFileTaken)
+	}
+	return c, nil
+}
+
+// errSideFileTaken: a blob's side file cannot be written because another blob's side files use its path.
+var errSideFileTaken = errors.New("its side file's name is taken")
 
 // Stat implements Container. A link, FIFO or device under the name is ErrRefused, not ErrNotFound: something
 // is there, and it is not a blob deadletter will touch.
@@ -835,6 +862,16 @@ func (d *Dir) Write(ctx context.Context, name string, body []byte, opts WriteOpt
 			return BlobInfo{}, opError("write", name, err)
 		}
 	}
+	m := dirMeta{ContentType: opts.ContentType, Metadata: opts.Metadata}
+	if !m.empty() {
+		// Where the side file will go is checked before anything lands, so a name whose side file cannot be kept
+		// fails with nothing changed, not after the body was rewritten.
+		mc, err := d.metaFolder(metaSegs(dirs), base+metaSuffix)
+		if err != nil {
+			return BlobInfo{}, cannotHold(name, err)
+		}
+		mc.close()
+	}
 	tmpName, fi, err := writeTemp(h, "w-", body)
 	if err != nil {
 		return BlobInfo{}, opError("write", name, err)
@@ -853,7 +890,6 @@ func (d *Dir) Write(ctx context.Context, name string, body []byte, opts WriteOpt
 		h.tmp.leaf().Remove(tmpName) // gone already when the rename happened
 		return BlobInfo{}, opError("write", name, err)
 	}
-	m := dirMeta{ContentType: opts.ContentType, Metadata: opts.Metadata}
 	if err := d.putMeta(h, dirs, base, m); err != nil {
 		return BlobInfo{}, opError("write", name, fmt.Errorf("the body landed but its content type and metadata did not: %w", err))
 	}

@@ -612,3 +612,35 @@ func TestDirSymlinkedStateFolder(t *testing.T) {
 		t.Errorf("outside changed: %v", after)
 	}
 }
+
+// Side files mirror blob names: blob a/x's side file and the folder of blob a/x.json/y's side files are one path.
+// Whichever of the two comes second with metadata fails before anything lands — its body is not rewritten (a drain
+// would otherwise re-date it without its stamp) and no blob appears.
+func TestDirSideFilesThatWouldCollide(t *testing.T) {
+	ctx := context.Background()
+	meta := store.WriteOptions{ContentType: "application/json", Metadata: map[string]string{"drainCount": "1"}}
+	for _, order := range [][2]string{{"SUB/A.json/b", "SUB/A"}, {"SUB/A", "SUB/A.json/b"}} {
+		t.Run(order[0]+" first", func(t *testing.T) {
+			d := dirOpen(t, t.TempDir())
+			first, second := order[0], order[1]
+			if _, err := d.Write(ctx, first, []byte(`[1]`), meta); err != nil {
+				t.Fatal(err)
+			}
+			if _, err := d.Write(ctx, second, []byte(`[0]`), store.WriteOptions{}); err != nil {
+				t.Fatal(err) // without metadata there is no side file to collide
+			}
+			before, _ := d.Read(ctx, second, 100)
+			_, err := d.Write(ctx, second, []byte(`[2]`), meta)
+			if err == nil || !strings.Contains(err.Error(), "cannot both carry metadata") {
+				t.Fatalf("want a refusal naming the collision, got %v", err)
+			}
+			after, _ := d.Read(ctx, second, 100)
+			if string(after.Body) != `[0]` || !after.LastModified.Equal(before.LastModified) {
+				t.Fatalf("the refused write changed the blob: %q", after.Body)
+			}
+			if b, err := d.Read(ctx, first, 100); err != nil || b.Metadata["drainCount"] != "1" {
+				t.Fatalf("the first blob's metadata: %+v %v", b.Metadata, err)
+			}
+		})
+	}
+}
