@@ -1,8 +1,14 @@
 package replay
 
 import (
+	"context"
+	"errors"
 	"slices"
+	"strings"
 	"time"
+
+	"github.com/deadletter/deadletter/internal/pool"
+	"github.com/deadletter/deadletter/store"
 )
 
 // ChangeEvent is what happened to a finding between two passes of watch.
@@ -13,6 +19,9 @@ const (
 	ChangeState    ChangeEvent = "state"
 	ChangeNew      ChangeEvent = "new"
 	ChangeResolved ChangeEvent = "resolved"
+	// ChangeLost: blobs that were expiring are gone, deleted by the lifecycle rule before anyone handled them —
+	// not a resolution.
+	ChangeLost ChangeEvent = "lost"
 )
 
 // KindError is watch's own kind for a pass that could not read the container (and for when it can again).
@@ -63,7 +72,15 @@ func Changes(prev *Report, cur Report, now time.Time) []Change {
 		if added := missing(is.Names, was.Names); len(added) > 0 {
 			out = append(out, change(now, k, ChangeNew, added, is.Count))
 		}
-		if gone := missing(was.Names, is.Names); len(gone) > 0 {
+		gone := missing(was.Names, is.Names)
+		if k == FindingExpiring && len(cur.Lost) > 0 {
+			lost := missing(gone, missing(gone, cur.Lost)) // gone ∩ Lost, in gone's order
+			if len(lost) > 0 {
+				out = append(out, change(now, k, ChangeLost, lost, is.Count))
+			}
+			gone = missing(gone, cur.Lost)
+		}
+		if len(gone) > 0 {
 			out = append(out, change(now, k, ChangeResolved, gone, is.Count))
 		}
 	}
@@ -90,4 +107,60 @@ func missing(a, b []string) []string {
 		}
 	}
 	return out
+}
+
+// Lost says which of the blobs prev found expiring the lifecycle rule has deleted by now: past their deadline,
+// and nothing of them left — not the blob (a drain keeps its name), not a restored copy (a restore writes
+// RestoreTarget, which the replay may have archived or quarantined since). A blob handled any of those ways is
+// resolved, not lost.
+func (c Config) Lost(ctx context.Context, st store.Container, prev *Report, cur Report, now time.Time) ([]string, error) {
+	if prev == nil {
+		return nil, nil
+	}
+	was, _ := prev.Find(FindingExpiring)
+	is, _ := cur.Find(FindingExpiring)
+	still := make(map[string]bool, len(is.Names))
+	for _, n := range is.Names {
+		still[n] = true
+	}
+	var due []int
+	for i, n := range was.Names {
+		if !still[n] && i < len(was.Written) && !now.Before(c.ExpiresAt(was.Written[i])) {
+			due = append(due, i)
+		}
+	}
+	lost, errs := make([]bool, len(due)), make([]error, len(due))
+	pool.Each(DefaultConcurrency, len(due), func(j int) {
+		lost[j], errs[j] = nothingLeftOf(ctx, st, was.Names[due[j]], was.Written[due[j]])
+	})
+	if err := errors.Join(errs...); err != nil {
+		return nil, err
+	}
+	var out []string
+	for j, i := range due {
+		if lost[j] {
+			out = append(out, was.Names[i])
+		}
+	}
+	return out, nil
+}
+
+// nothingLeftOf reports whether neither the blob nor any copy a restore of it would have made exists.
+func nothingLeftOf(ctx context.Context, st store.Container, name string, written time.Time) (bool, error) {
+	names := []string{name}
+	if strings.HasPrefix(name, QuarantinePrefix) {
+		if target, err := RestoreTarget(name, written); err == nil {
+			a, q := Twins(target)
+			names = append(names, target, a, q)
+		}
+	}
+	for _, n := range names {
+		switch _, err := st.Stat(ctx, n); {
+		case err == nil:
+			return false, nil
+		case !errors.Is(err, store.ErrNotFound) && !errors.Is(err, store.ErrInvalidName):
+			return false, err
+		}
+	}
+	return true, nil
 }

@@ -30,8 +30,10 @@ type Finding struct {
 	Count int
 	// Oldest is the Last-Modified of the oldest blob concerned; FirstExpiry the earliest lifecycle deletion.
 	Oldest, FirstExpiry time.Time
-	// Names are the blobs concerned, oldest first (only when CheckOptions.Names asked for them).
-	Names []string
+	// Names are the blobs concerned, oldest first (only when CheckOptions.Names asked for them); Written holds
+	// each one's Last-Modified, in the same order.
+	Names   []string
+	Written []time.Time
 }
 
 // CheckOptions are the thresholds of a check beyond the Config's.
@@ -48,6 +50,9 @@ type Report struct {
 	Now      time.Time
 	Counts   map[Pane]int
 	Findings []Finding
+	// Lost names the blobs the previous pass found expiring that the lifecycle rule has deleted since (see
+	// Config.Lost); watch sets it, and Changes reports them as lost rather than resolved.
+	Lost []string
 	// Handled and Acked count the blobs kept out of the findings: lingering copies the replay already handled,
 	// and blobs an operator acknowledged.
 	Handled, Acked int
@@ -203,9 +208,9 @@ func (f *findingAcc) finding(k FindingKind, c Config) (Finding, bool) {
 	if f.blobs != nil {
 		blobs := slices.Clone(f.blobs)
 		slices.SortStableFunc(blobs, func(a, b namedBlob) int { return cmp.Or(a.at.Compare(b.at), strings.Compare(a.name, b.name)) })
-		out.Names = make([]string, len(blobs))
+		out.Names, out.Written = make([]string, len(blobs)), make([]time.Time, len(blobs))
 		for i, b := range blobs {
-			out.Names[i] = b.name
+			out.Names[i], out.Written[i] = b.name, b.at
 		}
 	}
 	return out, true

@@ -140,3 +140,57 @@ func TestLoaderCacheIsBoundedToTheContainer(t *testing.T) {
 		t.Fatalf("after 15 of 20 blobs went, the cache holds %d", l.CacheSize())
 	}
 }
+
+// An expiring blob that disappears is lost only when its lifecycle deadline has passed and nothing of it is
+// left: a drained blob keeps its name, a restored one has its copy (or the replay's copies of that) at the root,
+// and one gone before its deadline was taken by a person. Changes then says lost, not resolved.
+func TestExpiringBlobsThatAreLost(t *testing.T) {
+	now := time.Date(2026, 11, 30, 12, 0, 0, 0, time.UTC)
+	mem := storetest.NewMem(now)
+	cfg := testCfg(mem)
+	past := now.Add(-cfg.Retention - time.Hour) // past its deadline: the lifecycle rule may delete it
+	soon := now.Add(-cfg.Retention + time.Hour) // an hour before it
+	blobs := map[string]time.Time{
+		"quarantine/S/deleted.json":  past,
+		"quarantine/S/restored.json": past,
+		"quarantine/S/consumed.json": past,
+		"S/drained.json":             past,
+		"quarantine/S/early.json":    soon,
+	}
+	for n, at := range blobs {
+		put(t, mem, n, ev("a|9", "Push", ""))
+		if err := mem.Backdate(bg, n, at); err != nil {
+			t.Fatal(err)
+		}
+	}
+	prev := report(t, mem, cfg, replay.CheckOptions{Names: true})
+	if f, _ := prev.Find(replay.FindingExpiring); f.Count != len(blobs) {
+		t.Fatalf("expiring: %+v", f)
+	}
+	restored, _ := replay.RestoreTarget("quarantine/S/restored.json", past)
+	consumed, _ := replay.RestoreTarget("quarantine/S/consumed.json", past)
+	archived, _ := replay.Twins(consumed)
+	put(t, mem, restored, ev("a", "Push", ""))
+	put(t, mem, archived, ev("a", "Push", ""))
+	for n := range blobs {
+		if n != "S/drained.json" {
+			mem.Delete(bg, n, "")
+		}
+	}
+	put(t, mem, "S/drained.json", ev("a|9", "Push", "")) // drained: rewritten under its name
+	cur := report(t, mem, cfg, replay.CheckOptions{Names: true})
+	lost, err := cfg.Lost(bg, mem, &prev, cur, now)
+	if err != nil || len(lost) != 1 || lost[0] != "quarantine/S/deleted.json" {
+		t.Fatalf("lost %v %v", lost, err)
+	}
+	cur.Lost = lost
+	var lines []string
+	for _, c := range replay.Changes(&prev, cur, now) {
+		if c.Kind == replay.FindingExpiring {
+			lines = append(lines, fmt.Sprintf("%s %d", c.Event, c.Count))
+		}
+	}
+	if strings.Join(lines, "|") != "lost 1|resolved 4" {
+		t.Fatalf("%q", lines)
+	}
+}

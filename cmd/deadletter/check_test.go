@@ -180,6 +180,43 @@ func TestWatchDatesAnEmptyContainer(t *testing.T) {
 	}
 }
 
+// An expiring blob the lifecycle rule deletes is announced as lost (and handed to --exec), not as resolved.
+func TestWatchSaysLostNotResolved(t *testing.T) {
+	dir := t.TempDir()
+	d, _ := store.OpenDir(dir)
+	const name = "quarantine/S/a.json"
+	d.Write(context.Background(), name, []byte(`[{"id":"a|9","subject":"s","eventType":"T","dataVersion":"1","data":{}}]`), store.WriteOptions{})
+	d.Backdate(context.Background(), name, time.Now().Add(-31*24*time.Hour))
+	execOut := filepath.Join(t.TempDir(), "exec.jsonl")
+	ctx, cancel := context.WithCancel(context.Background())
+	out := &lockedBuffer{}
+	done := make(chan int)
+	go func() {
+		done <- run(ctx, []string{"watch", "--dir", dir, "--json", "--interval", "100ms", "--exec", "cat >> " + execOut}, stdio{in: strings.NewReader(""), out: out, err: out})
+	}()
+	for deadline := time.Now().Add(10 * time.Second); !strings.Contains(out.String(), `"event":"lost"`); time.Sleep(20 * time.Millisecond) {
+		if strings.Contains(out.String(), `"kind":"expiring","event":"state"`) {
+			d.Delete(context.Background(), name, "")
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("watch never said lost:\n%s", out.String())
+		}
+	}
+	for deadline := time.Now().Add(10 * time.Second); ; time.Sleep(20 * time.Millisecond) {
+		if got, _ := os.ReadFile(execOut); strings.Contains(string(got), `"event":"lost"`) {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatal("--exec never heard of the loss")
+		}
+	}
+	cancel()
+	<-done
+	if strings.Contains(out.String(), `"kind":"expiring","event":"resolved"`) {
+		t.Fatalf("a deleted blob is not a resolution:\n%s", out.String())
+	}
+}
+
 // A notifier that hangs (a webhook with no timeout) must not hold the watch: the next change is still printed
 // on time while the first --exec is stuck, and the watch stops promptly when asked.
 func TestWatchIsNotHeldByAHungExec(t *testing.T) {

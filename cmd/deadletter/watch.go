@@ -33,8 +33,9 @@ func (a *app) watchCmd() *cobra.Command {
 		Short: "check every --interval and print what changed, one line per kind of finding",
 		Long: `watch re-checks the container every --interval. Its first pass prints the state, one line per kind of finding;
 later passes print, per kind, the blobs that appeared and the ones that went away — one line (and one --exec) for
-"12 new stranded blobs", naming the first 20. A pass that cannot read the container prints an error line once,
-and a line again when it can. --exec CMD runs sh -c CMD for every state and new line, with the line as JSON on
+"12 new stranded blobs", naming the first 20. An expiring blob the lifecycle rule deleted before anyone handled
+it is a lost line, not a resolved one. A pass that cannot read the container prints an error line once, and a
+line again when it can. --exec CMD runs sh -c CMD for every state, new and lost line, with the line as JSON on
 its stdin.
 --metrics-addr HOST:PORT serves the same picture to Prometheus: /metrics (deadletter_* series, refreshed every
 pass) and /healthz (200 while the last pass read the whole container, 503 otherwise); deploy/prometheus/rules.yml
@@ -46,7 +47,7 @@ holds the alerting rules.`,
 	fs := cmd.Flags()
 	fs.BoolVar(&o.json, "json", false, "one JSON object per line")
 	durationVar(fs, &o.interval, "interval", "how often to check")
-	fs.StringVar(&o.exec, "exec", "", "run this shell command for every state and new line, the line as JSON on stdin")
+	fs.StringVar(&o.exec, "exec", "", "run this shell command for every state, new and lost line, the line as JSON on stdin")
 	fs.StringVar(&o.metricsAddr, "metrics-addr", "", "serve Prometheus /metrics and /healthz on this address (e.g. :9464; port 0 picks one)")
 	return cmd
 }
@@ -84,6 +85,13 @@ func (a *app) runWatch(cmd *cobra.Command, o *watchOptions) error {
 			also = measure.Add
 		}
 		r, err := look(pass, l, o.checkOptions(), also)
+		if err == nil {
+			// Expiring blobs that are gone: deleted by the lifecycle rule, or handled? Said apart, never as one.
+			r.Lost, err = cfg.Lost(pass, l.Container, prev, r, r.Now)
+			if err != nil {
+				err = couldNotLook(pass, err)
+			}
+		}
 		cancel()
 		now := time.Now().UTC()
 		switch {
@@ -158,7 +166,7 @@ func (a *app) emit(hk *hooks, o *watchOptions, c replay.Change) {
 		fmt.Fprintf(a.io.out, "%s %-8s %-13s %s\n", j.Time, c.Event, c.Kind, present.ChangeMessage(c))
 	}
 	if c.Event == replay.ChangeResolved {
-		return
+		return // good news is printed, not paged (a lost blob is not good news: it goes to --exec)
 	}
 	line, _ := marshal(j)
 	hk.send(line, fmt.Sprintf("%s %s", c.Event, c.Kind))

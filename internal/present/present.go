@@ -145,6 +145,8 @@ func ChangeMessage(c replay.Change) string {
 		head = fmt.Sprintf("%d %s", c.Count, kindNoun(c.Kind))
 	case c.Event == replay.ChangeNew:
 		head = fmt.Sprintf("%d new %s (%d now)", c.Count, kindNoun(c.Kind), c.Total)
+	case c.Event == replay.ChangeLost:
+		head = fmt.Sprintf("%d blob(s) LOST: past their lifecycle deadline and gone, deleted before anyone drained or restored them (%d still expiring)", c.Count, c.Total)
 	default:
 		head = fmt.Sprintf("%d no longer %s (%d left)", c.Count, c.Kind, c.Total)
 	}
