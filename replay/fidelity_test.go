@@ -552,4 +552,9 @@ func TestForecastLeavesOutWhatTheDrainSkips(t *testing.T) {
 	if f := replay.ForecastDrain([]replay.Item{unreadable}, false); f.Blobs != 1 || f.Unreadable != 1 || f.Unread != 0 {
 		t.Fatalf("unreadable forecast %+v", f)
 	}
+	// Over the size limit the drain never reads it: not a blob it will drain.
+	unreadable.Size = store.MaxBlobBytes + 1
+	if f := replay.ForecastDrain([]replay.Item{unreadable}, false); f.Blobs != 0 || f.TooLarge != 1 {
+		t.Fatalf("too large forecast %+v", f)
+	}
 }

@@ -1,5 +1,7 @@
 package replay
 
+import "github.com/deadletter/deadletter/store"
+
 // Forecast is what draining a set of blobs sets in motion, from their summaries.
 type Forecast struct {
 	// Blobs, Events, Bytes and the rest count only the blobs the drain will re-upload.
@@ -15,6 +17,8 @@ type Forecast struct {
 	// Handled counts the blobs the replay already handled: skipped, or drained anyway when IncludeHandled.
 	Handled        int
 	IncludeHandled bool
+	// TooLarge counts the stranded blobs over store.MaxBlobBytes: the drain never reads them, so it fails on them.
+	TooLarge int
 }
 
 // ForecastDrain adds up what the replay function will do with the given blobs once they are drained. Only what
@@ -33,6 +37,10 @@ func ForecastDrain(items []Item, includeHandled bool) Forecast {
 			if !includeHandled {
 				continue
 			}
+		}
+		if it.Size > store.MaxBlobBytes {
+			f.TooLarge++
+			continue
 		}
 		f.Blobs++
 		f.Bytes += it.Size

@@ -143,7 +143,7 @@ func (m *Model) confirmDrain(items []replay.Item, limit string) tea.Cmd {
 	f := replay.ForecastDrain(items, false)
 	if f.Blobs == 0 {
 		// Asking "drain 0 blobs?" would ask for nothing: say why nothing is drained instead.
-		m.setStatus(fmt.Sprintf("nothing to drain here: %d already handled by the replay, %d not stranded", f.Handled, f.NotStranded))
+		m.setStatus(fmt.Sprintf("nothing to drain here: %d already handled by the replay, %d not stranded, %d over the size limit", f.Handled, f.NotStranded, f.TooLarge))
 		return nil
 	}
 	d := m.newDialog(actDrain, fmt.Sprintf("Drain %d stranded blob(s)?", f.Blobs))

@@ -13,6 +13,7 @@ import (
 
 	"github.com/deadletter/deadletter/internal/textfmt"
 	"github.com/deadletter/deadletter/replay"
+	"github.com/deadletter/deadletter/store"
 )
 
 // VerdictLetter is a verdict's one-letter form in the compact column: R replay, C cap, N notIdempotent,
@@ -195,6 +196,9 @@ func ForecastLines(f replay.Forecast) []string {
 	}
 	if f.Unreadable > 0 {
 		out = append(out, fmt.Sprintf("%d blob(s) could not be read (too large, refused or failed): their events are not counted, and the drain may fail on them too.", f.Unreadable))
+	}
+	if f.TooLarge > 0 {
+		out = append(out, fmt.Sprintf("%d more blob(s) are over the %s limit: deadletter does not read them, so the drain fails on them (re-upload them by hand).", f.TooLarge, textfmt.Bytes(store.MaxBlobBytes)))
 	}
 	if f.NotStranded > 0 {
 		out = append(out, fmt.Sprintf("%d more blob(s) are not stranded (live, so their own trigger may still arrive, or the replay's own archived/ or quarantine/ record): the drain leaves them alone.", f.NotStranded))
