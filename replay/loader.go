@@ -65,7 +65,7 @@ func (l *Loader) Stream(ctx context.Context, visit func(items []Item, now time.T
 		for i, bi := range p.Blobs {
 			items[i] = l.Config.MakeItem(bi, p.ServiceTime)
 			if c, ok := l.cache[bi.Name]; ok && c.etag == bi.ETag {
-				items[i].Summary, items[i].ReadErr = c.summary, c.readErr
+				items[i].Summary, items[i].ReadErr, items[i].ReadFailed = c.summary, c.readErr, c.failed
 				c.gen = gen
 				l.cache[bi.Name] = c
 			}

@@ -3,6 +3,8 @@ package replay_test
 import (
 	"context"
 	"fmt"
+	"os"
+	"path/filepath"
 	"strings"
 	"sync/atomic"
 	"testing"
@@ -70,4 +72,36 @@ func (s slowReads) Read(ctx context.Context, name string, max int64) (store.Blob
 	defer s.at(name, false)
 	time.Sleep(20 * time.Millisecond)
 	return s.Container.Read(ctx, name, max)
+}
+
+// A payload that could not be read stays unreadable on the next pass of the same loader (watch keeps one): the
+// cache carries the failure, so a second check never calls the container healthy.
+func TestUnreadableSurvivesTheCache(t *testing.T) {
+	root := t.TempDir()
+	for _, n := range []string{"S/huge.json", "quarantine/S/huge.json"} {
+		p := filepath.Join(root, filepath.FromSlash(n))
+		os.MkdirAll(filepath.Dir(p), 0o755)
+		f, err := os.Create(p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		f.Truncate(store.MaxBlobBytes + 1) // sparse: nothing is written
+		f.Close()
+	}
+	d, err := store.OpenDir(root)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cfg := replay.DefaultConfig()
+	l := replay.NewLoader(d, cfg)
+	for pass := range 3 {
+		s, err := l.List(bg)
+		if err != nil {
+			t.Fatal(err)
+		}
+		l.HydrateWhere(bg, s, nil)
+		if r := cfg.Check(s, replay.CheckOptions{}); r.Healthy || r.Unreadable != 2 {
+			t.Fatalf("pass %d: healthy %v, %d unreadable", pass, r.Healthy, r.Unreadable)
+		}
+	}
 }

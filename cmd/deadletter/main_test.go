@@ -315,6 +315,13 @@ func TestHugeBlobIsRefusedNotRead(t *testing.T) {
 	if !strings.Contains(out, "NOT READ") {
 		t.Fatalf("show: %s", out)
 	}
+	// A quarantine copy that size: its restore plan cannot be read, and the restore says so (it once panicked).
+	os.MkdirAll(filepath.Join(dir, "quarantine", "S"), 0o755)
+	os.Rename(filepath.Join(dir, "S", "huge.json"), filepath.Join(dir, "quarantine", "S", "huge.json"))
+	out, errs, code := runCmd(t, "restore", "--dir", dir, "--dry-run", "--yes", "quarantine/S/huge.json")
+	if code != 1 || !strings.Contains(errs, "not read") || !strings.Contains(out, "failed") {
+		t.Fatalf("restore: exit %d\n%s\n%s", code, out, errs)
+	}
 }
 
 // seed then ls/show against Azurite give the same panes, verdicts and previews as a directory seeded with the

@@ -23,7 +23,7 @@ func Explain(d *replay.Detail, c replay.Config) []string {
 	case d.Restore != nil:
 		explainRestore(&out, d.Restore)
 	}
-	if d.Summary.Uncountable > 0 {
+	if d.Summary != nil && d.Summary.Uncountable > 0 { // (no summary: the payload was not read)
 		out.add("WARNING: %d event id(s) hold a line terminator: the estate never counts them, so the cap never stops them; they loop until the lifecycle rule deletes them.", d.Summary.Uncountable)
 	}
 	return out
