@@ -62,7 +62,14 @@ func waitFor(ch chan tea.Msg) tea.Cmd { return func() tea.Msg { return <-ch } }
 func (m *Model) poll(d time.Duration) tea.Cmd { return m.opt.After(d, pollMsg{seq: m.list.seq}) }
 
 // tick redraws the retry countdown every second while a refresh is failing.
-func (m *Model) tick() tea.Cmd { return m.opt.After(time.Second, tickMsg{}) }
+// There is at most one: a listing that fails again while the countdown runs does not start a second.
+func (m *Model) tick() tea.Cmd {
+	if m.list.ticking {
+		return nil
+	}
+	m.list.ticking = true
+	return m.opt.After(time.Second, tickMsg{})
+}
 
 func (m *Model) updateListing(msg tea.Msg) tea.Cmd {
 	switch msg := msg.(type) {
@@ -103,6 +110,7 @@ func (m *Model) updateListing(msg tea.Msg) tea.Cmd {
 		}
 		return m.refresh()
 	case tickMsg:
+		m.list.ticking = false
 		if m.list.err != nil {
 			return m.tick() // the retry countdown
 		}

@@ -97,6 +97,7 @@ type listing struct {
 	retryAt   time.Time
 	loaded    bool      // a listing has completed at least once
 	goodAt    time.Time // service time of the last complete listing
+	ticking   bool      // the one retry-countdown tick is scheduled
 }
 
 // New builds the dashboard.

@@ -377,6 +377,21 @@ func TestCopyAndMouse(t *testing.T) {
 		t.Fatalf("click: cursor %d", hs.m.tables[0].cursor)
 	}
 	_ = name
+	// With more rows than fit, a click anywhere lands on a row on screen or moves nothing: the status and key
+	// lines below the table are not the row after the last one shown.
+	mem, cfg = fixture(t, 120)
+	hs = newHarness(t, mem, cfg, 80, 24)
+	tb := hs.m.tables[0]
+	if len(tb.rows) <= tb.height {
+		t.Fatalf("%d rows fit in %d lines: the test needs more", len(tb.rows), tb.height)
+	}
+	for y := 0; y < 24; y++ {
+		before, offset := tb.cursor, tb.offset
+		hs.send(tea.MouseMsg{X: 10, Y: y, Button: tea.MouseButtonLeft, Action: tea.MouseActionPress})
+		if c := tb.cursor; c != before && (c < offset || c >= offset+tb.height) {
+			t.Fatalf("a click on screen line %d put the cursor on row %d, off the %d rows shown from %d", y, c, tb.height, offset)
+		}
+	}
 }
 
 // a acknowledges the blob under the cursor: it stays listed, marked A and dimmed, and its finding goes away.
@@ -513,4 +528,27 @@ func TestOverviewGridAccountsForEverySubscription(t *testing.T) {
 		}
 		hs.press("<down>")
 	}
+}
+
+// However many refreshes fail in a row, one timer drives the retry countdown: an overnight outage must not leave
+// thousands of one-second redraw loops behind.
+func TestRetryCountdownIsOneTimer(t *testing.T) {
+	mem, cfg := fixture(t, 10)
+	fl := &flaky{Container: mem}
+	hs := newHarness(t, fl, cfg, 80, 24)
+	fl.fail(errors.New("dial tcp: connection refused"))
+	for range 6 {
+		hs.advance(hs.m.opt.Interval) // each poll fails again
+		hs.press("R")
+	}
+	ticks := 0
+	for _, tm := range hs.timers {
+		if _, ok := tm.msg.(tickMsg); ok {
+			ticks++
+		}
+	}
+	if ticks != 1 {
+		t.Fatalf("%d countdown timers pending, want 1", ticks)
+	}
+	hs.shows("retry in")
 }

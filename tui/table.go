@@ -254,7 +254,7 @@ func (t *table) visible() []int {
 // rowAt is the row index of a screen line of the table (line 0 is the column header).
 func (t *table) rowAt(line int) (int, bool) {
 	r := t.offset + line - 1
-	return r, line >= 1 && r < len(t.rows)
+	return r, line >= 1 && line <= t.height && r < len(t.rows) // (below the rows on screen: the status line)
 }
 
 // sortables are the columns on screen the table can sort by, in order.
