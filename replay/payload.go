@@ -144,19 +144,6 @@ func syntaxError(err error) *MalformedError {
 	return &MalformedError{Offset: -1, Element: -1, Msg: err.Error()}
 }
 
-// jsonError describes an encoding/json error (the handler register is read with encoding/json).
-func jsonError(err error, element int) *MalformedError {
-	var se *json.SyntaxError
-	var te *json.UnmarshalTypeError
-	switch {
-	case errors.As(err, &se):
-		return &MalformedError{Offset: se.Offset, Element: element, Msg: se.Error()}
-	case errors.As(err, &te):
-		return &MalformedError{Offset: -1, Element: element, Msg: "the payload is a JSON " + te.Value}
-	}
-	return &MalformedError{Offset: -1, Element: element, Msg: err.Error()}
-}
-
 // jsonKind is the type of a JSON value, read from its first byte.
 type jsonKind uint8
 

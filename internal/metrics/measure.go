@@ -102,6 +102,9 @@ func (m *Measurer) Add(items []replay.Item, now time.Time) {
 			v.Unread++
 			continue
 		}
+		if it.Summary.CrashDepth > 0 && it.Pane != replay.PaneQuarantine {
+			continue // the replay crashes on it: none of its events gets the fate its verdict says
+		}
 		for _, vd := range replay.AllVerdicts {
 			if n := it.Summary.Verdicts.Of(vd); n > 0 {
 				v.Events[EventKey{it.Pane, vd}] += n
