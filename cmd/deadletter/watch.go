@@ -59,14 +59,16 @@ func (a *app) runWatch(cmd *cobra.Command, o *watchOptions) error {
 	if err := positiveInt("max-quarantine", o.maxQuarantine); err != nil {
 		return err
 	}
+	// Each pass is bounded by --timeout (30 s unless given): set before the client is opened, whose retries
+	// are sized to it.
+	if f := cmd.Flags().Lookup("timeout"); !f.Changed && a.g.timeout == 0 {
+		a.g.timeout = lookTimeout
+	}
 	l, cfg, err := a.g.loader()
 	if err != nil {
 		return err
 	}
 	ctx := cmd.Context()
-	if f := cmd.Flags().Lookup("timeout"); !f.Changed && a.g.timeout == 0 {
-		a.g.timeout = lookTimeout
-	}
 	exp, stop, err := a.serveMetrics(o.metricsAddr, l.Container.Describe())
 	if err != nil {
 		return err
