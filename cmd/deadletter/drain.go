@@ -35,7 +35,7 @@ func (a *app) runDrain(cmd *cobra.Command, names []string, o *drainOptions) erro
 	if err := o.validate(); err != nil {
 		return err
 	}
-	if a.g.readOnly {
+	if a.g.readOnly && !o.dryRun { // (a dry run changes nothing: read-only allows it)
 		return replay.ErrReadOnly
 	}
 	if o.includeHandled && len(names) == 0 {

@@ -85,25 +85,29 @@ func usagef(format string, a ...any) error { return usageError{fmt.Errorf(format
 func run(ctx context.Context, args []string, io stdio) int {
 	root := newApp(io).root()
 	root.SetArgs(args)
-	err := root.ExecuteContext(ctx)
+	cmd, err := root.ExecuteContextC(ctx)
+	help := "deadletter"
+	if cmd != nil {
+		help = cmd.CommandPath()
+	}
 	var ec exitCode
 	switch {
 	case err == nil:
 		return exitOK
 	case errors.As(err, &ec):
 		if ec.err != nil {
-			report(io, ec.err)
+			report(io, ec.err, help)
 		}
 		return ec.code
 	}
-	report(io, err)
+	report(io, err, help)
 	return exitError
 }
 
 // report prints an error for a person: escaped like every other untrusted text (errors quote blob names and file
 // paths) line by line — the lists of candidate names are one per line — with a pointer to help when it was a
-// usage error.
-func report(io stdio, err error) {
+// usage error (help is the command whose help to read).
+func report(io stdio, err error, help string) {
 	lines := strings.Split(err.Error(), "\n")
 	for i, l := range lines {
 		lines[i] = textfmt.Printable(strings.ReplaceAll(l, "\t", "  ")) // (Entra ID's errors indent with tabs)
@@ -111,6 +115,6 @@ func report(io stdio, err error) {
 	fmt.Fprintln(io.err, "deadletter:", strings.Join(lines, "\n"))
 	var ue usageError
 	if errors.As(err, &ue) {
-		fmt.Fprintln(io.err, "run 'deadletter --help' for usage")
+		fmt.Fprintf(io.err, "run '%s --help' for usage\n", help)
 	}
 }

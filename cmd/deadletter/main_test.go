@@ -215,8 +215,28 @@ func TestFlagsBeatEnvironmentBeatDefaults(t *testing.T) {
 		t.Fatalf("flag beats env: %s", p)
 	}
 	t.Setenv("DEADLETTER_TTL", "soon")
-	if _, errs, code := runCmd(t, "ls", "--dir", dir); code != 2 || !strings.Contains(errs, "DEADLETTER_TTL") {
+	if _, errs, code := runCmd(t, "ls", "--dir", dir); code != 2 || !strings.Contains(errs, "DEADLETTER_TTL") || !strings.Contains(errs, "'deadletter ls --help'") {
 		t.Fatalf("bad env: %d %s", code, errs)
+	}
+	t.Setenv("DEADLETTER_TTL", "")
+	// A container named by a flag beats one named in the environment, whichever backend each is.
+	t.Setenv("AZURE_STORAGE_ACCOUNT_CONNECTION_STRING", "UseDevelopmentStorage=true")
+	if p := pane(); p != "live" {
+		t.Fatalf("--dir with a connection string exported: %s", p)
+	}
+	t.Setenv("DEADLETTER_DIR", dir)
+	if _, errs, code := runCmd(t, "ls"); code != 2 || !strings.Contains(errs, "name two containers") ||
+		!strings.Contains(errs, "AZURE_STORAGE_ACCOUNT_CONNECTION_STRING, DEADLETTER_DIR") {
+		t.Fatalf("two containers from the environment: %d %s", code, errs)
+	}
+	t.Setenv("AZURE_STORAGE_ACCOUNT_CONNECTION_STRING", "")
+	t.Setenv("DEADLETTER_DIR", "")
+	if _, errs, code := runCmd(t, "ls", "--dir", dir, "--account-url", "https://a.blob.core.windows.net"); code != 2 || !strings.Contains(errs, "--dir and --account-url name two containers") {
+		t.Fatalf("two containers from flags: %d %s", code, errs)
+	}
+	t.Setenv("DEADLETTER_READ_ONLY", "yes")
+	if _, errs, code := runCmd(t, "ls", "--dir", dir); code != 2 || !strings.Contains(errs, "want true or false") {
+		t.Fatalf("a bool from the environment: %d %s", code, errs)
 	}
 }
 
@@ -254,6 +274,13 @@ func TestReadOnlyAndConfirmation(t *testing.T) {
 	}
 	if after := state(); after != before {
 		t.Fatal("a refused command changed the container")
+	}
+	// A dry run changes nothing, so read-only allows it.
+	if out, errs, code := runCmd(t, "drain", "--dir", dir, "--read-only", "--dry-run", "--yes"); code != 0 || !strings.Contains(out, "dry run, nothing changed") {
+		t.Fatalf("read-only dry run: exit %d %s %s", code, out, errs)
+	}
+	if after := state(); after != before {
+		t.Fatal("a read-only dry run changed the container")
 	}
 }
 

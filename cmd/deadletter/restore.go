@@ -58,7 +58,7 @@ func (a *app) runRestore(cmd *cobra.Command, args []string, o *restoreOptions) e
 	if err := o.check(args); err != nil {
 		return err
 	}
-	if a.g.readOnly {
+	if a.g.readOnly && !o.dryRun { // (a dry run changes nothing: read-only allows it)
 		return replay.ErrReadOnly
 	}
 	ctx := cmd.Context()

@@ -79,7 +79,12 @@ stranded blobs, restore quarantined ones — without ever losing a blob. With no
 	root.SetIn(a.io.in)
 	root.SetOut(a.io.out)
 	root.SetErr(a.io.err)
-	root.SetFlagErrorFunc(func(_ *cobra.Command, err error) error { return usageError{err} })
+	root.SetFlagErrorFunc(func(c *cobra.Command, err error) error {
+		if strings.Contains(err.Error(), "unknown flag: --json") && c.Flags().Lookup("format") != nil {
+			return usagef("%v: %s writes JSON with --format json", err, c.Name())
+		}
+		return usageError{err}
+	})
 	a.globalFlags(root.PersistentFlags())
 	dash := a.dashboardFlags(root)
 	root.RunE = func(cmd *cobra.Command, _ []string) error { return a.runDashboard(cmd, dash) }
@@ -137,26 +142,47 @@ func (a *app) globalFlags(fs *pflag.FlagSet) {
 // prepare applies the environment to every flag not given on the command line, then validates.
 func (a *app) prepare(cmd *cobra.Command) error {
 	fs := cmd.Flags()
+	// A container named on the command line beats one named in the environment, whichever backend each names:
+	// --dir with AZURE_STORAGE_ACCOUNT_CONNECTION_STRING exported opens the directory.
+	backendGiven := false
+	for _, name := range backendFlags {
+		if f := fs.Lookup(name); f != nil && f.Changed {
+			backendGiven = true
+		}
+	}
 	var fromEnv []string
 	for _, e := range envVars {
 		v, ok := os.LookupEnv(e.name)
 		f := fs.Lookup(e.flag)
-		if !ok || v == "" || f == nil || f.Changed {
+		if !ok || v == "" || f == nil || f.Changed || backendGiven && slices.Contains(backendFlags, e.flag) {
 			continue
 		}
 		if err := f.Value.Set(v); err != nil {
+			if f.Value.Type() == "bool" {
+				return usagef("environment variable %s is %q: want true or false (1 or 0)", e.name, v)
+			}
 			return usagef("environment variable %s: %v", e.name, err)
 		}
 		fromEnv = append(fromEnv, e.name)
 	}
 	err := a.g.validate()
+	if err == nil {
+		return nil
+	}
+	var set []string
 	for _, e := range envVars {
-		if err != nil && slices.Contains(fromEnv, e.name) && strings.Contains(err.Error(), "--"+e.flag+" ") {
-			return usagef("%v (set by the environment variable %s)", err, e.name)
+		if slices.Contains(fromEnv, e.name) && strings.Contains(err.Error()+" ", "--"+e.flag+" ") {
+			set = append(set, e.name)
 		}
+	}
+	if len(set) > 0 {
+		return usagef("%v (from the environment: %s)", err, strings.Join(set, ", "))
 	}
 	return err
 }
+
+// backendFlags name the container's backend: one of them, from the command line or else the environment.
+var backendFlags = []string{"dir", "connection-string", "account-url"}
 
 var containerName = regexp.MustCompile(`^[a-z0-9](?:[a-z0-9]|-(?:[a-z0-9]))*$`)
 
@@ -175,11 +201,17 @@ func (g *globalFlags) validate() error {
 	case len(g.container) < 3 || len(g.container) > 63 || !containerName.MatchString(g.container):
 		return usagef("--container %q is not a container name: 3–63 lowercase letters, digits and single hyphens, starting and ending with a letter or digit", g.container)
 	}
-	if g.dir != "" && (g.connString != "" || g.accountURL != "") {
-		return usagef("--dir cannot be combined with --connection-string or --account-url (unset AZURE_STORAGE_ACCOUNT_CONNECTION_STRING)")
+	var named []string
+	for _, n := range []struct {
+		flag string
+		set  bool
+	}{{"--dir", g.dir != ""}, {"--connection-string", g.connString != ""}, {"--account-url", g.accountURL != ""}} {
+		if n.set {
+			named = append(named, n.flag+" ")
+		}
 	}
-	if g.connString != "" && g.accountURL != "" {
-		return usagef("give --connection-string or --account-url, not both")
+	if len(named) > 1 {
+		return usagef("%sname two containers: give one", strings.Join(named, "and "))
 	}
 	return nil
 }
