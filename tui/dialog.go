@@ -216,6 +216,20 @@ func (m *Model) confirmAck(items []replay.Item, limit string) tea.Cmd {
 		lines = append(lines, m.st.Warn.Render("Only what you see: "+limit+"."), "")
 	}
 	if act == actAck {
+		expiring := 0
+		for i := range items {
+			if note := present.AckExpiringNote(items[i].Name, m.cfg.AlertsOf(&items[i], m.snap.Now)); note != "" {
+				if expiring++; expiring <= 3 {
+					lines = append(lines, m.st.Warn.Render("EXPIRING: "+note))
+				}
+			}
+		}
+		if expiring > 3 {
+			lines = append(lines, m.st.Warn.Render(fmt.Sprintf("… and %d more expiring blob(s): an ack silences none of them", expiring-3)))
+		}
+		if expiring > 0 {
+			lines = append(lines, "")
+		}
 		lines = append(lines, "An acknowledged blob stays listed (dimmed) but raises no badge, check or watch finding until the ack runs out or the blob changes.",
 			"It is kept in the blob's index tags, shared with everyone who looks; the blob's ETag and Last-Modified do not change.",
 			fmt.Sprintf("By %s.", textfmt.Printable(m.by())))

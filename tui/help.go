@@ -48,7 +48,7 @@ func (hp *help) build(m *Model) {
 	add(m.st.Header.Render("verdicts") + "  R replay · C cap · N notIdempotent · U unroutable · ? unknown (needs --handlers) · ∞ an uncountable id · MALFORMED · CRASH (nested past what the replay can serialize)")
 	add(m.st.Header.Render("marks") + "  ▸ cursor · * selected · H handled by the replay (its copy exists; drain skips it) · A acknowledged (dimmed; raises nothing)")
 	add(m.st.Header.Render("alerts") + "  !AGE a live blob past the grace: the replay is not consuming · !DELETE IN stranded or quarantined, about to be lost")
-	add(m.st.Header.Render("actions") + "  drain, restore and ack take the selected rows, else every row the filter shows; the confirmation says so")
+	add(m.st.Header.Render("actions") + "  drain and restore take the selected rows, else every row the filter shows; ack takes the selected rows, else the row under the cursor (on a blob already acknowledged it offers to clear the ack); the confirmation says which")
 	hp.lines = out
 }
 

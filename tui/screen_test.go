@@ -415,6 +415,19 @@ func TestAckFromTheDashboard(t *testing.T) {
 	hs.shows("ACKED", "by tester@host", "on it")
 }
 
+// Acknowledging a blob the lifecycle rule is about to delete says, in the dialog, that the ack does not silence
+// that — as the command line's ack does.
+func TestAckDialogWarnsOfExpiry(t *testing.T) {
+	mem, cfg := fixture(t, 0)
+	hs := newHarness(t, mem, cfg, 120, 40)
+	hs.press("/is:expiring", "<enter>")
+	hs.press("a")
+	hs.shows("Acknowledge 1 blob(s)?", "EXPIRING:", "an ack does not silence that")
+	hs.press("<esc>", "/", "<esc>", "3", "a") // a live blob: no such warning
+	hs.shows("Acknowledge 1 blob(s)?")
+	hs.lacks("EXPIRING:")
+}
+
 // q while an action runs asks first; when the action ends meanwhile, the quit goes ahead.
 func TestQuitWhileAnActionRuns(t *testing.T) {
 	mem, cfg := fixture(t, 0)

@@ -7,7 +7,6 @@ import (
 	"time"
 
 	"github.com/deadletter/deadletter/internal/present"
-	"github.com/deadletter/deadletter/internal/textfmt"
 	"github.com/deadletter/deadletter/replay"
 	"github.com/deadletter/deadletter/store"
 	"github.com/spf13/cobra"
@@ -37,7 +36,7 @@ needs the tags/write data action (Storage Blob Data Owner, or a custom role).`,
 	fs := cmd.Flags()
 	durationVar(fs, &o.dur, "for", "how long the acknowledgement holds (3d, 12h)")
 	fs.StringVar(&o.note, "note", "", "what is being done about it")
-	fs.StringVar(&o.by, "by", "", "who acknowledges (default: the user name)")
+	fs.StringVar(&o.by, "by", "", "who acknowledges (default: user@host)")
 	fs.BoolVar(&o.clear, "clear", false, "remove the acknowledgement")
 	return cmd
 }
@@ -71,9 +70,8 @@ func (a *app) runAck(cmd *cobra.Command, names []string, o *ackOptions) error {
 	for _, n := range found {
 		i, _ := snap.Lookup(n)
 		targets = append(targets, snap.Items[i].BlobInfo)
-		if al := cfg.AlertsOf(&snap.Items[i], snap.Now); al.Expiring && !o.clear {
-			fmt.Fprintf(a.io.err, "note: %s is deleted by the lifecycle rule in %s: an ack does not silence that (EXPIRING stays up until it is drained, restored or copied out)\n",
-				textfmt.Printable(n), present.DeletesIn(al))
+		if note := present.AckExpiringNote(n, cfg.AlertsOf(&snap.Items[i], snap.Now)); note != "" && !o.clear {
+			fmt.Fprintf(a.io.err, "note: %s\n", note)
 		}
 	}
 	verb := fmt.Sprintf("Acknowledge %d blob(s) for %s?", len(targets), durationText(o.dur))

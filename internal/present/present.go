@@ -89,6 +89,16 @@ func DeletesIn(a replay.Alerts) string {
 	return s
 }
 
+// AckExpiringNote is what acknowledging a blob the lifecycle rule is about to delete does not do ("" when the
+// blob is not expiring): the CLI's ack and the dashboard's dialog both say it.
+func AckExpiringNote(name string, a replay.Alerts) string {
+	if !a.Expiring {
+		return ""
+	}
+	return fmt.Sprintf("%s is deleted by the lifecycle rule in %s: an ack does not silence that (EXPIRING stays up until it is drained, restored or copied out)",
+		textfmt.Printable(name), textfmt.Duration(a.DeletesIn))
+}
+
 // FindingMessage says one finding in a sentence, with what to do about it.
 func FindingMessage(f replay.Finding, cfg replay.Config, now time.Time) string {
 	age := textfmt.Duration(now.Sub(f.Oldest))
