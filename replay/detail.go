@@ -97,7 +97,7 @@ func (l *Loader) restorePlan(ctx context.Context, name string, body []byte, p *P
 			return rp, err
 		}
 		if lingers {
-			rp.Refusal = LingeringRefusal(orig)
+			rp.Refusal, rp.Lingers = LingeringRefusal(orig), orig
 		}
 	}
 	return rp, nil

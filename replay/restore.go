@@ -68,7 +68,7 @@ func restoreOne(ctx context.Context, c store.Container, cfg Config, name string,
 		case err != nil:
 			return readFailed(ctx, r, err, OutcomeFailed, "")
 		case lingers:
-			plan.Refusal = LingeringRefusal(orig)
+			plan.Refusal, plan.Lingers = LingeringRefusal(orig), orig
 		}
 	}
 	if plan.Target == "" || plan.Refusal != "" && !o.Force {
@@ -118,7 +118,7 @@ func OriginalLingers(ctx context.Context, c store.Container, quarantined string)
 
 // LingeringRefusal is why a restore refuses a quarantine copy whose original lingers.
 func LingeringRefusal(orig string) string {
-	return fmt.Sprintf("its original %s still lingers at the root (the replay quarantined it and could not delete it): restoring would put its events at the root twice; delete that original first (its events are all in this copy)", orig)
+	return fmt.Sprintf("its original %s still lingers at the root (the replay quarantined it and could not delete it): restoring would put its events at the root twice; delete that original first — its events are all in this copy — with your storage tools (az storage blob delete --name <it>, Storage Explorer; deadletter deletes nothing it has not copied)", orig)
 }
 
 // placeCopy puts the restored body at the first of the restore's names that is free or already holds it, and

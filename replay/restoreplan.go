@@ -35,6 +35,9 @@ type RestorePlan struct {
 	Crash *Crash
 	// Stripped counts ids that still carried a count and were stripped.
 	Stripped int
+	// Lingers names the copy's original when it still lingers at the root (Refusal then says why that refuses
+	// the restore): forced anyway, its events are at the root twice.
+	Lingers string
 }
 
 // PlanRestore predicts a restore of quarantine blob name with body parsed as p. The restored copy's events are

@@ -343,7 +343,7 @@ func (d *dialog) finish(m *Model, msg actionDoneMsg) {
 func (m *Model) restoreLines(d *dialog) []string {
 	msg := d.plans
 	var lines []string
-	refused := 0
+	refused, lingering := 0, 0
 	for i, n := range msg.names {
 		lines = append(lines, m.st.Bold.Render(textfmt.Printable(n)))
 		if msg.errs[i] != nil {
@@ -356,6 +356,9 @@ func (m *Model) restoreLines(d *dialog) []string {
 		}
 		if rp := msg.details[i].Restore; rp == nil || rp.Refusal != "" {
 			refused++
+			if rp != nil && rp.Lingers != "" {
+				lingering++
+			}
 		}
 	}
 	d.title = fmt.Sprintf("Restore %d quarantined blob(s)?", len(msg.names))
@@ -366,6 +369,9 @@ func (m *Model) restoreLines(d *dialog) []string {
 		lines = append(lines, "", m.st.Warn.Render(fmt.Sprintf("%d blob(s) will be refused: press f to restore them anyway (--force)", refused)))
 	case d.force:
 		lines = append(lines, "", m.st.Warn.Render("--force: blobs where nothing resumes are restored too (the replay re-quarantines them)"))
+		if lingering > 0 {
+			lines = append(lines, m.st.Warn.Render(fmt.Sprintf("--force: %d of them still have their original at the root: restored, their events are at the root twice and the replay handles them twice", lingering)))
+		}
 	}
 	return lines
 }

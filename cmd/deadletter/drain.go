@@ -21,8 +21,9 @@ func (a *app) drainCmd() *cobra.Command {
 		Short: "re-upload stranded blobs (all, or the named ones) so the replay sees them",
 		Long: `drain re-uploads each stranded blob's identical bytes, If-Match the ETag it read, so a fresh BlobCreated
 reaches the replay function. With no names it takes every stranded blob; names may be full names, URLs, GUIDs
-or unique fragments. Blobs the replay already handled (their archived/ copy exists) are skipped as handled: draining
-them would republish their events a second time — name them and pass --include-handled to drain them anyway.`,
+or unique fragments. Blobs the replay already handled (their archived/ copy exists, or a quarantine/ copy that
+holds all their events) are skipped as handled: draining them would republish their events a second time — name
+them and pass --include-handled to drain them anyway.`,
 		ValidArgsFunction: a.completeNames(replay.IsRoot),
 		RunE:              func(cmd *cobra.Command, args []string) error { return a.runDrain(cmd, args, &o) },
 	}

@@ -34,6 +34,7 @@ one copy. Only events the cap stopped resume; a blob where nothing would resume 
 	cmd.Flags().BoolVar(&o.force, "force", false, "restore even where nothing would resume (the replay re-quarantines it)")
 	cmd.Flags().BoolVar(&o.all, "all", false, "every quarantine blob with something to resume")
 	o.filter.flags(cmd)
+	cmd.Flags().MarkHidden("pane") // restore takes quarantine blobs only: the pane is not a choice
 	return cmd
 }
 
@@ -46,7 +47,9 @@ func (o *restoreOptions) check(names []string) error {
 	case o.all && o.force:
 		return usagef("--all restores only blobs with something to resume; --force takes named blobs")
 	case !o.all && (o.filter != blobFilter{}):
-		return usagef("--pane, --subscription, --verdict and --older-than narrow --all")
+		return usagef("--subscription, --verdict and --older-than narrow --all")
+	case o.filter.pane != "" && o.filter.pane != string(replay.PaneQuarantine):
+		return usagef("restore --all takes quarantine blobs: --pane %s would select none", o.filter.pane)
 	}
 	if err := o.validate(); err != nil {
 		return err
@@ -81,7 +84,9 @@ func (a *app) runRestore(cmd *cobra.Command, args []string, o *restoreOptions) e
 		}
 	}
 	if o.all || !o.json || !o.yes {
-		names = a.describeRestore(ctx, l, cfg, names, o, previewed)
+		var refused []replay.Result
+		names, refused = a.describeRestore(ctx, l, cfg, names, o, previewed)
+		missing = append(missing, refused...) // --all's refusals are results too, so --json carries them
 	}
 	if len(names) == 0 {
 		return a.nothingToRestore(ctx, o, missing)
@@ -120,10 +125,9 @@ func (a *app) nothingToRestore(ctx context.Context, o *restoreOptions, missing [
 }
 
 // describeRestore says, per blob, what its restore will do, and with --all keeps only the blobs where something
-// resumes (and passes the verdict filter). It returns the blobs to restore, and records in previewed the ETag
-// each plan was read at.
-func (a *app) describeRestore(ctx context.Context, l *replay.Loader, cfg replay.Config, names []string, o *restoreOptions, previewed map[string]string) (keep []string) {
-	var refused []string
+// resumes (and passes the verdict filter). It returns the blobs to restore and the ones --all refuses, and
+// records in previewed the ETag each plan was read at.
+func (a *app) describeRestore(ctx context.Context, l *replay.Loader, cfg replay.Config, names []string, o *restoreOptions, previewed map[string]string) (keep []string, refused []replay.Result) {
 	resume := 0
 	for _, n := range names {
 		d, err := l.Inspect(ctx, n)
@@ -143,7 +147,7 @@ func (a *app) describeRestore(ctx context.Context, l *replay.Loader, cfg replay.
 			if d.Restore != nil {
 				why = d.Restore.Refusal
 			}
-			refused = append(refused, textfmt.Printable(n)+": "+textfmt.Printable(why))
+			refused = append(refused, replay.Result{Name: n, Outcome: replay.OutcomeRefused, Error: why})
 			continue
 		}
 		keep = append(keep, n)
@@ -161,11 +165,11 @@ func (a *app) describeRestore(ctx context.Context, l *replay.Loader, cfg replay.
 	if o.all {
 		if len(refused) > 0 {
 			fmt.Fprintf(a.io.err, "%d blob(s) are refused and left where they are:\n", len(refused))
-			for _, n := range refused {
-				fmt.Fprintf(a.io.err, "  %s\n", n)
+			for _, r := range refused {
+				fmt.Fprintf(a.io.err, "  %s: %s\n", textfmt.Printable(r.Name), textfmt.Printable(r.Error))
 			}
 		}
 		fmt.Fprintf(a.io.err, "%d quarantine blob(s) to restore: %d event(s) resume.\n", len(keep), resume)
 	}
-	return keep
+	return keep, refused
 }
