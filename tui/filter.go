@@ -2,6 +2,7 @@ package tui
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 	"time"
 
@@ -14,7 +15,7 @@ import (
 
 // The filter: words are ANDed; a plain word matches what the row shows (the blob's name — subscription, hour,
 // GUID — and its dominant reason and outcome); field:value terms match the field named.
-const filterSyntax = "words are ANDed · sub:NAME reason:TEXT outcome:TEXT hour:MM-DDTHH verdict:cap|replay|notIdempotent|unroutable|unknown · " +
+const filterSyntax = "words are ANDed · sub:NAME reason:TEXT outcome:TEXT hour:MM-DDTHH verdict:cap|replay|notIdempotent|unroutable|unknown|malformed|crash|handled · " +
 	"is:malformed is:crash is:expiring is:stalled is:handled is:acked is:unread is:unreadable"
 
 // filterBar is the filter's text field, the query it holds, and the per-blob search keys.
@@ -102,23 +103,24 @@ func parseQuery(q string) ([]term, error) {
 	var out []term
 	for _, w := range words(q) {
 		f, v, ok := strings.Cut(w, ":")
-		if !ok || v == "" {
+		if !ok {
 			out = append(out, term{value: strings.ToLower(w)})
 			continue
+		}
+		if v == "" {
+			return nil, fmt.Errorf("%s needs a value after the colon (sub:PUSH, is:expiring)", w)
 		}
 		switch f = strings.ToLower(f); f {
 		case "sub", "subscription":
 			f = "sub"
 		case "reason", "outcome", "name", "hour":
 		case "verdict":
-			if _, ok := replay.ParseVerdict(v); !ok {
-				return nil, fmt.Errorf("verdict:%s — want replay, cap, notIdempotent, unroutable or unknown", v)
+			if !replay.IsVerdictFilter(v) { // the words ls --verdict takes
+				return nil, fmt.Errorf("verdict:%s — want %s", v, replay.VerdictFilterWords)
 			}
 		case "is":
-			switch strings.ToLower(v) {
-			case "malformed", "crash", "expiring", "stalled", "handled", "acked", "unread", "unreadable":
-			default:
-				return nil, fmt.Errorf("is:%s — want malformed, crash, expiring, stalled, handled, acked, unread or unreadable", v)
+			if !slices.Contains(replay.IsWords, strings.ToLower(v)) {
+				return nil, fmt.Errorf("is:%s — want %s", v, strings.Join(replay.IsWords, ", "))
 			}
 		default:
 			return nil, fmt.Errorf("%s: is not a filter field (sub, reason, outcome, hour, verdict, is)", f)
@@ -180,34 +182,9 @@ func termMatches(m *Model, mt *matcher, i int, it *replay.Item, t term) bool {
 			}
 		}
 		return false
-	case "verdict":
-		v, _ := replay.ParseVerdict(t.value)
-		return s != nil && !s.Malformed && s.Verdicts.Of(v) > 0
 	}
-	return isTerm(m.cfg.AlertsOf(it, m.snap.Now), it, t.value)
-}
-
-// isTerm answers an is: term from the blob's alerts.
-func isTerm(a replay.Alerts, it *replay.Item, what string) bool {
-	switch what {
-	case "malformed":
-		return a.Malformed
-	case "crash":
-		return a.Crash
-	case "expiring":
-		return a.Expiring
-	case "stalled":
-		return a.Stalled
-	case "handled":
-		return a.Handled
-	case "acked":
-		return a.Acked
-	case "unread":
-		return it.Summary == nil && it.ReadErr == ""
-	case "unreadable":
-		return it.ReadFailed
-	}
-	return false
+	match, _ := m.cfg.Is(it, m.snap.Now, t.value) // verdict: and is: (parseQuery let only known words through)
+	return match
 }
 
 // matcher holds each blob's lower-cased search key — what its row shows — built once, again when its summary

@@ -131,7 +131,7 @@ func (m *Model) takePage(msg listPageMsg) {
 	for _, i := range m.snap.Merge(msg.items, msg.now) {
 		it := &m.snap.Items[i]
 		m.counts[it.Pane]++
-		if it.Summary == nil && it.ReadErr == "" {
+		if it.Unread() {
 			m.unread++
 		}
 		m.tableOf(it.Pane).pending = append(m.tableOf(it.Pane).pending, i)
@@ -177,7 +177,7 @@ func (m *Model) rebuild(all bool) {
 	for i := range m.snap.Items {
 		it := &m.snap.Items[i]
 		m.counts[it.Pane]++
-		if it.Summary == nil && it.ReadErr == "" {
+		if it.Unread() {
 			m.unread++
 		}
 		byPane[it.Pane] = append(byPane[it.Pane], i)
@@ -222,7 +222,7 @@ func (m *Model) hydrate() tea.Cmd {
 	seen := map[int]bool{}
 	add := func(i int) {
 		it := &m.snap.Items[i]
-		if it.Summary == nil && it.ReadErr == "" && !seen[i] && len(batch) < hydrateBatch {
+		if it.Unread() && !seen[i] && len(batch) < hydrateBatch {
 			seen[i] = true
 			batch = append(batch, it.BlobInfo)
 		}
@@ -256,7 +256,7 @@ func (m *Model) hydrated(msg hydratedMsg) tea.Cmd {
 			continue
 		}
 		it := &m.snap.Items[i]
-		if it.Summary == nil && it.ReadErr == "" && (h.Summary != nil || h.ReadErr != "") {
+		if it.Unread() && (h.Summary != nil || h.ReadErr != "") {
 			m.unread--
 		}
 		it.Summary, it.ReadErr, it.ReadFailed = h.Summary, h.ReadErr, h.Failed

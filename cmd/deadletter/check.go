@@ -73,7 +73,7 @@ func look(ctx context.Context, l *replay.Loader, o replay.CheckOptions, also fun
 			case it.Pane == replay.PaneArchived:
 			case it.ReadFailed:
 				failed = append(failed, it.Name+": "+it.ReadErr)
-			case it.Summary == nil && it.ReadErr == "":
+			case it.Unread():
 				unread = append(unread, it.Name)
 			}
 		}

@@ -47,8 +47,8 @@ func (f *blobFilter) validate() error {
 		}
 	}
 	if f.verdict != "" {
-		if _, ok := replay.ParseVerdict(f.verdict); !ok && f.verdict != "malformed" && f.verdict != "crash" && f.verdict != "handled" {
-			return usagef("--verdict %q: want replay, cap, notIdempotent, unroutable, unknown, malformed, crash or handled", f.verdict)
+		if !replay.IsVerdictFilter(f.verdict) {
+			return usagef("--verdict %q: want %s", f.verdict, replay.VerdictFilterWords)
 		}
 	}
 	if f.olderThan < 0 {
@@ -73,21 +73,8 @@ func (f *blobFilter) read(cfg replay.Config, it *replay.Item, now time.Time) boo
 	if f.verdict == "" {
 		return true
 	}
-	if f.verdict == "handled" {
-		return cfg.AlertsOf(it, now).Handled
-	}
-	s := it.Summary
-	if s == nil {
-		return false
-	}
-	switch f.verdict {
-	case "malformed":
-		return s.Malformed
-	case "crash":
-		return s.CrashDepth > 0
-	}
-	v, _ := replay.ParseVerdict(f.verdict)
-	return !s.Malformed && s.Verdicts.Of(v) > 0
+	match, _ := cfg.Is(it, now, f.verdict) // validate() let only verdicts, malformed, crash and handled through
+	return match
 }
 
 func (a *app) lsCmd() *cobra.Command {
@@ -210,7 +197,7 @@ func hydrate(ctx context.Context, l *replay.Loader, items []replay.Item, want fu
 	var todo []store.BlobInfo
 	at := map[string]int{}
 	for i := range items {
-		if it := &items[i]; it.Summary == nil && it.ReadErr == "" && (want == nil || want(it)) {
+		if it := &items[i]; it.Unread() && (want == nil || want(it)) {
 			at[it.Name] = i
 			todo = append(todo, it.BlobInfo)
 		}
