@@ -6,6 +6,8 @@ import (
 	"errors"
 	"fmt"
 	"maps"
+	"os"
+	"os/user"
 	"strings"
 	"time"
 	"unicode/utf8"
@@ -150,4 +152,16 @@ func Acknowledge(ctx context.Context, c store.Container, targets []store.BlobInf
 		}
 		return res
 	}), nil
+}
+
+// DefaultAckBy is who acknowledges when nobody says: the user, and the host it was given from (user@host).
+func DefaultAckBy() string {
+	name := os.Getenv("USER")
+	if u, err := user.Current(); err == nil && u.Username != "" {
+		name = u.Username
+	}
+	if h, err := os.Hostname(); err == nil && h != "" {
+		return name + "@" + h
+	}
+	return name
 }

@@ -32,7 +32,7 @@ type Options struct {
 	Concurrency int
 	// Clipboard receives OSC 52 sequences for y/Y (the terminal; tests capture it). Nil: the renderer's output.
 	Clipboard io.Writer
-	// By is who acknowledges with a (the user name by default).
+	// By is who acknowledges with a (replay.DefaultAckBy, user@host, when empty).
 	By string
 	// After delivers msg after d (tea.Tick by default): polling, the retry countdown and the filter's debounce.
 	// Tests replace it with a clock they advance, so no test waits on a timer.
@@ -116,6 +116,9 @@ func New(o Options) *Model {
 	}
 	if o.Clipboard == nil {
 		o.Clipboard = o.Renderer.Output()
+	}
+	if o.By == "" {
+		o.By = replay.DefaultAckBy() // looked up once here, never from Update
 	}
 	if o.After == nil {
 		o.After = func(d time.Duration, msg tea.Msg) tea.Cmd { return tea.Tick(d, func(time.Time) tea.Msg { return msg }) }

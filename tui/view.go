@@ -2,8 +2,6 @@ package tui
 
 import (
 	"fmt"
-	"os"
-	"os/user"
 	"strings"
 	"unicode/utf8"
 
@@ -48,19 +46,7 @@ func (m *Model) setView(i int) {
 	}
 }
 
-func (m *Model) by() string {
-	if m.opt.By != "" {
-		return m.opt.By
-	}
-	name := os.Getenv("USER")
-	if u, err := user.Current(); err == nil && u.Username != "" {
-		name = u.Username
-	}
-	if h, err := os.Hostname(); err == nil && h != "" {
-		name += "@" + h
-	}
-	return name
-}
+func (m *Model) by() string { return m.opt.By }
 
 // View renders exactly the window's size.
 func (m *Model) View() string {

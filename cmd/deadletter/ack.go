@@ -2,8 +2,6 @@ package main
 
 import (
 	"fmt"
-	"os"
-	"os/user"
 	"time"
 
 	"github.com/deadletter/deadletter/internal/present"
@@ -55,7 +53,7 @@ func (a *app) runAck(cmd *cobra.Command, names []string, o *ackOptions) error {
 		return replay.ErrReadOnly
 	}
 	if o.by == "" {
-		o.by = whoami()
+		o.by = replay.DefaultAckBy()
 	}
 	ctx := cmd.Context()
 	snap, l, cfg, err := a.g.listed(ctx)
@@ -88,16 +86,4 @@ func (a *app) runAck(cmd *cobra.Command, names []string, o *ackOptions) error {
 		return err
 	}
 	return a.reportResults(ctx, o.actionFlags, append(missing, res...))
-}
-
-// whoami is the operator's name for an acknowledgement: the user, and the host it was given from.
-func whoami() string {
-	name := os.Getenv("USER")
-	if u, err := user.Current(); err == nil && u.Username != "" {
-		name = u.Username
-	}
-	if h, err := os.Hostname(); err == nil && h != "" {
-		return name + "@" + h
-	}
-	return name
 }
