@@ -1,6 +1,7 @@
 package tui
 
 import (
+	"errors"
 	"fmt"
 
 	"github.com/aymanbagabas/go-osc52/v2"
@@ -24,11 +25,18 @@ func (m *Model) copyText(what, text string) tea.Cmd {
 	}
 }
 
+// maxCopy bounds what Y sends through the terminal: OSC 52 carries base64 in one escape sequence, which terminals
+// and tmux cap (often near 100 KiB) and which, tens of MiB long, would stall the screen it shares the output with.
+const maxCopy = 256 << 10
+
 // copyBlob reads a blob and copies its raw JSON.
 func (m *Model) copyBlob(name string) tea.Cmd {
 	c, ctx, out := m.opt.Loader.Container, m.ctx, m.opt.Clipboard
 	return func() tea.Msg {
-		b, err := c.Read(ctx, name, store.MaxBlobBytes)
+		b, err := c.Read(ctx, name, maxCopy)
+		if errors.Is(err, store.ErrTooLarge) {
+			return copiedMsg{m.st.Error.Render(fmt.Sprintf("not copied: the payload is over %s, more than a terminal's clipboard carries; download it with your storage tools", textfmt.Bytes(maxCopy)))}
+		}
 		if err != nil {
 			return copiedMsg{m.st.Error.Render("could not copy: " + textfmt.Printable(err.Error()))}
 		}

@@ -565,3 +565,18 @@ func TestRetryCountdownIsOneTimer(t *testing.T) {
 	}
 	hs.shows("retry in")
 }
+
+// Y copies a payload only as large as a terminal's clipboard carries: a bigger one is refused with why, and
+// nothing is written to the terminal.
+func TestCopyRefusesAHugePayload(t *testing.T) {
+	mem := storetest.NewMem(fixedNow)
+	big := `[{"id":"a","subject":"s","eventType":"T","dataVersion":"1","data":"` + strings.Repeat("x", maxCopy) + `"}]`
+	mem.Write(context.Background(), "S/big.json", []byte(big), store.WriteOptions{})
+	mem.Backdate(context.Background(), "S/big.json", fixedNow.Add(-3*time.Hour))
+	hs := newHarness(t, mem, replay.DefaultConfig(), 120, 40)
+	hs.press("Y")
+	hs.shows("not copied: the payload is over 256.0 KiB")
+	if hs.clip.String() != "" {
+		t.Fatalf("%d bytes went to the terminal", len(hs.clip.String()))
+	}
+}
