@@ -332,7 +332,7 @@ var confirmScope = &scope{name: "confirm", modal: true, bindings: append([]bindi
 		}
 		return ""
 	}),
-	bind([]string{"ctrl+c"}, "ctrl+c", "quit", func(m *Model) tea.Cmd { return m.quit() }),
+	bind([]string{"q", "ctrl+c"}, "q", "quit", func(m *Model) tea.Cmd { return m.quit() }),
 }, dialogScroll(nil)...)}
 
 var ackScope = &scope{name: "acknowledge", modal: true, bindings: []binding{

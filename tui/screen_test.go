@@ -580,3 +580,16 @@ func TestCopyRefusesAHugePayload(t *testing.T) {
 		t.Fatalf("%d bytes went to the terminal", len(hs.clip.String()))
 	}
 }
+
+// q quits from a confirmation too, as everywhere but a text field: the question is left unanswered.
+func TestQuitFromAConfirmation(t *testing.T) {
+	mem, cfg := fixture(t, 0)
+	hooked := &storetest.Hooked{Container: mem}
+	hs := newHarness(t, hooked, cfg, 120, 40)
+	hs.press("d")
+	hs.shows("stranded blob(s)?")
+	hs.press("q")
+	if !hs.m.quitting || hooked.Writes.Load() != 0 {
+		t.Fatalf("quitting %v, %d writes", hs.m.quitting, hooked.Writes.Load())
+	}
+}
