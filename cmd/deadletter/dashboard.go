@@ -11,6 +11,7 @@ import (
 	"github.com/deadletter/deadletter/replay"
 	"github.com/deadletter/deadletter/store"
 	"github.com/deadletter/deadletter/tui"
+	"github.com/mattn/go-isatty"
 	"github.com/spf13/cobra"
 )
 
@@ -35,6 +36,9 @@ func (a *app) runDashboard(cmd *cobra.Command, o *dashboardOptions) error {
 	}
 	if err := positiveInt("concurrency", o.concurrency); err != nil {
 		return err
+	}
+	if f, ok := a.io.out.(*os.File); !ok || !isatty.IsTerminal(f.Fd()) {
+		return errors.New("the dashboard draws on a terminal, and standard output is not one: run it in a terminal (or tmux), or use ls, check, report or watch --json in a script")
 	}
 	l, _, err := a.g.loader()
 	if err != nil {

@@ -234,6 +234,14 @@ func TestFlagsBeatEnvironmentBeatDefaults(t *testing.T) {
 	if _, errs, code := runCmd(t, "ls", "--dir", dir, "--account-url", "https://a.blob.core.windows.net"); code != 2 || !strings.Contains(errs, "--dir and --account-url name two containers") {
 		t.Fatalf("two containers from flags: %d %s", code, errs)
 	}
+	// Not a directory is said as that, not as a register that cannot be read.
+	if _, errs, code := runCmd(t, "ls", "--dir", filepath.Join(dir, "S", "a.json")); code != 2 || !strings.Contains(errs, "is not a directory") {
+		t.Fatalf("--dir on a file: %d %s", code, errs)
+	}
+	// The dashboard with no terminal says what to use instead.
+	if _, errs, code := runCmd(t, "--dir", dir); code != 2 || !strings.Contains(errs, "draws on a terminal") {
+		t.Fatalf("the dashboard with no terminal: %d %s", code, errs)
+	}
 	t.Setenv("DEADLETTER_READ_ONLY", "yes")
 	if _, errs, code := runCmd(t, "ls", "--dir", dir); code != 2 || !strings.Contains(errs, "want true or false") {
 		t.Fatalf("a bool from the environment: %d %s", code, errs)

@@ -263,11 +263,12 @@ func (g *globalFlags) open() (store.Container, error) {
 
 // loader opens the container and its loader with the configuration.
 func (g *globalFlags) loader() (*replay.Loader, replay.Config, error) {
-	cfg, err := g.config()
-	if err != nil {
-		return nil, cfg, err
-	}
+	// The container first: a --dir that is not a directory is said as that, not as a register it cannot read.
 	c, err := g.open()
+	if err != nil {
+		return nil, replay.Config{}, err
+	}
+	cfg, err := g.config()
 	if err != nil {
 		return nil, cfg, err
 	}
