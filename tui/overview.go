@@ -216,13 +216,20 @@ func (o *overview) cell(m *Model, fill string, c int) string {
 func (o *overview) axis(m *Model, first int) string {
 	p := o.pic
 	axis := []rune(strings.Repeat("─", o.hours*o.colW))
+	burst := -1 // the marker's position: a label it would fall inside is left out, never overwritten
 	for c := 0; c < o.hours; c++ {
-		if t := p.Hours[first+c]; t.Hour()%12 == 0 && c*o.colW+1+9 <= len(axis) {
-			copy(axis[c*o.colW+1:], []rune(t.Format("01-02 15h")))
-		}
 		if p.Hours[first+c].Equal(p.BurstStart) {
-			axis[c*o.colW] = '▲'
+			burst = c * o.colW
 		}
+	}
+	for c := 0; c < o.hours; c++ {
+		at := c*o.colW + 1
+		if t := p.Hours[first+c]; t.Hour()%12 == 0 && at+9 <= len(axis) && (burst < at || burst >= at+9) {
+			copy(axis[at:], []rune(t.Format("01-02 15h")))
+		}
+	}
+	if burst >= 0 {
+		axis[burst] = '▲'
 	}
 	return m.paint(&m.st.Dim, "      └") + string(axis)
 }
@@ -280,6 +287,9 @@ func (o *overview) grid(m *Model, rows int) []string {
 	head := []string{textfmt.Cell(" SUBSCRIPTION", 14), textfmt.Cell("EVENTS", 7)} // a gutter for the cursor
 	for i, c := range o.cols {
 		t := textfmt.Cell(textfmt.Printable(c.title), c.w)
+		if c.reason >= 0 {
+			t = textfmt.CellMiddle(textfmt.Printable(c.title), c.w) // reasons often share a long start
+		}
 		if o.section == 1 && i == o.col {
 			t = m.paint(&m.st.Match, t)
 		}

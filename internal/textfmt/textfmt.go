@@ -202,6 +202,18 @@ func Cell(s string, w int) string {
 	return runewidth.FillRight(s, w)
 }
 
+// CellMiddle is Cell for names told apart by their end as much as their start (Undeliverable…BadRequest and
+// Undeliverable…ClientError): too wide, it keeps both ends around "…".
+func CellMiddle(s string, w int) string {
+	if Width(s) <= w || w < 5 {
+		return Cell(s, w)
+	}
+	rs := []rune(s)
+	head := (w - 1) / 2
+	tail := runewidth.TruncateLeft(string(rs[len(rs)/2:]), Width(string(rs[len(rs)/2:]))-(w-1-head), "")
+	return Cell(runewidth.Truncate(s, head, "")+"…"+tail, w)
+}
+
 // AppendJSON appends s as a JSON string that is safe to print: besides what JSON requires (quote, backslash, C0
 // controls), DEL, C1 controls, bidirectional controls, line and paragraph separators and other invisible format
 // characters are written as \uXXXX, a lone surrogate held in WTF-8 as \udXXX, and any other invalid UTF-8 byte as

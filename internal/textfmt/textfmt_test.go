@@ -87,3 +87,22 @@ func TestAppendJSONEscapesWhatATerminalMustNotSee(t *testing.T) {
 		}
 	}
 }
+
+// A name cut in the middle keeps both ends, so two long names that share a start stay apart.
+func TestCellMiddle(t *testing.T) {
+	for _, tc := range []struct {
+		in   string
+		w    int
+		want string
+	}{
+		{"MaxDeliveryAttemptsExceeded", 12, "MaxDe…ceeded"},
+		{"UndeliverableDueToHttpBadRequest", 12, "Undel…equest"},
+		{"UndeliverableDueToClientError", 12, "Undel…tError"},
+		{"short", 12, "short       "},
+		{"MaxDeliveryAttemptsExceeded", 4, "Max…"},
+	} {
+		if got := CellMiddle(tc.in, tc.w); got != tc.want || Width(got) != tc.w {
+			t.Errorf("CellMiddle(%q, %d) = %q, want %q", tc.in, tc.w, got, tc.want)
+		}
+	}
+}
