@@ -644,3 +644,28 @@ func TestDirSideFilesThatWouldCollide(t *testing.T) {
 		})
 	}
 }
+
+// The tool's own files in a directory container (the register a seed leaves, the demo's marker) are written as
+// blobs are: a link at the state folder or at the file is refused, and nothing lands where it points.
+func TestDirStateWritesNeverFollowLinks(t *testing.T) {
+	root, elsewhere := t.TempDir(), t.TempDir()
+	if err := store.WriteDirState(root, store.RegisterFile, []byte(`{}`)); err != nil {
+		t.Fatal(err)
+	}
+	if b, err := store.ReadDirState(root, store.RegisterFile); err != nil || string(b) != `{}` {
+		t.Fatalf("%q %v", b, err)
+	}
+	linked := t.TempDir()
+	os.Symlink(elsewhere, filepath.Join(linked, ".deadletter"))
+	if err := store.WriteDirState(linked, store.RegisterFile, []byte(`{}`)); err == nil {
+		t.Fatal("wrote through a linked state folder")
+	}
+	os.Remove(filepath.Join(root, ".deadletter", store.RegisterFile))
+	os.Symlink(filepath.Join(elsewhere, "victim"), filepath.Join(root, ".deadletter", store.RegisterFile))
+	if err := store.WriteDirState(root, store.RegisterFile, []byte(`{}`)); err == nil {
+		t.Fatal("wrote over a link")
+	}
+	if ents, _ := os.ReadDir(elsewhere); len(ents) != 0 {
+		t.Fatalf("something landed where a link points: %v", ents)
+	}
+}

@@ -82,7 +82,7 @@ or --dir) and opens the dashboard on it. It prints the directory, so you can loo
 			if _, err := scenario.Seed(cmd.Context(), c, scenario.SeedOptions{Scenario: "incident", Count: 40, Seed: 1, Config: a.g.rules()}); err != nil {
 				return err
 			}
-			if err := writeRegister(store.DirRegisterPath(dir), scenario.IncidentRegister); err != nil {
+			if err := writeRegister(dir, store.DirRegisterPath(dir), scenario.IncidentRegister); err != nil {
 				return err
 			}
 			fmt.Fprintf(a.io.err, "demo container: %s\n", textfmt.Printable(dir))
@@ -100,7 +100,7 @@ or --dir) and opens the dashboard on it. It prints the directory, so you can loo
 
 // demoMarker marks a directory as the demo's own, so that a new demo may clear it and nothing else. It lives
 // in the directory container's state folder, where no blob can be.
-func demoMarker(dir string) string { return store.DirStateFile(dir, "demo") }
+const demoMarker = "demo"
 
 // resetDemo empties the demo directory of an earlier run (only if it is one) and marks it. An empty directory is
 // taken as it is; any other is refused.
@@ -111,12 +111,15 @@ func resetDemo(dir string) error {
 	case err != nil:
 		return err
 	default:
-		if _, err := os.Stat(demoMarker(dir)); err != nil {
+		if _, err := store.ReadDirState(dir, demoMarker); err != nil {
 			return usagef("%s holds blobs and is not a demo directory: the demo writes fake dead letters, so give it an empty or new --dir", textfmt.Printable(dir))
 		}
 		if err := os.RemoveAll(dir); err != nil {
 			return err
 		}
 	}
-	return writeFileAll(demoMarker(dir), []byte("deadletter demo: cleared by the next `deadletter demo`\n"))
+	if err := os.MkdirAll(dir, 0o777); err != nil {
+		return err
+	}
+	return store.WriteDirState(dir, demoMarker, []byte("deadletter demo: cleared by the next `deadletter demo`\n"))
 }

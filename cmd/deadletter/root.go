@@ -229,7 +229,7 @@ func (g *globalFlags) config() (replay.Config, error) {
 	path := g.handlers
 	if path == "" && g.dir != "" {
 		// The register a seed left in the container's state folder, read like a blob: never through a link.
-		b, err := store.ReadDirState(g.dir, "handlers.json")
+		b, err := store.ReadDirState(g.dir, store.RegisterFile)
 		switch {
 		case errors.Is(err, fs.ErrNotExist):
 		case err != nil:

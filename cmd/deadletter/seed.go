@@ -73,7 +73,7 @@ func (a *app) runSeed(cmd *cobra.Command, o *seedOptions) error {
 	if err != nil {
 		return err
 	}
-	if err := writeRegister(out, rep.Register); err != nil {
+	if err := writeRegister(a.g.dir, out, rep.Register); err != nil {
 		return err
 	}
 	w := a.io.out
@@ -137,9 +137,18 @@ func seedGuard(ctx context.Context, c store.Container, force bool) error {
 
 var errStopListing = errors.New("enough")
 
-func writeRegister(path string, reg replay.Register) error {
-	b, _ := json.MarshalIndent(reg, "", "  ")
-	return writeFileAll(path, append(b, '\n'))
+// writeRegister leaves a scenario's register at path: in a directory container's state folder through
+// store.WriteDirState (never through a link), anywhere else as the operator named it.
+func writeRegister(dir, path string, reg replay.Register) error {
+	b, err := json.MarshalIndent(reg, "", "  ")
+	if err != nil {
+		return err
+	}
+	b = append(b, '\n')
+	if dir != "" && path == store.DirRegisterPath(dir) {
+		return store.WriteDirState(dir, store.RegisterFile, b)
+	}
+	return writeFileAll(path, b)
 }
 
 // demoDir is the one directory the demo reuses per user.
