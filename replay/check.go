@@ -120,7 +120,7 @@ func (k *Checker) Add(items []Item, now time.Time) {
 			k.r.Acked++
 			if a.Expiring {
 				// An ack silences a blob someone is on, never the lifecycle rule about to delete it.
-				k.acc[iExpiring].add(it, k.o.Names)
+				k.of(FindingExpiring).add(it, k.o.Names)
 			}
 			continue
 		case a.Handled:
@@ -128,24 +128,23 @@ func (k *Checker) Add(items []Item, now time.Time) {
 			continue
 		}
 		names := k.o.Names
-		acc := &k.acc
 		if it.Pane == PaneStranded {
-			acc[iStranded].add(it, names)
+			k.of(FindingStranded).add(it, names)
 		}
 		if it.Pane == PaneQuarantine {
-			acc[iQuarantine].add(it, names)
+			k.of(FindingQuarantine).add(it, names)
 		}
 		if a.Stalled {
-			acc[iStalled].add(it, names)
+			k.of(FindingReplayStalled).add(it, names)
 		}
 		if a.Expiring {
-			acc[iExpiring].add(it, names)
+			k.of(FindingExpiring).add(it, names)
 		}
 		if a.Malformed {
-			acc[iMalformed].add(it, names)
+			k.of(FindingMalformed).add(it, names)
 		}
 		if a.Crash {
-			acc[iCrash].add(it, names)
+			k.of(FindingCrash).add(it, names)
 		}
 	}
 }
@@ -167,15 +166,16 @@ func (k *Checker) Report() Report {
 	return r
 }
 
-// Positions in FindingKinds, for the accumulators of one pass.
-const (
-	iExpiring = iota
-	iStranded
-	iStalled
-	iCrash
-	iQuarantine
-	iMalformed
-)
+// of is the accumulator of a kind: k.acc holds one per FindingKinds entry, in that order (found by a look over
+// six kinds, so no list of positions has to be kept in step with it by hand).
+func (k *Checker) of(kind FindingKind) *findingAcc {
+	for i, fk := range FindingKinds {
+		if fk == kind {
+			return &k.acc[i]
+		}
+	}
+	panic("replay: unknown finding kind " + string(kind))
+}
 
 type findingAcc struct {
 	count  int
