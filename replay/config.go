@@ -34,3 +34,6 @@ func DefaultConfig() Config {
 
 // ExpiresAt is when the lifecycle rule deletes a blob.
 func (c Config) ExpiresAt(lastModified time.Time) time.Time { return lastModified.Add(c.Retention) }
+
+// DefaultInterval is how often the dashboard and watch look at the container again unless told otherwise.
+const DefaultInterval = 15 * time.Second

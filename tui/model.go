@@ -103,7 +103,7 @@ type listing struct {
 // New builds the dashboard.
 func New(o Options) *Model {
 	if o.Interval <= 0 {
-		o.Interval = 15 * time.Second
+		o.Interval = replay.DefaultInterval
 	}
 	if o.Renderer == nil {
 		o.Renderer = lipgloss.DefaultRenderer()

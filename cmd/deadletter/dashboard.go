@@ -22,12 +22,17 @@ type dashboardOptions struct {
 }
 
 func (a *app) dashboardFlags(root *cobra.Command) *dashboardOptions {
-	o := &dashboardOptions{interval: 15 * time.Second, concurrency: replay.DefaultConcurrency}
-	fs := root.Flags()
+	o := &dashboardOptions{interval: replay.DefaultInterval, concurrency: replay.DefaultConcurrency}
+	o.register(root)
+	return o
+}
+
+// register adds the dashboard's flags (the root command's and demo's).
+func (o *dashboardOptions) register(cmd *cobra.Command) {
+	fs := cmd.Flags()
 	durationVar(fs, &o.interval, "interval", "how often the dashboard re-reads the container")
 	fs.IntVar(&o.concurrency, "concurrency", o.concurrency, "blobs a drain or restore handles at once")
-	o.monitorFlags.register(root)
-	return o
+	o.monitorFlags.register(cmd)
 }
 
 func (a *app) runDashboard(cmd *cobra.Command, o *dashboardOptions) error {
@@ -49,7 +54,7 @@ func (a *app) runDashboard(cmd *cobra.Command, o *dashboardOptions) error {
 }
 
 func (a *app) demoCmd() *cobra.Command {
-	o := &dashboardOptions{interval: 15 * time.Second, concurrency: replay.DefaultConcurrency}
+	o := &dashboardOptions{interval: replay.DefaultInterval, concurrency: replay.DefaultConcurrency}
 	cmd := &cobra.Command{
 		Use:   "demo",
 		Short: "seed a local container with an incident and open the dashboard on it",
@@ -91,10 +96,7 @@ or --dir) and opens the dashboard on it. It prints the directory, so you can loo
 			return err
 		},
 	}
-	fs := cmd.Flags()
-	durationVar(fs, &o.interval, "interval", "how often the dashboard re-reads the container")
-	fs.IntVar(&o.concurrency, "concurrency", o.concurrency, "blobs a drain or restore handles at once")
-	o.monitorFlags.register(cmd)
+	o.register(cmd)
 	return cmd
 }
 

@@ -27,7 +27,7 @@ type watchOptions struct {
 }
 
 func (a *app) watchCmd() *cobra.Command {
-	o := watchOptions{interval: 15 * time.Second}
+	o := watchOptions{interval: replay.DefaultInterval}
 	cmd := &cobra.Command{
 		Use:   "watch",
 		Short: "check every --interval and print what changed, one line per kind of finding",
