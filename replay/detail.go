@@ -19,6 +19,20 @@ type Detail struct {
 	Reasons []Verdict
 	Preview *Preview
 	Restore *RestorePlan
+	// Now is the service time the blob was read at: its age and alerts are measured against it.
+	Now time.Time
+}
+
+// RestoreRefusal says why restoring this quarantine blob is refused without --force ("" when it goes ahead):
+// the plan's refusal, or why there is no plan (the payload could not be read).
+func (d *Detail) RestoreRefusal() string {
+	switch {
+	case d.Restore != nil:
+		return d.Restore.Refusal
+	case d.ReadErr != "":
+		return d.ReadErr
+	}
+	return "not a quarantine blob: only quarantine/ blobs are restored"
 }
 
 // EventVerdicts is what to show for event i: the derived reason of a quarantine blob (derived is then true),
@@ -52,7 +66,7 @@ func (l *Loader) Inspect(ctx context.Context, name string) (*Detail, error) {
 		}
 		b.Tags = tags
 	}
-	d := &Detail{Item: l.Config.MakeItem(b.BlobInfo, now)}
+	d := &Detail{Item: l.Config.MakeItem(b.BlobInfo, now), Now: now}
 	if IsRoot(name) {
 		if d.ArchivedTwin, d.QuarantineTwin, err = l.twins(ctx, name); err != nil {
 			return nil, err
@@ -78,29 +92,13 @@ func (l *Loader) Inspect(ctx context.Context, name string) (*Detail, error) {
 		pv := l.Config.Plan(name, b.Body, d.Payload)
 		d.Preview = &pv
 	case PaneQuarantine:
-		rp, err := l.restorePlan(ctx, name, b.Body, d.Payload, b.LastModified)
+		rp, err := l.Config.PlanRestoreIn(ctx, l.Container, name, b.Body, d.Payload, b.LastModified)
 		if err != nil {
 			return nil, err
 		}
 		d.Restore = &rp
 	}
 	return d, nil
-}
-
-// restorePlan is what restoring a quarantine blob would do, refused as the restore itself would refuse it — a
-// copy whose original still lingers at the root included.
-func (l *Loader) restorePlan(ctx context.Context, name string, body []byte, p *Payload, lastModified time.Time) (RestorePlan, error) {
-	rp := l.Config.PlanRestore(name, body, p, lastModified)
-	if rp.Refusal == "" {
-		orig, lingers, err := OriginalLingers(ctx, l.Container, name)
-		if err != nil {
-			return rp, err
-		}
-		if lingers {
-			rp.Refusal, rp.Lingers = LingeringRefusal(orig), orig
-		}
-	}
-	return rp, nil
 }
 
 // twins looks up the replay function's copies of a root blob, which say whether it was already handled.

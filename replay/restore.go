@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"strings"
+	"time"
 
 	"github.com/deadletter/deadletter/store"
 )
@@ -61,16 +62,11 @@ func restoreOne(ctx context.Context, c store.Container, cfg Config, name string,
 		r.Outcome, r.Error = OutcomeChanged, "rewritten since its restore was previewed: nothing was restored; look at it again"
 		return r
 	}
-	plan := cfg.PlanRestore(name, b.Body, ParsePayload(b.Body), b.LastModified)
-	r.Resume = len(plan.Resume)
-	if !o.Force && plan.Refusal == "" {
-		switch orig, lingers, err := OriginalLingers(ctx, c, name); {
-		case err != nil:
-			return readFailed(ctx, r, err, OutcomeFailed, "")
-		case lingers:
-			plan.Refusal, plan.Lingers = LingeringRefusal(orig), orig
-		}
+	plan, err := cfg.PlanRestoreIn(ctx, c, name, b.Body, ParsePayload(b.Body), b.LastModified)
+	if err != nil {
+		return readFailed(ctx, r, err, OutcomeFailed, "")
 	}
+	r.Resume = len(plan.Resume)
 	if plan.Target == "" || plan.Refusal != "" && !o.Force {
 		r.Outcome, r.Error = OutcomeRefused, plan.Refusal
 		if plan.Target != "" {
@@ -99,6 +95,23 @@ func restoreOne(ctx context.Context, c store.Container, cfg Config, name string,
 		r.Outcome, r.Error = OutcomeFailed, fmt.Sprintf("copied to %s but the quarantine copy could not be deleted (restoring again finds the copy and only retries the delete): %v", target, err)
 	}
 	return r
+}
+
+// PlanRestoreIn is PlanRestore refused as the restore itself refuses, in the container: a copy whose original
+// still lingers at the root too. The detail, the dashboard's dialog, restore's question and the restore itself all
+// plan with it.
+func (c Config) PlanRestoreIn(ctx context.Context, st store.Container, name string, body []byte, p *Payload, copyModified time.Time) (RestorePlan, error) {
+	rp := c.PlanRestore(name, body, p, copyModified)
+	if rp.Refusal == "" {
+		orig, lingers, err := OriginalLingers(ctx, st, name)
+		if err != nil {
+			return rp, err
+		}
+		if lingers {
+			rp.Refusal, rp.Lingers = LingeringRefusal(orig), orig
+		}
+	}
+	return rp, nil
 }
 
 // OriginalLingers reports whether the root original of a quarantine copy still exists — the replay quarantined

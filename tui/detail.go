@@ -187,7 +187,7 @@ func detailLines(name string, d *replay.Detail, err error, m *Model) []string {
 	if d == nil {
 		return append(lines, "", st.Dim.Render("reading…"))
 	}
-	now := d.LastModified.Add(d.Age)
+	now := d.Now
 	al := cfg.AlertsOf(&d.Item, now)
 	section := func(s string) { lines = append(lines, "", st.Header.Render("── "+s+" "+strings.Repeat("─", 40))) }
 	lines = append(lines,

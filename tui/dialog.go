@@ -354,9 +354,9 @@ func (m *Model) restoreLines(d *dialog) []string {
 		for _, l := range present.Explain(msg.details[i], m.cfg) {
 			lines = append(lines, "  "+textfmt.Printable(l))
 		}
-		if rp := msg.details[i].Restore; rp == nil || rp.Refusal != "" {
+		if det := msg.details[i]; det.RestoreRefusal() != "" {
 			refused++
-			if rp != nil && rp.Lingers != "" {
+			if det.Restore != nil && det.Restore.Lingers != "" {
 				lingering++
 			}
 		}

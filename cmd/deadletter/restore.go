@@ -139,14 +139,10 @@ func (a *app) describeRestore(ctx context.Context, l *replay.Loader, cfg replay.
 			continue
 		}
 		previewed[n] = d.ETag
-		if o.all && !o.filter.read(cfg, &d.Item, d.LastModified.Add(d.Age)) {
+		if o.all && !o.filter.read(cfg, &d.Item, d.Now) {
 			continue
 		}
-		if o.all && (d.Restore == nil || d.Restore.Refusal != "") {
-			why := d.ReadErr
-			if d.Restore != nil {
-				why = d.Restore.Refusal
-			}
+		if why := d.RestoreRefusal(); o.all && why != "" {
 			refused = append(refused, replay.Result{Name: n, Outcome: replay.OutcomeRefused, Error: why})
 			continue
 		}

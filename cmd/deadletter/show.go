@@ -63,7 +63,7 @@ func exactArgs(n int, want string) cobra.PositionalArgs {
 // writeShow prints one blob for a person. Every string from the blob goes through textfmt.Printable.
 func writeShow(w io.Writer, d *replay.Detail, cfg replay.Config) {
 	p := textfmt.Printable
-	now := d.LastModified.Add(d.Age)
+	now := d.Now
 	al := cfg.AlertsOf(&d.Item, now)
 	fmt.Fprintf(w, "%s\n", p(d.Name))
 	fmt.Fprintf(w, "  pane        %s (age %s; TTL %s)\n", d.Pane, textfmt.Duration(d.Age), textfmt.Duration(cfg.TTL))

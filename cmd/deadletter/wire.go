@@ -221,7 +221,7 @@ func quarantinedOf(q []replay.Quarantined) []quarantinedJSON {
 }
 
 func toShowJSON(cfg replay.Config, d *replay.Detail) showJSON {
-	out := showJSON{blobJSON: toBlobJSON(cfg, &d.Item, d.LastModified.Add(d.Age)), EventList: []eventJSON{}}
+	out := showJSON{blobJSON: toBlobJSON(cfg, &d.Item, d.Now), EventList: []eventJSON{}}
 	out.EventCount = out.Events
 	for i, ev := range d.Payload.Events {
 		e := eventJSON{Index: ev.Index, ID: text(ev.ID), EventType: text(ev.EventType), Subject: text(ev.Subject), DeadLetterReason: text(ev.DeadLetterReason),
