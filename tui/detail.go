@@ -214,7 +214,7 @@ func detailLines(name string, d *replay.Detail, err error, m *Model) []string {
 	}
 	if d.Payload.Malformed() {
 		lines = append(lines, "", st.Error.Render("MALFORMED: "+p(d.Payload.Err.Error())),
-			st.Dim.Render("the replay quarantines the whole payload; the events below are a best-effort reading"))
+			st.Dim.Render(present.BestEffortNote))
 	}
 	section("what the estate will do")
 	for _, l := range present.Explain(d, cfg) {
@@ -226,12 +226,12 @@ func detailLines(name string, d *replay.Detail, err error, m *Model) []string {
 			lines = append(lines, st.Dim.Render(fmt.Sprintf("… %d more events (see `deadletter show --json`)", len(d.Payload.Events)-i)))
 			break
 		}
-		attempt := ""
-		if i < len(d.Judgements) {
-			attempt = "attempt " + d.Judgements[i].Attempt.String()
-			if d.Judgements[i].Uncountable {
-				attempt = "attempt 0 · UNCOUNTABLE (id holds a line terminator: the cap never stops it)"
-			}
+		attempt, uncountable := present.EventAttempt(d, i)
+		if attempt != "" {
+			attempt = "attempt " + attempt
+		}
+		if uncountable {
+			attempt += " · UNCOUNTABLE (id holds a line terminator: the cap never stops it)"
 		}
 		verdict := present.EventVerdictLabel(d, i)
 		vs := st.OK
@@ -241,7 +241,7 @@ func detailLines(name string, d *replay.Detail, err error, m *Model) []string {
 		lines = append(lines, fmt.Sprintf("#%d %s · %s → %s", ev.Index, p(ev.ID), attempt, vs.Render(verdict)),
 			fmt.Sprintf("   type %s · subject %s", p(ev.EventType), p(ev.Subject)),
 			fmt.Sprintf("   %s · %s%s · attempts %s · published %s · last try %s", p(ev.DeadLetterReason), p(ev.LastDeliveryOutcome),
-				httpCode(ev.LastHTTPStatusCode), num(ev.DeliveryAttempts), p(ev.PublishTime), p(ev.LastDeliveryAttemptTime)))
+				httpCode(ev.LastHTTPStatusCode), present.Number(ev.DeliveryAttempts), p(ev.PublishTime), p(ev.LastDeliveryAttemptTime)))
 	}
 	section("raw JSON")
 	body := d.Body
@@ -260,11 +260,4 @@ func httpCode(n *int64) string {
 		return ""
 	}
 	return fmt.Sprintf(" (HTTP %d)", *n)
-}
-
-func num(n *int64) string {
-	if n == nil {
-		return "-"
-	}
-	return fmt.Sprint(*n)
 }

@@ -67,7 +67,7 @@ func writeShow(w io.Writer, d *replay.Detail, cfg replay.Config) {
 	al := cfg.AlertsOf(&d.Item, now)
 	fmt.Fprintf(w, "%s\n", p(d.Name))
 	fmt.Fprintf(w, "  pane        %s (age %s; TTL %s)\n", d.Pane, textfmt.Duration(d.Age), textfmt.Duration(cfg.TTL))
-	fmt.Fprintf(w, "  modified    %s   deleted by the lifecycle rule at %s (in %s)\n", rfc3339(d.LastModified), rfc3339(al.ExpiresAt), present.DeletesIn(al))
+	fmt.Fprintf(w, "  modified    %s   deleted by the lifecycle rule at %s (in %s)\n", rfc3339(d.LastModified), rfc3339(al.ExpiresAt), textfmt.Duration(al.DeletesIn))
 	drained, _ := store.MetaGet(d.Metadata, replay.MetaDrainCount)
 	if drained == "" {
 		drained = "0"
@@ -82,22 +82,19 @@ func writeShow(w io.Writer, d *replay.Detail, cfg replay.Config) {
 	}
 	if d.Payload.Malformed() {
 		fmt.Fprintf(w, "  MALFORMED   %s\n", p(d.Payload.Err.Error()))
-		fmt.Fprintf(w, "              the replay quarantines the whole payload; the fields below are a best-effort reading\n")
+		fmt.Fprintf(w, "              %s\n", present.BestEffortNote)
 	}
 	fmt.Fprintf(w, "  events      %d\n\n", len(d.Payload.Events))
 	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
 	fmt.Fprintf(tw, "#\tID\tATTEMPT\tEVENT TYPE\tSUBJECT\tREASON\tOUTCOME\tHTTP\tVERDICTS\n")
 	for i, ev := range d.Payload.Events {
-		attempt := ""
-		if i < len(d.Judgements) {
-			attempt = d.Judgements[i].Attempt.String()
-			if d.Judgements[i].Uncountable {
-				attempt = "0 UNCOUNTABLE"
-			}
+		attempt, uncountable := present.EventAttempt(d, i)
+		if uncountable {
+			attempt += " UNCOUNTABLE"
 		}
 		http := ""
 		if ev.LastHTTPStatusCode != nil {
-			http = fmt.Sprint(*ev.LastHTTPStatusCode)
+			http = present.Number(ev.LastHTTPStatusCode)
 		}
 		fmt.Fprintf(tw, "%d\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n", ev.Index, p(ev.ID), attempt, p(ev.EventType), p(ev.Subject),
 			p(ev.DeadLetterReason), p(ev.LastDeliveryOutcome), http, present.EventVerdictLabel(d, i))

@@ -71,6 +71,30 @@ func AttemptLabel(s *replay.Summary) string {
 	return l
 }
 
+// EventAttempt is the replay attempt the estate reads from event i's id ("" when not judged), and whether the id
+// is uncountable (it holds a line terminator: the estate never counts it, so the cap never stops it).
+func EventAttempt(d *replay.Detail, i int) (attempt string, uncountable bool) {
+	if i >= len(d.Judgements) {
+		return "", false
+	}
+	if d.Judgements[i].Uncountable {
+		return "0", true
+	}
+	return d.Judgements[i].Attempt.String(), false
+}
+
+// BestEffortNote follows MALFORMED in a detail: what the replay does with such a payload, and what the events
+// shown under it are.
+const BestEffortNote = "the replay quarantines the whole payload; the events below are a best-effort reading"
+
+// Number is an optional number as a detail prints it: "-" when the event does not carry it.
+func Number(n *int64) string {
+	if n == nil {
+		return "-"
+	}
+	return strconv.FormatInt(*n, 10)
+}
+
 // EventVerdictLabel is what to show for one event of a detail: "cap+notIdempotent", "cap (derived)".
 func EventVerdictLabel(d *replay.Detail, i int) string {
 	vs, derived := d.EventVerdicts(i)
