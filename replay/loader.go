@@ -202,9 +202,6 @@ func (l *Loader) HydrateWhere(ctx context.Context, s *Snapshot, keep func(*Item)
 	s.Apply(l.Hydrate(ctx, todo)...)
 }
 
-// InPaneFilter keeps the items of one pane (for HydrateWhere).
-func InPaneFilter(p Pane) func(*Item) bool { return func(it *Item) bool { return it.Pane == p } }
-
 // CacheSize is how many payload summaries the loader holds (bounded by the blobs of the last listing).
 func (l *Loader) CacheSize() int {
 	l.mu.Lock()

@@ -5,6 +5,7 @@ import (
 	"time"
 
 	"github.com/deadletter/deadletter/internal/present"
+	"github.com/deadletter/deadletter/internal/textfmt"
 	"github.com/deadletter/deadletter/replay"
 	"github.com/deadletter/deadletter/store"
 	"github.com/spf13/cobra"
@@ -72,7 +73,7 @@ func (a *app) runAck(cmd *cobra.Command, names []string, o *ackOptions) error {
 			fmt.Fprintf(a.io.err, "note: %s\n", note)
 		}
 	}
-	verb := fmt.Sprintf("Acknowledge %d blob(s) for %s?", len(targets), durationText(o.dur))
+	verb := fmt.Sprintf("Acknowledge %d blob(s) for %s?", len(targets), textfmt.Duration(o.dur))
 	if o.clear {
 		verb = fmt.Sprintf("Clear the acknowledgement of %d blob(s)?", len(targets))
 	}

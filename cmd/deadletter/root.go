@@ -366,6 +366,3 @@ func writeFileAll(path string, b []byte) error {
 	}
 	return os.WriteFile(path, b, 0o644)
 }
-
-// durationText prints a duration as the flags take it.
-func durationText(d time.Duration) string { return textfmt.Duration(d) }
