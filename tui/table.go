@@ -13,19 +13,21 @@ import (
 // tableColumns are the table's columns, as data (internal/present): what each shows, how much room it wants and
 // gives up, how it sorts. The dashboard keeps the subscription and the verdicts before the reason on a narrow
 // terminal, and gives spare width to the name.
-var tableColumns = func() []present.Column {
-	cols := []present.Column{present.ColSubscription, present.ColHour, present.ColFile, present.ColAge, present.ColEvents,
-		present.ColReason, present.ColAttempt, present.ColVerdicts, present.ColState, present.ColDeletesIn}
-	prio := map[string]int{"subscription": 90, "age": 85, "deletesIn": 80, "verdicts": 75, "events": 70, "file": 60, "reason": 55,
-		"attempt": 50, "hour": 40, "state": 35}
-	for i := range cols {
-		cols[i].Priority = prio[cols[i].ID]
-	}
-	cols[0].Max = 22                  // a wide terminal does not give 58 columns to SUBSCRIPTION
-	cols[2].Max, cols[2].Min = 42, 12 // the name (a GUID and .json) takes spare width first
-	cols[5].Grow = true               // then the reason, as long as it is
-	return cols
-}()
+var tableColumns = []present.Column{
+	with(present.ColSubscription, func(c *present.Column) { c.Priority, c.Max = 90, 22 }), // a wide terminal does not give it 58 columns
+	with(present.ColHour, func(c *present.Column) { c.Priority = 40 }),
+	with(present.ColFile, func(c *present.Column) { c.Priority, c.Max, c.Min = 60, 42, 12 }), // the name takes spare width first
+	with(present.ColAge, func(c *present.Column) { c.Priority = 85 }),
+	with(present.ColEvents, func(c *present.Column) { c.Priority = 70 }),
+	with(present.ColReason, func(c *present.Column) { c.Priority, c.Grow = 55, true }), // then the reason, as long as it is
+	with(present.ColAttempt, func(c *present.Column) { c.Priority = 50 }),
+	with(present.ColVerdicts, func(c *present.Column) { c.Priority = 75 }),
+	with(present.ColState, func(c *present.Column) { c.Priority = 35 }),
+	with(present.ColDeletesIn, func(c *present.Column) { c.Priority = 80 }),
+}
+
+// with is a shared column as this table sets it out.
+func with(c present.Column, set func(*present.Column)) present.Column { set(&c); return c }
 
 // markWidth is the row marker: cursor, selection, and H (handled) or A (acknowledged).
 const markWidth = 3
