@@ -16,10 +16,11 @@ import (
 // filtered to it. It is drawn from a picture computed with the badges, never per frame.
 type overview struct {
 	w, h    int
-	section int // 0: the timeline, 1: the grid
-	hour    int // index into the hours drawn
-	row     int // grid row (subscription)
-	col     int // grid column
+	section int  // 0: the timeline, 1: the grid
+	hour    int  // index into the hours drawn
+	placed  bool // the operator moved hour: layout keeps it rather than following the latest dead letters
+	row     int  // grid row (subscription)
+	col     int  // grid column
 	pic     replay.Picture
 	cols    []gridCol // the grid's columns at this width
 	hours   int       // hours drawn at this width
@@ -30,7 +31,10 @@ type overview struct {
 func newOverview() *overview { return &overview{hour: -1} }
 
 // SetSize implements the component contract.
-func (o *overview) SetSize(w, h int) { o.w, o.h = w, h }
+func (o *overview) SetSize(w, h int) {
+	o.w, o.h = w, h
+	o.layout()
+}
 
 // fills tell subscriptions apart without colour (NO_COLOR) as well as with it.
 var fills = []string{"█", "▓", "▒", "░", "#", "=", "+", "x", "o", "*"}
@@ -64,17 +68,20 @@ type gridCol struct {
 func (o *overview) setPicture(p replay.Picture) {
 	o.pic = p
 	o.row = min(o.row, max(0, len(p.Subscriptions)-1))
+	o.layout()
 }
 
-// layoutFor works out the hours and grid columns that fit the width.
-func (o *overview) layoutFor(w int) {
+// layout works out the hours and grid columns that fit the width — when the size or the picture changes, never
+// while drawing, so what a key does never depends on the last frame drawn.
+func (o *overview) layout() {
+	w := o.w
 	const axis = 7
 	o.colW = 1
 	if (w-axis)/2 >= len(o.pic.Hours) {
 		o.colW = 2
 	}
 	o.hours = min(len(o.pic.Hours), (w-axis)/o.colW)
-	if o.hour < 0 || o.hour >= o.hours {
+	if !o.placed || o.hour < 0 || o.hour >= o.hours {
 		o.hour = o.hours - 1 // the latest hour that has dead letters
 		for c := o.hours - 1; c >= 0; c-- {
 			if o.pic.HourTotal(len(o.pic.Hours)-o.hours+c) > 0 {
@@ -119,7 +126,6 @@ var fateTitles = map[replay.Fate]string{replay.FateReplay: "REPLAY", replay.Fate
 // View renders exactly the overview's size.
 func (o *overview) View(m *Model) string {
 	p := o.pic
-	o.layoutFor(o.w)
 	if p.Blobs == 0 && p.Unread == 0 {
 		return fit(m.paint(&m.st.Dim, "  nothing in the container"), o.w, o.h)
 	}
@@ -396,14 +402,14 @@ func onOverview(do func(o *overview)) func(m *Model) tea.Cmd {
 var overviewScope = &scope{name: "overview", bindings: []binding{
 	bind([]string{"left", "h"}, "←", "earlier hour / previous column", onOverview(func(o *overview) {
 		if o.section == 0 {
-			o.hour = max(0, o.hour-1)
+			o.hour, o.placed = max(0, o.hour-1), true
 		} else {
 			o.col = max(0, o.col-1)
 		}
 	})).footer(),
 	bind([]string{"right", "l"}, "→", "later hour / next column", onOverview(func(o *overview) {
 		if o.section == 0 {
-			o.hour = min(o.hours-1, o.hour+1)
+			o.hour, o.placed = min(o.hours-1, o.hour+1), true
 		} else {
 			o.col = min(len(o.cols)-1, o.col+1)
 		}
