@@ -126,6 +126,8 @@ func (d *dialog) scrollBy(n int) { d.scroll += n; d.clamp() }
 func (m *Model) limitNote(t *table, n int) string {
 	total := len(t.order)
 	switch {
+	case len(t.selected) > 0 && len(t.selected) >= total && m.filter.text == "":
+		return "" // every blob of the pane is selected: nothing is left out
 	case len(t.selected) > 0:
 		return fmt.Sprintf("%d of %d %s: the selection", n, total, t.pane)
 	case m.filter.text != "":
