@@ -119,6 +119,10 @@ func (m *Model) alertLine() string {
 	if n := m.report.Handled; n > 0 {
 		info = append(info, fmt.Sprintf("%d handled", n))
 	}
+	// What does not fit whole is left out, last first (the counts before the progress), never cut mid-word.
+	for len(info) > 0 && width(line)+2+width(strings.Join(info, " · ")) > m.w {
+		info = info[:len(info)-1]
+	}
 	if len(info) > 0 {
 		line += "  " + m.paint(&m.st.Dim, strings.Join(info, " · "))
 	}
