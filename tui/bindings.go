@@ -127,7 +127,7 @@ var tableScope = &scope{name: "table", bindings: []binding{
 	bind([]string{"3"}, "3", "live", showView(3)),
 	bind([]string{"4"}, "4", "archived", showView(4)),
 	bind([]string{"enter"}, "enter", "open blob", onTable(func(m *Model, t *table) tea.Cmd {
-		if it, ok := t.current(m); ok {
+		if it, ok := t.current(); ok {
 			return m.openDetail(it.Name)
 		}
 		return nil
@@ -137,8 +137,8 @@ var tableScope = &scope{name: "table", bindings: []binding{
 		}
 		return ""
 	}),
-	bind([]string{" "}, "space", "select", onTable(func(m *Model, t *table) tea.Cmd { t.toggle(m); t.move(1); return nil })).footer(),
-	bind([]string{"ctrl+a"}, "ctrl+a", "select all shown", onTable(func(m *Model, t *table) tea.Cmd { t.selectAll(m); return nil })),
+	bind([]string{" "}, "space", "select", onTable(func(m *Model, t *table) tea.Cmd { t.toggle(); t.move(1); return nil })).footer(),
+	bind([]string{"ctrl+a"}, "ctrl+a", "select all shown", onTable(func(m *Model, t *table) tea.Cmd { t.selectAll(); return nil })),
 	bind([]string{"esc"}, "esc", "clear selection", onTable(func(m *Model, t *table) tea.Cmd { t.selected = map[string]bool{}; return nil })).
 		when(func(m *Model) string {
 			if t := m.table(); t == nil || len(t.selected) == 0 {
@@ -160,16 +160,16 @@ var tableScope = &scope{name: "table", bindings: []binding{
 			}
 		}
 		t.sortBy = cols[i]
-		t.resort(m)
+		t.resort(m.rowFilter())
 		return nil
 	})).footer(),
-	bind([]string{"S"}, "S", "reverse sort", onTable(func(m *Model, t *table) tea.Cmd { t.desc = !t.desc; t.resort(m); return nil })),
+	bind([]string{"S"}, "S", "reverse sort", onTable(func(m *Model, t *table) tea.Cmd { t.desc = !t.desc; t.resort(m.rowFilter()); return nil })),
 	bind([]string{"d"}, "d", "drain selection / shown", onTable(func(m *Model, t *table) tea.Cmd {
-		items := t.shown(m)
+		items := t.shown()
 		return m.confirmDrain(items, m.limitNote(t, len(items)))
 	})).footer().when(drainOff(tablePane)),
 	bind([]string{"r"}, "r", "restore selection / shown", onTable(func(m *Model, t *table) tea.Cmd {
-		items := t.shown(m)
+		items := t.shown()
 		names := make([]string, len(items))
 		for i := range items {
 			names[i] = items[i].Name
@@ -178,24 +178,24 @@ var tableScope = &scope{name: "table", bindings: []binding{
 	})).footer().when(restoreOff(tablePane)),
 	bind([]string{"a"}, "a", "ack selection / cursor", onTable(func(m *Model, t *table) tea.Cmd {
 		var items []replay.Item
-		for _, it := range t.shown(m) {
+		for _, it := range t.shown() {
 			if t.selected[it.Name] {
 				items = append(items, it)
 			}
 		}
-		if it, ok := t.current(m); ok && len(items) == 0 {
+		if it, ok := t.current(); ok && len(items) == 0 {
 			items = []replay.Item{*it}
 		}
 		return m.confirmAck(items, "")
 	})).footer().when(ackOff),
 	bind([]string{"y"}, "y", "copy name", onTable(func(m *Model, t *table) tea.Cmd {
-		if it, ok := t.current(m); ok {
+		if it, ok := t.current(); ok {
 			return m.copyText("name", it.Name)
 		}
 		return nil
 	})),
 	bind([]string{"Y"}, "Y", "copy raw JSON", onTable(func(m *Model, t *table) tea.Cmd {
-		if it, ok := t.current(m); ok {
+		if it, ok := t.current(); ok {
 			return m.copyBlob(it.Name)
 		}
 		return nil
@@ -324,7 +324,7 @@ var confirmScope = &scope{name: "confirm", modal: true, bindings: append([]bindi
 	bind([]string{"esc", "n"}, "esc", "cancel", closeDialog).footer(),
 	bind([]string{"f"}, "f", "toggle --force", onDialog(func(m *Model, d *dialog) tea.Cmd {
 		d.force = !d.force
-		d.setLines(m.restoreLines(d))
+		d.setLines(d.restoreLines())
 		return nil
 	})).footer().when(func(m *Model) string {
 		if d := m.dialog; d == nil || d.act != actRestore || d.plans == nil {

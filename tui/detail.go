@@ -35,6 +35,9 @@ type detail struct {
 	query   string
 	matches []int // line indexes holding the query
 	match   int   // the current one
+
+	st  Styles
+	cfg replay.Config // the rules its prediction is explained by
 }
 
 type detailMsg struct {
@@ -43,18 +46,18 @@ type detailMsg struct {
 	err error
 }
 
-func newDetail(name string) *detail {
+func newDetail(name string, st Styles, cfg replay.Config) *detail {
 	in := newInput()
 	in.Prompt = "search: "
 	in.CharLimit = 200
-	return &detail{name: name, search: in}
+	return &detail{name: name, search: in, st: st, cfg: cfg}
 }
 
 // openDetail shows a blob and reads it in a command.
 func (m *Model) openDetail(name string) tea.Cmd {
-	m.detail = newDetail(name)
+	m.detail = newDetail(name, m.st, m.cfg)
 	m.layout()
-	m.detail.load(nil, nil, m)
+	m.detail.load(nil, nil)
 	m.detailSeq++
 	seq, l, ctx := m.detailSeq, m.opt.Loader, m.ctx
 	return func() tea.Msg {
@@ -73,9 +76,10 @@ func (v *detail) SetSize(w, h int) {
 	v.clamp()
 }
 
-func (v *detail) load(d *replay.Detail, err error, m *Model) {
+// load shows what the read returned: the blob (nil while it is read) or why it could not be read.
+func (v *detail) load(d *replay.Detail, err error) {
 	v.d, v.err = d, err
-	v.source = detailLines(v.name, d, err, m)
+	v.source = detailLines(v.name, d, err, v.st, v.cfg)
 	v.offset = 0
 	v.wrap()
 	v.find()
@@ -155,8 +159,8 @@ func (v *detail) position() string {
 }
 
 // View renders exactly the detail's size: its top bar (the keys that matter here and the position) and the text.
-func (v *detail) View(m *Model) string {
-	bar := m.st.Dim.Render("esc back · ↑↓ pgup pgdn g G scroll · / search · n N next") + "  " + v.position()
+func (v *detail) View() string {
+	bar := v.st.Dim.Render("esc back · ↑↓ pgup pgdn g G scroll · / search · n N next") + "  " + v.position()
 	if v.search.Focused() {
 		bar = v.search.View()
 	}
@@ -170,15 +174,14 @@ func (v *detail) View(m *Model) string {
 	for i := v.offset; i < end; i++ {
 		l := v.lines[i]
 		if i == cur {
-			l = m.st.Match.Render(ansi.Strip(l))
+			l = v.st.Match.Render(ansi.Strip(l))
 		}
 		b.WriteString("\n" + fit(l, v.w, 1))
 	}
 	return fit(b.String(), v.w, v.h+1)
 }
 
-func detailLines(name string, d *replay.Detail, err error, m *Model) []string {
-	st, cfg := m.st, m.cfg
+func detailLines(name string, d *replay.Detail, err error, st Styles, cfg replay.Config) []string {
 	p := textfmt.Printable
 	lines := []string{st.Title.Render(p(name))}
 	if err != nil {

@@ -68,6 +68,9 @@ type dialog struct {
 	w, h        int
 	inner       int
 	body        []string // wrapped
+
+	st  Styles        // how it draws
+	cfg replay.Config // the rules its restore plan is explained by
 }
 
 type (
@@ -84,7 +87,7 @@ type (
 )
 
 func (m *Model) newDialog(act action, title string) *dialog {
-	d := &dialog{act: act, title: title, counts: replay.Tally{}, ackFor: 2,
+	d := &dialog{act: act, title: title, counts: replay.Tally{}, ackFor: 2, st: m.st, cfg: m.cfg,
 		bar: progress.New(progress.WithDefaultGradient(), progress.WithColorProfile(m.opt.Renderer.ColorProfile()))}
 	d.note = newInput()
 	d.note.Prompt = "note: "
@@ -284,26 +287,20 @@ func (m *Model) start(d *dialog) tea.Cmd {
 	return waitFor(d.ch)
 }
 
-// update takes what the dialog's work sends back: plans, progress, the end.
-func (d *dialog) update(m *Model, msg tea.Msg) tea.Cmd {
+// Update takes what the dialog's work sends back — plans, progress — and, while it asks for a note, keys. The end
+// of the run (actionDoneMsg) is the root's: it goes to finish, and the root refreshes.
+func (d *dialog) Update(msg tea.Msg) tea.Cmd {
 	switch msg := msg.(type) {
 	case restorePlansMsg:
 		if d.act != actRestore || d.plans != nil || !slices.Equal(d.names, msg.names) || d.phase != phaseConfirm {
 			return nil // plans for a dialog that is no longer open
 		}
 		d.plans = &msg
-		d.setLines(m.restoreLines(d))
+		d.setLines(d.restoreLines())
 	case progressMsg:
 		d.done++
 		d.counts[msg.r.Outcome]++
 		return waitFor(d.ch)
-	case actionDoneMsg:
-		d.finish(m, msg)
-		m.results = d
-		if m.quitAsk { // the operator asked to quit while it ran; now nothing is left to abandon
-			return m.quit()
-		}
-		return m.refresh()
 	default:
 		if d.note.Focused() {
 			var cmd tea.Cmd
@@ -314,46 +311,63 @@ func (d *dialog) update(m *Model, msg tea.Msg) tea.Cmd {
 	return nil
 }
 
-func (d *dialog) finish(m *Model, msg actionDoneMsg) {
+// finish shows the outcomes of the run, and returns the one-line tally for the status line.
+func (d *dialog) finish(msg actionDoneMsg) string {
 	d.phase, d.results, d.scroll = phaseResults, msg.results, 0
 	d.title = actionNames[d.act] + " finished"
 	tally := replay.TallyOf(msg.results)
 	var lines []string
 	switch {
 	case msg.err != nil:
-		lines = []string{m.st.Error.Render(textfmt.Printable(msg.err.Error()))}
+		lines = []string{d.st.Error.Render(textfmt.Printable(msg.err.Error()))}
 	default:
 		lines = []string{present.TallyLine(tally, false)}
 		if d.cancelled && tally[replay.OutcomeCancelled] == 0 {
-			lines = append(lines, m.st.Warn.Render(fmt.Sprintf("The %s finished before the cancel arrived: every blob was handled.", strings.ToLower(actionNames[d.act]))))
+			lines = append(lines, d.st.Warn.Render(fmt.Sprintf("The %s finished before the cancel arrived: every blob was handled.", strings.ToLower(actionNames[d.act]))))
 		}
 		lines = append(lines, "")
 		for _, l := range present.ResultLines(msg.results, false) {
 			if strings.HasPrefix(l, string(replay.OutcomeFailed)) {
-				l = m.st.Error.Render(l)
+				l = d.st.Error.Render(l)
 			}
 			lines = append(lines, l)
 		}
 	}
 	d.setLines(lines)
-	m.setStatus(present.TallyLine(tally, false))
+	return present.TallyLine(tally, false)
+}
+
+// finished takes an action's end: the dialog shows its outcomes (and stays reopenable), selections are spent, and
+// the container is listed again — or, when the operator asked to quit while it ran, the dashboard quits.
+func (m *Model) finished(msg actionDoneMsg) tea.Cmd {
+	d := m.dialog
+	if d == nil || d.phase != phaseRunning {
+		return nil
+	}
+	m.setStatus(d.finish(msg))
+	m.results = d
 	for _, t := range m.tables {
 		t.selected = map[string]bool{}
 	}
+	if m.quitAsk { // nothing is left to abandon
+		return m.quit()
+	}
+	return m.refresh()
 }
 
-func (m *Model) restoreLines(d *dialog) []string {
-	msg := d.plans
+// restoreLines explains each blob's restore plan and what the restore will refuse.
+func (d *dialog) restoreLines() []string {
+	msg, st := d.plans, d.st
 	var lines []string
 	refused, lingering := 0, 0
 	for i, n := range msg.names {
-		lines = append(lines, m.st.Bold.Render(textfmt.Printable(n)))
+		lines = append(lines, st.Bold.Render(textfmt.Printable(n)))
 		if msg.errs[i] != nil {
-			lines = append(lines, "  "+m.st.Error.Render(textfmt.Printable(msg.errs[i].Error())))
+			lines = append(lines, "  "+st.Error.Render(textfmt.Printable(msg.errs[i].Error())))
 			refused++
 			continue
 		}
-		for _, l := range present.Explain(msg.details[i], m.cfg) {
+		for _, l := range present.Explain(msg.details[i], d.cfg) {
 			lines = append(lines, "  "+textfmt.Printable(l))
 		}
 		if det := msg.details[i]; det.RestoreRefusal() != "" {
@@ -368,24 +382,20 @@ func (m *Model) restoreLines(d *dialog) []string {
 	case refused > 0 && !d.force:
 		// The title counts what the restore will move, as the command line's --all does.
 		d.title = fmt.Sprintf("Restore %d of %d quarantined blob(s)? %d refused", len(msg.names)-refused, len(msg.names), refused)
-		lines = append(lines, "", m.st.Warn.Render(fmt.Sprintf("%d blob(s) will be refused: press f to restore them anyway (--force)", refused)))
+		lines = append(lines, "", st.Warn.Render(fmt.Sprintf("%d blob(s) will be refused: press f to restore them anyway (--force)", refused)))
 	case d.force:
-		lines = append(lines, "", m.st.Warn.Render("--force: blobs where nothing resumes are restored too (the replay re-quarantines them)"))
+		lines = append(lines, "", st.Warn.Render("--force: blobs where nothing resumes are restored too (the replay re-quarantines them)"))
 		if lingering > 0 {
-			lines = append(lines, m.st.Warn.Render(fmt.Sprintf("--force: %d of them still have their original at the root: restored, their events are at the root twice and the replay handles them twice", lingering)))
+			lines = append(lines, st.Warn.Render(fmt.Sprintf("--force: %d of them still have their original at the root: restored, their events are at the root twice and the replay handles them twice", lingering)))
 		}
 	}
 	return lines
 }
 
-// keyLine is the dialog's pinned last line: its keys, generated from its scope.
-func (d *dialog) keyLine(m *Model) string {
-	return m.keyHints(m.focusScope(), d.inner)
-}
-
-// View draws the dialog box over the centre of the screen: title, body (scrolled), key line.
-func (d *dialog) View(m *Model, screen string) string {
-	st := m.st
+// View draws the dialog box over the centre of the screen: title, body (scrolled), and keys — its pinned last
+// line, which the root generates from the dialog's scope at the dialog's inner width.
+func (d *dialog) View(screen, keys string) string {
+	st := d.st
 	var body []string
 	body = append(body, st.Title.Render(d.title), "")
 	room := d.room()
@@ -406,7 +416,7 @@ func (d *dialog) View(m *Model, screen string) string {
 	if len(d.body) > room && d.phase != phaseRunning {
 		more = st.Dim.Render(fmt.Sprintf("  lines %d–%d of %d", d.scroll+1, min(len(d.body), d.scroll+room), len(d.body)))
 	}
-	body = append(body, "", d.keyLine(m)+more)
+	body = append(body, "", keys+more)
 	for i := range body {
 		body[i] = fit(body[i], d.inner, 1)
 	}

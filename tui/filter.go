@@ -132,7 +132,7 @@ func parseQuery(q string) ([]term, error) {
 
 // match returns the filter for the applied query (nil: no filter). A query that does not parse matches nothing:
 // a typo must never widen what the screen shows, and what an action takes, to everything.
-func (f *filterBar) match(m *Model) func(int) bool {
+func (f *filterBar) match(snap *replay.Snapshot, cfg replay.Config) rowFilter {
 	terms, err := parseQuery(f.text)
 	f.err = ""
 	if err != nil {
@@ -143,13 +143,13 @@ func (f *filterBar) match(m *Model) func(int) bool {
 		return nil
 	}
 	mt := &f.matcher
-	if mt.snap != m.snap || len(mt.keys) != len(m.snap.Items) {
-		mt.reset(m.snap)
+	if mt.snap != snap || len(mt.keys) != len(snap.Items) {
+		mt.reset(snap)
 	}
 	return func(i int) bool {
-		it := &m.snap.Items[i]
+		it := &snap.Items[i]
 		for _, t := range terms {
-			if !termMatches(m, mt, i, it, t) {
+			if !termMatches(cfg, snap.Now, mt, i, it, t) {
 				return false
 			}
 		}
@@ -157,7 +157,7 @@ func (f *filterBar) match(m *Model) func(int) bool {
 	}
 }
 
-func termMatches(m *Model, mt *matcher, i int, it *replay.Item, t term) bool {
+func termMatches(cfg replay.Config, now time.Time, mt *matcher, i int, it *replay.Item, t term) bool {
 	s := it.Summary
 	switch t.field {
 	case "":
@@ -183,7 +183,7 @@ func termMatches(m *Model, mt *matcher, i int, it *replay.Item, t term) bool {
 		}
 		return false
 	}
-	match, _ := m.cfg.Is(it, m.snap.Now, t.value) // verdict: and is: (parseQuery let only known words through)
+	match, _ := cfg.Is(it, now, t.value) // verdict: and is: (parseQuery let only known words through)
 	return match
 }
 
@@ -215,20 +215,24 @@ func (mt *matcher) key(i int) string {
 	return mt.keys[i]
 }
 
+// rowFilter is the applied query over the snapshot (nil: no filter).
+func (m *Model) rowFilter() rowFilter { return m.filter.match(m.snap, m.cfg) }
+
 // applyFilter applies the text field's query to every table as it is typed. Once the filter is set (enter, esc),
 // selections it hides are dropped — an action never takes a blob the operator cannot see — and the status line
 // says how many.
 func (m *Model) applyFilter() {
 	m.filter.text = m.filter.input.Value()
+	match := m.rowFilter()
 	for _, t := range m.tables {
-		t.refilter(m, t.cursorName(m))
+		t.refilter(match, t.cursorName())
 	}
 	if m.filter.focused() {
 		return
 	}
 	dropped := 0
 	for _, t := range m.tables {
-		dropped += t.dropHidden(m)
+		dropped += t.dropHidden()
 	}
 	if dropped > 0 {
 		m.setStatus(fmt.Sprintf("%d selected blob(s) hidden by the filter were unselected", dropped))

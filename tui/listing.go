@@ -92,7 +92,7 @@ func (m *Model) updateListing(msg tea.Msg) tea.Cmd {
 		}
 		m.list.err, m.list.loaded, m.list.goodAt = nil, true, m.snap.Now
 		for _, t := range m.tables {
-			t.keep = t.cursorName(m) // before the sweep moves the positions the tables hold
+			t.keep = t.cursorName() // before the sweep moves the positions the tables hold
 		}
 		removed := m.snap.Sweep()
 		m.rebuild(removed)
@@ -160,8 +160,9 @@ func (m *Model) flush(now bool) {
 		return
 	}
 	m.list.lastFlush = m.now()
+	match := m.rowFilter()
 	for _, t := range m.tables {
-		t.takePending(m)
+		t.takePending(match)
 	}
 }
 
@@ -182,10 +183,11 @@ func (m *Model) rebuild(all bool) {
 		}
 		byPane[it.Pane] = append(byPane[it.Pane], i)
 	}
+	m.filter.matcher.reset(m.snap) // positions changed: no search key is kept for a position another blob took
+	match := m.rowFilter()
 	for _, t := range m.tables {
-		t.reset(m, byPane[t.pane])
+		t.reset(byPane[t.pane], match)
 	}
-	m.filter.matcher.reset(m.snap)
 	m.list.lastFlush = m.now()
 }
 

@@ -5,7 +5,9 @@
 //
 // The root model owns the snapshot, routes messages, keeps the focus and lays the screen out; the parts —
 // header, pane tabs, overview, table, detail, dialogs, help, footer — each draw exactly the size they are given,
-// and keys are data per focus (keys.go, bindings.go).
+// and keys are data per focus (keys.go, bindings.go). The components (table, overview, detail, dialog, help)
+// never see the root: each holds its styles and, where it needs them, the rules and a read-only view of the
+// snapshot; what only the root knows (the filter, whether a listing runs, the key line) is handed to it.
 package tui
 
 import (
@@ -82,7 +84,7 @@ type Model struct {
 	status     string
 	ignored    string // the last key the too-small screen swallowed
 	quitting   bool
-	painted    map[paintKey]string
+	painted    memo
 }
 
 // listing is the state of the container listing: the one in flight, and how the last one ended.
@@ -125,11 +127,11 @@ func New(o Options) *Model {
 	}
 	ctx, stop := context.WithCancel(context.Background())
 	m := &Model{opt: o, cfg: o.Loader.Config, st: NewStyles(o.Renderer), ctx: ctx, stop: stop, w: minW, h: minH,
-		snap: replay.NewSnapshot(o.Loader.Container.Describe()), counts: map[replay.Pane]int{}, view: 1, painted: map[paintKey]string{}}
+		snap: replay.NewSnapshot(o.Loader.Container.Describe()), counts: map[replay.Pane]int{}, view: 1, painted: memo{}}
 	for _, p := range replay.Panes {
-		m.tables = append(m.tables, newTable(p))
+		m.tables = append(m.tables, newTable(p, m.snap, m.cfg, &m.st))
 	}
-	m.overview = newOverview()
+	m.overview = newOverview(&m.st, m.opt.Renderer, m.painted)
 	m.filter = newFilterBar()
 	m.layout()
 	return m
@@ -167,7 +169,7 @@ func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		return m, m.hydrated(msg)
 	case detailMsg:
 		if m.detail != nil && msg.seq == m.detailSeq {
-			m.detail.load(msg.d, msg.err, m)
+			m.detail.load(msg.d, msg.err)
 		}
 		return m, nil
 	case filterMsg:
@@ -178,9 +180,11 @@ func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 	case copiedMsg:
 		m.setStatus(msg.text)
 		return m, nil
+	case actionDoneMsg:
+		return m, m.finished(msg)
 	}
 	if m.dialog != nil {
-		return m, m.dialog.update(m, msg)
+		return m, m.dialog.Update(msg)
 	}
 	return m, m.filter.passthrough(msg)
 }

@@ -25,10 +25,20 @@ type overview struct {
 	cols    []gridCol // the grid's columns at this width
 	hours   int       // hours drawn at this width
 	colW    int       // columns per hour
-	painted []string  // the fills, styled
+	fills   []string  // the fills, styled
+
+	st      *Styles
+	r       *lipgloss.Renderer
+	painted memo
 }
 
-func newOverview() *overview { return &overview{hour: -1} }
+func newOverview(st *Styles, r *lipgloss.Renderer, painted memo) *overview {
+	return &overview{hour: -1, st: st, r: r, painted: painted}
+}
+
+func (o *overview) paint(style *lipgloss.Style, text string) string {
+	return o.painted.paint(style, text)
+}
 
 // SetSize implements the component contract.
 func (o *overview) SetSize(w, h int) {
@@ -47,14 +57,14 @@ const maxSubs = 8
 
 // fill is subscription s's painted fill character, rendered once per dashboard (lipgloss per cell per frame
 // was most of the overview's drawing time).
-func (o *overview) fill(m *Model, s int) string {
+func (o *overview) fill(s int) string {
 	i := min(s, maxSubs-1)
-	if o.painted == nil {
+	if o.fills == nil {
 		for j := 0; j < maxSubs; j++ {
-			o.painted = append(o.painted, m.opt.Renderer.NewStyle().Foreground(palette[j%len(palette)]).Render(fills[j]))
+			o.fills = append(o.fills, o.r.NewStyle().Foreground(palette[j%len(palette)]).Render(fills[j]))
 		}
 	}
-	return o.painted[i]
+	return o.fills[i]
 }
 
 // gridCol is one column of the grid: a reason, or a fate.
@@ -124,42 +134,42 @@ var fateTitles = map[replay.Fate]string{replay.FateReplay: "REPLAY", replay.Fate
 	replay.FateUnroutable: "UNRTBL", replay.FateUnknown: "UNKNWN", replay.FateCrash: "CRASH", replay.FateMalformed: "MALFRM"}
 
 // View renders exactly the overview's size.
-func (o *overview) View(m *Model) string {
+func (o *overview) View() string {
 	p := o.pic
 	if p.Blobs == 0 && p.Unread == 0 {
-		return fit(m.paint(&m.st.Dim, "  nothing in the container"), o.w, o.h)
+		return fit(o.paint(&o.st.Dim, "  nothing in the container"), o.w, o.h)
 	}
 	gridRows := min(len(p.Subscriptions), max(2, o.h-14))
 	chartH := max(3, o.h-6-(gridRows+1))
 	var lines []string
-	lines = append(lines, o.titleLine(m))
-	lines = append(lines, o.chart(m, chartH)...)
-	lines = append(lines, o.legend(m), o.lossLine(m))
+	lines = append(lines, o.titleLine())
+	lines = append(lines, o.chart(chartH)...)
+	lines = append(lines, o.legend(), o.lossLine())
 	// The grid takes every line the chart left (its header is one of them).
-	lines = append(lines, o.grid(m, max(gridRows, o.h-len(lines)-1))...)
+	lines = append(lines, o.grid(max(gridRows, o.h-len(lines)-1))...)
 	return fit(strings.Join(lines, "\n"), o.w, o.h)
 }
 
-func (o *overview) titleLine(m *Model) string {
+func (o *overview) titleLine() string {
 	p := o.pic
-	s := m.paint(&m.st.Header, fmt.Sprintf("dead-lettered events per hour, last %dh", o.hours))
+	s := o.paint(&o.st.Header, fmt.Sprintf("dead-lettered events per hour, last %dh", o.hours))
 	if !p.BurstStart.IsZero() {
-		s += "  " + m.paint(&m.st.Warn, "▲ burst since "+p.BurstStart.Format("01-02 15h"))
+		s += "  " + o.paint(&o.st.Warn, "▲ burst since "+p.BurstStart.Format("01-02 15h"))
 	}
 	if p.Unread > 0 {
-		s += m.paint(&m.st.Dim, fmt.Sprintf("  · %s blob(s) not read yet: events fill in", thousands(p.Unread)))
+		s += o.paint(&o.st.Dim, fmt.Sprintf("  · %s blob(s) not read yet: events fill in", thousands(p.Unread)))
 	}
 	return s
 }
 
 // chart draws the stacked bars with the y axis, then the x axis and the cursor's hour.
-func (o *overview) chart(m *Model, height int) []string {
+func (o *overview) chart(height int) []string {
 	first := len(o.pic.Hours) - o.hours
 	peak := 1
 	for h := first; h < len(o.pic.Hours); h++ {
 		peak = max(peak, o.pic.HourTotal(h))
 	}
-	rows := o.bars(m, height, first, peak)
+	rows := o.bars(height, first, peak)
 	out := make([]string, 0, height+2)
 	for r := range rows {
 		label := "      │"
@@ -170,17 +180,17 @@ func (o *overview) chart(m *Model, height int) []string {
 			label = "    0 ┤"
 		}
 		var b strings.Builder
-		b.WriteString(m.paint(&m.st.Dim, label))
+		b.WriteString(o.paint(&o.st.Dim, label))
 		for c, cell := range rows[r] {
-			b.WriteString(o.cell(m, cell, c))
+			b.WriteString(o.cell(cell, c))
 		}
 		out = append(out, b.String())
 	}
-	return append(out, o.axis(m, first), o.cursorLine(m, first))
+	return append(out, o.axis(first), o.cursorLine(first))
 }
 
 // bars stacks each hour's subscriptions from the bottom, each getting its share of the height in rows.
-func (o *overview) bars(m *Model, height, first, peak int) [][]string {
+func (o *overview) bars(height, first, peak int) [][]string {
 	rows := make([][]string, height)
 	for r := range rows {
 		rows[r] = make([]string, o.hours)
@@ -195,7 +205,7 @@ func (o *overview) bars(m *Model, height, first, peak int) [][]string {
 			for r := 0; r < height; r++ {
 				mid := float64(r) + 0.5
 				if mid >= cum && mid < cum+seg || r == int(cum) && seg < 0.5 && rows[height-1-r][c] == "" {
-					rows[height-1-r][c] = o.fill(m, s) // a sliver still shows as one cell
+					rows[height-1-r][c] = o.fill(s) // a sliver still shows as one cell
 				}
 			}
 			cum += seg
@@ -205,12 +215,12 @@ func (o *overview) bars(m *Model, height, first, peak int) [][]string {
 }
 
 // cell is one chart cell at the width of an hour, reversed on the cursor's column.
-func (o *overview) cell(m *Model, fill string, c int) string {
+func (o *overview) cell(fill string, c int) string {
 	if o.section == 0 && c == o.hour {
 		if fill == "" {
-			return m.paint(&m.st.Match, strings.Repeat(" ", o.colW))
+			return o.paint(&o.st.Match, strings.Repeat(" ", o.colW))
 		}
-		return m.paint(&m.st.Match, strings.Repeat(fills[0], o.colW))
+		return o.paint(&o.st.Match, strings.Repeat(fills[0], o.colW))
 	}
 	if fill == "" {
 		fill = " "
@@ -219,7 +229,7 @@ func (o *overview) cell(m *Model, fill string, c int) string {
 }
 
 // axis carries the hour labels (every 12 hours) and marks the burst's start with ▲.
-func (o *overview) axis(m *Model, first int) string {
+func (o *overview) axis(first int) string {
 	p := o.pic
 	axis := []rune(strings.Repeat("─", o.hours*o.colW))
 	burst := -1 // the marker's position: a label it would fall inside is left out, never overwritten
@@ -237,11 +247,11 @@ func (o *overview) axis(m *Model, first int) string {
 	if burst >= 0 {
 		axis[burst] = '▲'
 	}
-	return m.paint(&m.st.Dim, "      └") + string(axis)
+	return o.paint(&o.st.Dim, "      └") + string(axis)
 }
 
 // cursorLine says what the cursor's hour holds.
-func (o *overview) cursorLine(m *Model, first int) string {
+func (o *overview) cursorLine(first int) string {
 	if o.section != 0 || o.hour < 0 || o.hour >= o.hours {
 		return ""
 	}
@@ -250,11 +260,11 @@ func (o *overview) cursorLine(m *Model, first int) string {
 	if o.pic.Hours[h].Equal(o.pic.BurstStart) {
 		cur += " · the burst starts here"
 	}
-	return "       " + m.st.Bold.Render(cur)
+	return "       " + o.st.Bold.Render(cur)
 }
 
 // legend names each subscription's fill; names give up their end to fit the width.
-func (o *overview) legend(m *Model) string {
+func (o *overview) legend() string {
 	n := min(len(o.pic.Subscriptions), maxSubs)
 	if n == 0 {
 		return ""
@@ -263,15 +273,15 @@ func (o *overview) legend(m *Model) string {
 	var parts []string
 	for s, name := range o.pic.Subscriptions {
 		if s == maxSubs-1 && len(o.pic.Subscriptions) > maxSubs {
-			parts = append(parts, o.fill(m, s)+" others")
+			parts = append(parts, o.fill(s)+" others")
 			break
 		}
-		parts = append(parts, o.fill(m, s)+" "+strings.TrimRight(textfmt.Cell(textfmt.Printable(name), room), " "))
+		parts = append(parts, o.fill(s)+" "+strings.TrimRight(textfmt.Cell(textfmt.Printable(name), room), " "))
 	}
 	return strings.Join(parts, "  ")
 }
 
-func (o *overview) lossLine(m *Model) string {
+func (o *overview) lossLine() string {
 	var parts []string
 	for _, l := range o.pic.Loss {
 		s := fmt.Sprintf("%dh %s blobs/%s events", int(l.Within.Hours()), thousands(l.Blobs), thousands(l.Events))
@@ -280,15 +290,15 @@ func (o *overview) lossLine(m *Model) string {
 		}
 		parts = append(parts, s)
 	}
-	style := m.st.Dim
+	style := o.st.Dim
 	if len(o.pic.Loss) > 0 && o.pic.Loss[len(o.pic.Loss)-1].Blobs > 0 {
-		style = m.st.Error
+		style = o.st.Error
 	}
 	return style.Render("lifecycle deletes if nobody acts: ") + strings.Join(parts, " · ")
 }
 
 // grid draws subscriptions × reasons and the replay's fates, with the cursor on a cell.
-func (o *overview) grid(m *Model, rows int) []string {
+func (o *overview) grid(rows int) []string {
 	p := o.pic
 	head := []string{textfmt.Cell(" SUBSCRIPTION", 14), textfmt.Cell("EVENTS", 7)} // a gutter for the cursor
 	for i, c := range o.cols {
@@ -297,11 +307,11 @@ func (o *overview) grid(m *Model, rows int) []string {
 			t = textfmt.CellMiddle(textfmt.Printable(c.title), c.w) // reasons often share a long start
 		}
 		if o.section == 1 && i == o.col {
-			t = m.paint(&m.st.Match, t)
+			t = o.paint(&o.st.Match, t)
 		}
 		head = append(head, t)
 	}
-	out := []string{m.paint(&m.st.Header, strings.Join(head, " "))}
+	out := []string{o.paint(&o.st.Header, strings.Join(head, " "))}
 	n := len(p.Subscriptions)
 	show := min(n, rows) // data rows on screen; one gives way to a "more" line when they do not all fit
 	if n > rows {
@@ -328,7 +338,7 @@ func (o *overview) grid(m *Model, rows int) []string {
 			}
 			v = textfmt.Cell(v, c.w)
 			if o.section == 1 && r == o.row && i == o.col {
-				v = m.paint(&m.st.Match, v)
+				v = o.paint(&o.st.Match, v)
 			}
 			cells = append(cells, v)
 		}
@@ -339,13 +349,13 @@ func (o *overview) grid(m *Model, rows int) []string {
 		out = append(out, line)
 	}
 	if above, below := top, n-top-show; above+below > 0 {
-		out = append(out, m.paint(&m.st.Dim, fmt.Sprintf("  … %d more subscription(s): %d above, %d below (↑↓ to scroll)", above+below, above, below)))
+		out = append(out, o.paint(&o.st.Dim, fmt.Sprintf("  … %d more subscription(s): %d above, %d below (↑↓ to scroll)", above+below, above, below)))
 	}
 	return out
 }
 
 // target is the filter that opens the table at what the cursor is on, and the pane to open it in.
-func (o *overview) target(m *Model) (query string, ok bool) {
+func (o *overview) target() (query string, ok bool) {
 	p := o.pic
 	switch {
 	case o.section == 0 && o.hour >= 0 && o.hour < o.hours:
@@ -379,7 +389,7 @@ func quoteTerm(s string) string {
 
 // openTarget applies the cursor's filter and shows the first pane that has rows for it.
 func (m *Model) openTarget() tea.Cmd {
-	q, ok := m.overview.target(m)
+	q, ok := m.overview.target()
 	if !ok {
 		return nil
 	}

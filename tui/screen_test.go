@@ -360,7 +360,7 @@ func TestFilterTerms(t *testing.T) {
 func TestCopyAndMouse(t *testing.T) {
 	mem, cfg := fixture(t, 10)
 	hs := newHarness(t, mem, cfg, 120, 40)
-	name := hs.m.tables[0].cursorName(hs.m)
+	name := hs.m.tables[0].cursorName()
 	hs.press("y")
 	hs.shows("copied the name")
 	if !strings.Contains(hs.clip.String(), "\x1b]52;c;") {
@@ -470,7 +470,7 @@ func TestCursorSurvivesBlobsLeaving(t *testing.T) {
 	mem, cfg := fixture(t, 40)
 	hs := newHarness(t, mem, cfg, 120, 40)
 	hs.press("1", "G") // the last stranded row: its position is past the quarantine blobs (names sort them first)
-	it, ok := hs.m.table().current(hs.m)
+	it, ok := hs.m.table().current()
 	if !ok {
 		t.Fatal("no row under the cursor")
 	}
@@ -489,7 +489,7 @@ func TestCursorSurvivesBlobsLeaving(t *testing.T) {
 	}
 	hs.press("R") // refresh: the listing ends without them, and the snapshot sweeps them out
 	hs.advance(time.Second)
-	if it, ok := hs.m.table().current(hs.m); !ok || it.Name != keep {
+	if it, ok := hs.m.table().current(); !ok || it.Name != keep {
 		t.Fatalf("the cursor left its blob %q: %v %v", keep, it, ok)
 	}
 	hs.shows("[1 Stranded")

@@ -83,17 +83,24 @@ type paintKey struct {
 // maxPainted bounds the memo of styled texts (the badges, tabs and key hints of a session are a few dozen).
 const maxPainted = 1024
 
-// paint renders text in a style of m.st, remembering the result: the same badges, tabs and key hints are drawn on
-// every frame, and each lipgloss render costs microseconds that a million-row frame budget cannot spare.
-func (m *Model) paint(style *lipgloss.Style, text string) string {
+// memo holds styled texts: the same badges, tabs, key hints and chart labels are drawn on every frame, and each
+// lipgloss render costs microseconds that a million-row frame budget cannot spare. The root and the overview
+// share one.
+type memo map[paintKey]string
+
+// paint renders text in style, remembering the result.
+func (pm memo) paint(style *lipgloss.Style, text string) string {
 	k := paintKey{style, text}
-	if s, ok := m.painted[k]; ok {
+	if s, ok := pm[k]; ok {
 		return s
 	}
-	if len(m.painted) >= maxPainted {
-		clear(m.painted)
+	if len(pm) >= maxPainted {
+		clear(pm)
 	}
 	s := style.Render(text)
-	m.painted[k] = s
+	pm[k] = s
 	return s
 }
+
+// paint renders text in a style of m.st, remembered.
+func (m *Model) paint(style *lipgloss.Style, text string) string { return m.painted.paint(style, text) }

@@ -50,11 +50,19 @@ type table struct {
 	// keep is the blob the cursor was on when the snapshot's positions last changed (a sweep): order and rows
 	// still hold the old positions until the next reset, which puts the cursor back on it.
 	keep string
+
+	snap *replay.Snapshot // the root's, which its rows index; the table only reads it
+	cfg  replay.Config
+	st   *Styles
+	head struct{ key, line string } // the painted column header, kept until the widths or the sort change
 }
 
-func newTable(p replay.Pane) *table {
+// rowFilter is the filter a table shows rows through (nil: every row).
+type rowFilter func(item int) bool
+
+func newTable(p replay.Pane, snap *replay.Snapshot, cfg replay.Config, st *Styles) *table {
 	// Oldest first: the blob closest to being lost is the one to look at.
-	t := &table{pane: p, selected: map[string]bool{}, sortBy: "age", desc: true}
+	t := &table{pane: p, selected: map[string]bool{}, sortBy: "age", desc: true, snap: snap, cfg: cfg, st: st}
 	t.SetSize(minW, minH)
 	return t
 }
@@ -76,9 +84,9 @@ func (t *table) column(id string) (present.Column, int) {
 }
 
 // less orders two snapshot items by the current sort; equal keys by name, always ascending.
-func (t *table) less(m *Model) func(a, b int) int {
+func (t *table) less() func(a, b int) int {
 	c, _ := t.column(t.sortBy)
-	items := m.snap.Items
+	items := t.snap.Items
 	return func(a, b int) int {
 		x, y := &items[a], &items[b]
 		switch {
@@ -98,30 +106,30 @@ func (t *table) less(m *Model) func(a, b int) int {
 }
 
 // reset takes the pane's items afresh (a rebuild): sorted once, filtered, the cursor kept on its blob.
-func (t *table) reset(m *Model, items []int) {
+func (t *table) reset(items []int, match rowFilter) {
 	keep := t.keep
 	if keep == "" {
-		keep = t.cursorName(m)
+		keep = t.cursorName()
 	}
 	t.keep = ""
 	t.order, t.pending = items, nil
 	for n := range t.selected {
-		if i, ok := m.snap.Lookup(n); !ok || m.snap.Items[i].Pane != t.pane {
+		if i, ok := t.snap.Lookup(n); !ok || t.snap.Items[i].Pane != t.pane {
 			delete(t.selected, n)
 		}
 	}
-	slices.SortFunc(t.order, t.less(m))
-	t.refilter(m, keep)
+	slices.SortFunc(t.order, t.less())
+	t.refilter(match, keep)
 }
 
 // takePending sorts the rows that arrived since the last flush into the order (a merge: the order is not sorted
 // again) and filters them.
-func (t *table) takePending(m *Model) {
+func (t *table) takePending(match rowFilter) {
 	if len(t.pending) == 0 {
 		return
 	}
-	keep := t.cursorName(m)
-	cmp := t.less(m)
+	keep := t.cursorName()
+	cmp := t.less()
 	slices.SortFunc(t.pending, cmp)
 	merged := make([]int, 0, len(t.order)+len(t.pending))
 	a, b := t.order, t.pending
@@ -134,19 +142,18 @@ func (t *table) takePending(m *Model) {
 	}
 	t.order = append(append(merged, a...), b...)
 	t.pending = nil
-	t.refilter(m, keep)
+	t.refilter(match, keep)
 }
 
 // resort orders the rows by the current sort, keeping the cursor's blob.
-func (t *table) resort(m *Model) {
-	keep := t.cursorName(m)
-	slices.SortFunc(t.order, t.less(m))
-	t.refilter(m, keep)
+func (t *table) resort(match rowFilter) {
+	keep := t.cursorName()
+	slices.SortFunc(t.order, t.less())
+	t.refilter(match, keep)
 }
 
 // refilter keeps the rows the filter accepts, in order, and puts the cursor back on keep when it passes.
-func (t *table) refilter(m *Model, keep string) {
-	match := m.filter.match(m)
+func (t *table) refilter(match rowFilter, keep string) {
 	t.rows = t.rows[:0]
 	for _, i := range t.order {
 		if match == nil || match(i) {
@@ -157,7 +164,7 @@ func (t *table) refilter(m *Model, keep string) {
 	t.cursor = 0
 	if keep != "" && !atTop {
 		for r, i := range t.rows {
-			if m.snap.Items[i].Name == keep {
+			if t.snap.Items[i].Name == keep {
 				t.cursor = r
 				break
 			}
@@ -167,10 +174,10 @@ func (t *table) refilter(m *Model, keep string) {
 }
 
 // dropHidden unselects the blobs the filter no longer shows, and says how many.
-func (t *table) dropHidden(m *Model) int {
+func (t *table) dropHidden() int {
 	shown := make(map[string]bool, len(t.selected))
 	for _, i := range t.rows {
-		if n := m.snap.Items[i].Name; t.selected[n] {
+		if n := t.snap.Items[i].Name; t.selected[n] {
 			shown[n] = true
 		}
 	}
@@ -180,8 +187,8 @@ func (t *table) dropHidden(m *Model) int {
 }
 
 // cursorName is the blob under the cursor, if any.
-func (t *table) cursorName(m *Model) string {
-	if it, ok := t.current(m); ok {
+func (t *table) cursorName() string {
+	if it, ok := t.current(); ok {
 		return it.Name
 	}
 	return ""
@@ -206,16 +213,16 @@ func (t *table) move(n int) {
 }
 
 // current is the item under the cursor.
-func (t *table) current(m *Model) (*replay.Item, bool) {
-	if t.cursor >= len(t.rows) || t.rows[t.cursor] >= len(m.snap.Items) {
+func (t *table) current() (*replay.Item, bool) {
+	if t.cursor >= len(t.rows) || t.rows[t.cursor] >= len(t.snap.Items) {
 		return nil, false // (positions from before a sweep: the reset that follows it fixes them)
 	}
-	return &m.snap.Items[t.rows[t.cursor]], true
+	return &t.snap.Items[t.rows[t.cursor]], true
 }
 
 // toggle selects or unselects the row under the cursor.
-func (t *table) toggle(m *Model) {
-	if it, ok := t.current(m); ok {
+func (t *table) toggle() {
+	if it, ok := t.current(); ok {
 		if t.selected[it.Name] {
 			delete(t.selected, it.Name)
 		} else {
@@ -225,17 +232,17 @@ func (t *table) toggle(m *Model) {
 }
 
 // selectAll selects every row shown.
-func (t *table) selectAll(m *Model) {
+func (t *table) selectAll() {
 	for _, i := range t.rows {
-		t.selected[m.snap.Items[i].Name] = true
+		t.selected[t.snap.Items[i].Name] = true
 	}
 }
 
 // shown returns the rows an action takes: the selection, else every row the filter shows.
-func (t *table) shown(m *Model) []replay.Item {
+func (t *table) shown() []replay.Item {
 	var sel, all []replay.Item
 	for _, i := range t.rows {
-		it := m.snap.Items[i]
+		it := t.snap.Items[i]
 		all = append(all, it)
 		if t.selected[it.Name] {
 			sel = append(sel, it)
@@ -271,9 +278,9 @@ func (t *table) sortables() []string {
 }
 
 // row draws one blob's line into b, painted for the cursor, the selection and its alerts.
-func (t *table) row(m *Model, b *strings.Builder, cells []string, idx, row int) []string {
-	it := &m.snap.Items[idx]
-	r := present.RowOf(m.cfg, it, m.snap.Now)
+func (t *table) row(b *strings.Builder, cells []string, idx, row int) []string {
+	it := &t.snap.Items[idx]
+	r := present.RowOf(t.cfg, it, t.snap.Now)
 	mark := []rune("   ")
 	if row == t.cursor {
 		mark[0] = '▸'
@@ -294,7 +301,7 @@ func (t *table) row(m *Model, b *strings.Builder, cells []string, idx, row int) 
 		}
 	}
 	line := fit(strings.Join(cells, " "), t.width, 1)
-	st := &m.st
+	st := t.st
 	paint := st.paint.row
 	verdicts := present.ColVerdicts.Cell(r)
 	switch {
@@ -313,10 +320,8 @@ func (t *table) row(m *Model, b *strings.Builder, cells []string, idx, row int) 
 	return cells
 }
 
-// View renders exactly t.height+1 lines of t.width: the column header and the visible rows.
-func (t *table) View(m *Model) string {
-	st := m.st
-	var b strings.Builder
+// header is the column header line, painted: the sort arrow always shows, however narrow its column.
+func (t *table) header() string {
 	arrow := "↑"
 	if t.desc {
 		arrow = "↓"
@@ -328,21 +333,33 @@ func (t *table) View(m *Model) string {
 			continue
 		}
 		title := c.Title
-		if c.ID == t.sortBy { // the sort arrow always shows, however narrow the column
+		if c.ID == t.sortBy {
 			title = textfmt.Cell(title, w-1)
 			title = strings.TrimRight(title, " ") + arrow
 		}
 		head = append(head, textfmt.Cell(title, w))
 	}
-	b.WriteString(fit(m.paint(&m.st.Header, strings.Join(head, " ")), t.width, 1))
+	line := strings.Join(head, " ")
+	if t.head.key != line {
+		t.head.key, t.head.line = line, fit(t.st.Header.Render(line), t.width, 1)
+	}
+	return t.head.line
+}
+
+// View renders exactly t.height+1 lines of t.width: the column header and the visible rows. With no row to show
+// it says why: filterErr is the filter's parse error, listing whether a listing is under way.
+func (t *table) View(filterErr string, listing bool) string {
+	st := t.st
+	var b strings.Builder
+	b.WriteString(t.header())
 	if len(t.rows) == 0 {
 		msg := "  nothing here"
 		switch {
-		case len(t.order) > 0 && m.filter.err != "":
-			msg = fmt.Sprintf("  the filter does not parse, so nothing is shown (%d hidden): %s", len(t.order), m.filter.err)
+		case len(t.order) > 0 && filterErr != "":
+			msg = fmt.Sprintf("  the filter does not parse, so nothing is shown (%d hidden): %s", len(t.order), filterErr)
 		case len(t.order) > 0:
 			msg = fmt.Sprintf("  no blob matches the filter (%d hidden)", len(t.order))
-		case len(t.pending) > 0 || m.list.running:
+		case len(t.pending) > 0 || listing:
 			msg = "  listing…"
 		}
 		b.WriteString("\n" + fit(st.Dim.Render(msg), t.width, 1))
@@ -351,7 +368,7 @@ func (t *table) View(m *Model) string {
 	cells := make([]string, 0, len(tableColumns)+1)
 	for n, idx := range t.visible() {
 		b.WriteString("\n")
-		cells = t.row(m, &b, cells[:0], idx, t.offset+n)
+		cells = t.row(&b, cells[:0], idx, t.offset+n)
 	}
 	return fit(b.String(), t.width, t.height+1)
 }

@@ -63,15 +63,15 @@ func (m *Model) View() string {
 	var body string
 	switch {
 	case m.help != nil:
-		body = m.help.View(m)
+		body = m.help.View(m.helpKeys())
 	case m.detail != nil:
-		body = m.detail.View(m)
+		body = m.detail.View()
 	default:
 		body = m.tabs() + "\n" + m.viewBody()
 	}
 	screen := fit(m.header()+"\n"+body, m.w, m.h-footerLines)
 	if m.dialog != nil && m.help == nil {
-		screen = m.dialog.View(m, screen)
+		screen = m.dialog.View(screen, m.keyHints(m.focusScope(), m.dialog.inner))
 	}
 	if m.quitAsk {
 		screen = placeOver(screen, m.paint(&m.st.Box, m.paint(&m.st.Title, "An action is running. Quit?")+"\n\n"+
@@ -92,9 +92,9 @@ func (m *Model) viewBody() string {
 		return fit(m.paint(&m.st.Dim, "reading the container…"), m.w, bh)
 	}
 	if m.view == 0 {
-		return m.overview.View(m)
+		return m.overview.View()
 	}
-	return m.table().View(m)
+	return m.table().View(m.filter.err, m.list.running)
 }
 
 func (m *Model) footer() string {
