@@ -145,7 +145,9 @@ func (c Config) Lost(ctx context.Context, st store.Container, prev *Report, cur 
 	return out, nil
 }
 
-// nothingLeftOf reports whether neither the blob nor any copy a restore of it would have made exists.
+// nothingLeftOf reports whether nothing of the blob is left: not the blob, not the replay's copies of a root
+// blob (it took it in time), not the copy a restore of a quarantined one would have made, nor the replay's copies
+// of that.
 func nothingLeftOf(ctx context.Context, st store.Container, name string, written time.Time) (bool, error) {
 	names := []string{name}
 	if strings.HasPrefix(name, QuarantinePrefix) {
@@ -153,6 +155,9 @@ func nothingLeftOf(ctx context.Context, st store.Container, name string, written
 			a, q := Twins(target)
 			names = append(names, target, a, q)
 		}
+	} else if IsRoot(name) {
+		a, q := Twins(name)
+		names = append(names, a, q)
 	}
 	for _, n := range names {
 		switch _, err := st.Stat(ctx, n); {

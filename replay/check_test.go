@@ -2,6 +2,7 @@ package replay_test
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -142,8 +143,9 @@ func TestLoaderCacheIsBoundedToTheContainer(t *testing.T) {
 }
 
 // An expiring blob that disappears is lost only when its lifecycle deadline has passed and nothing of it is
-// left: a drained blob keeps its name, a restored one has its copy (or the replay's copies of that) at the root,
-// and one gone before its deadline was taken by a person. Changes then says lost, not resolved.
+// left: a drained blob keeps its name, a root blob the replay took has its archived/ or quarantine/ copy, a
+// restored one has its copy (or the replay's copies of that) at the root, and one gone before its deadline was
+// taken by a person. Changes then says lost, not resolved.
 func TestExpiringBlobsThatAreLost(t *testing.T) {
 	now := time.Date(2026, 11, 30, 12, 0, 0, 0, time.UTC)
 	mem := storetest.NewMem(now)
@@ -155,6 +157,9 @@ func TestExpiringBlobsThatAreLost(t *testing.T) {
 		"quarantine/S/restored.json": past,
 		"quarantine/S/consumed.json": past,
 		"S/drained.json":             past,
+		"S/archived.json":            past,
+		"S/quarantined.json":         past,
+		"S/gone.json":                past,
 		"quarantine/S/early.json":    soon,
 	}
 	for n, at := range blobs {
@@ -172,6 +177,10 @@ func TestExpiringBlobsThatAreLost(t *testing.T) {
 	archived, _ := replay.Twins(consumed)
 	put(t, mem, restored, ev("a", "Push", ""))
 	put(t, mem, archived, ev("a", "Push", ""))
+	replayArchived, _ := replay.Twins("S/archived.json")
+	_, replayQuarantined := replay.Twins("S/quarantined.json")
+	put(t, mem, replayArchived, ev("a|9", "Push", ""))
+	put(t, mem, replayQuarantined, ev("a", "Push", ""))
 	for n := range blobs {
 		if n != "S/drained.json" {
 			mem.Delete(bg, n, "")
@@ -180,7 +189,7 @@ func TestExpiringBlobsThatAreLost(t *testing.T) {
 	put(t, mem, "S/drained.json", ev("a|9", "Push", "")) // drained: rewritten under its name
 	cur := report(t, mem, cfg, replay.CheckOptions{Names: true})
 	lost, err := cfg.Lost(bg, mem, &prev, cur, now)
-	if err != nil || len(lost) != 1 || lost[0] != "quarantine/S/deleted.json" {
+	if slices.Sort(lost); err != nil || strings.Join(lost, " ") != "S/gone.json quarantine/S/deleted.json" {
 		t.Fatalf("lost %v %v", lost, err)
 	}
 	cur.Lost = lost
@@ -190,7 +199,7 @@ func TestExpiringBlobsThatAreLost(t *testing.T) {
 			lines = append(lines, fmt.Sprintf("%s %d", c.Event, c.Count))
 		}
 	}
-	if strings.Join(lines, "|") != "lost 1|resolved 4" {
+	if strings.Join(lines, "|") != "lost 2|resolved 6" {
 		t.Fatalf("%q", lines)
 	}
 }
