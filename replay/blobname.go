@@ -5,6 +5,7 @@ import (
 	"strconv"
 	"strings"
 	"time"
+	"unicode/utf8"
 )
 
 // BlobName is the parts of an Event Grid dead-letter blob name: <SUBSCRIPTION>/<Y>/<M>/<D>/<H>/<guid>.json,
@@ -71,11 +72,21 @@ func RestoreTarget(quarantineName string, copyModified time.Time) (string, error
 		return "", fmt.Errorf("restoring %q would not land at the container root", quarantineName)
 	}
 	stamp := ".restored-" + copyModified.UTC().Format("20060102T150405Z")
+	target := base + stamp
 	if strings.HasSuffix(base, ".json") {
-		return strings.TrimSuffix(base, ".json") + stamp + ".json", nil
+		target = strings.TrimSuffix(base, ".json") + stamp + ".json"
 	}
-	return base + stamp, nil
+	// The replay copies what it reads to quarantine/ or archived/ under the same name: a restored copy it cannot
+	// copy is one it throws on, so the name must fit with the longer prefix too.
+	if n := utf8.RuneCountInString(QuarantinePrefix + target); n > MaxNameLength {
+		return "", fmt.Errorf("too long to restore: its restored name would be %d characters and the replay's copy of it %d, over the %d a blob name may have (move it by hand under a shorter name)",
+			utf8.RuneCountInString(target), n, MaxNameLength)
+	}
+	return target, nil
 }
+
+// MaxNameLength is the longest blob name Azure Storage accepts, in characters.
+const MaxNameLength = 1024
 
 // AlternateTarget is the n-th fallback when target (or its archived/ or quarantine/ copy) already holds a
 // different body.

@@ -35,6 +35,25 @@ func (d *Detail) RestoreRefusal() string {
 	return "not a quarantine blob: only quarantine/ blobs are restored"
 }
 
+// NotRestored is the result restoring this blob comes to without writing anything, as the restore itself
+// reports it — refused where the plan refuses and force is off, or where there is nothing to write even with it;
+// failed where the payload could not be read — and whether it comes to that at all. What a restore asks about is
+// what it will write: the rest is this.
+func (d *Detail) NotRestored(force bool) (Result, bool) {
+	r := Result{Name: d.Name, Outcome: OutcomeRefused}
+	if d.Restore == nil {
+		if d.ReadErr != "" {
+			r.Outcome = OutcomeFailed
+		}
+		r.Error = d.RestoreRefusal()
+		return r, true
+	}
+	r.Resume = len(d.Restore.Resume)
+	why, refused := d.Restore.refusal(force)
+	r.Error = why
+	return r, refused
+}
+
 // EventVerdicts is what to show for event i: the derived reason of a quarantine blob (derived is then true),
 // the judged verdicts of a root or archived one, and none for a malformed payload, which is quarantined whole.
 func (d *Detail) EventVerdicts(i int) (vs VerdictSet, derived bool) {

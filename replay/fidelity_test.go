@@ -549,12 +549,13 @@ func TestForecastLeavesOutWhatTheDrainSkips(t *testing.T) {
 	}
 	unreadable := replay.Item{Pane: replay.PaneStranded, ReadFailed: true, ReadErr: "too large"}
 	unreadable.Name = "S/big.json"
-	if f := replay.ForecastDrain([]replay.Item{unreadable}, false); f.Blobs != 1 || f.Unreadable != 1 || f.Unread != 0 {
+	// Unreadable (a refused entry, a failed read): tried again, asked about, but not counted as drained.
+	if f := replay.ForecastDrain([]replay.Item{unreadable}, false); f.Blobs != 0 || f.Unreadable != 1 || f.Unread != 0 || !f.Asks() {
 		t.Fatalf("unreadable forecast %+v", f)
 	}
 	// Over the size limit the drain never reads it: not a blob it will drain.
 	unreadable.Size = store.MaxBlobBytes + 1
-	if f := replay.ForecastDrain([]replay.Item{unreadable}, false); f.Blobs != 0 || f.TooLarge != 1 {
+	if f := replay.ForecastDrain([]replay.Item{unreadable}, false); f.Blobs != 0 || f.TooLarge != 1 || f.Asks() {
 		t.Fatalf("too large forecast %+v", f)
 	}
 }

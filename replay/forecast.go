@@ -4,11 +4,12 @@ import "github.com/deadletter/deadletter/store"
 
 // Forecast is what draining a set of blobs sets in motion, from their summaries.
 type Forecast struct {
-	// Blobs, Events, Bytes and the rest count only the blobs the drain will re-upload.
+	// Blobs, Events, Bytes and the rest count only the blobs the drain will re-upload, as far as is known.
 	Blobs, Events, Malformed, Crash, Unread int
 	Bytes                                   int64
-	// Unreadable counts the blobs among Blobs whose payload could not be read (too large, refused, failed): the
-	// drain tries them, but what they hold is unknown and a blob over the size limit fails again.
+	// Unreadable counts, apart from Blobs, the stranded blobs whose payload could not be read (an entry the store
+	// refuses, a read that failed): the drain tries them again, re-uploading any it can read now and failing on
+	// the rest, so it asks about them too — but it cannot say they will be drained.
 	Unreadable int
 	// NotStranded counts the given blobs the drain leaves alone whatever it is told: live ones (younger than the
 	// TTL, their own trigger may still arrive) and the replay's own archived/ and quarantine/ records.
@@ -42,12 +43,13 @@ func ForecastDrain(items []Item, includeHandled bool) Forecast {
 			f.TooLarge++
 			continue
 		}
+		if it.ReadFailed {
+			f.Unreadable++
+			continue
+		}
 		f.Blobs++
 		f.Bytes += it.Size
 		switch {
-		case it.ReadFailed:
-			f.Unreadable++
-			continue
 		case it.Summary == nil:
 			f.Unread++
 			continue
@@ -64,3 +66,7 @@ func ForecastDrain(items []Item, includeHandled bool) Forecast {
 	}
 	return f
 }
+
+// Asks reports whether the drain has anything to ask about: blobs it will re-upload, or unreadable ones it tries.
+// (Blobs over the size limit, handled and not stranded ones, it only reports.)
+func (f Forecast) Asks() bool { return f.Blobs+f.Unreadable > 0 }

@@ -116,6 +116,18 @@ func TestPlanRestore(t *testing.T) {
 	if _, err := replay.RestoreTarget("quarantine/archived/x.json", now); err == nil {
 		t.Fatal("a restore must land at the root")
 	}
+	// A restored name (26 characters longer) the replay could not copy under quarantine/ is refused up front, not
+	// left to fail at the write; one character less fits. Length is in characters, as Azure counts it.
+	for _, tc := range []struct {
+		dir  string
+		fits bool
+	}{{strings.Repeat("é", 1024-11-26-len("/x.json")), true}, {strings.Repeat("é", 1024-11-26-len("/x.json")+1), false}} {
+		q := "quarantine/" + tc.dir + "/x.json"
+		rp := c.PlanRestore(q, []byte(only), replay.ParsePayload([]byte(only)), now)
+		if tc.fits != (rp.Target != "") || !tc.fits && !strings.Contains(rp.Refusal, "too long to restore") {
+			t.Fatalf("%d characters: %+v", len([]rune(q)), rp)
+		}
+	}
 	if got := replay.AlternateTarget("a.restored-1.json", 2); got != "a.restored-1-2.json" {
 		t.Fatal(got)
 	}

@@ -56,7 +56,7 @@ func restoreOne(ctx context.Context, c store.Container, cfg Config, name string,
 	}
 	b, err := c.Read(ctx, name, store.MaxBlobBytes)
 	if err != nil {
-		return readFailed(ctx, r, err, OutcomeNotFound, "no such blob: nothing to restore")
+		return UnreadRestore(ctx, name, err)
 	}
 	if want := o.Previewed[name]; want != "" && b.ETag != want {
 		r.Outcome, r.Error = OutcomeChanged, "rewritten since its restore was previewed: nothing was restored; look at it again"
@@ -67,11 +67,8 @@ func restoreOne(ctx context.Context, c store.Container, cfg Config, name string,
 		return readFailed(ctx, r, err, OutcomeFailed, "")
 	}
 	r.Resume = len(plan.Resume)
-	if plan.Target == "" || plan.Refusal != "" && !o.Force {
-		r.Outcome, r.Error = OutcomeRefused, plan.Refusal
-		if plan.Target != "" {
-			r.Error += " (--force restores it anyway)"
-		}
+	if why, refused := plan.refusal(o.Force); refused {
+		r.Outcome, r.Error = OutcomeRefused, why
 		return r
 	}
 	wctx := context.WithoutCancel(ctx) // once a restore writes, it finishes: a copy is never left half-done
@@ -95,6 +92,12 @@ func restoreOne(ctx context.Context, c store.Container, cfg Config, name string,
 		r.Outcome, r.Error = OutcomeFailed, fmt.Sprintf("copied to %s but the quarantine copy could not be deleted (restoring again finds the copy and only retries the delete): %v", target, err)
 	}
 	return r
+}
+
+// UnreadRestore is the result of restoring a quarantine blob that could not be read: not found, cancelled, or
+// failed with the error. A restore's question, which reads every plan first, reports it the same way.
+func UnreadRestore(ctx context.Context, name string, err error) Result {
+	return readFailed(ctx, Result{Name: name}, err, OutcomeNotFound, "no such blob: nothing to restore")
 }
 
 // PlanRestoreIn is PlanRestore refused as the restore itself refuses, in the container: a copy whose original

@@ -105,3 +105,17 @@ func Primaries(q []Quarantined) VerdictCounts {
 	}
 	return vc
 }
+
+// refusal says whether the plan is refused, and why: with force, only where there is no name to restore to.
+func (rp RestorePlan) refusal(force bool) (why string, refused bool) {
+	switch {
+	case rp.Target == "":
+		return rp.Refusal, true
+	case rp.Refusal != "" && !force:
+		return rp.Refusal + ForceHint, true
+	}
+	return "", false
+}
+
+// ForceHint ends the refusal of a restore that --force would carry out.
+const ForceHint = " (--force restores it anyway)"

@@ -146,12 +146,12 @@ func (m *Model) confirmDrain(items []replay.Item, limit string) tea.Cmd {
 		return nil
 	}
 	f := replay.ForecastDrain(items, false)
-	if f.Blobs == 0 {
+	if !f.Asks() {
 		// Asking "drain 0 blobs?" would ask for nothing: say why nothing is drained instead.
 		m.setStatus(fmt.Sprintf("nothing to drain here: %d already handled by the replay, %d not stranded, %d over the size limit", f.Handled, f.NotStranded, f.TooLarge))
 		return nil
 	}
-	d := m.newDialog(actDrain, fmt.Sprintf("Drain %d stranded blob(s)?", f.Blobs))
+	d := m.newDialog(actDrain, fmt.Sprintf("Drain %s?", present.DrainCount(f, "stranded blob(s)")))
 	var lines []string
 	if limit != "" {
 		lines = append(lines, m.st.Warn.Render("Only what you see: "+limit+"."), "")
@@ -359,7 +359,7 @@ func (m *Model) finished(msg actionDoneMsg) tea.Cmd {
 func (d *dialog) restoreLines() []string {
 	msg, st := d.plans, d.st
 	var lines []string
-	refused, lingering := 0, 0
+	refused, forceable, lingering := 0, 0, 0
 	for i, n := range msg.names {
 		lines = append(lines, st.Bold.Render(textfmt.Printable(n)))
 		if msg.errs[i] != nil {
@@ -367,22 +367,30 @@ func (d *dialog) restoreLines() []string {
 			refused++
 			continue
 		}
-		for _, l := range present.Explain(msg.details[i], d.cfg) {
+		det := msg.details[i]
+		for _, l := range present.Explain(det, d.cfg) {
 			lines = append(lines, "  "+textfmt.Printable(l))
 		}
-		if det := msg.details[i]; det.RestoreRefusal() != "" {
+		_, unforced := det.NotRestored(false)
+		_, forced := det.NotRestored(true)
+		switch {
+		case forced || unforced && !d.force:
 			refused++
-			if det.Restore != nil && det.Restore.Lingers != "" {
-				lingering++
-			}
+		case unforced && det.Restore.Lingers != "":
+			lingering++ // restored only because of --force
+		}
+		if unforced && !forced {
+			forceable++
 		}
 	}
+	// The title counts what the restore will move, as the command line's question does.
 	d.title = fmt.Sprintf("Restore %d quarantined blob(s)?", len(msg.names))
-	switch {
-	case refused > 0 && !d.force:
-		// The title counts what the restore will move, as the command line's --all does.
+	if refused > 0 {
 		d.title = fmt.Sprintf("Restore %d of %d quarantined blob(s)? %d refused", len(msg.names)-refused, len(msg.names), refused)
-		lines = append(lines, "", st.Warn.Render(fmt.Sprintf("%d blob(s) will be refused: press f to restore them anyway (--force)", refused)))
+	}
+	switch {
+	case forceable > 0 && !d.force:
+		lines = append(lines, "", st.Warn.Render(fmt.Sprintf("%d blob(s) will be refused: press f to restore them anyway (--force)", forceable)))
 	case d.force:
 		lines = append(lines, "", st.Warn.Render("--force: blobs where nothing resumes are restored too (the replay re-quarantines them)"))
 		if lingering > 0 {

@@ -189,7 +189,7 @@ func TestRestoreAll(t *testing.T) {
 	if got["restored"] == 0 || got["refused"] == 0 || got["restored"]+got["refused"] != before || len(got) != 2 {
 		t.Fatalf("outcomes %v of %d blobs", got, before)
 	}
-	if !strings.Contains(errs, "are refused and left where they are") || !strings.Contains(errs, "event(s) resume") {
+	if !strings.Contains(errs, "are refused or unreadable and left where they are") || !strings.Contains(errs, "name it with --force") || !strings.Contains(errs, "event(s) resume") {
 		t.Fatalf("the summary: %s", errs)
 	}
 	if left := len(lsJSONOf(t, "--dir", dir, "--pane", "quarantine").Blobs); left != got["refused"] {

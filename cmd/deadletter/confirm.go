@@ -7,7 +7,7 @@ import (
 	"fmt"
 	"os"
 	"strings"
-	"sync/atomic"
+	"sync"
 
 	"github.com/deadletter/deadletter/internal/present"
 	"github.com/deadletter/deadletter/replay"
@@ -66,17 +66,22 @@ func (a *app) confirm(f actionFlags, question string) error {
 }
 
 // progress prints one updating line on stderr per finished blob, on a terminal.
-func (a *app) progress(verb string, total int) func(replay.Result) {
-	var done atomic.Int64
+func (a *app) progress(total int, dryRun bool) func(replay.Result) {
 	f, ok := a.io.err.(*os.File)
-	live := ok && isatty.IsTerminal(f.Fd())
-	return func(replay.Result) {
-		n := done.Add(1)
-		if live {
-			fmt.Fprintf(a.io.err, "\r%s %d/%d", verb, n, total)
-			if int(n) == total {
-				fmt.Fprintln(a.io.err)
-			}
+	if !ok || !isatty.IsTerminal(f.Fd()) {
+		return nil
+	}
+	var mu sync.Mutex
+	tally, done := replay.Tally{}, 0
+	return func(r replay.Result) {
+		mu.Lock()
+		defer mu.Unlock()
+		done++
+		tally[r.Outcome]++
+		// What finished is counted by outcome: a blob that changed or was refused is done, not drained.
+		fmt.Fprintf(a.io.err, "\r%d/%d done: %s\x1b[K", done, total, present.TallyLine(tally, dryRun))
+		if done == total {
+			fmt.Fprintln(a.io.err)
 		}
 	}
 }

@@ -77,7 +77,7 @@ func (a *app) runDrain(cmd *cobra.Command, names []string, o *drainOptions) erro
 			return err
 		}
 		if res, err = replay.Drain(ctx, l.Container, cfg, targets, replay.DrainOptions{DryRun: o.dryRun, IncludeHandled: o.includeHandled,
-			Concurrency: o.concurrency, Progress: a.progress("drained", len(targets))}); err != nil {
+			Concurrency: o.concurrency, Progress: a.progress(len(targets), o.dryRun)}); err != nil {
 			return err
 		}
 	}
@@ -110,9 +110,9 @@ func (a *app) askDrain(cfg replay.Config, o *drainOptions, items []replay.Item) 
 			fmt.Fprintln(a.io.err, line)
 		}
 	}
-	if f.Blobs == 0 {
+	if !f.Asks() {
 		// Nothing will be written: no question to answer, the outcomes say why each blob is left alone.
 		return nil
 	}
-	return a.confirm(o.actionFlags, fmt.Sprintf("Drain %d blob(s)? Each is re-uploaded as it is, so the replay function handles it again.", f.Blobs))
+	return a.confirm(o.actionFlags, fmt.Sprintf("Drain %s? Each is re-uploaded as it is, so the replay function handles it again.", present.DrainCount(f, "blob(s)")))
 }

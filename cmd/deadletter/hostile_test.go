@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"os"
+	"path"
 	"path/filepath"
 	"strings"
 	"syscall"
@@ -363,4 +364,69 @@ func TestSeedKeepsAForeignRegister(t *testing.T) {
 	}
 	mustRun(t, "seed", "--dir", dir, "--register-out", reg, "--force")
 	mustRun(t, "seed", "--dir", dir, "--register-out", reg) // its own register now: fine
+}
+
+// What an action asks about is what it will write, and every blob it considers is in its report: an entry that
+// cannot be read (a FIFO) is tried by a drain but not counted as drained, restore --all reports it as a result,
+// and a named restore neither asks about nor counts a blob it refuses.
+func TestActionsReportWhatTheyCannotRead(t *testing.T) {
+	dir := t.TempDir()
+	old := time.Now().Add(-72 * time.Hour)
+	ev := func(typ string) string {
+		return `[{"id":"e1|2","subject":"s","eventType":"` + typ + `","dataVersion":"1","data":null}]`
+	}
+	at := func(name string) string {
+		p := filepath.Join(dir, filepath.FromSlash(name))
+		os.MkdirAll(filepath.Dir(p), 0o755)
+		return p
+	}
+	for name, body := range map[string]string{"S/2026/1/1/1/a.json": ev("A"), "quarantine/S/2026/1/1/1/b.json": ev("A"),
+		"quarantine/S/2026/1/1/1/n.json": ev("B")} {
+		if err := os.WriteFile(at(name), []byte(body), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		os.Chtimes(at(name), old, old)
+	}
+	for _, name := range []string{"S/2026/1/1/1/fifo.json", "quarantine/S/2026/1/1/1/fifo.json"} {
+		if err := syscall.Mkfifo(at(name), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		os.Chtimes(at(name), old, old)
+	}
+	handlers := filepath.Join(t.TempDir(), "handlers.json")
+	os.WriteFile(handlers, []byte(`{"A":true,"B":false}`), 0o644)
+
+	out, errs, code := runCmd(t, "drain", "--dir", dir, "--handlers", handlers, "--dry-run")
+	if code != 1 || !strings.Contains(errs, "1 blob(s) to drain") || !strings.Contains(errs, "1 more blob(s) could not be read") ||
+		!strings.Contains(out, "1 would drain, 1 failed") {
+		t.Fatalf("drain: exit %d\n%s%s", code, errs, out)
+	}
+
+	out, errs, code = runCmd(t, "restore", "--all", "--dir", dir, "--handlers", handlers, "--dry-run", "--json")
+	var res struct {
+		Results []struct{ Name, Outcome string }
+	}
+	got := map[string]string{}
+	if err := json.Unmarshal([]byte(out), &res); err != nil {
+		t.Fatalf("restore --all: %v %s", err, out)
+	}
+	for _, r := range res.Results {
+		got[path.Base(r.Name)] = r.Outcome
+	}
+	if code != 1 || len(got) != 3 || got["b.json"] != "restored" || got["n.json"] != "refused" || got["fifo.json"] != "failed" {
+		t.Fatalf("restore --all: exit %d %v\n%s", code, got, errs)
+	}
+
+	// By name, a refused blob is explained and reported, never asked about: off a terminal, with nothing to
+	// write, no --yes is needed and nothing changes.
+	out, errs, code = runCmd(t, "restore", "--dir", dir, "--handlers", handlers, "quarantine/S/2026/1/1/1/n.json")
+	if code != 0 || !strings.Contains(out, "refused") || !strings.Contains(errs, "1 blob(s) are refused or unreadable") {
+		t.Fatalf("restore of a refused blob: exit %d\n%s%s", code, out, errs)
+	}
+	if _, err := os.Stat(at("quarantine/S/2026/1/1/1/n.json")); err != nil {
+		t.Fatal("the refused copy moved")
+	}
+	if q := restoreQuestion(1, 1); q != "Restore 1 of 2 blob(s)? 1 refused are left where they are" {
+		t.Fatal(q)
+	}
 }

@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"fmt"
+	"strings"
 
 	"github.com/deadletter/deadletter/internal/present"
 	"github.com/deadletter/deadletter/internal/textfmt"
@@ -86,16 +87,16 @@ func (a *app) runRestore(cmd *cobra.Command, args []string, o *restoreOptions) e
 	if o.all || !o.json || !o.yes {
 		var refused []replay.Result
 		names, refused = a.describeRestore(ctx, l, cfg, names, o, previewed)
-		missing = append(missing, refused...) // --all's refusals are results too, so --json carries them
+		missing = append(missing, refused...) // refusals are results too, so --json carries them
 	}
 	if len(names) == 0 {
 		return a.nothingToRestore(ctx, o, missing)
 	}
-	if err := a.confirm(o.actionFlags, fmt.Sprintf("Restore %d blob(s)?", len(names))); err != nil {
+	if err := a.confirm(o.actionFlags, restoreQuestion(len(names), refusedOf(missing))); err != nil {
 		return err
 	}
 	res, err := replay.Restore(ctx, l.Container, cfg, names, replay.RestoreOptions{DryRun: o.dryRun, Force: o.force,
-		Concurrency: o.concurrency, Progress: a.progress("restored", len(names)), Previewed: previewed})
+		Concurrency: o.concurrency, Progress: a.progress(len(names), o.dryRun), Previewed: previewed})
 	if err != nil {
 		return err
 	}
@@ -124,48 +125,57 @@ func (a *app) nothingToRestore(ctx context.Context, o *restoreOptions, missing [
 	return nil
 }
 
-// describeRestore says, per blob, what its restore will do, and with --all keeps only the blobs where something
-// resumes (and passes the verdict filter). It returns the blobs to restore and the ones --all refuses, and
-// records in previewed the ETag each plan was read at.
+// describeRestore says, per blob, what its restore will do, and keeps only the blobs it will write: with --all
+// those where something resumes (and that pass the verdict filter), by name those not refused (or forced). The
+// rest — refused, or not readable — come back as their results, so the question counts only what is written and
+// every blob named or considered is in the report. It records in previewed the ETag each plan was read at.
 func (a *app) describeRestore(ctx context.Context, l *replay.Loader, cfg replay.Config, names []string, o *restoreOptions, previewed map[string]string) (keep []string, refused []replay.Result) {
 	resume := 0
 	for _, n := range names {
 		d, err := l.Inspect(ctx, n)
 		if err != nil {
-			fmt.Fprintf(a.io.err, "%s: %s\n", textfmt.Printable(n), textfmt.Printable(err.Error()))
-			if !o.all {
-				keep = append(keep, n) // the restore itself reports what happens to it
-			}
+			refused = append(refused, replay.UnreadRestore(ctx, n, err)) // the restore could not read it either
 			continue
 		}
 		previewed[n] = d.ETag
 		if o.all && !o.filter.read(cfg, &d.Item, d.Now) {
 			continue
 		}
-		if why := d.RestoreRefusal(); o.all && why != "" {
-			refused = append(refused, replay.Result{Name: n, Outcome: replay.OutcomeRefused, Error: why})
+		if !o.all { // by name: a page per blob (--all says it in one summary)
+			fmt.Fprintf(a.io.err, "%s\n", textfmt.Printable(n))
+			for _, line := range present.Explain(d, cfg) {
+				fmt.Fprintf(a.io.err, "  %s\n", line)
+			}
+		}
+		if r, no := d.NotRestored(o.force); no {
+			if o.all && strings.HasSuffix(r.Error, replay.ForceHint) { // (--all takes no --force)
+				r.Error = strings.TrimSuffix(r.Error, replay.ForceHint) + " (name it with --force to restore it anyway)"
+			}
+			refused = append(refused, r)
 			continue
 		}
 		keep = append(keep, n)
-		if d.Restore != nil {
-			resume += len(d.Restore.Resume)
-		}
-		if o.all {
-			continue // one summary, not a page per blob
-		}
-		fmt.Fprintf(a.io.err, "%s\n", textfmt.Printable(n))
-		for _, line := range present.Explain(d, cfg) {
-			fmt.Fprintf(a.io.err, "  %s\n", line)
+		resume += len(d.Restore.Resume)
+	}
+	if len(refused) > 0 {
+		fmt.Fprintf(a.io.err, "%d blob(s) are refused or unreadable and left where they are:\n", len(refused))
+		for _, r := range refused {
+			fmt.Fprintf(a.io.err, "  %s: %s %s\n", textfmt.Printable(r.Name), r.Outcome, textfmt.Printable(r.Error))
 		}
 	}
 	if o.all {
-		if len(refused) > 0 {
-			fmt.Fprintf(a.io.err, "%d blob(s) are refused and left where they are:\n", len(refused))
-			for _, r := range refused {
-				fmt.Fprintf(a.io.err, "  %s: %s\n", textfmt.Printable(r.Name), textfmt.Printable(r.Error))
-			}
-		}
 		fmt.Fprintf(a.io.err, "%d quarantine blob(s) to restore: %d event(s) resume.\n", len(keep), resume)
 	}
 	return keep, refused
+}
+
+// refusedOf counts the refused among results.
+func refusedOf(res []replay.Result) int { return replay.TallyOf(res)[replay.OutcomeRefused] }
+
+// restoreQuestion asks about what the restore will write, and says how many it leaves.
+func restoreQuestion(n, refused int) string {
+	if refused == 0 {
+		return fmt.Sprintf("Restore %d blob(s)?", n)
+	}
+	return fmt.Sprintf("Restore %d of %d blob(s)? %d refused are left where they are", n, n+refused, refused)
 }

@@ -205,6 +205,14 @@ func NameList(names []string, more int) string {
 }
 
 // ForecastLines says a drain forecast in words (the CLI confirmation and the dashboard dialog).
+// DrainCount is what a drain's question counts: the blobs it will re-upload, and the unreadable ones it tries.
+func DrainCount(f replay.Forecast, noun string) string {
+	if f.Unreadable == 0 {
+		return fmt.Sprintf("%d %s", f.Blobs, noun)
+	}
+	return fmt.Sprintf("%d %s and try %d that could not be read", f.Blobs, noun, f.Unreadable)
+}
+
 func ForecastLines(f replay.Forecast) []string {
 	out := []string{fmt.Sprintf("%d blob(s), %d event(s), %s, each re-uploaded as it is so a fresh BlobCreated reaches the replay.", f.Blobs, f.Events, textfmt.Bytes(f.Bytes))}
 	v := f.Verdicts
@@ -229,7 +237,7 @@ func ForecastLines(f replay.Forecast) []string {
 		out = append(out, fmt.Sprintf("%d blob(s) not read yet: their events are not counted.", f.Unread))
 	}
 	if f.Unreadable > 0 {
-		out = append(out, fmt.Sprintf("%d blob(s) could not be read (too large, refused or failed): their events are not counted, and the drain may fail on them too.", f.Unreadable))
+		out = append(out, fmt.Sprintf("%d more blob(s) could not be read (refused or failed): the drain tries them again, re-uploads any it can read now and fails on the rest.", f.Unreadable))
 	}
 	if f.TooLarge > 0 {
 		out = append(out, fmt.Sprintf("%d more blob(s) are over the %s limit: deadletter does not read them, so the drain fails on them (re-upload them by hand).", f.TooLarge, textfmt.Bytes(store.MaxBlobBytes)))
