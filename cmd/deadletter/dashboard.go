@@ -42,8 +42,8 @@ func (a *app) runDashboard(cmd *cobra.Command, o *dashboardOptions) error {
 	if err := positiveInt("concurrency", o.concurrency); err != nil {
 		return err
 	}
-	if f, ok := a.io.out.(*os.File); !ok || !isatty.IsTerminal(f.Fd()) {
-		return errors.New("the dashboard draws on a terminal, and standard output is not one: run it in a terminal (or tmux), or use ls, check, report or watch --json in a script")
+	if err := a.needTerminal(); err != nil {
+		return err
 	}
 	l, _, err := a.g.loader()
 	if err != nil {
@@ -51,6 +51,14 @@ func (a *app) runDashboard(cmd *cobra.Command, o *dashboardOptions) error {
 	}
 	return tui.Run(cmd.Context(), tui.Options{Loader: l, Check: replay.CheckOptions{MaxQuarantine: o.maxQuarantine}, ReadOnly: a.g.readOnly,
 		Interval: o.interval, Concurrency: o.concurrency})
+}
+
+// needTerminal refuses to open the dashboard where it cannot draw.
+func (a *app) needTerminal() error {
+	if f, ok := a.io.out.(*os.File); !ok || !isatty.IsTerminal(f.Fd()) {
+		return errors.New("the dashboard draws on a terminal, and standard output is not one: run it in a terminal (or tmux), or use ls, check, report or watch --json in a script")
+	}
+	return nil
 }
 
 func (a *app) demoCmd() *cobra.Command {
@@ -76,6 +84,13 @@ or --dir) and opens the dashboard on it. It prints the directory, so you can loo
 				dir = d
 			}
 			// The demo's own directory from an earlier run is cleared; anything else must not exist yet or be empty.
+			// Both that and the terminal are checked before anything is cleared or seeded.
+			if err := checkDemoDir(dir); err != nil {
+				return err
+			}
+			if err := a.needTerminal(); err != nil {
+				return err
+			}
 			if err := resetDemo(dir); err != nil {
 				return err
 			}
@@ -108,15 +123,8 @@ const demoMarker = "demo"
 // taken as it is; any other is refused.
 func resetDemo(dir string) error {
 	ents, err := os.ReadDir(dir)
-	switch {
-	case errors.Is(err, os.ErrNotExist), err == nil && len(ents) == 0:
-	case err != nil:
-		return err
-	default:
-		if _, err := store.ReadDirState(dir, demoMarker); err != nil {
-			return usagef("%s holds blobs and is not a demo directory: the demo writes fake dead letters, so give it an empty or new --dir", textfmt.Printable(dir))
-		}
-		if err := os.RemoveAll(dir); err != nil {
+	if err == nil && len(ents) > 0 {
+		if err := os.RemoveAll(dir); err != nil { // (checkDemoDir found the marker)
 			return err
 		}
 	}
@@ -124,4 +132,23 @@ func resetDemo(dir string) error {
 		return err
 	}
 	return store.WriteDirState(dir, demoMarker, []byte("deadletter demo: cleared by the next `deadletter demo`\n"))
+}
+
+// checkDemoDir refuses a directory the demo may not clear: a file, or one that holds anything and is not an
+// earlier demo's.
+func checkDemoDir(dir string) error {
+	ents, err := os.ReadDir(dir)
+	switch {
+	case errors.Is(err, os.ErrNotExist), err == nil && len(ents) == 0:
+		return nil
+	case err != nil:
+		if fi, serr := os.Stat(dir); serr == nil && !fi.IsDir() {
+			return usagef("--dir %s is a file, not a directory: give the demo an empty or new directory", textfmt.Printable(dir))
+		}
+		return err
+	}
+	if _, err := store.ReadDirState(dir, demoMarker); err != nil {
+		return usagef("%s holds blobs and is not a demo directory: the demo writes fake dead letters, so give it an empty or new --dir", textfmt.Printable(dir))
+	}
+	return nil
 }

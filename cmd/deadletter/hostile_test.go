@@ -337,9 +337,21 @@ func TestDemoLeavesRealContainersAlone(t *testing.T) {
 	before := lsJSONOf(t, "--dir", snapshot)
 	t.Setenv("XDG_CACHE_HOME", t.TempDir())
 	t.Setenv("DEADLETTER_DIR", snapshot)
-	runCmd(t, "demo") // no terminal: the dashboard cannot open, but the demo container is seeded first
+	// No terminal: refused before anything is seeded — after the directory is chosen and checked, so a demo that
+	// took DEADLETTER_DIR for its own would say it is not a demo directory.
+	if _, errs, code := runCmd(t, "demo"); code != 2 || !strings.Contains(errs, "draws on a terminal") || strings.Contains(errs, "not a demo directory") {
+		t.Fatalf("demo with DEADLETTER_DIR set and no terminal: exit %d %s", code, errs)
+	}
 	if after := lsJSONOf(t, "--dir", snapshot); len(after.Blobs) != len(before.Blobs) {
 		t.Fatalf("demo wrote into DEADLETTER_DIR: %d → %d blobs", len(before.Blobs), len(after.Blobs))
+	}
+	if ents, _ := os.ReadDir(os.Getenv("XDG_CACHE_HOME")); len(ents) != 0 {
+		t.Fatalf("demo seeded with no terminal to show it: %v", ents)
+	}
+	file := filepath.Join(t.TempDir(), "f")
+	os.WriteFile(file, nil, 0o644)
+	if _, errs, code := runCmd(t, "demo", "--dir", file); code != 2 || !strings.Contains(errs, "is a file, not a directory") {
+		t.Fatalf("demo --dir FILE: exit %d %s", code, errs)
 	}
 	_, errs, code := runCmd(t, "demo", "--dir", snapshot)
 	if code != 2 || !strings.Contains(errs, "is not a demo directory") {
