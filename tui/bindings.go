@@ -316,8 +316,12 @@ func closeDialog(m *Model) tea.Cmd { m.dialog = nil; return nil }
 var confirmScope = &scope{name: "confirm", modal: true, bindings: append([]binding{
 	bind([]string{"y", "enter"}, "y", "confirm", onDialog(func(m *Model, d *dialog) tea.Cmd { return m.start(d) })).footer().
 		when(func(m *Model) string {
-			if d := m.dialog; d != nil && d.act == actRestore && d.plans == nil {
+			switch d := m.dialog; {
+			case d == nil || d.act != actRestore:
+			case d.plans == nil:
 				return "still reading the restore plan"
+			case d.writes == 0:
+				return "every blob here is refused: nothing would be restored (f forces what it can)"
 			}
 			return ""
 		}),

@@ -52,6 +52,7 @@ type dialog struct {
 	blobs   []store.BlobInfo // ack targets
 	force   bool
 	plans   *restorePlansMsg // restore: the plans, once read
+	writes  int              // restore: how many of them it will write (the rest are refused)
 
 	note   textinput.Model // ack: the note
 	ackFor int             // ack: index into ackDurations
@@ -384,6 +385,7 @@ func (d *dialog) restoreLines() []string {
 		}
 	}
 	// The title counts what the restore will move, as the command line's question does.
+	d.writes = len(msg.names) - refused
 	d.title = fmt.Sprintf("Restore %d quarantined blob(s)?", len(msg.names))
 	if refused > 0 {
 		d.title = fmt.Sprintf("Restore %d of %d quarantined blob(s)? %d refused", len(msg.names)-refused, len(msg.names), refused)

@@ -256,3 +256,27 @@ func TestFlowRestoreHeldToWhatWasShown(t *testing.T) {
 		}
 	}
 }
+
+// A restore where every blob is refused says so in its title and will not start: y says why, nothing is written.
+func TestFlowRestoreOfRefusedBlobsDoesNotStart(t *testing.T) {
+	c, cfg := backend(t, "dir", nil)
+	m := New(Options{Loader: replay.NewLoader(c, cfg), Interval: time.Hour, Renderer: asciiRenderer(), Clipboard: io.Discard})
+	tm := teatest.NewTestModel(t, m, teatest.WithInitialTermSize(120, 40))
+	waitScreen(t, tm, "[1 Stranded")
+	press(tm, "2/3a41f14b")
+	tm.Send(tea.KeyMsg{Type: tea.KeyEnter})
+	waitScreen(t, tm, "filter: 3a41f14b")
+	press(tm, "r")
+	waitScreen(t, tm, "Restore 0 of 1 quarantined blob(s)? 1 refused", "press f")
+	press(tm, "y")
+	waitScreen(t, tm, "every blob here is refused: nothing would be restored")
+	tm.Send(tea.KeyMsg{Type: tea.KeyEsc})
+	tm.Send(tea.KeyMsg{Type: tea.KeyCtrlC})
+	tm.WaitFinished(t, teatest.WithFinalTimeout(10*time.Second))
+	after, _ := store.ListAll(context.Background(), c)
+	for _, b := range after.Blobs {
+		if strings.Contains(b.Name, ".restored-") {
+			t.Fatalf("%s was restored", b.Name)
+		}
+	}
+}
