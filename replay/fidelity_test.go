@@ -499,7 +499,7 @@ func TestForecastCountsWhatHappens(t *testing.T) {
 	for i := range items {
 		items[i].Name, items[i].Pane = fmt.Sprintf("S/%d.json", i), replay.PaneStranded
 	}
-	f := replay.ForecastDrain(items, false)
+	f := replay.ForecastDrain(items, false, time.Now())
 	if f.Blobs != 2 || f.Crash != 1 || f.Verdicts.Of(replay.VerdictReplay) != 2 || f.Verdicts.Of(replay.VerdictCap) != 1 {
 		t.Fatalf("forecast %+v", f)
 	}
@@ -525,7 +525,7 @@ func TestForecastLeavesOutWhatTheDrainSkips(t *testing.T) {
 		items = append(items, snap.Items[i])
 		targets = append(targets, cfg.DrainTargetOf(&snap.Items[i], snap.Now))
 	}
-	f := replay.ForecastDrain(items, false)
+	f := replay.ForecastDrain(items, false, time.Now())
 	if f.Blobs != 1 || f.NotStranded != 2 {
 		t.Fatalf("forecast %+v: want 1 blob to drain, 2 not stranded", f)
 	}
@@ -550,12 +550,12 @@ func TestForecastLeavesOutWhatTheDrainSkips(t *testing.T) {
 	unreadable := replay.Item{Pane: replay.PaneStranded, ReadFailed: true, ReadErr: "too large"}
 	unreadable.Name = "S/big.json"
 	// Unreadable (a refused entry, a failed read): tried again, asked about, but not counted as drained.
-	if f := replay.ForecastDrain([]replay.Item{unreadable}, false); f.Blobs != 0 || f.Unreadable != 1 || f.Unread != 0 || !f.Asks() {
+	if f := replay.ForecastDrain([]replay.Item{unreadable}, false, time.Now()); f.Blobs != 0 || f.Unreadable != 1 || f.Unread != 0 || !f.Asks() {
 		t.Fatalf("unreadable forecast %+v", f)
 	}
 	// Over the size limit the drain never reads it: not a blob it will drain.
 	unreadable.Size = store.MaxBlobBytes + 1
-	if f := replay.ForecastDrain([]replay.Item{unreadable}, false); f.Blobs != 0 || f.TooLarge != 1 || f.Asks() {
+	if f := replay.ForecastDrain([]replay.Item{unreadable}, false, time.Now()); f.Blobs != 0 || f.TooLarge != 1 || f.Asks() {
 		t.Fatalf("too large forecast %+v", f)
 	}
 }

@@ -1,6 +1,10 @@
 package replay
 
-import "github.com/deadletter/deadletter/store"
+import (
+	"time"
+
+	"github.com/deadletter/deadletter/store"
+)
 
 // Forecast is what draining a set of blobs sets in motion, from their summaries.
 type Forecast struct {
@@ -20,12 +24,16 @@ type Forecast struct {
 	IncludeHandled bool
 	// TooLarge counts the stranded blobs over store.MaxBlobBytes: the drain never reads them, so it fails on them.
 	TooLarge int
+	// Acked counts the blobs among Blobs an operator acknowledged (as of now): the re-upload changes them, which
+	// ends their acks.
+	Acked int
 }
 
 // ForecastDrain adds up what the replay function will do with the given blobs once they are drained. Only what
 // the drain will re-upload is summed: blobs that are not stranded are counted apart, and blobs the replay already
-// handled are skipped by the drain, so they are left out of the sums unless includeHandled.
-func ForecastDrain(items []Item, includeHandled bool) Forecast {
+// handled are skipped by the drain, so they are left out of the sums unless includeHandled. now is the service
+// time the items were listed at (for their acks).
+func ForecastDrain(items []Item, includeHandled bool, now time.Time) Forecast {
 	f := Forecast{IncludeHandled: includeHandled}
 	for i := range items {
 		it := &items[i]
@@ -49,6 +57,9 @@ func ForecastDrain(items []Item, includeHandled bool) Forecast {
 		}
 		f.Blobs++
 		f.Bytes += it.Size
+		if ack, ok := AckOf(it.BlobInfo); ok && ack.Covers(it.BlobInfo, now) {
+			f.Acked++
+		}
 		switch {
 		case it.Summary == nil:
 			f.Unread++

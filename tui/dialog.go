@@ -146,7 +146,7 @@ func (m *Model) confirmDrain(items []replay.Item, limit string) tea.Cmd {
 		m.setStatus("nothing to drain here")
 		return nil
 	}
-	f := replay.ForecastDrain(items, false)
+	f := replay.ForecastDrain(items, false, m.snap.Now)
 	if !f.Asks() {
 		// Asking "drain 0 blobs?" would ask for nothing: say why nothing is drained instead.
 		m.setStatus(fmt.Sprintf("nothing to drain here: %d already handled by the replay, %d not stranded, %d over the size limit", f.Handled, f.NotStranded, f.TooLarge))

@@ -124,3 +124,20 @@ func TestAckDoesNotSilenceExpiry(t *testing.T) {
 		t.Fatalf("check after the ack: exit %d %s", code, out)
 	}
 }
+
+// A drain says which of the blobs it re-uploads are acknowledged: the rewrite ends their acks.
+func TestDrainSaysItEndsAcks(t *testing.T) {
+	dir := seeded(t)
+	var name string
+	for _, b := range lsJSONOf(t, "--dir", dir, "--pane", "stranded").Blobs {
+		if h, _ := b["handled"].(bool); !h {
+			name = b["name"].(string)
+			break
+		}
+	}
+	mustRun(t, "ack", name, "--dir", dir, "--yes")
+	_, errs, code := runCmd(t, "drain", "--dir", dir, "--dry-run")
+	if code != 0 || !strings.Contains(errs, "1 of them are acknowledged: re-uploading changes them, which ends their acks.") {
+		t.Fatalf("drain: exit %d %s", code, errs)
+	}
+}

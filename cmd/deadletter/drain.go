@@ -2,6 +2,7 @@ package main
 
 import (
 	"fmt"
+	"time"
 
 	"github.com/deadletter/deadletter/internal/present"
 	"github.com/deadletter/deadletter/internal/textfmt"
@@ -73,7 +74,7 @@ func (a *app) runDrain(cmd *cobra.Command, names []string, o *drainOptions) erro
 	}
 	var res []replay.Result
 	if len(targets) > 0 {
-		if err := a.askDrain(cfg, o, items); err != nil {
+		if err := a.askDrain(cfg, o, items, snap.Now); err != nil {
 			return err
 		}
 		if res, err = replay.Drain(ctx, l.Container, cfg, targets, replay.DrainOptions{DryRun: o.dryRun, IncludeHandled: o.includeHandled,
@@ -102,8 +103,8 @@ func (a *app) drainNamed(snap *replay.Snapshot, names []string) ([]replay.Result
 }
 
 // askDrain says what the drain will do — only the blobs it will re-upload are counted — and asks.
-func (a *app) askDrain(cfg replay.Config, o *drainOptions, items []replay.Item) error {
-	f := replay.ForecastDrain(items, o.includeHandled)
+func (a *app) askDrain(cfg replay.Config, o *drainOptions, items []replay.Item, now time.Time) error {
+	f := replay.ForecastDrain(items, o.includeHandled, now)
 	if !o.json || !o.yes {
 		fmt.Fprintf(a.io.err, "%d blob(s) to drain (stranded: older than the TTL %s, so no trigger can still reach them).\n", f.Blobs, textfmt.Duration(cfg.TTL))
 		for _, line := range present.ForecastLines(f) {

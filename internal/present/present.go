@@ -233,6 +233,9 @@ func ForecastLines(f replay.Forecast) []string {
 	if n := v.Of(replay.VerdictUnknown); n > 0 {
 		out = append(out, fmt.Sprintf("%d event(s) need --handlers to predict.", n))
 	}
+	if f.Acked > 0 {
+		out = append(out, fmt.Sprintf("%d of them are acknowledged: re-uploading changes them, which ends their acks.", f.Acked))
+	}
 	if f.Unread > 0 {
 		out = append(out, fmt.Sprintf("%d blob(s) not read yet: their events are not counted.", f.Unread))
 	}
