@@ -321,18 +321,21 @@ var confirmScope = &scope{name: "confirm", modal: true, bindings: append([]bindi
 			case d.plans == nil:
 				return "still reading the restore plan"
 			case d.writes == 0:
-				return "every blob here is refused: nothing would be restored (f forces what it can)"
+				return "nothing would be restored: every blob here is refused or could not be read (f forces what it can)"
 			}
 			return ""
 		}),
 	bind([]string{"esc", "n"}, "esc", "cancel", closeDialog).footer(),
-	bind([]string{"f"}, "f", "toggle --force", onDialog(func(m *Model, d *dialog) tea.Cmd {
+	bind([]string{"f"}, "f", "force: restore the refused blobs too, on or off (--force)", onDialog(func(m *Model, d *dialog) tea.Cmd {
 		d.force = !d.force
 		d.setLines(d.restoreLines())
 		return nil
 	})).footer().when(func(m *Model) string {
-		if d := m.dialog; d == nil || d.act != actRestore || d.plans == nil {
+		switch d := m.dialog; {
+		case d == nil || d.act != actRestore || d.plans == nil:
 			return "--force applies to a restore"
+		case d.force1 == 0:
+			return "nothing here is refused that --force would restore"
 		}
 		return ""
 	}),

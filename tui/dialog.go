@@ -52,7 +52,9 @@ type dialog struct {
 	blobs   []store.BlobInfo // ack targets
 	force   bool
 	plans   *restorePlansMsg // restore: the plans, once read
-	writes  int              // restore: how many of them it will write (the rest are refused)
+	writes  int              // restore: how many of them it will write (the rest are refused or unread)
+	force1  int              // restore: how many of them --force would restore that are refused without it
+	limit   string           // what limits the action to fewer blobs than the pane holds ("" when nothing)
 
 	note   textinput.Model // ack: the note
 	ackFor int             // ack: index into ackDurations
@@ -93,7 +95,7 @@ func (m *Model) newDialog(act action, title string) *dialog {
 	d.note = newInput()
 	d.note.Prompt = "note: "
 	d.note.CharLimit = 180
-	d.SetSize(m.w, m.h)
+	d.SetSize(m.dialogSize())
 	return d
 }
 
@@ -153,10 +155,8 @@ func (m *Model) confirmDrain(items []replay.Item, limit string) tea.Cmd {
 		return nil
 	}
 	d := m.newDialog(actDrain, fmt.Sprintf("Drain %s?", present.DrainCount(f, "stranded blob(s)")))
-	var lines []string
-	if limit != "" {
-		lines = append(lines, m.st.Warn.Render("Only what you see: "+limit+"."), "")
-	}
+	d.limit = limit
+	lines := d.limitLines()
 	lines = append(lines, present.ForecastLines(f)...)
 	lines = append(lines, "", "Each write is conditional on the ETag read: a blob that changed or vanished is skipped, never resurrected.")
 	for i := range items {
@@ -173,13 +173,9 @@ func (m *Model) confirmRestore(names []string, limit string) tea.Cmd {
 		m.setStatus("nothing to restore here")
 		return nil
 	}
-	d := m.newDialog(actRestore, fmt.Sprintf("Restore %d quarantined blob(s)?", len(names)))
-	d.names = names
-	lines := []string{"reading the restore plan…"}
-	if limit != "" {
-		lines = append([]string{m.st.Warn.Render("Only what you see: " + limit + "."), ""}, lines...)
-	}
-	d.setLines(lines)
+	d := m.newDialog(actRestore, fmt.Sprintf("Reading the restore plans of %d quarantined blob(s)…", len(names)))
+	d.names, d.limit = names, limit
+	d.setLines(append(d.limitLines(), "reading the restore plan…"))
 	m.dialog = d
 	l, ctx := m.opt.Loader, m.ctx
 	return func() tea.Msg {
@@ -217,10 +213,8 @@ func (m *Model) confirmAck(items []replay.Item, limit string) tea.Cmd {
 		d.blobs = append(d.blobs, it.BlobInfo)
 	}
 	d.ackNow = m.snap.Now
-	var lines []string
-	if limit != "" {
-		lines = append(lines, m.st.Warn.Render("Only what you see: "+limit+"."), "")
-	}
+	d.limit = limit
+	lines := d.limitLines()
 	if act == actAck {
 		expiring := 0
 		for i := range items {
@@ -265,16 +259,21 @@ func (m *Model) start(d *dialog) tea.Cmd {
 	case actRestore:
 		d.total = len(d.names)
 		// Each copy is held to the ETag its plan was read at: a copy rewritten since the dialog showed it is
-		// skipped as changed, never restored unseen.
-		previewed := map[string]string{}
-		for i, det := range d.plans.details {
-			if det != nil {
-				previewed[d.plans.names[i]] = det.ETag
+		// skipped as changed, never restored unseen — and one whose plan could not be read is not restored at all.
+		previewed, names, unread := map[string]string{}, []string(nil), []replay.Result(nil)
+		for i, n := range d.plans.names {
+			if err := d.plans.errs[i]; err != nil {
+				unread = append(unread, replay.UnreadRestore(ctx, n, err))
+				d.done++
+				d.counts[unread[len(unread)-1].Outcome]++
+				continue
 			}
+			names, previewed[n] = append(names, n), d.plans.details[i].ETag
 		}
 		run = func() ([]replay.Result, error) {
-			return replay.Restore(ctx, c, cfg, d.names, replay.RestoreOptions{ReadOnly: ro, Force: d.force, Concurrency: conc, Progress: progressed,
+			res, err := replay.Restore(ctx, c, cfg, names, replay.RestoreOptions{ReadOnly: ro, Force: d.force, Concurrency: conc, Progress: progressed,
 				Previewed: previewed})
+			return append(unread, res...), err
 		}
 	default:
 		d.total = len(d.blobs)
@@ -356,25 +355,36 @@ func (m *Model) finished(msg actionDoneMsg) tea.Cmd {
 	return m.refresh()
 }
 
-// restoreLines explains each blob's restore plan and what the restore will refuse.
+// limitLines say, first, what limits the action to fewer blobs than the pane holds.
+func (d *dialog) limitLines() []string {
+	if d.limit == "" {
+		return nil
+	}
+	return []string{d.st.Warn.Render("Only what you see: " + d.limit + "."), ""}
+}
+
+// restoreLines say what the restore will do — first what it moves, refuses, cannot read and what --force
+// changes, then each blob's plan — and count what it will write for the title.
 func (d *dialog) restoreLines() []string {
 	msg, st := d.plans, d.st
-	var lines []string
-	refused, forceable, lingering := 0, 0, 0
+	var plans []string
+	refused, unread, forceable, lingering := 0, 0, 0, 0
 	for i, n := range msg.names {
-		lines = append(lines, st.Bold.Render(textfmt.Printable(n)))
+		plans = append(plans, st.Bold.Render(textfmt.Printable(n)))
 		if msg.errs[i] != nil {
-			lines = append(lines, "  "+st.Error.Render(textfmt.Printable(msg.errs[i].Error())))
-			refused++
+			plans = append(plans, "  "+st.Error.Render("could not be read: "+textfmt.Printable(msg.errs[i].Error())))
+			unread++
 			continue
 		}
 		det := msg.details[i]
 		for _, l := range present.Explain(det, d.cfg) {
-			lines = append(lines, "  "+textfmt.Printable(l))
+			plans = append(plans, "  "+textfmt.Printable(l))
 		}
-		_, unforced := det.NotRestored(false)
+		r, unforced := det.NotRestored(false)
 		_, forced := det.NotRestored(true)
 		switch {
+		case r.Outcome == replay.OutcomeFailed:
+			unread++ // its payload could not be read
 		case forced || unforced && !d.force:
 			refused++
 		case unforced && det.Restore.Lingers != "":
@@ -385,21 +395,35 @@ func (d *dialog) restoreLines() []string {
 		}
 	}
 	// The title counts what the restore will move, as the command line's question does.
-	d.writes = len(msg.names) - refused
+	d.writes, d.force1 = len(msg.names)-refused-unread, forceable
 	d.title = fmt.Sprintf("Restore %d quarantined blob(s)?", len(msg.names))
+	var left []string
 	if refused > 0 {
-		d.title = fmt.Sprintf("Restore %d of %d quarantined blob(s)? %d refused", len(msg.names)-refused, len(msg.names), refused)
+		left = append(left, fmt.Sprintf("%d refused", refused))
 	}
+	if unread > 0 {
+		left = append(left, fmt.Sprintf("%d could not be read", unread))
+	}
+	if len(left) > 0 {
+		d.title = fmt.Sprintf("Restore %d of %d quarantined blob(s)? %s", d.writes, len(msg.names), strings.Join(left, ", "))
+	}
+	lines := d.limitLines()
 	switch {
 	case forceable > 0 && !d.force:
-		lines = append(lines, "", st.Warn.Render(fmt.Sprintf("%d blob(s) will be refused: press f to restore them anyway (--force)", forceable)))
-	case d.force:
-		lines = append(lines, "", st.Warn.Render("--force: blobs where nothing resumes are restored too (the replay re-quarantines them)"))
+		lines = append(lines, st.Warn.Render(fmt.Sprintf("%d blob(s) will be refused: press f to restore them anyway (--force)", forceable)))
+	case d.force && forceable > 0:
+		lines = append(lines, st.Warn.Render(fmt.Sprintf("--force: the %d refused blob(s) are restored too (where nothing resumes, the replay re-quarantines them)", forceable)))
 		if lingering > 0 {
-			lines = append(lines, st.Warn.Render(fmt.Sprintf("--force: %d of them still have their original at the root: restored, their events are at the root twice and the replay handles them twice", lingering)))
+			lines = append(lines, st.Warn.Render(fmt.Sprintf("--force: %d of them still have their original at the root: restored, their events are at the root twice and the replay handles them twice (a drain would then take that original too)", lingering)))
 		}
 	}
-	return lines
+	if unread > 0 {
+		lines = append(lines, st.Error.Render(fmt.Sprintf("%d blob(s) could not be read: they are left where they are and reported as failed (R refreshes; try again)", unread)))
+	}
+	if len(lines) > len(d.limitLines()) {
+		lines = append(lines, "")
+	}
+	return append(lines, plans...)
 }
 
 // View draws the dialog box over the centre of the screen: title, body (scrolled), and keys — its pinned last

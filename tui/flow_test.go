@@ -3,9 +3,11 @@ package tui
 import (
 	"bytes"
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"strings"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -269,7 +271,7 @@ func TestFlowRestoreOfRefusedBlobsDoesNotStart(t *testing.T) {
 	press(tm, "r")
 	waitScreen(t, tm, "Restore 0 of 1 quarantined blob(s)? 1 refused", "press f")
 	press(tm, "y")
-	waitScreen(t, tm, "every blob here is refused: nothing would be restored")
+	waitScreen(t, tm, "nothing would be restored: every blob here is refused")
 	tm.Send(tea.KeyMsg{Type: tea.KeyEsc})
 	tm.Send(tea.KeyMsg{Type: tea.KeyCtrlC})
 	tm.WaitFinished(t, teatest.WithFinalTimeout(10*time.Second))
@@ -279,4 +281,51 @@ func TestFlowRestoreOfRefusedBlobsDoesNotStart(t *testing.T) {
 			t.Fatalf("%s was restored", b.Name)
 		}
 	}
+}
+
+// A quarantine copy whose plan could not be read is counted apart, never restored unseen (even when it can be read
+// by the time the operator says yes), and reported as failed.
+func TestFlowRestoreOfAnUnreadableCopy(t *testing.T) {
+	var failing atomic.Bool
+	failing.Store(true)
+	c, cfg := backend(t, "dir", func(c store.Container) store.Container {
+		return &storetest.Hooked{Container: c, BeforeRead: func(name string) error {
+			if failing.Load() && strings.Contains(name, "5871f7a4") {
+				return errors.New("connection reset by peer")
+			}
+			return nil
+		}}
+	})
+	m := New(Options{Loader: replay.NewLoader(c, cfg), Interval: time.Hour, Renderer: asciiRenderer(), Clipboard: io.Discard})
+	tm := teatest.NewTestModel(t, m, teatest.WithInitialTermSize(120, 40))
+	waitScreen(t, tm, "[1 Stranded")
+	press(tm, "2/5871f7a4")
+	tm.Send(tea.KeyMsg{Type: tea.KeyEnter})
+	waitScreen(t, tm, "filter: 5871f7a4")
+	press(tm, "r")
+	waitScreen(t, tm, "Restore 0 of 1 quarantined blob(s)? 1 could not be read", "reported as failed")
+	failing.Store(false)
+	press(tm, "y")
+	waitScreen(t, tm, "nothing would be restored")
+	tm.Send(tea.KeyMsg{Type: tea.KeyEsc})
+	tm.Send(tea.KeyMsg{Type: tea.KeyCtrlC})
+	tm.WaitFinished(t, teatest.WithFinalTimeout(10*time.Second))
+}
+
+// --force over a copy whose original lingers says so at the top of the dialog, where it is read before y.
+func TestFlowForcedRestoreOfALingeringCopySaysSo(t *testing.T) {
+	c, cfg := backend(t, "dir", nil)
+	m := New(Options{Loader: replay.NewLoader(c, cfg), Interval: time.Hour, Renderer: asciiRenderer(), Clipboard: io.Discard})
+	tm := teatest.NewTestModel(t, m, teatest.WithInitialTermSize(80, 24))
+	waitScreen(t, tm, "[1 Stranded")
+	press(tm, "2/ccad22f7")
+	tm.Send(tea.KeyMsg{Type: tea.KeyEnter})
+	waitScreen(t, tm, "filter: ccad22f7")
+	press(tm, "r")
+	waitScreen(t, tm, "1 refused", "press f to restore them anyway")
+	press(tm, "f")
+	waitScreen(t, tm, "Restore 1 quarantined blob(s)?", "still have their original at the root")
+	tm.Send(tea.KeyMsg{Type: tea.KeyEsc})
+	tm.Send(tea.KeyMsg{Type: tea.KeyCtrlC})
+	tm.WaitFinished(t, teatest.WithFinalTimeout(10*time.Second))
 }

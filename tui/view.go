@@ -35,8 +35,14 @@ func (m *Model) layout() {
 	}
 	m.filter.input.Width = w - 4
 	if m.dialog != nil {
-		m.dialog.SetSize(w, max(m.h, minH)-footerLines)
+		m.dialog.SetSize(m.dialogSize())
 	}
+}
+
+// dialogSize is the part of the screen a dialog sits on: below the header, whose badges stay in sight while it is
+// open, and above the footer.
+func (m *Model) dialogSize() (w, h int) {
+	return max(m.w, minW), max(m.h, minH) - headerLines - footerLines
 }
 
 // setView shows the overview (0) or a pane's table.
@@ -71,7 +77,8 @@ func (m *Model) View() string {
 	}
 	screen := fit(m.header()+"\n"+body, m.w, m.h-footerLines)
 	if m.dialog != nil && m.help == nil {
-		screen = m.dialog.View(screen, m.keyHints(m.focusScope(), m.dialog.inner))
+		parts := strings.SplitN(screen, "\n", headerLines+1)
+		screen = strings.Join(parts[:headerLines], "\n") + "\n" + m.dialog.View(parts[headerLines], m.keyHints(m.focusScope(), m.dialog.inner))
 	}
 	if m.quitAsk {
 		screen = placeOver(screen, m.paint(&m.st.Box, m.paint(&m.st.Title, "An action is running. Quit?")+"\n\n"+

@@ -16,8 +16,10 @@ import (
 type Hooked struct {
 	store.Container
 	Reads, Writes, Deletes atomic.Int64
-	// AfterRead runs after a successful Read, before it returns (a second actor strikes here).
-	AfterRead func(name string)
+	// BeforeRead may fail a Read before it reaches the container; AfterRead runs after a successful one, before
+	// it returns (a second actor strikes here).
+	BeforeRead func(name string) error
+	AfterRead  func(name string)
 	// BeforeWrite and BeforeDelete may fail the call before it reaches the container.
 	BeforeWrite  func(name string, o store.WriteOptions) error
 	BeforeDelete func(name, ifMatch string) error
@@ -35,6 +37,11 @@ type Call struct {
 // Read implements store.Container.
 func (h *Hooked) Read(ctx context.Context, name string, max int64) (store.Blob, error) {
 	h.Reads.Add(1)
+	if h.BeforeRead != nil {
+		if err := h.BeforeRead(name); err != nil {
+			return store.Blob{}, err
+		}
+	}
 	b, err := h.Container.Read(ctx, name, max)
 	if err == nil && h.AfterRead != nil {
 		h.AfterRead(name)
