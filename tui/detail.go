@@ -2,6 +2,7 @@ package tui
 
 import (
 	"fmt"
+	"slices"
 	"sort"
 	"strings"
 
@@ -27,6 +28,7 @@ type detail struct {
 	err    error
 	source []string // the lines before wrapping (already printable and styled)
 	lines  []string // wrapped to the width
+	srcOf  []int    // the source line each wrapped line comes from
 	plain  []string // lines without styles, lower-cased, for the search
 	offset int
 	w, h   int
@@ -67,13 +69,33 @@ func (m *Model) openDetail(name string) tea.Cmd {
 }
 
 // SetSize implements the component contract: the text's width and the lines it may show (below its top bar).
+// A new width re-wraps the text and keeps the view on what it showed: the same top line and the current match.
 func (v *detail) SetSize(w, h int) {
+	v.h = max(1, h-1)
 	if v.w != w {
+		top, match := v.sourceAt(v.offset), -1
+		if len(v.matches) > 0 {
+			match = v.sourceAt(v.matches[v.match])
+		}
 		v.w = w
 		v.wrap()
+		v.offset = max(0, slices.Index(v.srcOf, top))
+		if i := slices.IndexFunc(v.matches, func(l int) bool { return v.srcOf[l] == match }); i >= 0 {
+			v.match = i
+			if l := v.matches[i]; l < v.offset || l >= v.offset+v.h {
+				v.offset = l
+			}
+		}
 	}
-	v.h = max(1, h-1)
 	v.clamp()
+}
+
+// sourceAt is the source line of wrapped line i (-1 when there is none).
+func (v *detail) sourceAt(i int) int {
+	if i < 0 || i >= len(v.srcOf) {
+		return -1
+	}
+	return v.srcOf[i]
 }
 
 // load shows what the read returned: the blob (nil while it is read) or why it could not be read.
@@ -90,9 +112,11 @@ func (v *detail) wrap() {
 	if v.w <= 0 {
 		return
 	}
-	v.lines = v.lines[:0]
-	for _, l := range v.source {
-		v.lines = append(v.lines, strings.Split(ansi.Wrap(l, v.w, " "), "\n")...)
+	v.lines, v.srcOf = v.lines[:0], v.srcOf[:0]
+	for i, l := range v.source {
+		for _, w := range strings.Split(ansi.Wrap(l, v.w, " "), "\n") {
+			v.lines, v.srcOf = append(v.lines, w), append(v.srcOf, i)
+		}
 	}
 	v.plain = make([]string, len(v.lines))
 	for i, l := range v.lines {
@@ -160,7 +184,8 @@ func (v *detail) position() string {
 
 // View renders exactly the detail's size: its top bar (the keys that matter here and the position) and the text.
 func (v *detail) View() string {
-	bar := v.st.Dim.Render("esc back · ↑↓ pgup pgdn g G scroll · / search · n N next") + "  " + v.position()
+	// Where the view is comes first: at 80 columns the keys (also in the footer) are what gets cut.
+	bar := v.position() + "  " + v.st.Dim.Render("esc back · ↑↓ pgup pgdn g G scroll · / search · n N next")
 	if v.search.Focused() {
 		bar = v.search.View()
 	}

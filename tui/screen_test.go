@@ -593,3 +593,25 @@ func TestQuitFromAConfirmation(t *testing.T) {
 		t.Fatalf("quitting %v, %d writes", hs.m.quitting, hooked.Writes.Load())
 	}
 }
+
+// At 80 columns the detail's position and search count are shown whole (the keys, also in the footer, give way),
+// and a resize re-wraps the text keeping the current match where it was: on the top line.
+func TestDetailSearchSurvivesAResize(t *testing.T) {
+	mem, cfg := fixture(t, 10)
+	hs := newHarness(t, mem, cfg, 80, 24)
+	hs.press("<enter>", "/")
+	hs.press(strings.Split("deadLetterReason", "")...)
+	hs.press("<enter>", "n", "n")
+	top := func() string { return strings.Split(hs.screen(), "\n")[3] }
+	hs.shows("match 3 of")
+	if !strings.Contains(top(), `"deadLetterReason"`) {
+		t.Fatalf("the match is not on the top line:\n%s", hs.screen())
+	}
+	for _, size := range []tea.WindowSizeMsg{{Width: 160, Height: 30}, {Width: 80, Height: 24}, {Width: 120, Height: 40}} {
+		hs.send(size)
+		hs.shows("match 3 of")
+		if !strings.Contains(top(), `"deadLetterReason"`) {
+			t.Fatalf("at %dx%d the match left the top line:\n%s", size.Width, size.Height, hs.screen())
+		}
+	}
+}
