@@ -151,7 +151,16 @@ func (m *Model) confirmDrain(items []replay.Item, limit string) tea.Cmd {
 	f := replay.ForecastDrain(items, false, m.snap.Now)
 	if !f.Asks() {
 		// Asking "drain 0 blobs?" would ask for nothing: say why nothing is drained instead.
-		m.setStatus(fmt.Sprintf("nothing to drain here: %d already handled by the replay, %d not stranded, %d over the size limit", f.Handled, f.NotStranded, f.TooLarge))
+		var why []string
+		for _, c := range []struct {
+			n    int
+			what string
+		}{{f.Handled, "already handled by the replay"}, {f.NotStranded, "not stranded"}, {f.TooLarge, "over the size limit"}} {
+			if c.n > 0 {
+				why = append(why, fmt.Sprintf("%d %s", c.n, c.what))
+			}
+		}
+		m.setStatus("nothing to drain here: " + strings.Join(why, ", "))
 		return nil
 	}
 	d := m.newDialog(actDrain, fmt.Sprintf("Drain %s?", present.DrainCount(f, "stranded blob(s)")))

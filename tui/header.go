@@ -164,7 +164,12 @@ func (m *Model) tabs() string {
 	line := strings.Join(out, "")
 	if t := m.table(); t != nil {
 		if n := len(t.selected); n > 0 {
-			line += m.paint(&m.st.Chose, fmt.Sprintf("  %d selected", n))
+			// The count is what an action will take: never cut. Where the words do not fit, the row mark says it.
+			sel := fmt.Sprintf("  %d selected", n)
+			if width(line)+width(sel) > m.w {
+				sel = fmt.Sprintf(" *%d", n)
+			}
+			line += m.paint(&m.st.Chose, sel)
 		}
 	}
 	return fit(line, m.w, 1)

@@ -615,3 +615,14 @@ func TestDetailSearchSurvivesAResize(t *testing.T) {
 		}
 	}
 }
+
+// At 80 columns, under a filter (whose shown/total counts widen the tabs), the selection count is never cut.
+func TestSelectionCountFitsAt80(t *testing.T) {
+	mem, cfg := fixture(t, 40)
+	hs := newHarness(t, mem, cfg, 80, 24)
+	hs.press("/", "push", "<enter>", "<space>", "<space>")
+	tabs := strings.TrimRight(strings.Split(hs.screen(), "\n")[2], " ")
+	if !strings.HasSuffix(tabs, " *2") && !strings.HasSuffix(tabs, "2 selected") {
+		t.Fatalf("the selection count at 80 columns: %q", tabs)
+	}
+}

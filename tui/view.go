@@ -115,7 +115,9 @@ func (m *Model) footer() string {
 	case m.status != "":
 		status = m.status
 	case m.list.err != nil && (m.list.loaded || len(m.snap.Items) > 0):
-		status = m.st.Error.Render("! listing failed: " + textfmt.Printable(m.list.err.Error()))
+		// Both ends of the error matter (what failed, and the hint at its end): a long one is cut in the middle.
+		const prefix = "! listing failed: "
+		status = m.st.Error.Render(prefix + textfmt.CellMiddle(textfmt.Printable(m.list.err.Error()), m.w-len(prefix)))
 	case m.filter.err != "":
 		status = m.paint(&m.st.Error, "filter: "+m.filter.err)
 	case m.filter.text != "":
