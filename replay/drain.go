@@ -134,7 +134,7 @@ func drainOne(ctx context.Context, c store.Container, cfg Config, want DrainTarg
 
 // handledResult is the outcome of a blob the replay already handled.
 func handledResult(r Result, by string) Result {
-	r.Outcome, r.Error = OutcomeHandled, fmt.Sprintf("the replay already handled it (%s exists); draining would republish its events again (--include-handled)", by)
+	r.Outcome, r.Error = OutcomeHandled, fmt.Sprintf("the replay already handled it (%s exists); draining would republish its events again (to do it anyway: deadletter drain --include-handled NAME)", by)
 	return r
 }
 

@@ -201,7 +201,7 @@ func TestTallDialogInTmux(t *testing.T) {
 	tm := newTerm(t, 80, 24, binary(t), "--dir", dir, "--interval", "1h")
 	tm.screen("[1 Stranded")
 	tm.keys("2", "C-a", "r")
-	tm.screen("Restore", "y confirm", "esc cancel", "lines 1–", "f toggle") // the plans are read: f applies
+	tm.screen("Restore", "y confirm", "esc cancel", "lines 1–", "f force") // the plans are read: f applies
 
 	tm.keys("PageDown")
 	s := tm.screenMatches(`lines [1-9][0-9]+–`) // scrolled down a page…
