@@ -58,7 +58,6 @@ type dialog struct {
 
 	note   textinput.Model // ack: the note
 	ackFor int             // ack: index into ackDurations
-	ackNow time.Time
 
 	total, done int
 	counts      replay.Tally
@@ -221,7 +220,6 @@ func (m *Model) confirmAck(items []replay.Item, limit string) tea.Cmd {
 	for _, it := range items {
 		d.blobs = append(d.blobs, it.BlobInfo)
 	}
-	d.ackNow = m.snap.Now
 	d.limit = limit
 	lines := d.limitLines()
 	if act == actAck {
@@ -286,7 +284,7 @@ func (m *Model) start(d *dialog) tea.Cmd {
 		}
 	default:
 		d.total = len(d.blobs)
-		o := replay.AckOptions{For: ackDurations[d.ackFor], Now: d.ackNow, By: m.by(), Note: d.note.Value(), Clear: d.act == actClearAck, ReadOnly: ro, Progress: progressed}
+		o := replay.AckOptions{For: ackDurations[d.ackFor], By: m.by(), Note: d.note.Value(), Clear: d.act == actClearAck, ReadOnly: ro, Progress: progressed}
 		run = func() ([]replay.Result, error) { return replay.Acknowledge(ctx, c, d.blobs, o) }
 	}
 	go func() {

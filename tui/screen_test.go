@@ -403,8 +403,16 @@ func TestAckFromTheDashboard(t *testing.T) {
 	q, _ := before.Find(replay.FindingQuarantine)
 	hs.press("a")
 	hs.shows("Acknowledge 1 blob(s)?", "note:", "for: 24h0m")
-	hs.press("on it", "<right>", "<enter>")
+	hs.press("on it", "<right>")
+	mem.Clock = mem.Clock.Add(10 * time.Minute) // the note took a while: the ack starts when it is written
+	hs.press("<enter>")
 	hs.shows("Acknowledge finished", "1 acked")
+	for _, name := range mem.Names("quarantine/") {
+		bi, _ := mem.Stat(context.Background(), name)
+		if a, ok := replay.AckOf(bi); ok && !a.At.Equal(mem.Clock) {
+			t.Fatalf("the ack starts at %v, not when it was written (%v)", a.At, mem.Clock)
+		}
+	}
 	hs.press("<esc>")
 	after, _ := hs.m.report.Find(replay.FindingQuarantine)
 	if after.Count != q.Count-1 || hs.m.report.Acked != 1 {

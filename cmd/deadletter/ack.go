@@ -82,7 +82,7 @@ func (a *app) runAck(cmd *cobra.Command, names []string, o *ackOptions) error {
 			return err
 		}
 	}
-	res, err := replay.Acknowledge(ctx, l.Container, targets, replay.AckOptions{For: o.dur, Now: snap.Now, By: o.by, Note: o.note, Clear: o.clear})
+	res, err := replay.Acknowledge(ctx, l.Container, targets, replay.AckOptions{For: o.dur, By: o.by, Note: o.note, Clear: o.clear})
 	if err != nil {
 		return err
 	}
