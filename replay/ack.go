@@ -103,8 +103,9 @@ func withoutAck(old map[string]string) map[string]string {
 
 // AckOptions control an acknowledgement.
 type AckOptions struct {
-	// For is how long the ack holds; Now is the service time it starts at — zero: the service's clock when the
-	// acknowledgement is written, not when the blobs were listed (a question may stay open for minutes).
+	// For is how long the ack holds; Now is the service time it starts at: when it is written, not when the
+	// blobs were listed — a question may stay open for minutes (Snapshot.Since gives it without asking the
+	// service, whose clock a SAS may not be allowed to read).
 	For time.Duration
 	Now time.Time
 	By  string
@@ -128,13 +129,6 @@ func Acknowledge(ctx context.Context, c store.Container, targets []store.BlobInf
 	}
 	if !o.Clear && o.For <= 0 {
 		return nil, errors.New("an acknowledgement needs a positive duration")
-	}
-	if o.Now.IsZero() && !o.Clear {
-		now, err := c.Now(ctx)
-		if err != nil {
-			return nil, err
-		}
-		o.Now = now
 	}
 	names := make([]string, len(targets))
 	for i, t := range targets {

@@ -52,6 +52,10 @@ type Snapshot struct {
 	gen   uint32
 }
 
+// Since is the service's time now, as far as the snapshot can tell without asking: its Now plus the time gone by
+// on the local clock since listedAt, the local time that listing was read at.
+func (s *Snapshot) Since(listedAt, local time.Time) time.Time { return s.Now.Add(local.Sub(listedAt)) }
+
 // NewSnapshot is an empty snapshot of the named container.
 func NewSnapshot(container string) *Snapshot {
 	return &Snapshot{Container: container, index: map[string]int{}}

@@ -284,7 +284,7 @@ func (m *Model) start(d *dialog) tea.Cmd {
 		}
 	default:
 		d.total = len(d.blobs)
-		o := replay.AckOptions{For: ackDurations[d.ackFor], By: m.by(), Note: d.note.Value(), Clear: d.act == actClearAck, ReadOnly: ro, Progress: progressed}
+		o := replay.AckOptions{For: ackDurations[d.ackFor], Now: m.snap.Since(m.list.nowAt, m.now()), By: m.by(), Note: d.note.Value(), Clear: d.act == actClearAck, ReadOnly: ro, Progress: progressed}
 		run = func() ([]replay.Result, error) { return replay.Acknowledge(ctx, c, d.blobs, o) }
 	}
 	go func() {

@@ -128,6 +128,9 @@ func (m *Model) takePage(msg listPageMsg) {
 			moved = true
 		}
 	}
+	if msg.now.After(m.snap.Now) {
+		m.list.nowAt = m.now() // the local time the service's clock was read at: Snapshot.Since counts from it
+	}
 	for _, i := range m.snap.Merge(msg.items, msg.now) {
 		it := &m.snap.Items[i]
 		m.counts[it.Pane]++

@@ -99,6 +99,7 @@ type listing struct {
 	retryAt   time.Time
 	loaded    bool      // a listing has completed at least once
 	goodAt    time.Time // service time of the last complete listing
+	nowAt     time.Time // the local time the snapshot's service clock was read at
 	ticking   bool      // the one retry-countdown tick is scheduled
 }
 

@@ -58,6 +58,7 @@ func (a *app) runAck(cmd *cobra.Command, names []string, o *ackOptions) error {
 	}
 	ctx := cmd.Context()
 	snap, l, cfg, err := a.g.listed(ctx)
+	listedAt := time.Now()
 	if err != nil {
 		return err
 	}
@@ -82,7 +83,7 @@ func (a *app) runAck(cmd *cobra.Command, names []string, o *ackOptions) error {
 			return err
 		}
 	}
-	res, err := replay.Acknowledge(ctx, l.Container, targets, replay.AckOptions{For: o.dur, By: o.by, Note: o.note, Clear: o.clear})
+	res, err := replay.Acknowledge(ctx, l.Container, targets, replay.AckOptions{For: o.dur, Now: snap.Since(listedAt, time.Now()), By: o.by, Note: o.note, Clear: o.clear})
 	if err != nil {
 		return err
 	}
