@@ -131,7 +131,7 @@ func (c Config) Lost(ctx context.Context, st store.Container, prev *Report, cur 
 	}
 	lost, errs := make([]bool, len(due)), make([]error, len(due))
 	pool.Each(DefaultConcurrency, len(due), func(j int) {
-		lost[j], errs[j] = nothingLeftOf(ctx, st, was.Names[due[j]], was.Written[due[j]])
+		lost[j], errs[j] = nothingLeftOf(ctx, st, was.Names[due[j]], was.Written[due[j]], prev.Now)
 	})
 	if err := errors.Join(errs...); err != nil {
 		return nil, err
@@ -146,23 +146,31 @@ func (c Config) Lost(ctx context.Context, st store.Container, prev *Report, cur 
 }
 
 // nothingLeftOf reports whether nothing of the blob is left: not the blob, not the replay's copies of a root
-// blob (it took it in time), not the copy a restore of a quarantined one would have made, nor the replay's copies
-// of that.
-func nothingLeftOf(ctx context.Context, st store.Container, name string, written time.Time) (bool, error) {
-	names := []string{name}
+// blob written since the pass that saw it (it took it in time; an older quarantine copy holds an earlier cycle's
+// refused events, not necessarily these), not the copy a restore of a quarantined one would have made, nor the
+// replay's copies of that.
+func nothingLeftOf(ctx context.Context, st store.Container, name string, written, seen time.Time) (bool, error) {
+	type left struct {
+		name  string
+		since time.Time // it counts only if modified since (zero: whenever)
+	}
+	look := []left{{name: name}}
 	if strings.HasPrefix(name, QuarantinePrefix) {
 		if target, err := RestoreTarget(name, written); err == nil {
 			a, q := Twins(target)
-			names = append(names, target, a, q)
+			look = append(look, left{name: target}, left{name: a}, left{name: q})
 		}
 	} else if IsRoot(name) {
 		a, q := Twins(name)
-		names = append(names, a, q)
+		seen = seen.Truncate(time.Second) // (Last-Modified has whole seconds)
+		look = append(look, left{a, seen}, left{q, seen})
 	}
-	for _, n := range names {
-		switch _, err := st.Stat(ctx, n); {
+	for _, l := range look {
+		switch bi, err := st.Stat(ctx, l.name); {
 		case err == nil:
-			return false, nil
+			if !bi.LastModified.Before(l.since) {
+				return false, nil
+			}
 		case !errors.Is(err, store.ErrNotFound) && !errors.Is(err, store.ErrInvalidName):
 			return false, err
 		}
