@@ -595,3 +595,35 @@ func TestRestoreHeldToWhatWasPreviewed(t *testing.T) {
 		}
 	})
 }
+
+// A restore whose name cannot be written is said before any write: a directory's segment limit refuses it in the
+// plan, and a taken name whose alternative would pass 1,024 characters fails without trying (a dry run too).
+func TestRestoreNamesThatCannotBeWritten(t *testing.T) {
+	d := storetest.Dir(t)
+	cfg := testCfg(d)
+	long := "quarantine/S/1/" + strings.Repeat("z", 230) + ".json"
+	qi := put(t, d, long, ev("a", "Push", ""))
+	b, _ := d.Read(bg, long, 1<<20)
+	rp, err := cfg.PlanRestoreIn(bg, d, long, b.Body, replay.ParsePayload(b.Body), qi.LastModified)
+	if err != nil || rp.Target != "" || !strings.Contains(rp.Refusal, "cannot be restored under its own name here") {
+		t.Fatalf("a segment past the directory's limit: %v %+v", err, rp)
+	}
+	seg := strings.Repeat("a", 240)
+	base := "S/" + seg + "/" + seg + "/" + seg + "/" + seg + "/" + strings.Repeat("x", 16) + ".json" // 987: the quarantine/ copy of its restore is 1,024
+	q := replay.QuarantinePrefix + base
+	qi = put(t, d, q, ev("a", "Push", ""))
+	tgt, err := replay.RestoreTarget(q, qi.LastModified)
+	if err != nil || len(replay.QuarantinePrefix+tgt) != replay.MaxNameLength {
+		t.Fatalf("target %d characters: %v", len(replay.QuarantinePrefix+tgt), err)
+	}
+	put(t, d, tgt, ev("someone else's", "Push", ""))
+	for _, dry := range []bool{true, false} {
+		res, _ := replay.Restore(bg, d, cfg, []string{q}, replay.RestoreOptions{DryRun: dry})
+		if res[0].Outcome != replay.OutcomeFailed || !strings.Contains(res[0].Error, "would be over the 1024 characters") {
+			t.Fatalf("dry run %v: %+v", dry, res)
+		}
+	}
+	if _, err := d.Stat(bg, q); err != nil {
+		t.Fatal("the quarantine copy went:", err)
+	}
+}

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"strings"
 	"time"
+	"unicode/utf8"
 
 	"github.com/deadletter/deadletter/store"
 )
@@ -105,6 +106,11 @@ func UnreadRestore(ctx context.Context, name string, err error) Result {
 // plan with it.
 func (c Config) PlanRestoreIn(ctx context.Context, st store.Container, name string, body []byte, p *Payload, copyModified time.Time) (RestorePlan, error) {
 	rp := c.PlanRestore(name, body, p, copyModified)
+	if rp.Target != "" {
+		if err := restorable(st, rp.Target); err != nil {
+			rp.Target, rp.Refusal = "", err.Error()
+		}
+	}
 	if rp.Refusal == "" {
 		orig, lingers, err := OriginalLingers(ctx, st, name)
 		if err != nil {
@@ -139,6 +145,21 @@ func LingeringRefusal(orig string) string {
 
 // placeCopy puts the restored body at the first of the restore's names that is free or already holds it, and
 // returns that name. It writes only where nothing stands.
+// restorable reports why a restored copy cannot be written under target in the container (nil when it can): the
+// container's own name limits (a directory's), for it and for the replay's quarantine/ copy of it.
+func restorable(st store.Container, target string) error {
+	v, ok := st.(store.NameValidator)
+	if !ok {
+		return nil
+	}
+	for _, n := range []string{target, QuarantinePrefix + target} {
+		if err := v.ValidateName(n); err != nil {
+			return fmt.Errorf("cannot be restored under its own name here (move it by hand under a shorter name): %w", err)
+		}
+	}
+	return nil
+}
+
 func placeCopy(ctx context.Context, c store.Container, from string, b store.Blob, plan RestorePlan, dryRun bool) (string, error) {
 	ct := b.ContentType
 	if ct == "" {
@@ -149,6 +170,14 @@ func placeCopy(ctx context.Context, c store.Container, from string, b store.Blob
 		target := plan.Target
 		if n > 1 {
 			target = AlternateTarget(plan.Target, n)
+			// A longer name must still fit, with the replay's quarantine/ copy of it: said here, not by a write
+			// that fails (a dry run says it too).
+			if utf8.RuneCountInString(QuarantinePrefix+target) > MaxNameLength {
+				return "", fmt.Errorf("%s holds a different body, and the next name, %s, would be over the %d characters a blob name may have: move this copy by hand", plan.Target, target, MaxNameLength)
+			}
+			if err := restorable(c, target); err != nil {
+				return "", fmt.Errorf("%s holds a different body, and the next name %w", plan.Target, err)
+			}
 		}
 		for attempt := 0; attempt < 2; attempt++ {
 			st, err := standing(ctx, c, target, plan.Body)

@@ -146,6 +146,9 @@ func (d *Dir) Describe() string { return "dir:" + d.root }
 // Root is the directory holding the blobs.
 func (d *Dir) Root() string { return d.root }
 
+// ValidateName implements NameValidator: the directory's own limits (ValidateName, the function).
+func (d *Dir) ValidateName(name string) error { return ValidateName(name) }
+
 type dirMeta struct {
 	ContentType string            `json:"contentType,omitempty"`
 	Metadata    map[string]string `json:"metadata,omitempty"`

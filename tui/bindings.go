@@ -320,8 +320,10 @@ var confirmScope = &scope{name: "confirm", modal: true, bindings: append([]bindi
 			case d == nil || d.act != actRestore:
 			case d.plans == nil:
 				return "still reading the restore plan"
+			case d.writes == 0 && d.force1 > 0 && !d.force:
+				return "nothing would be restored: every blob here is refused (f forces)"
 			case d.writes == 0:
-				return "nothing would be restored: every blob here is refused or could not be read (f forces what it can)"
+				return "nothing would be restored: every blob here is refused or unreadable"
 			}
 			return ""
 		}),

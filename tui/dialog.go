@@ -162,7 +162,7 @@ func (m *Model) confirmDrain(items []replay.Item, limit string) tea.Cmd {
 		m.setStatus("nothing to drain here: " + strings.Join(why, ", "))
 		return nil
 	}
-	d := m.newDialog(actDrain, fmt.Sprintf("Drain %s?", present.DrainCount(f, "stranded blob(s)")))
+	d := m.newDialog(actDrain, present.DrainQuestion(f, "stranded blob(s)"))
 	d.limit = limit
 	lines := d.limitLines()
 	lines = append(lines, present.ForecastLines(f)...)

@@ -271,7 +271,7 @@ func TestFlowRestoreOfRefusedBlobsDoesNotStart(t *testing.T) {
 	press(tm, "r")
 	waitScreen(t, tm, "Restore 0 of 1 quarantined blob(s)? 1 refused", "press f")
 	press(tm, "y")
-	waitScreen(t, tm, "nothing would be restored: every blob here is refused")
+	waitScreen(t, tm, "nothing would be restored: every blob here is refused (f forces)")
 	tm.Send(tea.KeyMsg{Type: tea.KeyEsc})
 	tm.Send(tea.KeyMsg{Type: tea.KeyCtrlC})
 	tm.WaitFinished(t, teatest.WithFinalTimeout(10*time.Second))

@@ -115,5 +115,5 @@ func (a *app) askDrain(cfg replay.Config, o *drainOptions, items []replay.Item, 
 		// Nothing will be written: no question to answer, the outcomes say why each blob is left alone.
 		return nil
 	}
-	return a.confirm(o.actionFlags, fmt.Sprintf("Drain %s? Each is re-uploaded as it is, so the replay function handles it again.", present.DrainCount(f, "blob(s)")))
+	return a.confirm(o.actionFlags, present.DrainQuestion(f, "blob(s)")+" Each is re-uploaded as it is, so the replay function handles it again.")
 }

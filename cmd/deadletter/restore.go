@@ -92,7 +92,7 @@ func (a *app) runRestore(cmd *cobra.Command, args []string, o *restoreOptions) e
 	if len(names) == 0 {
 		return a.nothingToRestore(ctx, o, missing)
 	}
-	if err := a.confirm(o.actionFlags, restoreQuestion(len(names), refusedOf(missing))); err != nil {
+	if err := a.confirm(o.actionFlags, restoreQuestion(len(names), missing)); err != nil {
 		return err
 	}
 	res, err := replay.Restore(ctx, l.Container, cfg, names, replay.RestoreOptions{DryRun: o.dryRun, Force: o.force,
@@ -169,13 +169,21 @@ func (a *app) describeRestore(ctx context.Context, l *replay.Loader, cfg replay.
 	return keep, refused
 }
 
-// refusedOf counts the refused among results.
-func refusedOf(res []replay.Result) int { return replay.TallyOf(res)[replay.OutcomeRefused] }
-
-// restoreQuestion asks about what the restore will write, and says how many it leaves.
-func restoreQuestion(n, refused int) string {
-	if refused == 0 {
+// restoreQuestion asks about the n blobs the restore will write, and says what becomes of the others it was
+// given: refused, could not be read, not found.
+func restoreQuestion(n int, others []replay.Result) string {
+	if len(others) == 0 {
 		return fmt.Sprintf("Restore %d blob(s)?", n)
 	}
-	return fmt.Sprintf("Restore %d of %d blob(s)? %d refused are left where they are", n, n+refused, refused)
+	tally := replay.TallyOf(others)
+	var left []string
+	for _, o := range []struct {
+		outcome replay.Outcome
+		what    string
+	}{{replay.OutcomeRefused, "refused"}, {replay.OutcomeFailed, "could not be read"}, {replay.OutcomeNotFound, "not found"}, {replay.OutcomeCancelled, "cancelled"}} {
+		if k := tally[o.outcome]; k > 0 {
+			left = append(left, fmt.Sprintf("%d %s", k, o.what))
+		}
+	}
+	return fmt.Sprintf("Restore %d of %d blob(s)? (%s: left where they are)", n, n+len(others), strings.Join(left, ", "))
 }

@@ -205,12 +205,15 @@ func NameList(names []string, more int) string {
 }
 
 // ForecastLines says a drain forecast in words (the CLI confirmation and the dashboard dialog).
-// DrainCount is what a drain's question counts: the blobs it will re-upload, and the unreadable ones it tries.
-func DrainCount(f replay.Forecast, noun string) string {
-	if f.Unreadable == 0 {
-		return fmt.Sprintf("%d %s", f.Blobs, noun)
+// DrainQuestion is what a drain asks: the blobs it will re-upload, and the unreadable ones it tries again.
+func DrainQuestion(f replay.Forecast, noun string) string {
+	switch {
+	case f.Unreadable == 0:
+		return fmt.Sprintf("Drain %d %s?", f.Blobs, noun)
+	case f.Blobs == 0:
+		return fmt.Sprintf("Try again to drain %d %s that could not be read?", f.Unreadable, noun)
 	}
-	return fmt.Sprintf("%d %s and try %d that could not be read", f.Blobs, noun, f.Unreadable)
+	return fmt.Sprintf("Drain %d %s, and try again %d that could not be read?", f.Blobs, noun, f.Unreadable)
 }
 
 func ForecastLines(f replay.Forecast) []string {

@@ -18,3 +18,19 @@ func TestTallyLine(t *testing.T) {
 		t.Fatalf("%q", got)
 	}
 }
+
+// The drain's question counts what it re-uploads, and what it only tries again, in words that read.
+func TestDrainQuestion(t *testing.T) {
+	for _, tc := range []struct {
+		f    replay.Forecast
+		want string
+	}{
+		{replay.Forecast{Blobs: 3}, "Drain 3 blob(s)?"},
+		{replay.Forecast{Blobs: 3, Unreadable: 2}, "Drain 3 blob(s), and try again 2 that could not be read?"},
+		{replay.Forecast{Unreadable: 2}, "Try again to drain 2 blob(s) that could not be read?"},
+	} {
+		if got := DrainQuestion(tc.f, "blob(s)"); got != tc.want {
+			t.Errorf("%+v: %q, want %q", tc.f, got, tc.want)
+		}
+	}
+}
