@@ -404,7 +404,7 @@ func TestAckFromTheDashboard(t *testing.T) {
 	hs.press("a")
 	hs.shows("Acknowledge 1 blob(s)?", "note:", "for: 24h0m")
 	hs.press("on it", "<right>")
-	hs.now = hs.now.Add(10 * time.Minute) // the note took a while (no refresh meanwhile): the ack starts when written
+	hs.now = hs.now.Add(10 * time.Minute)                                      // the note took a while (no refresh meanwhile): the ack starts when written
 	written := fixedNow.Add(hs.now.Sub(hs.m.list.nowAt)).Truncate(time.Second) // (tags keep seconds)
 	hs.press("<enter>")
 	hs.shows("Acknowledge finished", "1 acked")
