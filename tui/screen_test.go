@@ -404,8 +404,9 @@ func TestAckFromTheDashboard(t *testing.T) {
 	hs.press("a")
 	hs.shows("Acknowledge 1 blob(s)?", "note:", "for: 24h0m")
 	hs.press("on it", "<right>")
-	hs.now = hs.now.Add(10 * time.Minute)                                      // the note took a while (no refresh meanwhile): the ack starts when written
-	written := fixedNow.Add(hs.now.Sub(hs.m.list.nowAt)).Truncate(time.Second) // (tags keep seconds)
+	// The note took a while (no refresh meanwhile): the ack starts when it is written (tags keep seconds).
+	hs.now = hs.now.Add(10 * time.Minute)
+	written := fixedNow.Add(hs.now.Sub(hs.m.list.nowAt)).Truncate(time.Second)
 	hs.press("<enter>")
 	hs.shows("Acknowledge finished", "1 acked")
 	acked := 0
