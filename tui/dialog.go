@@ -370,62 +370,71 @@ func (d *dialog) limitLines() []string {
 	return []string{d.st.Warn.Render("Only what you see: " + d.limit + "."), ""}
 }
 
-// restoreLines say what the restore will do — first what it moves, refuses, cannot read and what --force
-// changes, then each blob's plan — and count what it will write for the title.
-func (d *dialog) restoreLines() []string {
+// restoreCounts is what the restore plans add up to: blobs refused (with --force as set), unread, refused only
+// without --force, and of those, ones whose original lingers at the root.
+type restoreCounts struct{ refused, unread, forceable, lingering int }
+
+// planLines explains each blob's restore plan, and counts them.
+func (d *dialog) planLines() (lines []string, n restoreCounts) {
 	msg, st := d.plans, d.st
-	var plans []string
-	refused, unread, forceable, lingering := 0, 0, 0, 0
-	for i, n := range msg.names {
-		plans = append(plans, st.Bold.Render(textfmt.Printable(n)))
+	for i, name := range msg.names {
+		lines = append(lines, st.Bold.Render(textfmt.Printable(name)))
 		if msg.errs[i] != nil {
-			plans = append(plans, "  "+st.Error.Render("could not be read: "+textfmt.Printable(msg.errs[i].Error())))
-			unread++
+			lines = append(lines, "  "+st.Error.Render("could not be read: "+textfmt.Printable(msg.errs[i].Error())))
+			n.unread++
 			continue
 		}
 		det := msg.details[i]
 		for _, l := range present.Explain(det, d.cfg) {
-			plans = append(plans, "  "+textfmt.Printable(l))
+			lines = append(lines, "  "+textfmt.Printable(l))
 		}
 		r, unforced := det.NotRestored(false)
 		_, forced := det.NotRestored(true)
 		switch {
 		case r.Outcome == replay.OutcomeFailed:
-			unread++ // its payload could not be read
+			n.unread++ // its payload could not be read
 		case forced || unforced && !d.force:
-			refused++
+			n.refused++
 		case unforced && det.Restore.Lingers != "":
-			lingering++ // restored only because of --force
+			n.lingering++ // restored only because of --force
 		}
 		if unforced && !forced {
-			forceable++
+			n.forceable++
 		}
 	}
+	return lines, n
+}
+
+// restoreLines say what the restore will do — first what it moves, refuses, cannot read and what --force
+// changes, then each blob's plan — and count what it will write for the title.
+func (d *dialog) restoreLines() []string {
+	st, total := d.st, len(d.plans.names)
+	plans, n := d.planLines()
 	// The title counts what the restore will move, as the command line's question does.
-	d.writes, d.force1 = len(msg.names)-refused-unread, forceable
-	d.title = fmt.Sprintf("Restore %d quarantined blob(s)?", len(msg.names))
+	d.writes, d.force1 = total-n.refused-n.unread, n.forceable
+	d.title = fmt.Sprintf("Restore %d quarantined blob(s)?", total)
 	var left []string
-	if refused > 0 {
-		left = append(left, fmt.Sprintf("%d refused", refused))
+	if n.refused > 0 {
+		left = append(left, fmt.Sprintf("%d refused", n.refused))
 	}
-	if unread > 0 {
-		left = append(left, fmt.Sprintf("%d could not be read", unread))
+	if n.unread > 0 {
+		left = append(left, fmt.Sprintf("%d could not be read", n.unread))
 	}
 	if len(left) > 0 {
-		d.title = fmt.Sprintf("Restore %d of %d quarantined blob(s)? %s", d.writes, len(msg.names), strings.Join(left, ", "))
+		d.title = fmt.Sprintf("Restore %d of %d quarantined blob(s)? %s", d.writes, total, strings.Join(left, ", "))
 	}
 	lines := d.limitLines()
 	switch {
-	case forceable > 0 && !d.force:
-		lines = append(lines, st.Warn.Render(fmt.Sprintf("%d blob(s) will be refused: press f to restore them anyway (--force)", forceable)))
-	case d.force && forceable > 0:
-		lines = append(lines, st.Warn.Render(fmt.Sprintf("--force: the %d refused blob(s) are restored too (where nothing resumes, the replay re-quarantines them)", forceable)))
-		if lingering > 0 {
-			lines = append(lines, st.Warn.Render(fmt.Sprintf("--force: %d of them still have their original at the root: restored, their events are at the root twice and the replay handles them twice (a drain would then take that original too)", lingering)))
+	case n.forceable > 0 && !d.force:
+		lines = append(lines, st.Warn.Render(fmt.Sprintf("%d blob(s) will be refused: press f to restore them anyway (--force)", n.forceable)))
+	case d.force && n.forceable > 0:
+		lines = append(lines, st.Warn.Render(fmt.Sprintf("--force: the %d refused blob(s) are restored too (where nothing resumes, the replay re-quarantines them)", n.forceable)))
+		if n.lingering > 0 {
+			lines = append(lines, st.Warn.Render(fmt.Sprintf("--force: %d of them still have their original at the root: restored, their events are at the root twice and the replay handles them twice (a drain would then take that original too)", n.lingering)))
 		}
 	}
-	if unread > 0 {
-		lines = append(lines, st.Error.Render(fmt.Sprintf("%d blob(s) could not be read: they are left where they are and reported as failed (R refreshes; try again)", unread)))
+	if n.unread > 0 {
+		lines = append(lines, st.Error.Render(fmt.Sprintf("%d blob(s) could not be read: they are left where they are and reported as failed (R refreshes; try again)", n.unread)))
 	}
 	if len(lines) > len(d.limitLines()) {
 		lines = append(lines, "")
