@@ -259,22 +259,35 @@ func TestFlowRestoreHeldToWhatWasShown(t *testing.T) {
 	}
 }
 
-// A restore where every blob is refused says so in its title and will not start: y says why, nothing is written.
-func TestFlowRestoreOfRefusedBlobsDoesNotStart(t *testing.T) {
-	c, cfg := backend(t, "dir", nil)
+// restoreDialogOn opens the dashboard on the seeded directory (through wrap, when set) at w×h and asks to restore
+// the one quarantine blob whose name holds frag.
+func restoreDialogOn(t *testing.T, wrap func(store.Container) store.Container, w, h int, frag string) (*teatest.TestModel, store.Container) {
+	t.Helper()
+	c, cfg := backend(t, "dir", wrap)
 	m := New(Options{Loader: replay.NewLoader(c, cfg), Interval: time.Hour, Renderer: asciiRenderer(), Clipboard: io.Discard})
-	tm := teatest.NewTestModel(t, m, teatest.WithInitialTermSize(120, 40))
+	tm := teatest.NewTestModel(t, m, teatest.WithInitialTermSize(w, h))
 	waitScreen(t, tm, "[1 Stranded")
-	press(tm, "2/3a41f14b")
+	press(tm, "2/"+frag)
 	tm.Send(tea.KeyMsg{Type: tea.KeyEnter})
-	waitScreen(t, tm, "filter: 3a41f14b")
+	waitScreen(t, tm, "filter: "+frag)
 	press(tm, "r")
-	waitScreen(t, tm, "Restore 0 of 1 quarantined blob(s)? 1 refused", "press f")
-	press(tm, "y")
-	waitScreen(t, tm, "nothing would be restored: every blob here is refused (f forces)")
+	return tm, c
+}
+
+// closeAndQuit closes the dialog and quits.
+func closeAndQuit(t *testing.T, tm *teatest.TestModel) {
 	tm.Send(tea.KeyMsg{Type: tea.KeyEsc})
 	tm.Send(tea.KeyMsg{Type: tea.KeyCtrlC})
 	tm.WaitFinished(t, teatest.WithFinalTimeout(10*time.Second))
+}
+
+// A restore where every blob is refused says so in its title and will not start: y says why, nothing is written.
+func TestFlowRestoreOfRefusedBlobsDoesNotStart(t *testing.T) {
+	tm, c := restoreDialogOn(t, nil, 120, 40, "3a41f14b")
+	waitScreen(t, tm, "Restore 0 of 1 quarantined blob(s)? 1 refused", "press f")
+	press(tm, "y")
+	waitScreen(t, tm, "nothing would be restored: every blob here is refused (f forces)")
+	closeAndQuit(t, tm)
 	after, _ := store.ListAll(context.Background(), c)
 	for _, b := range after.Blobs {
 		if strings.Contains(b.Name, ".restored-") {
@@ -288,44 +301,26 @@ func TestFlowRestoreOfRefusedBlobsDoesNotStart(t *testing.T) {
 func TestFlowRestoreOfAnUnreadableCopy(t *testing.T) {
 	var failing atomic.Bool
 	failing.Store(true)
-	c, cfg := backend(t, "dir", func(c store.Container) store.Container {
+	tm, _ := restoreDialogOn(t, func(c store.Container) store.Container {
 		return &storetest.Hooked{Container: c, BeforeRead: func(name string) error {
 			if failing.Load() && strings.Contains(name, "5871f7a4") {
 				return errors.New("connection reset by peer")
 			}
 			return nil
 		}}
-	})
-	m := New(Options{Loader: replay.NewLoader(c, cfg), Interval: time.Hour, Renderer: asciiRenderer(), Clipboard: io.Discard})
-	tm := teatest.NewTestModel(t, m, teatest.WithInitialTermSize(120, 40))
-	waitScreen(t, tm, "[1 Stranded")
-	press(tm, "2/5871f7a4")
-	tm.Send(tea.KeyMsg{Type: tea.KeyEnter})
-	waitScreen(t, tm, "filter: 5871f7a4")
-	press(tm, "r")
+	}, 120, 40, "5871f7a4")
 	waitScreen(t, tm, "Restore 0 of 1 quarantined blob(s)? 1 could not be read", "reported as failed")
 	failing.Store(false)
 	press(tm, "y")
 	waitScreen(t, tm, "nothing would be restored")
-	tm.Send(tea.KeyMsg{Type: tea.KeyEsc})
-	tm.Send(tea.KeyMsg{Type: tea.KeyCtrlC})
-	tm.WaitFinished(t, teatest.WithFinalTimeout(10*time.Second))
+	closeAndQuit(t, tm)
 }
 
 // --force over a copy whose original lingers says so at the top of the dialog, where it is read before y.
 func TestFlowForcedRestoreOfALingeringCopySaysSo(t *testing.T) {
-	c, cfg := backend(t, "dir", nil)
-	m := New(Options{Loader: replay.NewLoader(c, cfg), Interval: time.Hour, Renderer: asciiRenderer(), Clipboard: io.Discard})
-	tm := teatest.NewTestModel(t, m, teatest.WithInitialTermSize(80, 24))
-	waitScreen(t, tm, "[1 Stranded")
-	press(tm, "2/ccad22f7")
-	tm.Send(tea.KeyMsg{Type: tea.KeyEnter})
-	waitScreen(t, tm, "filter: ccad22f7")
-	press(tm, "r")
+	tm, _ := restoreDialogOn(t, nil, 80, 24, "ccad22f7")
 	waitScreen(t, tm, "1 refused", "press f to restore them anyway")
 	press(tm, "f")
 	waitScreen(t, tm, "Restore 1 quarantined blob(s)?", "still have their original at the root")
-	tm.Send(tea.KeyMsg{Type: tea.KeyEsc})
-	tm.Send(tea.KeyMsg{Type: tea.KeyCtrlC})
-	tm.WaitFinished(t, teatest.WithFinalTimeout(10*time.Second))
+	closeAndQuit(t, tm)
 }
