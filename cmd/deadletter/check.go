@@ -102,9 +102,21 @@ func look(ctx context.Context, l *replay.Loader, o replay.CheckOptions, also fun
 	case err != nil:
 		return replay.Report{}, couldNotLook(ctx, err)
 	case len(failed) > 0:
-		return replay.Report{}, fmt.Errorf("could not read %d payload(s), so the check is incomplete: %s", len(failed), failed[0])
+		// The listing is whole: the report holds every blob, those whose payload could not be read as unknowns.
+		return k.Report(), unreadPayloads{n: len(failed), first: failed[0]}
 	}
 	return k.Report(), nil
+}
+
+// unreadPayloads is a look that listed the whole container but could not read some payloads: not healthy, yet
+// what it did see stands (watch publishes it, with the count of what it could not judge).
+type unreadPayloads struct {
+	n     int
+	first string
+}
+
+func (u unreadPayloads) Error() string {
+	return fmt.Sprintf("could not read %d payload(s), so the check is incomplete: %s", u.n, u.first)
 }
 
 func (a *app) runCheck(cmd *cobra.Command, o *checkOptions) error {

@@ -11,6 +11,7 @@ import (
 	"path/filepath"
 	"regexp"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 
@@ -367,5 +368,25 @@ func TestMetricsAlertingRules(t *testing.T) {
 		if err != nil {
 			t.Fatalf("promtool %s: %v\n%s", strings.Join(args, " "), err, out)
 		}
+	}
+}
+
+// A payload that cannot be read (a FIFO) does not blind the exporter: the gauges show the rest of the container,
+// deadletter_unread_payloads counts what could not be judged (so its alert can fire), and /healthz stays 503.
+func TestWatchMetricsWithAnUnreadablePayload(t *testing.T) {
+	dir := seeded(t)
+	os.MkdirAll(filepath.Join(dir, "FIFO"), 0o755)
+	if err := syscall.Mkfifo(filepath.Join(dir, "FIFO", "x.json"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	base, _ := startWatch(t, dir)
+	eventually(t, "the unread payload counted", func() bool {
+		s := scrape(t, base)
+		n, ok := s.sum("deadletter_unread_payloads")
+		stranded, _ := s.sum("deadletter_findings_blobs", "kind", "stranded")
+		return ok && n == 1 && stranded > 0
+	})
+	if code, body, err := httpGet(base + "/healthz"); err != nil || code != 503 || !strings.Contains(body, "could not read 1 payload(s)") {
+		t.Fatalf("/healthz %d %q %v", code, body, err)
 	}
 }

@@ -3,6 +3,7 @@ package main
 import (
 	"bytes"
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"os/exec"
@@ -100,7 +101,14 @@ func (a *app) runWatch(cmd *cobra.Command, o *watchOptions) error {
 		case ctx.Err() != nil:
 			return nil
 		case err != nil:
-			if exp != nil {
+			var unread unreadPayloads
+			switch {
+			case exp == nil:
+			case errors.As(err, &unread):
+				// Everything else was seen: the gauges show it, deadletter_unread_payloads counts what could not
+				// be judged, and /healthz still answers 503 with why.
+				exp.Partial(measure.Values(r), err, time.Now(), time.Since(start))
+			default:
 				exp.Failed(err, time.Since(start))
 			}
 			if err.Error() != lastErr {

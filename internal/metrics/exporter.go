@@ -121,6 +121,17 @@ func (e *Exporter) Succeeded(v Values, at time.Time, took time.Duration) {
 	e.health = health{passed: true}
 }
 
+// Partial applies the values of a pass that listed the whole container but could not read some payloads (counted
+// in v.Unread): the gauges show what it saw (deadletter_unread_payloads is how its alert fires), the error counter
+// rises — the pass was incomplete — and /healthz answers 503 with err.
+func (e *Exporter) Partial(v Values, err error, at time.Time, took time.Duration) {
+	e.Succeeded(v, at, took)
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	e.errors.Inc()
+	e.health = health{passed: true, err: err.Error()}
+}
+
 // Failed records a pass that could not read the whole container: the gauges keep the last good pass (as the
 // dashboard keeps its last good data), the error counter rises and /healthz answers 503 with the error.
 func (e *Exporter) Failed(err error, took time.Duration) {
