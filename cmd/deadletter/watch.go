@@ -97,20 +97,12 @@ func (a *app) runWatch(cmd *cobra.Command, o *watchOptions) error {
 		}
 		cancel()
 		now := time.Now().UTC()
-		switch {
-		case ctx.Err() != nil:
+		if ctx.Err() != nil {
 			return nil
+		}
+		publish(exp, measure, r, err, start)
+		switch {
 		case err != nil:
-			var unread unreadPayloads
-			switch {
-			case exp == nil:
-			case errors.As(err, &unread):
-				// Everything else was seen: the gauges show it, deadletter_unread_payloads counts what could not
-				// be judged, and /healthz still answers 503 with why.
-				exp.Partial(measure.Values(r), err, time.Now(), time.Since(start))
-			default:
-				exp.Failed(err, time.Since(start))
-			}
 			if err.Error() != lastErr {
 				a.emit(hk, o, replay.Change{Time: now, Kind: replay.KindError, Event: replay.ChangeNew, Detail: err.Error()})
 				lastErr = err.Error()
@@ -119,9 +111,6 @@ func (a *app) runWatch(cmd *cobra.Command, o *watchOptions) error {
 			if lastErr != "" {
 				a.emit(hk, o, replay.Change{Time: now, Kind: replay.KindError, Event: replay.ChangeResolved})
 				lastErr = ""
-			}
-			if exp != nil {
-				exp.Succeeded(measure.Values(r), time.Now(), time.Since(start))
 			}
 			for _, c := range replay.Changes(prev, r, r.Now) {
 				a.emit(hk, o, c)
@@ -133,6 +122,22 @@ func (a *app) runWatch(cmd *cobra.Command, o *watchOptions) error {
 			return nil
 		case <-time.After(o.interval):
 		}
+	}
+}
+
+// publish hands a pass to the exporter, when one serves: its values; or, for a pass that could not read the whole
+// container, its failure (the gauges keep the last good pass). A pass that listed everything but could not read
+// some payloads shows what it saw — deadletter_unread_payloads counts the rest — and /healthz still answers 503.
+func publish(exp *metrics.Exporter, measure *metrics.Measurer, r replay.Report, err error, start time.Time) {
+	var unread unreadPayloads
+	switch {
+	case exp == nil:
+	case err == nil:
+		exp.Succeeded(measure.Values(r), time.Now(), time.Since(start))
+	case errors.As(err, &unread):
+		exp.Partial(measure.Values(r), err, time.Now(), time.Since(start))
+	default:
+		exp.Failed(err, time.Since(start))
 	}
 }
 
