@@ -617,11 +617,24 @@ func TestRestoreNamesThatCannotBeWritten(t *testing.T) {
 		t.Fatalf("target %d characters: %v", len(replay.QuarantinePrefix+tgt), err)
 	}
 	put(t, d, tgt, ev("someone else's", "Push", ""))
+	b, _ = d.Read(bg, q, 1<<20)
+	if rp, err := cfg.PlanRestoreIn(bg, d, q, b.Body, replay.ParsePayload(b.Body), qi.LastModified); err != nil || rp.Target != "" || !strings.Contains(rp.Refusal, "holds a different body") {
+		t.Fatalf("the plan does not see the taken name: %v %+v", err, rp)
+	}
 	for _, dry := range []bool{true, false} {
-		res, _ := replay.Restore(bg, d, cfg, []string{q}, replay.RestoreOptions{DryRun: dry})
-		if res[0].Outcome != replay.OutcomeFailed || !strings.Contains(res[0].Error, "would be over the 1024 characters") {
+		res, _ := replay.Restore(bg, d, cfg, []string{q}, replay.RestoreOptions{DryRun: dry, Force: true})
+		if res[0].Outcome != replay.OutcomeRefused || !strings.Contains(res[0].Error, "would be over the 1024 characters") {
 			t.Fatalf("dry run %v: %+v", dry, res)
 		}
+	}
+	// A short name whose restore name is taken: the plan names the one the restore will take.
+	short := "quarantine/S/short.json"
+	qi = put(t, d, short, ev("a", "Push", ""))
+	tgt, _ = replay.RestoreTarget(short, qi.LastModified)
+	put(t, d, tgt, ev("someone else's", "Push", ""))
+	b, _ = d.Read(bg, short, 1<<20)
+	if rp, err := cfg.PlanRestoreIn(bg, d, short, b.Body, replay.ParsePayload(b.Body), qi.LastModified); err != nil || rp.Target != replay.AlternateTarget(tgt, 2) {
+		t.Fatalf("the plan names %q, want %q (%v)", rp.Target, replay.AlternateTarget(tgt, 2), err)
 	}
 	if _, err := d.Stat(bg, q); err != nil {
 		t.Fatal("the quarantine copy went:", err)

@@ -108,7 +108,21 @@ func (c Config) PlanRestoreIn(ctx context.Context, st store.Container, name stri
 	rp := c.PlanRestore(name, body, p, copyModified)
 	if rp.Target != "" {
 		if err := restorable(st, rp.Target); err != nil {
+			rp.Target, rp.Refusal = "", "cannot be restored under its own name here (move it by hand under a shorter name): "+err.Error()
+		}
+	}
+	if rp.Target != "" {
+		// The name the restore will really take: the planned one, or — where that holds a different body — the
+		// next free one, which must fit too. Worked out as the restore does it, without writing.
+		target, err := placeCopy(ctx, st, name, store.Blob{Body: body}, rp, true)
+		var unfit nameUnfit
+		switch {
+		case errors.As(err, &unfit):
 			rp.Target, rp.Refusal = "", err.Error()
+		case err != nil:
+			return rp, err
+		default:
+			rp.Target = target
 		}
 	}
 	if rp.Refusal == "" {
@@ -154,10 +168,17 @@ func restorable(st store.Container, target string) error {
 	}
 	for _, n := range []string{target, QuarantinePrefix + target} {
 		if err := v.ValidateName(n); err != nil {
-			return fmt.Errorf("cannot be restored under its own name here (move it by hand under a shorter name): %w", err)
+			return err
 		}
 	}
 	return nil
+}
+
+// nameUnfit is a restore whose planned name holds a different body and whose next name does not fit.
+type nameUnfit struct{ taken, next, why string }
+
+func (n nameUnfit) Error() string {
+	return fmt.Sprintf("%s holds a different body, and the next name, %s, %s: move this copy by hand", n.taken, n.next, n.why)
 }
 
 func placeCopy(ctx context.Context, c store.Container, from string, b store.Blob, plan RestorePlan, dryRun bool) (string, error) {
@@ -173,10 +194,10 @@ func placeCopy(ctx context.Context, c store.Container, from string, b store.Blob
 			// A longer name must still fit, with the replay's quarantine/ copy of it: said here, not by a write
 			// that fails (a dry run says it too).
 			if utf8.RuneCountInString(QuarantinePrefix+target) > MaxNameLength {
-				return "", fmt.Errorf("%s holds a different body, and the next name, %s, would be over the %d characters a blob name may have: move this copy by hand", plan.Target, target, MaxNameLength)
+				return "", nameUnfit{plan.Target, target, fmt.Sprintf("would be over the %d characters a blob name may have", MaxNameLength)}
 			}
 			if err := restorable(c, target); err != nil {
-				return "", fmt.Errorf("%s holds a different body, and the next name %w", plan.Target, err)
+				return "", nameUnfit{plan.Target, target, "cannot be written here (" + err.Error() + ")"}
 			}
 		}
 		for attempt := 0; attempt < 2; attempt++ {

@@ -75,6 +75,8 @@ func explainRestore(out *lines, rp *replay.RestorePlan) {
 	out.add("quarantined: the replay refused these events; it needs a human.")
 	if rp.Target != "" {
 		out.add("restore would copy it to %s and delete the quarantine copy:", textfmt.Printable(rp.Target))
+	} else {
+		out.add("restore cannot copy it anywhere (below); were it restored:")
 	}
 	if rp.Stripped > 0 {
 		out.add("  - %d id(s) still carry a count; the copy strips it", rp.Stripped)
@@ -88,7 +90,10 @@ func explainRestore(out *lines, rp *replay.RestorePlan) {
 	if rp.Unknown > 0 {
 		out.add("  - %d event(s) depend on the handler register", rp.Unknown)
 	}
-	if rp.Refusal != "" {
+	switch {
+	case rp.Refusal != "" && rp.Target == "":
+		out.add("  restore refuses, even with --force: %s", textfmt.Printable(rp.Refusal))
+	case rp.Refusal != "":
 		out.add("  restore refuses without --force: %s", textfmt.Printable(rp.Refusal))
 	}
 }
