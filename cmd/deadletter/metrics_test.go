@@ -390,3 +390,37 @@ func TestWatchMetricsWithAnUnreadablePayload(t *testing.T) {
 		t.Fatalf("/healthz %d %q %v", code, body, err)
 	}
 }
+
+// While one payload cannot be read, watch still says what it sees — the state, then what changes — beside the
+// error, so one unreadable blob does not silence every other alert (nor --exec).
+func TestWatchSpeaksWhileAPayloadIsUnreadable(t *testing.T) {
+	dir := seeded(t)
+	os.MkdirAll(filepath.Join(dir, "FIFO"), 0o755)
+	if err := syscall.Mkfifo(filepath.Join(dir, "FIFO", "x.json"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	out, errb := &lockedBuffer{}, &lockedBuffer{}
+	done := make(chan int, 1)
+	go func() {
+		done <- run(ctx, []string{"watch", "--dir", dir, "--interval", "100ms", "--json"}, stdio{in: strings.NewReader(""), out: out, err: errb})
+	}()
+	defer func() { cancel(); <-done }()
+	eventually(t, "the state and the error both said", func() bool {
+		s := out.String()
+		return strings.Contains(s, `"event":"state"`) && strings.Contains(s, "could not read 1 payload(s)")
+	})
+	var stranded string
+	for _, b := range lsJSONOf(t, "--dir", dir, "--pane", "stranded").Blobs {
+		if h, _ := b["handled"].(bool); !h {
+			stranded = b["name"].(string)
+			break
+		}
+	}
+	if err := os.Remove(filepath.Join(dir, filepath.FromSlash(stranded))); err != nil {
+		t.Fatal(err)
+	}
+	eventually(t, "the drained-away stranded blob said resolved", func() bool {
+		return strings.Contains(out.String(), `"event":"resolved"`)
+	})
+}

@@ -87,14 +87,7 @@ func (a *app) runWatch(cmd *cobra.Command, o *watchOptions) error {
 		if exp != nil {
 			also = measure.Add
 		}
-		r, err := look(pass, l, o.checkOptions(), also)
-		if err == nil {
-			// Expiring blobs that are gone: deleted by the lifecycle rule, or handled? Said apart, never as one.
-			r.Lost, err = cfg.Lost(pass, l.Container, prev, r, r.Now)
-			if err != nil {
-				err = couldNotLook(pass, err)
-			}
-		}
+		r, whole, err := watchPass(pass, l, o, prev, also)
 		cancel()
 		now := time.Now().UTC()
 		if ctx.Err() != nil {
@@ -102,16 +95,14 @@ func (a *app) runWatch(cmd *cobra.Command, o *watchOptions) error {
 		}
 		publish(exp, measure, r, err, start)
 		switch {
-		case err != nil:
-			if err.Error() != lastErr {
-				a.emit(hk, o, replay.Change{Time: now, Kind: replay.KindError, Event: replay.ChangeNew, Detail: err.Error()})
-				lastErr = err.Error()
-			}
-		default:
-			if lastErr != "" {
-				a.emit(hk, o, replay.Change{Time: now, Kind: replay.KindError, Event: replay.ChangeResolved})
-				lastErr = ""
-			}
+		case err != nil && err.Error() != lastErr:
+			a.emit(hk, o, replay.Change{Time: now, Kind: replay.KindError, Event: replay.ChangeNew, Detail: err.Error()})
+			lastErr = err.Error()
+		case err == nil && lastErr != "":
+			a.emit(hk, o, replay.Change{Time: now, Kind: replay.KindError, Event: replay.ChangeResolved})
+			lastErr = ""
+		}
+		if whole {
 			for _, c := range replay.Changes(prev, r, r.Now) {
 				a.emit(hk, o, c)
 			}
@@ -123,6 +114,25 @@ func (a *app) runWatch(cmd *cobra.Command, o *watchOptions) error {
 		case <-time.After(o.interval):
 		}
 	}
+}
+
+// watchPass looks at the container once and works out which expiring blobs are gone for good. whole reports
+// whether the pass saw the whole container — it did when it listed everything but could not read some payloads
+// (err says so): its changes are still said, beside the error, so one unreadable blob does not silence every
+// other alert.
+func watchPass(ctx context.Context, l *replay.Loader, o *watchOptions, prev *replay.Report, also func([]replay.Item, time.Time)) (r replay.Report, whole bool, err error) {
+	r, err = look(ctx, l, o.checkOptions(), also)
+	var unread unreadPayloads
+	if err != nil && !errors.As(err, &unread) {
+		return r, false, err
+	}
+	// Expiring blobs that are gone: deleted by the lifecycle rule, or handled? Said apart, never as one.
+	lost, lerr := l.Config.Lost(ctx, l.Container, prev, r, r.Now)
+	if lerr != nil {
+		return r, false, couldNotLook(ctx, lerr)
+	}
+	r.Lost = lost
+	return r, true, err
 }
 
 // publish hands a pass to the exporter, when one serves: its values; or, for a pass that could not read the whole
