@@ -85,6 +85,9 @@ func (a *app) runRestore(cmd *cobra.Command, args []string, o *restoreOptions) e
 		}
 	}
 	if o.all || !o.json || !o.yes {
+		for _, r := range missing { // named but not found: said before the question counts them
+			fmt.Fprintf(a.io.err, "%s: %s %s\n", textfmt.Printable(r.Name), r.Outcome, textfmt.Printable(r.Error))
+		}
 		var refused []replay.Result
 		names, refused = a.describeRestore(ctx, l, cfg, names, o, previewed)
 		missing = append(missing, refused...) // refusals are results too, so --json carries them
