@@ -315,13 +315,7 @@ func TestFidelityRestoreBody(t *testing.T) {
 // quarantine twin holding every event) — and every event it writes carries data.
 func TestSeedCrashAndHandled(t *testing.T) {
 	ctx := context.Background()
-	now := time.Date(2026, 11, 30, 12, 0, 0, 0, time.UTC)
-	mem := storetest.NewMem(now)
-	cfg := replay.DefaultConfig()
-	if _, err := scenario.Seed(ctx, mem, scenario.SeedOptions{Count: 5, Seed: 7, Config: cfg}); err != nil {
-		t.Fatal(err)
-	}
-	cfg.Handlers = scenario.IncidentRegister
+	mem, cfg := seededIncident(t, 5)
 	l := replay.NewLoader(mem, cfg)
 	snap, err := l.List(ctx)
 	if err != nil {
@@ -384,13 +378,7 @@ func TestSeedCrashAndHandled(t *testing.T) {
 // all of its events only from its payload — which the drain reads anyway, and judges before it writes.
 func TestDrainSkipsHandledWithoutHydration(t *testing.T) {
 	ctx := context.Background()
-	now := time.Date(2026, 11, 30, 12, 0, 0, 0, time.UTC)
-	mem := storetest.NewMem(now)
-	cfg := replay.DefaultConfig()
-	if _, err := scenario.Seed(ctx, mem, scenario.SeedOptions{Count: 5, Seed: 7, Config: cfg}); err != nil {
-		t.Fatal(err)
-	}
-	cfg.Handlers = scenario.IncidentRegister
+	mem, cfg := seededIncident(t, 5)
 	snap, err := replay.NewLoader(mem, cfg).List(ctx)
 	if err != nil {
 		t.Fatal(err)
@@ -453,13 +441,7 @@ func TestHandledNeedsARealCopy(t *testing.T) {
 // forced.
 func TestRestoreRefusesWhileTheOriginalLingers(t *testing.T) {
 	ctx := context.Background()
-	now := time.Date(2026, 11, 30, 12, 0, 0, 0, time.UTC)
-	mem := storetest.NewMem(now)
-	cfg := replay.DefaultConfig()
-	if _, err := scenario.Seed(ctx, mem, scenario.SeedOptions{Count: 0, Seed: 7, Config: cfg}); err != nil {
-		t.Fatal(err)
-	}
-	cfg.Handlers = scenario.IncidentRegister
+	mem, cfg := seededIncident(t, 0)
 	l := replay.NewLoader(mem, cfg)
 	snap, _ := l.List(ctx)
 	var lingering string
@@ -558,4 +540,20 @@ func TestForecastLeavesOutWhatTheDrainSkips(t *testing.T) {
 	if f := replay.ForecastDrain([]replay.Item{unreadable}, false, time.Now()); f.Blobs != 0 || f.TooLarge != 1 || f.Asks() {
 		t.Fatalf("too large forecast %+v", f)
 	}
+}
+
+// incidentNow is the pinned clock of the seeded incident in memory.
+var incidentNow = time.Date(2026, 11, 30, 12, 0, 0, 0, time.UTC)
+
+// seededIncident is the incident scenario (with count bulk blobs) in memory at incidentNow, and the rules with its
+// handler register.
+func seededIncident(t *testing.T, count int) (*storetest.Mem, replay.Config) {
+	t.Helper()
+	mem := storetest.NewMem(incidentNow)
+	cfg := replay.DefaultConfig()
+	if _, err := scenario.Seed(context.Background(), mem, scenario.SeedOptions{Count: count, Seed: 7, Config: cfg}); err != nil {
+		t.Fatal(err)
+	}
+	cfg.Handlers = scenario.IncidentRegister
+	return mem, cfg
 }
