@@ -640,3 +640,25 @@ func TestRestoreNamesThatCannotBeWritten(t *testing.T) {
 		t.Fatal("the quarantine copy went:", err)
 	}
 }
+
+// A restore moves on from its base name, never from the alternative its plan found: when the plan's "-2" is
+// taken between the plan and the write, the copy lands at "-3", not at "-2-2".
+func TestRestoreMovesOnFromItsBaseName(t *testing.T) {
+	d := storetest.Dir(t)
+	h := &storetest.Hooked{Container: d}
+	cfg := testCfg(h)
+	q := "quarantine/S/race.json"
+	qi := put(t, d, q, ev("a", "Push", ""))
+	base, _ := replay.RestoreTarget(q, qi.LastModified)
+	put(t, d, base, ev("someone else's", "Push", ""))
+	h.BeforeWrite = func(name string, o store.WriteOptions) error {
+		if name == replay.AlternateTarget(base, 2) && o.IfNoneMatchAny {
+			put(t, d, name, ev("a second hand's", "Push", "")) // wins the race for -2
+		}
+		return nil
+	}
+	res, _ := replay.Restore(bg, h, cfg, []string{q}, replay.RestoreOptions{})
+	if res[0].Outcome != replay.OutcomeRestored || res[0].Target != replay.AlternateTarget(base, 3) {
+		t.Fatalf("%+v, want the copy at %s", res, replay.AlternateTarget(base, 3))
+	}
+}

@@ -73,7 +73,7 @@ func restoreOne(ctx context.Context, c store.Container, cfg Config, name string,
 		return r
 	}
 	wctx := context.WithoutCancel(ctx) // once a restore writes, it finishes: a copy is never left half-done
-	target, err := placeCopy(wctx, c, name, b, plan, o.DryRun)
+	target, _, err := placeCopy(wctx, c, name, b, plan, o.DryRun)
 	r.Target = target
 	switch {
 	case err != nil:
@@ -114,7 +114,7 @@ func (c Config) PlanRestoreIn(ctx context.Context, st store.Container, name stri
 	if rp.Target != "" {
 		// The name the restore will really take: the planned one, or — where that holds a different body — the
 		// next free one, which must fit too. Worked out as the restore does it, without writing.
-		target, err := placeCopy(ctx, st, name, store.Blob{Body: body}, rp, true)
+		target, n, err := placeCopy(ctx, st, name, store.Blob{Body: body}, rp, true)
 		var unfit nameUnfit
 		switch {
 		case errors.As(err, &unfit):
@@ -122,7 +122,7 @@ func (c Config) PlanRestoreIn(ctx context.Context, st store.Container, name stri
 		case err != nil:
 			return rp, err
 		default:
-			rp.Target = target
+			rp.Target, rp.alt = target, n
 		}
 	}
 	if rp.Refusal == "" {
@@ -181,55 +181,62 @@ func (n nameUnfit) Error() string {
 	return fmt.Sprintf("%s holds a different body, and the next name, %s, %s: move this copy by hand", n.taken, n.next, n.why)
 }
 
-func placeCopy(ctx context.Context, c store.Container, from string, b store.Blob, plan RestorePlan, dryRun bool) (string, error) {
+// placeCopy writes the restored copy under the plan's name, or — where a name holds a different body — the next
+// alternative of the plan's base name, starting from the one the plan found free; it returns the name and which
+// alternative it is. A dry run stops at the name it would write.
+func placeCopy(ctx context.Context, c store.Container, from string, b store.Blob, plan RestorePlan, dryRun bool) (string, int, error) {
 	ct := b.ContentType
 	if ct == "" {
 		ct = "application/json"
 	}
 	meta := store.MetaWith(b.Metadata, MetaRestoredFrom, from)
-	for n := 1; n <= maxRestoreNames; n++ {
-		target := plan.Target
+	base := plan.base
+	if base == "" {
+		base = plan.Target
+	}
+	for n := max(1, plan.alt); n <= maxRestoreNames; n++ {
+		target := base
 		if n > 1 {
-			target = AlternateTarget(plan.Target, n)
+			target = AlternateTarget(base, n)
 			// A longer name must still fit, with the replay's quarantine/ copy of it: said here, not by a write
 			// that fails (a dry run says it too).
 			if utf8.RuneCountInString(QuarantinePrefix+target) > MaxNameLength {
-				return "", nameUnfit{plan.Target, target, fmt.Sprintf("would be over the %d characters a blob name may have", MaxNameLength)}
+				return "", n, nameUnfit{base, target, fmt.Sprintf("would be over the %d characters a blob name may have", MaxNameLength)}
 			}
 			if err := restorable(c, target); err != nil {
-				return "", nameUnfit{plan.Target, target, "cannot be written here (" + err.Error() + ")"}
+				return "", n, nameUnfit{base, target, "cannot be written here (" + err.Error() + ")"}
 			}
 		}
 		for attempt := 0; attempt < 2; attempt++ {
 			st, err := standing(ctx, c, target, plan.Body)
 			if err != nil {
-				return target, err
+				return target, n, err
 			}
 			switch {
 			case st == landed:
-				return target, nil
+				return target, n, nil
 			case st == taken:
 				attempt = 2 // a different body: the next name
 				continue
 			case dryRun:
-				return target, nil
+				return target, n, nil
 			}
 			_, err = c.Write(ctx, target, plan.Body, store.WriteOptions{IfNoneMatchAny: true, ContentType: ct, Metadata: meta})
 			if err == nil {
-				return target, nil
+				return target, n, nil
 			}
 			if !errors.Is(err, store.ErrAlreadyExists) {
 				// The answer may be lost with the write done: look once more before calling it failed.
 				if st, serr := standing(ctx, c, target, plan.Body); serr == nil && st == landed {
-					return target, nil
+					return target, n, nil
 				}
-				return target, err
+				return target, n, err
 			}
 			// Someone wrote the name between the look and the write (a concurrent restore of this copy, most
 			// likely): look again at what is there now.
 		}
 	}
-	return "", fmt.Errorf("no free restore name after %d tries", maxRestoreNames)
+	return "", maxRestoreNames, fmt.Errorf("no free restore name after %d tries", maxRestoreNames)
 }
 
 type nameState int

@@ -35,6 +35,10 @@ type RestorePlan struct {
 	Crash *Crash
 	// Stripped counts ids that still carried a count and were stripped.
 	Stripped int
+	// base is the name RestoreTarget gives, and alt which of its alternatives Target is (0 or 1: base itself):
+	// the restore starts where the plan found a free name, and moves on from base, never from an alternative.
+	base string
+	alt  int
 	// Lingers names the copy's original when it still lingers at the root (Refusal then says why that refuses
 	// the restore): forced anyway, its events are at the root twice.
 	Lingers string
@@ -49,7 +53,7 @@ func (c Config) PlanRestore(name string, body []byte, p *Payload, copyModified t
 		rp.Refusal = err.Error()
 		return rp
 	}
-	rp.Target = target
+	rp.Target, rp.base = target, target
 	if p.Malformed() {
 		rp.Malformed = true
 		rp.Refusal = "the payload is malformed (" + p.Err.Error() + "): the replay quarantines it again on sight"
