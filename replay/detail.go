@@ -23,29 +23,17 @@ type Detail struct {
 	Now time.Time
 }
 
-// RestoreRefusal says why restoring this quarantine blob is refused without --force ("" when it goes ahead):
-// the plan's refusal, or why there is no plan (the payload could not be read).
-func (d *Detail) RestoreRefusal() string {
-	switch {
-	case d.Restore != nil:
-		return d.Restore.Refusal
-	case d.ReadErr != "":
-		return d.ReadErr
-	}
-	return "not a quarantine blob: only quarantine/ blobs are restored"
-}
-
 // NotRestored is the result restoring this blob comes to without writing anything, as the restore itself
 // reports it — refused where the plan refuses and force is off, or where there is nothing to write even with it;
 // failed where the payload could not be read — and whether it comes to that at all. What a restore asks about is
 // what it will write: the rest is this.
 func (d *Detail) NotRestored(force bool) (Result, bool) {
-	r := Result{Name: d.Name, Outcome: OutcomeRefused}
-	if d.Restore == nil {
-		if d.ReadErr != "" {
-			r.Outcome = OutcomeFailed
-		}
-		r.Error = d.RestoreRefusal()
+	r := Result{Name: d.Name, Outcome: OutcomeRefused, Error: "not a quarantine blob: only quarantine/ blobs are restored"}
+	switch {
+	case d.ReadErr != "": // no plan: the payload could not be read
+		r.Outcome, r.Error = OutcomeFailed, d.ReadErr
+		return r, true
+	case d.Restore == nil:
 		return r, true
 	}
 	r.Resume = len(d.Restore.Resume)
