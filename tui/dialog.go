@@ -412,17 +412,7 @@ func (d *dialog) restoreLines() []string {
 	plans, n := d.planLines()
 	// The title counts what the restore will move, as the command line's question does.
 	d.writes, d.force1 = total-n.refused-n.unread, n.forceable
-	d.title = fmt.Sprintf("Restore %d quarantined blob(s)?", total)
-	var left []string
-	if n.refused > 0 {
-		left = append(left, fmt.Sprintf("%d refused", n.refused))
-	}
-	if n.unread > 0 {
-		left = append(left, fmt.Sprintf("%d could not be read", n.unread))
-	}
-	if len(left) > 0 {
-		d.title = fmt.Sprintf("Restore %d of %d quarantined blob(s)? %s", d.writes, total, strings.Join(left, ", "))
-	}
+	d.title = present.RestoreQuestion(d.writes, replay.Tally{replay.OutcomeRefused: n.refused, replay.OutcomeFailed: n.unread}, "quarantined blob(s)")
 	lines := d.limitLines()
 	switch {
 	case n.forceable > 0 && !d.force:

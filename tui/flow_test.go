@@ -284,7 +284,7 @@ func closeAndQuit(t *testing.T, tm *teatest.TestModel) {
 // A restore where every blob is refused says so in its title and will not start: y says why, nothing is written.
 func TestFlowRestoreOfRefusedBlobsDoesNotStart(t *testing.T) {
 	tm, c := restoreDialogOn(t, nil, 120, 40, "3a41f14b")
-	waitScreen(t, tm, "Restore 0 of 1 quarantined blob(s)? 1 refused", "press f")
+	waitScreen(t, tm, "Restore 0 of 1 quarantined blob(s)? (1 refused: left where they are)", "press f")
 	press(tm, "y")
 	waitScreen(t, tm, "nothing would be restored: every blob here is refused (f forces)")
 	closeAndQuit(t, tm)
@@ -309,7 +309,7 @@ func TestFlowRestoreOfAnUnreadableCopy(t *testing.T) {
 			return nil
 		}}
 	}, 120, 40, "5871f7a4")
-	waitScreen(t, tm, "Restore 0 of 1 quarantined blob(s)? 1 could not be read", "reported as failed")
+	waitScreen(t, tm, "Restore 0 of 1 quarantined blob(s)? (1 could not be read: left where they are)", "reported as failed")
 	failing.Store(false)
 	press(tm, "y")
 	waitScreen(t, tm, "nothing would be restored")

@@ -11,6 +11,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/deadletter/deadletter/internal/present"
 	"github.com/deadletter/deadletter/replay"
 	"github.com/deadletter/deadletter/store"
 )
@@ -439,8 +440,8 @@ func TestActionsReportWhatTheyCannotRead(t *testing.T) {
 	if _, err := os.Stat(at("quarantine/S/2026/1/1/1/n.json")); err != nil {
 		t.Fatal("the refused copy moved")
 	}
-	others := []replay.Result{{Outcome: replay.OutcomeRefused}, {Outcome: replay.OutcomeFailed}, {Outcome: replay.OutcomeFailed}}
-	if q := restoreQuestion(1, others); q != "Restore 1 of 4 blob(s)? (1 refused, 2 could not be read: left where they are)" {
+	others := replay.Tally{replay.OutcomeRefused: 1, replay.OutcomeFailed: 2}
+	if q := present.RestoreQuestion(1, others, "blob(s)"); q != "Restore 1 of 4 blob(s)? (1 refused, 2 could not be read: left where they are)" {
 		t.Fatal(q)
 	}
 }

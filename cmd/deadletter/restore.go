@@ -95,7 +95,7 @@ func (a *app) runRestore(cmd *cobra.Command, args []string, o *restoreOptions) e
 	if len(names) == 0 {
 		return a.nothingToRestore(ctx, o, missing)
 	}
-	if err := a.confirm(o.actionFlags, restoreQuestion(len(names), missing)); err != nil {
+	if err := a.confirm(o.actionFlags, present.RestoreQuestion(len(names), replay.TallyOf(missing), "blob(s)")); err != nil {
 		return err
 	}
 	res, err := replay.Restore(ctx, l.Container, cfg, names, replay.RestoreOptions{DryRun: o.dryRun, Force: o.force,
@@ -170,23 +170,4 @@ func (a *app) describeRestore(ctx context.Context, l *replay.Loader, cfg replay.
 		fmt.Fprintf(a.io.err, "%d quarantine blob(s) to restore: %d event(s) resume.\n", len(keep), resume)
 	}
 	return keep, refused
-}
-
-// restoreQuestion asks about the n blobs the restore will write, and says what becomes of the others it was
-// given: refused, could not be read, not found.
-func restoreQuestion(n int, others []replay.Result) string {
-	if len(others) == 0 {
-		return fmt.Sprintf("Restore %d blob(s)?", n)
-	}
-	tally := replay.TallyOf(others)
-	var left []string
-	for _, o := range []struct {
-		outcome replay.Outcome
-		what    string
-	}{{replay.OutcomeRefused, "refused"}, {replay.OutcomeFailed, "could not be read"}, {replay.OutcomeNotFound, "not found"}, {replay.OutcomeCancelled, "cancelled"}} {
-		if k := tally[o.outcome]; k > 0 {
-			left = append(left, fmt.Sprintf("%d %s", k, o.what))
-		}
-	}
-	return fmt.Sprintf("Restore %d of %d blob(s)? (%s: left where they are)", n, n+len(others), strings.Join(left, ", "))
 }

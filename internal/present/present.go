@@ -205,6 +205,29 @@ func NameList(names []string, more int) string {
 }
 
 // ForecastLines says a drain forecast in words (the CLI confirmation and the dashboard dialog).
+// RestoreQuestion is what a restore asks: the n blobs it will write, of all it was given, and what becomes of
+// the others (their tally: refused, could not be read, not found) — the dashboard's title and the command line's
+// question alike.
+func RestoreQuestion(n int, others replay.Tally, noun string) string {
+	var left []string
+	for _, o := range []struct {
+		outcome replay.Outcome
+		what    string
+	}{{replay.OutcomeRefused, "refused"}, {replay.OutcomeFailed, "could not be read"}, {replay.OutcomeNotFound, "not found"}, {replay.OutcomeCancelled, "cancelled"}} {
+		if k := others[o.outcome]; k > 0 {
+			left = append(left, fmt.Sprintf("%d %s", k, o.what))
+		}
+	}
+	if len(left) == 0 {
+		return fmt.Sprintf("Restore %d %s?", n, noun)
+	}
+	total := n
+	for _, k := range others {
+		total += k
+	}
+	return fmt.Sprintf("Restore %d of %d %s? (%s: left where they are)", n, total, noun, strings.Join(left, ", "))
+}
+
 // DrainQuestion is what a drain asks: the blobs it will re-upload, and the unreadable ones it tries again.
 func DrainQuestion(f replay.Forecast, noun string) string {
 	switch {
