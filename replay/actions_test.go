@@ -15,6 +15,7 @@ import (
 	"github.com/deadletter/deadletter/replay"
 
 	"github.com/deadletter/deadletter/store"
+	"github.com/deadletter/deadletter/store/dirstore"
 	"github.com/deadletter/deadletter/store/storetest"
 )
 
@@ -34,7 +35,7 @@ func isDir(c store.Container) bool {
 	if h, ok := c.(*storetest.Hooked); ok {
 		c = h.Container
 	}
-	_, ok := c.(*store.Dir)
+	_, ok := c.(*dirstore.Dir)
 	return ok
 }
 

@@ -12,6 +12,7 @@ import (
 
 	"github.com/deadletter/deadletter/replay"
 	"github.com/deadletter/deadletter/store"
+	"github.com/deadletter/deadletter/store/dirstore"
 	"github.com/deadletter/deadletter/store/storetest"
 )
 
@@ -88,7 +89,7 @@ func TestUnreadableSurvivesTheCache(t *testing.T) {
 		f.Truncate(store.MaxBlobBytes + 1) // sparse: nothing is written
 		f.Close()
 	}
-	d, err := store.OpenDir(root)
+	d, err := dirstore.Open(root)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -15,18 +15,19 @@ import (
 	"github.com/deadletter/deadletter/replay"
 
 	"github.com/deadletter/deadletter/store"
+	"github.com/deadletter/deadletter/store/azureblob"
 	"github.com/deadletter/deadletter/store/storetest"
 )
 
 // proxied returns a fresh Azurite container reached through a fault proxy, and a direct handle on the same
 // container for the test's own reads and for a second actor.
-func proxied(t *testing.T) (*storetest.FaultProxy, store.Container, *store.Azure) {
+func proxied(t *testing.T) (*storetest.FaultProxy, store.Container, *azureblob.Container) {
 	t.Helper()
 	cs := storetest.AzuriteConnectionString(t)
 	direct := storetest.Azure(t)
 	name := strings.TrimPrefix(direct.Describe(), "devstoreaccount1/")
 	p := storetest.NewFaultProxy(t, cs)
-	via, err := store.OpenAzure(store.AzureOptions{ConnectionString: p.ConnectionString(cs), Container: name})
+	via, err := azureblob.Open(azureblob.Options{ConnectionString: p.ConnectionString(cs), Container: name})
 	if err != nil {
 		t.Fatal(err)
 	}

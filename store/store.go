@@ -1,9 +1,10 @@
 // Package store is the dead-letter container as the rest of deadletter sees it: a flat namespace of blobs
 // that can be listed page by page, read, written and deleted under ETag conditions, plus the service's clock.
 //
-// Two implementations live here: Azure Blob Storage through azblob (azure.go) and a local directory (dir.go)
-// for offline snapshots, the demo and fast tests. Errors are typed so that callers decide on meaning (someone
-// else changed it, it is gone, it already exists) rather than on HTTP status codes. Powers only some containers
+// Two implementations live beneath it, each in its own package so that nothing links a backend it does not use:
+// store/azureblob (Azure Blob Storage through azblob and azidentity) and store/dirstore (a local directory, for
+// offline snapshots, the demo, the rehearsal twin and fast tests). Errors are typed so that callers decide on
+// meaning (someone else changed it, it is gone, it already exists) rather than on HTTP status codes. Powers only some containers
 // have — creating and backdating for seeds, index tags for acknowledgements — are capability interfaces.
 package store
 
@@ -151,7 +152,7 @@ func ListAll(ctx context.Context, c Container) (Listing, error) {
 	if err != nil {
 		return Listing{}, err
 	}
-	sortByName(l.Blobs)
+	SortByName(l.Blobs)
 	return l, nil
 }
 
@@ -181,10 +182,12 @@ func MetaWith(m map[string]string, key, value string) map[string]string {
 	return out
 }
 
-func opError(op, name string, err error) error {
+// OpError is how every backend says which operation on which blob failed, keeping the typed error for errors.Is.
+func OpError(op, name string, err error) error {
 	return fmt.Errorf("%s %q: %w", op, name, err)
 }
 
-func sortByName(bs []BlobInfo) {
+// SortByName orders blobs by name, as a page holds them.
+func SortByName(bs []BlobInfo) {
 	slices.SortFunc(bs, func(a, b BlobInfo) int { return strings.Compare(a.Name, b.Name) })
 }

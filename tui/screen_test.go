@@ -17,6 +17,7 @@ import (
 	"github.com/charmbracelet/x/exp/golden"
 	"github.com/deadletter/deadletter/replay"
 	"github.com/deadletter/deadletter/store"
+	"github.com/deadletter/deadletter/store/dirstore"
 	"github.com/deadletter/deadletter/store/storetest"
 )
 
@@ -519,7 +520,7 @@ func TestUnreadableRaisesABadge(t *testing.T) {
 	if err := syscall.Mkfifo(filepath.Join(dir, "SUB", "fifo.json"), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	d, err := store.OpenDir(dir)
+	d, err := dirstore.Open(dir)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -23,7 +23,6 @@ import (
 	"strconv"
 	"strings"
 	"sync"
-	"syscall"
 	"testing"
 	"time"
 
@@ -39,6 +38,8 @@ import (
 	"github.com/deadletter/deadletter/internal/scenario"
 	"github.com/deadletter/deadletter/replay"
 	"github.com/deadletter/deadletter/store"
+	"github.com/deadletter/deadletter/store/azureblob"
+	"github.com/deadletter/deadletter/store/dirstore"
 	"github.com/deadletter/deadletter/store/storetest"
 	"github.com/muesli/termenv"
 )
@@ -182,7 +183,7 @@ func startAzurite() *azurite {
 	l.Close()
 	cmd := exec.Command(*azBin, "--blobHost", "127.0.0.1", "--blobPort", strconv.Itoa(port), "--inMemoryPersistence",
 		"--skipApiVersionCheck", "--disableTelemetry", "--silent")
-	cmd.SysProcAttr = &syscall.SysProcAttr{Pdeathsig: syscall.SIGKILL} // dies with the tool, whatever kills it
+	cmd.SysProcAttr = dieWithParent() // dies with the tool, whatever kills it (where the system can say so)
 	must(cmd.Start())
 	for deadline := time.Now().Add(60 * time.Second); ; time.Sleep(100 * time.Millisecond) {
 		if c, err := net.Dial("tcp", fmt.Sprintf("127.0.0.1:%d", port)); err == nil {
@@ -214,8 +215,8 @@ func (a *azurite) raw(name string) *container.Client {
 	return c.ServiceClient().NewContainerClient(name)
 }
 
-func (a *azurite) ours(name string) *store.Azure {
-	c, err := store.OpenAzure(store.AzureOptions{ConnectionString: a.cs, Container: name})
+func (a *azurite) ours(name string) *azureblob.Container {
+	c, err := azureblob.Open(azureblob.Options{ConnectionString: a.cs, Container: name})
 	must(err)
 	return c
 }
@@ -494,7 +495,7 @@ func phaseRSS() row {
 
 func holdAndReport(dir string) {
 	ctx := context.Background()
-	d, err := store.OpenDir(dir)
+	d, err := dirstore.Open(dir)
 	must(err)
 	cfg := replay.DefaultConfig()
 	cfg.Handlers = scenario.IncidentRegister

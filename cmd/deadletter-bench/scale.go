@@ -22,7 +22,7 @@ import (
 	"github.com/deadletter/deadletter/internal/pool"
 	"github.com/deadletter/deadletter/internal/scenario"
 	"github.com/deadletter/deadletter/replay"
-	"github.com/deadletter/deadletter/store"
+	"github.com/deadletter/deadletter/store/dirstore"
 	"github.com/deadletter/deadletter/tui"
 	"github.com/muesli/termenv"
 )
@@ -138,7 +138,7 @@ func writeDir(dir string, n int) {
 
 // scaleReport runs in a child process of its own, so its peak RSS is the dashboard's alone.
 func scaleReport(dir string) {
-	d, err := store.OpenDir(dir)
+	d, err := dirstore.Open(dir)
 	must(err)
 	cfg := replay.DefaultConfig()
 	cfg.Handlers = scenario.IncidentRegister

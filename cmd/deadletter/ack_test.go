@@ -10,6 +10,7 @@ import (
 	"github.com/Azure/azure-sdk-for-go/sdk/storage/azblob"
 	"github.com/Azure/azure-sdk-for-go/sdk/storage/azblob/sas"
 	"github.com/deadletter/deadletter/store"
+	"github.com/deadletter/deadletter/store/dirstore"
 	"github.com/deadletter/deadletter/store/storetest"
 )
 
@@ -77,7 +78,7 @@ func TestAckSilencesAFindingUntilItEnds(t *testing.T) {
 
 // containerArgs are the flags that point the binary at a test container.
 func containerArgs(t *testing.T, c store.Container) []string {
-	if d, ok := c.(*store.Dir); ok {
+	if d, ok := c.(*dirstore.Dir); ok {
 		return []string{"--dir", d.Root()}
 	}
 	name := c.Describe()[strings.IndexByte(c.Describe(), '/')+1:]
@@ -122,7 +123,7 @@ func TestAckWithAndWithoutTagPermission(t *testing.T) {
 // after it is acknowledged (the other findings go quiet), and ack says so when it is given.
 func TestAckDoesNotSilenceExpiry(t *testing.T) {
 	dir := t.TempDir()
-	d, _ := store.OpenDir(dir)
+	d, _ := dirstore.Open(dir)
 	q := "quarantine/S/2026/1/1/1/q.json"
 	d.Write(context.Background(), q, []byte(`[{"id":"a","subject":"s","eventType":"T","dataVersion":"1","data":{}}]`), store.WriteOptions{})
 	d.Backdate(context.Background(), q, time.Now().Add(-29*24*time.Hour)) // deleted in a day (30d retention)

@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/deadletter/deadletter/store"
+	"github.com/deadletter/deadletter/store/dirstore"
 	"github.com/deadletter/deadletter/store/storetest"
 )
 
@@ -30,7 +31,7 @@ func TestCheckExitCodesOnADirectory(t *testing.T) {
 	if m, code := checkJSONOf(t, "--dir", dir); code != 0 || m["healthy"] != true {
 		t.Fatalf("empty: %d %v", code, m)
 	}
-	d, _ := store.OpenDir(dir)
+	d, _ := dirstore.Open(dir)
 	d.Write(context.Background(), "S/a.json", []byte(`[{"id":"a","subject":"s","eventType":"T","dataVersion":"1","data":{}}]`), store.WriteOptions{})
 	d.Backdate(context.Background(), "S/a.json", time.Now().Add(-2*time.Hour))
 	m, code := checkJSONOf(t, "--dir", dir)
@@ -108,7 +109,7 @@ func (l *lockedBuffer) String() string { l.mu.Lock(); defer l.mu.Unlock(); retur
 
 func TestWatchPrintsChangesAndRunsExec(t *testing.T) {
 	dir := t.TempDir()
-	d, _ := store.OpenDir(dir)
+	d, _ := dirstore.Open(dir)
 	d.Write(context.Background(), "S/a.json", []byte(`[{"id":"a","subject":"s","eventType":"T","dataVersion":"1","data":{}}]`), store.WriteOptions{})
 	d.Backdate(context.Background(), "S/a.json", time.Now().Add(-2*time.Hour))
 	execOut := filepath.Join(t.TempDir(), "exec.jsonl")
@@ -153,7 +154,7 @@ func TestWatchPrintsChangesAndRunsExec(t *testing.T) {
 // service clock, not year 1.
 func TestWatchDatesAnEmptyContainer(t *testing.T) {
 	dir := t.TempDir()
-	d, _ := store.OpenDir(dir)
+	d, _ := dirstore.Open(dir)
 	d.Write(context.Background(), "S/a.json", []byte(`[{"id":"a","subject":"s","eventType":"T","dataVersion":"1","data":{}}]`), store.WriteOptions{})
 	d.Backdate(context.Background(), "S/a.json", time.Now().Add(-2*time.Hour))
 	ctx, cancel := context.WithCancel(context.Background())
@@ -183,7 +184,7 @@ func TestWatchDatesAnEmptyContainer(t *testing.T) {
 // An expiring blob the lifecycle rule deletes is announced as lost (and handed to --exec), not as resolved.
 func TestWatchSaysLostNotResolved(t *testing.T) {
 	dir := t.TempDir()
-	d, _ := store.OpenDir(dir)
+	d, _ := dirstore.Open(dir)
 	const name = "quarantine/S/a.json"
 	d.Write(context.Background(), name, []byte(`[{"id":"a|9","subject":"s","eventType":"T","dataVersion":"1","data":{}}]`), store.WriteOptions{})
 	d.Backdate(context.Background(), name, time.Now().Add(-31*24*time.Hour))
@@ -221,7 +222,7 @@ func TestWatchSaysLostNotResolved(t *testing.T) {
 // on time while the first --exec is stuck, and the watch stops promptly when asked.
 func TestWatchIsNotHeldByAHungExec(t *testing.T) {
 	dir := t.TempDir()
-	d, _ := store.OpenDir(dir)
+	d, _ := dirstore.Open(dir)
 	body := []byte(`[{"id":"a","subject":"s","eventType":"T","dataVersion":"1","data":{}}]`)
 	d.Write(context.Background(), "S/a.json", body, store.WriteOptions{})
 	d.Backdate(context.Background(), "S/a.json", time.Now().Add(-2*time.Hour))

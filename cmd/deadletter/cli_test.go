@@ -14,6 +14,7 @@ import (
 
 	"github.com/deadletter/deadletter/internal/present"
 	"github.com/deadletter/deadletter/store"
+	"github.com/deadletter/deadletter/store/dirstore"
 	"github.com/deadletter/deadletter/store/storetest"
 )
 
@@ -321,7 +322,7 @@ func TestSeedIsCareful(t *testing.T) {
 	dir := t.TempDir()
 	mustRun(t, "seed", "--dir", dir)
 	before := map[string]string{}
-	d, _ := store.OpenDir(dir)
+	d, _ := dirstore.Open(dir)
 	l, _ := store.ListAll(context.Background(), d)
 	for _, b := range l.Blobs {
 		before[b.Name] = b.ETag

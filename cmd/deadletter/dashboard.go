@@ -9,7 +9,7 @@ import (
 	"github.com/deadletter/deadletter/internal/scenario"
 	"github.com/deadletter/deadletter/internal/textfmt"
 	"github.com/deadletter/deadletter/replay"
-	"github.com/deadletter/deadletter/store"
+	"github.com/deadletter/deadletter/store/dirstore"
 	"github.com/deadletter/deadletter/tui"
 	"github.com/mattn/go-isatty"
 	"github.com/spf13/cobra"
@@ -94,7 +94,7 @@ or --dir) and opens the dashboard on it. It prints the directory, so you can loo
 			if err := resetDemo(dir); err != nil {
 				return err
 			}
-			c, err := store.CreateDir(dir)
+			c, err := dirstore.Create(dir)
 			if err != nil {
 				return err
 			}
@@ -102,7 +102,7 @@ or --dir) and opens the dashboard on it. It prints the directory, so you can loo
 			if _, err := scenario.Seed(cmd.Context(), c, scenario.SeedOptions{Scenario: "incident", Count: 40, Seed: 1, Config: a.g.rules()}); err != nil {
 				return err
 			}
-			if err := writeRegister(dir, store.DirRegisterPath(dir), scenario.IncidentRegister); err != nil {
+			if err := writeRegister(dir, dirstore.RegisterPath(dir), scenario.IncidentRegister); err != nil {
 				return err
 			}
 			fmt.Fprintf(a.io.err, "demo container: %s\n", textfmt.Printable(dir))
@@ -131,7 +131,7 @@ func resetDemo(dir string) error {
 	if err := os.MkdirAll(dir, 0o777); err != nil {
 		return err
 	}
-	return store.WriteDirState(dir, demoMarker, []byte("deadletter demo: cleared by the next `deadletter demo`\n"))
+	return dirstore.WriteState(dir, demoMarker, []byte("deadletter demo: cleared by the next `deadletter demo`\n"))
 }
 
 // checkDemoDir refuses a directory the demo may not clear: a file, or one that holds anything and is not an
@@ -147,7 +147,7 @@ func checkDemoDir(dir string) error {
 		}
 		return err
 	}
-	if _, err := store.ReadDirState(dir, demoMarker); err != nil {
+	if _, err := dirstore.ReadState(dir, demoMarker); err != nil {
 		return usagef("%s holds blobs and is not a demo directory: the demo writes fake dead letters, so give it an empty or new --dir", textfmt.Printable(dir))
 	}
 	return nil

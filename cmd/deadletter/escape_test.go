@@ -9,13 +9,14 @@ import (
 	"time"
 
 	"github.com/deadletter/deadletter/store"
+	"github.com/deadletter/deadletter/store/dirstore"
 )
 
 // Every --json output escapes what a terminal printing it must not meet — C0 and C1 controls, DEL, bidirectional
 // overrides, line separators — as \uXXXX, and keeps a lone surrogate as \udXXX; a script decodes the same text.
 func TestJSONOutputEscapesUntrustedText(t *testing.T) {
 	dir := t.TempDir()
-	d, _ := store.CreateDir(dir)
+	d, _ := dirstore.Create(dir)
 	name := "ODD/2026/11/30/1/del\x7f-c1\u009b31m-rtl\u202egnp.json-ls\u2028.json"
 	body := `[{"id":"lone-\ud800|1","subject":"\u009b2J \u202e \u007f","eventType":"T","dataVersion":"1","data":{},"deadLetterReason":"R\u202e"}]`
 	if _, err := d.Write(context.Background(), name, []byte(body), store.WriteOptions{}); err != nil {

@@ -14,6 +14,7 @@ import (
 	"github.com/deadletter/deadletter/internal/present"
 	"github.com/deadletter/deadletter/replay"
 	"github.com/deadletter/deadletter/store"
+	"github.com/deadletter/deadletter/store/dirstore"
 )
 
 // hostileNames are the blob names the corpus is stored under, rotating: spaces, %, unicode, 1,024 characters,
@@ -92,9 +93,9 @@ func itoa(i int) string {
 
 func TestHostileCorpus(t *testing.T) {
 	dir := t.TempDir()
-	d, _ := store.OpenDir(dir)
+	d, _ := dirstore.Open(dir)
 	os.MkdirAll(filepath.Join(dir, ".deadletter"), 0o755)
-	os.WriteFile(store.DirRegisterPath(dir), []byte(`{"ProcessPushNotification": true, "ProcessWebhook": false}`), 0o644)
+	os.WriteFile(dirstore.RegisterPath(dir), []byte(`{"ProcessPushNotification": true, "ProcessWebhook": false}`), 0o644)
 	corpus := hostileCorpus(t)
 	byName := map[string]corpusCase{}
 	for i, c := range corpus {
@@ -318,7 +319,7 @@ func TestUnreadableIsNeverHealthy(t *testing.T) {
 // elsewhere, or to /etc/shadow) is refused, never followed.
 func TestRegisterLinkIsRefused(t *testing.T) {
 	dir := seeded(t)
-	reg := store.DirRegisterPath(dir)
+	reg := dirstore.RegisterPath(dir)
 	moved := filepath.Join(t.TempDir(), "handlers.json")
 	if err := os.Rename(reg, moved); err != nil {
 		t.Fatal(err)

@@ -15,6 +15,7 @@ import (
 	"time"
 
 	"github.com/deadletter/deadletter/store"
+	"github.com/deadletter/deadletter/store/dirstore"
 	"github.com/deadletter/deadletter/store/storetest"
 )
 
@@ -198,7 +199,7 @@ func TestShowEverySeededBlob(t *testing.T) {
 
 func TestFlagsBeatEnvironmentBeatDefaults(t *testing.T) {
 	dir := t.TempDir()
-	d, _ := store.OpenDir(dir)
+	d, _ := dirstore.Open(dir)
 	d.Write(context.Background(), "S/a.json", []byte(`[]`), store.WriteOptions{})
 	d.Backdate(context.Background(), "S/a.json", time.Now().Add(-30*time.Minute))
 	pane := func(args ...string) string {
@@ -261,7 +262,7 @@ func TestBadHandlersFile(t *testing.T) {
 func TestReadOnlyAndConfirmation(t *testing.T) {
 	dir := seeded(t)
 	state := func() string { // names and ETags: what a write or delete would change
-		d, _ := store.OpenDir(dir)
+		d, _ := dirstore.Open(dir)
 		l, _ := store.ListAll(context.Background(), d)
 		var b strings.Builder
 		for _, bi := range l.Blobs {

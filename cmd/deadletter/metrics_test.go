@@ -17,6 +17,7 @@ import (
 
 	"github.com/deadletter/deadletter/replay"
 	"github.com/deadletter/deadletter/store"
+	"github.com/deadletter/deadletter/store/dirstore"
 	dto "github.com/prometheus/client_model/go"
 	"github.com/prometheus/common/expfmt"
 	"github.com/prometheus/common/model"
@@ -250,7 +251,7 @@ func TestWatchMetricsOverHTTP(t *testing.T) {
 	}
 
 	// The quarantine pane empties: its series leave the scrape instead of freezing at their last value.
-	d, err := store.OpenDir(dir)
+	d, err := dirstore.Open(dir)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -17,6 +17,8 @@ import (
 	"github.com/deadletter/deadletter/internal/textfmt"
 	"github.com/deadletter/deadletter/replay"
 	"github.com/deadletter/deadletter/store"
+	"github.com/deadletter/deadletter/store/azureblob"
+	"github.com/deadletter/deadletter/store/dirstore"
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
 )
@@ -229,7 +231,7 @@ func (g *globalFlags) config() (replay.Config, error) {
 	path := g.handlers
 	if path == "" && g.dir != "" {
 		// The register a seed left in the container's state folder, read like a blob: never through a link.
-		b, err := store.ReadDirState(g.dir, store.RegisterFile)
+		b, err := dirstore.ReadState(g.dir, dirstore.RegisterFile)
 		switch {
 		case errors.Is(err, fs.ErrNotExist):
 		case err != nil:
@@ -237,7 +239,7 @@ func (g *globalFlags) config() (replay.Config, error) {
 		default:
 			reg, err := replay.ParseRegister(b)
 			if err != nil {
-				return c, fmt.Errorf("%s: %w", store.DirRegisterPath(g.dir), err)
+				return c, fmt.Errorf("%s: %w", dirstore.RegisterPath(g.dir), err)
 			}
 			c.Handlers = reg
 			return c, nil
@@ -256,9 +258,9 @@ func (g *globalFlags) config() (replay.Config, error) {
 // open connects to the container the flags name.
 func (g *globalFlags) open() (store.Container, error) {
 	if g.dir != "" {
-		return store.OpenDir(g.dir)
+		return dirstore.Open(g.dir)
 	}
-	return store.OpenAzure(store.AzureOptions{ConnectionString: g.connString, AccountURL: g.accountURL, Container: g.container, Deadline: g.timeout})
+	return azureblob.Open(azureblob.Options{ConnectionString: g.connString, AccountURL: g.accountURL, Container: g.container, Deadline: g.timeout})
 }
 
 // loader opens the container and its loader with the configuration.
@@ -355,7 +357,7 @@ func registerFile(g *globalFlags, explicit string) string {
 	case explicit != "":
 		return explicit
 	case g.dir != "":
-		return store.DirRegisterPath(g.dir)
+		return dirstore.RegisterPath(g.dir)
 	}
 	return "deadletter-handlers.json"
 }

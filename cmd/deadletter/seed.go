@@ -14,6 +14,7 @@ import (
 	"github.com/deadletter/deadletter/internal/textfmt"
 	"github.com/deadletter/deadletter/replay"
 	"github.com/deadletter/deadletter/store"
+	"github.com/deadletter/deadletter/store/dirstore"
 	"github.com/spf13/cobra"
 )
 
@@ -107,7 +108,7 @@ func registerFree(path string, force bool) error {
 // openForSeed opens the container, creating a directory container that does not exist yet.
 func (a *app) openForSeed() (store.Container, error) {
 	if a.g.dir != "" {
-		return store.CreateDir(a.g.dir)
+		return dirstore.Create(a.g.dir)
 	}
 	return a.g.open()
 }
@@ -145,8 +146,8 @@ func writeRegister(dir, path string, reg replay.Register) error {
 		return err
 	}
 	b = append(b, '\n')
-	if dir != "" && path == store.DirRegisterPath(dir) {
-		return store.WriteDirState(dir, store.RegisterFile, b)
+	if dir != "" && path == dirstore.RegisterPath(dir) {
+		return dirstore.WriteState(dir, dirstore.RegisterFile, b)
 	}
 	return writeFileAll(path, b)
 }

@@ -13,6 +13,7 @@ import (
 
 	"github.com/deadletter/deadletter/replay"
 	"github.com/deadletter/deadletter/store"
+	"github.com/deadletter/deadletter/store/dirstore"
 	"github.com/deadletter/deadletter/store/storetest"
 )
 
@@ -103,7 +104,7 @@ func (tm *tmuxTerm) exited() int {
 func TestDashboardInTmux(t *testing.T) {
 	dir := t.TempDir()
 	mustRun(t, "seed", "--dir", dir, "--count", "5")
-	d, _ := store.OpenDir(dir)
+	d, _ := dirstore.Open(dir)
 	name := "HOSTILE/2026/11/30/9/\x1b[2J\x1b]0;pwned\x07.json"
 	body := `[{"id":"evil-1","subject":"\u001b[2J\u001b]0;pwned\u0007","eventType":"ProcessPushNotification","dataVersion":"1","data":{}}]`
 	if _, err := d.Write(context.Background(), name, []byte(body), store.WriteOptions{}); err != nil {
@@ -152,7 +153,7 @@ func TestTooSmallInTmux(t *testing.T) {
 
 func drainCounts(t *testing.T, dir string) int {
 	t.Helper()
-	d, _ := store.OpenDir(dir)
+	d, _ := dirstore.Open(dir)
 	l, err := store.ListAll(context.Background(), d)
 	if err != nil {
 		t.Fatal(err)
@@ -177,7 +178,7 @@ func TestFilteredDrainInTmux(t *testing.T) {
 	s := tm.screen("stranded blob(s)?", "filter 'WEBHOOKS'")
 	tm.keys("y")
 	tm.screen("Drain finished")
-	d, _ := store.OpenDir(dir)
+	d, _ := dirstore.Open(dir)
 	l, _ := store.ListAll(context.Background(), d)
 	drained := 0
 	for _, b := range l.Blobs {

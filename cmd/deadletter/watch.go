@@ -1,16 +1,16 @@
 package main
 
 import (
-	"bytes"
 	"context"
 	"errors"
 	"fmt"
 	"io"
-	"os/exec"
+	"strconv"
+	"strings"
 	"sync"
-	"syscall"
 	"time"
 
+	"github.com/deadletter/deadletter/internal/hook"
 	"github.com/deadletter/deadletter/internal/metrics"
 	"github.com/deadletter/deadletter/internal/present"
 	"github.com/deadletter/deadletter/internal/textfmt"
@@ -75,7 +75,7 @@ func (a *app) runWatch(cmd *cobra.Command, o *watchOptions) error {
 		return err
 	}
 	defer stop()
-	hk := startHooks(ctx, o.exec, &lockedWriter{w: a.io.err}) // its goroutine writes while the passes go on
+	hk := startHooks(ctx, o.exec, &lockedWriter{w: a.io.err}, []string{a.g.connString}) // its goroutine writes while the passes go on
 	defer hk.stop()
 	var prev *replay.Report
 	lastErr := ""
@@ -194,7 +194,20 @@ func (a *app) emit(hk *hooks, o *watchOptions, c replay.Change) {
 		return // good news is printed, not paged (a lost blob is not good news: it goes to --exec)
 	}
 	line, _ := marshal(j)
-	hk.send(line, fmt.Sprintf("%s %s", c.Event, c.Kind))
+	hk.send(hookLine{line: line, what: fmt.Sprintf("%s %s", c.Event, c.Kind), env: hookEnv(c, j)})
+}
+
+// hookEnv describes a change to --exec in DEADLETTER_* variables, beside the JSON line on its stdin: what
+// happened, to how many blobs, and their names one per line (escaped, as every untrusted text is).
+func hookEnv(c replay.Change, j changeJSON) []string {
+	names := make([]string, len(c.Names))
+	for i, n := range c.Names {
+		names[i] = textfmt.Printable(n)
+	}
+	return []string{"DEADLETTER_EVENT=" + string(c.Event), "DEADLETTER_KIND=" + string(c.Kind), "DEADLETTER_TIME=" + j.Time,
+		"DEADLETTER_COUNT=" + strconv.Itoa(c.Count), "DEADLETTER_TOTAL=" + strconv.Itoa(c.Total),
+		"DEADLETTER_NAMES=" + strings.Join(names, "\n"), "DEADLETTER_MORE=" + strconv.Itoa(c.More),
+		"DEADLETTER_MESSAGE=" + present.ChangeMessage(c)}
 }
 
 // execTimeout bounds one --exec run: a notifier that hangs (a webhook with no timeout of its own) is killed,
@@ -207,19 +220,22 @@ const hookQueue = 64
 // hooks runs --exec for watch's lines one at a time, apart from the passes: a slow or hung notifier never delays
 // a pass, so the metrics and /healthz stay current while it runs.
 type hooks struct {
-	cmd  string
-	errw io.Writer
-	q    chan hookLine
-	done chan struct{}
+	cmd     string
+	errw    io.Writer
+	secrets []string
+	q       chan hookLine
+	done    chan struct{}
 }
 
+// hookLine is one run of --exec: the change as a JSON line, what it is (for messages), and its variables.
 type hookLine struct {
 	line []byte
 	what string
+	env  []string
 }
 
-func startHooks(ctx context.Context, cmd string, errw io.Writer) *hooks {
-	h := &hooks{cmd: cmd, errw: errw, q: make(chan hookLine, hookQueue), done: make(chan struct{})}
+func startHooks(ctx context.Context, cmd string, errw io.Writer, secrets []string) *hooks {
+	h := &hooks{cmd: cmd, errw: errw, secrets: secrets, q: make(chan hookLine, hookQueue), done: make(chan struct{})}
 	go func() {
 		defer close(h.done)
 		for l := range h.q {
@@ -232,14 +248,14 @@ func startHooks(ctx context.Context, cmd string, errw io.Writer) *hooks {
 }
 
 // send queues a line for --exec (nothing when there is no --exec).
-func (h *hooks) send(line []byte, what string) {
+func (h *hooks) send(l hookLine) {
 	if h.cmd == "" {
 		return
 	}
 	select {
-	case h.q <- hookLine{line, what}:
+	case h.q <- l:
 	default:
-		fmt.Fprintf(h.errw, "deadletter: --exec is %d lines behind: the line for %s was not passed on\n", hookQueue, what)
+		fmt.Fprintf(h.errw, "deadletter: --exec is %d lines behind: the line for %s was not passed on\n", hookQueue, l.what)
 	}
 }
 
@@ -249,24 +265,21 @@ func (h *hooks) stop() {
 	<-h.done
 }
 
-// run runs the command once in a process group of its own, the line on stdin, killed whole past execTimeout.
+// run runs the command once (internal/hook: its own process group or job, scrubbed environment), the line on
+// stdin; whatever it started is killed once it exits, past execTimeout, or when watch stops.
 func (h *hooks) run(ctx context.Context, l hookLine) {
-	ctx, cancel := context.WithTimeout(ctx, execTimeout)
-	defer cancel()
-	run := exec.CommandContext(ctx, "sh", "-c", h.cmd)
-	run.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
-	run.Cancel = func() error { return syscall.Kill(-run.Process.Pid, syscall.SIGKILL) }
-	run.WaitDelay = time.Second
-	run.Stdin = bytes.NewReader(append(l.line, '\n'))
-	run.Stdout, run.Stderr = h.errw, h.errw
-	err := run.Run()
+	err := hook.Run(ctx, h.cmd, hook.Options{Stdin: append(l.line, '\n'), Env: l.env, Secrets: h.secrets, Output: h.errw,
+		Timeout: execTimeout, Grace: hookGrace})
 	switch {
-	case ctx.Err() == context.DeadlineExceeded:
-		fmt.Fprintf(h.errw, "deadletter: --exec for %s did not finish within %s and was stopped\n", l.what, textfmt.Duration(execTimeout))
-	case err != nil:
+	case errors.Is(err, hook.ErrTimeout):
+		fmt.Fprintf(h.errw, "deadletter: --exec for %s did not finish within %s and was stopped, with everything it started\n", l.what, textfmt.Duration(execTimeout))
+	case err != nil && ctx.Err() == nil:
 		fmt.Fprintf(h.errw, "deadletter: --exec for %s: %s\n", l.what, textfmt.Printable(err.Error()))
 	}
 }
+
+// hookGrace is how long what a hook started in the background may run on after the hook itself exits.
+const hookGrace = 2 * time.Second
 
 // lockedWriter serializes writes from goroutines of their own.
 type lockedWriter struct {

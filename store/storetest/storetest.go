@@ -13,6 +13,8 @@ import (
 
 	"github.com/Azure/azure-sdk-for-go/sdk/azcore/policy"
 	"github.com/deadletter/deadletter/store"
+	"github.com/deadletter/deadletter/store/azureblob"
+	"github.com/deadletter/deadletter/store/dirstore"
 )
 
 // EnvAzurite names the variable holding the Azurite connection string.
@@ -40,19 +42,19 @@ func NewName() string {
 }
 
 // Azure returns a fresh, created container on Azurite, deleted when the test ends.
-func Azure(t testing.TB) *store.Azure {
+func Azure(t testing.TB) *azureblob.Container {
 	return AzureWith(t, nil)
 }
 
 // AzureWith is Azure with a custom transport (a fault-injecting proxy).
-func AzureWith(t testing.TB, tr policy.Transporter) *store.Azure {
+func AzureWith(t testing.TB, tr policy.Transporter) *azureblob.Container {
 	t.Helper()
 	name := NewName()
-	a, err := store.OpenAzure(store.AzureOptions{ConnectionString: AzuriteConnectionString(t), Container: name, Transport: tr})
+	a, err := azureblob.Open(azureblob.Options{ConnectionString: AzuriteConnectionString(t), Container: name, Transport: tr})
 	if err != nil {
 		t.Fatal(err)
 	}
-	clean, err := store.OpenAzure(store.AzureOptions{ConnectionString: AzuriteConnectionString(t), Container: name})
+	clean, err := azureblob.Open(azureblob.Options{ConnectionString: AzuriteConnectionString(t), Container: name})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -70,9 +72,9 @@ func AzureWith(t testing.TB, tr policy.Transporter) *store.Azure {
 }
 
 // Dir returns a fresh directory container.
-func Dir(t testing.TB) *store.Dir {
+func Dir(t testing.TB) *dirstore.Dir {
 	t.Helper()
-	d, err := store.OpenDir(t.TempDir())
+	d, err := dirstore.Open(t.TempDir())
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -1,4 +1,7 @@
-package store
+// Package azureblob is the dead-letter container in Azure Blob Storage (or Azurite), through azblob, with
+// Microsoft Entra ID through azidentity. It is the only package that links the Azure SDK: the command that opens
+// a container imports it, nothing else does.
+package azureblob
 
 import (
 	"bytes"
@@ -25,6 +28,7 @@ import (
 	"github.com/Azure/azure-sdk-for-go/sdk/storage/azblob/bloberror"
 	"github.com/Azure/azure-sdk-for-go/sdk/storage/azblob/blockblob"
 	"github.com/Azure/azure-sdk-for-go/sdk/storage/azblob/container"
+	"github.com/deadletter/deadletter/store"
 )
 
 // Azurite's well-known development account (its key is public, in Microsoft's documentation).
@@ -39,9 +43,9 @@ func azuriteConnectionString(endpoint string) string {
 	return "DefaultEndpointsProtocol=http;AccountName=" + AzuriteAccount + ";AccountKey=" + azuriteKey + ";BlobEndpoint=" + endpoint + "/" + AzuriteAccount + ";"
 }
 
-// AzureOptions say how to reach the container: a connection string (account key or SAS, Azurite included), or an
+// Options say how to reach the container: a connection string (account key or SAS, Azurite included), or an
 // account URL with Microsoft Entra ID through DefaultAzureCredential.
-type AzureOptions struct {
+type Options struct {
 	ConnectionString string
 	AccountURL       string
 	Container        string
@@ -53,8 +57,8 @@ type AzureOptions struct {
 	Transport policy.Transporter
 }
 
-// Azure is a container in Azure Blob Storage (or Azurite).
-type Azure struct {
+// Container is a container in Azure Blob Storage (or Azurite).
+type Container struct {
 	client   *container.Client
 	account  string
 	endpoint string // scheme://host[:port], for the messages that say where it tried
@@ -93,14 +97,14 @@ func retryFor(deadline time.Duration) policy.RetryOptions {
 	return r
 }
 
-// OpenAzure builds the client. It does not touch the network; the first call does.
-func OpenAzure(o AzureOptions) (*Azure, error) {
+// Open builds the client. It does not touch the network; the first call does.
+func Open(o Options) (*Container, error) {
 	opts := &azblob.ClientOptions{ClientOptions: azcore.ClientOptions{Retry: retryFor(o.Deadline)}}
 	opts.Transport = transport
 	if o.Transport != nil {
 		opts.Transport = o.Transport
 	}
-	a := &Azure{name: o.Container}
+	a := &Container{name: o.Container}
 	var svc *azblob.Client
 	var err error
 	switch {
@@ -219,7 +223,7 @@ func connectionSecrets(cs string) []string {
 var secretPatterns = regexp.MustCompile(`(?i)(sig=|AccountKey=|SharedAccessSignature=|Bearer\s+)[^;&\s"']+`)
 
 // scrub removes anything secret from a message: account keys, SAS signatures and bearer tokens.
-func (a *Azure) scrub(s string) string {
+func (a *Container) scrub(s string) string {
 	for _, sec := range a.secrets {
 		if len(sec) >= 8 {
 			s = strings.ReplaceAll(s, sec, "REDACTED")
@@ -229,7 +233,7 @@ func (a *Azure) scrub(s string) string {
 }
 
 // where names the endpoint for messages: the account, and the host when it is not Azure's own.
-func (a *Azure) where() string {
+func (a *Container) where() string {
 	if a.local {
 		return a.account + " at " + a.endpoint
 	}
@@ -251,13 +255,13 @@ func netReason(err error) string {
 }
 
 // Describe implements Container.
-func (a *Azure) Describe() string { return a.account + "/" + a.name }
+func (a *Container) Describe() string { return a.account + "/" + a.name }
 
 // URL is the container's URL (no credentials in it for key and Entra ID auth).
-func (a *Azure) URL() string { return a.scrub(a.client.URL()) }
+func (a *Container) URL() string { return a.scrub(a.client.URL()) }
 
 // Create makes the container if it does not exist (seeding a fresh account or Azurite).
-func (a *Azure) Create(ctx context.Context) error {
+func (a *Container) Create(ctx context.Context) error {
 	_, err := a.client.Create(ctx, nil)
 	if err != nil && !bloberror.HasCode(err, bloberror.ContainerAlreadyExists) {
 		return a.mapErr("create container", a.name, err, true)
@@ -266,16 +270,16 @@ func (a *Azure) Create(ctx context.Context) error {
 }
 
 // Backdate implements Provisioner: Azure owns Last-Modified, so a seeded blob cannot be dated in the past.
-func (a *Azure) Backdate(ctx context.Context, name string, t time.Time) error {
+func (a *Container) Backdate(ctx context.Context, name string, t time.Time) error {
 	return fmt.Errorf("backdate %q: %s: %w (the service sets Last-Modified)", name, a.Describe(), errors.ErrUnsupported)
 }
 
 // SetTags implements Tagger with one Set Blob Tags call, If-Match the ETag the caller read (when given), so an
 // acknowledgement never lands on a blob that changed under it. Tags change neither the ETag nor Last-Modified.
-func (a *Azure) SetTags(ctx context.Context, name string, tags map[string]string, ifMatch string) error {
+func (a *Container) SetTags(ctx context.Context, name string, tags map[string]string, ifMatch string) error {
 	if a.untagged.Load() {
 		// The listing could not read the blob's tags, and Set Blob Tags replaces them all: writing would lose them.
-		return fmt.Errorf("set tags of %q: %w: %s; acknowledging replaces a blob's whole tag set, so it needs to read them first", name, ErrForbidden, tagRole(a.account))
+		return fmt.Errorf("set tags of %q: %w: %s; acknowledging replaces a blob's whole tag set, so it needs to read them first", name, store.ErrForbidden, tagRole(a.account))
 	}
 	var opts *blob.SetTagsOptions
 	if ifMatch != "" {
@@ -287,11 +291,11 @@ func (a *Azure) SetTags(ctx context.Context, name string, tags map[string]string
 	_, err := a.client.NewBlobClient(name).SetTags(ctx, tags, opts)
 	if err != nil {
 		if tagsDenied(err) {
-			return fmt.Errorf("set tags of %q: %w: %s", name, ErrForbidden, tagRole(a.account))
+			return fmt.Errorf("set tags of %q: %w: %s", name, store.ErrForbidden, tagRole(a.account))
 		}
 		err = a.mapErr("set tags of", name, err, true)
-		if ifMatch != "" && errors.Is(err, ErrNotFound) {
-			return opError("set tags of", name, ErrConditionFailed)
+		if ifMatch != "" && errors.Is(err, store.ErrNotFound) {
+			return store.OpError("set tags of", name, store.ErrConditionFailed)
 		}
 		return err
 	}
@@ -299,7 +303,7 @@ func (a *Azure) SetTags(ctx context.Context, name string, tags map[string]string
 }
 
 // Tags implements TagReader with one Get Blob Tags call.
-func (a *Azure) Tags(ctx context.Context, name string) (map[string]string, error) {
+func (a *Container) Tags(ctx context.Context, name string) (map[string]string, error) {
 	resp, err := a.client.NewBlobClient(name).GetTags(ctx, nil)
 	if err != nil {
 		return nil, a.mapErr("read the tags of", name, err, false)
@@ -329,7 +333,7 @@ func tagRole(account string) string {
 }
 
 // DeleteContainer removes the whole container (tests: a container that vanishes mid-drain).
-func (a *Azure) DeleteContainer(ctx context.Context) error {
+func (a *Container) DeleteContainer(ctx context.Context) error {
 	_, err := a.client.Delete(ctx, nil)
 	if err != nil {
 		return a.mapErr("delete container", a.name, err, true)
@@ -339,7 +343,7 @@ func (a *Azure) DeleteContainer(ctx context.Context) error {
 
 // mapErr turns an azblob error into one of the typed errors, with a message an operator can act on and no
 // secret in it. write says whether the operation needs the Contributor role.
-func (a *Azure) mapErr(op, name string, err error, write bool) error {
+func (a *Container) mapErr(op, name string, err error, write bool) error {
 	if err == nil {
 		return nil
 	}
@@ -367,33 +371,33 @@ func (a *Azure) mapErr(op, name string, err error, write bool) error {
 }
 
 // responseErr maps an answer from storage: the typed errors, and for 403 which role (or which credential) is at fault.
-func (a *Azure) responseErr(op, name string, re *azcore.ResponseError, write bool) error {
+func (a *Container) responseErr(op, name string, re *azcore.ResponseError, write bool) error {
 	code := bloberror.Code(re.ErrorCode)
 	switch {
 	case code == bloberror.ContainerNotFound:
-		return fmt.Errorf("%s %q: %w: %s has no container %q", op, name, ErrContainerNotFound, a.account, a.name)
+		return fmt.Errorf("%s %q: %w: %s has no container %q", op, name, store.ErrContainerNotFound, a.account, a.name)
 	case code == bloberror.BlobAlreadyExists:
-		return opError(op, name, ErrAlreadyExists)
+		return store.OpError(op, name, store.ErrAlreadyExists)
 	case code == bloberror.ConditionNotMet || re.StatusCode == http.StatusPreconditionFailed:
-		return opError(op, name, ErrConditionFailed)
+		return store.OpError(op, name, store.ErrConditionFailed)
 	case code == bloberror.BlobNotFound || re.StatusCode == http.StatusNotFound:
-		return opError(op, name, ErrNotFound)
+		return store.OpError(op, name, store.ErrNotFound)
 	case re.StatusCode == http.StatusForbidden:
 		role := "Storage Blob Data Reader (to list and read)"
 		if write {
 			role = "Storage Blob Data Contributor (to drain and restore)"
 		}
 		if code == bloberror.AuthenticationFailed {
-			return fmt.Errorf("%s %q: %w: account %s refused the credential itself — the account key or SAS signature is wrong or expired (or the clock is off); a role does not help here (%s)", op, name, ErrForbidden, a.account, re.ErrorCode)
+			return fmt.Errorf("%s %q: %w: account %s refused the credential itself — the account key or SAS signature is wrong or expired (or the clock is off); a role does not help here (%s)", op, name, store.ErrForbidden, a.account, re.ErrorCode)
 		}
 		why := "the identity lacks a data-plane role, or the SAS lacks the permission"
-		return fmt.Errorf("%s %q: %w: %s on account %s: grant %s on the account or container (%s)", op, name, ErrForbidden, why, a.account, role, re.ErrorCode)
+		return fmt.Errorf("%s %q: %w: %s on account %s: grant %s on the account or container (%s)", op, name, store.ErrForbidden, why, a.account, role, re.ErrorCode)
 	}
 	return fmt.Errorf("%s %q: storage answered HTTP %d %s", op, name, re.StatusCode, re.ErrorCode)
 }
 
 // netErr maps a request that never got an answer, naming Azurite's start command when a local endpoint refused.
-func (a *Azure) netErr(op, name string, err error) error {
+func (a *Container) netErr(op, name string, err error) error {
 	msg := fmt.Errorf("%s %q: cannot reach %s: %s", op, name, a.where(), a.scrub(netReason(err)))
 	if a.local && errors.Is(err, syscall.ECONNREFUSED) {
 		port := ""
@@ -442,7 +446,7 @@ func deref[T any](p *T) T {
 const listPageSize = 5000
 
 // List implements Container: pages of 5,000 with metadata and tags, each page's clock from its Date header.
-func (a *Azure) List(ctx context.Context, prefix string, visit func(Page) error) error {
+func (a *Container) List(ctx context.Context, prefix string, visit func(store.Page) error) error {
 	var pre *string
 	if prefix != "" {
 		pre = &prefix
@@ -465,12 +469,12 @@ func (a *Azure) List(ctx context.Context, prefix string, visit func(Page) error)
 		if err != nil {
 			return a.mapErr("list", a.name, err, false)
 		}
-		p := Page{ServiceTime: time.Now().UTC()}
+		p := store.Page{ServiceTime: time.Now().UTC()}
 		if resp.Date != nil {
 			p.ServiceTime = resp.Date.UTC()
 		}
 		if resp.Segment != nil {
-			p.Blobs = make([]BlobInfo, 0, len(resp.Segment.BlobItems))
+			p.Blobs = make([]store.BlobInfo, 0, len(resp.Segment.BlobItems))
 			for _, it := range resp.Segment.BlobItems {
 				if it != nil && it.Name != nil {
 					p.Blobs = append(p.Blobs, listed(it))
@@ -484,8 +488,8 @@ func (a *Azure) List(ctx context.Context, prefix string, visit func(Page) error)
 	return nil
 }
 
-func listed(it *container.BlobItem) BlobInfo {
-	bi := BlobInfo{Name: *it.Name, Metadata: metaOut(it.Metadata)}
+func listed(it *container.BlobItem) store.BlobInfo {
+	bi := store.BlobInfo{Name: *it.Name, Metadata: metaOut(it.Metadata)}
 	if p := it.Properties; p != nil {
 		bi.Size = deref(p.ContentLength)
 		bi.ETag = etag(p.ETag)
@@ -516,23 +520,23 @@ func etag(e *azcore.ETag) string {
 }
 
 // Stat implements Container.
-func (a *Azure) Stat(ctx context.Context, name string) (BlobInfo, error) {
+func (a *Container) Stat(ctx context.Context, name string) (store.BlobInfo, error) {
 	p, err := a.client.NewBlobClient(name).GetProperties(ctx, nil)
 	if err != nil {
-		return BlobInfo{}, a.mapErr("stat", name, err, false)
+		return store.BlobInfo{}, a.mapErr("stat", name, err, false)
 	}
-	return BlobInfo{Name: name, Size: deref(p.ContentLength), ETag: etag(p.ETag),
+	return store.BlobInfo{Name: name, Size: deref(p.ContentLength), ETag: etag(p.ETag),
 		LastModified: deref(p.LastModified).UTC(), ContentType: deref(p.ContentType), Metadata: metaOut(p.Metadata)}, nil
 }
 
 // Read implements Container. The body is read through azblob's retry reader, so a connection reset mid-body
 // resumes from where it stopped (pinned to the ETag) instead of failing the read.
-func (a *Azure) Read(ctx context.Context, name string, max int64) (Blob, error) {
+func (a *Container) Read(ctx context.Context, name string, max int64) (store.Blob, error) {
 	resp, err := a.client.NewBlobClient(name).DownloadStream(ctx, nil)
 	if err != nil {
-		return Blob{}, a.mapErr("read", name, err, false)
+		return store.Blob{}, a.mapErr("read", name, err, false)
 	}
-	b := Blob{BlobInfo: BlobInfo{Name: name, Size: deref(resp.ContentLength), ETag: etag(resp.ETag),
+	b := store.Blob{BlobInfo: store.BlobInfo{Name: name, Size: deref(resp.ContentLength), ETag: etag(resp.ETag),
 		LastModified: deref(resp.LastModified).UTC(), ContentType: deref(resp.ContentType), Metadata: metaOut(resp.Metadata)}}
 	if resp.Date != nil {
 		b.ServiceTime = resp.Date.UTC()
@@ -540,21 +544,21 @@ func (a *Azure) Read(ctx context.Context, name string, max int64) (Blob, error) 
 	body := resp.NewRetryReader(ctx, &blob.RetryReaderOptions{MaxRetries: 5})
 	defer body.Close()
 	if b.Size > max {
-		return Blob{BlobInfo: b.BlobInfo}, opError("read", name, fmt.Errorf("%w: %d bytes, over the %d-byte limit", ErrTooLarge, b.Size, max))
+		return store.Blob{BlobInfo: b.BlobInfo}, store.OpError("read", name, fmt.Errorf("%w: %d bytes, over the %d-byte limit", store.ErrTooLarge, b.Size, max))
 	}
 	buf := bytes.NewBuffer(make([]byte, 0, b.Size))
 	if _, err := io.Copy(buf, io.LimitReader(body, max+1)); err != nil {
-		return Blob{}, a.mapErr("read", name, err, false)
+		return store.Blob{}, a.mapErr("read", name, err, false)
 	}
 	if int64(buf.Len()) > max {
-		return Blob{BlobInfo: b.BlobInfo}, opError("read", name, fmt.Errorf("%w: over the %d-byte limit", ErrTooLarge, max))
+		return store.Blob{BlobInfo: b.BlobInfo}, store.OpError("read", name, fmt.Errorf("%w: over the %d-byte limit", store.ErrTooLarge, max))
 	}
 	b.Body = buf.Bytes()
 	return b, nil
 }
 
-// Write implements Container with one Put Blob.
-func (a *Azure) Write(ctx context.Context, name string, body []byte, o WriteOptions) (BlobInfo, error) {
+// Write implements Container with one Put store.Blob.
+func (a *Container) Write(ctx context.Context, name string, body []byte, o store.WriteOptions) (store.BlobInfo, error) {
 	mac := &blob.ModifiedAccessConditions{}
 	if o.IfMatch != "" {
 		mac.IfMatch = ptr(azcore.ETag(o.IfMatch))
@@ -572,18 +576,18 @@ func (a *Azure) Write(ctx context.Context, name string, body []byte, o WriteOpti
 	resp, err := a.client.NewBlockBlobClient(name).Upload(ctx, streaming.NopCloser(bytes.NewReader(body)), opts)
 	if err != nil {
 		err = a.mapErr("write", name, err, true)
-		if o.IfMatch != "" && errors.Is(err, ErrNotFound) {
+		if o.IfMatch != "" && errors.Is(err, store.ErrNotFound) {
 			// If-Match against a blob that is gone: someone else moved it.
-			return BlobInfo{}, opError("write", name, ErrConditionFailed)
+			return store.BlobInfo{}, store.OpError("write", name, store.ErrConditionFailed)
 		}
-		return BlobInfo{}, err
+		return store.BlobInfo{}, err
 	}
-	return BlobInfo{Name: name, Size: int64(len(body)), ETag: etag(resp.ETag), LastModified: deref(resp.LastModified).UTC(),
+	return store.BlobInfo{Name: name, Size: int64(len(body)), ETag: etag(resp.ETag), LastModified: deref(resp.LastModified).UTC(),
 		ContentType: o.ContentType, Metadata: o.Metadata}, nil
 }
 
 // Delete implements Container.
-func (a *Azure) Delete(ctx context.Context, name string, ifMatch string) error {
+func (a *Container) Delete(ctx context.Context, name string, ifMatch string) error {
 	var opts *blob.DeleteOptions
 	if ifMatch != "" {
 		opts = &blob.DeleteOptions{AccessConditions: &blob.AccessConditions{ModifiedAccessConditions: &blob.ModifiedAccessConditions{IfMatch: ptr(azcore.ETag(ifMatch))}}}
@@ -591,8 +595,8 @@ func (a *Azure) Delete(ctx context.Context, name string, ifMatch string) error {
 	_, err := a.client.NewBlobClient(name).Delete(ctx, opts)
 	if err != nil {
 		err = a.mapErr("delete", name, err, true)
-		if ifMatch != "" && errors.Is(err, ErrNotFound) {
-			return opError("delete", name, ErrConditionFailed)
+		if ifMatch != "" && errors.Is(err, store.ErrNotFound) {
+			return store.OpError("delete", name, store.ErrConditionFailed)
 		}
 		return err
 	}
@@ -600,7 +604,7 @@ func (a *Azure) Delete(ctx context.Context, name string, ifMatch string) error {
 }
 
 // Now implements Container: the Date header of a container properties call.
-func (a *Azure) Now(ctx context.Context) (time.Time, error) {
+func (a *Container) Now(ctx context.Context) (time.Time, error) {
 	p, err := a.client.GetProperties(ctx, nil)
 	if err != nil {
 		return time.Time{}, a.mapErr("read the clock of", a.name, err, false)
@@ -613,4 +617,4 @@ func (a *Azure) Now(ctx context.Context) (time.Time, error) {
 
 // Local reports whether the container is on the development storage emulator (Azurite: a loopback endpoint or
 // the emulator's well-known account), where seeding is always safe.
-func (a *Azure) Local() bool { return a.local }
+func (a *Container) Local() bool { return a.local }

@@ -1,4 +1,4 @@
-package store
+package dirstore
 
 import (
 	"context"
@@ -7,6 +7,8 @@ import (
 	"strings"
 	"syscall"
 	"testing"
+
+	"github.com/deadletter/deadletter/store"
 )
 
 // A write whose blob cannot be published (a rename across file systems fails with EXDEV) changes nothing: not
@@ -14,11 +16,11 @@ import (
 // (the drain recognizes its own write by the stamp in the metadata).
 func TestDirFailedPublishChangesNothing(t *testing.T) {
 	ctx := context.Background()
-	d, err := OpenDir(t.TempDir())
+	d, err := Open(t.TempDir())
 	if err != nil {
 		t.Fatal(err)
 	}
-	old, err := d.Write(ctx, "SUB/x.json", []byte("[]"), WriteOptions{Metadata: map[string]string{"drainCount": "1"}})
+	old, err := d.Write(ctx, "SUB/x.json", []byte("[]"), store.WriteOptions{Metadata: map[string]string{"drainCount": "1"}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -29,7 +31,7 @@ func TestDirFailedPublishChangesNothing(t *testing.T) {
 		return nil
 	}
 	defer func() { renameFault = nil }()
-	_, err = d.Write(ctx, "SUB/x.json", []byte("[ ]"), WriteOptions{IfMatch: old.ETag, Metadata: map[string]string{"drainCount": "2"}})
+	_, err = d.Write(ctx, "SUB/x.json", []byte("[ ]"), store.WriteOptions{IfMatch: old.ETag, Metadata: map[string]string{"drainCount": "2"}})
 	if err == nil {
 		t.Fatal("the write reported success")
 	}
@@ -44,11 +46,11 @@ func TestDirFailedPublishChangesNothing(t *testing.T) {
 func TestDirRewriteKeepsPermissions(t *testing.T) {
 	ctx := context.Background()
 	root := t.TempDir()
-	d, err := OpenDir(root)
+	d, err := Open(root)
 	if err != nil {
 		t.Fatal(err)
 	}
-	old, err := d.Write(ctx, "SUB/x.json", []byte("[]"), WriteOptions{})
+	old, err := d.Write(ctx, "SUB/x.json", []byte("[]"), store.WriteOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -56,7 +58,7 @@ func TestDirRewriteKeepsPermissions(t *testing.T) {
 		t.Fatal(err)
 	}
 	old, _ = d.Stat(ctx, "SUB/x.json")
-	if _, err := d.Write(ctx, "SUB/x.json", []byte("[]"), WriteOptions{IfMatch: old.ETag}); err != nil {
+	if _, err := d.Write(ctx, "SUB/x.json", []byte("[]"), store.WriteOptions{IfMatch: old.ETag}); err != nil {
 		t.Fatal(err)
 	}
 	if fi, err := os.Stat(filepath.Join(root, "SUB", "x.json")); err != nil || fi.Mode().Perm() != 0o600 {

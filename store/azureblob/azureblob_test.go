@@ -1,8 +1,9 @@
-package store_test
+package azureblob_test
 
 import (
 	"bytes"
 	"compress/gzip"
+	"context"
 	"errors"
 	"net"
 	"net/http"
@@ -13,11 +14,12 @@ import (
 	"github.com/Azure/azure-sdk-for-go/sdk/storage/azblob"
 	"github.com/Azure/azure-sdk-for-go/sdk/storage/azblob/blob"
 	"github.com/deadletter/deadletter/store"
+	"github.com/deadletter/deadletter/store/azureblob"
 	"github.com/deadletter/deadletter/store/storetest"
 )
 
 func TestAzureMissingContainer(t *testing.T) {
-	a, err := store.OpenAzure(store.AzureOptions{ConnectionString: storetest.AzuriteConnectionString(t), Container: storetest.NewName()})
+	a, err := azureblob.Open(azureblob.Options{ConnectionString: storetest.AzuriteConnectionString(t), Container: storetest.NewName()})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -37,7 +39,7 @@ func TestAzureForbiddenNamesTheRoleAndHidesTheKey(t *testing.T) {
 		}
 		parts = append(parts, p)
 	}
-	a, err := store.OpenAzure(store.AzureOptions{ConnectionString: strings.Join(parts, ";"), Container: "deadletter"})
+	a, err := azureblob.Open(azureblob.Options{ConnectionString: strings.Join(parts, ";"), Container: "deadletter"})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -59,7 +61,7 @@ func TestAzureUnreachable(t *testing.T) {
 	addr := l.Addr().String()
 	l.Close()
 	const key = "Eby8vdM02xNOcqFlqUwJPLlmEtlCDXJ1OUzFT50uSRZ6IFsuFq2UVErCz4I6tq/K1SZFPTOtr/KBHBeksoGMGw=="
-	a, err := store.OpenAzure(store.AzureOptions{ConnectionString: "DefaultEndpointsProtocol=http;AccountName=devstoreaccount1;AccountKey=" + key + ";BlobEndpoint=http://" + addr + "/devstoreaccount1;", Container: "deadletter"})
+	a, err := azureblob.Open(azureblob.Options{ConnectionString: "DefaultEndpointsProtocol=http;AccountName=devstoreaccount1;AccountKey=" + key + ";BlobEndpoint=http://" + addr + "/devstoreaccount1;", Container: "deadletter"})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -71,12 +73,12 @@ func TestAzureUnreachable(t *testing.T) {
 
 func TestAzureConnectionStrings(t *testing.T) {
 	for _, cs := range []string{"garbage", "AccountKey=abc"} {
-		if _, err := store.OpenAzure(store.AzureOptions{ConnectionString: cs, Container: "c"}); err == nil {
+		if _, err := azureblob.Open(azureblob.Options{ConnectionString: cs, Container: "c"}); err == nil {
 			t.Errorf("%q accepted", cs)
 		}
 	}
 	sas := "BlobEndpoint=https://acct.blob.core.windows.net/;SharedAccessSignature=sv=2024-01-01&sig=SuperSecretSignatureValue123%3D"
-	a, err := store.OpenAzure(store.AzureOptions{ConnectionString: sas, Container: "c"})
+	a, err := azureblob.Open(azureblob.Options{ConnectionString: sas, Container: "c"})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -86,7 +88,7 @@ func TestAzureConnectionStrings(t *testing.T) {
 	if a.Describe() != "acct/c" {
 		t.Fatalf("Describe = %q", a.Describe())
 	}
-	if _, err := store.OpenAzure(store.AzureOptions{ConnectionString: "UseDevelopmentStorage=true", Container: "c"}); err != nil {
+	if _, err := azureblob.Open(azureblob.Options{ConnectionString: "UseDevelopmentStorage=true", Container: "c"}); err != nil {
 		t.Fatal(err)
 	}
 }
@@ -114,7 +116,7 @@ func TestAzureWithoutTagPermission(t *testing.T) {
 		}
 		return storetest.Fault{}
 	})
-	via, err := store.OpenAzure(store.AzureOptions{ConnectionString: p.ConnectionString(cs), Container: strings.TrimPrefix(direct.Describe(), "devstoreaccount1/")})
+	via, err := azureblob.Open(azureblob.Options{ConnectionString: p.ConnectionString(cs), Container: strings.TrimPrefix(direct.Describe(), "devstoreaccount1/")})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -138,7 +140,7 @@ func TestAzureWithoutTagPermission(t *testing.T) {
 		t.Fatalf("the blob's own tags were touched: %v %v", got, err)
 	}
 	// An identity that can list tags but not write them hears the same.
-	fresh, err := store.OpenAzure(store.AzureOptions{ConnectionString: p.ConnectionString(cs), Container: strings.TrimPrefix(direct.Describe(), "devstoreaccount1/")})
+	fresh, err := azureblob.Open(azureblob.Options{ConnectionString: p.ConnectionString(cs), Container: strings.TrimPrefix(direct.Describe(), "devstoreaccount1/")})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -170,3 +172,8 @@ func TestAzureReadsBytesAsStored(t *testing.T) {
 		t.Fatalf("read %d bytes (%v), stored %d gzip bytes", len(b.Body), err, gz.Len())
 	}
 }
+
+var ctx = context.Background()
+
+// The contract every container keeps, on a fresh Azurite container.
+func TestContract(t *testing.T) { storetest.Contract(t, storetest.Azure(t)) }

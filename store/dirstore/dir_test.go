@@ -1,4 +1,4 @@
-package store_test
+package dirstore_test
 
 import (
 	"context"
@@ -14,15 +14,17 @@ import (
 	"time"
 
 	"github.com/deadletter/deadletter/store"
+	"github.com/deadletter/deadletter/store/dirstore"
+	"github.com/deadletter/deadletter/store/storetest"
 )
 
 // The hostile-directory tests: a directory container is often a snapshot someone handed over, so whatever it
 // holds — links to folders or files inside or outside it, FIFOs — must be listed as refused and never be read,
 // written, removed or re-dated through.
 
-func dirOpen(t testing.TB, root string) *store.Dir {
+func dirOpen(t testing.TB, root string) *dirstore.Dir {
 	t.Helper()
-	d, err := store.OpenDir(root)
+	d, err := dirstore.Open(root)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -72,7 +74,7 @@ func snapshot(t testing.TB, root string) map[string]string {
 	return out
 }
 
-func listed(t testing.TB, d *store.Dir, prefix string) map[string]store.BlobInfo {
+func listed(t testing.TB, d *dirstore.Dir, prefix string) map[string]store.BlobInfo {
 	t.Helper()
 	got := map[string]store.BlobInfo{}
 	err := d.List(context.Background(), prefix, func(p store.Page) error {
@@ -387,7 +389,7 @@ func TestDirReadsWriteNothing(t *testing.T) {
 	if _, err := os.Lstat(filepath.Join(root, ".deadletter")); !errors.Is(err, fs.ErrNotExist) {
 		t.Fatalf("a read made the state folder: %v", err)
 	}
-	if _, err := store.OpenDir(filepath.Join(root, "missing")); err == nil {
+	if _, err := dirstore.Open(filepath.Join(root, "missing")); err == nil {
 		t.Fatal("a missing directory opened")
 	}
 }
@@ -570,7 +572,7 @@ func BenchmarkDirRead(b *testing.B) {
 func TestDirContainerRemovedAndRemade(t *testing.T) {
 	bg := context.Background()
 	root := filepath.Join(t.TempDir(), "c")
-	d, err := store.CreateDir(root)
+	d, err := dirstore.Create(root)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -649,23 +651,57 @@ func TestDirSideFilesThatWouldCollide(t *testing.T) {
 // blobs are: a link at the state folder or at the file is refused, and nothing lands where it points.
 func TestDirStateWritesNeverFollowLinks(t *testing.T) {
 	root, elsewhere := t.TempDir(), t.TempDir()
-	if err := store.WriteDirState(root, store.RegisterFile, []byte(`{}`)); err != nil {
+	if err := dirstore.WriteState(root, dirstore.RegisterFile, []byte(`{}`)); err != nil {
 		t.Fatal(err)
 	}
-	if b, err := store.ReadDirState(root, store.RegisterFile); err != nil || string(b) != `{}` {
+	if b, err := dirstore.ReadState(root, dirstore.RegisterFile); err != nil || string(b) != `{}` {
 		t.Fatalf("%q %v", b, err)
 	}
 	linked := t.TempDir()
 	os.Symlink(elsewhere, filepath.Join(linked, ".deadletter"))
-	if err := store.WriteDirState(linked, store.RegisterFile, []byte(`{}`)); err == nil {
+	if err := dirstore.WriteState(linked, dirstore.RegisterFile, []byte(`{}`)); err == nil {
 		t.Fatal("wrote through a linked state folder")
 	}
-	os.Remove(filepath.Join(root, ".deadletter", store.RegisterFile))
-	os.Symlink(filepath.Join(elsewhere, "victim"), filepath.Join(root, ".deadletter", store.RegisterFile))
-	if err := store.WriteDirState(root, store.RegisterFile, []byte(`{}`)); err == nil {
+	os.Remove(filepath.Join(root, ".deadletter", dirstore.RegisterFile))
+	os.Symlink(filepath.Join(elsewhere, "victim"), filepath.Join(root, ".deadletter", dirstore.RegisterFile))
+	if err := dirstore.WriteState(root, dirstore.RegisterFile, []byte(`{}`)); err == nil {
 		t.Fatal("wrote over a link")
 	}
 	if ents, _ := os.ReadDir(elsewhere); len(ents) != 0 {
 		t.Fatalf("something landed where a link points: %v", ents)
+	}
+}
+
+var ctx = context.Background()
+
+// The contract every container keeps, on a fresh directory.
+func TestContract(t *testing.T) { storetest.Contract(t, storetest.Dir(t)) }
+
+func TestDirRefusesNamesThatEscape(t *testing.T) {
+	d := storetest.Dir(t)
+	for _, n := range []string{"", "../x", "a/../../x", "/abs", `a\b`, "a\x00b", "a//b", "a/", ".", "a/./b", ".deadletter/lock", strings.Repeat("x", 256)} {
+		_, err := d.Write(ctx, n, []byte("x"), store.WriteOptions{})
+		if !errors.Is(err, store.ErrInvalidName) || !strings.Contains(err.Error(), fmt.Sprintf("%q", n)) {
+			t.Errorf("Write(%q) = %v, want ErrInvalidName naming it", n, err)
+		}
+	}
+	l, _ := store.ListAll(ctx, d)
+	if len(l.Blobs) != 0 {
+		t.Fatalf("refused names left blobs: %+v", l.Blobs)
+	}
+}
+
+// Two processes' worth of writers: the lock is a file lock, so separate Dir values on one directory still
+// keep the conditions.
+func TestDirConditionsAcrossOpeners(t *testing.T) {
+	root := t.TempDir()
+	a, _ := dirstore.Open(root)
+	b, _ := dirstore.Open(root)
+	v, _ := a.Write(ctx, "x.json", []byte("1"), store.WriteOptions{})
+	if _, err := b.Write(ctx, "x.json", []byte("2"), store.WriteOptions{IfMatch: v.ETag}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := a.Write(ctx, "x.json", []byte("3"), store.WriteOptions{IfMatch: v.ETag}); !errors.Is(err, store.ErrConditionFailed) {
+		t.Fatalf("stale write through another opener: %v", err)
 	}
 }

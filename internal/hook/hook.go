@@ -1,0 +1,137 @@
+// Package hook runs the operator's notifier for watch --exec: one shell command per line, the line on its
+// standard input, in a process group (a job object on Windows) of its own, so that whatever it starts — a
+// `curl … &` included — ends with it: when the command's main process exits, the rest of its group gets a short
+// grace and is then killed, and the same happens at its timeout or when watch stops. The command sees the
+// environment minus every secret deadletter knows of, plus DEADLETTER_* variables describing the change.
+package hook
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"regexp"
+	"strings"
+	"time"
+)
+
+// Options are one run's input, output and bounds.
+type Options struct {
+	// Stdin is what the command reads.
+	Stdin []byte
+	// Env is added to the scrubbed environment (DEADLETTER_* variables).
+	Env []string
+	// Secrets are values that must not reach the command in any variable (a --connection-string's key).
+	Secrets []string
+	// Output receives the command's standard output and error.
+	Output io.Writer
+	// Timeout bounds the whole group; Grace is how long the rest of the group may run once the main process
+	// has exited (or been told to stop) before it is killed.
+	Timeout, Grace time.Duration
+}
+
+// ErrTimeout is returned when the command did not finish within Options.Timeout and was killed with its group.
+var ErrTimeout = errors.New("did not finish in time and was stopped, with everything it started")
+
+// Run runs command through the system shell (sh -c; cmd /C on Windows) and returns once its main process has
+// exited and the rest of its group is gone. A cancelled ctx (watch stopping) kills the group at once.
+func Run(ctx context.Context, command string, o Options) error {
+	if o.Grace <= 0 {
+		o.Grace = time.Second
+	}
+	ctx, cancel := context.WithTimeoutCause(ctx, o.Timeout, ErrTimeout)
+	if o.Timeout <= 0 {
+		ctx, cancel = context.WithCancel(ctx)
+	}
+	defer cancel()
+	cmd := shell(command)
+	cmd.Env = append(Scrub(os.Environ(), o.Secrets), o.Env...)
+	cmd.Stdin = strings.NewReader(string(o.Stdin))
+	// The output goes through a pipe of our own, not os/exec's: a background child that holds it open must not
+	// keep Wait from seeing the main process exit.
+	pr, pw, err := os.Pipe()
+	if err != nil {
+		return err
+	}
+	cmd.Stdout, cmd.Stderr = pw, pw
+	copied := make(chan struct{})
+	go func() {
+		defer close(copied)
+		out := o.Output
+		if out == nil {
+			out = io.Discard
+		}
+		io.Copy(out, pr)
+	}()
+	g, err := start(cmd)
+	pw.Close()
+	if err != nil {
+		pr.Close()
+		<-copied
+		return err
+	}
+	exited := make(chan error, 1)
+	go func() { exited <- cmd.Wait() }()
+	var runErr error
+	select {
+	case runErr = <-exited:
+		// The main process is done: whatever it left running has the grace to finish, then goes.
+		g.reap(ctx, o.Grace)
+	case <-ctx.Done():
+		g.kill()
+		runErr = <-exited
+		if errors.Is(context.Cause(ctx), ErrTimeout) {
+			runErr = ErrTimeout
+		} else {
+			runErr = fmt.Errorf("stopped: %w", context.Cause(ctx))
+		}
+	}
+	g.close()
+	// Every writer of the pipe is gone with the group: the copy sees its end. (A process that left the group on
+	// purpose could hold it; it is not waited for past the grace.)
+	select {
+	case <-copied:
+	case <-time.After(o.Grace):
+		pr.Close()
+		<-copied
+	}
+	pr.Close()
+	return runErr
+}
+
+// secretNames are the variables that hold credentials deadletter or the Azure SDK read.
+var secretNames = []string{
+	"AZURE_STORAGE_ACCOUNT_CONNECTION_STRING", "AZURE_STORAGE_CONNECTION_STRING", "AZURE_STORAGE_KEY",
+	"AZURE_STORAGE_ACCOUNT_KEY", "AZURE_STORAGE_SAS_TOKEN", "AZURE_CLIENT_SECRET", "AZURE_CLIENT_CERTIFICATE_PASSWORD",
+	"AZURE_PASSWORD", "AZURE_FEDERATED_TOKEN", "DEADLETTER_CONNECTION_STRING", "DEADLETTER_AZURITE",
+}
+
+// secretValue matches what a credential looks like inside any variable: an account key or SAS in a connection
+// string, a SAS signature in a URL.
+var secretValue = regexp.MustCompile(`(?i)(AccountKey=|SharedAccessSignature=|[?&]sig=|^sv=\d{4}-\d\d-\d\d&)`)
+
+// Scrub returns env without the variables that hold a secret: the known names, any whose value holds one of
+// secrets, and any whose value looks like an account key, SAS or connection string.
+func Scrub(env, secrets []string) []string {
+	out := make([]string, 0, len(env))
+next:
+	for _, kv := range env {
+		k, v, _ := strings.Cut(kv, "=")
+		for _, n := range secretNames {
+			if strings.EqualFold(k, n) {
+				continue next
+			}
+		}
+		for _, s := range secrets {
+			if len(s) >= 8 && strings.Contains(v, s) {
+				continue next
+			}
+		}
+		if secretValue.MatchString(v) {
+			continue
+		}
+		out = append(out, kv)
+	}
+	return out
+}

@@ -1,0 +1,161 @@
+package dirstore
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io/fs"
+	"math/rand/v2"
+	"os"
+	"path"
+	"strconv"
+
+	"github.com/deadletter/deadletter/store"
+)
+
+// writeTemp writes body to a new file in .deadletter/tmp and syncs it, so that the rename that publishes it
+// publishes its bytes too. It is created 0666 less the umask (0644 under the usual 022), like any tool's files.
+func writeTemp(h held, prefix string, body []byte) (string, fs.FileInfo, error) {
+	tmp := h.tmp.leaf()
+	for attempt := 0; ; attempt++ {
+		name := prefix + strconv.FormatUint(rand.Uint64(), 36)
+		f, err := tmp.OpenFile(name, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o666)
+		if errors.Is(err, fs.ErrExist) && attempt < 8 {
+			continue
+		}
+		if err != nil {
+			return "", nil, err
+		}
+		_, err = f.Write(body)
+		if err == nil {
+			err = f.Sync()
+		}
+		var fi fs.FileInfo
+		if err == nil {
+			fi, err = f.Stat()
+		}
+		if cerr := f.Close(); err == nil {
+			err = cerr
+		}
+		if err != nil {
+			tmp.Remove(name)
+			return "", nil, err
+		}
+		return name, fi, nil
+	}
+}
+
+// publish renames a synced temporary file to dst (a path below the container root) in the verified folder c,
+// then checks that it landed there and syncs the folder, so the new name survives a crash. The rename resolves
+// dst's folders by path; should one of them have been swapped for a link since c was opened, the file is not
+// where c says and the write is reported as failed.
+func (d *Dir) publish(tmpName string, tmpInfo fs.FileInfo, c *chain, dst, base string) error {
+	if renameFault != nil {
+		if err := renameFault(dst); err != nil {
+			return err
+		}
+	}
+	if err := c.roots[0].Rename(path.Join(stateDir, tmpDir, tmpName), dst); err != nil {
+		return err
+	}
+	got, err := c.leaf().Lstat(base)
+	if err != nil || !os.SameFile(got, tmpInfo) {
+		return &refusal{path.Dir(dst), "a folder that changed while it was written to (replaced by a link?)"}
+	}
+	return c.sync()
+}
+
+func cannotHold(name string, why error) error {
+	return store.OpError("write", name, fmt.Errorf("cannot hold this name in a directory (%w)", why))
+}
+
+// Write implements Container. The bytes go to a synced temporary file that is renamed over the name, and the
+// folder is synced before Write returns, so a caller that deletes another copy next (restore, drain) never
+// loses both to a crash. A link, FIFO or device under the name is refused, never replaced.
+func (d *Dir) Write(ctx context.Context, name string, body []byte, opts store.WriteOptions) (store.BlobInfo, error) {
+	if err := ValidateName(name); err != nil {
+		return store.BlobInfo{}, err
+	}
+	if err := ctx.Err(); err != nil {
+		return store.BlobInfo{}, store.OpError("write", name, err)
+	}
+	h, err := d.lock(true)
+	if err != nil {
+		return store.BlobInfo{}, store.OpError("write", name, err)
+	}
+	defer h.unlock()
+	e, err := d.lookup(name)
+	if err != nil {
+		return store.BlobInfo{}, store.OpError("write", name, err)
+	}
+	defer func() { e.close() }()
+	exists, err := writable(e.fi, name, opts)
+	if err != nil {
+		return store.BlobInfo{}, err
+	}
+	dirs, base := splitName(name)
+	if e.c == nil {
+		if e.c, err = d.descend(dirs, true); errors.Is(err, errNotFolder) {
+			return store.BlobInfo{}, cannotHold(name, err)
+		} else if err != nil {
+			return store.BlobInfo{}, store.OpError("write", name, err)
+		}
+	}
+	m := dirMeta{ContentType: opts.ContentType, Metadata: opts.Metadata}
+	if !m.empty() {
+		// Where the side file will go is checked before anything lands, so a name whose side file cannot be kept
+		// fails with nothing changed, not after the body was rewritten.
+		mc, err := d.metaFolder(metaSegs(dirs), base+metaSuffix)
+		if err != nil {
+			return store.BlobInfo{}, cannotHold(name, err)
+		}
+		mc.close()
+	}
+	tmpName, fi, err := writeTemp(h, "w-", body)
+	if err != nil {
+		return store.BlobInfo{}, store.OpError("write", name, err)
+	}
+	if exists && e.fi.Mode().Perm() != fi.Mode().Perm() {
+		// A rewrite (a drain) keeps the file's permissions: a 0600 blob does not become 0644.
+		if err := h.tmp.leaf().Chmod(tmpName, e.fi.Mode().Perm()); err != nil {
+			h.tmp.leaf().Remove(tmpName)
+			return store.BlobInfo{}, store.OpError("write", name, err)
+		}
+	}
+	// The blob first, then its side file: a write that fails (or a process killed) before the blob lands leaves
+	// everything as it was — never new metadata (a drain's stamp) on the old body, which would pass for a drain
+	// that happened. One that fails between the two leaves the new body with the old metadata, and says so.
+	if err := d.publish(tmpName, fi, e.c, name, base); err != nil {
+		h.tmp.leaf().Remove(tmpName) // gone already when the rename happened
+		return store.BlobInfo{}, store.OpError("write", name, err)
+	}
+	if err := d.putMeta(h, dirs, base, m); err != nil {
+		return store.BlobInfo{}, store.OpError("write", name, fmt.Errorf("the body landed but its content type and metadata did not: %w", err))
+	}
+	return blobInfo(name, fi, m), nil
+}
+
+// writable checks a write against what stands at its name (fi, nil when nothing): a folder or a refused entry
+// cannot be written over, and the write's condition must hold. It reports whether a blob exists there.
+func writable(fi fs.FileInfo, name string, opts store.WriteOptions) (exists bool, err error) {
+	if fi != nil {
+		switch {
+		case fi.IsDir():
+			return false, cannotHold(name, errors.New("a folder of that name holds other blobs"))
+		case !fi.Mode().IsRegular():
+			return false, store.OpError("write", name, &refusal{name, refusedWhy(fi.Mode())})
+		}
+		exists = true
+	}
+	switch {
+	case opts.IfNoneMatchAny && exists:
+		return exists, store.OpError("write", name, store.ErrAlreadyExists)
+	case opts.IfMatch != "" && (!exists || etagOf(fi) != opts.IfMatch):
+		return exists, store.OpError("write", name, store.ErrConditionFailed)
+	}
+	return exists, nil
+}
+
+// renameFault, set by tests only, fails the rename that publishes dst: what a rename across file systems
+// (EXDEV, a folder that is a mount point) or a full disk does.
+var renameFault func(dst string) error
