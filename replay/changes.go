@@ -7,8 +7,8 @@ import (
 	"strings"
 	"time"
 
-	"github.com/deadletter/deadletter/internal/pool"
 	"github.com/deadletter/deadletter/store"
+	"golang.org/x/sync/errgroup"
 )
 
 // ChangeEvent is what happened to a finding between two passes of watch.
@@ -130,9 +130,15 @@ func (c Config) Lost(ctx context.Context, st store.Container, prev *Report, cur 
 		}
 	}
 	lost, errs := make([]bool, len(due)), make([]error, len(due))
-	pool.Each(DefaultConcurrency, len(due), func(j int) {
-		lost[j], errs[j] = nothingLeftOf(ctx, st, was.Names[due[j]], was.Written[due[j]], prev.Now)
-	})
+	var g errgroup.Group
+	g.SetLimit(DefaultConcurrency)
+	for j := range due {
+		g.Go(func() error {
+			lost[j], errs[j] = nothingLeftOf(ctx, st, was.Names[due[j]], was.Written[due[j]], prev.Now)
+			return nil
+		})
+	}
+	g.Wait()
 	if err := errors.Join(errs...); err != nil {
 		return nil, err
 	}

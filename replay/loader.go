@@ -7,8 +7,8 @@ import (
 	"sync"
 	"time"
 
-	"github.com/deadletter/deadletter/internal/pool"
 	"github.com/deadletter/deadletter/store"
+	"golang.org/x/sync/errgroup"
 	"golang.org/x/sync/semaphore"
 )
 
@@ -130,11 +130,17 @@ func (l *Loader) Hydrate(ctx context.Context, blobs []store.BlobInfo) []Hydrated
 	if n <= 0 {
 		n = DefaultConcurrency
 	}
-	pool.Each(n, len(blobs), func(i int) {
-		if ctx.Err() == nil {
-			out[i] = l.hydrateOne(ctx, blobs[i])
-		}
-	})
+	var g errgroup.Group
+	g.SetLimit(n)
+	for i := range blobs {
+		g.Go(func() error {
+			if ctx.Err() == nil {
+				out[i] = l.hydrateOne(ctx, blobs[i])
+			}
+			return nil
+		})
+	}
+	g.Wait()
 	done := out[:0]
 	for _, h := range out {
 		if h.Name != "" {

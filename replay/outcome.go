@@ -6,8 +6,8 @@ import (
 	"fmt"
 	"sync"
 
-	"github.com/deadletter/deadletter/internal/pool"
 	"github.com/deadletter/deadletter/store"
+	"golang.org/x/sync/errgroup"
 )
 
 // Outcome is what an action did to one blob.
@@ -110,21 +110,32 @@ func (r *runner) run(ctx context.Context, names []string, do func(ctx context.Co
 		n = DefaultConcurrency
 	}
 	results := make([]Result, len(names))
-	pool.Each(n, len(names), func(i int) {
-		res := Result{Name: names[i], Outcome: OutcomeCancelled}
-		if ctx.Err() == nil {
-			res = do(ctx, i)
-		}
-		if res.Outcome == OutcomeCancelled && res.Error == "" {
-			res.Error = r.stopReason()
-		}
-		r.count(res)
-		results[i] = res
-		if r.progress != nil {
-			r.progress(res)
-		}
-	})
+	var g errgroup.Group
+	g.SetLimit(n)
+	for i := range names {
+		g.Go(func() error {
+			r.one(ctx, i, names[i], do, results)
+			return nil
+		})
+	}
+	g.Wait()
 	return results
+}
+
+// one runs the action on target i (or says why it did not) and records and reports its result.
+func (r *runner) one(ctx context.Context, i int, name string, do func(ctx context.Context, i int) Result, results []Result) {
+	res := Result{Name: name, Outcome: OutcomeCancelled}
+	if ctx.Err() == nil {
+		res = do(ctx, i)
+	}
+	if res.Outcome == OutcomeCancelled && res.Error == "" {
+		res.Error = r.stopReason()
+	}
+	r.count(res)
+	results[i] = res
+	if r.progress != nil {
+		r.progress(res)
+	}
 }
 
 func (r *runner) count(res Result) {

@@ -18,6 +18,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"runtime"
+	"runtime/debug"
 	"runtime/pprof"
 	"sort"
 	"strconv"
@@ -28,13 +29,13 @@ import (
 
 	"github.com/Azure/azure-sdk-for-go/sdk/azcore"
 	"github.com/Azure/azure-sdk-for-go/sdk/azcore/streaming"
+	"github.com/Azure/azure-sdk-for-go/sdk/azcore/to"
 	"github.com/Azure/azure-sdk-for-go/sdk/storage/azblob"
 	"github.com/Azure/azure-sdk-for-go/sdk/storage/azblob/blob"
 	"github.com/Azure/azure-sdk-for-go/sdk/storage/azblob/blockblob"
 	"github.com/Azure/azure-sdk-for-go/sdk/storage/azblob/container"
 	tea "github.com/charmbracelet/bubbletea"
 	"github.com/charmbracelet/lipgloss"
-	"github.com/deadletter/deadletter/internal/memory"
 	"github.com/deadletter/deadletter/internal/scenario"
 	"github.com/deadletter/deadletter/replay"
 	"github.com/deadletter/deadletter/store"
@@ -64,7 +65,9 @@ var (
 
 func main() {
 	flag.Parse()
-	memory.Tune() // the children measure memory as the deadletter binary runs
+	if _, set := os.LookupEnv("GOGC"); !set { // the children measure memory as the deadletter binary runs
+		debug.SetGCPercent(replay.SnapshotGCPercent)
+	}
 	if *rssChild != "" {
 		holdAndReport(*rssChild)
 		return
@@ -233,7 +236,7 @@ func seed(ctx context.Context, c *container.Client, n int) []string {
 	}
 	parallel(n, 32, func(i int) {
 		_, err := c.NewBlockBlobClient(names[i]).Upload(ctx, streaming.NopCloser(bytes.NewReader(bodies[i])), &blockblob.UploadOptions{
-			HTTPHeaders: &blob.HTTPHeaders{BlobContentType: ptr("application/json")}})
+			HTTPHeaders: &blob.HTTPHeaders{BlobContentType: to.Ptr("application/json")}})
 		must(err)
 	})
 	return names
@@ -387,7 +390,7 @@ func benchHydrate(ctx context.Context, rawC *container.Client, ours store.Contai
 
 // rawListAll is the plain SDK listing deadletter's is measured against: pages of 5,000 with metadata.
 func rawListAll(ctx context.Context, c *container.Client, want int) {
-	pager := c.NewListBlobsFlatPager(&container.ListBlobsFlatOptions{MaxResults: ptr(int32(5000)), Include: container.ListBlobsInclude{Metadata: true}})
+	pager := c.NewListBlobsFlatPager(&container.ListBlobsFlatOptions{MaxResults: to.Ptr(int32(5000)), Include: container.ListBlobsInclude{Metadata: true}})
 	n := 0
 	for pager.More() {
 		p, err := pager.NextPage(ctx)
@@ -422,7 +425,7 @@ func phaseDrain() row {
 				body, err := io.ReadAll(resp.Body)
 				must(err)
 				resp.Body.Close()
-				meta := map[string]*string{"drainCount": ptr("1")}
+				meta := map[string]*string{"drainCount": to.Ptr("1")}
 				for k, v := range resp.Metadata { // the SDK hands keys back re-cased: keep one spelling
 					if !strings.EqualFold(k, "drainCount") {
 						meta[k] = v
@@ -430,7 +433,7 @@ func phaseDrain() row {
 				}
 				_, err = rawC.NewBlockBlobClient(names[i]).Upload(ctx, streaming.NopCloser(bytes.NewReader(body)), &blockblob.UploadOptions{
 					HTTPHeaders: &blob.HTTPHeaders{BlobContentType: resp.ContentType}, Metadata: meta,
-					AccessConditions: &blob.AccessConditions{ModifiedAccessConditions: &blob.ModifiedAccessConditions{IfMatch: ptr(azcore.ETag(*resp.ETag))}}})
+					AccessConditions: &blob.AccessConditions{ModifiedAccessConditions: &blob.ModifiedAccessConditions{IfMatch: to.Ptr(azcore.ETag(*resp.ETag))}}})
 				must(err)
 			})
 		}))

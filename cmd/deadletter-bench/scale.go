@@ -19,12 +19,12 @@ import (
 
 	tea "github.com/charmbracelet/bubbletea"
 	"github.com/charmbracelet/lipgloss"
-	"github.com/deadletter/deadletter/internal/pool"
 	"github.com/deadletter/deadletter/internal/scenario"
 	"github.com/deadletter/deadletter/replay"
 	"github.com/deadletter/deadletter/store/dirstore"
 	"github.com/deadletter/deadletter/tui"
 	"github.com/muesli/termenv"
+	"golang.org/x/sync/errgroup"
 )
 
 var (
@@ -129,11 +129,16 @@ func writeDir(dir string, n int) {
 		names[i], bodies[i] = gen.Next()
 		names[i] = strings.Replace(names[i], ".json", fmt.Sprintf("-%d.json", i), 1)
 	}
-	pool.Each(8, n, func(i int) {
-		p := filepath.Join(dir, filepath.FromSlash(names[i]))
-		os.MkdirAll(filepath.Dir(p), 0o755)
-		must(os.WriteFile(p, bodies[i], 0o644))
-	})
+	var g errgroup.Group
+	g.SetLimit(8)
+	for i := range names {
+		g.Go(func() error {
+			p := filepath.Join(dir, filepath.FromSlash(names[i]))
+			os.MkdirAll(filepath.Dir(p), 0o755)
+			return os.WriteFile(p, bodies[i], 0o644)
+		})
+	}
+	must(g.Wait())
 }
 
 // scaleReport runs in a child process of its own, so its peak RSS is the dashboard's alone.

@@ -10,11 +10,12 @@ import (
 	"io"
 	"os"
 	"os/signal"
+	"runtime/debug"
 	"strings"
 	"syscall"
 
-	"github.com/deadletter/deadletter/internal/memory"
 	"github.com/deadletter/deadletter/internal/textfmt"
+	"github.com/deadletter/deadletter/replay"
 )
 
 // Exit codes shared by every command (the README lists them).
@@ -27,7 +28,9 @@ const (
 )
 
 func main() {
-	memory.Tune()
+	if _, set := os.LookupEnv("GOGC"); !set { // GOGC, when set, wins as for any Go program
+		debug.SetGCPercent(replay.SnapshotGCPercent)
+	}
 	ctx, cancel := context.WithCancelCause(context.Background())
 	sigs := make(chan os.Signal, 2)
 	signal.Notify(sigs, os.Interrupt, syscall.SIGTERM)
