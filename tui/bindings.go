@@ -4,6 +4,7 @@ import (
 	"strings"
 
 	tea "github.com/charmbracelet/bubbletea"
+	"github.com/deadletter/deadletter/internal/textfmt"
 	"github.com/deadletter/deadletter/replay"
 	"github.com/deadletter/deadletter/store"
 )
@@ -473,7 +474,7 @@ func (m *Model) keyHints(s *scope, w int) string {
 	if !s.modal {
 		for _, b := range globalScope.bindings {
 			if p := hint(b); p != "" {
-				tail, used = append(tail, p), used+width(p)+2
+				tail, used = append(tail, p), used+textfmt.Width(p)+2
 			}
 		}
 	}
@@ -483,10 +484,10 @@ func (m *Model) keyHints(s *scope, w int) string {
 		if p == "" {
 			continue
 		}
-		if used+width(p)+2 > w {
+		if used+textfmt.Width(p)+2 > w {
 			break
 		}
-		parts, used = append(parts, p), used+width(p)+2
+		parts, used = append(parts, p), used+textfmt.Width(p)+2
 	}
 	return strings.Join(append(parts, tail...), "  ")
 }

@@ -10,7 +10,6 @@ import (
 	"github.com/charmbracelet/bubbles/progress"
 	"github.com/charmbracelet/bubbles/textinput"
 	tea "github.com/charmbracelet/bubbletea"
-	"github.com/charmbracelet/lipgloss"
 	"github.com/charmbracelet/x/ansi"
 	"github.com/deadletter/deadletter/internal/present"
 	"github.com/deadletter/deadletter/internal/textfmt"
@@ -471,7 +470,10 @@ func (d *dialog) View(screen, keys string) string {
 func placeOver(screen, box string, w, h int) string {
 	lines := strings.Split(screen, "\n")
 	bl := strings.Split(box, "\n")
-	bw := lipgloss.Width(box)
+	bw := 0
+	for _, l := range bl {
+		bw = max(bw, textfmt.Width(l))
+	}
 	top := max(0, (h-len(bl))/2)
 	left := max(0, (w-bw)/2)
 	for i, l := range bl {

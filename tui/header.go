@@ -16,14 +16,14 @@ func (m *Model) header() string {
 	w := m.w
 	title := m.paint(&m.st.Title, "deadletter")
 	left := strings.Join(append([]string{title}, m.badges(false)...), " ")
-	if width(left) > w-12 {
+	if textfmt.Width(left) > w-12 {
 		left = strings.Join(append([]string{title}, m.badges(true)...), " ")
 	}
 	clock := ""
 	if m.list.loaded || len(m.snap.Items) > 0 {
 		clock = "service time " + m.snap.Now.UTC().Format("2006-01-02 15:04:05Z")
 	}
-	room := w - width(left) - 2
+	room := w - textfmt.Width(left) - 2
 	if clock != "" && room-len(clock)-2 < 12 {
 		clock = m.snap.Now.UTC().Format("15:04:05Z")
 	}
@@ -120,7 +120,7 @@ func (m *Model) alertLine() string {
 		info = append(info, fmt.Sprintf("%d handled", n))
 	}
 	// What does not fit whole is left out, last first (the counts before the progress), never cut mid-word.
-	for len(info) > 0 && width(line)+2+width(strings.Join(info, " · ")) > m.w {
+	for len(info) > 0 && textfmt.Width(line)+2+textfmt.Width(strings.Join(info, " · ")) > m.w {
 		info = info[:len(info)-1]
 	}
 	if len(info) > 0 {
@@ -166,7 +166,7 @@ func (m *Model) tabs() string {
 		if n := len(t.selected); n > 0 {
 			// The count is what an action will take: never cut. Where the words do not fit, the row mark says it.
 			sel := fmt.Sprintf("  %d selected", n)
-			if width(line)+width(sel) > m.w {
+			if textfmt.Width(line)+textfmt.Width(sel) > m.w {
 				sel = fmt.Sprintf(" *%d", n)
 			}
 			line += m.paint(&m.st.Chose, sel)

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"io"
+	"regexp"
 	"runtime"
 	"strings"
 	"sync"
@@ -12,12 +13,12 @@ import (
 
 	tea "github.com/charmbracelet/bubbletea"
 	"github.com/charmbracelet/lipgloss"
-	"github.com/charmbracelet/x/ansi"
 	"github.com/deadletter/deadletter/internal/scenario"
 	"github.com/deadletter/deadletter/replay"
 	"github.com/deadletter/deadletter/store"
 	"github.com/deadletter/deadletter/store/storetest"
 	"github.com/muesli/termenv"
+	"github.com/rivo/uniseg"
 )
 
 var fixedNow = time.Date(2026, 11, 30, 12, 0, 0, 0, time.UTC)
@@ -235,7 +236,9 @@ func (hs *harness) lacks(not ...string) {
 	}
 }
 
-// checkSize fails unless the view is exactly w columns by h lines.
+// checkSize fails unless the view is exactly w columns by h lines, measured independently of the code under test:
+// escape sequences removed by a regular expression of its own, then uniseg's grapheme-cluster widths (the
+// dashboard measures with x/ansi).
 func checkSize(t testing.TB, label, view string, w, h int) {
 	t.Helper()
 	lines := strings.Split(view, "\n")
@@ -243,8 +246,14 @@ func checkSize(t testing.TB, label, view string, w, h int) {
 		t.Fatalf("%s at %dx%d: %d lines", label, w, h, len(lines))
 	}
 	for i, l := range lines {
-		if lw := width(l); lw != w || ansi.StringWidth(l) != w {
+		if lw := independentWidth(l); lw != w {
 			t.Fatalf("%s at %dx%d: line %d is %d wide: %q", label, w, h, i, lw, l)
 		}
 	}
 }
+
+// escapes are the CSI and OSC sequences styles and hyperlinks use.
+var escapes = regexp.MustCompile("\x1b\\[[0-?]*[ -/]*[@-~]|\x1b\\][^\x07\x1b]*(?:\x07|\x1b\\\\)")
+
+// independentWidth is a line's width on screen by another library than the one the dashboard uses.
+func independentWidth(s string) int { return uniseg.StringWidth(escapes.ReplaceAllString(s, "")) }

@@ -3,12 +3,10 @@ package tui
 import (
 	"fmt"
 	"strings"
-	"unicode/utf8"
 
 	tea "github.com/charmbracelet/bubbletea"
 	"github.com/charmbracelet/x/ansi"
 	"github.com/deadletter/deadletter/internal/textfmt"
-	"github.com/mattn/go-runewidth"
 )
 
 // The screen: two header lines, the view line (tabs, or the detail's bar), the body, the status line and the
@@ -159,58 +157,6 @@ func (m *Model) mouse(msg tea.MouseMsg) tea.Cmd {
 	return nil
 }
 
-// width is a line's width on screen: escape sequences (CSI and OSC, which styles and hyperlinks use) count for
-// nothing, and characters are measured with runewidth, as cells are cut. It runs over every line of every frame,
-// so it is one pass over the bytes that allocates nothing; plain ASCII never leaves the fast loop.
-func width(s string) int {
-	w := 0
-	for i := 0; i < len(s); {
-		c := s[i]
-		switch {
-		case c == 0x1b:
-			i = skipEscape(s, i)
-		case c < utf8.RuneSelf:
-			if c >= 0x20 && c != 0x7f {
-				w++
-			}
-			i++
-		default:
-			r, size := utf8.DecodeRuneInString(s[i:])
-			w += runewidth.RuneWidth(r)
-			i += size
-		}
-	}
-	return w
-}
-
-// skipEscape returns the index after the escape sequence starting at s[i] (ESC).
-func skipEscape(s string, i int) int {
-	i++
-	if i >= len(s) {
-		return i
-	}
-	switch s[i] {
-	case '[': // CSI: parameters, then a final byte 0x40–0x7E
-		for i++; i < len(s); i++ {
-			if s[i] >= 0x40 && s[i] <= 0x7e {
-				return i + 1
-			}
-		}
-		return i
-	case ']': // OSC: up to BEL or ST (ESC \)
-		for i++; i < len(s); i++ {
-			if s[i] == 0x07 {
-				return i + 1
-			}
-			if s[i] == 0x1b && i+1 < len(s) && s[i+1] == '\\' {
-				return i + 2
-			}
-		}
-		return i
-	}
-	return i + 1
-}
-
 // fit makes s exactly w columns by h lines: longer lines are cut, shorter ones padded, missing lines added.
 // Every part goes through it, so no view can overflow the terminal whatever a blob holds.
 func fit(s string, w, h int) string {
@@ -222,16 +168,7 @@ func fit(s string, w, h int) string {
 		lines = lines[:h]
 	}
 	for i, l := range lines {
-		lw := width(l)
-		switch {
-		case lw > w:
-			lines[i] = ansi.Truncate(l, w, "")
-			if tw := width(lines[i]); tw < w {
-				lines[i] += strings.Repeat(" ", w-tw)
-			}
-		case lw < w:
-			lines[i] = l + strings.Repeat(" ", w-lw)
-		}
+		lines[i] = textfmt.Pad(textfmt.Truncate(l, w, ""), w)
 	}
 	for len(lines) < h {
 		lines = append(lines, strings.Repeat(" ", w))

@@ -11,7 +11,7 @@ import (
 	"unicode"
 	"unicode/utf8"
 
-	"github.com/mattn/go-runewidth"
+	"github.com/charmbracelet/x/ansi"
 )
 
 // Printable makes untrusted text (blob names, payload fields, errors that quote them) safe to put on a terminal:
@@ -162,44 +162,68 @@ func Bytes(n int64) string {
 	return ""
 }
 
-// ShortenMiddle cuts s (already printable) to at most w columns by replacing its middle with "…", keeping the
-// start (the subscription) and the end (the GUID's tail and .json), like kubectl and lazygit shorten paths.
-func ShortenMiddle(s string, w int) string {
+// The one measure of width. A terminal draws grapheme clusters — 👍🏽 (a thumb and a skin tone) is one picture two
+// columns wide, ⚠️ (a sign and a variation selector) two, a letter and its combining accents one — so every width
+// deadletter computes, every cut it makes and every cell it pads is measured by x/ansi's grapheme-cluster rules,
+// the same ones Lip Gloss lays out with. Escape sequences (colour, hyperlinks) count for nothing.
+
+// Width is how many terminal columns s takes.
+func Width(s string) int {
+	for i := 0; i < len(s); i++ {
+		if c := s[i]; c >= utf8.RuneSelf || c < 0x20 || c == 0x7f {
+			return ansi.StringWidth(s)
+		}
+	}
+	return len(s) // printable ASCII: one column a byte (what a frame of a million-row table mostly is)
+}
+
+// Truncate cuts s to at most w columns, ending it with tail (counted in the w) when it had to cut; it never
+// splits a grapheme cluster or an escape sequence.
+func Truncate(s string, w int, tail string) string {
 	if Width(s) <= w {
 		return s
 	}
-	if w <= 0 {
-		return ""
-	}
-	rs := []rune(s)
-	keep := w - 1
-	head, tail := (keep+1)/2, keep/2
-	for Width(string(rs[:head]))+Width(string(rs[len(rs)-tail:])) > keep && (head > 0 || tail > 0) {
-		if head >= tail {
-			head--
-		} else {
-			tail--
-		}
-	}
-	return string(rs[:head]) + "…" + string(rs[len(rs)-tail:])
+	return ansi.Truncate(s, w, tail)
 }
 
-// Width is how many terminal columns s (plain text, no escape sequences) takes.
-func Width(s string) int {
-	for i := 0; i < len(s); i++ {
-		if s[i] >= 0x80 {
-			return runewidth.StringWidth(s)
-		}
+// Pad adds spaces to s up to w columns (s as it is when it is already as wide).
+func Pad(s string, w int) string {
+	if n := w - Width(s); n > 0 {
+		return s + strings.Repeat(" ", n)
 	}
-	return len(s)
+	return s
 }
 
 // Cell pads or cuts s (already printable) to exactly w columns, marking a cut with "…".
 func Cell(s string, w int) string {
-	if Width(s) > w {
-		return runewidth.Truncate(s, w, "…")
+	if w <= 0 {
+		return ""
 	}
-	return runewidth.FillRight(s, w)
+	return Pad(Truncate(s, w, "…"), w)
+}
+
+// ShortenMiddle cuts s (already printable) to at most w columns by replacing its middle with "…", keeping the
+// start (the subscription) and the end (the GUID's tail), like kubectl and lazygit shorten paths.
+func ShortenMiddle(s string, w int) string { return cutMiddle(s, w, w/2) }
+
+// cutMiddle keeps up to head columns of s's start and fills the rest of w-1 columns from its end, around "…".
+func cutMiddle(s string, w, head int) string {
+	total := Width(s)
+	switch {
+	case total <= w:
+		return s
+	case w <= 0:
+		return ""
+	case w == 1:
+		return "…"
+	}
+	keep := w - 1
+	start := ansi.Truncate(s, min(head, keep), "")
+	tail := ansi.TruncateLeft(s, total-(keep-Width(start)), "")
+	for Width(start)+Width(tail) > keep && tail != "" { // a wide cluster at the cut: give up one more column
+		tail = ansi.TruncateLeft(tail, 1, "")
+	}
+	return start + "…" + tail
 }
 
 // CellMiddle is Cell for names told apart by their end as much as their start (Undeliverable…BadRequest and
@@ -208,10 +232,7 @@ func CellMiddle(s string, w int) string {
 	if Width(s) <= w || w < 5 {
 		return Cell(s, w)
 	}
-	rs := []rune(s)
-	head := (w - 1) / 2
-	tail := runewidth.TruncateLeft(string(rs[len(rs)/2:]), Width(string(rs[len(rs)/2:]))-(w-1-head), "")
-	return Cell(runewidth.Truncate(s, head, "")+"…"+tail, w)
+	return Pad(cutMiddle(s, w, (w-1)/2), w)
 }
 
 // AppendJSON appends s as a JSON string that is safe to print: besides what JSON requires (quote, backslash, C0
