@@ -148,9 +148,9 @@ func Acknowledge(ctx context.Context, c store.Container, targets []store.BlobInf
 		switch {
 		case err == nil:
 		case errors.Is(err, store.ErrConditionFailed):
-			res.Outcome, res.Error = OutcomeChanged, "changed or gone since it was listed: look again before acknowledging"
+			res.Outcome, res.Reason = OutcomeChanged, Reason{Kind: ReasonChangedSinceListed}
 		default:
-			res.Outcome, res.Error = OutcomeFailed, err.Error()
+			res.Outcome, res.Reason = OutcomeFailed, failed(err)
 		}
 		return res
 	}), nil

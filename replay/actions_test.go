@@ -362,12 +362,13 @@ func TestRestoreRefusals(t *testing.T) {
 		c.Write(bg, "quarantine/S/bad.json", []byte(`{"not":"an array"}`), store.WriteOptions{})
 		res, _ := replay.Restore(bg, c, cfg, []string{"quarantine/S/hooks.json", "quarantine/S/bad.json", "S/root.json", "quarantine/S/none.json"}, replay.RestoreOptions{})
 		want := []replay.Outcome{replay.OutcomeRefused, replay.OutcomeRefused, replay.OutcomeRefused, replay.OutcomeNotFound}
+		why := []replay.ReasonKind{replay.ReasonNothingResumes, replay.ReasonMalformed, replay.ReasonNotQuarantine, replay.ReasonNotFound}
 		for i, r := range res {
-			if r.Outcome != want[i] || r.Error == "" {
+			if r.Outcome != want[i] || r.Reason.Kind != why[i] {
 				t.Fatalf("%d: %+v", i, r)
 			}
 		}
-		if !strings.Contains(res[0].Error, "no event would resume") || !strings.Contains(res[1].Error, "malformed") {
+		if !res[0].Reason.Forceable || res[0].Reason.Count != 1 || res[0].Reason.Verdicts.Of(replay.VerdictNotIdempotent) != 1 || !res[1].Reason.Forceable {
 			t.Fatalf("%+v", res)
 		}
 		l, _ := store.ListAll(bg, c)
@@ -397,7 +398,7 @@ func TestRestoreFailureBetweenCopyAndDelete(t *testing.T) {
 		for try := 0; try < 3; try++ { // a delete that keeps failing writes no new copy on any retry
 			writes := c.Writes.Load()
 			res, _ := replay.Restore(bg, c, cfg, []string{q}, replay.RestoreOptions{})
-			if res[0].Outcome != replay.OutcomeFailed || !strings.Contains(res[0].Error, "restoring again finds the copy") {
+			if res[0].Outcome != replay.OutcomeFailed || res[0].Reason.Kind != replay.ReasonCopiedNotDeleted || res[0].Reason.Name != res[0].Target {
 				t.Fatalf("try %d: %+v", try, res)
 			}
 			if want := int64(0); try > 0 && c.Writes.Load()-writes != want {
@@ -606,7 +607,7 @@ func TestRestoreNamesThatCannotBeWritten(t *testing.T) {
 	qi := put(t, d, long, ev("a", "Push", ""))
 	b, _ := d.Read(bg, long, 1<<20)
 	rp, err := cfg.PlanRestoreIn(bg, d, long, b.Body, replay.ParsePayload(b.Body), qi.LastModified)
-	if err != nil || rp.Target != "" || !strings.Contains(rp.Refusal, "cannot be restored under its own name here") {
+	if err != nil || rp.Target != "" || rp.Refusal.Kind != replay.ReasonCannotHold {
 		t.Fatalf("a segment past the directory's limit: %v %+v", err, rp)
 	}
 	seg := strings.Repeat("a", 240)
@@ -619,12 +620,12 @@ func TestRestoreNamesThatCannotBeWritten(t *testing.T) {
 	}
 	put(t, d, tgt, ev("someone else's", "Push", ""))
 	b, _ = d.Read(bg, q, 1<<20)
-	if rp, err := cfg.PlanRestoreIn(bg, d, q, b.Body, replay.ParsePayload(b.Body), qi.LastModified); err != nil || rp.Target != "" || !strings.Contains(rp.Refusal, "holds a different body") {
+	if rp, err := cfg.PlanRestoreIn(bg, d, q, b.Body, replay.ParsePayload(b.Body), qi.LastModified); err != nil || rp.Target != "" || rp.Refusal.Kind != replay.ReasonNameTaken {
 		t.Fatalf("the plan does not see the taken name: %v %+v", err, rp)
 	}
 	for _, dry := range []bool{true, false} {
 		res, _ := replay.Restore(bg, d, cfg, []string{q}, replay.RestoreOptions{DryRun: dry, Force: true})
-		if res[0].Outcome != replay.OutcomeRefused || !strings.Contains(res[0].Error, "would be over the 1024 characters") {
+		if res[0].Outcome != replay.OutcomeRefused || res[0].Reason.Kind != replay.ReasonNameTaken || res[0].Reason.Name != replay.AlternateTarget(tgt, 2) {
 			t.Fatalf("dry run %v: %+v", dry, res)
 		}
 	}

@@ -28,17 +28,17 @@ type Detail struct {
 // failed where the payload could not be read — and whether it comes to that at all. What a restore asks about is
 // what it will write: the rest is this.
 func (d *Detail) NotRestored(force bool) (Result, bool) {
-	r := Result{Name: d.Name, Outcome: OutcomeRefused, Error: "not a quarantine blob: only quarantine/ blobs are restored"}
+	r := Result{Name: d.Name, Outcome: OutcomeRefused, Reason: Reason{Kind: ReasonNotQuarantine}}
 	switch {
 	case d.ReadErr != "": // no plan: the payload could not be read
-		r.Outcome, r.Error = OutcomeFailed, d.ReadErr
+		r.Outcome, r.Reason = OutcomeFailed, Reason{Kind: ReasonFailed, Err: d.ReadErr}
 		return r, true
 	case d.Restore == nil:
 		return r, true
 	}
 	r.Resume = len(d.Restore.Resume)
 	why, refused := d.Restore.refusal(force)
-	r.Error = why
+	r.Reason = why
 	return r, refused
 }
 

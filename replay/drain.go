@@ -3,11 +3,9 @@ package replay
 import (
 	"context"
 	"errors"
-	"fmt"
 	"strconv"
 	"time"
 
-	"github.com/deadletter/deadletter/internal/textfmt"
 	"github.com/deadletter/deadletter/store"
 )
 
@@ -84,28 +82,21 @@ func Drain(ctx context.Context, c store.Container, cfg Config, targets []DrainTa
 }
 
 func drainOne(ctx context.Context, c store.Container, cfg Config, want DrainTarget, o DrainOptions) Result {
-	r := Result{Name: want.Name}
-	switch {
-	case !IsRoot(want.Name):
-		r.Outcome, r.Error = OutcomeExcluded, "only root blobs are drained: archived/ and quarantine/ are the replay's own records"
-		return r
-	case want.HandledBy != "" && !o.IncludeHandled:
-		return handledResult(r, want.HandledBy)
-	case want.ListedLive:
-		r.Outcome, r.Error = OutcomeYoung, fmt.Sprintf("it was younger than the TTL %s when listed: its own trigger may still arrive", textfmt.Duration(cfg.TTL))
+	r, skip := leaveAlone(cfg, want, o.IncludeHandled)
+	if skip {
 		return r
 	}
 	b, err := c.Read(ctx, want.Name, store.MaxBlobBytes)
 	if err != nil {
-		return readFailed(ctx, r, err, OutcomeGone, "")
+		return readFailed(ctx, r, err, OutcomeGone)
 	}
 	if want.ETag != "" && b.ETag != want.ETag {
-		r.Outcome, r.Error = OutcomeChanged, "rewritten since it was listed"
+		r.Outcome, r.Reason = OutcomeChanged, Reason{Kind: ReasonChangedSinceListed}
 		return r
 	}
 	now, err := serviceNow(ctx, c, b)
 	if err != nil {
-		r.Outcome, r.Error = OutcomeFailed, err.Error()
+		r.Outcome, r.Reason = OutcomeFailed, failed(err)
 		return r
 	}
 	if want.QuarantineTwin && !o.IncludeHandled {
@@ -118,7 +109,7 @@ func drainOne(ctx context.Context, c store.Container, cfg Config, want DrainTarg
 		}
 	}
 	if age := now.Sub(b.LastModified); age < cfg.TTL {
-		r.Outcome, r.Error = OutcomeYoung, fmt.Sprintf("age %s is under the TTL %s: its own trigger may still arrive", textfmt.Duration(age), textfmt.Duration(cfg.TTL))
+		r.Outcome, r.Reason = OutcomeYoung, Reason{Kind: ReasonYoung, Age: age, TTL: cfg.TTL}
 		return r
 	}
 	if o.DryRun {
@@ -134,7 +125,7 @@ func drainOne(ctx context.Context, c store.Container, cfg Config, want DrainTarg
 
 // handledResult is the outcome of a blob the replay already handled.
 func handledResult(r Result, by string) Result {
-	r.Outcome, r.Error = OutcomeHandled, fmt.Sprintf("the replay already handled it (%s exists); draining would republish its events again (to do it anyway: deadletter drain --include-handled NAME)", by)
+	r.Outcome, r.Reason = OutcomeHandled, Reason{Kind: ReasonHandled, Name: by}
 	return r
 }
 
@@ -165,10 +156,10 @@ func rewrite(ctx context.Context, c store.Container, b store.Blob, now time.Time
 			r.Outcome = OutcomeDrained
 		}
 	default:
-		r.Outcome, r.Error = OutcomeFailed, err.Error()
+		r.Outcome, r.Reason = OutcomeFailed, failed(err)
 		// A connection that broke after the request went out leaves the write's fate unknown: look.
 		if cur, serr := c.Stat(wctx, b.Name); serr == nil && isOurDrain(cur, stamp, count+1, len(b.Body)) {
-			r.Outcome, r.Error = OutcomeDrained, ""
+			r.Outcome, r.Reason = OutcomeDrained, Reason{}
 		}
 	}
 	return r

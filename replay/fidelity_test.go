@@ -298,14 +298,14 @@ func TestFidelityRestoreBody(t *testing.T) {
 			if want == "" {
 				want = tc.body
 			}
-			if string(rp.Body) != want || rp.Refusal != "" {
-				t.Fatalf("restored copy %s\nwant %s (%s)", rp.Body, want, rp.Refusal)
+			if string(rp.Body) != want || rp.Refused() {
+				t.Fatalf("restored copy %s\nwant %s (%+v)", rp.Body, want, rp.Refusal)
 			}
 		})
 	}
 	deep := "[" + event("a|2", "Push", nested(5000, ""), "") + "]"
 	rp := c.PlanRestore("quarantine/"+fidelityName, []byte(deep), replay.ParsePayload([]byte(deep)), now)
-	if len(rp.Resume) != 1 || rp.Crash == nil || rp.Crash.Depth != 5002 || !strings.Contains(rp.Refusal, "the replay function would crash on it at the root and never consume it") {
+	if len(rp.Resume) != 1 || rp.Crash == nil || rp.Crash.Depth != 5002 || rp.Refusal.Kind != replay.ReasonCrash || rp.Refusal.Depth != 5002 {
 		t.Fatalf("deep restore: %+v", rp)
 	}
 }
@@ -454,11 +454,11 @@ func TestRestoreRefusesWhileTheOriginalLingers(t *testing.T) {
 		t.Fatal("the scenario has no quarantine copy beside its original")
 	}
 	d, err := l.Inspect(ctx, lingering)
-	if err != nil || d.Restore == nil || !strings.Contains(d.Restore.Refusal, "still lingers at the root") {
+	if err != nil || d.Restore == nil || d.Restore.Refusal.Kind != replay.ReasonLingers {
 		t.Fatalf("plan: %v %+v", err, d.Restore)
 	}
 	res, _ := replay.Restore(ctx, mem, cfg, []string{lingering}, replay.RestoreOptions{})
-	if res[0].Outcome != replay.OutcomeRefused || !strings.Contains(res[0].Error, "lingers") {
+	if res[0].Outcome != replay.OutcomeRefused || res[0].Reason.Kind != replay.ReasonLingers {
 		t.Fatalf("restore: %+v", res[0])
 	}
 	if _, err := mem.Stat(ctx, lingering); err != nil {
@@ -481,7 +481,7 @@ func TestForecastCountsWhatHappens(t *testing.T) {
 	for i := range items {
 		items[i].Name, items[i].Pane = fmt.Sprintf("S/%d.json", i), replay.PaneStranded
 	}
-	f := replay.ForecastDrain(items, false, time.Now())
+	f := replay.DefaultConfig().ForecastDrain(items, false, time.Now())
 	if f.Blobs != 2 || f.Crash != 1 || f.Verdicts.Of(replay.VerdictReplay) != 2 || f.Verdicts.Of(replay.VerdictCap) != 1 {
 		t.Fatalf("forecast %+v", f)
 	}
@@ -507,7 +507,7 @@ func TestForecastLeavesOutWhatTheDrainSkips(t *testing.T) {
 		items = append(items, snap.Items[i])
 		targets = append(targets, cfg.DrainTargetOf(&snap.Items[i], snap.Now))
 	}
-	f := replay.ForecastDrain(items, false, time.Now())
+	f := replay.DefaultConfig().ForecastDrain(items, false, time.Now())
 	if f.Blobs != 1 || f.NotStranded != 2 {
 		t.Fatalf("forecast %+v: want 1 blob to drain, 2 not stranded", f)
 	}
@@ -532,12 +532,12 @@ func TestForecastLeavesOutWhatTheDrainSkips(t *testing.T) {
 	unreadable := replay.Item{Pane: replay.PaneStranded, ReadFailed: true, ReadErr: "too large"}
 	unreadable.Name = "S/big.json"
 	// Unreadable (a refused entry, a failed read): tried again, asked about, but not counted as drained.
-	if f := replay.ForecastDrain([]replay.Item{unreadable}, false, time.Now()); f.Blobs != 0 || f.Unreadable != 1 || f.Unread != 0 || !f.Asks() {
+	if f := replay.DefaultConfig().ForecastDrain([]replay.Item{unreadable}, false, time.Now()); f.Blobs != 0 || f.Unreadable != 1 || f.Unread != 0 || !f.Asks() {
 		t.Fatalf("unreadable forecast %+v", f)
 	}
 	// Over the size limit the drain never reads it: not a blob it will drain.
 	unreadable.Size = store.MaxBlobBytes + 1
-	if f := replay.ForecastDrain([]replay.Item{unreadable}, false, time.Now()); f.Blobs != 0 || f.TooLarge != 1 || f.Asks() {
+	if f := replay.DefaultConfig().ForecastDrain([]replay.Item{unreadable}, false, time.Now()); f.Blobs != 0 || f.TooLarge != 1 || f.Asks() {
 		t.Fatalf("too large forecast %+v", f)
 	}
 }

@@ -6,14 +6,20 @@ import (
 	"github.com/deadletter/deadletter/store"
 )
 
-// Forecast is what draining a set of blobs sets in motion, from their summaries.
+// Forecast is a drain before it runs: which blobs it will re-upload, which it leaves and why (as the results
+// the drain itself would give them), and what the replay function will then do with what it re-uploads. The
+// command line's question and the dashboard's dialog both present it; neither works any of it out.
 type Forecast struct {
+	// Names are the blobs the drain will re-upload (or try again: Unreadable), in the order given.
+	Names []string
+	// Left are the blobs it will not touch, each with the outcome and reason the drain reports for it.
+	Left []Result
 	// Blobs, Events, Bytes and the rest count only the blobs the drain will re-upload, as far as is known.
-	Blobs, Events, Malformed, Crash, Unread int
-	Bytes                                   int64
-	// Unreadable counts, apart from Blobs, the stranded blobs whose payload could not be read (an entry the store
-	// refuses, a read that failed): the drain tries them again, re-uploading any it can read now and failing on
-	// the rest, so it asks about them too — but it cannot say they will be drained.
+	Blobs, Events, Malformed, Crash, MayCrash, Unread int
+	Bytes                                            int64
+	// Unreadable counts, apart from Blobs, the stranded blobs whose payload could not be read (a read that
+	// failed): the drain tries them again, re-uploading any it can read now and failing on the rest, so it asks
+	// about them too — but it cannot say they will be drained.
 	Unreadable int
 	// NotStranded counts the given blobs the drain leaves alone whatever it is told: live ones (younger than the
 	// TTL, their own trigger may still arrive) and the replay's own archived/ and quarantine/ records.
@@ -22,6 +28,10 @@ type Forecast struct {
 	// Handled counts the blobs the replay already handled: skipped, or drained anyway when IncludeHandled.
 	Handled        int
 	IncludeHandled bool
+	// Untriggerable counts root blobs whose trigger the replay subscription filters out: no drain reaches them.
+	Untriggerable int
+	// Refused counts entries the store will not read (a link, a FIFO in a directory container).
+	Refused int
 	// TooLarge counts the stranded blobs over store.MaxBlobBytes: the drain never reads them, so it fails on them.
 	TooLarge int
 	// Acked counts the blobs among Blobs an operator acknowledged (as of now): the re-upload changes them, which
@@ -29,28 +39,34 @@ type Forecast struct {
 	Acked int
 }
 
-// ForecastDrain adds up what the replay function will do with the given blobs once they are drained. Only what
-// the drain will re-upload is summed: blobs that are not stranded are counted apart, and blobs the replay already
-// handled are skipped by the drain, so they are left out of the sums unless includeHandled. now is the service
-// time the items were listed at (for their acks).
-func ForecastDrain(items []Item, includeHandled bool, now time.Time) Forecast {
+// ForecastDrain is what draining the given blobs would do, from their listing and summaries: now is the service
+// time the items were listed at.
+func (c Config) ForecastDrain(items []Item, includeHandled bool, now time.Time) Forecast {
 	f := Forecast{IncludeHandled: includeHandled}
 	for i := range items {
 		it := &items[i]
-		if it.Pane != PaneStranded {
-			f.NotStranded++
-			continue
-		}
+		t := c.DrainTargetOf(it, now)
 		if h, _ := handled(it); h {
 			f.Handled++
-			if !includeHandled {
-				continue
+		}
+		if r, skip := leaveAlone(c, t, includeHandled); skip {
+			f.Left = append(f.Left, r)
+			switch r.Outcome {
+			case OutcomeExcluded, OutcomeYoung:
+				f.NotStranded++
+			case OutcomeUntriggerable:
+				f.Untriggerable++
+			case OutcomeRefused:
+				f.Refused++
 			}
+			continue
 		}
 		if it.Size > store.MaxBlobBytes {
 			f.TooLarge++
+			f.Left = append(f.Left, Result{Name: it.Name, Outcome: OutcomeFailed, Reason: Reason{Kind: ReasonFailed, Err: readError(store.ErrTooLarge)}})
 			continue
 		}
+		f.Names = append(f.Names, it.Name)
 		if it.ReadFailed {
 			f.Unreadable++
 			continue
@@ -60,22 +76,46 @@ func ForecastDrain(items []Item, includeHandled bool, now time.Time) Forecast {
 		if ack, ok := AckOf(it.BlobInfo); ok && ack.Covers(it.BlobInfo, now) {
 			f.Acked++
 		}
-		switch {
-		case it.Summary == nil:
+		s := it.Summary
+		if s == nil {
 			f.Unread++
 			continue
 		}
-		f.Events += it.Summary.Events
+		f.Events += s.Events
 		switch {
-		case it.Summary.Malformed:
+		case s.Malformed:
 			f.Malformed++
-		case it.Summary.CrashDepth > 0:
-			f.Crash++ // the function throws before it republishes or quarantines anything
+		case s.CrashDepth > 0:
+			f.Crash++ // the function throws before it republishes anything
 		default:
-			f.Verdicts.Add(it.Summary.Verdicts)
+			if s.MayCrash > 0 {
+				f.MayCrash++
+			}
+			f.Verdicts.Add(s.Verdicts)
 		}
 	}
 	return f
+}
+
+// leaveAlone is the drain's rule for a blob it will not re-upload, decided from what was listed: the result the
+// drain gives it. The drain checks the same again on what it reads at write time (age, a handled payload).
+func leaveAlone(cfg Config, t DrainTarget, includeHandled bool) (Result, bool) {
+	r := Result{Name: t.Name}
+	switch {
+	case !IsRoot(t.Name):
+		r.Outcome, r.Reason = OutcomeExcluded, Reason{Kind: ReasonNotRoot}
+	case t.Refused != "":
+		r.Outcome, r.Reason = OutcomeRefused, Reason{Kind: ReasonRefusedEntry, Err: t.Refused}
+	case Untriggerable(t.Name):
+		r.Outcome, r.Reason = OutcomeUntriggerable, Reason{Kind: ReasonUntriggerable}
+	case t.HandledBy != "" && !includeHandled:
+		r.Outcome, r.Reason = OutcomeHandled, Reason{Kind: ReasonHandled, Name: t.HandledBy}
+	case t.ListedLive:
+		r.Outcome, r.Reason = OutcomeYoung, Reason{Kind: ReasonListedYoung, TTL: cfg.TTL}
+	default:
+		return r, false
+	}
+	return r, true
 }
 
 // Asks reports whether the drain has anything to ask about: blobs it will re-upload, or unreadable ones it tries.

@@ -3,7 +3,6 @@ package replay
 import (
 	"context"
 	"errors"
-	"fmt"
 	"sync"
 
 	"github.com/deadletter/deadletter/store"
@@ -23,8 +22,11 @@ const (
 	OutcomeExcluded Outcome = "excluded"
 	// OutcomeHandled: a root blob the replay already handled; draining it would republish its events again.
 	OutcomeHandled Outcome = "handled"
-	OutcomeChanged Outcome = "changed"
-	OutcomeGone    Outcome = "gone"
+	// OutcomeUntriggerable: a root blob whose BlobCreated the replay subscription's filter never delivers: a
+	// drain cannot make the replay see it.
+	OutcomeUntriggerable Outcome = "untriggerable"
+	OutcomeChanged       Outcome = "changed"
+	OutcomeGone          Outcome = "gone"
 	// OutcomeNotFound: a blob named by the operator that does not exist.
 	OutcomeNotFound Outcome = "notFound"
 	OutcomeRefused  Outcome = "refused"
@@ -35,23 +37,25 @@ const (
 
 // Outcomes lists every outcome in the order reports give them: what was done, what was left and why, failures.
 var Outcomes = []Outcome{OutcomeDrained, OutcomeRestored, OutcomeAcked, OutcomeCleared, OutcomeYoung, OutcomeExcluded,
-	OutcomeHandled, OutcomeChanged, OutcomeGone, OutcomeNotFound, OutcomeRefused, OutcomeCancelled, OutcomeFailed}
+	OutcomeHandled, OutcomeUntriggerable, OutcomeChanged, OutcomeGone, OutcomeNotFound, OutcomeRefused, OutcomeCancelled, OutcomeFailed}
 
 // Done reports whether the outcome is the action having been carried out.
 func (o Outcome) Done() bool {
 	return o == OutcomeDrained || o == OutcomeRestored || o == OutcomeAcked || o == OutcomeCleared
 }
 
-// readFailed is the outcome of an action whose read of its blob failed: the blob is missing (missing, with why),
-// the action was cancelled meanwhile, or the read failed.
-func readFailed(ctx context.Context, r Result, err error, missing Outcome, why string) Result {
+// readFailed is the outcome of an action whose read of its blob failed: the blob is missing (missing), the
+// action was cancelled meanwhile, an entry the store refuses, or the read failed.
+func readFailed(ctx context.Context, r Result, err error, missing Outcome) Result {
 	switch {
 	case errors.Is(err, store.ErrNotFound):
-		r.Outcome, r.Error = missing, why
+		r.Outcome, r.Reason = missing, Reason{Kind: ReasonNotFound}
+	case errors.Is(err, store.ErrRefused):
+		r.Outcome, r.Reason = OutcomeRefused, Reason{Kind: ReasonRefusedEntry, Err: err.Error()}
 	case ctx.Err() != nil:
 		r.Outcome = OutcomeCancelled
 	default:
-		r.Outcome, r.Error = OutcomeFailed, err.Error()
+		r.Outcome, r.Reason = OutcomeFailed, failed(err)
 	}
 	return r
 }
@@ -62,8 +66,9 @@ type Result struct {
 	Outcome Outcome
 	// Target is the restored copy's name.
 	Target string
-	// Error says why a blob failed or was refused, or warns about what was left.
-	Error string
+	// Reason says why a blob failed, was refused or left alone, or warns about what was left (internal/present
+	// words it).
+	Reason Reason
 	// Resume is how many events a restore sets moving again.
 	Resume int
 }
@@ -97,7 +102,7 @@ type runner struct {
 
 	mu      sync.Mutex
 	streak  int
-	why     string
+	why     Reason
 	tripped context.CancelFunc
 }
 
@@ -128,8 +133,8 @@ func (r *runner) one(ctx context.Context, i int, name string, do func(ctx contex
 	if ctx.Err() == nil {
 		res = do(ctx, i)
 	}
-	if res.Outcome == OutcomeCancelled && res.Error == "" {
-		res.Error = r.stopReason()
+	if res.Outcome == OutcomeCancelled && res.Reason.Kind == ReasonNone {
+		res.Reason = r.stopReason()
 	}
 	r.count(res)
 	results[i] = res
@@ -148,8 +153,8 @@ func (r *runner) count(res Result) {
 		if limit == 0 {
 			limit = StopAfterFailures
 		}
-		if limit > 0 && r.streak >= limit && r.why == "" {
-			r.why = fmt.Sprintf("stopped after %d blobs failed in a row (last: %s)", r.streak, res.Error)
+		if limit > 0 && r.streak >= limit && r.why.Kind == ReasonNone {
+			r.why = Reason{Kind: ReasonStopped, Count: r.streak, Err: res.Reason.Err}
 			r.tripped()
 		}
 	case res.Outcome != OutcomeCancelled:
@@ -157,7 +162,7 @@ func (r *runner) count(res Result) {
 	}
 }
 
-func (r *runner) stopReason() string {
+func (r *runner) stopReason() Reason {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	return r.why

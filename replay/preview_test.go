@@ -97,7 +97,7 @@ func TestPlanRestore(t *testing.T) {
 	now := time.Date(2026, 11, 30, 3, 4, 5, 0, time.UTC)
 	body := "[" + strings.Join([]string{ev("a", "Push", ""), ev("b|2", "Push", ""), ev("c", "Webhook", ""), ev("d", "Nope", "")}, ",") + "]"
 	rp := c.PlanRestore("quarantine/S/2026/1/1/1/g.json", []byte(body), replay.ParsePayload([]byte(body)), now)
-	if rp.Target != "S/2026/1/1/1/g.restored-20261130T030405Z.json" || len(rp.Resume) != 2 || len(rp.Requarantine) != 2 || rp.Stripped != 1 || rp.Refusal != "" {
+	if rp.Target != "S/2026/1/1/1/g.restored-20261130T030405Z.json" || len(rp.Resume) != 2 || len(rp.Requarantine) != 2 || rp.Stripped != 1 || rp.Refused() {
 		t.Fatalf("%+v", rp)
 	}
 	p := replay.ParsePayload(rp.Body)
@@ -107,10 +107,10 @@ func TestPlanRestore(t *testing.T) {
 		}
 	}
 	only := "[" + ev("c", "Webhook", "") + "]"
-	if rp := c.PlanRestore("quarantine/x.json", []byte(only), replay.ParsePayload([]byte(only)), now); !strings.Contains(rp.Refusal, "no event would resume") {
-		t.Fatalf("refusal = %q", rp.Refusal)
+	if rp := c.PlanRestore("quarantine/x.json", []byte(only), replay.ParsePayload([]byte(only)), now); rp.Refusal.Kind != replay.ReasonNothingResumes {
+		t.Fatalf("refusal = %+v", rp.Refusal)
 	}
-	if rp := c.PlanRestore("quarantine/x", []byte(`{`), replay.ParsePayload([]byte(`{`)), now); !rp.Malformed || rp.Refusal == "" || rp.Target != "x.restored-20261130T030405Z" {
+	if rp := c.PlanRestore("quarantine/x", []byte(`{`), replay.ParsePayload([]byte(`{`)), now); !rp.Malformed || rp.Refusal.Kind != replay.ReasonMalformed || rp.Target != "x.restored-20261130T030405Z" {
 		t.Fatalf("malformed: %+v", rp)
 	}
 	if _, err := replay.RestoreTarget("quarantine/archived/x.json", now); err == nil {
@@ -124,7 +124,7 @@ func TestPlanRestore(t *testing.T) {
 	}{{strings.Repeat("é", 1024-11-26-len("/x.json")), true}, {strings.Repeat("é", 1024-11-26-len("/x.json")+1), false}} {
 		q := "quarantine/" + tc.dir + "/x.json"
 		rp := c.PlanRestore(q, []byte(only), replay.ParsePayload([]byte(only)), now)
-		if tc.fits != (rp.Target != "") || !tc.fits && !strings.Contains(rp.Refusal, "too long to restore") {
+		if tc.fits != (rp.Target != "") || !tc.fits && rp.Refusal.Kind != replay.ReasonNoTarget {
 			t.Fatalf("%d characters: %+v", len([]rune(q)), rp)
 		}
 	}

@@ -103,10 +103,10 @@ func TestDrainThroughFaults(t *testing.T) {
 			t.Errorf("%s: %s, and the blob is gone: %v", r.Name, r.Outcome, err)
 		case r.Outcome == replay.OutcomeDrained && n != "1":
 			t.Errorf("%s: drainCount %q: drained once, counted once", r.Name, n)
-		case r.Outcome == replay.OutcomeFailed && n != "" || r.Outcome == replay.OutcomeFailed && r.Error == "":
-			t.Errorf("%s: failed (%q) but changed (drainCount %q)", r.Name, r.Error, n)
+		case r.Outcome == replay.OutcomeFailed && n != "" || r.Outcome == replay.OutcomeFailed && r.Reason.Err == "":
+			t.Errorf("%s: failed (%+v) but changed (drainCount %q)", r.Name, r.Reason, n)
 		case r.Outcome != replay.OutcomeDrained && r.Outcome != replay.OutcomeFailed:
-			t.Errorf("%s: %s %s", r.Name, r.Outcome, r.Error)
+			t.Errorf("%s: %s %+v", r.Name, r.Outcome, r.Reason)
 		}
 		if r.Outcome == replay.OutcomeDrained {
 			drained++
@@ -226,10 +226,10 @@ func TestContainerVanishesMidDrain(t *testing.T) {
 	seen := map[replay.Outcome]int{}
 	for _, r := range res {
 		seen[r.Outcome]++
-		if r.Outcome == replay.OutcomeFailed && !strings.Contains(r.Error, "has no container") {
-			t.Fatalf("unclear error: %s", r.Error)
+		if r.Outcome == replay.OutcomeFailed && !errors.Is(errors.New(r.Reason.Err), store.ErrContainerNotFound) && !strings.Contains(r.Reason.Err, store.ErrContainerNotFound.Error()) {
+			t.Fatalf("unclear error: %+v", r.Reason)
 		}
-		if r.Outcome == replay.OutcomeCancelled && !strings.Contains(r.Error, "stopped after 10 blobs failed in a row") {
+		if r.Outcome == replay.OutcomeCancelled && (r.Reason.Kind != replay.ReasonStopped || r.Reason.Count != replay.StopAfterFailures) {
 			t.Fatalf("a stopped drain must say why: %+v", r)
 		}
 	}
@@ -264,7 +264,7 @@ func TestDrainWhoseAnswersAreLost(t *testing.T) {
 	for _, r := range res {
 		bi, _ := direct.Stat(bg, r.Name)
 		if n, _ := store.MetaGet(bi.Metadata, replay.MetaDrainCount); r.Outcome != replay.OutcomeDrained || n != "1" {
-			t.Fatalf("%s: %s %q, drainCount %q", r.Name, r.Outcome, r.Error, n)
+			t.Fatalf("%s: %s %+v, drainCount %q", r.Name, r.Outcome, r.Reason, n)
 		}
 	}
 	if len(lost) != len(names) {

@@ -52,7 +52,7 @@ func Restore(ctx context.Context, c store.Container, cfg Config, names []string,
 func restoreOne(ctx context.Context, c store.Container, cfg Config, name string, o RestoreOptions) Result {
 	r := Result{Name: name}
 	if !strings.HasPrefix(name, QuarantinePrefix) {
-		r.Outcome, r.Error = OutcomeRefused, "not a quarantine blob: only quarantine/ blobs are restored"
+		r.Outcome, r.Reason = OutcomeRefused, Reason{Kind: ReasonNotQuarantine}
 		return r
 	}
 	b, err := c.Read(ctx, name, store.MaxBlobBytes)
@@ -60,24 +60,28 @@ func restoreOne(ctx context.Context, c store.Container, cfg Config, name string,
 		return UnreadRestore(ctx, name, err)
 	}
 	if want := o.Previewed[name]; want != "" && b.ETag != want {
-		r.Outcome, r.Error = OutcomeChanged, "rewritten since its restore was previewed: nothing was restored; look at it again"
+		r.Outcome, r.Reason = OutcomeChanged, Reason{Kind: ReasonChangedSincePreview}
 		return r
 	}
 	plan, err := cfg.PlanRestoreIn(ctx, c, name, b.Body, ParsePayload(b.Body), b.LastModified)
 	if err != nil {
-		return readFailed(ctx, r, err, OutcomeFailed, "")
+		return readFailed(ctx, r, err, OutcomeFailed)
 	}
 	r.Resume = len(plan.Resume)
 	if why, refused := plan.refusal(o.Force); refused {
-		r.Outcome, r.Error = OutcomeRefused, why
+		r.Outcome, r.Reason = OutcomeRefused, why
 		return r
 	}
 	wctx := context.WithoutCancel(ctx) // once a restore writes, it finishes: a copy is never left half-done
 	target, _, err := placeCopy(wctx, c, name, b, plan, o.DryRun)
 	r.Target = target
+	var unfit nameUnfit
 	switch {
+	case errors.As(err, &unfit):
+		r.Outcome, r.Reason = OutcomeRefused, unfit.reason()
+		return r
 	case err != nil:
-		r.Outcome, r.Error = OutcomeFailed, err.Error()
+		r.Outcome, r.Reason = OutcomeFailed, failed(err)
 		return r
 	case o.DryRun:
 		r.Outcome = OutcomeRestored
@@ -88,9 +92,9 @@ func restoreOne(ctx context.Context, c store.Container, cfg Config, name string,
 	case err == nil:
 		r.Outcome = OutcomeRestored
 	case errors.Is(err, store.ErrConditionFailed) || errors.Is(err, store.ErrNotFound):
-		r.Outcome, r.Error = OutcomeRestored, "the quarantine copy changed or vanished after it was read; it was left as it is"
+		r.Outcome, r.Reason = OutcomeRestored, Reason{Kind: ReasonCopyLeft}
 	default:
-		r.Outcome, r.Error = OutcomeFailed, fmt.Sprintf("copied to %s but the quarantine copy could not be deleted (restoring again finds the copy and only retries the delete): %v", target, err)
+		r.Outcome, r.Reason = OutcomeFailed, Reason{Kind: ReasonCopiedNotDeleted, Name: target, Err: err.Error()}
 	}
 	return r
 }
@@ -98,7 +102,7 @@ func restoreOne(ctx context.Context, c store.Container, cfg Config, name string,
 // UnreadRestore is the result of restoring a quarantine blob that could not be read: not found, cancelled, or
 // failed with the error. A restore's question, which reads every plan first, reports it the same way.
 func UnreadRestore(ctx context.Context, name string, err error) Result {
-	return readFailed(ctx, Result{Name: name}, err, OutcomeNotFound, "no such blob: nothing to restore")
+	return readFailed(ctx, Result{Name: name}, err, OutcomeNotFound)
 }
 
 // PlanRestoreIn is PlanRestore refused as the restore itself refuses, in the container: a copy whose original
@@ -108,7 +112,7 @@ func (c Config) PlanRestoreIn(ctx context.Context, st store.Container, name stri
 	rp := c.PlanRestore(name, body, p, copyModified)
 	if rp.Target != "" {
 		if err := restorable(st, rp.Target); err != nil {
-			rp.Target, rp.Refusal = "", "cannot be restored under its own name here (move it by hand under a shorter name): "+err.Error()
+			rp.Target, rp.Refusal = "", Reason{Kind: ReasonCannotHold, Err: err.Error()}
 		}
 	}
 	if rp.Target != "" {
@@ -118,20 +122,20 @@ func (c Config) PlanRestoreIn(ctx context.Context, st store.Container, name stri
 		var unfit nameUnfit
 		switch {
 		case errors.As(err, &unfit):
-			rp.Target, rp.Refusal = "", err.Error()
+			rp.Target, rp.Refusal = "", unfit.reason()
 		case err != nil:
 			return rp, err
 		default:
 			rp.Target, rp.alt = target, n
 		}
 	}
-	if rp.Refusal == "" {
+	if rp.Refusal.Kind == ReasonNone {
 		orig, lingers, err := OriginalLingers(ctx, st, name)
 		if err != nil {
 			return rp, err
 		}
 		if lingers {
-			rp.Refusal, rp.Lingers = LingeringRefusal(orig), orig
+			rp.Refusal, rp.Lingers = Reason{Kind: ReasonLingers, Name: orig}, orig
 		}
 	}
 	return rp, nil
@@ -150,11 +154,6 @@ func OriginalLingers(ctx context.Context, c store.Container, quarantined string)
 		return orig, false, nil
 	}
 	return orig, false, err
-}
-
-// LingeringRefusal is why a restore refuses a quarantine copy whose original lingers.
-func LingeringRefusal(orig string) string {
-	return fmt.Sprintf("its original %s still lingers at the root (the replay quarantined it and could not delete it): restoring would put its events at the root twice; delete that original first — its events are all in this copy — with your storage tools (az storage blob delete --name <it>, Storage Explorer; deadletter deletes nothing it has not copied)", orig)
 }
 
 // placeCopy puts the restored body at the first of the restore's names that is free or already holds it, and
@@ -181,6 +180,8 @@ func (n nameUnfit) Error() string {
 	return fmt.Sprintf("%s holds a different body, and the next name, %s, %s: move this copy by hand", n.taken, n.next, n.why)
 }
 
+func (n nameUnfit) reason() Reason { return Reason{Kind: ReasonNameTaken, Name: n.next, Err: n.why} }
+
 // placeCopy writes the restored copy under the plan's name, or — where a name holds a different body — the next
 // alternative of the plan's base name, starting from the one the plan found free; it returns the name and which
 // alternative it is. A dry run stops at the name it would write.
@@ -201,10 +202,10 @@ func placeCopy(ctx context.Context, c store.Container, from string, b store.Blob
 			// A longer name must still fit, with the replay's quarantine/ copy of it: said here, not by a write
 			// that fails (a dry run says it too).
 			if utf8.RuneCountInString(QuarantinePrefix+target) > MaxNameLength {
-				return "", n, nameUnfit{base, target, fmt.Sprintf("would be over the %d characters a blob name may have", MaxNameLength)}
+				return "", n, nameUnfit{base, target, fmt.Sprintf("is over the %d characters a blob name may have", MaxNameLength)}
 			}
 			if err := restorable(c, target); err != nil {
-				return "", n, nameUnfit{base, target, "cannot be written here (" + err.Error() + ")"}
+				return "", n, nameUnfit{base, target, "cannot be written here: " + err.Error()}
 			}
 		}
 		for attempt := 0; attempt < 2; attempt++ {

@@ -1,7 +1,6 @@
 package replay
 
 import (
-	"fmt"
 	"time"
 )
 
@@ -24,8 +23,8 @@ type RestorePlan struct {
 	Unknown int
 	// Target is the root name the restored copy gets (RestoreTarget: the same for every retry).
 	Target string
-	// Refusal says why restore refuses without --force ("" when it goes ahead).
-	Refusal string
+	// Refusal says why restore refuses without --force (Kind ReasonNone when it goes ahead).
+	Refusal Reason
 	// Body is the restored copy: the quarantined bytes unchanged when no id carries a count; otherwise
 	// JSON.stringify of the elements as the estate re-serializes them (see Preview.QuarantineBody), every id
 	// without its count.
@@ -50,13 +49,17 @@ func (c Config) PlanRestore(name string, body []byte, p *Payload, copyModified t
 	rp := RestorePlan{Resume: []Resuming{}, Requarantine: []Quarantined{}, Body: body}
 	target, err := RestoreTarget(name, copyModified)
 	if err != nil {
-		rp.Refusal = err.Error()
+		rp.Refusal = Reason{Kind: ReasonNoTarget, Err: err.Error()}
+		return rp
+	}
+	if Untriggerable(target) {
+		rp.Refusal = Reason{Kind: ReasonUntriggerableTarget, Name: target}
 		return rp
 	}
 	rp.Target, rp.base = target, target
 	if p.Malformed() {
 		rp.Malformed = true
-		rp.Refusal = "the payload is malformed (" + p.Err.Error() + "): the replay quarantines it again on sight"
+		rp.Refusal = Reason{Kind: ReasonMalformed, Err: p.Err.Error(), Forceable: true}
 		return rp
 	}
 	originals := make([]string, len(p.Events))
@@ -92,14 +95,17 @@ func (c Config) PlanRestore(name string, body []byte, p *Payload, copyModified t
 	switch {
 	case p.CrashDepth() > 0:
 		rp.Crash = &Crash{Depth: p.CrashDepth()}
-		rp.Refusal = fmt.Sprintf("the payload nests %d levels deep (past %d): the replay function would crash on it at the root and never consume it", p.CrashDepth(), MaxStringifyDepth)
+		rp.Refusal = Reason{Kind: ReasonCrash, Depth: p.CrashDepth(), Forceable: true}
 	case len(p.Events) == 0:
-		rp.Refusal = "the blob holds no events"
+		rp.Refusal = Reason{Kind: ReasonNoEvents, Forceable: true}
 	case len(rp.Resume) == 0 && rp.Unknown == 0:
-		rp.Refusal = fmt.Sprintf("no event would resume: all %d would be quarantined again (%s)", len(rp.Requarantine), Primaries(rp.Requarantine))
+		rp.Refusal = Reason{Kind: ReasonNothingResumes, Count: len(rp.Requarantine), Verdicts: Primaries(rp.Requarantine), Forceable: true}
 	}
 	return rp
 }
+
+// Refused reports whether the plan refuses the restore without --force.
+func (rp RestorePlan) Refused() bool { return rp.Refusal.Kind != ReasonNone }
 
 // Primaries counts refused events by the verdict the replay acts on.
 func Primaries(q []Quarantined) VerdictCounts {
@@ -111,15 +117,16 @@ func Primaries(q []Quarantined) VerdictCounts {
 }
 
 // refusal says whether the plan is refused, and why: with force, only where there is no name to restore to.
-func (rp RestorePlan) refusal(force bool) (why string, refused bool) {
+func (rp RestorePlan) refusal(force bool) (why Reason, refused bool) {
 	switch {
 	case rp.Target == "":
-		return rp.Refusal, true
-	case rp.Refusal != "" && !force:
-		return rp.Refusal + ForceHint, true
+		why = rp.Refusal
+		why.Forceable = false
+		return why, true
+	case rp.Refused() && !force:
+		why = rp.Refusal
+		why.Forceable = true
+		return why, true
 	}
-	return "", false
+	return Reason{}, false
 }
-
-// ForceHint ends the refusal of a restore that --force would carry out.
-const ForceHint = " (--force restores it anyway)"

@@ -84,7 +84,7 @@ func TestSoak(t *testing.T) {
 		}
 		for _, r := range res {
 			if r.Outcome == replay.OutcomeFailed {
-				t.Logf("round %d: drain failed for %s (reported, nothing lost): %s", round, r.Name, r.Error)
+				t.Logf("round %d: drain failed for %s (reported, nothing lost): %s", round, r.Name, r.Reason.Err)
 			}
 		}
 		for n, etag := range records {

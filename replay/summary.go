@@ -22,6 +22,9 @@ type Summary struct {
 	// CrashDepth is the payload's nesting depth when it is past what the replay function can serialize (it
 	// throws before writing or deleting anything); 0 otherwise.
 	CrashDepth int
+	// MayCrash is the depth of what the replay serializes when it lies in the band where the estate's Node runtime
+	// decides (see StackDepth): a warning, not a verdict; 0 otherwise.
+	MayCrash int
 }
 
 // Count is how many events carry one value.

@@ -321,9 +321,9 @@ var confirmScope = &scope{name: "confirm", modal: true, bindings: append([]bindi
 			case d == nil || d.act != actRestore:
 			case d.plans == nil:
 				return "still reading the restore plan"
-			case d.writes == 0 && d.force1 > 0 && !d.force:
+			case d.plans.Counts().Writes == 0 && d.plans.Counts().Forceable > 0 && !d.force:
 				return "nothing would be restored: every blob here is refused (f forces)"
-			case d.writes == 0:
+			case d.plans.Counts().Writes == 0:
 				return "nothing would be restored: every blob here is refused or unreadable"
 			}
 			return ""
@@ -331,13 +331,14 @@ var confirmScope = &scope{name: "confirm", modal: true, bindings: append([]bindi
 	bind([]string{"esc", "n"}, "esc", "cancel", closeDialog).footer(),
 	bind([]string{"f"}, "f", "force: restore the refused blobs too, on or off (--force)", onDialog(func(m *Model, d *dialog) tea.Cmd {
 		d.force = !d.force
+		d.plans.SetForce(d.force)
 		d.setLines(d.restoreLines())
 		return nil
 	})).footer().when(func(m *Model) string {
 		switch d := m.dialog; {
 		case d == nil || d.act != actRestore || d.plans == nil:
 			return "--force applies to a restore"
-		case d.force1 == 0:
+		case d.plans.Counts().Forceable == 0:
 			return "nothing here is refused that --force would restore"
 		}
 		return ""

@@ -50,10 +50,8 @@ type dialog struct {
 	names   []string
 	blobs   []store.BlobInfo // ack targets
 	force   bool
-	plans   *restorePlansMsg // restore: the plans, once read
-	writes  int              // restore: how many of them it will write (the rest are refused or unread)
-	force1  int              // restore: how many of them --force would restore that are refused without it
-	limit   string           // what limits the action to fewer blobs than the pane holds ("" when nothing)
+	plans   *replay.RestorePreview // restore: the plans, once read
+	limit   string                 // what limits the action to fewer blobs than the pane holds ("" when nothing)
 
 	note   textinput.Model // ack: the note
 	ackFor int             // ack: index into ackDurations
@@ -77,8 +75,7 @@ type dialog struct {
 type (
 	restorePlansMsg struct {
 		names   []string
-		details []*replay.Detail
-		errs    []error
+		preview *replay.RestorePreview
 	}
 	progressMsg   struct{ r replay.Result }
 	actionDoneMsg struct {
@@ -146,7 +143,7 @@ func (m *Model) confirmDrain(items []replay.Item, limit string) tea.Cmd {
 		m.setStatus("nothing to drain here")
 		return nil
 	}
-	f := replay.ForecastDrain(items, false, m.snap.Now)
+	f := m.cfg.ForecastDrain(items, false, m.snap.Now)
 	if !f.Asks() {
 		// Asking "drain 0 blobs?" would ask for nothing: say why nothing is drained instead.
 		var why []string
@@ -185,14 +182,7 @@ func (m *Model) confirmRestore(names []string, limit string) tea.Cmd {
 	d.setLines(append(d.limitLines(), "reading the restore plan…"))
 	m.dialog = d
 	l, ctx := m.opt.Loader, m.ctx
-	return func() tea.Msg {
-		msg := restorePlansMsg{names: names}
-		for _, n := range names {
-			det, err := l.Inspect(ctx, n)
-			msg.details, msg.errs = append(msg.details, det), append(msg.errs, err)
-		}
-		return msg
-	}
+	return func() tea.Msg { return restorePlansMsg{names: names, preview: l.PreviewRestore(ctx, names, false)} }
 }
 
 // confirmAck asks before acknowledging (or, when every target is acknowledged already, clearing) blobs.
@@ -263,23 +253,20 @@ func (m *Model) start(d *dialog) tea.Cmd {
 			return replay.Drain(ctx, c, cfg, d.targets, replay.DrainOptions{ReadOnly: ro, Concurrency: conc, Progress: progressed})
 		}
 	case actRestore:
-		d.total = len(d.names)
-		// Each copy is held to the ETag its plan was read at: a copy rewritten since the dialog showed it is
-		// skipped as changed, never restored unseen — and one whose plan could not be read is not restored at all.
-		previewed, names, unread := map[string]string{}, []string(nil), []replay.Result(nil)
-		for i, n := range d.plans.names {
-			if err := d.plans.errs[i]; err != nil {
-				unread = append(unread, replay.UnreadRestore(ctx, n, err))
-				d.done++
-				d.counts[unread[len(unread)-1].Outcome]++
-				continue
-			}
-			names, previewed[n] = append(names, n), d.plans.details[i].ETag
+		// Only what the preview says it writes is restored, each copy held to the ETag its plan was read at: a copy
+		// rewritten since the dialog showed it is skipped as changed, never restored unseen. The rest are reported
+		// as the preview found them.
+		names, left := d.plans.Writes(), d.plans.Left()
+		d.total = len(names) + len(left)
+		for _, r := range left {
+			d.done++
+			d.counts[r.Outcome]++
 		}
+		previewed := d.plans.Previewed()
 		run = func() ([]replay.Result, error) {
 			res, err := replay.Restore(ctx, c, cfg, names, replay.RestoreOptions{ReadOnly: ro, Force: d.force, Concurrency: conc, Progress: progressed,
 				Previewed: previewed})
-			return append(unread, res...), err
+			return append(left, res...), err
 		}
 	default:
 		d.total = len(d.blobs)
@@ -301,7 +288,7 @@ func (d *dialog) Update(msg tea.Msg) tea.Cmd {
 		if d.act != actRestore || d.plans != nil || !slices.Equal(d.names, msg.names) || d.phase != phaseConfirm {
 			return nil // plans for a dialog that is no longer open
 		}
-		d.plans = &msg
+		d.plans = msg.preview
 		d.setLines(d.restoreLines())
 	case progressMsg:
 		d.done++
@@ -369,66 +356,46 @@ func (d *dialog) limitLines() []string {
 	return []string{d.st.Warn.Render("Only what you see: " + d.limit + "."), ""}
 }
 
-// restoreCounts is what the restore plans add up to: blobs refused (with --force as set), unread, refused only
-// without --force, and of those, ones whose original lingers at the root.
-type restoreCounts struct{ refused, unread, forceable, lingering int }
-
-// planLines explains each blob's restore plan, and counts them.
-func (d *dialog) planLines() (lines []string, n restoreCounts) {
-	msg, st := d.plans, d.st
-	for i, name := range msg.names {
-		lines = append(lines, st.Bold.Render(textfmt.Printable(name)))
-		if msg.errs[i] != nil {
-			lines = append(lines, "  "+st.Error.Render("could not be read: "+textfmt.Printable(msg.errs[i].Error())))
-			n.unread++
+// planLines explains each blob's restore plan.
+func (d *dialog) planLines() (lines []string) {
+	st := d.st
+	for i := range d.plans.Entries {
+		e := &d.plans.Entries[i]
+		lines = append(lines, st.Bold.Render(textfmt.Printable(e.Name)))
+		if e.Detail == nil {
+			lines = append(lines, "  "+st.Error.Render(present.Reason(e.Left.Reason, present.ForceKey)))
 			continue
 		}
-		det := msg.details[i]
-		for _, l := range present.Explain(det, d.cfg) {
+		for _, l := range present.Explain(e.Detail, d.cfg) {
 			lines = append(lines, "  "+textfmt.Printable(l))
 		}
-		r, unforced := det.NotRestored(false)
-		_, forced := det.NotRestored(true)
-		switch {
-		case r.Outcome == replay.OutcomeFailed:
-			n.unread++ // its payload could not be read
-		case forced || unforced && !d.force:
-			n.refused++
-		case unforced && det.Restore.Lingers != "":
-			n.lingering++ // restored only because of --force
-		}
-		if unforced && !forced {
-			n.forceable++
-		}
 	}
-	return lines, n
+	return lines
 }
 
 // restoreLines say what the restore will do — first what it moves, refuses, cannot read and what --force
-// changes, then each blob's plan — and count what it will write for the title.
+// changes, then each blob's plan — and set the title to what it will write.
 func (d *dialog) restoreLines() []string {
-	st, total := d.st, len(d.plans.names)
-	plans, n := d.planLines()
-	// The title counts what the restore will move, as the command line's question does.
-	d.writes, d.force1 = total-n.refused-n.unread, n.forceable
-	d.title = present.RestoreQuestion(d.writes, replay.Tally{replay.OutcomeRefused: n.refused, replay.OutcomeFailed: n.unread}, "quarantined blob(s)")
+	st := d.st
+	n := d.plans.Counts()
+	d.title = present.RestoreQuestion(n.Writes, replay.Tally{replay.OutcomeRefused: n.Refused, replay.OutcomeFailed: n.Unreadable}, "quarantined blob(s)")
 	lines := d.limitLines()
 	switch {
-	case n.forceable > 0 && !d.force:
-		lines = append(lines, st.Warn.Render(fmt.Sprintf("%d blob(s) will be refused: press f to restore them anyway (--force)", n.forceable)))
-	case d.force && n.forceable > 0:
-		lines = append(lines, st.Warn.Render(fmt.Sprintf("--force: the %d refused blob(s) are restored too (where nothing resumes, the replay re-quarantines them)", n.forceable)))
-		if n.lingering > 0 {
-			lines = append(lines, st.Warn.Render(fmt.Sprintf("--force: %d of them still have their original at the root: restored, their events are at the root twice and the replay handles them twice (a drain would then take that original too)", n.lingering)))
+	case n.Forceable > 0 && !d.force:
+		lines = append(lines, st.Warn.Render(fmt.Sprintf("%d blob(s) will be refused: press f to restore them anyway (--force)", n.Forceable)))
+	case d.force && n.Forceable > 0:
+		lines = append(lines, st.Warn.Render(fmt.Sprintf("--force: the %d refused blob(s) are restored too (where nothing resumes, the replay re-quarantines them)", n.Forceable)))
+		if n.Lingering > 0 {
+			lines = append(lines, st.Warn.Render(fmt.Sprintf("--force: %d of them still have their original at the root: restored, their events are at the root twice and the replay handles them twice (a drain would then take that original too)", n.Lingering)))
 		}
 	}
-	if n.unread > 0 {
-		lines = append(lines, st.Error.Render(fmt.Sprintf("%d blob(s) could not be read: they are left where they are and reported as failed (R refreshes; try again)", n.unread)))
+	if n.Unreadable > 0 {
+		lines = append(lines, st.Error.Render(fmt.Sprintf("%d blob(s) could not be read: they are left where they are and reported as failed (R refreshes; try again)", n.Unreadable)))
 	}
 	if len(lines) > len(d.limitLines()) {
 		lines = append(lines, "")
 	}
-	return append(lines, plans...)
+	return append(lines, d.planLines()...)
 }
 
 // View draws the dialog box over the centre of the screen: title, body (scrolled), and keys — its pinned last

@@ -36,6 +36,7 @@ import (
 	"github.com/Azure/azure-sdk-for-go/sdk/storage/azblob/container"
 	tea "github.com/charmbracelet/bubbletea"
 	"github.com/charmbracelet/lipgloss"
+	"github.com/deadletter/deadletter/internal/present"
 	"github.com/deadletter/deadletter/internal/scenario"
 	"github.com/deadletter/deadletter/replay"
 	"github.com/deadletter/deadletter/store"
@@ -450,7 +451,7 @@ func phaseDrain() row {
 			must(err)
 			for _, r := range res {
 				if r.Outcome != replay.OutcomeDrained {
-					fail("drain %s: %s %s", r.Name, r.Outcome, r.Error)
+					fail("drain %s: %s %s", r.Name, r.Outcome, present.Reason(r.Reason, present.ForceFlag))
 				}
 			}
 		}))

@@ -149,7 +149,7 @@ func TestDrainSaysItEndsAcks(t *testing.T) {
 	}
 	mustRun(t, "ack", name, "--dir", dir, "--yes")
 	_, errs, code := runCmd(t, "drain", "--dir", dir, "--dry-run")
-	if code != 0 || !strings.Contains(errs, "1 of them are acknowledged: re-uploading changes them, which ends their acks.") {
+	if code != 3 || !strings.Contains(errs, "1 of them are acknowledged: re-uploading changes them, which ends their acks.") {
 		t.Fatalf("drain: exit %d %s", code, errs)
 	}
 }

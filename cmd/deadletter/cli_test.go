@@ -105,10 +105,11 @@ func TestNamesFromFragments(t *testing.T) {
 	if code != 0 || !strings.Contains(out, name) {
 		t.Fatalf("restore by GUID: %d %s", code, out)
 	}
-	// A name that does not exist: notFound, exit 1, for drain and restore alike.
+	// A name that does not exist: notFound, exit 3 (nothing failed, not everything was done), for drain and
+	// restore alike.
 	for _, cmd := range [][]string{{"drain", "NOPE/2026/1/1/1/none.json"}, {"restore", "quarantine/NOPE/none.json"}} {
 		out, _, code := runCmd(t, append(cmd, "--dir", dir, "--yes", "--json")...)
-		if code != 1 || !strings.Contains(out, `"notFound"`) {
+		if code != 3 || !strings.Contains(out, `"notFound"`) {
 			t.Errorf("%v: exit %d %s", cmd, code, out)
 		}
 	}
@@ -175,7 +176,7 @@ func TestRestoreAll(t *testing.T) {
 	dir := seeded(t)
 	before := len(lsJSONOf(t, "--dir", dir, "--pane", "quarantine").Blobs)
 	out, errs, code := runCmd(t, "restore", "--all", "--dir", dir, "--yes", "--json")
-	if code != 0 {
+	if code != 3 { // the refused ones are not restored
 		t.Fatalf("exit %d %s", code, errs)
 	}
 	var res struct {
@@ -218,7 +219,7 @@ func TestActionsCountWhatTheyTouch(t *testing.T) {
 	}
 	stranded, live, quarantined := first("stranded"), first("live"), first("quarantine")
 	out, errs, code := runCmd(t, "drain", "--dir", dir, "--dry-run", "--yes", stranded, live, quarantined)
-	if code != 0 || !strings.Contains(errs, "1 blob(s) to drain") || !strings.Contains(errs, "2 more blob(s) are not stranded") {
+	if code != 3 || !strings.Contains(errs, "1 blob(s) to drain") || !strings.Contains(errs, "2 more blob(s) are not stranded") {
 		t.Fatalf("exit %d\n%s", code, errs)
 	}
 	if !strings.Contains(out, "1 would drain, 1 young, 1 excluded") {

@@ -86,8 +86,10 @@ func (a *app) progress(total int, dryRun bool) func(replay.Result) {
 	}
 }
 
-// reportResults prints an action's outcomes and decides the exit: 1 when a blob failed or was not found, 130
-// when a signal stopped the run (after the report: what was done is said first).
+// reportResults prints an action's outcomes and decides the exit (the same for drain, restore and ack): 0 when
+// every blob asked for was done; 1 when one failed; 3 when none failed but one was not done — refused, too young,
+// already handled, untriggerable, changed or gone since it was listed, not found; 130 when a signal stopped the
+// run (after the report: what was done is said first).
 func (a *app) reportResults(ctx context.Context, f actionFlags, res []replay.Result) error {
 	tally := replay.TallyOf(res)
 	if f.json {
@@ -107,8 +109,13 @@ func (a *app) reportResults(ctx context.Context, f actionFlags, res []replay.Res
 	switch {
 	case wasInterrupted(ctx):
 		return exitCode{code: exitInterrupted, err: errors.New("interrupted: blobs not reached were left untouched (cancelled)")}
-	case tally[replay.OutcomeFailed] > 0 || tally[replay.OutcomeNotFound] > 0:
+	case tally[replay.OutcomeFailed] > 0:
 		return exitCode{code: exitFindings}
+	}
+	for o, n := range tally {
+		if n > 0 && !o.Done() {
+			return exitCode{code: exitNotDone}
+		}
 	}
 	return nil
 }

@@ -104,7 +104,7 @@ func (a *app) drainNamed(snap *replay.Snapshot, names []string) ([]replay.Result
 
 // askDrain says what the drain will do — only the blobs it will re-upload are counted — and asks.
 func (a *app) askDrain(cfg replay.Config, o *drainOptions, items []replay.Item, now time.Time) error {
-	f := replay.ForecastDrain(items, o.includeHandled, now)
+	f := cfg.ForecastDrain(items, o.includeHandled, now)
 	if !o.json || !o.yes {
 		fmt.Fprintf(a.io.err, "%d blob(s) to drain (stranded: older than the TTL %s, so no trigger can still reach them).\n", f.Blobs, textfmt.Duration(cfg.TTL))
 		for _, line := range present.ForecastLines(f) {

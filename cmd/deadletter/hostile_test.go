@@ -411,9 +411,10 @@ func TestActionsReportWhatTheyCannotRead(t *testing.T) {
 	handlers := filepath.Join(t.TempDir(), "handlers.json")
 	os.WriteFile(handlers, []byte(`{"A":true,"B":false}`), 0o644)
 
+	// A FIFO is not a blob: refused, said so, and neither asked about nor tried.
 	out, errs, code := runCmd(t, "drain", "--dir", dir, "--handlers", handlers, "--dry-run")
-	if code != 1 || !strings.Contains(errs, "1 blob(s) to drain") || !strings.Contains(errs, "1 more blob(s) could not be read") ||
-		!strings.Contains(out, "1 would drain, 1 failed") {
+	if code != 3 || !strings.Contains(errs, "1 blob(s) to drain") || !strings.Contains(out, "1 would drain, 1 refused") ||
+		!strings.Contains(out, "refused       S/2026/1/1/1/fifo.json: not a blob deadletter will read or rewrite") {
 		t.Fatalf("drain: exit %d\n%s%s", code, errs, out)
 	}
 
@@ -428,14 +429,14 @@ func TestActionsReportWhatTheyCannotRead(t *testing.T) {
 	for _, r := range res.Results {
 		got[path.Base(r.Name)] = r.Outcome
 	}
-	if code != 1 || len(got) != 3 || got["b.json"] != "restored" || got["n.json"] != "refused" || got["fifo.json"] != "failed" {
+	if code != 3 || len(got) != 3 || got["b.json"] != "restored" || got["n.json"] != "refused" || got["fifo.json"] != "refused" {
 		t.Fatalf("restore --all: exit %d %v\n%s", code, got, errs)
 	}
 
 	// By name, a refused blob is explained and reported, never asked about: off a terminal, with nothing to
 	// write, no --yes is needed and nothing changes.
 	out, errs, code = runCmd(t, "restore", "--dir", dir, "--handlers", handlers, "quarantine/S/2026/1/1/1/n.json")
-	if code != 0 || !strings.Contains(out, "refused") || !strings.Contains(errs, "1 blob(s) are refused or unreadable") {
+	if code != 3 || !strings.Contains(out, "refused") || !strings.Contains(errs, "1 blob(s) are refused or unreadable") {
 		t.Fatalf("restore of a refused blob: exit %d\n%s%s", code, out, errs)
 	}
 	if _, err := os.Stat(at("quarantine/S/2026/1/1/1/n.json")); err != nil {

@@ -20,10 +20,13 @@ import (
 
 // Exit codes shared by every command (the README lists them).
 const (
-	exitOK          = 0
-	exitFindings    = 1   // check found something; drain/restore/ack had a blob failed or not found
-	exitError       = 2   // usage error, or the container could not be read (a check that could not look)
-	exitDeclined    = 3   // the operator answered no at a prompt: nothing changed
+	exitOK       = 0
+	exitFindings = 1 // check found something; drain/restore/ack failed on a blob
+	exitError    = 2 // usage error, or the container could not be read (a check that could not look)
+	// exitNotDone: nothing failed, but something asked for was not done — a blob refused, too young, already
+	// handled, untriggerable, changed or gone, not found; or the operator answered no at a prompt.
+	exitNotDone     = 3
+	exitDeclined    = exitNotDone
 	exitInterrupted = 130 // a drain or restore stopped by a signal (after its report)
 )
 

@@ -207,7 +207,7 @@ func resolveNamed(snap *replay.Snapshot, container string, args []string, in sco
 		case lk.name == "":
 			// One line: a result is one line of the report (the candidates, already escaped, comma-separated).
 			msg := strings.ReplaceAll(strings.Replace(lk.err().Error(), ":\n  ", ": ", 1), "\n  ", ", ")
-			missing = append(missing, replay.Result{Name: lk.arg, Outcome: replay.OutcomeNotFound, Error: msg})
+			missing = append(missing, replay.Result{Name: lk.arg, Outcome: replay.OutcomeNotFound, Reason: replay.Reason{Kind: replay.ReasonNotFound, Err: msg}})
 		default:
 			seen[lk.name] = true
 			found = append(found, lk.name)

@@ -3,7 +3,6 @@ package main
 import (
 	"context"
 	"fmt"
-	"strings"
 
 	"github.com/deadletter/deadletter/internal/present"
 	"github.com/deadletter/deadletter/internal/textfmt"
@@ -86,11 +85,15 @@ func (a *app) runRestore(cmd *cobra.Command, args []string, o *restoreOptions) e
 	}
 	if o.all || !o.json || !o.yes {
 		for _, r := range missing { // named but not found: said before the question counts them
-			fmt.Fprintf(a.io.err, "%s: %s %s\n", textfmt.Printable(r.Name), r.Outcome, textfmt.Printable(r.Error))
+			fmt.Fprintf(a.io.err, "%s: %s %s\n", textfmt.Printable(r.Name), r.Outcome, present.Reason(r.Reason, present.ForceFlag))
 		}
-		var refused []replay.Result
-		names, refused = a.describeRestore(ctx, l, cfg, names, o, previewed)
-		missing = append(missing, refused...) // refusals are results too, so --json carries them
+		p := l.PreviewRestore(ctx, names, o.force)
+		if o.all {
+			p.Keep(func(d *replay.Detail) bool { return o.filter.read(cfg, &d.Item, d.Now) })
+		}
+		a.describeRestore(cfg, p, o)
+		names, previewed = p.Writes(), p.Previewed()
+		missing = append(missing, p.Left()...) // refusals are results too, so --json carries them
 	}
 	if len(names) == 0 {
 		return a.nothingToRestore(ctx, o, missing)
@@ -128,46 +131,31 @@ func (a *app) nothingToRestore(ctx context.Context, o *restoreOptions, missing [
 	return nil
 }
 
-// describeRestore says, per blob, what its restore will do, and keeps only the blobs it will write: with --all
-// those where something resumes (and that pass the verdict filter), by name those not refused (or forced). The
-// rest — refused, or not readable — come back as their results, so the question counts only what is written and
-// every blob named or considered is in the report. It records in previewed the ETag each plan was read at.
-func (a *app) describeRestore(ctx context.Context, l *replay.Loader, cfg replay.Config, names []string, o *restoreOptions, previewed map[string]string) (keep []string, refused []replay.Result) {
-	resume := 0
-	for _, n := range names {
-		d, err := l.Inspect(ctx, n)
-		if err != nil {
-			refused = append(refused, replay.UnreadRestore(ctx, n, err)) // the restore could not read it either
-			continue
-		}
-		previewed[n] = d.ETag
-		if o.all && !o.filter.read(cfg, &d.Item, d.Now) {
-			continue
-		}
-		if !o.all { // by name: a page per blob (--all says it in one summary)
-			fmt.Fprintf(a.io.err, "%s\n", textfmt.Printable(n))
-			for _, line := range present.Explain(d, cfg) {
-				fmt.Fprintf(a.io.err, "  %s\n", line)
-			}
-		}
-		if r, no := d.NotRestored(o.force); no {
-			if o.all && strings.HasSuffix(r.Error, replay.ForceHint) { // (--all takes no --force)
-				r.Error = strings.TrimSuffix(r.Error, replay.ForceHint) + " (name it with --force to restore it anyway)"
-			}
-			refused = append(refused, r)
-			continue
-		}
-		keep = append(keep, n)
-		resume += len(d.Restore.Resume)
+// describeRestore says, per blob, what its restore will do — named blobs a page each, --all in one summary — and
+// which blobs it leaves where they are, and why.
+func (a *app) describeRestore(cfg replay.Config, p *replay.RestorePreview, o *restoreOptions) {
+	force := present.ForceFlag
+	if o.all {
+		force = present.ForceByName // (--all takes no --force)
 	}
-	if len(refused) > 0 {
-		fmt.Fprintf(a.io.err, "%d blob(s) are refused or unreadable and left where they are:\n", len(refused))
-		for _, r := range refused {
-			fmt.Fprintf(a.io.err, "  %s: %s %s\n", textfmt.Printable(r.Name), r.Outcome, textfmt.Printable(r.Error))
+	if !o.all {
+		for i := range p.Entries {
+			if e := &p.Entries[i]; e.Detail != nil {
+				fmt.Fprintf(a.io.err, "%s\n", textfmt.Printable(e.Name))
+				for _, line := range present.Explain(e.Detail, cfg) {
+					fmt.Fprintf(a.io.err, "  %s\n", line)
+				}
+			}
+		}
+	}
+	if left := p.Left(); len(left) > 0 {
+		fmt.Fprintf(a.io.err, "%d blob(s) are refused or unreadable and left where they are:\n", len(left))
+		for _, r := range left {
+			fmt.Fprintf(a.io.err, "  %s: %s %s\n", textfmt.Printable(r.Name), r.Outcome, present.Reason(r.Reason, force))
 		}
 	}
 	if o.all {
-		fmt.Fprintf(a.io.err, "%d quarantine blob(s) to restore: %d event(s) resume.\n", len(keep), resume)
+		n := p.Counts()
+		fmt.Fprintf(a.io.err, "%d quarantine blob(s) to restore: %d event(s) resume.\n", n.Writes, n.Resume)
 	}
-	return keep, refused
 }

@@ -252,7 +252,7 @@ func toShowJSON(cfg replay.Config, d *replay.Detail) showJSON {
 	}
 	if rp := d.Restore; rp != nil {
 		r := &restoreJSON{Malformed: rp.Malformed, Resume: []republishJSON{}, Requarantine: quarantinedOf(rp.Requarantine), Unknown: rp.Unknown,
-			Target: text(rp.Target), Stripped: rp.Stripped, Refusal: text(rp.Refusal)}
+			Target: text(rp.Target), Stripped: rp.Stripped, Refusal: text(present.Reason(rp.Refusal, present.ForceFlag))}
 		for _, e := range rp.Resume {
 			r.Resume = append(r.Resume, republishJSON{Index: e.Index, ID: text(e.ID), EventType: text(e.EventType)})
 		}
@@ -277,7 +277,8 @@ type resultsJSON struct {
 func toResultsJSON(dryRun bool, rs []replay.Result) resultsJSON {
 	out := resultsJSON{DryRun: dryRun, Results: []resultJSON{}}
 	for _, r := range rs {
-		out.Results = append(out.Results, resultJSON{Name: text(r.Name), Outcome: r.Outcome, Target: text(r.Target), Error: text(r.Error), Resume: r.Resume})
+		out.Results = append(out.Results, resultJSON{Name: text(r.Name), Outcome: r.Outcome, Target: text(r.Target),
+			Error: text(present.Reason(r.Reason, present.ForceFlag)), Resume: r.Resume})
 	}
 	return out
 }

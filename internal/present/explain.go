@@ -90,10 +90,12 @@ func explainRestore(out *lines, rp *replay.RestorePlan) {
 	if rp.Unknown > 0 {
 		out.add("  - %d event(s) depend on the handler register", rp.Unknown)
 	}
+	why := rp.Refusal
+	why.Forceable = false // said by the line itself
 	switch {
-	case rp.Refusal != "" && rp.Target == "":
-		out.add("  restore refuses, even with --force: %s", textfmt.Printable(rp.Refusal))
-	case rp.Refusal != "":
-		out.add("  restore refuses without --force: %s", textfmt.Printable(rp.Refusal))
+	case rp.Refused() && rp.Target == "":
+		out.add("  restore refuses, even with --force: %s", Reason(why, ForceFlag))
+	case rp.Refused():
+		out.add("  restore refuses without --force: %s", Reason(why, ForceFlag))
 	}
 }

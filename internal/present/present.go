@@ -333,7 +333,10 @@ func outcomeWords(o replay.Outcome, dryRun bool) string {
 }
 
 // ResultLines are an action's outcomes, one blob a line, every untrusted string escaped.
-func ResultLines(rs []replay.Result, dryRun bool) []string {
+func ResultLines(rs []replay.Result, dryRun bool) []string { return ResultLinesFor(rs, dryRun, ForceFlag) }
+
+// ResultLinesFor is ResultLines for a front end whose way to force a restore is force.
+func ResultLinesFor(rs []replay.Result, dryRun bool, force Force) []string {
 	lines := make([]string, 0, len(rs))
 	for _, r := range rs {
 		line := fmt.Sprintf("%-13s %s", outcomeWords(r.Outcome, dryRun), textfmt.Printable(r.Name))
@@ -343,8 +346,8 @@ func ResultLines(rs []replay.Result, dryRun bool) []string {
 		if r.Resume > 0 && r.Outcome == replay.OutcomeRestored {
 			line += fmt.Sprintf(" (%d event(s) resume)", r.Resume)
 		}
-		if r.Error != "" {
-			line += ": " + textfmt.Printable(r.Error)
+		if why := Reason(r.Reason, force); why != "" {
+			line += ": " + why
 		}
 		lines = append(lines, line)
 	}
