@@ -16,7 +16,7 @@ type Forecast struct {
 	Left []Result
 	// Blobs, Events, Bytes and the rest count only the blobs the drain will re-upload, as far as is known.
 	Blobs, Events, Malformed, Crash, MayCrash, Unread int
-	Bytes                                            int64
+	Bytes                                             int64
 	// Unreadable counts, apart from Blobs, the stranded blobs whose payload could not be read (a read that
 	// failed): the drain tries them again, re-uploading any it can read now and failing on the rest, so it asks
 	// about them too — but it cannot say they will be drained.

@@ -333,7 +333,9 @@ func outcomeWords(o replay.Outcome, dryRun bool) string {
 }
 
 // ResultLines are an action's outcomes, one blob a line, every untrusted string escaped.
-func ResultLines(rs []replay.Result, dryRun bool) []string { return ResultLinesFor(rs, dryRun, ForceFlag) }
+func ResultLines(rs []replay.Result, dryRun bool) []string {
+	return ResultLinesFor(rs, dryRun, ForceFlag)
+}
 
 // ResultLinesFor is ResultLines for a front end whose way to force a restore is force.
 func ResultLinesFor(rs []replay.Result, dryRun bool, force Force) []string {
