@@ -46,24 +46,134 @@ func (a Ack) Covers(bi store.BlobInfo, now time.Time) bool {
 	return now.Before(a.Until) && a.ETag == strings.Trim(bi.ETag, `"`)
 }
 
-// AckOf reads the ack a blob's tags carry, if any.
-func AckOf(bi store.BlobInfo) (Ack, bool) {
-	until, ok := bi.Tags[tagAckUntil]
-	if !ok {
-		return Ack{}, false
+// DefaultMaxAck is the longest an acknowledgement may last unless the operator lowers it: long enough for a week of
+// an incident, short enough that a forgotten ack does not silence a container for good.
+const DefaultMaxAck = 7 * 24 * time.Hour
+
+// ackClockSkew is how far in the future an ack's start may lie (clocks of the machines that write acks differ).
+const ackClockSkew = 10 * time.Minute
+
+// AckLimit is the longest ack the configuration accepts: Config.MaxAck (DefaultMaxAck when unset), never past
+// the retention — an ack outliving its blob silences nothing but a lie.
+func (c Config) AckLimit() time.Duration {
+	m := c.MaxAck
+	if m <= 0 {
+		m = DefaultMaxAck
 	}
-	a := Ack{By: unb64(bi.Tags[tagAckBy]), Note: unb64(bi.Tags[tagAckNote]), ETag: bi.Tags[tagAckETag]}
-	a.Until, _ = time.Parse(time.RFC3339, until)
-	a.At, _ = time.Parse(time.RFC3339, bi.Tags[tagAckAt])
-	return a, true
+	if c.Retention > 0 {
+		m = min(m, c.Retention)
+	}
+	return m
 }
 
-func unb64(s string) string {
-	b, err := base64.RawURLEncoding.DecodeString(s)
-	if err != nil {
-		return ""
+// AckState is what a blob's ack tags amount to.
+type AckState uint8
+
+// The states of an ack.
+const (
+	// AckNone: no ack tags.
+	AckNone AckState = iota
+	// AckActive: a well-formed ack of the blob as it is now, not yet run out: it silences the blob.
+	AckActive
+	// AckEnded: well-formed, but run out or of an earlier version of the blob.
+	AckEnded
+	// AckSuspicious: tags that deadletter did not write as they are — values outside its grammar, an ack longer
+	// than the maximum or dated in the future. Ignored, and reported.
+	AckSuspicious
+)
+
+// AckOf reads the ack a blob's tags carry and judges it at the service time now: a forged or broken ack is
+// AckSuspicious (why says how) and silences nothing.
+func (c Config) AckOf(bi store.BlobInfo, now time.Time) (a Ack, st AckState, why string) {
+	if !hasAckTags(bi.Tags) {
+		return Ack{}, AckNone, ""
 	}
-	return string(b)
+	a, why = parseAck(bi.Tags)
+	switch {
+	case why != "":
+		return a, AckSuspicious, why
+	case a.Until.Sub(a.At) > c.AckLimit():
+		return a, AckSuspicious, fmt.Sprintf("it lasts %s, longer than the %s an acknowledgement may (--max-ack)", ackSpan(a.Until.Sub(a.At)), ackSpan(c.AckLimit()))
+	case a.At.After(now.Add(ackClockSkew)):
+		return a, AckSuspicious, "it is dated in the future (" + a.At.UTC().Format(time.RFC3339) + ")"
+	case a.Until.Sub(now) > c.AckLimit():
+		return a, AckSuspicious, fmt.Sprintf("it runs until %s, more than %s from now", a.Until.UTC().Format(time.RFC3339), ackSpan(c.AckLimit()))
+	case a.Covers(bi, now):
+		return a, AckActive, ""
+	}
+	return a, AckEnded, ""
+}
+
+func ackSpan(d time.Duration) string {
+	if d%(24*time.Hour) == 0 {
+		return fmt.Sprintf("%dd", d/(24*time.Hour))
+	}
+	return d.Round(time.Minute).String()
+}
+
+func hasAckTags(tags map[string]string) bool {
+	for _, k := range ackTags {
+		if _, ok := tags[k]; ok {
+			return true
+		}
+	}
+	return false
+}
+
+var ackTags = [...]string{tagAckBy, tagAckAt, tagAckUntil, tagAckNote, tagAckETag}
+
+// parseAck reads ack tags in the grammar Ack.tags writes: by and note base64url of at most maxAckText bytes of
+// UTF-8, times in RFC 3339 (UTC), until after at, an ETag of printable characters without quotes. It says why when
+// they are not that.
+func parseAck(tags map[string]string) (Ack, string) {
+	var a Ack
+	for _, k := range [...]string{tagAckBy, tagAckAt, tagAckUntil, tagAckETag} {
+		if _, ok := tags[k]; !ok {
+			return a, "the tag " + k + " is missing"
+		}
+	}
+	var ok bool
+	if a.By, ok = unb64(tags[tagAckBy]); !ok || a.By == "" {
+		return a, "its " + tagAckBy + " is not the text deadletter writes"
+	}
+	if n, has := tags[tagAckNote]; has {
+		if a.Note, ok = unb64(n); !ok {
+			return a, "its " + tagAckNote + " is not the text deadletter writes"
+		}
+	}
+	var err error
+	if a.At, err = time.Parse(time.RFC3339, tags[tagAckAt]); err != nil {
+		return a, "its " + tagAckAt + " is not a time"
+	}
+	if a.Until, err = time.Parse(time.RFC3339, tags[tagAckUntil]); err != nil {
+		return a, "its " + tagAckUntil + " is not a time"
+	}
+	if !a.Until.After(a.At) {
+		return a, "it ends before it starts"
+	}
+	a.ETag = tags[tagAckETag]
+	if a.ETag == "" || len(a.ETag) > 200 || strings.ContainsAny(a.ETag, "\"\\") || !printableASCII(a.ETag) {
+		return a, "its " + tagAckETag + " is not an ETag"
+	}
+	return a, ""
+}
+
+func printableASCII(s string) bool {
+	for i := 0; i < len(s); i++ {
+		if s[i] < 0x20 || s[i] > 0x7e {
+			return false
+		}
+	}
+	return true
+}
+
+// unb64 decodes a text tag: base64url of at most maxAckText bytes of valid UTF-8.
+func unb64(s string) (string, bool) {
+	b, err := base64.RawURLEncoding.DecodeString(s)
+	if err != nil || len(b) > maxAckText || !utf8.Valid(b) {
+		return "", false
+	}
+	return string(b), true
 }
 
 func clip(s string) string {
@@ -111,6 +221,8 @@ type AckOptions struct {
 	By  string
 	// Note says what is being done about it.
 	Note string
+	// Max is the longest ack allowed (Config.MaxAck as the command resolved it).
+	Max time.Duration
 	// Clear removes acks instead of setting them.
 	Clear    bool
 	ReadOnly bool
@@ -130,6 +242,9 @@ func Acknowledge(ctx context.Context, c store.Container, targets []store.BlobInf
 	if !o.Clear && o.For <= 0 {
 		return nil, errors.New("an acknowledgement needs a positive duration")
 	}
+	if !o.Clear && o.For > o.Max {
+		return nil, fmt.Errorf("an acknowledgement may last at most %s (--max-ack): asked for %s", ackSpan(o.Max), ackSpan(o.For))
+	}
 	names := make([]string, len(targets))
 	for i, t := range targets {
 		names[i] = t.Name
@@ -144,9 +259,15 @@ func Acknowledge(ctx context.Context, c store.Container, targets []store.BlobInf
 		} else {
 			tags = Ack{By: o.By, At: o.Now, Until: o.Now.Add(o.For), Note: o.Note, ETag: strings.Trim(bi.ETag, `"`)}.tags(bi.Tags)
 		}
-		err := tg.SetTags(context.WithoutCancel(ctx), bi.Name, tags, bi.ETag)
+		wctx := context.WithoutCancel(ctx)
+		err := tg.SetTags(wctx, bi.Name, tags, bi.ETag)
+		if err == nil {
+			err = verifyAcked(wctx, c, tg, bi, tags)
+		}
 		switch {
 		case err == nil:
+		case errors.Is(err, errAckRaced):
+			res.Outcome, res.Reason = OutcomeChanged, Reason{Kind: ReasonAckChanged}
 		case errors.Is(err, store.ErrConditionFailed):
 			res.Outcome, res.Reason = OutcomeChanged, Reason{Kind: ReasonChangedSinceListed}
 		default:
@@ -154,6 +275,26 @@ func Acknowledge(ctx context.Context, c store.Container, targets []store.BlobInf
 		}
 		return res
 	}), nil
+}
+
+// errAckRaced: the tags landed on a version of the blob the operator did not see.
+var errAckRaced = errors.New("the blob changed while it was acknowledged")
+
+// verifyAcked looks again after writing an ack: a service that does not hold Set Blob Tags to its If-Match
+// (Azurite) may have put the tags on a blob rewritten since it was listed. Then the tags are taken off again — held
+// to the blob's new ETag, so nothing newer is touched — and the ack is reported changed, not acked.
+func verifyAcked(ctx context.Context, c store.Container, tg store.Tagger, was store.BlobInfo, tags map[string]string) error {
+	now, err := c.Stat(ctx, was.Name)
+	switch {
+	case errors.Is(err, store.ErrNotFound):
+		return errAckRaced
+	case err != nil:
+		return nil // the write was held to the ETag; a failed look does not undo it
+	case now.ETag == was.ETag:
+		return nil
+	}
+	tg.SetTags(ctx, was.Name, withoutAck(tags), now.ETag)
+	return errAckRaced
 }
 
 // DefaultAckBy is who acknowledges when nobody says: the user, and the host it was given from (user@host).

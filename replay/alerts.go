@@ -18,17 +18,27 @@ type Alerts struct {
 	// failed). Draining it would republish its events a second time. HandledBy names the copy.
 	Handled   bool
 	HandledBy string
-	// Malformed and Crash come from the payload once it has been read.
+	// Untriggerable: a root blob the replay subscription's filter never delivers (see Untriggerable): no trigger
+	// and no drain reaches it, so it is neither stranded work nor a stalled replay.
+	Untriggerable bool
+	// Malformed and Crash come from the payload once it has been read; MayCrash is a warning (see StackDepth).
 	Malformed bool
 	Crash     bool
-	// Acked: an operator acknowledged the blob (as it is now, until the ack expires); it raises nothing.
-	Acked bool
-	Ack   *Ack
+	MayCrash  bool
+	// Acked: an operator acknowledged the blob (as it is now, until the ack expires): a stranded, quarantined or
+	// stalled blob raises nothing. Ack is the ack the tags carry (active, ended or suspicious), Suspicious why it
+	// was ignored.
+	Acked      bool
+	Ack        *Ack
+	Suspicious string
 }
 
-// Needs reports whether the blob raises any alert at all. An ack silences everything but expiry: data about to be
-// lost for good is never hidden.
-func (a Alerts) Needs() bool { return a.Expiring || !a.Acked && (a.Stalled || a.Malformed || a.Crash) }
+// Needs reports whether the blob raises any alert at all. An ack silences a stranded, quarantined or stalled blob,
+// never expiry (data about to be lost for good) nor a payload the replay can never take (crash, malformed,
+// untriggerable): those stay findings, listed as acknowledged.
+func (a Alerts) Needs() bool {
+	return a.Expiring || a.Malformed || a.Crash || a.Untriggerable || !a.Acked && a.Stalled
+}
 
 // AlertsOf answers, for one blob at the service time now, everything that makes it urgent or exempt.
 func (c Config) AlertsOf(it *Item, now time.Time) Alerts {
@@ -36,17 +46,19 @@ func (c Config) AlertsOf(it *Item, now time.Time) Alerts {
 	a.DeletesIn = a.ExpiresAt.Sub(now)
 	if s := it.Summary; s != nil && it.Pane != PaneArchived {
 		a.Malformed, a.Crash = s.Malformed, s.CrashDepth > 0 && IsRoot(it.Name)
+		a.MayCrash = s.MayCrash > 0 && IsRoot(it.Name)
 	}
-	if ack, ok := AckOf(it.BlobInfo); ok {
-		a.Ack = &ack
-		a.Acked = ack.Covers(it.BlobInfo, now)
+	a.Untriggerable = Untriggerable(it.Name)
+	if ack, st, why := c.AckOf(it.BlobInfo, now); st != AckNone {
+		a.Ack, a.Suspicious = &ack, why
+		a.Acked = st == AckActive && !c.IgnoreAcks
 	}
 	if IsRoot(it.Name) {
 		a.Handled, a.HandledBy = handled(it)
 	}
 	switch it.Pane {
 	case PaneLive:
-		a.Stalled = !a.Handled && now.Sub(it.LastModified) > c.LiveGrace
+		a.Stalled = !a.Handled && !a.Untriggerable && now.Sub(it.LastModified) > c.LiveGrace
 	case PaneStranded, PaneQuarantine:
 		a.Expiring = !a.Handled && a.DeletesIn <= c.ExpiringWithin
 	}

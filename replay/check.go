@@ -17,12 +17,34 @@ const (
 	FindingStranded      FindingKind = "stranded"
 	FindingReplayStalled FindingKind = "replayStalled"
 	FindingCrash         FindingKind = "crash"
+	// FindingUntriggerable: root blobs the replay subscription's filter never delivers (see Untriggerable).
+	FindingUntriggerable FindingKind = "untriggerable"
 	FindingQuarantine    FindingKind = "quarantine"
 	FindingMalformed     FindingKind = "malformed"
 )
 
 // FindingKinds lists the kinds in the order reports give them.
-var FindingKinds = [...]FindingKind{FindingExpiring, FindingStranded, FindingReplayStalled, FindingCrash, FindingQuarantine, FindingMalformed}
+var FindingKinds = [...]FindingKind{FindingExpiring, FindingStranded, FindingReplayStalled, FindingCrash, FindingUntriggerable,
+	FindingQuarantine, FindingMalformed}
+
+// Silenced reports whether an acknowledgement silences a finding of this kind: work someone is on (stranded,
+// quarantined, a stalled replay). What is about to be lost, and what the replay can never take, stays a finding.
+func (k FindingKind) Silenced() bool {
+	return k == FindingStranded || k == FindingQuarantine || k == FindingReplayStalled
+}
+
+// Pane is the one pane every blob of this kind is in, when there is one (ls --pane lists them there).
+func (k FindingKind) Pane() (Pane, bool) {
+	switch k {
+	case FindingStranded:
+		return PaneStranded, true
+	case FindingQuarantine:
+		return PaneQuarantine, true
+	case FindingReplayStalled:
+		return PaneLive, true
+	}
+	return 0, false
+}
 
 // Finding is one thing the estate's missing alerting would have paged about.
 type Finding struct {
@@ -34,6 +56,20 @@ type Finding struct {
 	// each one's Last-Modified, in the same order.
 	Names   []string
 	Written []time.Time
+	// Acked lists the acknowledged blobs of this kind, oldest first (with CheckOptions.Names): for a kind an ack
+	// silences they are not in Count; for the others they are, and are listed here as acknowledged too.
+	Acked []AckedBlob
+}
+
+// AckedBlob is an acknowledged blob as a report lists it.
+type AckedBlob struct {
+	Name string
+	Ack  Ack
+}
+
+// SuspiciousAck is a blob whose ack tags deadletter ignored, and why.
+type SuspiciousAck struct {
+	Name, Why string
 }
 
 // CheckOptions are the thresholds of a check beyond the Config's.
@@ -53,9 +89,19 @@ type Report struct {
 	// Lost names the blobs the previous pass found expiring that the lifecycle rule has deleted since (see
 	// Config.Lost); watch sets it, and Changes reports them as lost rather than resolved.
 	Lost []string
-	// Handled and Acked count the blobs kept out of the findings: lingering copies the replay already handled,
-	// and blobs an operator acknowledged.
+	// Handled counts the lingering copies the replay already handled (they raise nothing); Acked the blobs an
+	// operator acknowledged (active acks, whatever they silence).
 	Handled, Acked int
+	// Quarantine counts the quarantined blobs that need a human (not handled, not acknowledged), before
+	// CheckOptions.MaxQuarantine decides whether they are a finding.
+	Quarantine int
+	// Acknowledged are the kinds every blob of which is acknowledged (so no finding raises them), with those blobs
+	// (CheckOptions.Names).
+	Acknowledged []Finding
+	// Suspicious lists the blobs whose ack tags were ignored (forged, broken, too long), at most MaxSuspicious of
+	// them; SuspiciousCount counts them all.
+	Suspicious      []SuspiciousAck
+	SuspiciousCount int
 	// Unreadable counts the root and quarantine blobs whose payload could not be read (refused entries, reads
 	// that failed, payloads over the size limit): whatever they hold is unknown, so the report is not healthy.
 	// FirstUnreadable names one, with why.
@@ -115,38 +161,52 @@ func (k *Checker) Add(items []Item, now time.Time) {
 			k.r.Unreadable++
 		}
 		a := k.cfg.AlertsOf(it, now)
-		switch {
-		case a.Acked:
-			k.r.Acked++
-			if a.Expiring {
-				// An ack silences a blob someone is on, never the lifecycle rule about to delete it.
-				k.of(FindingExpiring).add(it, k.o.Names)
+		if a.Suspicious != "" {
+			if k.r.SuspiciousCount++; len(k.r.Suspicious) < MaxSuspicious {
+				k.r.Suspicious = append(k.r.Suspicious, SuspiciousAck{Name: it.Name, Why: a.Suspicious})
 			}
-			continue
-		case a.Handled:
+		}
+		if a.Acked {
+			k.r.Acked++
+		}
+		if a.Handled {
 			k.r.Handled++
 			continue
 		}
-		names := k.o.Names
-		if it.Pane == PaneStranded {
-			k.of(FindingStranded).add(it, names)
-		}
-		if it.Pane == PaneQuarantine {
-			k.of(FindingQuarantine).add(it, names)
-		}
-		if a.Stalled {
-			k.of(FindingReplayStalled).add(it, names)
-		}
-		if a.Expiring {
-			k.of(FindingExpiring).add(it, names)
-		}
-		if a.Malformed {
-			k.of(FindingMalformed).add(it, names)
-		}
-		if a.Crash {
-			k.of(FindingCrash).add(it, names)
+		for _, kind := range FindingKinds {
+			if !raises(kind, it, a) {
+				continue
+			}
+			if kind == FindingQuarantine && !a.Acked {
+				k.r.Quarantine++
+			}
+			k.of(kind).add(it, a, k.o.Names, a.Acked && kind.Silenced())
 		}
 	}
+}
+
+// MaxSuspicious is how many blobs with ignored ack tags a report names.
+const MaxSuspicious = 20
+
+// raises reports whether a blob (not handled) raises a finding of kind, acknowledged or not.
+func raises(kind FindingKind, it *Item, a Alerts) bool {
+	switch kind {
+	case FindingExpiring:
+		return a.Expiring
+	case FindingStranded:
+		return it.Pane == PaneStranded && !a.Untriggerable // a drain cannot help it: the untriggerable finding says so
+	case FindingReplayStalled:
+		return a.Stalled
+	case FindingCrash:
+		return a.Crash
+	case FindingUntriggerable:
+		return a.Untriggerable
+	case FindingQuarantine:
+		return it.Pane == PaneQuarantine
+	case FindingMalformed:
+		return a.Malformed
+	}
+	return false
 }
 
 // Report is the findings so far.
@@ -155,10 +215,12 @@ func (k *Checker) Report() Report {
 	r.Counts = maps.Clone(k.r.Counts)
 	r.Findings = []Finding{}
 	for i, kind := range FindingKinds {
-		if kind == FindingQuarantine && k.acc[i].count <= k.o.MaxQuarantine {
-			continue
-		}
-		if f, ok := k.acc[i].finding(kind, k.cfg); ok {
+		f, ok := k.acc[i].finding(kind, k.cfg)
+		switch {
+		case !ok && len(f.Acked) > 0:
+			r.Acknowledged = append(r.Acknowledged, f) // every blob of it acknowledged: said, not raised
+		case !ok, kind == FindingQuarantine && f.Count <= k.o.MaxQuarantine:
+		default:
 			r.Findings = append(r.Findings, f)
 		}
 	}
@@ -181,37 +243,55 @@ type findingAcc struct {
 	count  int
 	oldest time.Time
 	blobs  []namedBlob
+	acked  []namedBlob
 }
 
-// namedBlob is what a finding keeps of a blob: its name and when it was written, not the blob.
+// namedBlob is what a finding keeps of a blob: its name, when it was written and its ack, not the blob.
 type namedBlob struct {
 	name string
 	at   time.Time
+	ack  *Ack
 }
 
-func (f *findingAcc) add(it *Item, names bool) {
+// add counts a blob into the finding, or — silenced by an ack — only lists it as acknowledged.
+func (f *findingAcc) add(it *Item, a Alerts, names, silenced bool) {
+	if names && a.Acked {
+		f.acked = append(f.acked, namedBlob{it.Name, it.LastModified, a.Ack})
+	}
+	if silenced {
+		return
+	}
 	if f.count == 0 || it.LastModified.Before(f.oldest) {
 		f.oldest = it.LastModified
 	}
 	f.count++
 	if names {
-		f.blobs = append(f.blobs, namedBlob{it.Name, it.LastModified})
+		f.blobs = append(f.blobs, namedBlob{it.Name, it.LastModified, nil})
 	}
+}
+
+// byAge orders blobs oldest first, then by name.
+func byAge(blobs []namedBlob) []namedBlob {
+	blobs = slices.Clone(blobs)
+	slices.SortStableFunc(blobs, func(a, b namedBlob) int { return cmp.Or(a.at.Compare(b.at), strings.Compare(a.name, b.name)) })
+	return blobs
 }
 
 // finding is the accumulated finding; the first of its blobs to expire is the oldest (one retention for all).
 func (f *findingAcc) finding(k FindingKind, c Config) (Finding, bool) {
-	if f.count == 0 {
-		return Finding{}, false
-	}
 	out := Finding{Kind: k, Count: f.count, Oldest: f.oldest, FirstExpiry: c.ExpiresAt(f.oldest)}
+	if f.count == 0 {
+		out.Oldest, out.FirstExpiry = time.Time{}, time.Time{}
+	}
 	if f.blobs != nil {
-		blobs := slices.Clone(f.blobs)
-		slices.SortStableFunc(blobs, func(a, b namedBlob) int { return cmp.Or(a.at.Compare(b.at), strings.Compare(a.name, b.name)) })
+		blobs := byAge(f.blobs)
 		out.Names, out.Written = make([]string, len(blobs)), make([]time.Time, len(blobs))
 		for i, b := range blobs {
 			out.Names[i], out.Written[i] = b.name, b.at
 		}
 	}
-	return out, true
+	for _, b := range byAge(f.acked) {
+		out.Acked = append(out.Acked, AckedBlob{Name: b.name, Ack: *b.ack})
+	}
+	return out, f.count > 0
 }

@@ -24,6 +24,14 @@ type Config struct {
 	Separator string
 	// Handlers is the handler register; nil when none was given, and then bars 2–3 are unknown.
 	Handlers Register
+	// MaxAck is the longest an acknowledgement may last (DefaultMaxAck when 0; never past Retention): a longer one
+	// is refused when written and, found in a blob's tags, ignored as suspicious.
+	MaxAck time.Duration
+	// IgnoreAcks makes every acknowledgement silence nothing (check and watch --ignore-acks).
+	IgnoreAcks bool
+	// StackDepth is the deepest value the estate's runtime serializes (--node-stack-depth), when known; 0 uses
+	// the band of the known runtimes (see SafeStackDepth).
+	StackDepth int
 }
 
 // DefaultConfig is the estate's configuration.

@@ -19,12 +19,14 @@ import (
 )
 
 // estateJS is the estate's replay function reduced to what decides its bytes, run by node as the reference:
-// Buffer.toString → JSON.parse → the schema → the partition by the SPEC's bars → JSON.stringify of every
-// republished body (chunked on Buffer.byteLength) and of the quarantine copy. It also computes the copy a
-// restore writes (counts stripped the same way). Each input line is "<cap> <base64 body>"; each output line is
-// one JSON object: m (malformed), c (crashed), r (republished bodies, base64), k (requests: first, last,
-// events, bytes), q (quarantine copy, base64, or null), s (restored copy, base64, or null when no id carries a
-// count).
+// Buffer.toString → JSON.parse → the schema → the partition by the SPEC's bars → JSON.stringify of the
+// quarantine copy first, then of every republished body (chunked on Buffer.byteLength) and of each request's
+// array as the publisher sends it. It also computes the copy a restore writes (counts stripped the same way).
+// Each input line is "<cap> <base64 body>"; each output line is one JSON object: m (malformed), c (where
+// JSON.stringify overflowed the stack: "", "quarantine" or "publish"), r (republished bodies, base64), k
+// (requests: first, last, events, bytes), q (quarantine copy, base64, or null), s (restored copy, base64, or null
+// when no id carries a count). With "limit" as its only argument it prints the deepest value its JSON.stringify
+// serializes from where handle calls it.
 const estateJS = `
 const fs = require('fs');
 const REGISTER = JSON.parse(process.argv[4]);
@@ -61,36 +63,65 @@ function handle(cap, buf) {
   try {
     payload = JSON.parse(text);
   } catch (e) {
-    return { m: true, c: false, r: [], k: [], q: buf.toString('base64'), s: null };
+    return { m: true, c: '', r: [], k: [], q: buf.toString('base64'), s: null };
   }
-  if (!validate(payload)) return { m: true, c: false, r: [], k: [], q: buf.toString('base64'), s: null };
+  if (!validate(payload)) return { m: true, c: '', r: [], k: [], q: buf.toString('base64'), s: null };
+  const envelopes = [], refused = [];
+  for (const raw of payload) {
+    const { original, attempt } = parseReplayId(raw.id);
+    const replayable = attempt < cap && own(REGISTER, raw.eventType) && REGISTER[raw.eventType] === true;
+    if (!replayable) { refused.push(copyWithId(raw, original)); continue; }
+    envelopes.push({ data: raw.data, dataVersion: raw.dataVersion, eventType: raw.eventType, id: original + SEP + (attempt + 1), subject: raw.subject });
+  }
+  let q = null;
   try {
-    JSON.stringify(payload); // the function serializes the parsed payload before it writes anything
-    const republish = [], refused = [];
-    for (const raw of payload) {
-      const { original, attempt } = parseReplayId(raw.id);
-      const replayable = attempt < cap && own(REGISTER, raw.eventType) && REGISTER[raw.eventType] === true;
-      if (!replayable) { refused.push(copyWithId(raw, original)); continue; }
-      republish.push(JSON.stringify({ data: raw.data, dataVersion: raw.dataVersion, eventType: raw.eventType, id: original + SEP + (attempt + 1), subject: raw.subject }));
-    }
-    const requests = [];
+    q = refused.length ? b64(JSON.stringify(refused)) : null; // the quarantine copy precedes the republish
+  } catch (e) {
+    if (!(e instanceof RangeError)) throw e;
+    return { m: false, c: 'quarantine', r: [], k: [], q: null, s: null };
+  }
+  let republish, requests;
+  try {
+    // Every JSON.stringify here is called from handle itself, as limit() measures: no closure in between.
+    republish = [];
+    for (const e of envelopes) republish.push(JSON.stringify(e));
+    requests = [];
     let cur = null;
-    republish.forEach((body, i) => {
-      const n = Buffer.byteLength(body, 'utf8') + 1;
+    for (let i = 0; i < republish.length; i++) {
+      const n = Buffer.byteLength(republish[i], 'utf8') + 1;
       if (cur && (cur[2] + 1 > MAX_EVENT_GRID_PUBLISH_EVENT_COUNT || cur[3] + n > MAX_EVENT_GRID_PUBLISH_BYTES)) { requests.push(cur); cur = null; }
       if (!cur) cur = [i, i, 0, 1];
       cur[1] = i; cur[2]++; cur[3] += n;
-    });
+    }
     if (cur) requests.push(cur);
-    const q = refused.length ? b64(JSON.stringify(refused)) : null;
-    const stripped = payload.some(e => parseReplayId(e.id).original !== e.id);
-    const s = stripped ? b64(JSON.stringify(payload.map(e => copyWithId(e, parseReplayId(e.id).original)))) : null;
-    return { m: false, c: false, r: republish.map(b64), k: requests, q, s };
+    for (const [first, last] of requests) JSON.stringify(envelopes.slice(first, last + 1)); // the publisher's request body
   } catch (e) {
     if (!(e instanceof RangeError)) throw e;
-    return { m: false, c: true, r: [], k: [], q: null, s: null };
+    return { m: false, c: 'publish', r: [], k: [], q, s: null };
   }
+  let s = null, sc = false;
+  try {
+    const stripped = payload.some(e => parseReplayId(e.id).original !== e.id);
+    s = stripped ? b64(JSON.stringify(payload.map(e => copyWithId(e, parseReplayId(e.id).original)))) : null;
+  } catch (e) {
+    if (!(e instanceof RangeError)) throw e;
+    sc = true; // too deep for node to write: deadletter writes the restored copy itself, with no stack limit
+  }
+  return { m: false, c: '', r: republish.map(b64), k: requests, q, s, sc };
 }
+
+// limit finds the deepest value JSON.stringify serializes when called one function below the top, as handle's
+// calls are.
+function limit() {
+  const nest = n => { let v = null; for (let i = 0; i < n; i++) v = [v]; return v; };
+  let lo = 1, hi = 1 << 16;
+  while (lo < hi) {
+    const mid = (lo + hi + 1) >> 1;
+    try { JSON.stringify(nest(mid)); lo = mid; } catch (e) { hi = mid - 1; }
+  }
+  return lo;
+}
+if (process.argv[2] === 'limit') { console.log(limit()); process.exit(0); }
 
 const out = fs.openSync(process.argv[3], 'w');
 for (const line of fs.readFileSync(process.argv[2], 'latin1').split('\n')) {
@@ -102,14 +133,36 @@ fs.closeSync(out);
 `
 
 type nodeAnswer struct {
-	M, C bool
+	M    bool
+	SC   bool // node could not write the restored copy (too deep): nothing to compare
+	C    string
 	R    []string
 	K    [][4]int
 	Q, S *string
 }
 
-// runEstateJS runs every payload through one node process under the given caps.
-func runEstateJS(t *testing.T, reg replay.Register, caps []int, bodies [][]byte) []nodeAnswer {
+// nodeStackDepth is the deepest value the reference's JSON.stringify serializes, measured in the same node and
+// from the same depth as its calls: the prediction is checked with --node-stack-depth set to it.
+func nodeStackDepth(t *testing.T) int {
+	t.Helper()
+	node := nodePath(t)
+	script := filepath.Join(t.TempDir(), "estate.js")
+	if err := os.WriteFile(script, []byte(estateJS), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	out, err := exec.Command(node, script, "limit", "x", "{}").Output()
+	if err != nil {
+		t.Fatalf("node: %v", err)
+	}
+	n, err := strconv.Atoi(strings.TrimSpace(string(out)))
+	if err != nil || n < 1000 {
+		t.Fatalf("node's stack depth %q: %v", out, err)
+	}
+	return n
+}
+
+// nodePath finds node, the reference: a failure in CI, a skip elsewhere.
+func nodePath(t *testing.T) string {
 	t.Helper()
 	node, err := exec.LookPath("node")
 	if err != nil {
@@ -118,6 +171,13 @@ func runEstateJS(t *testing.T, reg replay.Register, caps []int, bodies [][]byte)
 		}
 		t.Skipf("node not on PATH (%v); set CI to make this a failure", err)
 	}
+	return node
+}
+
+// runEstateJS runs every payload through one node process under the given caps.
+func runEstateJS(t *testing.T, reg replay.Register, caps []int, bodies [][]byte) []nodeAnswer {
+	t.Helper()
+	node := nodePath(t)
 	dir := t.TempDir()
 	script, in, out := filepath.Join(dir, "estate.js"), filepath.Join(dir, "in.txt"), filepath.Join(dir, "out.txt")
 	var req bytes.Buffer
@@ -364,11 +424,28 @@ func handcrafted() [][]byte {
 		pad = replay.MaxPublishBytes - 1 - (smallOut + 1) - 1 - len(`{"data":"","dataVersion":"1","eventType":"Push","id":"a|1","subject":"/s"}`) + extra
 		add("[" + event("a", "Push", `"`+strings.Repeat("x", pad)+`"`, "") + "," + event("b", "Push", `1.0`, "") + "]")
 	}
-	// Depth: shallow enough for Node on both sides of our bar (which sits below Node's real limit), and past both.
-	add("[" + event("a", "Push", nested(3997, "1"), "") + "]")
-	add("[" + event("a", "Push", nested(5000, "1"), "") + "]")
-	add("[" + event("a", "Push", "1", `,"extra":`+nested(6000, "")) + "]")
 	add(`[{"id":"a","subject":"s","eventType":"Push","dataVersion":"1","data":` + nested(6000, "") + `,"data":1}]`)
+	return out
+}
+
+// deepCases are payloads on both sides of node's stack depth L, in every place a value can nest: the data of a
+// republished event (it overflows the publish), a field the schema does not keep (free when republished, an
+// overflow when quarantined), the data of a refused event, a shallow refused event beside a deep republished one
+// (the copy is written, then the publish overflows), and far past it. They keep two levels from L: V8's stack
+// use per level differs by a level or so with what the arrays hold (an array of two objects overflows one level
+// sooner than an array of one), which is why the default prediction is a band, not a line.
+func deepCases(l int) [][]byte {
+	var out [][]byte
+	add := func(s string) { out = append(out, []byte(s)) }
+	for _, d := range []int{l - 4, l - 2, l + 2, l + 4} {
+		add("[" + event("a", "Push", nested(d-2, "1"), "") + "]")                                       // envelope d deep
+		add("[" + event("a", "Push", "1", `,"extra":`+nested(d-2, "")) + "]")                           // free: republished
+		add("[" + event("a|5", "Push", "1", `,"extra":`+nested(d-2, "")) + "]")                         // element d deep, refused
+		add("[" + event("w", "Webhook", `{"x":`+nested(d-3, "")+`}`, "") + "]")                         // refused data, element d deep
+		add("[" + event("a|5", "Push", "1", "") + "," + event("b", "Push", nested(d-2, "1"), "") + "]") // copy, then the publish
+	}
+	add("[" + event("a", "Push", "1", `,"extra":`+nested(10001, "")) + "]")
+	add("[" + event("a", "Push", nested(l+500, "1"), "") + "]")
 	return out
 }
 
@@ -389,6 +466,10 @@ func TestFidelityAgainstNode(t *testing.T) {
 	}
 	for _, nb := range [][2]int{{6, 100 << 10}, {12, 60 << 10}, {3, 300 << 10}, {2, 600 << 10}} {
 		cases = append(cases, tc{"large", g.big(nb[0], nb[1])})
+	}
+	depth := nodeStackDepth(t)
+	for _, b := range deepCases(depth) {
+		cases = append(cases, tc{"deep", b})
 	}
 	tiny := make([]string, 12001)
 	for i := range tiny {
@@ -419,6 +500,7 @@ func TestFidelityAgainstNode(t *testing.T) {
 		kind := cases[i/len(caps)].kind
 		cfg := cfgWith(reg)
 		cfg.MaxReplays = capOf[i]
+		cfg.StackDepth = depth // node's own, measured where it serializes
 		p := replay.ParsePayload(body)
 		pv := cfg.Plan(fidelityName, body, p)
 		where := fmt.Sprintf("%s case %d (cap %d) %.200q", kind, i/len(caps), capOf[i], body)
@@ -426,17 +508,19 @@ func TestFidelityAgainstNode(t *testing.T) {
 		case p.Malformed() != a.M:
 			t.Errorf("%s: malformed %v (%v), node %v", where, p.Malformed(), p.Err, a.M)
 			continue
-		case (pv.Crash != nil) != a.C:
-			t.Errorf("%s: crash %v, node %v", where, pv.Crash, a.C)
+		case crashStage(pv.Crash) != a.C:
+			t.Errorf("%s: crash %+v, node %q", where, pv.Crash, a.C)
 			continue
 		}
 		stats[kind]++
 		switch {
 		case a.M:
 			stats["malformed"]++
-		case a.C:
-			stats["crash"]++
+		case a.C == "quarantine":
+			stats["crash before writing"]++
 			continue
+		case a.C == "publish":
+			stats["crash after the quarantine copy"]++
 		}
 		if len(pv.Republish) != len(a.R) {
 			t.Errorf("%s: %d republished, node %d", where, len(pv.Republish), len(a.R))
@@ -466,7 +550,7 @@ func TestFidelityAgainstNode(t *testing.T) {
 		case a.Q != nil:
 			stats["quarantine copies"]++
 		}
-		if a.M {
+		if a.M || a.C != "" || a.SC {
 			continue
 		}
 		rp := cfg.PlanRestore("quarantine/"+fidelityName, body, p, now)
@@ -480,6 +564,17 @@ func TestFidelityAgainstNode(t *testing.T) {
 		}
 	}
 	t.Logf("compared with node: %d runs (%d payloads × %d caps): %v", len(bodies), len(cases), len(caps), stats)
+}
+
+// crashStage is a crash as the reference says it: where JSON.stringify overflowed.
+func crashStage(c *replay.Crash) string {
+	switch {
+	case c == nil:
+		return ""
+	case c.Stage == replay.StageQuarantine:
+		return "quarantine"
+	}
+	return "publish"
 }
 
 func decode64(t *testing.T, s string) []byte {

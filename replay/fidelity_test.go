@@ -220,59 +220,79 @@ func TestFidelityDataRequired(t *testing.T) {
 // nested is v wrapped in n arrays.
 func nested(n int, v string) string { return strings.Repeat("[", n) + v + strings.Repeat("]", n) }
 
-// A payload nested deeper than MaxStringifyDepth crashes the function: nothing written, nothing deleted. The
-// payload's depth counts the outer array and the element object, so data nested d levels makes it d+2 deep.
+// The replay function crashes where JSON.stringify does: on what it serializes — the five envelope fields of an
+// event it republishes (so a deep field the schema does not keep costs nothing), the whole element of one it
+// quarantines — past the depth every runtime overflows at; between the depths the known runtimes accept it may
+// crash (a warning). Depths count the array the value sits in and the element object: data nested d levels is
+// d+2 deep. (node_test checks the same against the node on this machine, with its measured stack depth.)
 func TestFidelityDepth(t *testing.T) {
 	c := cfgWith(testRegister)
+	over, safe := replay.CertainStackDepth+1, replay.SafeStackDepth
+	extra := func(d int) string { return `,"extra":` + nested(d-2, "") }
 	for _, tc := range []struct {
 		name  string
 		body  string
-		depth int
-		crash bool
+		crash int // the crash's depth (0: none)
+		stage replay.CrashStage
+		may   int
 	}{
-		{"4,001 crashes", "[" + event("a", "Push", nested(3999, "1"), "") + "]", 4001, true},
-		{"4,000 does not", "[" + event("a", "Push", nested(3998, "1"), "") + "]", 4000, false},
-		{"3,999 does not", "[" + event("a", "Push", nested(3997, "1"), "") + "]", 3999, false},
-		{"a deep non-data field crashes", "[" + event("a", "Push", "1", `,"extra":`+nested(5000, "")) + "]", 5002, true},
-		{"a refused event's depth crashes too", "[" + event("a|5", "Push", "1", "") + "," + event("b", "Webhook", `{"x":`+nested(4500, "")+`}`, "") + "]", 4503, true},
+		{"deep data crashes the republish", "[" + event("a", "Push", nested(over-2, "1"), "") + "]", over, replay.StagePublish, 0},
+		{"at the safe depth nothing happens", "[" + event("a", "Push", nested(safe-2, "1"), "") + "]", 0, 0, 0},
+		{"one deeper may crash", "[" + event("a", "Push", nested(safe-1, "1"), "") + "]", 0, 0, safe + 1},
+		{"up to the certain depth it may", "[" + event("a", "Push", nested(over-3, "1"), "") + "]", 0, 0, over - 1},
+		{"a deep extra field of a republished event costs nothing", "[" + event("a", "Push", "1", extra(10001)) + "]", 0, 0, 0},
+		{"a deep extra field of a quarantined event crashes first", "[" + event("a|5", "Push", "1", extra(over)) + "]", over, replay.StageQuarantine, 0},
+		{"a refused event's data crashes before anything is written", "[" + event("a", "Push", "1", "") + "," + event("b", "Webhook", `{"x":`+nested(over-3, "")+`}`, "") + "]", over, replay.StageQuarantine, 0},
+		{"deep republish after a shallow quarantine: the copy is written first", "[" + event("a|5", "Push", "1", "") + "," + event("b", "Push", nested(over-2, ""), "") + "]", over, replay.StagePublish, 0},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			p := replay.ParsePayload([]byte(tc.body))
-			if p.Malformed() || p.Depth != tc.depth {
-				t.Fatalf("malformed %v depth %d, want %d", p.Err, p.Depth, tc.depth)
+			if p.Malformed() {
+				t.Fatalf("malformed %v", p.Err)
 			}
 			pv := c.Plan(fidelityName, []byte(tc.body), p)
 			s := c.Summarize(fidelityName, p)
-			if !tc.crash {
-				if pv.Crash != nil || s.CrashDepth != 0 || len(pv.Republish)+len(pv.Quarantine) != len(p.Events) {
+			if s.MayCrash != tc.may || pv.MayCrash != tc.may {
+				t.Fatalf("may crash: summary %d, preview %d, want %d", s.MayCrash, pv.MayCrash, tc.may)
+			}
+			if tc.crash == 0 {
+				if pv.Crash != nil || s.CrashDepth != 0 || len(pv.Republish)+len(pv.Quarantine) != len(p.Events) || !pv.DeleteOriginal {
 					t.Fatalf("%+v", pv)
 				}
 				return
 			}
-			if pv.Crash == nil || pv.Crash.Depth != tc.depth || pv.DeleteOriginal || len(pv.Republish) != 0 || len(pv.Quarantine) != 0 ||
-				pv.QuarantineName != "" || pv.QuarantineBody != nil || pv.ArchiveName != "" || len(pv.PublishRequests) != 0 {
+			if pv.Crash == nil || pv.Crash.Depth != tc.crash || pv.Crash.Stage != tc.stage || pv.DeleteOriginal || len(pv.Republish) != 0 ||
+				pv.ArchiveName != "" || len(pv.PublishRequests) != 0 {
 				t.Fatalf("crash preview %+v", pv)
 			}
+			// Before anything: no quarantine copy. After the copy: the copy is what it would be without the crash.
+			if wrote := pv.QuarantineName != ""; wrote != (tc.stage == replay.StagePublish && len(pv.Quarantine) > 0) {
+				t.Fatalf("quarantine copy %q at stage %d", pv.QuarantineName, tc.stage)
+			}
 			// The verdicts stay as judged; the crash is the blob's outcome.
-			if s.CrashDepth != tc.depth || s.Malformed || s.Verdicts[replay.VerdictReplay]+s.Verdicts[replay.VerdictCap]+s.Verdicts[replay.VerdictNotIdempotent] != len(p.Events) {
+			if s.CrashDepth != tc.crash || s.Malformed || s.Verdicts[replay.VerdictReplay]+s.Verdicts[replay.VerdictCap]+s.Verdicts[replay.VerdictNotIdempotent] != len(p.Events) {
 				t.Fatalf("summary %+v", s)
 			}
 		})
 	}
-	// JSON.stringify never sees a value a duplicate key threw away: the estate serializes what JSON.parse kept.
-	body := `[{"id":"a","subject":"s","eventType":"Push","dataVersion":"1","data":` + nested(6000, "") + `,"data":1}]`
-	p := replay.ParsePayload([]byte(body))
-	if p.Malformed() || p.Depth != 2 || p.CrashDepth() != 0 {
-		t.Fatalf("discarded duplicate: depth %d", p.Depth)
+	// A pinned runtime (--node-stack-depth) is exact: no band.
+	pinned := c
+	pinned.StackDepth = 3000
+	body := "[" + event("a", "Push", nested(2999, ""), "") + "]"
+	if pv := pinned.Plan(fidelityName, []byte(body), replay.ParsePayload([]byte(body))); pv.Crash == nil || pv.Crash.Depth != 3001 || pv.MayCrash != 0 {
+		t.Fatalf("pinned at 3000, depth 3001: %+v", pv)
 	}
-	if pv := c.Plan(fidelityName, []byte(body), p); pv.Crash != nil || string(pv.Republish[0].Body) != `{"data":1,"dataVersion":"1","eventType":"Push","id":"a|1","subject":"s"}` {
+	// JSON.stringify never sees a value a duplicate key threw away: the estate serializes what JSON.parse kept.
+	body = `[{"id":"a","subject":"s","eventType":"Push","dataVersion":"1","data":` + nested(6000, "") + `,"data":1}]`
+	p := replay.ParsePayload([]byte(body))
+	if pv := c.Plan(fidelityName, []byte(body), p); p.Malformed() || pv.Crash != nil || pv.MayCrash != 0 || string(pv.Republish[0].Body) != `{"data":1,"dataVersion":"1","eventType":"Push","id":"a|1","subject":"s"}` {
 		t.Fatalf("%+v", pv)
 	}
 	// A malformed payload is quarantined as its raw bytes, however deep: nothing is serialized.
 	for _, deep := range []string{nested(100000, ""), "[" + nested(5000, "") + `,{"id":1}]`, `[{"id":"a","subject":"s","eventType":"Push","dataVersion":"1","x":` + nested(5000, "") + `}]`} {
 		p := replay.ParsePayload([]byte(deep))
 		pv := c.Plan(fidelityName, []byte(deep), p)
-		if !p.Malformed() || p.CrashDepth() != 0 || pv.Crash != nil || !pv.Malformed || string(pv.QuarantineBody) != deep || c.Summarize(fidelityName, p).CrashDepth != 0 {
+		if !p.Malformed() || pv.Crash != nil || !pv.Malformed || string(pv.QuarantineBody) != deep || c.Summarize(fidelityName, p).CrashDepth != 0 {
 			t.Fatalf("malformed deep payload: %v %+v", p.Err, pv.Crash)
 		}
 	}
@@ -305,7 +325,7 @@ func TestFidelityRestoreBody(t *testing.T) {
 	}
 	deep := "[" + event("a|2", "Push", nested(5000, ""), "") + "]"
 	rp := c.PlanRestore("quarantine/"+fidelityName, []byte(deep), replay.ParsePayload([]byte(deep)), now)
-	if len(rp.Resume) != 1 || rp.Crash == nil || rp.Crash.Depth != 5002 || rp.Refusal.Kind != replay.ReasonCrash || rp.Refusal.Depth != 5002 {
+	if len(rp.Resume) != 1 || rp.Crash == nil || rp.Crash.Depth != 5002 || rp.Crash.Stage != replay.StagePublish || rp.Refusal.Kind != replay.ReasonCrash || rp.Refusal.Depth != 5002 {
 		t.Fatalf("deep restore: %+v", rp)
 	}
 }
@@ -337,7 +357,7 @@ func TestSeedCrashAndHandled(t *testing.T) {
 		}
 		if it.Summary.CrashDepth > 0 {
 			crashes = append(crashes, it.Name)
-			if it.Pane != replay.PaneStranded || it.Summary.Malformed || it.Summary.CrashDepth <= replay.MaxStringifyDepth {
+			if it.Pane != replay.PaneStranded || it.Summary.Malformed || it.Summary.CrashDepth <= replay.CertainStackDepth {
 				t.Errorf("crash blob %s: pane %s %+v", it.Name, it.Pane, it.Summary)
 			}
 		}

@@ -73,7 +73,7 @@ func (c Config) ForecastDrain(items []Item, includeHandled bool, now time.Time) 
 		}
 		f.Blobs++
 		f.Bytes += it.Size
-		if ack, ok := AckOf(it.BlobInfo); ok && ack.Covers(it.BlobInfo, now) {
+		if _, st, _ := c.AckOf(it.BlobInfo, now); st == AckActive {
 			f.Acked++
 		}
 		s := it.Summary

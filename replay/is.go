@@ -7,7 +7,7 @@ import (
 
 // IsWords name the properties a blob can be asked about besides its verdicts — the dashboard's is: terms and,
 // with the verdicts, ls --verdict — answered by Config.Is for both.
-var IsWords = []string{"malformed", "crash", "expiring", "stalled", "handled", "acked", "unread", "unreadable"}
+var IsWords = []string{"malformed", "crash", "untriggerable", "expiring", "stalled", "handled", "acked", "unread", "unreadable"}
 
 // Is answers a named question about a blob at the service time now: one of IsWords, or a verdict name (any case),
 // which asks whether the blob holds an event whose primary verdict it is. known is false for any other word.
@@ -22,6 +22,8 @@ func (c Config) Is(it *Item, now time.Time, what string) (match, known bool) {
 		return a.Malformed, true
 	case "crash":
 		return a.Crash, true
+	case "untriggerable":
+		return a.Untriggerable, true
 	case "expiring":
 		return a.Expiring, true
 	case "stalled":

@@ -41,25 +41,31 @@ type Event struct {
 type Payload struct {
 	Events []Event
 	Err    *MalformedError
-	// Depth is the nesting depth of the payload: 1 for [], 2 for [{}] and so on (a scalar is 0). For a
-	// well-formed payload deeper than MaxStringifyDepth it is the depth of the value JSON.parse returns (a
-	// duplicate key's discarded value does not count: JSON.stringify never sees it); otherwise it is the depth
-	// of the text, over the part read before any syntax error.
+	// Depth is the nesting depth of the payload's text: 1 for [], 2 for [{}] and so on (a scalar is 0), over the
+	// part read before any syntax error.
 	Depth int
+	// Deep holds, for a well-formed payload deeper than deepFloor, how deep each event is where the estate
+	// serializes it (see EventDepth); nil otherwise — nothing shallower can come near a stack limit.
+	Deep []EventDepth
 }
+
+// EventDepth is how deep one event nests in the two values the replay function hands to JSON.stringify, counted
+// as the payload's Depth is (the array the value sits in included), on the value JSON.parse built (a duplicate
+// key's discarded value does not count).
+type EventDepth struct {
+	// Full is the whole element inside the quarantine copy's array: what a refused event costs.
+	Full int
+	// Envelope is {data, dataVersion, eventType, id, subject} inside the published array: what a republished event
+	// costs. Only data can nest, so a deep field the schema does not keep costs nothing here.
+	Envelope int
+}
+
+// deepFloor is the payload depth past which each event's serialized depths are worked out (a JSON.parse of each
+// element); a --node-stack-depth may not go below it.
+const deepFloor = 64
 
 // Malformed reports whether the estate's schema refuses the payload.
 func (p *Payload) Malformed() bool { return p.Err != nil }
-
-// CrashDepth is the payload's depth when the estate's replay function throws on it — a well-formed payload
-// nested deeper than MaxStringifyDepth, which JSON.stringify cannot serialize before Node's stack overflows —
-// and 0 otherwise. A malformed payload never crashes: its raw bytes are quarantined without serializing.
-func (p *Payload) CrashDepth() int {
-	if p.Err == nil && p.Depth > MaxStringifyDepth {
-		return p.Depth
-	}
-	return 0
-}
 
 // MalformedError says precisely why a payload fails the estate's schema.
 type MalformedError struct {
@@ -121,14 +127,31 @@ func ParsePayload(body []byte) *Payload {
 		}
 		p.Events = append(p.Events, ev)
 	}
-	if p.Depth > MaxStringifyDepth {
-		// Rare: the text is deep enough to crash the estate. Measure the value JavaScript actually holds, which
-		// differs only when a duplicate key threw the deepest part away.
-		if v, err := jsjson.Parse(body); err == nil {
-			p.Depth = jsjson.Depth(v)
-		}
+	if p.Depth > deepFloor {
+		p.Deep = eventDepths(p.Events)
 	}
 	return p
+}
+
+// eventDepths measures, for each event, the values JavaScript holds (the text's depth overstates them when a
+// duplicate key threw a deeper value away).
+func eventDepths(evs []Event) []EventDepth {
+	out := make([]EventDepth, len(evs))
+	for i, ev := range evs {
+		v, err := jsjson.Parse(ev.Raw)
+		if err != nil {
+			continue
+		}
+		full := 1 // the element itself, an object
+		for _, m := range v.Members() {
+			if m.Key != "__proto__" { // a top-level __proto__ is not copied into the quarantine copy
+				full = max(full, 1+jsjson.Depth(m.Val))
+			}
+		}
+		data, _ := v.Get("data")
+		out[i] = EventDepth{Full: 1 + full, Envelope: 2 + jsjson.Depth(data)}
+	}
+	return out
 }
 
 var bom = []byte("\xef\xbb\xbf")

@@ -41,20 +41,22 @@ type PublishRequest struct {
 }
 
 // Crash is a blob the replay function throws on: a value nested deeper than JSON.stringify can serialize before
-// Node's stack overflows. Nothing is written or deleted, so the blob is never consumed.
+// Node's stack overflows (see stack.go). The original is never deleted, so the blob is never consumed.
 type Crash struct {
-	// Depth is the payload's nesting depth.
+	// Depth is how deep the value that overflows nests.
 	Depth int
+	// Stage is where it throws: before anything is written, or after the quarantine copy.
+	Stage CrashStage
 }
-
-// MaxStringifyDepth is the deepest nesting the prediction trusts JSON.stringify with: Node overflows its stack at
-// roughly 4,100 (Node 20) to 4,500 (Node 24) levels, so a payload nested deeper than this is predicted to crash.
-const MaxStringifyDepth = 4000
 
 // Preview is what the replay function will do with a root blob.
 type Preview struct {
-	// Crash is set when the function throws on the blob: then nothing else in the preview happens.
-	Crash     *Crash
+	// Crash is set when the function throws on the blob: nothing is republished or archived and the original
+	// stays; only a quarantine copy written before the throw (Crash.Stage StagePublish) is still written.
+	Crash *Crash
+	// MayCrash is the depth of what the function serializes when it lies where the runtime decides (see
+	// StackDepth): the preview is what happens if it does not crash.
+	MayCrash  int
 	Malformed bool
 	// Republish and Quarantine partition the events whose fate is known.
 	Republish  []Republished
@@ -78,16 +80,21 @@ func (c Config) Plan(name string, body []byte, p *Payload) Preview {
 		return Preview{Malformed: true, Republish: []Republished{}, Quarantine: []Quarantined{}, PublishRequests: []PublishRequest{},
 			QuarantineName: QuarantinePrefix + name, QuarantineBody: body, DeleteOriginal: true}
 	}
-	if d := p.CrashDepth(); d > 0 {
+	js := make([]Judgement, len(p.Events))
+	for i, ev := range p.Events {
+		js[i] = c.Judge(ev.ID, ev.EventType)
+	}
+	crash, may := c.crashOf(p, js)
+	if crash != nil && crash.Stage == StageQuarantine {
 		// The function throws before it writes or deletes anything: the blob stays, and every redelivery and
 		// every drain throws again.
-		return Preview{Crash: &Crash{Depth: d}, DeleteOriginal: false}
+		return Preview{Crash: crash, DeleteOriginal: false}
 	}
-	pv := Preview{Republish: []Republished{}, Quarantine: []Quarantined{}, PublishRequests: []PublishRequest{}, DeleteOriginal: true}
+	pv := Preview{Republish: []Republished{}, Quarantine: []Quarantined{}, PublishRequests: []PublishRequest{}, DeleteOriginal: true, MayCrash: may}
 	vals := elementValues(body, p)
 	var refused []byte
 	for i, ev := range p.Events {
-		j := c.Judge(ev.ID, ev.EventType)
+		j := js[i]
 		switch {
 		case j.Replayable():
 			id := FormatID(j.Original, j.Attempt.Next(), c.Separator)
@@ -103,6 +110,12 @@ func (c Config) Plan(name string, body []byte, p *Payload) Preview {
 		refused[0] = '['
 		pv.QuarantineName = QuarantinePrefix + name
 		pv.QuarantineBody = append(refused, ']')
+	}
+	if crash != nil {
+		// The quarantine copy is written; serializing a republished event throws: nothing is published, archived
+		// or deleted.
+		pv.Crash, pv.Republish, pv.DeleteOriginal = crash, []Republished{}, false
+		return pv
 	}
 	if len(pv.Republish) > 0 {
 		pv.PublishRequests = Chunk(pv.Republish)

@@ -30,8 +30,9 @@ type RestorePlan struct {
 	// without its count.
 	Body []byte
 	// Crash is set when the payload nests too deep for the replay function: restored, it would crash on it at
-	// the root (Refusal says so).
-	Crash *Crash
+	// the root (Refusal says so). MayCrash is the depth when that depends on the estate's runtime (a warning).
+	Crash    *Crash
+	MayCrash int
 	// Stripped counts ids that still carried a count and were stripped.
 	Stripped int
 	// base is the name RestoreTarget gives, and alt which of its alternatives Target is (0 or 1: base itself):
@@ -63,6 +64,7 @@ func (c Config) PlanRestore(name string, body []byte, p *Payload, copyModified t
 		return rp
 	}
 	originals := make([]string, len(p.Events))
+	js := make([]Judgement, len(p.Events))
 	for i, ev := range p.Events {
 		id := ParseID(ev.ID, c.Separator)
 		originals[i] = id.Original
@@ -70,6 +72,7 @@ func (c Config) PlanRestore(name string, body []byte, p *Payload, copyModified t
 			rp.Stripped++
 		}
 		j := c.Judge(id.Original, ev.EventType)
+		js[i] = j
 		switch {
 		case j.Replayable():
 			rp.Resume = append(rp.Resume, Resuming{Index: ev.Index, ID: id.Original, EventType: ev.EventType})
@@ -92,10 +95,12 @@ func (c Config) PlanRestore(name string, body []byte, p *Payload, copyModified t
 		}
 		rp.Body = append(b, ']')
 	}
+	crash, may := c.crashOf(p, js)
+	rp.MayCrash = may
 	switch {
-	case p.CrashDepth() > 0:
-		rp.Crash = &Crash{Depth: p.CrashDepth()}
-		rp.Refusal = Reason{Kind: ReasonCrash, Depth: p.CrashDepth(), Forceable: true}
+	case crash != nil:
+		rp.Crash = crash
+		rp.Refusal = Reason{Kind: ReasonCrash, Depth: crash.Depth, Forceable: true}
 	case len(p.Events) == 0:
 		rp.Refusal = Reason{Kind: ReasonNoEvents, Forceable: true}
 	case len(rp.Resume) == 0 && rp.Unknown == 0:

@@ -60,11 +60,15 @@ func (cs Counts) Top() string {
 
 // Summarize reads a parsed payload of the blob name into a Summary.
 func (c Config) Summarize(name string, p *Payload) Summary {
-	s := Summary{Events: len(p.Events), CrashDepth: p.CrashDepth()}
+	s := Summary{Events: len(p.Events)}
 	if p.Malformed() {
 		s.Malformed, s.Error = true, p.Err.Error()
 	}
 	quarantined := strings.HasPrefix(name, QuarantinePrefix)
+	var js []Judgement
+	if p.Deep != nil && !quarantined {
+		js = make([]Judgement, 0, len(p.Events)) // (the replay's crash is a root blob's: only then is it judged)
+	}
 	for _, ev := range p.Events {
 		if ev.DeadLetterReason != "" {
 			s.Reasons.add(ev.DeadLetterReason)
@@ -73,6 +77,9 @@ func (c Config) Summarize(name string, p *Payload) Summary {
 			s.Outcomes.add(ev.LastDeliveryOutcome)
 		}
 		j := c.Judge(ev.ID, ev.EventType)
+		if js != nil {
+			js = append(js, j)
+		}
 		if j.Attempt > s.MaxReplayAttempt {
 			s.MaxReplayAttempt = j.Attempt
 		}
@@ -90,5 +97,12 @@ func (c Config) Summarize(name string, p *Payload) Summary {
 	}
 	s.Reasons.sort()
 	s.Outcomes.sort()
+	if js != nil {
+		crash, may := c.crashOf(p, js)
+		s.MayCrash = may
+		if crash != nil {
+			s.CrashDepth = crash.Depth
+		}
+	}
 	return s
 }

@@ -191,42 +191,35 @@ func (m *Model) confirmAck(items []replay.Item, limit string) tea.Cmd {
 		m.setStatus("nothing to acknowledge here")
 		return nil
 	}
-	allAcked := true
-	for i := range items {
-		if !m.cfg.AlertsOf(&items[i], m.snap.Now).Acked {
-			allAcked = false
-		}
+	p := m.cfg.PreviewAck(items, m.snap.Now)
+	if len(p.Targets) == 0 {
+		m.setStatus("nothing to acknowledge here: an ack means nothing for the replay's archived/ records")
+		return nil
 	}
 	act := actAck
-	if allAcked {
+	if p.Clear {
 		act = actClearAck
 	}
-	d := m.newDialog(act, fmt.Sprintf("%s of %d blob(s)?", actionNames[act], len(items)))
+	d := m.newDialog(act, fmt.Sprintf("%s of %d blob(s)?", actionNames[act], len(p.Targets)))
 	if act == actAck {
-		d.title = fmt.Sprintf("Acknowledge %d blob(s)?", len(items))
+		d.title = fmt.Sprintf("Acknowledge %d blob(s)?", len(p.Targets))
 		d.note.Focus()
 	}
-	for _, it := range items {
-		d.blobs = append(d.blobs, it.BlobInfo)
-	}
+	d.blobs = p.Targets
 	d.limit = limit
 	lines := d.limitLines()
 	if act == actAck {
-		expiring := 0
-		for i := range items {
-			if note := present.AckExpiringNote(items[i].Name, m.cfg.AlertsOf(&items[i], m.snap.Now)); note != "" {
-				if expiring++; expiring <= 3 {
-					lines = append(lines, m.st.Warn.Render("EXPIRING: "+note))
-				}
+		for i, e := range p.Expiring {
+			if i == 3 {
+				lines = append(lines, m.st.Warn.Render(fmt.Sprintf("… and %d more expiring blob(s): an ack silences none of them", len(p.Expiring)-3)))
+				break
 			}
+			lines = append(lines, m.st.Warn.Render("EXPIRING: "+present.AckExpiringNote(e.Name, e.DeletesIn)))
 		}
-		if expiring > 3 {
-			lines = append(lines, m.st.Warn.Render(fmt.Sprintf("… and %d more expiring blob(s): an ack silences none of them", expiring-3)))
-		}
-		if expiring > 0 {
+		if len(p.Expiring) > 0 {
 			lines = append(lines, "")
 		}
-		lines = append(lines, "An acknowledged blob stays listed (dimmed) but raises no badge, check or watch finding until the ack runs out or the blob changes.",
+		lines = append(lines, "An acknowledged blob stays listed (dimmed) but raises no badge, check or watch finding for being stranded, quarantined or stalled until the ack runs out or the blob changes.",
 			"It is kept in the blob's index tags, shared with everyone who looks; the blob's ETag and Last-Modified do not change.",
 			fmt.Sprintf("By %s.", textfmt.Printable(m.by())))
 	} else {
@@ -270,7 +263,7 @@ func (m *Model) start(d *dialog) tea.Cmd {
 		}
 	default:
 		d.total = len(d.blobs)
-		o := replay.AckOptions{For: ackDurations[d.ackFor], Now: m.snap.Since(m.list.nowAt, m.now()), By: m.by(), Note: d.note.Value(), Clear: d.act == actClearAck, ReadOnly: ro, Progress: progressed}
+		o := replay.AckOptions{For: ackDurations[d.ackFor], Max: m.cfg.AckLimit(), Now: m.snap.Since(m.list.nowAt, m.now()), By: m.by(), Note: d.note.Value(), Clear: d.act == actClearAck, ReadOnly: ro, Progress: progressed}
 		run = func() ([]replay.Result, error) { return replay.Acknowledge(ctx, c, d.blobs, o) }
 	}
 	go func() {

@@ -70,11 +70,11 @@ func (m *Model) retryIn() string {
 
 // badgeLabels are the findings' names on the badge line, short enough for 80 columns.
 var badgeLabels = map[replay.FindingKind]string{replay.FindingExpiring: "EXPIRING", replay.FindingStranded: "STRANDED",
-	replay.FindingReplayStalled: "STALLED", replay.FindingCrash: "CRASH", replay.FindingQuarantine: "QUARANTINE", replay.FindingMalformed: "MALFORMED"}
+	replay.FindingReplayStalled: "STALLED", replay.FindingCrash: "CRASH", replay.FindingUntriggerable: "UNTRIGGERABLE", replay.FindingQuarantine: "QUARANTINE", replay.FindingMalformed: "MALFORMED"}
 
 // shortBadgeLabels fit every finding into 80 columns.
 var shortBadgeLabels = map[replay.FindingKind]string{replay.FindingExpiring: "EXPIRE", replay.FindingStranded: "STRAND",
-	replay.FindingReplayStalled: "STALL", replay.FindingCrash: "CRASH", replay.FindingQuarantine: "QUAR", replay.FindingMalformed: "MALF"}
+	replay.FindingReplayStalled: "STALL", replay.FindingCrash: "CRASH", replay.FindingUntriggerable: "UNTRIG", replay.FindingQuarantine: "QUAR", replay.FindingMalformed: "MALF"}
 
 // alertLine is the second line: a badge per finding (or healthy), what is still being read, and acks.
 func (m *Model) alertLine() string {

@@ -413,7 +413,7 @@ func TestAckFromTheDashboard(t *testing.T) {
 	acked := 0
 	for _, name := range mem.Names("quarantine/") {
 		bi, _ := mem.Stat(context.Background(), name)
-		if a, ok := replay.AckOf(bi); ok {
+		if a, st, _ := replay.DefaultConfig().AckOf(bi, fixedNow); st != replay.AckNone {
 			if acked++; !a.At.Equal(written) || written.Sub(fixedNow) < 10*time.Minute {
 				t.Fatalf("the ack starts at %v, not when it was written (%v)", a.At, written)
 			}

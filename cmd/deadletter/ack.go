@@ -7,7 +7,6 @@ import (
 	"github.com/deadletter/deadletter/internal/present"
 	"github.com/deadletter/deadletter/internal/textfmt"
 	"github.com/deadletter/deadletter/replay"
-	"github.com/deadletter/deadletter/store"
 	"github.com/spf13/cobra"
 )
 
@@ -47,8 +46,8 @@ func (a *app) runAck(cmd *cobra.Command, names []string, o *ackOptions) error {
 	if err := o.validate(); err != nil {
 		return err
 	}
-	if !o.clear && o.dur <= 0 {
-		return usagef("--for must be positive")
+	if !o.clear && (o.dur <= 0 || o.dur > a.g.rules().AckLimit()) {
+		return usagef("--for must be positive and at most %s (--max-ack, never past --retention)", textfmt.Duration(a.g.rules().AckLimit()))
 	}
 	if a.g.readOnly {
 		return replay.ErrReadOnly
@@ -66,14 +65,21 @@ func (a *app) runAck(cmd *cobra.Command, names []string, o *ackOptions) error {
 	if err != nil {
 		return err
 	}
-	var targets []store.BlobInfo
+	var items []replay.Item
 	for _, n := range found {
 		i, _ := snap.Lookup(n)
-		targets = append(targets, snap.Items[i].BlobInfo)
-		if note := present.AckExpiringNote(n, cfg.AlertsOf(&snap.Items[i], snap.Now)); note != "" && !o.clear {
-			fmt.Fprintf(a.io.err, "note: %s\n", note)
+		items = append(items, snap.Items[i])
+	}
+	p := cfg.PreviewAck(items, snap.Now)
+	if !o.clear {
+		for _, e := range p.Expiring {
+			fmt.Fprintf(a.io.err, "note: %s\n", present.AckExpiringNote(e.Name, e.DeletesIn))
 		}
 	}
+	for _, r := range p.Left {
+		fmt.Fprintf(a.io.err, "%s: %s\n", textfmt.Printable(r.Name), present.Reason(r.Reason, present.ForceFlag))
+	}
+	targets := p.Targets
 	verb := fmt.Sprintf("Acknowledge %d blob(s) for %s?", len(targets), textfmt.Duration(o.dur))
 	if o.clear {
 		verb = fmt.Sprintf("Clear the acknowledgement of %d blob(s)?", len(targets))
@@ -83,9 +89,10 @@ func (a *app) runAck(cmd *cobra.Command, names []string, o *ackOptions) error {
 			return err
 		}
 	}
-	res, err := replay.Acknowledge(ctx, l.Container, targets, replay.AckOptions{For: o.dur, Now: snap.Since(listedAt, time.Now()), By: o.by, Note: o.note, Clear: o.clear})
+	res, err := replay.Acknowledge(ctx, l.Container, targets, replay.AckOptions{For: o.dur, Max: cfg.AckLimit(), Now: snap.Since(listedAt, time.Now()),
+		By: o.by, Note: o.note, Clear: o.clear})
 	if err != nil {
 		return err
 	}
-	return a.reportResults(ctx, o.actionFlags, append(missing, res...))
+	return a.reportResults(ctx, o.actionFlags, append(append(missing, p.Left...), res...))
 }

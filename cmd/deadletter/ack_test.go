@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"encoding/json"
 	"net/url"
 	"strings"
 	"testing"
@@ -127,13 +128,29 @@ func TestAckDoesNotSilenceExpiry(t *testing.T) {
 	q := "quarantine/S/2026/1/1/1/q.json"
 	d.Write(context.Background(), q, []byte(`[{"id":"a","subject":"s","eventType":"T","dataVersion":"1","data":{}}]`), store.WriteOptions{})
 	d.Backdate(context.Background(), q, time.Now().Add(-29*24*time.Hour)) // deleted in a day (30d retention)
-	_, errs, code := runCmd(t, "ack", q, "--dir", dir, "--yes", "--for", "30d")
+	_, errs, code := runCmd(t, "ack", q, "--dir", dir, "--yes", "--for", "7d")
 	if code != 0 || !strings.Contains(errs, "an ack does not silence that") {
 		t.Fatalf("ack: exit %d %s", code, errs)
 	}
 	out, _, code := runCmd(t, "check", "--dir", dir, "--json")
-	if code != 1 || !strings.Contains(out, `"kind": "expiring"`) || strings.Contains(out, `"kind": "quarantine"`) {
+	var c struct {
+		Findings, Acknowledged []struct {
+			Kind  string
+			Count int
+			Acked []struct{ Name, By string }
+		}
+	}
+	json.Unmarshal([]byte(out), &c)
+	// Expiring stays a finding (the ack listed beside it); quarantine is silenced, listed as acknowledged.
+	if code != 1 || len(c.Findings) != 1 || c.Findings[0].Kind != "expiring" || c.Findings[0].Count != 1 || len(c.Findings[0].Acked) != 1 ||
+		len(c.Acknowledged) != 1 || c.Acknowledged[0].Kind != "quarantine" || c.Acknowledged[0].Acked[0].Name != q {
 		t.Fatalf("check after the ack: exit %d %s", code, out)
+	}
+	// --ignore-acks: every blob counts.
+	out, _, _ = runCmd(t, "check", "--dir", dir, "--json", "--ignore-acks")
+	json.Unmarshal([]byte(out), &c)
+	if len(c.Findings) != 2 || len(c.Acknowledged) != 0 {
+		t.Fatalf("--ignore-acks: %s", out)
 	}
 }
 

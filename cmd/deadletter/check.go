@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"fmt"
+	"io"
 	"strings"
 	"time"
 
@@ -15,6 +16,7 @@ import (
 // monitorFlags are the thresholds the dashboard, check and watch share.
 type monitorFlags struct {
 	maxQuarantine int
+	ignoreAcks    bool
 }
 
 // lookTimeout bounds a command that looks (check, each pass of watch, ls, show) unless --timeout says otherwise:
@@ -25,7 +27,11 @@ const lookTimeout = 30 * time.Second
 
 func (f *monitorFlags) register(cmd *cobra.Command) {
 	cmd.Flags().IntVar(&f.maxQuarantine, "max-quarantine", 0, "more quarantined blobs than this is a finding")
+	cmd.Flags().BoolVar(&f.ignoreAcks, "ignore-acks", false, "acknowledgements silence nothing: every blob counts")
 }
+
+// apply sets what the flags change in the rules.
+func (f *monitorFlags) apply(cfg *replay.Config) { cfg.IgnoreAcks = f.ignoreAcks }
 
 func (f *monitorFlags) checkOptions() replay.CheckOptions {
 	return replay.CheckOptions{MaxQuarantine: f.maxQuarantine, Names: true}
@@ -135,6 +141,8 @@ func (a *app) runCheck(cmd *cobra.Command, o *checkOptions) error {
 	if err != nil {
 		return fail(fmt.Errorf("could not check: %w", err))
 	}
+	o.apply(&l.Config)
+	cfg = l.Config
 	l.NoCache = true // one look: keeping every summary would only hold the container in memory
 	r, err := look(ctx, l, o.checkOptions(), nil)
 	if err != nil {
@@ -150,16 +158,23 @@ func (a *app) runCheck(cmd *cobra.Command, o *checkOptions) error {
 		}
 		return result
 	}
+	a.printCheck(l.Container.Describe(), cfg, r)
+	return result
+}
+
+// printCheck says the report for a person: every finding with its first names, what acknowledgements silence or
+// only annotate, and the acks that were ignored.
+func (a *app) printCheck(container string, cfg replay.Config, r replay.Report) {
 	w := a.io.out
 	kept := ""
 	if r.Handled+r.Acked > 0 {
-		kept = fmt.Sprintf("; %d handled and %d acknowledged blob(s) raise nothing", r.Handled, r.Acked)
+		kept = fmt.Sprintf("; %d handled and %d acknowledged blob(s)", r.Handled, r.Acked)
 	}
 	if r.Healthy {
-		fmt.Fprintf(w, "healthy: %s has nothing stranded, quarantined, expiring, stalled, crashing or malformed (%s%s)\n", textfmt.Printable(l.Container.Describe()), paneCounts(r.Counts), kept)
-		return nil
+		fmt.Fprintf(w, "healthy: %s has nothing stranded, quarantined, expiring, stalled, crashing, untriggerable or malformed (%s%s)\n", textfmt.Printable(container), paneCounts(r.Counts), kept)
+	} else {
+		fmt.Fprintf(w, "%s: %d finding(s) (%s%s)\n", textfmt.Printable(container), len(r.Findings), paneCounts(r.Counts), kept)
 	}
-	fmt.Fprintf(w, "%s: %d finding(s) (%s%s)\n", textfmt.Printable(l.Container.Describe()), len(r.Findings), paneCounts(r.Counts), kept)
 	for _, f := range r.Findings {
 		fmt.Fprintf(w, "  %-13s %s\n", f.Kind, present.FindingMessage(f, cfg, r.Now))
 		shown := f.Names[:min(len(f.Names), maxFindingNames)]
@@ -167,21 +182,43 @@ func (a *app) runCheck(cmd *cobra.Command, o *checkOptions) error {
 			fmt.Fprintf(w, "                  %s\n", textfmt.Printable(n))
 		}
 		if more := f.Count - len(shown); more > 0 {
-			fmt.Fprintf(w, "                  … and %d more (deadletter ls --pane %s)\n", more, paneOf(f.Kind))
+			fmt.Fprintf(w, "                  … and %d more (%s)\n", more, listCommand(f.Kind))
+		}
+		printAcked(w, f, !f.Kind.Silenced())
+	}
+	for _, f := range r.Acknowledged {
+		fmt.Fprintf(w, "  %-13s every one acknowledged, so none raises it:\n", f.Kind)
+		printAcked(w, f, false)
+	}
+	if r.SuspiciousCount > 0 {
+		fmt.Fprintf(w, "  %d blob(s) carry ack tags deadletter did not write as they are: ignored, they silence nothing\n", r.SuspiciousCount)
+		for _, s := range r.Suspicious[:min(len(r.Suspicious), maxFindingNames)] {
+			fmt.Fprintf(w, "                  %s: %s\n", textfmt.Printable(s.Name), textfmt.Printable(s.Why))
 		}
 	}
-	return result
 }
 
-// paneOf is the pane where a finding's blobs are listed.
-func paneOf(k replay.FindingKind) replay.Pane {
-	switch k {
-	case replay.FindingQuarantine:
-		return replay.PaneQuarantine
-	case replay.FindingReplayStalled:
-		return replay.PaneLive
+// printAcked lists a finding's acknowledged blobs (counted says they still count in it).
+func printAcked(w io.Writer, f replay.Finding, counted bool) {
+	if len(f.Acked) == 0 {
+		return
 	}
-	return replay.PaneStranded
+	how := "silenced"
+	if counted {
+		how = "still counted: an ack does not silence this"
+	}
+	fmt.Fprintf(w, "                  %d acknowledged (%s):\n", len(f.Acked), how)
+	for _, ack := range f.Acked[:min(len(f.Acked), maxFindingNames)] {
+		fmt.Fprintf(w, "                  %s by %s until %s\n", textfmt.Printable(ack.Name), textfmt.Printable(ack.Ack.By), ack.Ack.Until.UTC().Format("2006-01-02 15:04Z"))
+	}
+}
+
+// listCommand is where the rest of a finding's blobs are listed.
+func listCommand(k replay.FindingKind) string {
+	if p, ok := k.Pane(); ok {
+		return "deadletter ls --pane " + p.String()
+	}
+	return "deadletter check --json"
 }
 
 func paneCounts(m map[replay.Pane]int) string {

@@ -49,6 +49,7 @@ func (a *app) runDashboard(cmd *cobra.Command, o *dashboardOptions) error {
 	if err != nil {
 		return err
 	}
+	o.apply(&l.Config)
 	return tui.Run(cmd.Context(), tui.Options{Loader: l, Check: replay.CheckOptions{MaxQuarantine: o.maxQuarantine}, ReadOnly: a.g.readOnly,
 		Interval: o.interval, Concurrency: o.concurrency})
 }

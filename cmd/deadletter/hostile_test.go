@@ -144,13 +144,14 @@ func TestHostileCorpus(t *testing.T) {
 		}
 		pv, _ := sj["preview"].(map[string]any)
 		if c.crash > 0 {
-			// The function throws before it writes or deletes anything: no republish, no quarantine, the
-			// original stays.
+			// The function throws serializing the republish (its data is what nests): nothing republished or
+			// quarantined, the original stays.
 			top, _ := sj["crash"].(map[string]any)
 			pc, _ := pv["crash"].(map[string]any)
 			_, rep := pv["republish"]
-			_, quar := pv["quarantine"]
-			if top == nil || top["depth"] != float64(c.crash) || pc == nil || pc["depth"] != float64(c.crash) || pc["reason"] == "" || rep || quar || pv["deleteOriginal"] != false {
+			quar, _ := pv["quarantine"].([]any)
+			if top == nil || top["depth"] != float64(c.crash) || pc == nil || pc["depth"] != float64(c.crash) || pc["stage"] != "publish" || pc["reason"] == "" ||
+				rep || len(quar) != 0 || pv["deleteOriginal"] != false {
 				t.Errorf("show --json %s: crash %v preview %v", c.file, top, pv)
 			}
 			if !strings.Contains(out, itoa(c.crash)) {

@@ -14,6 +14,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/deadletter/deadletter/replay"
 	"github.com/deadletter/deadletter/store"
 	"github.com/deadletter/deadletter/store/dirstore"
 	"github.com/deadletter/deadletter/store/storetest"
@@ -70,7 +71,7 @@ func keys(m map[string]any) []string {
 	return ks
 }
 
-var lsFields = []string{"ageSeconds", "error", "events", "expiresAt", "expiring", "handled", "lastModified", "malformed", "maxReplayAttempt", "name", "outcomes", "pane", "reasons", "size", "stalled", "verdicts"}
+var lsFields = []string{"ageSeconds", "error", "events", "expiresAt", "expiring", "handled", "lastModified", "malformed", "maxReplayAttempt", "name", "outcomes", "pane", "reasons", "size", "stalled", "untriggerable", "verdicts"}
 
 func TestSeedLsCoversEveryPaneAndVerdict(t *testing.T) {
 	dir := seeded(t)
@@ -92,7 +93,7 @@ func TestSeedLsCoversEveryPaneAndVerdict(t *testing.T) {
 		}
 		if c, ok := b["crash"].(map[string]any); ok {
 			crash++
-			if c["depth"].(float64) <= 4000 || !strings.Contains(c["reason"].(string), "JSON.stringify") {
+			if c["depth"].(float64) <= replay.CertainStackDepth || !strings.Contains(c["reason"].(string), "JSON.stringify") {
 				t.Fatalf("crash %v", c)
 			}
 			got = slices.DeleteFunc(got, func(k string) bool { return k == "crash" })

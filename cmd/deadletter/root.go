@@ -36,6 +36,8 @@ type globalFlags struct {
 	dir, connString, accountURL, container string
 	ttl, liveGrace, retention, expiring    time.Duration
 	maxReplays                             int
+	maxAck                                 time.Duration
+	stackDepth                             int
 	handlers, separator                    string
 	readOnly                               bool
 	// timeout bounds how long a command waits on the container (0: unbounded); each command sets its default.
@@ -45,7 +47,7 @@ type globalFlags struct {
 func newApp(io stdio) *app {
 	d := replay.DefaultConfig()
 	return &app{io: io, g: globalFlags{container: "deadletter", ttl: d.TTL, liveGrace: d.LiveGrace, retention: d.Retention,
-		expiring: d.ExpiringWithin, maxReplays: d.MaxReplays, separator: d.Separator}}
+		expiring: d.ExpiringWithin, maxReplays: d.MaxReplays, separator: d.Separator, maxAck: replay.DefaultMaxAck}}
 }
 
 // envVar is one environment variable a global flag reads.
@@ -59,6 +61,7 @@ var envVars = []envVar{
 	{"DEADLETTER_TTL", "ttl"}, {"DEADLETTER_LIVE_GRACE", "live-grace"}, {"DEADLETTER_RETENTION", "retention"},
 	{"DEADLETTER_EXPIRING_WITHIN", "expiring-within"}, {"DEADLETTER_MAX_REPLAYS", "max-replays"},
 	{"DEADLETTER_HANDLERS", "handlers"}, {"DEADLETTER_ID_SEPARATOR", "id-separator"}, {"DEADLETTER_READ_ONLY", "read-only"},
+	{"DEADLETTER_MAX_ACK", "max-ack"}, {"DEADLETTER_NODE_STACK_DEPTH", "node-stack-depth"},
 }
 
 // Commands are listed in the order root adds them (what an operator needs first), not sorted. It is cobra's one
@@ -138,6 +141,8 @@ func (a *app) globalFlags(fs *pflag.FlagSet) {
 	fs.StringVar(&g.handlers, "handlers", g.handlers, "the handler register: a JSON object of eventType → idempotent (true/false)")
 	fs.StringVar(&g.separator, "id-separator", g.separator, "separator between an event id and its replay attempt")
 	fs.BoolVar(&g.readOnly, "read-only", g.readOnly, "refuse drain, restore and ack everywhere")
+	fs.IntVar(&g.stackDepth, "node-stack-depth", 0, "the deepest value the estate's Node runtime serializes, measured in its handler (0: the band of known runtimes, 4,120 to 4,600; see docs/estate.md)")
+	durationVar(fs, &g.maxAck, "max-ack", "the longest an acknowledgement may last (at most 7d, never past --retention); longer acks found in tags are ignored as suspicious")
 	durationVar(fs, &g.timeout, "timeout", "give up on the command after this long (default 30s for ls, show, check and each watch pass; none for report, actions and the dashboard, which Ctrl-C stops; 0: none)")
 }
 
@@ -196,6 +201,10 @@ func (g *globalFlags) validate() error {
 		return usagef("--live-grace and --expiring-within must be ≥ 0 and --retention positive")
 	case g.maxReplays < 0:
 		return usagef("--max-replays must be ≥ 0")
+	case g.stackDepth != 0 && g.stackDepth < replay.MinStackDepth:
+		return usagef("--node-stack-depth must be 0 (the known runtimes) or at least %d", replay.MinStackDepth)
+	case g.maxAck <= 0 || g.maxAck > replay.DefaultMaxAck:
+		return usagef("--max-ack must be positive and at most %s", textfmt.Duration(replay.DefaultMaxAck))
 	case g.timeout < 0:
 		return usagef("--timeout must be ≥ 0")
 	case g.separator == "" || replay.HasLineTerminator(g.separator):
@@ -221,7 +230,7 @@ func (g *globalFlags) validate() error {
 // rules is the configuration without the handler register.
 func (g *globalFlags) rules() replay.Config {
 	return replay.Config{TTL: g.ttl, LiveGrace: g.liveGrace, Retention: g.retention, ExpiringWithin: g.expiring,
-		MaxReplays: g.maxReplays, Separator: g.separator}
+		MaxReplays: g.maxReplays, Separator: g.separator, MaxAck: g.maxAck, StackDepth: g.stackDepth}
 }
 
 // config builds the replay configuration, loading the handler register: --handlers, or the one a seeded

@@ -69,6 +69,8 @@ func (a *app) runWatch(cmd *cobra.Command, o *watchOptions) error {
 	if err != nil {
 		return err
 	}
+	o.apply(&l.Config)
+	cfg = l.Config
 	ctx := cmd.Context()
 	exp, stop, err := a.serveMetrics(o.metricsAddr, l.Container.Describe())
 	if err != nil {

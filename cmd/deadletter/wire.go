@@ -98,13 +98,30 @@ type blobJSON struct {
 	Stalled          bool          `json:"stalled"`
 	Handled          bool          `json:"handled"`
 	HandledBy        text          `json:"handledBy,omitempty"`
-	Crash            *crashJSON    `json:"crash,omitempty"`
+	// Untriggerable: a root blob the replay subscription's filter never delivers (docs/estate.md).
+	Untriggerable bool       `json:"untriggerable"`
+	Crash         *crashJSON `json:"crash,omitempty"`
+	// MayCrash: what the replay serializes nests where the estate's runtime decides (a warning).
+	MayCrash *crashJSON `json:"mayCrash,omitempty"`
 	Ack              *ackJSON      `json:"ack,omitempty"`
 }
 
 type crashJSON struct {
-	Depth  int    `json:"depth"`
+	Depth int `json:"depth"`
+	// Stage is where the replay throws: "quarantine" (before writing anything) or "publish" (after the
+	// quarantine copy); only in a preview.
+	Stage  string `json:"stage,omitempty"`
 	Reason string `json:"reason"`
+}
+
+func stageName(s replay.CrashStage) string {
+	switch s {
+	case replay.StageQuarantine:
+		return "quarantine"
+	case replay.StagePublish:
+		return "publish"
+	}
+	return ""
 }
 
 type ackJSON struct {
@@ -119,13 +136,16 @@ func toBlobJSON(cfg replay.Config, it *replay.Item, now time.Time) blobJSON {
 	a := cfg.AlertsOf(it, now)
 	b := blobJSON{Name: text(it.Name), Pane: it.Pane, Size: it.Size, LastModified: rfc3339(it.LastModified), AgeSeconds: int64(it.Age / time.Second),
 		ExpiresAt: rfc3339(a.ExpiresAt), Reasons: counts{}, Outcomes: counts{}, Expiring: a.Expiring, Stalled: a.Stalled,
-		Handled: a.Handled, HandledBy: text(a.HandledBy)}
+		Handled: a.Handled, HandledBy: text(a.HandledBy), Untriggerable: a.Untriggerable}
 	if s := it.Summary; s != nil {
 		b.Events, b.Malformed, b.MaxReplayAttempt = s.Events, s.Malformed, attempt(s.MaxReplayAttempt)
 		b.Reasons, b.Outcomes, b.Verdicts = counts(s.Reasons), counts(s.Outcomes), verdictCounts(s.Verdicts)
 		b.Error = optText(s.Error)
-		if s.CrashDepth > 0 {
+		if a.Crash {
 			b.Crash = &crashJSON{Depth: s.CrashDepth, Reason: present.CrashReason(s.CrashDepth)}
+		}
+		if a.MayCrash {
+			b.MayCrash = &crashJSON{Depth: s.MayCrash, Reason: present.MayCrashNote(s.MayCrash)}
 		}
 	}
 	if it.ReadErr != "" {
@@ -185,11 +205,13 @@ type previewJSON struct {
 	DeleteOriginal  bool                 `json:"deleteOriginal"`
 }
 
-// crashPreviewJSON is the preview of a blob the replay function throws on: nothing republished, nothing
-// quarantined, nothing archived, the original stays.
+// crashPreviewJSON is the preview of a blob the replay function throws on: nothing republished or archived, the
+// original stays; at the publish stage the quarantine copy of its refused events is still written.
 type crashPreviewJSON struct {
-	Crash          crashJSON `json:"crash"`
-	DeleteOriginal bool      `json:"deleteOriginal"`
+	Crash          crashJSON         `json:"crash"`
+	Quarantine     []quarantinedJSON `json:"quarantine"`
+	QuarantineName text              `json:"quarantineName,omitempty"`
+	DeleteOriginal bool              `json:"deleteOriginal"`
 }
 
 type restoreJSON struct {
@@ -237,7 +259,8 @@ func toShowJSON(cfg replay.Config, d *replay.Detail) showJSON {
 	}
 	if pv := d.Preview; pv != nil {
 		if pv.Crash != nil {
-			out.Preview = crashPreviewJSON{Crash: crashJSON{Depth: pv.Crash.Depth, Reason: present.CrashReason(pv.Crash.Depth)}}
+			out.Preview = crashPreviewJSON{Crash: crashJSON{Depth: pv.Crash.Depth, Stage: stageName(pv.Crash.Stage), Reason: present.CrashReason(pv.Crash.Depth)},
+				Quarantine: quarantinedOf(pv.Quarantine), QuarantineName: text(pv.QuarantineName)}
 		} else {
 			p := previewJSON{Malformed: pv.Malformed, Republish: []republishJSON{}, Quarantine: quarantinedOf(pv.Quarantine), Unknown: pv.Unknown,
 				PublishRequests: []publishRequestJSON{}, QuarantineName: text(pv.QuarantineName), ArchiveName: text(pv.ArchiveName), DeleteOriginal: pv.DeleteOriginal}
@@ -290,17 +313,38 @@ type findingJSON struct {
 	Kind    replay.FindingKind `json:"kind"`
 	Count   int                `json:"count"`
 	Oldest  string             `json:"oldest,omitempty"`
-	Message text               `json:"message"`
+	Message text               `json:"message,omitempty"`
 	Names   []text             `json:"names"`
 	More    int                `json:"more"`
+	// Acked lists the acknowledged blobs of the kind: silenced (not in count) for stranded, quarantine and
+	// replayStalled; still counted for the others.
+	Acked     []ackedJSON `json:"acked"`
+	AckedMore int         `json:"ackedMore"`
+}
+
+type ackedJSON struct {
+	Name  text   `json:"name"`
+	By    text   `json:"by"`
+	Until string `json:"until"`
+	Note  text   `json:"note,omitempty"`
+}
+
+type suspiciousJSON struct {
+	Name text `json:"name"`
+	Why  text `json:"why"`
 }
 
 type checkJSON struct {
 	Healthy  bool                `json:"healthy"`
 	Counts   map[replay.Pane]int `json:"counts"`
 	Findings []findingJSON       `json:"findings"`
-	Handled  int                 `json:"handled"`
-	Acked    int                 `json:"acked"`
+	// Acknowledged are the kinds whose every blob is acknowledged (no finding raises them).
+	Acknowledged []findingJSON `json:"acknowledged"`
+	Handled      int           `json:"handled"`
+	Acked        int           `json:"acked"`
+	// SuspiciousAcks are blobs whose ack tags were ignored (forged, broken, too long).
+	SuspiciousAcks []suspiciousJSON `json:"suspiciousAcks"`
+	Suspicious     int              `json:"suspicious"`
 }
 
 type checkErrorJSON struct {
@@ -309,19 +353,34 @@ type checkErrorJSON struct {
 }
 
 func toCheckJSON(cfg replay.Config, r replay.Report) checkJSON {
-	out := checkJSON{Healthy: r.Healthy, Counts: r.Counts, Findings: []findingJSON{}, Handled: r.Handled, Acked: r.Acked}
+	out := checkJSON{Healthy: r.Healthy, Counts: r.Counts, Findings: []findingJSON{}, Acknowledged: []findingJSON{}, Handled: r.Handled,
+		Acked: r.Acked, SuspiciousAcks: []suspiciousJSON{}, Suspicious: r.SuspiciousCount}
 	for _, f := range r.Findings {
-		fj := findingJSON{Kind: f.Kind, Count: f.Count, Message: text(present.FindingMessage(f, cfg, r.Now)), Names: []text{}}
-		if !f.Oldest.IsZero() {
-			fj.Oldest = rfc3339(f.Oldest)
-		}
-		for _, n := range f.Names[:min(len(f.Names), maxFindingNames)] {
-			fj.Names = append(fj.Names, text(n))
-		}
-		fj.More = f.Count - len(fj.Names)
-		out.Findings = append(out.Findings, fj)
+		out.Findings = append(out.Findings, toFindingJSON(f, text(present.FindingMessage(f, cfg, r.Now))))
+	}
+	for _, f := range r.Acknowledged {
+		out.Acknowledged = append(out.Acknowledged, toFindingJSON(f, ""))
+	}
+	for _, s := range r.Suspicious {
+		out.SuspiciousAcks = append(out.SuspiciousAcks, suspiciousJSON{Name: text(s.Name), Why: text(s.Why)})
 	}
 	return out
+}
+
+func toFindingJSON(f replay.Finding, message text) findingJSON {
+	fj := findingJSON{Kind: f.Kind, Count: f.Count, Message: message, Names: []text{}, Acked: []ackedJSON{}}
+	if !f.Oldest.IsZero() {
+		fj.Oldest = rfc3339(f.Oldest)
+	}
+	for _, n := range f.Names[:min(len(f.Names), maxFindingNames)] {
+		fj.Names = append(fj.Names, text(n))
+	}
+	fj.More = f.Count - len(fj.Names)
+	for _, a := range f.Acked[:min(len(f.Acked), maxFindingNames)] {
+		fj.Acked = append(fj.Acked, ackedJSON{Name: text(a.Name), By: text(a.Ack.By), Until: rfc3339(a.Ack.Until), Note: text(a.Ack.Note)})
+	}
+	fj.AckedMore = len(f.Acked) - len(fj.Acked)
+	return fj
 }
 
 type changeJSON struct {

@@ -56,10 +56,12 @@ func Handle(ctx context.Context, c store.Container, cfg replay.Config, name stri
 	}
 	h.Preview = cfg.Plan(name, b.Body, replay.ParsePayload(b.Body))
 	pv := h.Preview
-	if pv.Crash != nil {
-		// JSON.stringify overflows Node's stack: the function throws before it writes or deletes anything, and
-		// every redelivery throws again.
-		return h, fmt.Errorf("ReplayDeadLetterEvent failed: RangeError: Maximum call stack size exceeded (the payload nests %d levels deep)", pv.Crash.Depth)
+	crashed := func() error {
+		// JSON.stringify overflows Node's stack: the function throws, and every redelivery throws again.
+		return fmt.Errorf("ReplayDeadLetterEvent failed: RangeError: Maximum call stack size exceeded (a value nested %d levels deep)", pv.Crash.Depth)
+	}
+	if pv.Crash != nil && pv.Crash.Stage == replay.StageQuarantine {
+		return h, crashed() // serializing the quarantine copy: before anything is written
 	}
 	// The quarantine copy is the Plan's body: the refused elements as JSON.stringify writes them (or a malformed
 	// payload's raw bytes).
@@ -69,6 +71,9 @@ func Handle(ctx context.Context, c store.Container, cfg replay.Config, name stri
 			return h, err
 		}
 		h.Quarantined = true
+	}
+	if pv.Crash != nil {
+		return h, crashed() // serializing a republished event: after the quarantine copy, before any publish
 	}
 	if len(pv.Republish) == 0 {
 		if err := c.Delete(ctx, name, b.ETag); err != nil && !errors.Is(err, store.ErrConditionFailed) {

@@ -26,6 +26,7 @@ type Exporter struct {
 	findings       *prometheus.GaugeVec
 	exempt         *prometheus.GaugeVec
 	quarantine     prometheus.Gauge
+	suspicious     prometheus.Gauge
 	oldestStranded prometheus.Gauge
 	unread         prometheus.Gauge
 	lastSuccess    prometheus.Gauge
@@ -56,11 +57,13 @@ func New(container string) *Exporter {
 		Help: "Events in the payloads read (live, stranded, quarantine) by pane and verdict: a root blob's events by what the replay will do (replay, cap, notIdempotent, unroutable, unknown), a quarantine blob's by why the replay refused them."},
 		[]string{"pane", "verdict"})
 	e.findings = prometheus.NewGaugeVec(prometheus.GaugeOpts{Name: "deadletter_findings_blobs",
-		Help: "Blobs behind each finding kind, exactly as `deadletter check` counts them (acknowledged and handled blobs excluded; quarantine only past --max-quarantine)."},
+		Help: "Blobs behind each finding kind, exactly as `deadletter check` counts them (handled blobs excluded; acknowledged blobs excluded from stranded, quarantine and replayStalled only; quarantine only past --max-quarantine)."},
 		[]string{"kind"})
 	e.exempt = prometheus.NewGaugeVec(prometheus.GaugeOpts{Name: "deadletter_exempt_blobs",
 		Help: "Blobs kept out of the findings: reason=handled (the replay already handled the root blob; only its delete failed) or reason=acked (an operator acknowledged it)."},
 		[]string{"reason"})
+	e.suspicious = prometheus.NewGauge(prometheus.GaugeOpts{Name: "deadletter_suspicious_acks",
+		Help: "Blobs whose acknowledgement tags deadletter did not write as they are (forged, broken, longer than --max-ack, dated in the future): ignored, so they silence nothing."})
 	e.quarantine = prometheus.NewGauge(prometheus.GaugeOpts{Name: "deadletter_quarantine_blobs",
 		Help: "Quarantined blobs that need a human (not acknowledged), before --max-quarantine: alert on it with your own threshold."})
 	e.oldestStranded = prometheus.NewGauge(prometheus.GaugeOpts{Name: "deadletter_oldest_stranded_age_seconds",
@@ -75,7 +78,7 @@ func New(container string) *Exporter {
 		Help: "Passes that could not read the whole container (the watch prints the error; /healthz answers 503 with it)."})
 
 	withContainer := prometheus.WrapRegistererWith(prometheus.Labels{"container": textfmt.Printable(container)}, e.reg)
-	withContainer.MustRegister(e.blobs, e.events, e.findings, e.exempt, e.quarantine, e.oldestStranded, e.unread,
+	withContainer.MustRegister(e.blobs, e.events, e.findings, e.exempt, e.quarantine, e.suspicious, e.oldestStranded, e.unread,
 		e.lastSuccess, e.duration, e.errors)
 	e.reg.MustRegister(collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
 
@@ -114,6 +117,7 @@ func (e *Exporter) Succeeded(v Values, at time.Time, took time.Duration) {
 	e.exempt.WithLabelValues("handled").Set(float64(v.Handled))
 	e.exempt.WithLabelValues("acked").Set(float64(v.Acked))
 	e.quarantine.Set(float64(v.Quarantine))
+	e.suspicious.Set(float64(v.Suspicious))
 	e.oldestStranded.Set(v.OldestStranded.Seconds())
 	e.unread.Set(float64(v.Unread))
 	e.lastSuccess.Set(float64(at.UnixNano()) / 1e9)

@@ -55,8 +55,9 @@ type Values struct {
 	// Quarantine is the quarantined blobs that need a human (not acknowledged), before --max-quarantine: the
 	// alerting rule applies its own threshold to it.
 	Quarantine int
-	// Handled and Acked count the blobs kept out of the findings (see replay.Report).
-	Handled, Acked int
+	// Handled and Acked count the blobs kept out of the findings (see replay.Report); Suspicious the blobs whose
+	// ack tags were ignored (forged or broken).
+	Handled, Acked, Suspicious int
 	// OldestStranded is the age of the oldest stranded blob that needs a drain (0 when none).
 	OldestStranded time.Duration
 	// Unread counts root and quarantine blobs whose payload a successful pass still could not judge (over the
@@ -95,14 +96,11 @@ func (m *Measurer) Add(items []replay.Item, now time.Time) {
 		if it.Pane == replay.PaneArchived {
 			continue
 		}
-		if it.Pane == replay.PaneQuarantine && !m.cfg.AlertsOf(it, now).Acked {
-			v.Quarantine++
-		}
 		if it.Summary == nil {
 			v.Unread++
 			continue
 		}
-		if it.Summary.CrashDepth > 0 && it.Pane != replay.PaneQuarantine {
+		if m.cfg.AlertsOf(it, now).Crash {
 			continue // the replay crashes on it: none of its events gets the fate its verdict says
 		}
 		for _, vd := range replay.AllVerdicts {
@@ -116,7 +114,8 @@ func (m *Measurer) Add(items []replay.Item, now time.Time) {
 // Values completes the measurement with the pass's report (r must cover the same blobs).
 func (m *Measurer) Values(r replay.Report) Values {
 	v := m.v
-	v.Findings, v.Handled, v.Acked = map[replay.FindingKind]int{}, r.Handled, r.Acked
+	v.Findings, v.Handled, v.Acked, v.Quarantine = map[replay.FindingKind]int{}, r.Handled, r.Acked, r.Quarantine
+	v.Suspicious = r.SuspiciousCount
 	for _, k := range replay.FindingKinds {
 		v.Findings[k] = 0
 	}

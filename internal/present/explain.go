@@ -46,11 +46,14 @@ func explainPreview(out *lines, d *replay.Detail, c replay.Config) {
 	switch {
 	case pv.Crash != nil:
 		out.add("  - CRASH: %s", CrashReason(pv.Crash.Depth))
-		out.add("  - nothing is republished, quarantined or archived; the original stays")
+		out.add("  - %s", CrashStageNote(pv.Crash))
 		return
 	case pv.Malformed:
 		out.add("  - malformed: the raw bytes go to %s and the original is deleted", textfmt.Printable(pv.QuarantineName))
 		return
+	}
+	if pv.MayCrash > 0 {
+		out.add("  - %s; if it does not:", MayCrashNote(pv.MayCrash))
 	}
 	if len(pv.Quarantine) > 0 {
 		out.add("  - %d event(s) quarantined to %s (%s), ids written without their count", len(pv.Quarantine), textfmt.Printable(pv.QuarantineName), replay.Primaries(pv.Quarantine))

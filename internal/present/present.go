@@ -115,12 +115,9 @@ func DeletesIn(a replay.Alerts) string {
 
 // AckExpiringNote is what acknowledging a blob the lifecycle rule is about to delete does not do ("" when the
 // blob is not expiring): the CLI's ack and the dashboard's dialog both say it.
-func AckExpiringNote(name string, a replay.Alerts) string {
-	if !a.Expiring {
-		return ""
-	}
+func AckExpiringNote(name string, deletesIn time.Duration) string {
 	return fmt.Sprintf("%s is deleted by the lifecycle rule in %s: an ack does not silence that (EXPIRING stays up until it is drained, restored or copied out)",
-		textfmt.Printable(name), textfmt.Duration(a.DeletesIn))
+		textfmt.Printable(name), textfmt.Duration(deletesIn))
 }
 
 // FindingMessage says one finding in a sentence, with what to do about it.
@@ -135,6 +132,8 @@ func FindingMessage(f replay.Finding, cfg replay.Config, now time.Time) string {
 		return fmt.Sprintf("%d live blob(s) older than %s, oldest %s: the replay function is not consuming (stopped, failing, or its subscription is gone)", f.Count, textfmt.Duration(cfg.LiveGrace), age)
 	case replay.FindingCrash:
 		return fmt.Sprintf("%d blob(s) nest deeper than the replay function can serialize: it throws on them every time and never consumes them; copy them out and fix them by hand", f.Count)
+	case replay.FindingUntriggerable:
+		return fmt.Sprintf("%d blob(s) the replay trigger can never reach: their subscription's name collides with archived/ or quarantine/ (the trigger's filter ignores case); copy them out or rename the subscription", f.Count)
 	case replay.FindingQuarantine:
 		return fmt.Sprintf("%d quarantined blob(s), oldest %s old: inspect with `deadletter show`, resume capped events with `deadletter restore`", f.Count, age)
 	case replay.FindingMalformed:
@@ -154,6 +153,8 @@ func kindNoun(k replay.FindingKind) string {
 		return "live blob(s) past the grace (replay stalled)"
 	case replay.FindingCrash:
 		return "blob(s) the replay crashes on"
+	case replay.FindingUntriggerable:
+		return "blob(s) the replay trigger can never reach"
 	case replay.FindingQuarantine:
 		return "quarantined blob(s)"
 	case replay.FindingMalformed:
@@ -287,9 +288,22 @@ func PrettyJSON(body []byte) string {
 	return b.String()
 }
 
-// CrashReason says why the replay function crashes on a payload nested depth levels deep.
+// CrashReason says why the replay function crashes on a payload whose serialized value nests depth levels deep.
 func CrashReason(depth int) string {
-	return fmt.Sprintf("a value nested %d levels deep: JSON.stringify overflows Node's stack past about %d levels, so the replay function throws before it writes or deletes anything; the blob is never consumed, and every drain repeats the crash", depth, replay.MaxStringifyDepth)
+	return fmt.Sprintf("it serializes a value nested %d levels deep: JSON.stringify overflows Node's stack first (every runtime the estate may run overflows past %d; --node-stack-depth pins one), so the replay function throws and never deletes the original; the blob is never consumed, and every drain repeats the crash", depth, replay.CertainStackDepth)
+}
+
+// CrashStageNote says what the replay function still writes before it throws.
+func CrashStageNote(c *replay.Crash) string {
+	if c.Stage == replay.StagePublish {
+		return "it throws while republishing, after writing the quarantine copy of the events it refuses: nothing is republished, archived or deleted"
+	}
+	return "it throws before it writes anything: nothing is republished, quarantined or archived; the original stays"
+}
+
+// MayCrashNote warns of a payload whose serialized value nests where the estate's runtime decides.
+func MayCrashNote(depth int) string {
+	return fmt.Sprintf("MAY CRASH: it serializes a value nested %d levels deep; Node 20 in the estate's handler throws past %d, Node 24 only past about 4,500 — whether the replay function crashes on it depends on the estate's runtime (--node-stack-depth pins it)", depth, replay.SafeStackDepth)
 }
 
 // AlertLines says what makes a blob urgent or exempt, for show and the detail view.

@@ -1,0 +1,195 @@
+package replay_test
+
+import (
+	"encoding/base64"
+	"os/exec"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/deadletter/deadletter/replay"
+	"github.com/deadletter/deadletter/store"
+	"github.com/deadletter/deadletter/store/storetest"
+)
+
+// The replay subscription's advanced filter ignores case, the function's own guard does not: a root blob whose
+// name starts with archived/ or quarantine/ in another case is never delivered. It is its own state — not
+// stranded work, not a stalled replay — a finding of its own, and no drain touches it; the exact lowercase
+// prefixes stay the replay's own panes.
+func TestUntriggerableBlobs(t *testing.T) {
+	for name, want := range map[string]bool{
+		"ARCHIVED/2026/1/1/1/a.json": true, "QUARANTINE/2026/1/1/1/a.json": true, "Quarantine/x.json": true, "aRcHiVeD/x": true,
+		"archived/x.json": false, "quarantine/x.json": false, "ARCHIVEDX/x.json": false, "ARCHIVED": false, "PUSH/2026/1/1/1/a.json": false,
+		"archivedX/y": false, "quarantine.json": false,
+	} {
+		if got := replay.Untriggerable(name); got != want {
+			t.Errorf("Untriggerable(%q) = %v, want %v", name, got, want)
+		}
+	}
+	now := time.Date(2026, 12, 1, 12, 0, 0, 0, time.UTC)
+	mem := storetest.NewMem(now)
+	cfg := cfgWith(testRegister)
+	for name, age := range map[string]time.Duration{"ARCHIVED/2026/12/1/9/a.json": 3 * time.Hour, "QUARANTINE/2026/12/1/11/b.json": 30 * time.Minute,
+		"Quarantine/2026/12/1/9/c.json": 3 * time.Hour, "PUSH/2026/12/1/9/d.json": 3 * time.Hour} {
+		put(t, mem, name, ev("e", "Push", ""))
+		mem.Backdate(bg, name, now.Add(-age))
+	}
+	snap := snapshot(t, mem, cfg)
+	r := cfg.Check(snap, replay.CheckOptions{Names: true})
+	u, ok := r.Find(replay.FindingUntriggerable)
+	if !ok || u.Count != 3 {
+		t.Fatalf("untriggerable finding %+v", r.Findings)
+	}
+	if s, _ := r.Find(replay.FindingStranded); s.Count != 1 || s.Names[0] != "PUSH/2026/12/1/9/d.json" {
+		t.Fatalf("stranded counts only what a drain can replay: %+v", s)
+	}
+	if _, ok := r.Find(replay.FindingReplayStalled); ok {
+		t.Fatal("an untriggerable live blob is not a stalled replay")
+	}
+	var targets []replay.DrainTarget
+	for i := range snap.Items {
+		targets = append(targets, cfg.DrainTargetOf(&snap.Items[i], snap.Now))
+	}
+	f := cfg.ForecastDrain(snap.Items, false, snap.Now)
+	if f.Blobs != 1 || f.Untriggerable != 3 || len(f.Names) != 1 {
+		t.Fatalf("forecast %+v", f)
+	}
+	res, _ := replay.Drain(bg, mem, cfg, targets, replay.DrainOptions{IncludeHandled: true})
+	for _, x := range res {
+		want := replay.OutcomeUntriggerable
+		if x.Name == "PUSH/2026/12/1/9/d.json" {
+			want = replay.OutcomeDrained
+		}
+		if x.Outcome != want {
+			t.Errorf("%s: %s, want %s", x.Name, x.Outcome, want)
+		}
+		if x.Outcome == replay.OutcomeUntriggerable && x.Reason.Kind != replay.ReasonUntriggerable {
+			t.Errorf("%s: reason %+v", x.Name, x.Reason)
+		}
+	}
+	// A restore whose name would be untriggerable is refused: it would never resume.
+	body := []byte("[" + ev("e", "Push", "") + "]")
+	if rp := cfg.PlanRestore("quarantine/Archived/x.json", body, replay.ParsePayload(body), now); rp.Target != "" || rp.Refusal.Kind != replay.ReasonUntriggerableTarget {
+		t.Fatalf("restore to an untriggerable name: %+v", rp)
+	}
+}
+
+// The default prediction is a band, [SafeStackDepth, CertainStackDepth]: the depth this machine's node
+// serializes — measured the way the reference harness measures it — lies inside it, or the band is not honest.
+func TestStackBandHoldsThisNode(t *testing.T) {
+	l := nodeStackDepth(t)
+	if l < replay.SafeStackDepth || l > replay.CertainStackDepth {
+		t.Fatalf("node serializes values %d deep here, outside the band [%d, %d] the prediction assumes", l, replay.SafeStackDepth, replay.CertainStackDepth)
+	}
+	v, _ := exec.Command("node", "--version").Output()
+	t.Logf("%s serializes %d levels from a function one below the top", strings.TrimSpace(string(v)), l)
+}
+
+// An acknowledgement deadletter did not write as it is silences nothing: a forged far-future until, one longer
+// than the maximum, a start in the future, a text outside its grammar. A real one silences a stranded blob, and
+// never a crash.
+func TestForgedAndOverlongAcks(t *testing.T) {
+	now := time.Date(2026, 12, 1, 12, 0, 0, 0, time.UTC)
+	cfg := cfgWith(testRegister)
+	b64 := func(s string) string { return base64.RawURLEncoding.EncodeToString([]byte(s)) }
+	bi := store.BlobInfo{Name: "PUSH/2026/12/1/9/a.json", ETag: `"0x1"`, LastModified: now.Add(-3 * time.Hour)}
+	ack := func(at, until time.Time, mod func(map[string]string)) store.BlobInfo {
+		b := bi
+		b.Tags = map[string]string{"dlAckBy": b64("ops@host"), "dlAckAt": at.Format(time.RFC3339), "dlAckUntil": until.Format(time.RFC3339), "dlAckEtag": "0x1", "other": "kept"}
+		if mod != nil {
+			mod(b.Tags)
+		}
+		return b
+	}
+	for _, c := range []struct {
+		name string
+		bi   store.BlobInfo
+		want replay.AckState
+	}{
+		{"a day", ack(now.Add(-time.Hour), now.Add(23*time.Hour), nil), replay.AckActive},
+		{"a week, exactly", ack(now.Add(-time.Hour), now.Add(-time.Hour+replay.DefaultMaxAck), nil), replay.AckActive},
+		{"centuries", ack(now.Add(-time.Hour), now.AddDate(291, 0, 0), nil), replay.AckSuspicious},
+		{"a forged start to pass the length", ack(now.AddDate(290, 0, 0), now.AddDate(291, 0, 0), nil), replay.AckSuspicious},
+		{"until far off, start long ago", ack(now.AddDate(0, -1, 0), now.AddDate(0, 0, 20), nil), replay.AckSuspicious},
+		{"by not base64", ack(now.Add(-time.Hour), now.Add(time.Hour), func(m map[string]string) { m["dlAckBy"] = "not base64!" }), replay.AckSuspicious},
+		{"until not a time", ack(now.Add(-time.Hour), now.Add(time.Hour), func(m map[string]string) { m["dlAckUntil"] = "2099" }), replay.AckSuspicious},
+		{"no etag", ack(now.Add(-time.Hour), now.Add(time.Hour), func(m map[string]string) { delete(m, "dlAckEtag") }), replay.AckSuspicious},
+		{"of another version", ack(now.Add(-time.Hour), now.Add(time.Hour), func(m map[string]string) { m["dlAckEtag"] = "0x2" }), replay.AckEnded},
+		{"run out", ack(now.Add(-3*time.Hour), now.Add(-time.Hour), nil), replay.AckEnded},
+	} {
+		_, st, why := cfg.AckOf(c.bi, now)
+		if st != c.want || (st == replay.AckSuspicious) != (why != "") {
+			t.Errorf("%s: state %d (%s), want %d", c.name, st, why, c.want)
+		}
+		it := cfg.MakeItem(c.bi, now)
+		if a := cfg.AlertsOf(&it, now); a.Acked != (c.want == replay.AckActive) {
+			t.Errorf("%s: acked %v", c.name, a.Acked)
+		}
+	}
+	// A lower --max-ack makes a day-long ack suspicious.
+	short := cfg
+	short.MaxAck = 12 * time.Hour
+	if _, st, _ := short.AckOf(ack(now.Add(-time.Hour), now.Add(23*time.Hour), nil), now); st != replay.AckSuspicious {
+		t.Fatal("a 24h ack under --max-ack 12h")
+	}
+	// What an active ack silences, and what it does not.
+	crash := replay.Summary{Events: 1, CrashDepth: replay.CertainStackDepth + 1}
+	it := cfg.MakeItem(ack(now.Add(-time.Hour), now.Add(time.Hour), nil), now)
+	it.Summary = &crash
+	forged := cfg.MakeItem(ack(now.Add(-time.Hour), now.AddDate(5, 0, 0), nil), now)
+	forged.Name = "PUSH/2026/12/1/9/b.json"
+	snap := replay.NewSnapshot("mem")
+	snap.Merge([]replay.Item{it, forged}, now)
+	r := cfg.Check(snap, replay.CheckOptions{Names: true})
+	if c, ok := r.Find(replay.FindingCrash); !ok || c.Count != 1 || len(c.Acked) != 1 || c.Acked[0].Ack.By != "ops@host" {
+		t.Fatalf("an ack hid a crash: %+v", r)
+	}
+	if s, ok := r.Find(replay.FindingStranded); !ok || s.Count != 1 || s.Names[0] != forged.Name || len(s.Acked) != 1 {
+		t.Fatalf("stranded: the forged ack must not silence, the real one must: %+v", s)
+	}
+	if r.SuspiciousCount != 1 || r.Suspicious[0].Name != forged.Name || r.Acked != 1 {
+		t.Fatalf("suspicious %+v acked %d", r.Suspicious, r.Acked)
+	}
+	ignoring := cfg
+	ignoring.IgnoreAcks = true
+	if s, _ := ignoring.Check(snap, replay.CheckOptions{}).Find(replay.FindingStranded); s.Count != 2 {
+		t.Fatalf("--ignore-acks: %+v", s)
+	}
+}
+
+// An ack is held to the ETag the operator saw on every backend: where the service does not enforce it on Set
+// Blob Tags (Azurite), the ack looks again and reports the blob changed, leaving no ack on the new version.
+func TestAckOfABlobChangedSinceListing(t *testing.T) {
+	storetest.Backends(t, func(t *testing.T, c store.Container) {
+		seen := put(t, c, "PUSH/2026/12/1/9/a.json", ev("e", "Push", ""))
+		if _, err := c.Write(bg, seen.Name, []byte("["+ev("e2", "Push", "")+"]"), store.WriteOptions{}); err != nil {
+			t.Fatal(err)
+		}
+		cfg := cfgWith(testRegister)
+		res, err := replay.Acknowledge(bg, c, []store.BlobInfo{seen}, replay.AckOptions{For: time.Hour, Max: cfg.AckLimit(), Now: time.Now(), By: "ops"})
+		if err != nil || res[0].Outcome != replay.OutcomeChanged {
+			t.Fatalf("ack of a changed blob: %+v %v", res, err)
+		}
+		l, _ := store.ListAll(bg, c)
+		for _, b := range l.Blobs {
+			if _, st, _ := cfg.AckOf(b, time.Now()); st == replay.AckActive {
+				t.Fatalf("%s carries an active ack it never had: %v", b.Name, b.Tags)
+			}
+			if _, ok := b.Tags["dlAckUntil"]; ok {
+				t.Fatalf("ack tags left on the new version: %v", b.Tags)
+			}
+		}
+	})
+}
+
+// An ack longer than the maximum is refused before anything is written.
+func TestAckLongerThanTheMaximumIsRefused(t *testing.T) {
+	mem := storetest.NewMem(time.Now())
+	bi := put(t, mem, "PUSH/x.json", ev("e", "Push", ""))
+	cfg := cfgWith(testRegister)
+	if _, err := replay.Acknowledge(bg, mem, []store.BlobInfo{bi}, replay.AckOptions{For: 106000 * 24 * time.Hour, Max: cfg.AckLimit(), Now: time.Now(), By: "ops"}); err == nil ||
+		!strings.Contains(err.Error(), strconv.Itoa(7)+"d") {
+		t.Fatalf("a 106,000-day ack: %v", err)
+	}
+}
