@@ -103,7 +103,7 @@ type blobJSON struct {
 	Crash         *crashJSON `json:"crash,omitempty"`
 	// MayCrash: what the replay serializes nests where the estate's runtime decides (a warning).
 	MayCrash *crashJSON `json:"mayCrash,omitempty"`
-	Ack              *ackJSON      `json:"ack,omitempty"`
+	Ack      *ackJSON   `json:"ack,omitempty"`
 }
 
 type crashJSON struct {
