@@ -9,9 +9,16 @@ cd "$(dirname "$0")"
 . .ci/lib.sh
 install_azurite
 azurite="$DEADLETTER_AZURITE_BIN"
-if ! command -v tmux >/dev/null 2>&1 && [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1; then
-  echo "test.sh: installing tmux (the dashboard's terminal test)"
-  (apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq tmux) >/dev/null
+# The real terminal and the real shells the tests drive: tmux for the dashboard, bash (with bash-completion), zsh
+# and fish for completion.
+missing=""
+command -v tmux >/dev/null 2>&1 || missing="$missing tmux"
+[ -f /usr/share/bash-completion/bash_completion ] || missing="$missing bash-completion"
+command -v zsh >/dev/null 2>&1 || missing="$missing zsh"
+command -v fish >/dev/null 2>&1 || missing="$missing fish"
+if [ -n "$missing" ] && [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1; then
+  echo "test.sh: installing$missing (the dashboard's terminal and the completion shells)"
+  (apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq $missing) >/dev/null
 fi
 if ! command -v promtool >/dev/null 2>&1 && [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1; then
   echo "test.sh: installing promtool (Debian package prometheus: the alerting rules' check and unit tests)"
