@@ -116,11 +116,29 @@ func buildReport(cfg replay.Config, snap *replay.Snapshot, o *reportOptions) rep
 	return r
 }
 
-// md escapes untrusted text for a Markdown table cell: printable, and no pipe or backtick to break the table.
+// md makes untrusted text inert in Markdown (GitHub's flavour): printable, and every character that could start
+// markup there backslash-escaped — so nothing in it opens a link, an image, emphasis, strikethrough, a code span,
+// an HTML tag or an entity, or ends a table cell — and the autolink triggers broken (https\://, www\., @), so no
+// blob-derived text becomes a link. Dashes, dots, slashes and digits stay as they are: names stay readable.
 func md(s string) string {
 	s = textfmt.Printable(s)
-	return strings.NewReplacer("|", `\|`, "`", "'", "*", `\*`, "_", `\_`, "<", "&lt;").Replace(s)
+	var b strings.Builder
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		switch {
+		case strings.IndexByte("\\`*_[]()!|<>~&@", c) >= 0,
+			c == ':' && strings.HasPrefix(s[i+1:], "/"),
+			c == '.' && i >= 3 && strings.EqualFold(s[i-3:i], "www"):
+			b.WriteByte('\\')
+		}
+		b.WriteByte(c)
+	}
+	return b.String()
 }
+
+// mdCode makes untrusted text safe in a code span or fenced block, where backslashes do nothing: printable, and
+// no backtick to end it early.
+func mdCode(s string) string { return strings.ReplaceAll(textfmt.Printable(s), "`", "'") }
 
 // writeMarkdown writes the report for a postmortem: a section per fact.
 func writeMarkdown(w io.Writer, r reportJSON) {
@@ -215,7 +233,7 @@ func mdTimeline(w io.Writer, r reportJSON) {
 func bySubscription(h hourJSON) string {
 	subs := make([]string, 0, len(h.BySubscription))
 	for s, n := range h.BySubscription {
-		subs = append(subs, fmt.Sprintf("%s %d", textfmt.Printable(s), n))
+		subs = append(subs, fmt.Sprintf("%s %d", mdCode(s), n))
 	}
 	slices.Sort(subs)
 	return strings.Join(subs, " · ")
@@ -265,9 +283,9 @@ func mdFindings(w io.Writer, r reportJSON) {
 		fmt.Fprintf(w, "None.\n")
 	}
 	for _, f := range r.Findings {
-		fmt.Fprintf(w, "- **%s** (%d): %s\n", f.Kind, f.Count, md(string(f.Message)))
+		fmt.Fprintf(w, "- **%s** (%d): %s\n", f.Kind, f.Count, f.Message) // (deadletter's own words: no blob text in them)
 		for _, n := range f.Names {
-			fmt.Fprintf(w, "  - `%s`\n", strings.ReplaceAll(textfmt.Printable(string(n)), "`", "'"))
+			fmt.Fprintf(w, "  - `%s`\n", mdCode(string(n)))
 		}
 		if f.More > 0 {
 			fmt.Fprintf(w, "  - … and %d more\n", f.More)

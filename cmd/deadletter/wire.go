@@ -426,6 +426,8 @@ func writeJSONLine(w io.Writer, v any) error {
 	return err
 }
 
+// marshal is the one way a JSON document leaves deadletter: encoded, then every string in it made safe for a
+// terminal (textfmt.SafeJSON) — map keys and any field a type forgot included.
 func marshal(v any) ([]byte, error) {
 	var b bytes.Buffer
 	enc := json.NewEncoder(&b)
@@ -433,7 +435,7 @@ func marshal(v any) ([]byte, error) {
 	if err := enc.Encode(v); err != nil {
 		return nil, err
 	}
-	return bytes.TrimRight(b.Bytes(), "\n"), nil
+	return textfmt.SafeJSON(bytes.TrimRight(b.Bytes(), "\n")), nil
 }
 
 // reportJSON is the report's facts (the README documents the shape).

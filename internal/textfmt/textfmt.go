@@ -235,6 +235,59 @@ func CellMiddle(s string, w int) string {
 	return Pad(cutMiddle(s, w, (w-1)/2), w)
 }
 
+// SafeJSON rewrites, inside the strings of a valid JSON document, every character a terminal must not meet raw
+// (NeedsEscape: DEL, C1 controls, bidirectional and other invisible format characters) as \uXXXX; what JSON
+// itself escapes is already escaped. The document means the same to a parser; only how it prints changes.
+func SafeJSON(doc []byte) []byte {
+	var out []byte // nil until something needs rewriting
+	in := false
+	for i := 0; i < len(doc); {
+		c := doc[i]
+		switch {
+		case in && c == '\\':
+			// An escape: its next byte is part of it (\uXXXX's hex digits are plain ASCII and follow as they are).
+			if out != nil {
+				out = append(out, doc[i:min(i+2, len(doc))]...)
+			}
+			i += 2
+			continue
+		case c == '"':
+			in = !in
+		case in && c >= utf8.RuneSelf || in && c == 0x7f:
+			r, size := utf8.DecodeRune(doc[i:])
+			if NeedsEscape(r, size) {
+				if out == nil {
+					out = append(make([]byte, 0, len(doc)+16), doc[:i]...)
+				}
+				if r == utf8.RuneError && size == 1 {
+					r = utf8.RuneError
+				}
+				out = appendU(out, r)
+				i += size
+				continue
+			}
+			if out != nil {
+				out = append(out, doc[i:i+size]...)
+			}
+			i += size
+			continue
+		}
+		if out != nil {
+			out = append(out, doc[i])
+		}
+		i++
+	}
+	if out == nil {
+		return doc
+	}
+	return out
+}
+
+func appendU(dst []byte, r rune) []byte {
+	const hex = "0123456789abcdef"
+	return append(dst, '\\', 'u', hex[r>>12&0xf], hex[r>>8&0xf], hex[r>>4&0xf], hex[r&0xf])
+}
+
 // AppendJSON appends s as a JSON string that is safe to print: besides what JSON requires (quote, backslash, C0
 // controls), DEL, C1 controls, bidirectional controls, line and paragraph separators and other invisible format
 // characters are written as \uXXXX, a lone surrogate held in WTF-8 as \udXXX, and any other invalid UTF-8 byte as

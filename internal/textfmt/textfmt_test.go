@@ -1,6 +1,8 @@
 package textfmt
 
 import (
+	"encoding/json"
+	"reflect"
 	"testing"
 	"time"
 )
@@ -103,6 +105,27 @@ func TestCellMiddle(t *testing.T) {
 	} {
 		if got := CellMiddle(tc.in, tc.w); got != tc.want || Width(got) != tc.w {
 			t.Errorf("CellMiddle(%q, %d) = %q, want %q", tc.in, tc.w, got, tc.want)
+		}
+	}
+}
+
+// Every string of a JSON document comes out with nothing raw a terminal would act on, whatever produced it (a
+// map key, a field a type forgot), and parses back to the same value.
+func TestSafeJSON(t *testing.T) {
+	for in, want := range map[string]string{
+		`{"a":"plain"}`:                            `{"a":"plain"}`,
+		"{\"k\u0085y\":\"x\u202ey\"}":              `{"k\u0085y":"x\u202ey"}`,
+		"{\"a\":\"q\\\"\u009b\",\"b\":[\"\x7f\"]}": `{"a":"q\"\u009b","b":["\u007f"]}`,
+		"{\"a\":\"\\u001b\u2066\"}\n":              "{\"a\":\"\\u001b\\u2066\"}\n",
+		"[\"é ✓ 日本\"]":                             "[\"é ✓ 日本\"]",
+	} {
+		got := string(SafeJSON([]byte(in)))
+		if got != want {
+			t.Errorf("SafeJSON(%q) = %q, want %q", in, got, want)
+		}
+		var a, b any
+		if json.Unmarshal([]byte(in), &a) != nil || json.Unmarshal([]byte(got), &b) != nil || !reflect.DeepEqual(a, b) {
+			t.Errorf("SafeJSON(%q) changed the value: %v → %v", in, a, b)
 		}
 	}
 }
