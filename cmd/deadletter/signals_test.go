@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"net"
 	"net/http"
+	"os"
 	"os/exec"
 	"strings"
 	"sync/atomic"
@@ -45,7 +46,16 @@ func strandedOnAzurite(t *testing.T, n int) (*storetest.FaultProxy, string, stri
 // start runs the binary with args and returns it running, its stdout and stderr.
 func start(t *testing.T, args ...string) (*exec.Cmd, *lockedBuffer, *lockedBuffer) {
 	t.Helper()
+	return startWith(t, nil, args...)
+}
+
+// startWith is start with variables added to the environment.
+func startWith(t *testing.T, env []string, args ...string) (*exec.Cmd, *lockedBuffer, *lockedBuffer) {
+	t.Helper()
 	cmd := exec.Command(binary(t), args...)
+	if env != nil {
+		cmd.Env = append(os.Environ(), env...)
+	}
 	out, errs := &lockedBuffer{}, &lockedBuffer{}
 	cmd.Stdout, cmd.Stderr = out, errs
 	if err := cmd.Start(); err != nil {
@@ -162,5 +172,33 @@ func waitFor(t *testing.T, what string, cond func() bool) {
 		if time.Now().After(deadline) {
 			t.Fatalf("gave up waiting for %s", what)
 		}
+	}
+}
+
+// A watch stopped in the middle of a pass (a slow container) says so and exits 2 — it could not check — not 0.
+func TestInterruptedWatchExits2(t *testing.T) {
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer l.Close()
+	var accepted atomic.Int64
+	go func() {
+		for {
+			conn, err := l.Accept()
+			if err != nil {
+				return
+			}
+			accepted.Add(1)
+			defer conn.Close() // never answered: the pass hangs until the signal
+		}
+	}()
+	cs := "DefaultEndpointsProtocol=http;AccountName=acct;AccountKey=" + strings.Repeat("QUJD", 16) + ";BlobEndpoint=http://" + l.Addr().String() + "/acct;"
+	cmd, out, errs := start(t, "watch", "--connection-string", cs, "--timeout", "1m", "--json")
+	waitFor(t, "the pass's request", func() bool { return accepted.Load() > 0 })
+	cmd.Process.Signal(syscall.SIGINT)
+	code, _ := exitOf(t, cmd, 10*time.Second)
+	if code != 2 || !strings.Contains(errs.String(), "stopped during a pass") || !strings.Contains(out.String(), `"kind":"error"`) {
+		t.Fatalf("exit %d\n%s\n%s", code, out, errs)
 	}
 }

@@ -92,8 +92,12 @@ func (a *app) runWatch(cmd *cobra.Command, o *watchOptions) error {
 		r, whole, err := watchPass(pass, l, o, prev, also)
 		cancel()
 		now := time.Now().UTC()
-		if ctx.Err() != nil {
-			return nil
+		if ctx.Err() != nil && err != nil {
+			// Stopped in the middle of a pass: it did not see the container whole. Said, and exit 2 (could not
+			// check), never 0 — a wrapper must not take an interrupted look for a healthy one.
+			err = couldNotLook(ctx, err)
+			a.emit(hk, o, replay.Change{Time: now, Kind: replay.KindError, Event: replay.ChangeNew, Detail: err.Error()})
+			return exitCode{code: exitError, err: fmt.Errorf("stopped during a pass: %w", err)}
 		}
 		publish(exp, measure, r, err, start)
 		switch {
@@ -227,6 +231,9 @@ type hooks struct {
 	secrets []string
 	q       chan hookLine
 	done    chan struct{}
+	// left counts the groups whose leftovers are still within their grace (reaped in the background, so a hook
+	// that starts a `curl &` does not hold the next line back).
+	left sync.WaitGroup
 }
 
 // hookLine is one run of --exec: the change as a JSON line, what it is (for messages), and its variables.
@@ -261,17 +268,21 @@ func (h *hooks) send(l hookLine) {
 	}
 }
 
-// stop lets the queued lines run (each still bounded by execTimeout; a signal cuts them short) and waits.
+// stop lets the queued lines run (each still bounded by execTimeout; a signal cuts them short) and waits, for
+// what they left in the background too.
 func (h *hooks) stop() {
 	close(h.q)
 	<-h.done
+	h.left.Wait()
 }
 
 // run runs the command once (internal/hook: its own process group or job, scrubbed environment), the line on
 // stdin; whatever it started is killed once it exits, past execTimeout, or when watch stops.
 func (h *hooks) run(ctx context.Context, l hookLine) {
-	err := hook.Run(ctx, h.cmd, hook.Options{Stdin: append(l.line, '\n'), Env: l.env, Secrets: h.secrets, Output: h.errw,
+	gone, err := hook.Run(ctx, h.cmd, hook.Options{Stdin: append(l.line, '\n'), Env: l.env, Secrets: h.secrets, Output: h.errw,
 		Timeout: execTimeout, Grace: hookGrace})
+	h.left.Add(1)
+	go func() { <-gone; h.left.Done() }()
 	switch {
 	case errors.Is(err, hook.ErrTimeout):
 		fmt.Fprintf(h.errw, "deadletter: --exec for %s did not finish within %s and was stopped, with everything it started\n", l.what, textfmt.Duration(execTimeout))

@@ -35,16 +35,19 @@ type Options struct {
 var ErrTimeout = errors.New("did not finish in time and was stopped, with everything it started")
 
 // Run runs command through the system shell (sh -c; cmd /C on Windows) and returns once its main process has
-// exited and the rest of its group is gone. A cancelled ctx (watch stopping) kills the group at once.
-func Run(ctx context.Context, command string, o Options) error {
+// exited, with its error. What the command left running in its group gets Options.Grace in the background and is
+// then killed: done is closed when the group is gone. A cancelled ctx (watch stopping) or the timeout kills the
+// whole group at once.
+func Run(ctx context.Context, command string, o Options) (done <-chan struct{}, err error) {
 	if o.Grace <= 0 {
 		o.Grace = time.Second
 	}
-	ctx, cancel := context.WithTimeoutCause(ctx, o.Timeout, ErrTimeout)
-	if o.Timeout <= 0 {
-		ctx, cancel = context.WithCancel(ctx)
+	finished := make(chan struct{})
+	if o.Timeout > 0 {
+		var cancel context.CancelFunc
+		ctx, cancel = context.WithTimeoutCause(ctx, o.Timeout, ErrTimeout)
+		go func() { <-finished; cancel() }()
 	}
-	defer cancel()
 	cmd := shell(command)
 	cmd.Env = append(Scrub(os.Environ(), o.Secrets), o.Env...)
 	cmd.Stdin = strings.NewReader(string(o.Stdin))
@@ -52,7 +55,8 @@ func Run(ctx context.Context, command string, o Options) error {
 	// keep Wait from seeing the main process exit.
 	pr, pw, err := os.Pipe()
 	if err != nil {
-		return err
+		close(finished)
+		return finished, err
 	}
 	cmd.Stdout, cmd.Stderr = pw, pw
 	copied := make(chan struct{})
@@ -69,35 +73,37 @@ func Run(ctx context.Context, command string, o Options) error {
 	if err != nil {
 		pr.Close()
 		<-copied
-		return err
+		close(finished)
+		return finished, err
 	}
 	exited := make(chan error, 1)
 	go func() { exited <- cmd.Wait() }()
 	var runErr error
 	select {
 	case runErr = <-exited:
-		// The main process is done: whatever it left running has the grace to finish, then goes.
-		g.reap(ctx, o.Grace)
 	case <-ctx.Done():
 		g.kill()
-		runErr = <-exited
+		<-exited
 		if errors.Is(context.Cause(ctx), ErrTimeout) {
 			runErr = ErrTimeout
 		} else {
 			runErr = fmt.Errorf("stopped: %w", context.Cause(ctx))
 		}
 	}
-	g.close()
-	// Every writer of the pipe is gone with the group: the copy sees its end. (A process that left the group on
-	// purpose could hold it; it is not waited for past the grace.)
-	select {
-	case <-copied:
-	case <-time.After(o.Grace):
+	go func() {
+		defer close(finished)
+		g.reap(ctx, o.Grace) // whatever it left has the grace to finish, then goes
+		g.close()
+		// Every writer of the pipe is gone with the group: the copy sees its end (a process that left the group on
+		// purpose could hold it; it is not waited for).
+		select {
+		case <-copied:
+		case <-time.After(o.Grace):
+		}
 		pr.Close()
 		<-copied
-	}
-	pr.Close()
-	return runErr
+	}()
+	return finished, runErr
 }
 
 // secretNames are the variables that hold credentials deadletter or the Azure SDK read.

@@ -1,0 +1,52 @@
+package hook
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"runtime"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+)
+
+func TestScrubTakesEverySecretOut(t *testing.T) {
+	env := []string{"PATH=/bin", "AZURE_STORAGE_ACCOUNT_CONNECTION_STRING=x", "azure_client_secret=y", "BACKUP=AccountName=a;AccountKey=abc",
+		"URL=https://a.blob.core.windows.net/c?sv=2024-01-01&sig=abc", "TOKEN=sv=2024-01-01&ss=b&sig=x", "GIVEN=the-flag-secret-value", "HOME=/root"}
+	got := strings.Join(Scrub(env, []string{"the-flag-secret-value"}), " ")
+	if got != "PATH=/bin HOME=/root" {
+		t.Fatalf("scrubbed environment: %s", got)
+	}
+}
+
+// A hook that hangs is killed at its timeout, with what it started; its output reaches the writer.
+func TestRunTimeoutKillsTheGroup(t *testing.T) {
+	if runtime.GOOS == "windows" {
+		t.Skip("sh")
+	}
+	var out lockedBuffer
+	start := time.Now()
+	done, err := Run(context.Background(), "echo hello; sleep 30 & sleep 30", Options{Output: &out, Timeout: 300 * time.Millisecond, Grace: 100 * time.Millisecond})
+	<-done
+	if !errors.Is(err, ErrTimeout) || time.Since(start) > 5*time.Second || !strings.Contains(out.String(), "hello") {
+		t.Fatalf("err %v after %s, output %q", err, time.Since(start), out.String())
+	}
+}
+
+type lockedBuffer struct {
+	mu sync.Mutex
+	b  bytes.Buffer
+}
+
+func (l *lockedBuffer) Write(p []byte) (int, error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.b.Write(p)
+}
+
+func (l *lockedBuffer) String() string {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.b.String()
+}
