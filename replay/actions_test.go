@@ -664,3 +664,23 @@ func TestRestoreMovesOnFromItsBaseName(t *testing.T) {
 		t.Fatalf("%+v, want the copy at %s", res, replay.AlternateTarget(base, 3))
 	}
 }
+
+// On a directory a folder may hold a restore's target name (blobs named under it): the restore, and its dry run
+// alike, move on to the next free name instead of failing on it forever.
+func TestRestoreMovesOnFromAFolder(t *testing.T) {
+	d := storetest.Dir(t)
+	cfg := testCfg(d)
+	q := "quarantine/S/2026/1/1/1/g.json"
+	qi := put(t, d, q, ev("a|2", "Push", ""))
+	target, _ := replay.RestoreTarget(q, qi.LastModified)
+	put(t, d, target+"/other.json", ev("x", "Push", "")) // a folder now holds the target name
+	for _, dry := range []bool{true, false} {
+		res, err := replay.Restore(bg, d, cfg, []string{q}, replay.RestoreOptions{DryRun: dry})
+		if err != nil || res[0].Outcome != replay.OutcomeRestored || res[0].Target != replay.AlternateTarget(target, 2) {
+			t.Fatalf("dry run %v: %+v %v", dry, res, err)
+		}
+	}
+	if _, err := d.Stat(bg, replay.AlternateTarget(target, 2)); err != nil {
+		t.Fatal(err)
+	}
+}

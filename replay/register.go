@@ -2,7 +2,6 @@ package replay
 
 import (
 	"fmt"
-	"os"
 
 	"github.com/deadletter/deadletter/internal/jsjson"
 )
@@ -32,19 +31,6 @@ func ParseRegister(b []byte) (Register, error) {
 			return nil, fmt.Errorf("handler register: %q is %s, want true (idempotent) or false", m.Key, kindOfValue(m.Val))
 		}
 		reg[m.Key] = m.Val.Bool()
-	}
-	return reg, nil
-}
-
-// LoadRegister reads a handler register file.
-func LoadRegister(path string) (Register, error) {
-	b, err := os.ReadFile(path)
-	if err != nil {
-		return nil, fmt.Errorf("handler register: %w", err)
-	}
-	reg, err := ParseRegister(b)
-	if err != nil {
-		return nil, fmt.Errorf("%s: %w", path, err)
 	}
 	return reg, nil
 }

@@ -256,6 +256,8 @@ func standing(ctx context.Context, c store.Container, target string, body []byte
 	for _, n := range [...]string{target, a, q} {
 		blob, err := c.Read(ctx, n, int64(len(body)))
 		switch {
+		case errors.Is(err, store.ErrNameTaken) && n == target:
+			st = taken // (a directory's folder holds the name: it cannot be written)
 		case errors.Is(err, store.ErrNotFound):
 			continue
 		case errors.Is(err, store.ErrTooLarge):

@@ -40,6 +40,9 @@ var (
 	ErrContainerNotFound = errors.New("container not found")
 	// ErrRefused: the entry exists but is not a blob this backend will read (a symbolic link, a FIFO, a device).
 	ErrRefused = errors.New("refused")
+	// ErrNameTaken comes with ErrNotFound where no blob has a name but something else holds it, so it cannot be
+	// written: a directory container's folder of other blobs.
+	ErrNameTaken = errors.New("the name is held by a folder of other blobs")
 )
 
 // BlobInfo is what a listing says about one blob, without downloading it.

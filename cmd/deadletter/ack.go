@@ -61,7 +61,7 @@ func (a *app) runAck(cmd *cobra.Command, names []string, o *ackOptions) error {
 	if err != nil {
 		return err
 	}
-	found, missing, err := resolveNamed(snap, a.g.container, names, anyBlob)
+	found, missing, err := resolveNamed(a.io.err, snap, a.g.container, names, anyBlob)
 	if err != nil {
 		return err
 	}

@@ -94,8 +94,13 @@ func TestNamesFromFragments(t *testing.T) {
 		}
 	}
 	_, errs, code := runCmd(t, "show", "WEBHOOKS", "--dir", dir)
-	if code != 2 || !strings.Contains(errs, "matches several blobs") || strings.Count(errs, "\n  WEBHOOKS/") < 2 || strings.Contains(errs, `\n`) {
+	if code != 2 || !strings.Contains(errs, `"WEBHOOKS" matches `) || strings.Count(errs, "\n  WEBHOOKS/") < 2 || strings.Contains(errs, `\n`) {
 		t.Fatalf("ambiguous: %d %s", code, errs)
+	}
+	// Past ten candidates, how many more.
+	_, errs, _ = runCmd(t, "show", "2026", "--dir", dir)
+	if !strings.Contains(errs, "… and ") || !strings.Contains(errs, "more") {
+		t.Fatalf("ambiguous past ten: %s", errs)
 	}
 	_, errs, code = runCmd(t, "show", guid[:8]+"x", "--dir", dir)
 	if code != 2 || !strings.Contains(errs, "no blob matches") || !strings.Contains(errs, "\n  "+name) {
@@ -339,24 +344,33 @@ func TestSeedIsCareful(t *testing.T) {
 			t.Fatalf("a second seed overwrote %s", b.Name)
 		}
 	}
-	// Into an account that is not Azurite and already holds blobs, only with --force, naming the account.
+	// Into a container of an account that is not the emulator: only one this seed creates, or with --force,
+	// naming the account — even an empty one, even on a loopback endpoint (a tunnel).
 	remote := &remoteMem{Mem: storetest.NewMem(time.Now())}
 	if err := seedGuard(context.Background(), remote, false); err != nil {
-		t.Fatalf("an empty container: %v", err)
+		t.Fatalf("a container the seed creates: %v", err)
 	}
-	remote.Write(context.Background(), "S/a.json", []byte("[]"), store.WriteOptions{})
+	remote.exists = true
 	if err := seedGuard(context.Background(), remote, false); err == nil || !strings.Contains(err.Error(), "mem/deadletter") || !strings.Contains(err.Error(), "--force") {
-		t.Fatalf("a real account with blobs: %v", err)
+		t.Fatalf("an existing container in a real account: %v", err)
 	}
 	if err := seedGuard(context.Background(), remote, true); err != nil {
 		t.Fatal(err)
 	}
+	remote.emulator = true
+	if err := seedGuard(context.Background(), remote, false); err != nil {
+		t.Fatalf("the emulator: %v", err)
+	}
 }
 
-// remoteMem is a container that says it is not the emulator.
-type remoteMem struct{ *storetest.Mem }
+// remoteMem is a container of an account, the emulator's or not, that exists or not.
+type remoteMem struct {
+	*storetest.Mem
+	emulator, exists bool
+}
 
-func (remoteMem) Local() bool { return false }
+func (r *remoteMem) Emulator() bool                       { return r.emulator }
+func (r *remoteMem) Exists(context.Context) (bool, error) { return r.exists, nil }
 
 // ls hides nothing by default: a blob dated ahead of the clock (a snapshot copied from a machine whose clock ran
 // fast) is listed, and --verdict handled finds the blobs handled through their quarantine copy as well as the
@@ -391,5 +405,39 @@ func TestLsAt80ColumnsKeepsState(t *testing.T) {
 		if c.ID == "state" && widths[i] == 0 {
 			t.Fatalf("STATE dropped at 80 columns: %v", widths)
 		}
+	}
+}
+
+// A full name means that blob and no other: renamed away, its name is notFound — never the blob it became — and a
+// case-only variant of a name does not reach the real one. A fragment is case-sensitive and its full name is said
+// before the action asks.
+func TestFullNamesNeverResolveElsewhere(t *testing.T) {
+	dir := seeded(t)
+	var name string
+	for _, b := range lsJSONOf(t, "--dir", dir, "--pane", "stranded").Blobs {
+		if h, _ := b["handled"].(bool); !h && strings.HasPrefix(b["name"].(string), "PUSH-NOTIFICATIONS/") {
+			name = b["name"].(string)
+			break
+		}
+	}
+	old := filepath.Join(dir, filepath.FromSlash(name))
+	if err := os.Rename(old, old+".old"); err != nil {
+		t.Fatal(err)
+	}
+	out, _, code := runCmd(t, "drain", "--dir", dir, "--yes", "--json", name)
+	if code != 3 || !strings.Contains(out, `"notFound"`) || strings.Contains(out, `"drained"`) {
+		t.Fatalf("drain of a renamed blob's old name: exit %d %s", code, out)
+	}
+	out, _, code = runCmd(t, "drain", "--dir", dir, "--yes", "--json", strings.ToLower(name)+".old")
+	if code != 3 || !strings.Contains(out, `"notFound"`) || strings.Contains(out, `"drained"`) {
+		t.Fatalf("drain of a case-only variant: exit %d %s", code, out)
+	}
+	guid := strings.TrimSuffix(path.Base(name), ".json")
+	if _, errs, code := runCmd(t, "show", strings.ToUpper(guid[:8]), "--dir", dir); code != 2 || !strings.Contains(errs, "no blob matches") {
+		t.Fatalf("a fragment in another case: exit %d %s", code, errs)
+	}
+	_, errs, code := runCmd(t, "drain", "--dir", dir, "--dry-run", guid[:8])
+	if code != 0 && code != 3 || !strings.Contains(errs, guid[:8]+" is "+name+".old") {
+		t.Fatalf("the fragment's full name is not said: exit %d %s", code, errs)
 	}
 }

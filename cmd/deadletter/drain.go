@@ -91,7 +91,7 @@ func (a *app) drainNamed(snap *replay.Snapshot, names []string) ([]replay.Result
 	if len(names) == 0 {
 		return nil, func(it *replay.Item) bool { return it.Pane == replay.PaneStranded }, nil
 	}
-	found, missing, err := resolveNamed(snap, a.g.container, names, replay.IsRoot)
+	found, missing, err := resolveNamed(a.io.err, snap, a.g.container, names, replay.IsRoot)
 	if err != nil {
 		return nil, nil, err
 	}

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"os"
@@ -446,5 +447,32 @@ func TestActionsReportWhatTheyCannotRead(t *testing.T) {
 	others := replay.Tally{replay.OutcomeRefused: 1, replay.OutcomeFailed: 2}
 	if q := present.RestoreQuestion(1, others, "blob(s)"); q != "Restore 1 of 4 blob(s)? (1 refused, 2 could not be read: left where they are)" {
 		t.Fatal(q)
+	}
+}
+
+// Files the operator names are read only when they are regular files of sane size: a FIFO does not hang the
+// command, /dev/zero is not read without end, seed does not write into a FIFO.
+func TestOperatorFilesMustBeRegular(t *testing.T) {
+	dir := seeded(t)
+	fifo := filepath.Join(t.TempDir(), "fifo")
+	if err := syscall.Mkfifo(fifo, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	big := filepath.Join(t.TempDir(), "big.json")
+	os.WriteFile(big, bytes.Repeat([]byte(" "), 2<<20), 0o644)
+	for _, c := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"check", "--dir", dir, "--handlers", fifo}, "is a FIFO, not a regular file"},
+		{[]string{"check", "--dir", dir, "--handlers", "/dev/zero"}, "is a device, not a regular file"},
+		{[]string{"check", "--dir", dir, "--handlers", big}, "is over 1.0 MiB"},
+		{[]string{"seed", "--dir", t.TempDir(), "--register-out", fifo}, "is a FIFO, not a regular file"},
+	} {
+		start := time.Now()
+		_, errs, code := runCmd(t, c.args...)
+		if code != 2 || !strings.Contains(errs, c.want) || time.Since(start) > 10*time.Second {
+			t.Errorf("%v: exit %d after %s: %s", c.args, code, time.Since(start), errs)
+		}
 	}
 }

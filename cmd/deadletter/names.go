@@ -4,18 +4,23 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"net/url"
 	"slices"
 	"strings"
 
 	"github.com/deadletter/deadletter/internal/present"
+	"github.com/deadletter/deadletter/internal/textfmt"
 	"github.com/deadletter/deadletter/replay"
 	"github.com/deadletter/deadletter/store"
 )
 
 // An operator names a blob the way it reaches them: the full name, the blob's URL, the GUID copied from a log
-// or the dashboard, or any fragment that picks out one blob. Each command looks only where it acts (restore
-// among quarantine blobs, drain among root blobs), so "be2f8f99" finds the one blob it means.
+// or the dashboard, or any fragment that picks out one blob. A full name (anything with a "/": a path) means that
+// blob and no other — one that does not exist is not found, never the nearest match, so an action can never touch
+// a blob the operator did not name. Only an input without a "/" (a GUID, a piece of one) is a fragment: matched
+// case-sensitively, looked for only where the command acts (restore among quarantine blobs, drain among root
+// blobs), and an action says the full name it resolved to before it asks.
 
 // scope says which blobs a command may name.
 type scope func(name string) bool
@@ -28,16 +33,28 @@ type lookup struct {
 	arg        string
 	name       string   // the blob it names ("" when none or several)
 	candidates []string // several matched: the first few
+	more       int      // how many more matched than candidates holds
 	closest    []string // none matched: the nearest names
 	elsewhere  []string // none matched where the command acts, these did outside it
+	fullName   bool     // the argument was a full name, matched exactly or not at all
 }
 
 func (lk lookup) err() error {
 	switch {
 	case len(lk.candidates) > 0:
-		return usagef("%q matches several blobs — give more of the name:\n  %s", lk.arg, strings.Join(printable(lk.candidates), "\n  "))
+		more := ""
+		if lk.more > 0 {
+			more = fmt.Sprintf("\n  … and %d more", lk.more)
+		}
+		return usagef("%q matches %d blobs — give more of the name:\n  %s%s", lk.arg, len(lk.candidates)+lk.more, strings.Join(printable(lk.candidates), "\n  "), more)
 	case lk.name == "" && len(lk.elsewhere) > 0:
 		return fmt.Errorf("%q matches only blobs this command does not act on (drain takes root blobs, restore quarantine/ ones):\n  %s", lk.arg, strings.Join(printable(lk.elsewhere), "\n  "))
+	case lk.name == "" && lk.fullName:
+		msg := fmt.Sprintf("no blob is named %q (a full name is matched exactly; a GUID or another piece of the name without a / is looked for)", lk.arg)
+		if len(lk.closest) > 0 {
+			msg += "; the closest names are:\n  " + strings.Join(printable(lk.closest), "\n  ")
+		}
+		return errors.New(msg)
 	case lk.name == "":
 		msg := fmt.Sprintf("no blob matches %q", lk.arg)
 		if len(lk.closest) > 0 {
@@ -91,17 +108,28 @@ func nameFromURL(arg, container string) string {
 	return arg
 }
 
+// isFullName reports whether an argument names a blob by its full name (a path) rather than a fragment.
+func isFullName(arg string) bool { return strings.Contains(arg, "/") }
+
 // match picks the blob an argument names among sorted names: the exact name (whatever its scope: the command then
-// says why it does not apply), else the one name in scope holding it (case-insensitively), else several
-// candidates, else the closest names.
+// says why it does not apply); for a full name, nothing else (the closest names are offered); for a fragment,
+// the one name in scope holding it (case-sensitively), else several candidates, else the closest names.
 func match(names []string, arg string, in scope) lookup {
 	if _, ok := slices.BinarySearch(names, arg); ok {
 		return lookup{name: arg}
 	}
-	frag := strings.ToLower(arg)
+	if isFullName(arg) {
+		var scoped []string
+		for _, n := range names {
+			if in(n) {
+				scoped = append(scoped, n)
+			}
+		}
+		return lookup{fullName: true, closest: closest(scoped, strings.ToLower(arg), 3)}
+	}
 	var hits, elsewhere []string
 	for _, n := range names {
-		if strings.Contains(strings.ToLower(n), frag) {
+		if strings.Contains(n, arg) {
 			if in(n) {
 				hits = append(hits, n)
 			} else if len(elsewhere) < maxCandidates {
@@ -109,11 +137,13 @@ func match(names []string, arg string, in scope) lookup {
 			}
 		}
 	}
+	frag := strings.ToLower(arg)
 	switch {
 	case len(hits) == 1:
 		return lookup{name: hits[0]}
 	case len(hits) > 1:
-		return lookup{candidates: hits[:min(len(hits), maxCandidates)]}
+		n := min(len(hits), maxCandidates)
+		return lookup{candidates: hits[:n], more: len(hits) - n}
 	case len(elsewhere) > 0:
 		return lookup{elsewhere: elsewhere}
 	}
@@ -195,10 +225,14 @@ func resolveOne(ctx context.Context, l *replay.Loader, arg, container string, in
 
 // resolveNamed resolves the names an action was given: the blobs found, and a notFound result for each argument
 // that names nothing (the action goes on with the rest). An ambiguous argument stops the action: nothing is
-// touched until the operator says which blob they mean.
-func resolveNamed(snap *replay.Snapshot, container string, args []string, in scope) (found []string, missing []replay.Result, err error) {
+// touched until the operator says which blob they mean. Each fragment's full name is said on w first, so the
+// question that follows is about blobs the operator has seen named.
+func resolveNamed(w io.Writer, snap *replay.Snapshot, container string, args []string, in scope) (found []string, missing []replay.Result, err error) {
 	seen := map[string]bool{}
 	for _, lk := range resolveIn(snap, container, args, in) {
+		if lk.name != "" && lk.name != lk.arg && !isFullName(lk.arg) {
+			fmt.Fprintf(w, "%s is %s\n", textfmt.Printable(lk.arg), textfmt.Printable(lk.name))
+		}
 		switch {
 		case lk.name != "" && seen[lk.name]:
 			continue // one blob named twice (by GUID and by name, say) is acted on and reported once

@@ -71,7 +71,7 @@ func (a *app) runRestore(cmd *cobra.Command, args []string, o *restoreOptions) e
 	}
 	names, missing := o.quarantineBlobs(snap), []replay.Result(nil)
 	if !o.all {
-		if names, missing, err = resolveNamed(snap, a.g.container, args, quarantineBlob); err != nil {
+		if names, missing, err = resolveNamed(a.io.err, snap, a.g.container, args, quarantineBlob); err != nil {
 			return err
 		}
 	}

@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"io/fs"
 	"os"
-	"path/filepath"
 	"regexp"
 	"runtime/debug"
 	"slices"
@@ -254,9 +253,13 @@ func (g *globalFlags) config() (replay.Config, error) {
 		}
 	}
 	if path != "" {
-		reg, err := replay.LoadRegister(path)
+		b, err := readOperatorFile("--handlers", path)
 		if err != nil {
-			return c, err
+			return c, fmt.Errorf("handler register: %w", err)
+		}
+		reg, err := replay.ParseRegister(b)
+		if err != nil {
+			return c, fmt.Errorf("%s: %w", textfmt.Printable(path), err)
 		}
 		c.Handlers = reg
 	}
@@ -368,11 +371,4 @@ func registerFile(g *globalFlags, explicit string) string {
 		return dirstore.RegisterPath(g.dir)
 	}
 	return "deadletter-handlers.json"
-}
-
-func writeFileAll(path string, b []byte) error {
-	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
-		return err
-	}
-	return os.WriteFile(path, b, 0o644)
 }

@@ -54,21 +54,22 @@ func (a *app) runSeed(cmd *cobra.Command, o *seedOptions) error {
 		return errors.New("--read-only: seed writes blobs")
 	}
 	ctx := cmd.Context()
+	// Everything that can refuse runs before anything is created or written.
+	out := registerFile(&a.g, o.registerOut)
+	if err := registerFree(out, o.force); err != nil {
+		return err
+	}
 	c, err := a.openForSeed()
 	if err != nil {
+		return err
+	}
+	if err := seedGuard(ctx, c, o.force); err != nil {
 		return err
 	}
 	if p, ok := c.(store.Provisioner); ok {
 		if err := p.Create(ctx); err != nil {
 			return err
 		}
-	}
-	if err := seedGuard(cmd.Context(), c, o.force); err != nil {
-		return err
-	}
-	out := registerFile(&a.g, o.registerOut)
-	if err := registerFree(out, o.force); err != nil {
-		return err
 	}
 	rep, err := scenario.Seed(ctx, c, scenario.SeedOptions{Scenario: o.scenario, Count: o.count, Seed: o.seed, Config: a.g.rules()})
 	if err != nil {
@@ -92,7 +93,7 @@ func (a *app) runSeed(cmd *cobra.Command, o *seedOptions) error {
 // registerFree refuses to overwrite a file with the seed's register — it may be the estate's real one, which
 // --handlers then reads — unless it already holds that register, or --force.
 func registerFree(path string, force bool) error {
-	old, err := os.ReadFile(path)
+	old, err := readOperatorFile("--register-out", path)
 	if errors.Is(err, fs.ErrNotExist) || force {
 		return nil
 	}
@@ -113,30 +114,29 @@ func (a *app) openForSeed() (store.Container, error) {
 	return a.g.open()
 }
 
-// seedGuard refuses to seed fake dead letters into a real account's container that already holds blobs (the
-// Function App's connection-string variable may point at production) unless forced. A directory and Azurite are
-// always safe, and so is an empty container.
+// seedGuard refuses to seed fake dead letters into an account's container that this seed does not create —
+// the Function App's connection-string variable may point at production — unless forced. The account decides,
+// not the host: the storage emulator's well-known account and key are always safe (a port-forward to a real
+// account on 127.0.0.1 is not), and so is a container that does not exist yet (the seed creates it, empty). A
+// directory is always safe.
 func seedGuard(ctx context.Context, c store.Container, force bool) error {
-	remote, ok := c.(interface{ Local() bool })
-	if force || !ok || remote.Local() {
+	remote, ok := c.(interface {
+		Emulator() bool
+		Exists(context.Context) (bool, error)
+	})
+	if force || !ok || remote.Emulator() {
 		return nil
 	}
-	n := 0
-	err := c.List(ctx, "", func(p store.Page) error {
-		n += len(p.Blobs)
-		return errStopListing // one page is enough to know it is not empty
-	})
-	if err != nil && !errors.Is(err, errStopListing) {
+	exists, err := remote.Exists(ctx)
+	switch {
+	case err != nil:
 		return err
-	}
-	if n > 0 {
-		return usagef("seed would write fake dead letters into %s, which is not Azurite and already holds blobs — "+
-			"is this the Function App's production account? Pass --force if you mean it", textfmt.Printable(c.Describe()))
+	case exists:
+		return usagef("seed would write fake dead letters into %s, an existing container in an account that is not the storage emulator — "+
+			"is this the Function App's production account? Seed a new container (--container), or pass --force if you mean it", textfmt.Printable(c.Describe()))
 	}
 	return nil
 }
-
-var errStopListing = errors.New("enough")
 
 // writeRegister leaves a scenario's register at path: in a directory container's state folder through
 // store.WriteDirState (never through a link), anywhere else as the operator named it.
@@ -149,7 +149,7 @@ func writeRegister(dir, path string, reg replay.Register) error {
 	if dir != "" && path == dirstore.RegisterPath(dir) {
 		return dirstore.WriteState(dir, dirstore.RegisterFile, b)
 	}
-	return writeFileAll(path, b)
+	return writeOperatorFile("--register-out", path, b)
 }
 
 // demoDir is the one directory the demo reuses per user.

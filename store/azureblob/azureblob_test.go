@@ -177,3 +177,19 @@ var ctx = context.Background()
 
 // The contract every container keeps, on a fresh Azurite container.
 func TestContract(t *testing.T) { storetest.Contract(t, storetest.Azure(t)) }
+
+// The emulator is its well-known account and key, not a loopback host: a tunnel to a real account on 127.0.0.1
+// is not the emulator (seed's guard asks).
+func TestEmulatorIsTheAccountNotTheHost(t *testing.T) {
+	az, err := azureblob.Open(azureblob.Options{ConnectionString: storetest.AzuriteConnectionString(t), Container: "x"})
+	if err != nil || !az.Emulator() {
+		t.Fatalf("Azurite's own account: emulator %v, %v", az != nil && az.Emulator(), err)
+	}
+	for _, cs := range []string{"DefaultEndpointsProtocol=http;AccountName=prodacct;AccountKey=" + strings.Repeat("QUJD", 16) + ";BlobEndpoint=http://127.0.0.1:10000/prodacct;",
+		"DefaultEndpointsProtocol=http;AccountName=devstoreaccount1;AccountKey=" + strings.Repeat("QUJD", 16) + ";BlobEndpoint=http://127.0.0.1:10000/devstoreaccount1;"} {
+		a, err := azureblob.Open(azureblob.Options{ConnectionString: cs, Container: "x"})
+		if err != nil || a.Emulator() {
+			t.Fatalf("%s: emulator %v, %v", cs[:60], a != nil && a.Emulator(), err)
+		}
+	}
+}

@@ -12,6 +12,7 @@ import (
 	"net/http"
 	"net/url"
 	"regexp"
+	"slices"
 	"strings"
 	"sync/atomic"
 	"time"
@@ -55,7 +56,8 @@ type Container struct {
 	client   *container.Client
 	account  string
 	endpoint string // scheme://host[:port], for the messages that say where it tried
-	local    bool   // the development storage emulator (Azurite)
+	local    bool   // a loopback endpoint or the emulator's account name: messages name the endpoint, suggest Azurite
+	emulator bool   // the emulator's well-known account and key (see Emulator)
 	name     string
 	secrets  []string // values that must never appear in an error
 	// untagged is set once the service refused to list tags (a Storage Blob Data Reader has no …/blobs/tags/read):
@@ -138,6 +140,7 @@ func Open(o Options) (*Container, error) {
 		a.endpoint = u.Scheme + "://" + u.Host
 		a.local = a.account == AzuriteAccount || isLoopback(u.Hostname())
 	}
+	a.emulator = a.account == AzuriteAccount && o.ConnectionString != "" && slices.Contains(a.secrets, azuriteKey)
 	return a, nil
 }
 
@@ -265,3 +268,19 @@ func (a *Container) DeleteContainer(ctx context.Context) error {
 // Local reports whether the container is on the development storage emulator (Azurite: a loopback endpoint or
 // the emulator's well-known account), where seeding is always safe.
 func (a *Container) Local() bool { return a.local }
+
+// Emulator reports whether the container is in the storage emulator's well-known account, signed with its
+// well-known key: the account, not the host, decides — a tunnel to a real account on 127.0.0.1 is not it.
+func (a *Container) Emulator() bool { return a.emulator }
+
+// Exists reports whether the container exists.
+func (a *Container) Exists(ctx context.Context) (bool, error) {
+	_, err := a.client.GetProperties(ctx, nil)
+	switch {
+	case err == nil:
+		return true, nil
+	case bloberror.HasCode(err, bloberror.ContainerNotFound):
+		return false, nil
+	}
+	return false, a.mapErr("look for the container", a.name, err, false)
+}

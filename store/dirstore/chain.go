@@ -264,8 +264,12 @@ func (d *Dir) lookup(name string) (entry, error) {
 // store.ErrRefused for a link, FIFO, socket or device, which is never read, overwritten or removed.
 func (e entry) blob(name string) (fs.FileInfo, error) {
 	switch {
-	case e.fi == nil || e.fi.IsDir():
+	case e.fi == nil:
 		return nil, store.ErrNotFound
+	case e.fi.IsDir():
+		// No blob has the name, but a folder holds it: it cannot be written either (ErrNameTaken tells a restore
+		// looking for a free name to move on).
+		return nil, errors.Join(store.ErrNotFound, store.ErrNameTaken)
 	case !e.fi.Mode().IsRegular():
 		return nil, &refusal{name, refusedWhy(e.fi.Mode())}
 	}
