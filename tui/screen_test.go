@@ -405,8 +405,10 @@ func TestAckFromTheDashboard(t *testing.T) {
 	hs.press("a")
 	hs.shows("Acknowledge 1 blob(s)?", "note:", "for: 24h0m")
 	hs.press("on it", "<right>")
-	// The note took a while (no refresh meanwhile): the ack starts when it is written (tags keep seconds).
+	// The note took a while (no refresh meanwhile): the ack starts when it is written (tags keep seconds). The
+	// service's clock moves on as the local one does.
 	hs.now = hs.now.Add(10 * time.Minute)
+	mem.Clock = mem.Clock.Add(10*time.Minute + 2*time.Second)
 	written := fixedNow.Add(hs.now.Sub(hs.m.list.nowAt)).Truncate(time.Second)
 	hs.press("<enter>")
 	hs.shows("Acknowledge finished", "1 acked")

@@ -93,6 +93,8 @@ func TestMetricsExporterPasses(t *testing.T) {
 		`deadletter_findings_blobs{` + c + `,kind="crash"}`:                    1,
 		`deadletter_findings_blobs{` + c + `,kind="quarantine"}`:               1,
 		`deadletter_findings_blobs{` + c + `,kind="malformed"}`:                1,
+		`deadletter_findings_blobs{` + c + `,kind="untriggerable"}`:            0,
+		`deadletter_suspicious_acks{` + c + `}`:                                0,
 		`deadletter_exempt_blobs{` + c + `,reason="handled"}`:                  1,
 		`deadletter_exempt_blobs{` + c + `,reason="acked"}`:                    1,
 		`deadletter_quarantine_blobs{` + c + `}`:                               1,

@@ -36,7 +36,8 @@ func snapshot(cfg replay.Config, blobs ...blob) *replay.Snapshot {
 		bi := store.BlobInfo{Name: b.name, ETag: fmt.Sprintf(`"0x%d"`, i), LastModified: now.Add(-b.age)}
 		if b.acked {
 			// The tags deadletter ack writes: until a time to come, for this version of the blob.
-			bi.Tags = map[string]string{"dlAckUntil": now.Add(time.Hour).Format(time.RFC3339), "dlAckEtag": fmt.Sprintf("0x%d", i)}
+			bi.Tags = map[string]string{"dlAckBy": "b3Bz", "dlAckAt": now.Add(-time.Hour).Format(time.RFC3339),
+				"dlAckUntil": now.Add(time.Hour).Format(time.RFC3339), "dlAckEtag": fmt.Sprintf("0x%d", i)}
 		}
 		it := cfg.MakeItem(bi, now)
 		it.Summary, it.ReadErr = b.summary, b.readErr
@@ -90,7 +91,7 @@ func TestMetricsMeasureAnIncident(t *testing.T) {
 		},
 		// stranded: stranded, expiring, crash, huge and stray (handled is exempt); quarantine: q (acked is exempt).
 		Findings: map[replay.FindingKind]int{replay.FindingExpiring: 1, replay.FindingStranded: 5,
-			replay.FindingReplayStalled: 1, replay.FindingCrash: 1, replay.FindingQuarantine: 1, replay.FindingMalformed: 1},
+			replay.FindingReplayStalled: 1, replay.FindingCrash: 1, replay.FindingUntriggerable: 0, replay.FindingQuarantine: 1, replay.FindingMalformed: 1},
 		Quarantine: 1, Handled: 1, Acked: 1,
 		OldestStranded: 29*24*time.Hour - time.Hour,
 		Unread:         1,
