@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"slices"
-	"strings"
 	"time"
 
 	"github.com/deadletter/deadletter/store"
@@ -156,30 +155,10 @@ func (c Config) Lost(ctx context.Context, st store.Container, prev *Report, cur 
 // refused events, not necessarily these), not the copy a restore of a quarantined one would have made, nor the
 // replay's copies of that.
 func nothingLeftOf(ctx context.Context, st store.Container, name string, written, seen time.Time) (bool, error) {
-	type left struct {
-		name  string
-		since time.Time // it counts only if modified since (zero: whenever)
+	since := time.Time{}
+	if IsRoot(name) {
+		since = seen
 	}
-	look := []left{{name: name}}
-	if strings.HasPrefix(name, QuarantinePrefix) {
-		if target, err := RestoreTarget(name, written); err == nil {
-			a, q := Twins(target)
-			look = append(look, left{name: target}, left{name: a}, left{name: q})
-		}
-	} else if IsRoot(name) {
-		a, q := Twins(name)
-		seen = seen.Truncate(time.Second) // (Last-Modified has whole seconds)
-		look = append(look, left{a, seen}, left{q, seen})
-	}
-	for _, l := range look {
-		switch bi, err := st.Stat(ctx, l.name); {
-		case err == nil:
-			if !bi.LastModified.Before(l.since) {
-				return false, nil
-			}
-		case !errors.Is(err, store.ErrNotFound) && !errors.Is(err, store.ErrInvalidName):
-			return false, err
-		}
-	}
-	return true, nil
+	w, err := WhereIs(ctx, st, store.BlobInfo{Name: name, LastModified: written}, since)
+	return w.Kind == WhereDeleted, err
 }

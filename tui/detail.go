@@ -234,7 +234,7 @@ func detailLines(name string, d *replay.Detail, err error, st Styles, cfg replay
 		}
 		lines = append(lines, "metadata "+strings.Join(kv, " · "))
 	}
-	for _, l := range present.AlertLines(al) {
+	for _, l := range present.StateLines(al) {
 		lines = append(lines, st.Warn.Render(l))
 	}
 	if d.ReadErr != "" {

@@ -73,8 +73,11 @@ func writeShow(w io.Writer, d *replay.Detail, cfg replay.Config) {
 		drained = "0"
 	}
 	fmt.Fprintf(w, "  size        %s   etag %s   drained %s time(s)\n", textfmt.Bytes(d.Size), p(d.ETag), p(drained))
-	for _, l := range present.AlertLines(al) {
+	for _, l := range present.StateLines(al) {
 		fmt.Fprintf(w, "  %s\n", l)
+	}
+	for _, l := range present.Advice(present.StateOf(d, cfg)) {
+		fmt.Fprintf(w, "  → %s\n", l)
 	}
 	if d.ReadErr != "" {
 		fmt.Fprintf(w, "  NOT READ    %s\n", p(d.ReadErr))

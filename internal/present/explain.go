@@ -38,11 +38,15 @@ func (l *lines) add(f string, a ...any) { *l = append(*l, fmt.Sprintf(f, a...)) 
 func explainPreview(out *lines, d *replay.Detail, c replay.Config) {
 	pv := d.Preview
 	if d.Pane == replay.PaneStranded {
-		out.add("STRANDED: no trigger can still arrive (age %s ≥ TTL %s). Nothing replays it unless it is drained.", textfmt.Duration(d.Age), textfmt.Duration(c.TTL))
+		out.add("stranded: no trigger can still arrive (age %s ≥ TTL %s).", textfmt.Duration(d.Age), textfmt.Duration(c.TTL))
 	} else {
-		out.add("live: its BlobCreated trigger still has delivery attempts left (age %s < TTL %s); leave it alone.", textfmt.Duration(d.Age), textfmt.Duration(c.TTL))
+		out.add("live: its BlobCreated trigger still has delivery attempts left (age %s < TTL %s).", textfmt.Duration(d.Age), textfmt.Duration(c.TTL))
 	}
-	out.add("when the replay function handles it:")
+	if replay.Untriggerable(d.Name) {
+		out.add("the replay never takes it (its trigger is filtered out); were it delivered:")
+	} else {
+		out.add("when the replay function handles it:")
+	}
 	switch {
 	case pv.Crash != nil:
 		out.add("  - CRASH: %s", CrashReason(pv.Crash.Depth))
@@ -75,7 +79,7 @@ func explainPreview(out *lines, d *replay.Detail, c replay.Config) {
 
 // explainRestore is what a restore would do with a quarantined blob.
 func explainRestore(out *lines, rp *replay.RestorePlan) {
-	out.add("quarantined: the replay refused these events; it needs a human.")
+	out.add("quarantined: the replay refused these events.")
 	if rp.Target != "" {
 		out.add("restore would copy it to %s and delete the quarantine copy:", textfmt.Printable(rp.Target))
 	} else {

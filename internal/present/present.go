@@ -306,21 +306,28 @@ func MayCrashNote(depth int) string {
 	return fmt.Sprintf("MAY CRASH: it serializes a value nested %d levels deep; Node 20 in the estate's handler throws past %d, Node 24 only past about 4,500 — whether the replay function crashes on it depends on the estate's runtime (--node-stack-depth pins it)", depth, replay.SafeStackDepth)
 }
 
-// AlertLines says what makes a blob urgent or exempt, for show and the detail view.
-func AlertLines(a replay.Alerts) []string {
+// StateLines are the facts that make a blob urgent or exempt, one short line each, with no advice in them (Advice
+// says what to do): show and the detail view print them.
+func StateLines(a replay.Alerts) []string {
 	var out []string
 	if a.Expiring {
-		out = append(out, fmt.Sprintf("EXPIRING    the lifecycle rule deletes it in %s: drain or restore it now, or copy it out", textfmt.Duration(a.DeletesIn)))
+		out = append(out, fmt.Sprintf("EXPIRING    the lifecycle rule deletes it in %s", textfmt.Duration(a.DeletesIn)))
 	}
 	if a.Stalled {
 		out = append(out, "STALLED     a live blob past the grace: the replay function is not consuming")
 	}
+	if a.Untriggerable {
+		out = append(out, "UNTRIGGERABLE "+UntriggerableWhy)
+	}
 	if a.Handled {
-		out = append(out, fmt.Sprintf("HANDLED     the replay already handled it (%s exists); only its delete failed. Draining it would republish its events again.", textfmt.Printable(a.HandledBy)))
+		out = append(out, fmt.Sprintf("HANDLED     the replay already handled it (%s exists); only its delete failed", textfmt.Printable(a.HandledBy)))
 	}
 	if ack := a.Ack; ack != nil {
 		state := "ACKED    "
-		if !a.Acked {
+		switch {
+		case a.Suspicious != "":
+			state = "ACK IGNORED"
+		case !a.Acked:
 			state = "ACK ENDED"
 		}
 		line := fmt.Sprintf("%s   by %s until %s", state, textfmt.Printable(ack.By), ack.Until.UTC().Format("2006-01-02 15:04Z"))

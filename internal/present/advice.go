@@ -1,0 +1,134 @@
+package present
+
+import (
+	"fmt"
+	"time"
+
+	"github.com/deadletter/deadletter/internal/textfmt"
+	"github.com/deadletter/deadletter/replay"
+)
+
+// BlobState is everything the advice for one blob depends on: where it is, what makes it urgent or exempt, what
+// a restore would do with it, whether its handler still fails, and — once it has left — where it went.
+type BlobState struct {
+	Pane   replay.Pane
+	Alerts replay.Alerts
+	// Unreadable: its payload could not be read.
+	Unreadable bool
+	// Restore is a quarantine blob's restore plan (nil when not read).
+	Restore *replay.RestorePlan
+	// Readiness is its subscription's, when known.
+	Readiness *replay.Readiness
+	// Gone, when set, says where the blob went since it was read.
+	Gone *replay.Whereabouts
+}
+
+// StateOf gathers the state of a read blob.
+func StateOf(d *replay.Detail, cfg replay.Config) BlobState {
+	return BlobState{Pane: d.Pane, Alerts: cfg.AlertsOf(&d.Item, d.Now), Unreadable: d.ReadErr != "", Restore: d.Restore}
+}
+
+// Advice is what to do about a blob, in one voice: one sentence decided by the one state that matters most
+// (what is gone, what cannot be read, what the replay can never take, what it already took, then the pane), and
+// at most the warnings that do not change it — about to be lost, acknowledged, its handler still failing. The
+// detail view and show print it, and nothing else gives advice, so no two sentences on a screen can disagree.
+func Advice(s BlobState) []string {
+	a := s.Alerts
+	var out []string
+	main := adviceFor(s)
+	out = append(out, main)
+	if a.Expiring && s.Gone == nil && !s.Unreadable && !a.Handled && (s.Pane == replay.PaneStranded || s.Pane == replay.PaneQuarantine) {
+		switch {
+		case s.Pane == replay.PaneQuarantine:
+			out = append(out, fmt.Sprintf("Hurry: the lifecycle rule deletes it in %s; restore it or copy it out before then.", textfmt.Duration(a.DeletesIn)))
+		default:
+			out = append(out, fmt.Sprintf("Hurry: the lifecycle rule deletes it in %s, and its events with it.", textfmt.Duration(a.DeletesIn)))
+		}
+	}
+	if ack := a.Ack; ack != nil && s.Gone == nil {
+		switch {
+		case a.Acked:
+			out = append(out, fmt.Sprintf("Acknowledged by %s until %s%s.", textfmt.Printable(ack.By), ack.Until.UTC().Format("2006-01-02 15:04Z"), ackNote(ack.Note)))
+		case a.Suspicious != "":
+			out = append(out, "Its acknowledgement tags are not ones deadletter writes ("+textfmt.Printable(a.Suspicious)+"): ignored.")
+		}
+	}
+	if r := s.Readiness; r != nil && r.Failing && s.Pane == replay.PaneStranded && drainable(s) {
+		out = append(out, fmt.Sprintf("But %s still dead-lettered %s ago: its handler was failing then, so drained now its events will most likely dead-letter again, one attempt further on.",
+			textfmt.Printable(r.Subscription), textfmt.Duration(time.Since(r.NewestDeadLetter).Round(time.Minute))))
+	}
+	return out
+}
+
+func ackNote(note string) string {
+	if note == "" {
+		return ""
+	}
+	return ": " + textfmt.Printable(note)
+}
+
+// drainable reports whether the advice for s is to drain it.
+func drainable(s BlobState) bool {
+	a := s.Alerts
+	return s.Gone == nil && !s.Unreadable && !a.Untriggerable && !a.Crash && !a.Handled && s.Pane == replay.PaneStranded
+}
+
+// adviceFor is the one sentence that decides.
+func adviceFor(s BlobState) string {
+	a := s.Alerts
+	if g := s.Gone; g != nil {
+		return goneAdvice(*g)
+	}
+	switch {
+	case s.Pane == replay.PaneArchived:
+		return "Nothing to do: this is the replay's record of what it republished; nothing acts on it again."
+	case s.Unreadable:
+		return "Its payload could not be read, so nothing is known of its events: copy it out with your storage tools to look."
+	case s.Pane == replay.PaneQuarantine:
+		return quarantineAdvice(s)
+	case a.Untriggerable:
+		return "Leave the drain alone: " + UntriggerableWhy + ". Copy it out under another name, or rename the subscription."
+	case a.Crash:
+		return "Do not drain it: the replay function crashes on it every time. Copy it out and fix it by hand."
+	case a.Handled:
+		return fmt.Sprintf("Leave it: the replay already handled it (%s exists) and only its delete failed; the lifecycle rule removes it. Draining would republish its events a second time.",
+			textfmt.Printable(a.HandledBy))
+	case s.Pane == replay.PaneStranded && a.Malformed:
+		return "Drain it to let the replay quarantine it whole (it can never publish it), then fix what wrote it; or copy it out."
+	case s.Pane == replay.PaneStranded:
+		return "Drain it: no trigger can still arrive, so nothing replays it otherwise."
+	case a.Stalled:
+		return "Leave the blob; look at the replay: it sits past the grace, so the function is not consuming (stopped, failing, or its subscription is gone). Once it passes the TTL, drain it."
+	}
+	return "Leave it alone: its trigger still has delivery attempts left."
+}
+
+func quarantineAdvice(s BlobState) string {
+	rp := s.Restore
+	switch {
+	case rp == nil:
+		return "Restore it to resume the events the cap stopped (the restore shows what would resume first)."
+	case rp.Target == "":
+		return "It cannot be restored under its own name (see below): move it by hand."
+	case rp.Refusal.Kind == replay.ReasonLingers:
+		return "Delete its lingering original at the root first (its events are all in this copy), then restore it."
+	case rp.Refused():
+		return "Restoring it would resume nothing (see below): fix the handler or the register, or copy it out."
+	}
+	return fmt.Sprintf("Restore it to resume %d event(s) the cap stopped.", len(rp.Resume))
+}
+
+func goneAdvice(g replay.Whereabouts) string {
+	p := textfmt.Printable(g.Name)
+	switch g.Kind {
+	case replay.WhereArchived:
+		return "Gone: the replay took it and republished its events (" + p + " is its record). Nothing to do."
+	case replay.WhereQuarantined:
+		return "Gone: the replay took it and quarantined its events in " + p + "."
+	case replay.WhereRestored:
+		return "Restored as " + p + " · 0 events left here. Nothing to do here."
+	case replay.WhereDeleted:
+		return "Gone: nothing of it is left — deleted by the lifecycle rule or by hand."
+	}
+	return "Still there."
+}

@@ -1,0 +1,76 @@
+package present
+
+import (
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/deadletter/deadletter/replay"
+)
+
+// Every state a blob can be in — pane × handled × stalled × expiring × crash × malformed × untriggerable × acked ×
+// unreadable × restore plan × readiness × gone — gets advice in one voice: one sentence that decides, and no two
+// sentences on the screen that disagree.
+func TestAdviceNeverContradictsItself(t *testing.T) {
+	plans := []*replay.RestorePlan{nil, {Target: "S/x.restored.json", Resume: []replay.Resuming{{}}},
+		{Target: "S/x.restored.json", Refusal: replay.Reason{Kind: replay.ReasonNothingResumes}},
+		{Target: "S/x.restored.json", Refusal: replay.Reason{Kind: replay.ReasonLingers, Name: "S/x.json"}},
+		{Refusal: replay.Reason{Kind: replay.ReasonNoTarget}}}
+	gones := []*replay.Whereabouts{nil, {Kind: replay.WhereArchived, Name: "archived/S/x.json"}, {Kind: replay.WhereRestored, Name: "S/x.r.json"},
+		{Kind: replay.WhereDeleted}}
+	ack := &replay.Ack{By: "ops", Until: time.Now().Add(time.Hour)}
+	n := 0
+	for _, pane := range replay.Panes {
+		for bits := 0; bits < 1<<8; bits++ {
+			b := func(i int) bool { return bits&(1<<i) != 0 }
+			a := replay.Alerts{Handled: b(0), Stalled: b(1), Expiring: b(2), Crash: b(3), Malformed: b(4), Untriggerable: b(5), Acked: b(6), DeletesIn: time.Hour}
+			if a.Handled {
+				a.HandledBy = "archived/S/x.json"
+			}
+			if a.Acked {
+				a.Ack = ack
+			}
+			for _, plan := range plans {
+				for _, gone := range gones {
+					for _, failing := range []bool{false, true} {
+						s := BlobState{Pane: pane, Alerts: a, Unreadable: b(7), Restore: plan, Gone: gone,
+							Readiness: &replay.Readiness{Subscription: "S", Failing: failing, NewestDeadLetter: time.Now()}}
+						checkAdvice(t, s, Advice(s))
+						n++
+					}
+				}
+			}
+		}
+	}
+	t.Logf("%d states", n)
+}
+
+func checkAdvice(t *testing.T, s BlobState, lines []string) {
+	t.Helper()
+	all := strings.Join(lines, " ")
+	has := func(x string) bool { return strings.Contains(all, x) }
+	bad := func(why string) { t.Fatalf("%s: %+v\n%s", why, s, strings.Join(lines, "\n")) }
+	switch {
+	case len(lines) == 0:
+		bad("no advice")
+	case has("Drain it") && (has("a second time") || has("Do not drain") || has("Leave") || has("Restore")):
+		bad("drain beside advice not to")
+	case has("Drain it") && s.Pane != replay.PaneStranded:
+		bad("drain offered outside the stranded pane")
+	case (s.Pane == replay.PaneQuarantine || s.Pane == replay.PaneArchived) && (has("drain") || has("Drain")):
+		bad("drain offered for the replay's own records")
+	case s.Pane != replay.PaneQuarantine && has("Restore it"):
+		bad("restore offered outside the quarantine pane")
+	case has("not consuming") && has("Leave it alone"):
+		bad("a stalled replay beside 'leave it alone'")
+	case has("still dead-lettered") && !has("Drain it"):
+		bad("a readiness warning without a drain to warn about")
+	case s.Gone != nil && (has("Drain it") || has("Restore it") || has("Hurry")):
+		bad("an action offered on a blob that is gone")
+	case has("Nothing to do") && (has("Drain it") || has("Restore it") || has("Hurry")):
+		bad("nothing to do beside something to do")
+	}
+	if strings.Count(all, "Drain it")+strings.Count(all, "Restore it")+strings.Count(all, "Leave")+strings.Count(all, "Do not drain") > 1 {
+		bad("more than one deciding sentence")
+	}
+}

@@ -1,0 +1,83 @@
+package replay
+
+import (
+	"context"
+	"errors"
+	"strings"
+	"time"
+
+	"github.com/deadletter/deadletter/store"
+)
+
+// Whereabouts says where a blob that was there is now — what a screen says after an action, and what watch
+// checks before it calls an expiring blob lost.
+type Whereabouts struct {
+	Kind WhereKind
+	// Name is where its events went: the replay's copy, the restored copy, or that copy's own copy.
+	Name string
+}
+
+// WhereKind is what became of a blob.
+type WhereKind uint8
+
+// The whereabouts of a blob.
+const (
+	// WhereHere: the blob is where it was (it may have changed).
+	WhereHere WhereKind = iota
+	// WhereArchived: a root blob the replay took and republished; Name is its archived/ copy.
+	WhereArchived
+	// WhereQuarantined: a root blob the replay took and refused; Name is its quarantine/ copy.
+	WhereQuarantined
+	// WhereRestored: a quarantine copy restored to the root; Name is the restored copy (or, once the replay took
+	// that, its archived/ or quarantine/ copy).
+	WhereRestored
+	// WhereDeleted: nothing of it is left — the lifecycle rule, or someone by hand.
+	WhereDeleted
+)
+
+// WhereIs looks for a blob listed (or read) as bi: still there, taken by the replay, restored, or gone without a
+// trace. Copies count only if written at or after since (zero: whenever) — an older quarantine copy holds an
+// earlier cycle's refused events, not necessarily these.
+func WhereIs(ctx context.Context, c store.Container, bi store.BlobInfo, since time.Time) (Whereabouts, error) {
+	type look struct {
+		name string
+		kind WhereKind
+	}
+	looks := []look{{bi.Name, WhereHere}}
+	switch {
+	case strings.HasPrefix(bi.Name, QuarantinePrefix):
+		base, err := RestoreTarget(bi.Name, bi.LastModified)
+		if err == nil {
+			for n := 1; n <= 3; n++ { // the restore's name, and its first alternatives (a name taken by another body)
+				target := base
+				if n > 1 {
+					target = AlternateTarget(base, n)
+				}
+				a, q := Twins(target)
+				looks = append(looks, look{target, WhereRestored}, look{a, WhereRestored}, look{q, WhereRestored})
+			}
+		}
+	case IsRoot(bi.Name):
+		a, q := Twins(bi.Name)
+		looks = append(looks, look{a, WhereArchived}, look{q, WhereQuarantined})
+	}
+	since = since.Truncate(time.Second) // (Last-Modified has whole seconds)
+	for _, l := range looks {
+		st, err := c.Stat(ctx, l.name)
+		switch {
+		case err == nil:
+			if l.kind != WhereHere && st.LastModified.Before(since) {
+				continue
+			}
+			if l.kind == WhereRestored {
+				if from, _ := store.MetaGet(st.Metadata, MetaRestoredFrom); from != "" && from != bi.Name {
+					continue // another copy's restore took that name
+				}
+			}
+			return Whereabouts{Kind: l.kind, Name: l.name}, nil
+		case !errors.Is(err, store.ErrNotFound) && !errors.Is(err, store.ErrInvalidName):
+			return Whereabouts{}, err
+		}
+	}
+	return Whereabouts{Kind: WhereDeleted}, nil
+}
