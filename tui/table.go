@@ -13,21 +13,21 @@ import (
 // tableColumns are the table's columns, as data (internal/present): what each shows, how much room it wants and
 // gives up, how it sorts. The dashboard keeps the subscription and the verdicts before the reason on a narrow
 // terminal, and gives spare width to the name.
-var tableColumns = []present.Column{
-	with(present.ColSubscription, func(c *present.Column) { c.Priority, c.Max = 90, 22 }), // a wide terminal does not give it 58 columns
-	with(present.ColHour, func(c *present.Column) { c.Priority = 40 }),
-	with(present.ColFile, func(c *present.Column) { c.Priority, c.Max, c.Min = 60, 42, 12 }), // the name takes spare width first
-	with(present.ColAge, func(c *present.Column) { c.Priority = 85 }),
-	with(present.ColEvents, func(c *present.Column) { c.Priority = 70 }),
-	with(present.ColReason, func(c *present.Column) { c.Priority, c.Grow = 55, true }), // then the reason, as long as it is
-	with(present.ColAttempt, func(c *present.Column) { c.Priority = 50 }),
-	with(present.ColVerdicts, func(c *present.Column) { c.Priority = 75 }),
-	with(present.ColState, func(c *present.Column) { c.Priority = 35 }),
-	with(present.ColDeletesIn, func(c *present.Column) { c.Priority = 80 }),
+var tableColumns = []present.BlobColumn{
+	with(present.ColSubscription, func(c *present.BlobColumn) { c.Priority, c.Max = 90, 22 }), // a wide terminal does not give it 58 columns
+	with(present.ColHour, func(c *present.BlobColumn) { c.Priority = 40 }),
+	with(present.ColFile, func(c *present.BlobColumn) { c.Priority, c.Max, c.Min = 60, 42, 12 }), // the name takes spare width first
+	with(present.ColAge, func(c *present.BlobColumn) { c.Priority = 85 }),
+	with(present.ColEvents, func(c *present.BlobColumn) { c.Priority = 70 }),
+	with(present.ColReason, func(c *present.BlobColumn) { c.Priority, c.Grow = 55, true }), // then the reason, as long as it is
+	with(present.ColAttempt, func(c *present.BlobColumn) { c.Priority = 50 }),
+	with(present.ColVerdicts, func(c *present.BlobColumn) { c.Priority = 75 }),
+	with(present.ColState, func(c *present.BlobColumn) { c.Priority = 35 }),
+	with(present.ColDeletesIn, func(c *present.BlobColumn) { c.Priority = 80 }),
 }
 
 // with is a shared column as this table sets it out.
-func with(c present.Column, set func(*present.Column)) present.Column { set(&c); return c }
+func with(c present.BlobColumn, set func(*present.BlobColumn)) present.BlobColumn { set(&c); return c }
 
 // markWidth is the row marker: cursor, selection, and H (handled) or A (acknowledged).
 const markWidth = 3
@@ -74,7 +74,7 @@ func (t *table) SetSize(w, h int) {
 	t.clamp()
 }
 
-func (t *table) column(id string) (present.Column, int) {
+func (t *table) column(id string) (present.BlobColumn, int) {
 	for i, c := range tableColumns {
 		if c.ID == id {
 			return c, i

@@ -27,7 +27,7 @@ func TestDaysInDurations(t *testing.T) {
 		}
 	}
 	out, _, _ := runCmd(t, "check", "--dir", dir, "--expiring-within", "3d")
-	if !strings.Contains(out, "within 3d0h") {
+	if !strings.Contains(out, "within 3d ") {
 		t.Fatalf("check says %q", out)
 	}
 	if _, _, code := runCmd(t, "ls", "--dir", dir, "--older-than", "1d12h", "--ttl", "45m", "--retention", "30d"); code != 0 {

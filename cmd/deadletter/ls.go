@@ -253,11 +253,11 @@ func (a *app) printLs(ctx context.Context, l *replay.Loader, cfg replay.Config, 
 	return nil
 }
 
-var lsColumns = []present.Column{present.ColPane, present.ColName, present.ColAge, present.ColDeletesIn, present.ColEvents,
+var lsColumns = []present.BlobColumn{present.ColPane, present.ColName, present.ColAge, present.ColDeletesIn, present.ColEvents,
 	present.ColSize, present.ColAttempt, present.ColVerdicts, present.ColState, present.ColReason}
 
 // naturalWidths sizes each column to its widest cell (or title).
-func naturalWidths(cols []present.Column, rows []present.Row) []int {
+func naturalWidths(cols []present.BlobColumn, rows []present.Row) []int {
 	w := make([]int, len(cols))
 	for i, c := range cols {
 		w[i] = textfmt.Width(c.Title)
@@ -268,8 +268,8 @@ func naturalWidths(cols []present.Column, rows []present.Row) []int {
 	return w
 }
 
-func printTable(w io.Writer, cols []present.Column, widths []int, rows []present.Row) {
-	line := func(cell func(i int, c present.Column) string) {
+func printTable(w io.Writer, cols []present.BlobColumn, widths []int, rows []present.Row) {
+	line := func(cell func(i int, c present.BlobColumn) string) {
 		var parts []string
 		for i, c := range cols {
 			if widths[i] > 0 {
@@ -278,9 +278,9 @@ func printTable(w io.Writer, cols []present.Column, widths []int, rows []present
 		}
 		fmt.Fprintln(w, strings.TrimRight(strings.Join(parts, " "), " "))
 	}
-	line(func(_ int, c present.Column) string { return c.Title })
+	line(func(_ int, c present.BlobColumn) string { return c.Title })
 	for _, r := range rows {
-		line(func(_ int, c present.Column) string { return c.Cell(r) })
+		line(func(_ int, c present.BlobColumn) string { return c.Cell(r) })
 	}
 }
 

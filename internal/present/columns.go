@@ -21,9 +21,10 @@ func RowOf(cfg replay.Config, it *replay.Item, now time.Time) Row {
 	return Row{Item: it, Alerts: cfg.AlertsOf(it, now), Now: now}
 }
 
-// Column is one column of a blob list, as data: its title, how much width it wants, how important it is when the
-// terminal is narrow, how to draw a cell and how to sort by it. ls and the dashboard's table use the same columns.
-type Column struct {
+// Column is one column of a list, as data: its title, how much width it wants, how important it is when the
+// terminal is narrow, how to draw a cell of a row R and (for blobs) how to sort by it. ls and the dashboard's
+// table share the blob columns (Column[Row]); show and the detail view share the event columns.
+type Column[R any] struct {
 	ID    string
 	Title string
 	// Min is the width the column needs; Max the most it uses (0: it takes whatever is spare).
@@ -35,15 +36,18 @@ type Column struct {
 	// Right aligns numbers.
 	Right bool
 	// Cell is the (printable) text of one row; it may be longer than the width, the layout cuts it.
-	Cell func(r Row) string
+	Cell func(r R) string
 	// Shorten cuts a cell to w columns; nil cuts the end with "…".
 	Shorten func(s string, w int) string
-	// Less orders two items by this column (nil: not sortable).
+	// Less orders two blobs by this column (nil: not sortable; blob columns only).
 	Less func(a, b *replay.Item) bool
 }
 
+// BlobColumn is a column of a blob list.
+type BlobColumn = Column[Row]
+
 // Fit renders one cell at width w.
-func (c Column) Fit(s string, w int) string {
+func (c Column[R]) Fit(s string, w int) string {
 	if textfmt.Width(s) > w && c.Shorten != nil {
 		s = c.Shorten(s, w)
 	}
@@ -56,7 +60,7 @@ func (c Column) Fit(s string, w int) string {
 // Layout gives each column its width for a total width (columns separated by one space): columns are admitted
 // by priority while their minimum fits, then spare width goes to the columns that can grow, by priority. A
 // column that did not fit gets width 0. The order of cols is kept.
-func Layout(cols []Column, total int) []int {
+func Layout[R any](cols []Column[R], total int) []int {
 	w := make([]int, len(cols))
 	order := make([]int, len(cols))
 	for i := range order {
@@ -99,7 +103,7 @@ func Layout(cols []Column, total int) []int {
 	return w
 }
 
-func byPriority(order []int, cols []Column) {
+func byPriority[R any](order []int, cols []Column[R]) {
 	for a := 1; a < len(order); a++ { // insertion sort: a handful of columns, stable
 		for b := a; b > 0 && cols[order[b]].Priority > cols[order[b-1]].Priority; b-- {
 			order[b], order[b-1] = order[b-1], order[b]
@@ -133,20 +137,20 @@ func attempt(it *replay.Item) replay.Attempt {
 
 // The columns of a blob list.
 var (
-	ColPane = Column{ID: "pane", Title: "PANE", Min: 10, Max: 10, Priority: 60,
+	ColPane = BlobColumn{ID: "pane", Title: "PANE", Min: 10, Max: 10, Priority: 60,
 		Cell: func(r Row) string { return r.Item.Pane.String() },
 		Less: func(a, b *replay.Item) bool { return paneRank(a.Pane) < paneRank(b.Pane) }}
-	ColName = Column{ID: "name", Title: "NAME", Min: 24, Priority: 100,
+	ColName = BlobColumn{ID: "name", Title: "NAME", Min: 24, Priority: 100,
 		Cell:    func(r Row) string { return textfmt.Printable(r.Item.Name) },
 		Shorten: textfmt.ShortenMiddle,
 		Less:    func(a, b *replay.Item) bool { return a.Name < b.Name }}
 	// ColFile is the last segment of the name (the GUID and .json), shortened from the middle: it tells two blobs
 	// of one subscription and hour apart, and its text can be typed into show.
-	ColFile = Column{ID: "file", Title: "NAME", Min: 12, Priority: 45,
+	ColFile = BlobColumn{ID: "file", Title: "NAME", Min: 12, Priority: 45,
 		Cell:    func(r Row) string { return textfmt.Printable(replay.FileOf(r.Item.Name)) },
 		Shorten: textfmt.ShortenMiddle,
 		Less:    func(a, b *replay.Item) bool { return replay.FileOf(a.Name) < replay.FileOf(b.Name) }}
-	ColSubscription = Column{ID: "subscription", Title: "SUBSCRIPTION", Min: 12, Max: 24, Priority: 90,
+	ColSubscription = BlobColumn{ID: "subscription", Title: "SUBSCRIPTION", Min: 12, Max: 24, Priority: 90,
 		Cell: func(r Row) string {
 			if r.Item.Parsed.Subscription == "" {
 				return textfmt.Printable(r.Item.Name)
@@ -154,7 +158,7 @@ var (
 			return textfmt.Printable(r.Item.Parsed.Subscription)
 		},
 		Less: func(a, b *replay.Item) bool { return a.Parsed.Subscription < b.Parsed.Subscription }}
-	ColHour = Column{ID: "hour", Title: "HOUR", Min: 9, Max: 9, Priority: 40,
+	ColHour = BlobColumn{ID: "hour", Title: "HOUR", Min: 9, Max: 9, Priority: 40,
 		Cell: func(r Row) string {
 			if r.Item.Parsed.Hour.IsZero() {
 				return "-"
@@ -162,7 +166,7 @@ var (
 			return r.Item.Parsed.Hour.Format("01-02 15h")
 		},
 		Less: func(a, b *replay.Item) bool { return a.Parsed.Hour.Before(b.Parsed.Hour) }}
-	ColAge = Column{ID: "age", Title: "AGE", Min: 7, Max: 8, Priority: 85,
+	ColAge = BlobColumn{ID: "age", Title: "AGE", Min: 7, Max: 8, Priority: 85,
 		Cell: func(r Row) string {
 			s := textfmt.Duration(r.Item.Age)
 			if r.Alerts.Stalled {
@@ -171,18 +175,18 @@ var (
 			return s
 		},
 		Less: func(a, b *replay.Item) bool { return a.Age < b.Age }}
-	ColDeletesIn = Column{ID: "deletesIn", Title: "DELETE IN", Min: 9, Max: 9, Priority: 80,
+	ColDeletesIn = BlobColumn{ID: "deletesIn", Title: "DELETE IN", Min: 9, Max: 9, Priority: 80,
 		Cell: func(r Row) string { return DeletesIn(r.Alerts) },
 		Less: func(a, b *replay.Item) bool { return a.LastModified.Before(b.LastModified) }} // expiry is Last-Modified plus one retention
-	ColEvents = Column{ID: "events", Title: "EVS", Min: 4, Max: 6, Priority: 70, Right: true,
+	ColEvents = BlobColumn{ID: "events", Title: "EVS", Min: 4, Max: 6, Priority: 70, Right: true,
 		Cell: func(r Row) string {
 			return summaryOr(r, func(s *replay.Summary) string { return strconv.Itoa(s.Events) })
 		},
 		Less: func(a, b *replay.Item) bool { return events(a) < events(b) }}
-	ColSize = Column{ID: "size", Title: "SIZE", Min: 9, Max: 9, Priority: 20, Right: true,
+	ColSize = BlobColumn{ID: "size", Title: "SIZE", Min: 9, Max: 9, Priority: 20, Right: true,
 		Cell: func(r Row) string { return textfmt.Bytes(r.Item.Size) },
 		Less: func(a, b *replay.Item) bool { return a.Size < b.Size }}
-	ColReason = Column{ID: "reason", Title: "REASON / OUTCOME", Min: 12, Max: 44, Priority: 30,
+	ColReason = BlobColumn{ID: "reason", Title: "REASON / OUTCOME", Min: 12, Max: 44, Priority: 30,
 		Cell: func(r Row) string {
 			return summaryOr(r, func(s *replay.Summary) string {
 				out := s.Reasons.Top()
@@ -192,17 +196,17 @@ var (
 				return textfmt.Printable(out)
 			})
 		}}
-	ColAttempt = Column{ID: "attempt", Title: "ATT", Min: 3, Max: 6, Priority: 50,
+	ColAttempt = BlobColumn{ID: "attempt", Title: "ATT", Min: 3, Max: 6, Priority: 50,
 		Cell: func(r Row) string { return summaryOr(r, AttemptLabel) },
 		Less: func(a, b *replay.Item) bool { return attempt(a) < attempt(b) }}
-	ColVerdicts = Column{ID: "verdicts", Title: "VERDICTS", Min: 10, Max: 16, Priority: 75,
+	ColVerdicts = BlobColumn{ID: "verdicts", Title: "VERDICTS", Min: 10, Max: 16, Priority: 75,
 		Cell: func(r Row) string {
 			if r.Item.ReadErr != "" && r.Item.Summary == nil {
 				return Unreadable
 			}
 			return summaryOr(r, VerdictSummary)
 		}}
-	ColState = Column{ID: "state", Title: "STATE", Min: 8, Max: 22, Priority: 72, // handled and acked rows must not pass for ordinary ones
+	ColState = BlobColumn{ID: "state", Title: "STATE", Min: 8, Max: 22, Priority: 72, // handled and acked rows must not pass for ordinary ones
 		Cell: func(r Row) string { return State(r.Alerts) }}
 )
 

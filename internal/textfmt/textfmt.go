@@ -89,8 +89,8 @@ func NeedsEscape(r rune, size int) bool {
 	return !unicode.IsPrint(r) && !unicode.IsSpace(r) && unicode.Is(unicode.Cf, r)
 }
 
-// Duration prints a duration the way an operator reads it — 3d4h, 5h12m, 42m, 30s, negative as -5m — and
-// ParseDuration reads every form it prints back.
+// Duration prints a duration the way an operator reads it — 3d4h, 3d, 5h12m, 24h, 42m, 30s, negative as -5m (no
+// zero part at the end: 3d, not 3d0h) — and ParseDuration reads every form it prints back.
 func Duration(d time.Duration) string {
 	neg := d < 0
 	if neg {
@@ -99,9 +99,15 @@ func Duration(d time.Duration) string {
 	var s string
 	switch {
 	case d >= 48*time.Hour:
-		s = fmt.Sprintf("%dd%dh", d/(24*time.Hour), (d%(24*time.Hour))/time.Hour)
+		s = fmt.Sprintf("%dd", d/(24*time.Hour))
+		if h := (d % (24 * time.Hour)) / time.Hour; h > 0 {
+			s += fmt.Sprintf("%dh", h)
+		}
 	case d >= time.Hour:
-		s = fmt.Sprintf("%dh%dm", d/time.Hour, (d%time.Hour)/time.Minute)
+		s = fmt.Sprintf("%dh", d/time.Hour)
+		if m := (d % time.Hour) / time.Minute; m > 0 {
+			s += fmt.Sprintf("%dm", m)
+		}
 	case d >= time.Minute:
 		s = fmt.Sprintf("%dm", d/time.Minute)
 	default:
@@ -111,6 +117,19 @@ func Duration(d time.Duration) string {
 		return "-" + s
 	}
 	return s
+}
+
+// Time prints an instant for people, to the second, in UTC: 2026-11-03 02:07:25Z (no nanoseconds, no T, so a
+// column of them reads and never breaks mid-date).
+func Time(t time.Time) string { return t.UTC().Format("2006-01-02 15:04:05Z") }
+
+// TimeText prints a time carried as text (an event's publishTime) as Time does when it is RFC 3339, else as the
+// (escaped) text it is.
+func TimeText(s string) string {
+	if t, err := time.Parse(time.RFC3339Nano, s); err == nil {
+		return Time(t)
+	}
+	return Printable(s)
 }
 
 // ParseDuration reads a Go duration (90s, 60m, 1h30m, 720h) that may start with whole or fractional days
