@@ -2,6 +2,7 @@ package replay
 
 import (
 	"context"
+	"errors"
 	"time"
 
 	"github.com/deadletter/deadletter/store"
@@ -33,19 +34,25 @@ type RestorePreview struct {
 	Force   bool
 }
 
-// PreviewRestore reads each named blob and plans its restore, as the restore itself will (Inspect, then the
-// same refusals), at most DefaultConcurrency at a time. A blob that cannot be read is an entry too.
-func (l *Loader) PreviewRestore(ctx context.Context, names []string, force bool) *RestorePreview {
-	p := &RestorePreview{Entries: make([]RestoreEntry, len(names)), Force: force}
+// PreviewRestore reads each blob (as listed) and plans its restore, as the restore itself will (Inspect, then the
+// same refusals), at most DefaultConcurrency at a time. A blob that cannot be read is an entry too; one that is
+// gone since it was listed because it was restored says so (already restored as …), not merely not found.
+func (l *Loader) PreviewRestore(ctx context.Context, blobs []store.BlobInfo, force bool) *RestorePreview {
+	p := &RestorePreview{Entries: make([]RestoreEntry, len(blobs)), Force: force}
 	var g errgroup.Group
 	g.SetLimit(DefaultConcurrency)
-	for i, n := range names {
+	for i, bi := range blobs {
 		g.Go(func() error {
 			e := &p.Entries[i]
-			e.Name = n
-			d, err := l.Inspect(ctx, n)
+			e.Name = bi.Name
+			d, err := l.Inspect(ctx, bi.Name)
 			if err != nil {
-				e.Left = UnreadRestore(ctx, n, err)
+				e.Left = UnreadRestore(ctx, bi.Name, err)
+				if errors.Is(err, store.ErrNotFound) && !bi.LastModified.IsZero() {
+					if w, werr := WhereIs(ctx, l.Container, bi, time.Time{}); werr == nil && w.Kind == WhereRestored {
+						e.Left = Result{Name: bi.Name, Outcome: OutcomeGone, Target: w.Name, Reason: Reason{Kind: ReasonAlreadyRestored, Name: w.Name}}
+					}
+				}
 				return nil
 			}
 			e.Detail = d

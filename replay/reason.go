@@ -64,6 +64,8 @@ const (
 
 	// ReasonNotFound: the blob does not exist.
 	ReasonNotFound
+	// ReasonAlreadyRestored: the quarantine copy is gone because it was restored, as Name.
+	ReasonAlreadyRestored
 	// ReasonCopiedNotDeleted: the copy landed at Name but the quarantine copy could not be deleted (Err).
 	ReasonCopiedNotDeleted
 	// ReasonStopped: the run stopped after Count blobs failed in a row (Err: the last failure) before this one.

@@ -1,227 +1,228 @@
 package tui
 
 import (
+	"errors"
 	"fmt"
-	"slices"
 	"sort"
 	"strings"
 
-	"github.com/charmbracelet/bubbles/textinput"
 	tea "github.com/charmbracelet/bubbletea"
 	"github.com/charmbracelet/x/ansi"
 	"github.com/deadletter/deadletter/internal/present"
 	"github.com/deadletter/deadletter/internal/textfmt"
 	"github.com/deadletter/deadletter/replay"
+	"github.com/deadletter/deadletter/store"
 )
 
 // Limits that keep opening a hostile blob instant: the rest is summarized, never rendered.
 const (
-	maxDetailEvents = 2000
+	maxDetailEvents = 5000
 	maxRawBytes     = 1 << 20
 )
 
-// detail is the blob view: properties, what makes it urgent, the prediction, every event with its verdicts, and
-// the raw JSON, pretty-printed — one scrollable text with a position and a search.
+// The detail's sections, below its head: the events as a table, the full prediction, the raw JSON.
+const (
+	secEvents = iota
+	secPrediction
+	secRaw
+)
+
+var (
+	sectionNames      = [...]string{"events", "what the estate will do", "raw JSON"}
+	shortSectionNames = [...]string{"events", "prediction", "JSON"}
+)
+
+// maxHead is how many lines the head (properties, state, advice, the prediction in one line) takes at most: the
+// events below get the rest — 25 of a 50-event blob at 120×40.
+const maxHead = 7
+
+// detail is the blob view: a head (what the blob is, what makes it urgent, what to do, what the estate will do),
+// then a section — its events as a table (enter opens an event's JSON), the whole prediction, or the raw JSON,
+// searchable. After an action it reads the blob again, and a blob that left says where it went.
 type detail struct {
+	e      *env
 	name   string
+	listed store.BlobInfo // as listed when it was opened: where it went is looked for from it
 	d      *replay.Detail
 	err    error
-	source []string // the lines before wrapping (already printable and styled)
-	lines  []string // wrapped to the width
-	srcOf  []int    // the source line each wrapped line comes from
-	plain  []string // lines without styles, lower-cased, for the search
-	offset int
-	w, h   int
+	gone   *replay.Whereabouts
+	ready  func(sub string) *replay.Readiness
+	seq    int
 
-	search  textinput.Model
-	query   string
-	matches []int // line indexes holding the query
-	match   int   // the current one
-
-	st  Styles
-	cfg replay.Config // the rules its prediction is explained by
+	head    []string // source wrapped to the width
+	source  []string // the head's lines, unwrapped
+	section int
+	events  eventTable
+	pred    pager
+	raw     pager
+	search  bool // the search field has the focus
+	w, h    int
 }
 
-type detailMsg struct {
-	seq int
-	d   *replay.Detail
-	err error
+type (
+	detailLoadedMsg struct {
+		seq  int
+		name string
+		d    *replay.Detail
+		err  error
+	}
+	detailGoneMsg struct {
+		seq   int
+		name  string
+		where replay.Whereabouts
+		err   error
+	}
+)
+
+func newDetail(name string, e *env, ready func(string) *replay.Readiness) *detail {
+	v := &detail{e: e, name: name, ready: ready, pred: newPager(e.st), raw: newPager(e.st)}
+	if i, ok := e.snap.Lookup(name); ok {
+		v.listed = e.snap.Items[i].BlobInfo
+	} else {
+		v.listed = store.BlobInfo{Name: name}
+	}
+	v.events.st = e.st
+	v.build()
+	return v
 }
 
-func newDetail(name string, st Styles, cfg replay.Config) *detail {
-	in := newInput()
-	in.Prompt = "search: "
-	in.CharLimit = 200
-	return &detail{name: name, search: in, st: st, cfg: cfg}
-}
-
-// openDetail shows a blob and reads it in a command.
-func (m *Model) openDetail(name string) tea.Cmd {
-	m.detail = newDetail(name, m.st, m.cfg)
-	m.layout()
-	m.detail.load(nil, nil)
-	m.detailSeq++
-	seq, l, ctx := m.detailSeq, m.opt.Loader, m.ctx
+// load reads the blob (again), in a command: what an action did shows without a refresh by hand.
+func (v *detail) load() tea.Cmd {
+	v.seq++
+	seq, name, l, ctx := v.seq, v.name, v.e.loader, v.e.ctx
+	listed := v.listed
+	if v.d != nil {
+		listed = v.d.BlobInfo
+	}
 	return func() tea.Msg {
 		d, err := l.Inspect(ctx, name)
-		return detailMsg{seq: seq, d: d, err: err}
+		if errors.Is(err, store.ErrNotFound) {
+			where, werr := replay.WhereIs(ctx, l.Container, listed, listed.LastModified)
+			return detailGoneMsg{seq: seq, name: name, where: where, err: werr}
+		}
+		return detailLoadedMsg{seq: seq, name: name, d: d, err: err}
 	}
 }
 
-// SetSize implements the component contract: the text's width and the lines it may show (below its top bar).
-// A new width re-wraps the text and keeps the view on what it showed: the same top line and the current match.
-func (v *detail) SetSize(w, h int) {
-	v.h = max(1, h-1)
-	if v.w != w {
-		top, match := v.sourceAt(v.offset), -1
-		if len(v.matches) > 0 {
-			match = v.sourceAt(v.matches[v.match])
-		}
-		v.w = w
-		v.wrap()
-		v.offset = max(0, slices.Index(v.srcOf, top))
-		if i := slices.IndexFunc(v.matches, func(l int) bool { return v.srcOf[l] == match }); i >= 0 {
-			v.match = i
-			if l := v.matches[i]; l < v.offset || l >= v.offset+v.h {
-				v.offset = l
+// Update implements component: its reads come back here, and the search field takes what is typed.
+func (v *detail) Update(msg tea.Msg) (component, tea.Cmd) {
+	switch msg := msg.(type) {
+	case detailLoadedMsg:
+		if msg.seq == v.seq && msg.name == v.name {
+			v.d, v.err, v.gone = msg.d, msg.err, nil
+			if v.d != nil {
+				v.listed = v.d.BlobInfo
 			}
+			v.build()
+		}
+	case detailGoneMsg:
+		if msg.seq == v.seq && msg.name == v.name {
+			v.err = msg.err
+			if msg.err == nil {
+				w := msg.where
+				v.gone = &w
+			}
+			v.build()
+		}
+	case tea.KeyMsg:
+		if v.search {
+			p := v.pager()
+			var cmd tea.Cmd
+			p.search, cmd = p.search.Update(msg)
+			return v, cmd
 		}
 	}
-	v.clamp()
+	return v, nil
 }
 
-// sourceAt is the source line of wrapped line i (-1 when there is none).
-func (v *detail) sourceAt(i int) int {
-	if i < 0 || i >= len(v.srcOf) {
-		return -1
+// pager is the text section on view (the raw JSON for the events section, which / searches).
+func (v *detail) pager() *pager {
+	if v.section == secPrediction {
+		return &v.pred
 	}
-	return v.srcOf[i]
+	return &v.raw
 }
 
-// load shows what the read returned: the blob (nil while it is read) or why it could not be read.
-func (v *detail) load(d *replay.Detail, err error) {
-	v.d, v.err = d, err
-	v.source = detailLines(v.name, d, err, v.st, v.cfg)
-	v.offset = 0
-	v.wrap()
-	v.find()
+// SetSize implements component: the bar, the head, the section.
+func (v *detail) SetSize(w, h int) {
+	v.w, v.h = w, h
+	v.layout()
 }
 
-// wrap lays the content out at the width: nothing is cut, long lines continue below.
-func (v *detail) wrap() {
-	if v.w <= 0 {
-		return
-	}
-	v.lines, v.srcOf = v.lines[:0], v.srcOf[:0]
-	for i, l := range v.source {
-		for _, w := range strings.Split(ansi.Wrap(l, v.w, " "), "\n") {
-			v.lines, v.srcOf = append(v.lines, w), append(v.srcOf, i)
-		}
-	}
-	v.plain = make([]string, len(v.lines))
-	for i, l := range v.lines {
-		v.plain[i] = strings.ToLower(ansi.Strip(l))
-	}
-	v.find()
+func (v *detail) layout() {
+	v.head = v.wrapHead()
+	rest := max(3, v.h-1-len(v.head)) // below the bar and the head
+	v.events.SetSize(v.w, rest)
+	v.pred.SetSize(v.w, rest)
+	v.raw.SetSize(v.w, rest)
 }
 
-func (v *detail) clamp() {
-	v.offset = max(0, min(v.offset, len(v.lines)-v.h))
+// build works the blob out into the head and the sections.
+func (v *detail) build() {
+	st, p := v.e.st, textfmt.Printable
+	head := []string{st.Title.Render(p(v.name))}
+	var pred, raw []string
+	switch {
+	case v.gone != nil:
+		head = append(head, present.Advice(present.BlobState{Gone: v.gone})...)
+		v.events.set(nil)
+	case v.err != nil:
+		head = append(head, st.Error.Render("could not read the blob: "+p(v.err.Error())))
+		v.events.set(nil)
+	case v.d == nil:
+		head = append(head, st.Dim.Render("reading…"))
+	default:
+		head, pred, raw = v.sections(head)
+	}
+	v.source = head
+	v.pred.setLines(pred)
+	v.raw.setLines(raw)
+	v.layout()
 }
 
-func (v *detail) scroll(n int) { v.offset += n; v.clamp() }
-
-// find recomputes the matches of the query and keeps the current one in view.
-func (v *detail) find() {
-	v.matches = v.matches[:0]
-	if v.query == "" {
-		return
+// wrapHead wraps the head's lines to the width — advice is never cut mid-sentence — within a budget of lines
+// (a third of the height, 4 to maxHead); what does not fit is one tab away, and the last line says so.
+func (v *detail) wrapHead() []string {
+	budget := max(4, min(maxHead, v.h/3))
+	// A blob of few events lends the head the lines its table does not need.
+	if need := len(v.events.rows) + 1; v.section == secEvents && need < v.h-1-budget {
+		budget = max(budget, v.h-1-max(need, 3))
 	}
-	q := strings.ToLower(v.query)
-	for i, l := range v.plain {
-		if strings.Contains(l, q) {
-			v.matches = append(v.matches, i)
-		}
+	var out []string
+	for _, l := range v.source {
+		out = append(out, strings.Split(ansi.Wrap(l, max(1, v.w), " "), "\n")...)
 	}
-	v.match = min(v.match, max(len(v.matches)-1, 0))
+	if len(out) > budget {
+		out = append(out[:budget-1], v.e.st.Dim.Render(fmt.Sprintf("… %d more line(s): tab to %q", len(out)-budget+1, sectionNames[secPrediction])))
+	}
+	return out
 }
 
-// next moves to the next (dir 1) or previous (-1) match after the top line.
-func (v *detail) next(dir int) {
-	if len(v.matches) == 0 {
-		return
+// sections are the head's lines for a read blob, the whole prediction, and the raw JSON.
+func (v *detail) sections(head []string) (_, pred, raw []string) {
+	d, cfg, st, p := v.d, v.e.cfg, v.e.st, textfmt.Printable
+	al := cfg.AlertsOf(&d.Item, d.Now)
+	drained, _ := store.MetaGet(d.Metadata, replay.MetaDrainCount)
+	props := fmt.Sprintf("%s · %s old · the lifecycle rule deletes it in %s · %s", d.Pane, textfmt.Duration(d.Age),
+		textfmt.Duration(al.DeletesIn), textfmt.Bytes(d.Size))
+	if drained != "" {
+		props += " · drained " + p(drained) + "×"
 	}
-	if dir > 0 {
-		i := sort.SearchInts(v.matches, v.offset+1)
-		v.match = i % len(v.matches)
-	} else {
-		i := sort.SearchInts(v.matches, v.offset) - 1
-		v.match = (i + len(v.matches)) % len(v.matches)
+	head = append(head, props)
+	props += " · modified " + textfmt.Time(d.LastModified) // the prediction's facts say when, too
+	state := present.StateOf(d, cfg)
+	state.Readiness = v.ready(d.Parsed.Subscription)
+	for _, l := range present.StateLines(al) {
+		head = append(head, st.Warn.Render(l))
 	}
-	v.offset = v.matches[v.match]
-	v.clamp()
-}
-
-// position says where the view is: lines shown, of how many, and the search.
-func (v *detail) position() string {
-	if len(v.lines) == 0 {
-		return ""
+	for _, l := range present.Advice(state) {
+		head = append(head, st.Bold.Render("→ ")+p(l))
 	}
-	last := min(len(v.lines), v.offset+v.h)
-	s := fmt.Sprintf("lines %d–%d of %d", v.offset+1, last, len(v.lines))
-	if len(v.lines) > v.h {
-		s += fmt.Sprintf(" (%d%%)", 100*last/len(v.lines))
+	if s := present.PredictionLine(d); s != "" {
+		head = append(head, st.Dim.Render(s))
 	}
-	if v.query != "" {
-		if len(v.matches) == 0 {
-			s += fmt.Sprintf(" · %q not found", v.query)
-		} else {
-			s += fmt.Sprintf(" · match %d of %d for %q", v.match+1, len(v.matches), v.query)
-		}
-	}
-	return s
-}
-
-// View renders exactly the detail's size: its top bar (the keys that matter here and the position) and the text.
-func (v *detail) View() string {
-	// Where the view is comes first: at 80 columns the keys (also in the footer) are what gets cut.
-	bar := v.position() + "  " + v.st.Dim.Render("esc back · ↑↓ pgup pgdn g G scroll · / search · n N next")
-	if v.search.Focused() {
-		bar = v.search.View()
-	}
-	var b strings.Builder
-	b.WriteString(fit(bar, v.w, 1))
-	end := min(len(v.lines), v.offset+v.h)
-	cur := -1
-	if len(v.matches) > 0 {
-		cur = v.matches[v.match]
-	}
-	for i := v.offset; i < end; i++ {
-		l := v.lines[i]
-		if i == cur {
-			l = v.st.Match.Render(ansi.Strip(l))
-		}
-		b.WriteString("\n" + fit(l, v.w, 1))
-	}
-	return fit(b.String(), v.w, v.h+1)
-}
-
-func detailLines(name string, d *replay.Detail, err error, st Styles, cfg replay.Config) []string {
-	p := textfmt.Printable
-	lines := []string{st.Title.Render(p(name))}
-	if err != nil {
-		return append(lines, "", st.Error.Render("could not read the blob: "+p(err.Error())))
-	}
-	if d == nil {
-		return append(lines, "", st.Dim.Render("reading…"))
-	}
-	now := d.Now
-	al := cfg.AlertsOf(&d.Item, now)
-	section := func(s string) { lines = append(lines, "", st.Header.Render("── "+s+" "+strings.Repeat("─", 40))) }
-	lines = append(lines,
-		fmt.Sprintf("pane %s · age %s · TTL %s · deleted by the lifecycle rule in %s (%s)", d.Pane, textfmt.Duration(d.Age), textfmt.Duration(cfg.TTL),
-			textfmt.Duration(al.DeletesIn), al.ExpiresAt.UTC().Format("2006-01-02 15:04Z")),
-		fmt.Sprintf("size %s · modified %s · etag %s · %s", textfmt.Bytes(d.Size), d.LastModified.UTC().Format("2006-01-02 15:04:05Z"), p(d.ETag), p(d.ContentType)))
+	// The whole prediction, its facts and its verdicts' legend.
+	pred = append(pred, st.Header.Render("properties"), props, fmt.Sprintf("etag %s · content type %s", p(d.ETag), p(d.ContentType)))
 	if len(d.Metadata) > 0 {
 		keys := make([]string, 0, len(d.Metadata))
 		for k := range d.Metadata {
@@ -232,60 +233,242 @@ func detailLines(name string, d *replay.Detail, err error, st Styles, cfg replay
 		for _, k := range keys {
 			kv = append(kv, p(k)+"="+p(d.Metadata[k]))
 		}
-		lines = append(lines, "metadata "+strings.Join(kv, " · "))
+		pred = append(pred, "metadata "+strings.Join(kv, " · "))
 	}
-	for _, l := range present.StateLines(al) {
-		lines = append(lines, st.Warn.Render(l))
+	pred = append(pred, "", st.Header.Render("what makes it urgent, and what to do"))
+	pred = append(pred, present.StateLines(al)...)
+	for _, l := range present.Advice(state) {
+		pred = append(pred, "→ "+p(l))
 	}
+	pred = append(pred, "", st.Header.Render("what the estate will do"))
 	if d.ReadErr != "" {
-		return append(lines, "", st.Error.Render("NOT READ: "+p(d.ReadErr)))
-	}
-	if d.Payload.Malformed() {
-		lines = append(lines, "", st.Error.Render("MALFORMED: "+p(d.Payload.Err.Error())),
-			st.Dim.Render(present.BestEffortNote))
-	}
-	section("what the estate will do")
-	for _, l := range present.Explain(d, cfg) {
-		lines = append(lines, p(l))
-	}
-	section(fmt.Sprintf("events (%d)", len(d.Payload.Events)))
-	for i, ev := range d.Payload.Events {
-		if i == maxDetailEvents {
-			lines = append(lines, st.Dim.Render(fmt.Sprintf("… %d more events (see `deadletter show --json`)", len(d.Payload.Events)-i)))
-			break
+		pred = append(pred, st.Error.Render("NOT READ: "+p(d.ReadErr)))
+	} else {
+		if d.Payload.Malformed() {
+			pred = append(pred, st.Error.Render("MALFORMED: "+p(d.Payload.Err.Error())), st.Dim.Render(present.BestEffortNote))
 		}
-		attempt, uncountable := present.EventAttempt(d, i)
-		if attempt != "" {
-			attempt = "attempt " + attempt
+		for _, l := range present.Explain(d, cfg) {
+			pred = append(pred, p(l))
 		}
-		if uncountable {
-			attempt += " · UNCOUNTABLE (id holds a line terminator: the cap never stops it)"
-		}
-		verdict := present.EventVerdictLabel(d, i)
-		vs := st.OK
-		if verdict != replay.VerdictReplay.String() {
-			vs = st.Warn
-		}
-		lines = append(lines, fmt.Sprintf("#%d %s · %s → %s", ev.Index, p(ev.ID), attempt, vs.Render(verdict)),
-			fmt.Sprintf("   type %s · subject %s", p(ev.EventType), p(ev.Subject)),
-			fmt.Sprintf("   %s · %s%s · attempts %s · published %s · last try %s", p(ev.DeadLetterReason), p(ev.LastDeliveryOutcome),
-				httpCode(ev.LastHTTPStatusCode), present.Number(ev.DeliveryAttempts), p(ev.PublishTime), p(ev.LastDeliveryAttemptTime)))
 	}
-	section("raw JSON")
+	pred = append(pred, "", st.Header.Render("legend"), present.LegendDerived,
+		"verdicts in the estate's order: cap (attempt ≥ --max-replays) · unroutable (no handler) · notIdempotent · unknown (needs --handlers) · replay",
+		"reasons: "+present.ReasonLegend(nil))
+	v.events.set(d)
 	body := d.Body
 	if len(body) > maxRawBytes {
+		raw = append(raw, st.Dim.Render(fmt.Sprintf("(the first %s of %s)", textfmt.Bytes(maxRawBytes), textfmt.Bytes(int64(len(d.Body))))))
 		body = body[:maxRawBytes]
-		lines = append(lines, st.Dim.Render(fmt.Sprintf("(first %s of %s)", textfmt.Bytes(maxRawBytes), textfmt.Bytes(int64(len(d.Body))))))
 	}
 	for _, l := range strings.Split(present.PrettyJSON(body), "\n") {
-		lines = append(lines, p(l))
+		raw = append(raw, p(l))
 	}
-	return lines
+	return head, pred, raw
 }
 
-func httpCode(n *int64) string {
-	if n == nil {
-		return ""
+// Scope implements component: the search field's keys while it is open, else the detail's.
+func (v *detail) Scope() *scope {
+	if v.search {
+		return &scope{name: "search", modal: true, typing: true, bindings: []binding{
+			bind([]string{"enter"}, "enter", "find", v.find).footer(),
+			bind([]string{"esc"}, "esc", "cancel", func() tea.Cmd { v.search = false; v.pager().search.Blur(); return nil }).footer(),
+			bind([]string{"ctrl+c"}, "ctrl+c", "quit", func() tea.Cmd { return v.e.send(quitMsg{}) }),
+		}}
 	}
-	return fmt.Sprintf(" (HTTP %d)", *n)
+	return &scope{name: "blob", bindings: []binding{
+		bind([]string{"d"}, "d", "drain this blob", func() tea.Cmd { return v.act(actDrain) }).footer().when(v.drainOff),
+		bind([]string{"r"}, "r", "restore this blob", func() tea.Cmd { return v.act(actRestore) }).footer().when(v.restoreOff),
+		bind([]string{"a"}, "a", "ack this blob (or clear its ack)", func() tea.Cmd { return v.act(actAck) }).footer().when(v.ackOff),
+		bind([]string{"esc"}, "esc", "back", func() tea.Cmd { return v.e.send(closeMsg{}) }).footer(),
+		bind([]string{"tab"}, "tab", "next section: events, the prediction, the raw JSON", func() tea.Cmd { v.section = (v.section + 1) % 3; return nil }).footer(),
+		bind([]string{"shift+tab"}, "shift+tab", "previous section", func() tea.Cmd { v.section = (v.section + 2) % 3; return nil }),
+		bind([]string{"enter"}, "enter", "open the event's JSON", v.openEvent).footer().when(v.eventsOff),
+		bind([]string{"J"}, "J", "the raw JSON", func() tea.Cmd { v.section = secRaw; return nil }),
+		bind([]string{"/"}, "/", "search the text (in the events: the raw JSON)", v.startSearch).footer(),
+		bind([]string{"n"}, "n", "next match", func() tea.Cmd { v.pager().next(1); return nil }).when(v.noMatches),
+		bind([]string{"N"}, "N", "previous match", func() tea.Cmd { v.pager().next(-1); return nil }).when(v.noMatches),
+		bind([]string{"up", "k"}, "↑/k", "up", func() tea.Cmd { v.move(-1); return nil }),
+		bind([]string{"down", "j"}, "↓/j", "down", func() tea.Cmd { v.move(1); return nil }),
+		bind([]string{"pgup", "ctrl+u"}, "pgup", "page up", func() tea.Cmd { v.move(-v.page()); return nil }),
+		bind([]string{"pgdown", "ctrl+d", " "}, "pgdn", "page down", func() tea.Cmd { v.move(v.page()); return nil }),
+		bind([]string{"home", "g"}, "g", "top", func() tea.Cmd { v.move(-1 << 30); return nil }),
+		bind([]string{"end", "G"}, "G", "bottom", func() tea.Cmd { v.move(1 << 30); return nil }),
+		bind([]string{"y"}, "y", "copy the name", func() tea.Cmd { return v.e.send(copyMsg{what: "name", text: v.name}) }),
+		bind([]string{"Y"}, "Y", "copy the raw JSON", func() tea.Cmd { return v.e.send(copyBlobMsg{v.name}) }),
+	}}
 }
+
+func (v *detail) page() int {
+	if v.section == secEvents {
+		return v.events.height
+	}
+	return v.pager().h
+}
+
+// move moves the events' cursor, or scrolls the text.
+func (v *detail) move(n int) {
+	if v.section == secEvents {
+		v.events.move(n)
+		return
+	}
+	v.pager().scroll(n)
+}
+
+func (v *detail) startSearch() tea.Cmd {
+	if v.section == secEvents {
+		v.section = secRaw
+	}
+	p := v.pager()
+	p.search.SetValue(p.query)
+	p.search.CursorEnd()
+	v.search = true
+	return p.search.Focus()
+}
+
+func (v *detail) find() tea.Cmd {
+	p := v.pager()
+	p.search.Blur()
+	v.search = false
+	p.setQuery(p.search.Value())
+	return nil
+}
+
+func (v *detail) noMatches() string {
+	if v.section == secEvents || len(v.pager().matches) == 0 {
+		return "no search, or nothing found (press / to search)"
+	}
+	return ""
+}
+
+func (v *detail) eventsOff() string {
+	switch {
+	case v.section != secEvents:
+		return "enter opens an event from the events (tab to them)"
+	case len(v.events.rows) == 0:
+		return "no event here"
+	}
+	return ""
+}
+
+func (v *detail) openEvent() tea.Cmd {
+	i := v.events.cursor
+	return v.e.send(pushMsg{newEventView(v.e, v.d, i)})
+}
+
+// act asks for an action on this blob.
+func (v *detail) act(a action) tea.Cmd {
+	return v.e.send(askMsg{act: a, items: []replay.Item{v.d.Item}, limit: "this blob"})
+}
+
+// unavailable is why no action applies to the blob as it stands (gone, not read yet), or "".
+func (v *detail) unavailable() string {
+	switch {
+	case v.e.readOnly:
+		return readOnlyWhy
+	case v.gone != nil:
+		return "nothing to do here: " + present.Advice(present.BlobState{Gone: v.gone})[0]
+	case v.d == nil:
+		return "still reading the blob"
+	}
+	return ""
+}
+
+func (v *detail) drainOff() string {
+	if why := v.unavailable(); why != "" {
+		return why
+	}
+	if v.d.Pane != replay.PaneStranded {
+		return "drain applies to stranded blobs; this one is " + v.d.Pane.String()
+	}
+	return ""
+}
+
+func (v *detail) restoreOff() string {
+	if why := v.unavailable(); why != "" {
+		return why
+	}
+	if v.d.Pane != replay.PaneQuarantine {
+		return "restore applies to quarantined blobs; this one is " + v.d.Pane.String()
+	}
+	return ""
+}
+
+func (v *detail) ackOff() string {
+	if why := v.unavailable(); why != "" {
+		return why
+	}
+	switch {
+	case v.d.Pane == replay.PaneArchived:
+		return "an ack means nothing for the replay's archived records"
+	case !canAck(v.e):
+		return "this container cannot keep acknowledgements"
+	}
+	return ""
+}
+
+// bar is the detail's top line: the sections (the one on view marked) and where the view is.
+func (v *detail) bar() string {
+	if v.search {
+		return v.pager().search.View()
+	}
+	pos := v.events.position()
+	if v.section != secEvents {
+		pos = v.pager().position()
+	}
+	tabs := func(names []string) string {
+		var parts []string
+		for i, n := range names {
+			if i == secEvents && v.d != nil && v.d.Payload != nil {
+				n = fmt.Sprintf("%s (%d)", n, len(v.d.Payload.Events))
+			}
+			if i == v.section {
+				parts = append(parts, v.e.paint(&v.e.st.TabActive, "["+n+"]"))
+			} else {
+				parts = append(parts, v.e.paint(&v.e.st.Tab, " "+n+" "))
+			}
+		}
+		return strings.Join(parts, "") + "  " + v.e.paint(&v.e.st.Dim, pos)
+	}
+	if line := tabs(sectionNames[:]); textfmt.Width(line) <= v.w {
+		return line
+	}
+	return tabs(shortSectionNames[:]) // a narrow terminal keeps the position (and the match count) whole
+}
+
+// View implements component: exactly the detail's size.
+func (v *detail) View() string {
+	var b strings.Builder
+	b.WriteString(fit(v.bar(), v.w, 1))
+	for _, l := range v.head {
+		b.WriteString("\n" + fit(l, v.w, 1))
+	}
+	b.WriteString("\n")
+	if v.section == secEvents {
+		b.WriteString(v.events.View())
+	} else {
+		b.WriteString(v.pager().View())
+	}
+	return fit(b.String(), v.w, v.h)
+}
+
+// mouse: the wheel moves the events' cursor (or scrolls the text); a click on an event puts the cursor there.
+func (v *detail) mouse(msg tea.MouseMsg, y int) tea.Cmd {
+	switch {
+	case msg.Button == tea.MouseButtonWheelUp:
+		v.move(-3)
+	case msg.Button == tea.MouseButtonWheelDown:
+		v.move(3)
+	case msg.Action == tea.MouseActionPress && msg.Button == tea.MouseButtonLeft && v.section == secEvents:
+		v.events.click(y - 1 - len(v.head)) // below the bar and the head: the table's header is line 0
+	}
+	return nil
+}
+
+// canAck reports whether the container keeps acknowledgements.
+func canAck(e *env) bool {
+	_, ok := e.loader.Container.(store.Tagger)
+	return ok
+}
+
+// pushMsg puts a component on the focus stack (an event's JSON, over the detail).
+type pushMsg struct{ c component }

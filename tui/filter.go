@@ -2,6 +2,7 @@ package tui
 
 import (
 	"fmt"
+	"regexp"
 	"slices"
 	"strings"
 	"time"
@@ -14,39 +15,53 @@ import (
 )
 
 // The filter: words are ANDed; a plain word matches what the row shows (the blob's name — subscription, hour,
-// GUID — and its dominant reason and outcome); field:value terms match the field named.
-const filterSyntax = "words are ANDed · sub:NAME reason:TEXT outcome:TEXT hour:MM-DDTHH verdict:cap|replay|notIdempotent|unroutable|unknown|malformed|crash|handled · " +
-	"is:malformed is:crash is:expiring is:stalled is:handled is:acked is:unread is:unreadable"
+// GUID — its dominant reason and outcome, and the badges it carries); field:value terms match the field named.
+const filterSyntax = "words are ANDed and match what a row shows: its name, reason, outcome and badges (malformed, crash, untriggerable, handled, expiring, stalled, acked) · " +
+	"sub:NAME reason:TEXT outcome:TEXT · hour:12-01 04h (as the HOUR column prints it), hour:12-01T04 or hour:2026-12-01T04 · " +
+	"verdict:cap|replay|notIdempotent|unroutable|unknown|malformed|crash|handled · is:malformed is:crash is:untriggerable is:expiring is:stalled is:handled is:acked is:unread is:unreadable · " +
+	`"quoted text" keeps spaces · a filter that does not parse shows nothing`
 
-// filterBar is the filter's text field, the query it holds, and the per-blob search keys.
-type filterBar struct {
-	input   textinput.Model
+// filterState is what the root keeps of the filter: the query applied to every pane, the one being typed, and the
+// per-blob search keys.
+type filterState struct {
+	bar     *filterBar
 	text    string // the applied query
+	typed   string // the query as typed (applied once the debounce fires, or enter)
 	seq     int
 	err     string
 	matcher matcher
 }
 
-type filterMsg struct{ seq int }
+type (
+	// debounceMsg applies what was typed, when no key came since (seq).
+	debounceMsg struct{ seq int }
+	// filterTypedMsg: the bar's text changed; filterDoneMsg: enter or esc closed it with the text to keep.
+	filterTypedMsg struct{ text string }
+	filterDoneMsg  struct{ text string }
+)
 
-func newFilterBar() filterBar {
-	in := newInput()
-	in.Prompt = "/"
-	in.Placeholder = "words, sub:, reason:, outcome:, verdict:, is:  (? for the syntax)"
-	in.CharLimit = 200
-	return filterBar{input: in}
+// filterBar is the filter's text field, on the status line while it has the focus.
+type filterBar struct {
+	e     *env
+	input textinput.Model
+	st    *Styles
+	w     int
+	keys  *scope
 }
 
-func (f *filterBar) focused() bool { return f.input.Focused() }
-
-// passthrough gives the text field what is not a key (the cursor's blink).
-func (f *filterBar) passthrough(msg tea.Msg) tea.Cmd {
-	if !f.input.Focused() {
-		return nil
-	}
-	var cmd tea.Cmd
-	f.input, cmd = f.input.Update(msg)
-	return cmd
+func newFilterBar(e *env) *filterBar {
+	in := newInput()
+	in.Prompt = "/"
+	in.Placeholder = "words, sub:, reason:, outcome:, hour:, verdict:, is:  (? for the syntax)"
+	in.CharLimit = 200
+	f := &filterBar{e: e, input: in, st: e.st}
+	f.keys = &scope{name: "filter", modal: true, typing: true, bindings: []binding{
+		bind([]string{"enter"}, "enter", "apply", func() tea.Cmd { f.input.Blur(); return f.e.send(filterDoneMsg{f.input.Value()}) }).footer(),
+		bind([]string{"esc"}, "esc", "clear the filter", func() tea.Cmd { f.input.Blur(); return f.e.send(filterDoneMsg{""}) }).footer(),
+		bind([]string{"?"}, "?", "the filter's syntax", func() tea.Cmd { return f.e.status(filterSyntax) }).footer(),
+		bind([]string{"ctrl+c"}, "ctrl+c", "quit", func() tea.Cmd { return f.e.send(quitMsg{}) }),
+	}}
+	return f
 }
 
 // newInput is a text field whose cursor does not blink: a blink is a redraw twice a second, and at a million
@@ -57,18 +72,39 @@ func newInput() textinput.Model {
 	return in
 }
 
-// typed hands a key to the text field and schedules the filter, debounced: a burst of keys filters once.
-func (f *filterBar) typed(m *Model, k tea.KeyMsg) tea.Cmd {
+// edit opens the bar on the applied query.
+func (f *filterBar) edit(q string) {
+	f.input.SetValue(q)
+	f.input.CursorEnd()
+	f.input.Focus()
+}
+
+// SetSize implements component: the bar is one line of the screen's width.
+func (f *filterBar) SetSize(w, _ int) { f.w, f.input.Width = w, max(10, w-4) }
+
+// Scope implements component.
+func (f *filterBar) Scope() *scope { return f.keys }
+
+// Update implements component: keys type into the field, and every change is said to the root, which filters
+// once the typing pauses.
+func (f *filterBar) Update(msg tea.Msg) (component, tea.Cmd) {
+	if !f.input.Focused() {
+		return f, nil
+	}
 	before := f.input.Value()
 	var cmd tea.Cmd
-	f.input, cmd = f.input.Update(k)
-	if f.input.Value() == before {
-		return cmd
+	f.input, cmd = f.input.Update(msg)
+	if f.input.Value() != before {
+		cmd = tea.Batch(cmd, f.e.send(filterTypedMsg{f.input.Value()}))
 	}
-	f.seq++
-	seq := f.seq
-	return tea.Batch(cmd, m.opt.After(80*time.Millisecond, filterMsg{seq: seq}))
+	return f, cmd
 }
+
+// View implements component: the bar is drawn over the status line, so the screen it sits on shows through.
+func (f *filterBar) View() string { return "" }
+
+// overlay: the filter bar does not replace the screen.
+func (f *filterBar) overlay() {}
 
 // term is one word of a query.
 type term struct {
@@ -99,9 +135,14 @@ func words(q string) []string {
 	return out
 }
 
+// hourWord is the hour half of the HOUR column's form (12-01 04h), which a space parts from its date.
+var hourWord = regexp.MustCompile(`^\d{1,2}h$`)
+
 func parseQuery(q string) ([]term, error) {
 	var out []term
-	for _, w := range words(q) {
+	ws := words(q)
+	for i := 0; i < len(ws); i++ {
+		w := ws[i]
 		f, v, ok := strings.Cut(w, ":")
 		if !ok {
 			out = append(out, term{value: strings.ToLower(w)})
@@ -113,7 +154,17 @@ func parseQuery(q string) ([]term, error) {
 		switch f = strings.ToLower(f); f {
 		case "sub", "subscription":
 			f = "sub"
-		case "reason", "outcome", "name", "hour":
+		case "hour":
+			if i+1 < len(ws) && hourWord.MatchString(ws[i+1]) { // hour:12-01 04h, as the column prints it
+				v += " " + ws[i+1]
+				i++
+			}
+			h, err := hourPrefix(v)
+			if err != nil {
+				return nil, err
+			}
+			v = h
+		case "reason", "outcome", "name":
 		case "verdict":
 			if !replay.IsVerdictFilter(v) { // the words ls --verdict takes
 				return nil, fmt.Errorf("verdict:%s — want %s", v, replay.VerdictFilterWords)
@@ -130,9 +181,35 @@ func parseQuery(q string) ([]term, error) {
 	return out, nil
 }
 
+// hourForms are what hour: takes, each with how much of "01-02T15" it fixes.
+var hourForms = []struct {
+	layout string
+	year   bool
+}{{"01-02 15h", false}, {"01-02T15", false}, {"2006-01-02T15", true}, {"2006-01-02 15h", true}, {"01-02", false}, {"2006-01-02", true}}
+
+// hourPrefix reads what hour: was given into the key rows are matched by: "2026-12-01T04", or without the year
+// "12-01T04", or a date only.
+func hourPrefix(v string) (string, error) {
+	for _, f := range hourForms {
+		t, err := time.Parse(f.layout, v)
+		if err != nil {
+			continue
+		}
+		key := t.Format("01-02T15")
+		if !strings.Contains(f.layout, "15") {
+			key = t.Format("01-02")
+		}
+		if f.year {
+			key = t.Format("2006-") + key
+		}
+		return key, nil
+	}
+	return "", fmt.Errorf("hour:%s — want a date and hour as the HOUR column prints it (12-01 04h), 12-01T04 or 2026-12-01T04", v)
+}
+
 // match returns the filter for the applied query (nil: no filter). A query that does not parse matches nothing:
 // a typo must never widen what the screen shows, and what an action takes, to everything.
-func (f *filterBar) match(snap *replay.Snapshot, cfg replay.Config) rowFilter {
+func (f *filterState) match(snap *replay.Snapshot, cfg replay.Config) rowFilter {
 	terms, err := parseQuery(f.text)
 	f.err = ""
 	if err != nil {
@@ -161,13 +238,24 @@ func termMatches(cfg replay.Config, now time.Time, mt *matcher, i int, it *repla
 	s := it.Summary
 	switch t.field {
 	case "":
-		return strings.Contains(mt.key(i), t.value)
+		if strings.Contains(mt.key(i), t.value) {
+			return true
+		}
+		match, known := cfg.Is(it, now, t.value) // a badge the row carries: malformed, crash, acked…
+		return known && match
 	case "name":
 		return strings.Contains(strings.ToLower(it.Name), t.value)
 	case "sub":
 		return strings.Contains(strings.ToLower(it.Parsed.Subscription), t.value)
 	case "hour":
-		return !it.Parsed.Hour.IsZero() && strings.HasPrefix(strings.ToLower(it.Parsed.Hour.Format("01-02T15")), t.value)
+		if it.Parsed.Hour.IsZero() {
+			return false
+		}
+		key := strings.ToLower(it.Parsed.Hour.Format("01-02T15"))
+		if len(t.value) > 4 && t.value[4] == '-' { // with the year
+			key = strings.ToLower(it.Parsed.Hour.Format("2006-01-02T15"))
+		}
+		return strings.HasPrefix(key, t.value)
 	case "reason", "outcome":
 		if s == nil {
 			return false
@@ -218,16 +306,17 @@ func (mt *matcher) key(i int) string {
 // rowFilter is the applied query over the snapshot (nil: no filter).
 func (m *Model) rowFilter() rowFilter { return m.filter.match(m.snap, m.cfg) }
 
-// applyFilter applies the text field's query to every table as it is typed. Once the filter is set (enter, esc),
-// selections it hides are dropped — an action never takes a blob the operator cannot see — and the status line
-// says how many.
-func (m *Model) applyFilter() {
-	m.filter.text = m.filter.input.Value()
+// applyFilter applies the typed query to every table. Once it is set (settled: enter, esc, a click of the
+// overview), selections it hides are dropped — an action never takes a blob the operator cannot see — and the
+// status line says how many.
+func (m *Model) applyFilter(settled bool) {
+	m.filter.text = m.filter.typed
 	match := m.rowFilter()
 	for _, t := range m.tables {
+		t.filtered, t.filterErr = m.filter.text, m.filter.err
 		t.refilter(match, t.cursorName())
 	}
-	if m.filter.focused() {
+	if !settled {
 		return
 	}
 	dropped := 0
@@ -235,6 +324,6 @@ func (m *Model) applyFilter() {
 		dropped += t.dropHidden()
 	}
 	if dropped > 0 {
-		m.setStatus(fmt.Sprintf("%d selected blob(s) hidden by the filter were unselected", dropped))
+		m.status = fmt.Sprintf("%d selected blob(s) hidden by the filter were unselected", dropped)
 	}
 }

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"strings"
+	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -129,9 +130,10 @@ func TestFlow(t *testing.T) {
 			tm.Send(tea.KeyMsg{Type: tea.KeyEsc})
 			// Open a blob and come back.
 			tm.Send(tea.KeyMsg{Type: tea.KeyEnter})
-			waitScreen(t, tm, "what the estate will do", "lines 1–")
+			waitScreen(t, tm, "what the estate will do", "event 1 of")
 			tm.Send(tea.KeyMsg{Type: tea.KeyEsc})
 			// Drain everything stranded.
+			tm.Send(tea.KeyMsg{Type: tea.KeyCtrlA})
 			press(tm, "d")
 			waitScreen(t, tm, "stranded blob(s)?", "republish")
 			press(tm, "y")
@@ -178,6 +180,9 @@ func TestFlowCancelDrain(t *testing.T) {
 	for _, kind := range []string{"dir", "azurite"} {
 		t.Run(kind, func(t *testing.T) {
 			release := make(chan struct{})
+			var once sync.Once
+			free := func() { once.Do(func() { close(release) }) }
+			t.Cleanup(free) // a failed wait must not leave the writers blocked
 			started := make(chan struct{}, 100)
 			var hooked *storetest.Hooked
 			c, cfg := backend(t, kind, func(c store.Container) store.Container {
@@ -196,6 +201,7 @@ func TestFlowCancelDrain(t *testing.T) {
 			m := New(Options{Loader: replay.NewLoader(c, cfg), Interval: time.Hour, Renderer: asciiRenderer(), Concurrency: 2, Clipboard: io.Discard})
 			tm := teatest.NewTestModel(t, m, teatest.WithInitialTermSize(120, 40))
 			waitScreen(t, tm, "[1 Stranded")
+			tm.Send(tea.KeyMsg{Type: tea.KeyCtrlA})
 			press(tm, "d")
 			waitScreen(t, tm, "stranded blob(s)?")
 			press(tm, "y")
@@ -203,7 +209,7 @@ func TestFlowCancelDrain(t *testing.T) {
 			<-started // both workers are inside a write
 			tm.Send(tea.KeyMsg{Type: tea.KeyEsc})
 			waitScreen(t, tm, "cancelling")
-			close(release)
+			free()
 			waitScreen(t, tm, "Drain finished", "cancelled")
 			tm.Send(tea.KeyMsg{Type: tea.KeyCtrlC})
 			tm.WaitFinished(t, teatest.WithFinalTimeout(10*time.Second))

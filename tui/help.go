@@ -2,79 +2,79 @@ package tui
 
 import (
 	"fmt"
-	"strings"
 
-	"github.com/charmbracelet/x/ansi"
+	tea "github.com/charmbracelet/bubbletea"
+	"github.com/deadletter/deadletter/internal/present"
 )
 
-// help is the key reference for where the operator is: every key of the focused scope and the global ones, the
-// ones that do not apply marked off with the reason, then the filter syntax and the legends — scrollable.
+// help is the key reference for where the operator is: every key of the focused scope and the root's keys that
+// reach it — the ones that do not apply marked off, with the reason — then the filter syntax and the legends.
 type help struct {
-	under  *scope // the scope help was opened from
-	lines  []string
-	offset int
-	w, h   int
-	st     Styles
+	e     *env
+	text  pager
+	under *scope
+	root  *scope
+	w, h  int
+	keys  *scope
 }
 
-// helpKey is one line of the reference: a key, what it does, and why it does nothing here (empty when it works).
-type helpKey struct{ key, desc, off string }
-
-func (m *Model) openHelp() {
-	m.help = &help{under: m.focusScope(), st: m.st}
-	m.layout()
+func newHelp(e *env, under, root *scope) *help {
+	hp := &help{e: e, text: newPager(e.st), under: under, root: root}
+	hp.keys = &scope{name: "help", modal: true, bindings: []binding{
+		bind([]string{"esc", "?"}, "esc", "close help", func() tea.Cmd { return hp.e.send(closeMsg{}) }).footer(),
+		bind([]string{"up", "k"}, "↑/k", "scroll up", func() tea.Cmd { hp.text.scroll(-1); return nil }),
+		bind([]string{"down", "j"}, "↓/j", "scroll down", func() tea.Cmd { hp.text.scroll(1); return nil }),
+		bind([]string{"pgup"}, "pgup", "page up", func() tea.Cmd { hp.text.scroll(-hp.text.h); return nil }),
+		bind([]string{"pgdown", " "}, "pgdn", "page down", func() tea.Cmd { hp.text.scroll(hp.text.h); return nil }),
+		bind([]string{"q", "ctrl+c"}, "q", "quit", func() tea.Cmd { return hp.e.send(quitMsg{}) }).footer(),
+	}}
+	return hp
 }
 
-// helpKeys lists the keys of the scope help was opened from, then the global ones, each with whether it works
-// now: worked out by the root, which owns the state a key's disabled-reason looks at.
-func (m *Model) helpKeys() []helpKey {
-	scopes := []*scope{m.help.under}
-	if !m.help.under.modal {
-		scopes = append(scopes, globalScope)
-	}
-	var keys []helpKey
-	for _, s := range scopes {
+// build writes the reference from the scopes as they stand (a key's disabled reason is read now).
+func (hp *help) build() {
+	st := hp.e.st
+	out := []string{st.Title.Render("keys: "+hp.under.name) + st.Dim.Render("   esc closes · ↑↓ pgup pgdn scroll"), ""}
+	for _, s := range []*scope{hp.under, hp.root} {
 		for _, b := range s.bindings {
 			h := b.Help()
-			keys = append(keys, helpKey{key: h.Key, desc: h.Desc, off: b.reason(m)})
+			line := fmt.Sprintf("  %-12s %s", h.Key, h.Desc)
+			if why := b.reason(); why != "" {
+				line = st.Disabled.Render(line) + st.Dim.Render(" — off: "+why)
+			}
+			out = append(out, line)
 		}
 	}
-	return keys
+	out = append(out, "",
+		st.Header.Render("filter")+"  "+filterSyntax,
+		st.Header.Render("verdicts")+"  R replay · C cap · N notIdempotent · U unroutable · ? unknown (needs --handlers) · ∞ an uncountable id · MALFORMED · CRASH (nested past what the replay can serialize) · "+present.LegendDerived,
+		st.Header.Render("reasons")+"  "+present.ReasonLegend(nil),
+		st.Header.Render("marks")+"  ▸ cursor · * selected · H handled by the replay (its copy exists; drain skips it) · A acknowledged (dimmed)",
+		st.Header.Render("alerts")+"  !AGE a live blob past the grace: the replay is not consuming · !DELETE IN stranded or quarantined, about to be lost",
+		st.Header.Render("actions")+"  d, r and a take the selected rows, else the row under the cursor; ctrl+a selects every row the filter shows, so ctrl+a then d drains them all. Every question names the blobs it takes and why.",
+		st.Header.Render("handler")+"  the overview's HANDLER column: how long ago each subscription last dead-lettered, 'failing' while that is within the TTL — drained now, its events would most likely dead-letter again")
+	hp.text.setLines(out)
 }
 
-// SetSize implements the component contract.
-func (hp *help) SetSize(w, h int) { hp.w, hp.h = w, max(1, h) }
+func (hp *help) SetSize(w, h int) { hp.w, hp.h = w, h; hp.text.SetSize(w, h) }
 
-func (hp *help) build(keys []helpKey) {
-	st := hp.st
-	var out []string
-	add := func(s string) { out = append(out, strings.Split(ansi.Wrap(s, hp.w, " "), "\n")...) }
-	add(st.Title.Render("keys: "+hp.under.name) + st.Dim.Render("   esc closes · ↑↓ pgup pgdn scroll"))
-	add("")
-	for _, k := range keys {
-		line := fmt.Sprintf("  %-12s %s", k.key, k.desc)
-		if k.off != "" {
-			line = st.Disabled.Render(line) + st.Dim.Render(" — off: "+k.off)
-		}
-		add(line)
+func (hp *help) Update(tea.Msg) (component, tea.Cmd) { return hp, nil }
+
+func (hp *help) Scope() *scope { return hp.keys }
+
+func (hp *help) View() string {
+	off := hp.text.vp.YOffset
+	hp.build()
+	hp.text.vp.SetYOffset(off)
+	return hp.text.View()
+}
+
+func (hp *help) mouse(msg tea.MouseMsg, _ int) tea.Cmd {
+	switch msg.Button {
+	case tea.MouseButtonWheelUp:
+		hp.text.scroll(-3)
+	case tea.MouseButtonWheelDown:
+		hp.text.scroll(3)
 	}
-	add("")
-	add(st.Header.Render("filter") + "  " + filterSyntax)
-	add(st.Header.Render("verdicts") + "  R replay · C cap · N notIdempotent · U unroutable · ? unknown (needs --handlers) · ∞ an uncountable id · MALFORMED · CRASH (nested past what the replay can serialize)")
-	add(st.Header.Render("marks") + "  ▸ cursor · * selected · H handled by the replay (its copy exists; drain skips it) · A acknowledged (dimmed; raises nothing)")
-	add(st.Header.Render("alerts") + "  !AGE a live blob past the grace: the replay is not consuming · !DELETE IN stranded or quarantined, about to be lost")
-	add(st.Header.Render("actions") + "  drain and restore take the selected rows, else every row the filter shows; ack takes the selected rows, else the row under the cursor (on a blob already acknowledged it offers to clear the ack); the confirmation says which")
-	hp.lines = out
-}
-
-func (hp *help) scroll(n int) {
-	hp.offset = max(0, min(hp.offset+n, len(hp.lines)-hp.h))
-}
-
-// View renders exactly the help's size, listing keys.
-func (hp *help) View(keys []helpKey) string {
-	hp.build(keys)
-	hp.scroll(0)
-	end := min(len(hp.lines), hp.offset+hp.h)
-	return fit(strings.Join(hp.lines[hp.offset:end], "\n"), hp.w, hp.h)
+	return nil
 }

@@ -1,38 +1,44 @@
 package tui
 
 import (
+	"strings"
+
 	"github.com/charmbracelet/bubbles/key"
 	tea "github.com/charmbracelet/bubbletea"
+	"github.com/deadletter/deadletter/internal/textfmt"
 )
 
-// binding is one key of one scope, as data: what it is called in the footer and in help, why it does nothing
-// where the operator is (off), and what it does. The footer and help are generated from the focused scope's
-// bindings, so they can never list a key that does nothing there, and a key that is off says why when pressed
-// (lazygit's GetDisabledReason).
+// binding is one key of one scope, as data: its keys and help (bubbles/key), whether the footer lists it, why it
+// does nothing where the operator is (off), and what it does — a method of the component the scope belongs to.
+// The footer and help are generated from the focused scope, so they never list a key that does nothing there,
+// and a key that is off says why when pressed (lazygit's GetDisabledReason).
 type binding struct {
 	key.Binding
-	// short: listed in the footer (when it applies).
+	// short: listed in the key line (when it applies).
 	short bool
-	// off says why the binding does nothing here, or "" when it applies.
-	off func(m *Model) string
-	// do acts; nil for bindings only listed (keys a text field or a scroll handles itself).
-	do func(m *Model) tea.Cmd
+	// off says why the binding does nothing now, or "" when it applies.
+	off func() string
+	// do acts.
+	do func() tea.Cmd
 }
 
-func bind(keys []string, label, desc string, do func(m *Model) tea.Cmd) binding {
+// bind makes a binding: its keys, the label the key line shows, what help says it does, and the method it runs.
+func bind(keys []string, label, desc string, do func() tea.Cmd) binding {
 	return binding{Binding: key.NewBinding(key.WithKeys(keys...), key.WithHelp(label, desc)), do: do}
 }
 
+// footer lists the binding in the key line.
 func (b binding) footer() binding { b.short = true; return b }
 
-func (b binding) when(off func(m *Model) string) binding { b.off = off; return b }
+// when gives the binding a reason to be off.
+func (b binding) when(off func() string) binding { b.off = off; return b }
 
-// reason is why b is off for m ("" when it applies).
-func (b binding) reason(m *Model) string {
+// reason is why b is off now ("" when it applies).
+func (b binding) reason() string {
 	if b.off == nil {
 		return ""
 	}
-	return b.off(m)
+	return b.off()
 }
 
 // matches reports whether the key press is one of b's keys.
@@ -46,30 +52,74 @@ func (b binding) matches(k tea.KeyMsg) bool {
 	return false
 }
 
-// scope is the keys of one focus: a component, a dialog, a text field. Keys not bound fall to other, when set
-// (a text field takes what it types).
+// scope is the keys of one focus.
 type scope struct {
 	name     string
 	bindings []binding
-	other    func(m *Model, k tea.KeyMsg) tea.Cmd
-	// modal: the global keys (help, refresh, panes) do not reach through.
+	// modal: the root's keys (help, refresh, views) do not reach through.
 	modal bool
+	// typing: keys no binding takes are text for the component (its Update gets them).
+	typing bool
 }
 
-// press handles a key in the scope: the matching binding acts, or says why it is off.
-func (s *scope) press(m *Model, k tea.KeyMsg) (tea.Cmd, bool) {
+// find is the binding a key press is for.
+func (s *scope) find(k tea.KeyMsg) (binding, bool) {
 	for _, b := range s.bindings {
-		if !b.matches(k) {
+		if b.matches(k) {
+			return b, true
+		}
+	}
+	return binding{}, false
+}
+
+// hint is one entry of the key line: a key and the first word of what it does.
+type hint struct{ key, word string }
+
+// hints are the short bindings that apply now.
+func (s *scope) hints() []hint {
+	var out []hint
+	for _, b := range s.bindings {
+		if !b.short || b.reason() != "" {
 			continue
 		}
-		if why := b.reason(m); why != "" {
-			m.setStatus(m.st.Warn.Render(why))
-			return nil, true
+		h := b.Help()
+		desc := h.Desc // the key line says the first word; help says the rest
+		if i := strings.IndexAny(desc, " :(,"); i > 0 {
+			desc = desc[:i]
 		}
-		if b.do == nil {
-			return nil, false
-		}
-		return b.do(m), true
+		out = append(out, hint{h.Key, desc})
 	}
-	return nil, false
+	return out
+}
+
+// keyLine draws hints in w columns: as many as fit, in order; when some do not, "? help" says "? more" (or "…"
+// where help does not reach), and the tail (help, quit) is always kept.
+func keyLine(st *Styles, pm memo, hs, tail []hint, w int) string {
+	draw := func(h hint) string { return pm.paint(&st.Key, h.key) + " " + pm.paint(&st.Dim, h.word) }
+	wid := func(h hint) int { return textfmt.Width(h.key) + 1 + textfmt.Width(h.word) }
+	used, help := 0, -1
+	for i, h := range tail {
+		used += wid(h) + 2
+		if h.key == "?" {
+			help = i
+		}
+	}
+	var parts []string
+	for _, h := range hs {
+		if used+wid(h)+2 > w {
+			// What does not fit is in help: "? help" says "? more" then; where help does not reach, "…".
+			if help >= 0 {
+				tail = append([]hint(nil), tail...)
+				tail[help].word = "more"
+			} else {
+				parts = append(parts, pm.paint(&st.Dim, "…"))
+			}
+			break
+		}
+		parts, used = append(parts, draw(h)), used+wid(h)+2
+	}
+	for _, h := range tail {
+		parts = append(parts, draw(h))
+	}
+	return strings.Join(parts, "  ")
 }

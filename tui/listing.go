@@ -24,6 +24,22 @@ type (
 	hydratedMsg struct{ results []replay.Hydrated }
 )
 
+// listing is the state of the container listing: the one in flight, and how the last one ended.
+type listing struct {
+	seq       int
+	running   bool
+	ch        chan tea.Msg
+	seen      int       // blobs the listing in flight has delivered
+	lastFlush time.Time // when pending rows were last merged into the tables
+	err       error     // how the last listing failed (nil once one succeeds)
+	errAt     time.Time
+	retryAt   time.Time
+	loaded    bool      // a listing has completed at least once
+	goodAt    time.Time // service time of the last complete listing
+	nowAt     time.Time // the local time the snapshot's service clock was read at
+	ticking   bool      // the one retry-countdown tick is scheduled
+}
+
 // flushEvery is how often rows that arrived during a listing are sorted into the tables: often enough to see the
 // container fill in, seldom enough that a million rows never hold a key back.
 const flushEvery = 250 * time.Millisecond
@@ -105,7 +121,7 @@ func (m *Model) updateListing(msg tea.Msg) tea.Cmd {
 		switch {
 		case msg.seq != m.list.seq:
 			return nil // a newer listing has its own poll
-		case m.running():
+		case m.running() != nil:
 			return m.poll(m.opt.Interval) // no listing under a running action; try again later
 		}
 		return m.refresh()
@@ -214,7 +230,8 @@ func (m *Model) recheck(force bool) {
 	o := m.opt.Check
 	o.Names = false
 	m.report = m.cfg.Check(m.snap, o)
-	m.overview.setPicture(m.cfg.Picture(m.snap, replay.PictureOptions{}))
+	m.ready = m.cfg.Readiness(m.snap.Items, m.snap.Now)
+	m.overview.setPicture(m.cfg.Picture(m.snap, replay.PictureOptions{}), m.ready)
 	m.reportCost, m.reportAt = time.Since(start), now
 }
 

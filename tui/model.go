@@ -1,13 +1,3 @@
-// Package tui is deadletter's dashboard: Bubble Tea components over the replay package. Every rule it shows or
-// runs comes from replay and every sentence from internal/present; this package only lays them out. Update never
-// does I/O: listings, reads and actions run in tea.Cmds and come back as messages tagged with a sequence number,
-// so a stale reply is dropped.
-//
-// The root model owns the snapshot, routes messages, keeps the focus and lays the screen out; the parts —
-// header, pane tabs, overview, table, detail, dialogs, help, footer — each draw exactly the size they are given,
-// and keys are data per focus (keys.go, bindings.go). The components (table, overview, detail, dialog, help)
-// never see the root: each holds its styles and, where it needs them, the rules and a read-only view of the
-// snapshot; what only the root knows (the filter, whether a listing runs, the key line) is handed to it.
 package tui
 
 import (
@@ -39,6 +29,8 @@ type Options struct {
 	// After delivers msg after d (tea.Tick by default): polling, the retry countdown and the filter's debounce.
 	// Tests replace it with a clock they advance, so no test waits on a timer.
 	After func(d time.Duration, msg tea.Msg) tea.Cmd
+	// Banner, when set, is said in the header before the container's name (a rehearsal, its clock).
+	Banner func() string
 }
 
 // Minimum size the dashboard lays itself out for.
@@ -47,7 +39,7 @@ const minW, minH = 80, 24
 // hydrateBatch is how many payloads one hydration command reads.
 const hydrateBatch = 128
 
-// Model is the root component.
+// Model is the root component: it owns the snapshot and the focus stack, routes messages, and lays the screen out.
 type Model struct {
 	opt  Options
 	cfg  replay.Config
@@ -61,46 +53,33 @@ type Model struct {
 	snap   *replay.Snapshot
 	counts map[replay.Pane]int
 	report replay.Report
+	ready  []replay.Readiness
 	list   listing
 
 	tables   []*table
 	overview *overview
 	view     int // 0: the overview, 1…: the panes in replay.Panes order
 
-	detail  *detail
-	dialog  *dialog
-	results *dialog // the last finished action, reopenable
-	help    *help
-	quitAsk bool
+	// stack is the focus: what sits on top of the pane view, the top taking the keys — the detail, an event, a
+	// dialog, help, the filter bar, the quit question.
+	stack []component
+	// results is the last finished action's view, reopenable with L.
+	results *runView
 
-	filter filterBar
+	filter filterState
 
 	hydrating  bool
 	unread     int
 	scanPos    int
 	reportAt   time.Time
 	reportCost time.Duration
-	detailSeq  int
 	status     string
 	ignored    string // the last key the too-small screen swallowed
 	quitting   bool
 	painted    memo
-}
-
-// listing is the state of the container listing: the one in flight, and how the last one ended.
-type listing struct {
-	seq       int
-	running   bool
-	ch        chan tea.Msg
-	seen      int       // blobs the listing in flight has delivered
-	lastFlush time.Time // when pending rows were last merged into the tables
-	err       error     // how the last listing failed (nil once one succeeds)
-	errAt     time.Time
-	retryAt   time.Time
-	loaded    bool      // a listing has completed at least once
-	goodAt    time.Time // service time of the last complete listing
-	nowAt     time.Time // the local time the snapshot's service clock was read at
-	ticking   bool      // the one retry-countdown tick is scheduled
+	runs       int // actions started, for their messages' tags
+	// mail is what components posted (env.send) during this Update, taken before it returns.
+	mail []tea.Msg
 }
 
 // New builds the dashboard.
@@ -130,18 +109,48 @@ func New(o Options) *Model {
 	m := &Model{opt: o, cfg: o.Loader.Config, st: NewStyles(o.Renderer), ctx: ctx, stop: stop, w: minW, h: minH,
 		snap: replay.NewSnapshot(o.Loader.Container.Describe()), counts: map[replay.Pane]int{}, view: 1, painted: memo{}}
 	for _, p := range replay.Panes {
-		m.tables = append(m.tables, newTable(p, m.snap, m.cfg, &m.st))
+		m.tables = append(m.tables, newTable(p, m.env()))
 	}
-	m.overview = newOverview(&m.st, m.opt.Renderer, m.painted)
-	m.filter = newFilterBar()
+	m.overview = newOverview(m.env())
+	m.filter.bar = newFilterBar(m.env())
 	m.layout()
 	return m
 }
+
+// env is what components are given: the rules, the styles, a read-only snapshot and the services they may call
+// in commands. They never see the root.
+func (m *Model) env() *env {
+	return &env{cfg: m.cfg, st: &m.st, painted: m.painted, snap: m.snap, loader: m.opt.Loader, ctx: m.ctx, readOnly: m.opt.ReadOnly,
+		now: m.now, serviceNow: m.serviceNow, by: m.opt.By, after: m.opt.After, concurrency: m.opt.Concurrency, renderer: m.opt.Renderer, post: m.post}
+}
+
+// env is the read-only world a component works in.
+type env struct {
+	cfg         replay.Config
+	st          *Styles
+	painted     memo
+	snap        *replay.Snapshot
+	loader      *replay.Loader
+	ctx         context.Context
+	readOnly    bool
+	now         func() time.Time // the local clock
+	serviceNow  func() time.Time // the service's clock, as far as the snapshot tells
+	by          string
+	after       func(d time.Duration, msg tea.Msg) tea.Cmd
+	concurrency int
+	renderer    *lipgloss.Renderer
+	post        func(tea.Msg) // what env.send calls: the root's mailbox
+}
+
+func (e *env) paint(style *lipgloss.Style, text string) string { return e.painted.paint(style, text) }
 
 // Init starts the first listing.
 func (m *Model) Init() tea.Cmd { return m.refresh() }
 
 func (m *Model) now() time.Time { return m.opt.Clock() }
+
+// serviceNow is the service's time now: the snapshot's clock plus the local time since it was read.
+func (m *Model) serviceNow() time.Time { return m.snap.Since(m.list.nowAt, m.now()) }
 
 // table is the pane table on view (nil on the overview).
 func (m *Model) table() *table {
@@ -151,53 +160,141 @@ func (m *Model) table() *table {
 	return m.tables[m.view-1]
 }
 
-func (m *Model) setStatus(s string) { m.status = s }
+// base is the pane view: the overview or the table on view.
+func (m *Model) base() component {
+	if t := m.table(); t != nil {
+		return t
+	}
+	return m.overview
+}
 
-// Update routes messages: replies to their owner, keys to the focused scope.
+// top is the focused component.
+func (m *Model) top() component {
+	if len(m.stack) > 0 {
+		return m.stack[len(m.stack)-1]
+	}
+	return m.base()
+}
+
+// push puts a component on top of the focus, sized for where it sits.
+func (m *Model) push(c component) {
+	m.stack = append(m.stack, c)
+	m.size(c)
+}
+
+// pop closes the focused component.
+func (m *Model) pop() {
+	if len(m.stack) > 0 {
+		m.stack = m.stack[:len(m.stack)-1]
+	}
+}
+
+// replaceTop swaps the focused component for c (a dialog that becomes its run).
+func (m *Model) replaceTop(c component) {
+	m.pop()
+	m.push(c)
+}
+
+// detail is the blob view in the focus stack, if any.
+func (m *Model) detail() *detail {
+	for i := len(m.stack) - 1; i >= 0; i-- {
+		if d, ok := m.stack[i].(*detail); ok {
+			return d
+		}
+	}
+	return nil
+}
+
+// Update routes messages: keys to the focused scope, replies to their owner, requests to the root.
 func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
+	cmd := m.update(msg)
+	return m, tea.Batch(cmd, m.takeMail())
+}
+
+// takeMail takes what components posted, in order, before the next message.
+func (m *Model) takeMail() tea.Cmd {
+	var cmds []tea.Cmd
+	for len(m.mail) > 0 {
+		next := m.mail[0]
+		m.mail = m.mail[1:]
+		cmds = append(cmds, m.update(next))
+	}
+	return tea.Batch(cmds...)
+}
+
+func (m *Model) post(msg tea.Msg) { m.mail = append(m.mail, msg) }
+
+// send posts a message to the root itself (as env.send does for components).
+func (m *Model) send(msg tea.Msg) tea.Cmd {
+	m.post(msg)
+	return nil
+}
+
+func (m *Model) update(msg tea.Msg) tea.Cmd {
 	switch msg := msg.(type) {
 	case tea.WindowSizeMsg:
 		m.w, m.h = msg.Width, msg.Height
 		m.layout()
-		return m, nil
+		return nil
 	case tea.KeyMsg:
-		return m, m.key(msg)
+		return m.key(msg)
 	case tea.MouseMsg:
-		return m, m.mouse(msg)
+		return m.mouse(msg)
 	case listPageMsg, listDoneMsg, pollMsg, tickMsg:
-		return m, m.updateListing(msg)
+		return m.updateListing(msg)
 	case hydratedMsg:
-		return m, m.hydrated(msg)
-	case detailMsg:
-		if m.detail != nil && msg.seq == m.detailSeq {
-			m.detail.load(msg.d, msg.err)
-		}
-		return m, nil
-	case filterMsg:
+		return m.hydrated(msg)
+	case debounceMsg:
 		if msg.seq == m.filter.seq {
-			m.applyFilter()
+			m.applyFilter(false)
 		}
-		return m, m.hydrate()
-	case copiedMsg:
-		m.setStatus(msg.text)
-		return m, nil
-	case actionDoneMsg:
-		return m, m.finished(msg)
+		return m.hydrate()
 	}
-	if m.dialog != nil {
-		return m, m.dialog.Update(msg)
+	if cmd, ok := m.request(msg); ok {
+		return cmd
 	}
-	return m, m.filter.passthrough(msg)
+	return m.deliver(msg)
+}
+
+// deliver hands a reply to the component it belongs to: every component on the stack and the pane views take
+// the replies of their own commands and ignore the rest.
+func (m *Model) deliver(msg tea.Msg) tea.Cmd {
+	var cmds []tea.Cmd
+	for i, c := range m.stack {
+		next, cmd := c.Update(msg)
+		if next != c {
+			m.stack[i] = next
+			m.size(next)
+		}
+		cmds = append(cmds, cmd)
+	}
+	for _, t := range m.tables {
+		_, cmd := t.Update(msg)
+		cmds = append(cmds, cmd)
+	}
+	_, cmd := m.overview.Update(msg)
+	return tea.Batch(append(cmds, cmd)...)
 }
 
 func (m *Model) quit() tea.Cmd {
 	m.quitting = true
-	if m.dialog != nil && m.dialog.cancel != nil {
-		m.dialog.cancel()
+	for _, c := range m.stack {
+		if r, ok := c.(*runView); ok {
+			r.cancelRun()
+		}
 	}
 	m.stop()
 	return tea.Quit
 }
 
-// running reports whether an action is under way.
-func (m *Model) running() bool { return m.dialog != nil && m.dialog.phase == phaseRunning }
+// running is the action under way, if any.
+func (m *Model) running() *runView {
+	for _, c := range m.stack {
+		if r, ok := c.(*runView); ok && r.phase == phaseRunning {
+			return r
+		}
+	}
+	return nil
+}
+
+func (m *Model) setStatus(s string) { m.status = s }

@@ -6,14 +6,16 @@ import (
 
 	tea "github.com/charmbracelet/bubbletea"
 	"github.com/charmbracelet/lipgloss"
+	"github.com/deadletter/deadletter/internal/present"
 	"github.com/deadletter/deadletter/internal/textfmt"
 	"github.com/deadletter/deadletter/replay"
 )
 
 // overview is the incident picture (replay.Picture): a timeline of dead-lettered events per hour stacked by
-// subscription, the burst's start, what the lifecycle rule deletes soon, and a grid of subscriptions × reasons
-// and what the replay will do with their events. Its cursor sits on an hour or a cell; enter opens the table
-// filtered to it. It is drawn from a picture computed with the badges, never per frame.
+// subscription, the burst's start, what the lifecycle rule deletes soon, and a grid of subscriptions × reasons,
+// what the replay will do with their events and whether their handlers still fail. Its cursor sits on an hour or
+// a cell; enter opens the table filtered to it. It is drawn from a picture computed with the badges, never per
+// frame.
 type overview struct {
 	w, h    int
 	section int  // 0: the timeline, 1: the grid
@@ -22,18 +24,85 @@ type overview struct {
 	row     int  // grid row (subscription)
 	col     int  // grid column
 	pic     replay.Picture
+	ready   []replay.Readiness
 	cols    []gridCol // the grid's columns at this width
+	hidden  int       // reasons that did not fit
+	subW    int       // the subscription column
 	hours   int       // hours drawn at this width
 	colW    int       // columns per hour
 	fills   []string  // the fills, styled
 
+	e       *env
 	st      *Styles
 	r       *lipgloss.Renderer
 	painted memo
+	keys    *scope
 }
 
-func newOverview(st *Styles, r *lipgloss.Renderer, painted memo) *overview {
-	return &overview{hour: -1, st: st, r: r, painted: painted}
+func newOverview(e *env) *overview {
+	o := &overview{hour: -1, e: e, st: e.st, r: e.renderer, painted: e.painted}
+	o.keys = o.scope()
+	return o
+}
+
+// Scope implements component.
+func (o *overview) Scope() *scope { return o.keys }
+
+// Update implements component: the overview takes no replies of its own.
+func (o *overview) Update(tea.Msg) (component, tea.Cmd) { return o, nil }
+
+// scope is the overview's keys, each one of its methods.
+func (o *overview) scope() *scope {
+	return &scope{name: "overview", bindings: []binding{
+		bind([]string{"left", "h"}, "←", "earlier hour / previous column", o.left).footer(),
+		bind([]string{"right", "l"}, "→", "later hour / next column", o.right).footer(),
+		bind([]string{"down", "j"}, "↓", "grid: down to the subscriptions, then the next one", o.down).footer(),
+		bind([]string{"up", "k"}, "↑", "previous subscription / to the timeline", o.up),
+		bind([]string{"enter"}, "enter", "open the table filtered to it", o.open).footer(),
+	}}
+}
+
+func (o *overview) left() tea.Cmd {
+	if o.section == 0 {
+		o.hour, o.placed = max(0, o.hour-1), true
+	} else {
+		o.col = max(0, o.col-1)
+	}
+	return nil
+}
+
+func (o *overview) right() tea.Cmd {
+	if o.section == 0 {
+		o.hour, o.placed = min(o.hours-1, o.hour+1), true
+	} else {
+		o.col = min(len(o.cols)-1, o.col+1)
+	}
+	return nil
+}
+
+func (o *overview) down() tea.Cmd {
+	if o.section == 0 {
+		o.section = 1
+	} else {
+		o.row = min(len(o.pic.Subscriptions)-1, o.row+1)
+	}
+	return nil
+}
+
+func (o *overview) up() tea.Cmd {
+	if o.section == 1 && o.row == 0 {
+		o.section = 0
+	} else if o.section == 1 {
+		o.row--
+	}
+	return nil
+}
+
+func (o *overview) open() tea.Cmd {
+	if q, ok := o.target(); ok {
+		return o.e.send(filterToMsg{q})
+	}
+	return nil
 }
 
 func (o *overview) paint(style *lipgloss.Style, text string) string {
@@ -75,8 +144,8 @@ type gridCol struct {
 	w      int
 }
 
-func (o *overview) setPicture(p replay.Picture) {
-	o.pic = p
+func (o *overview) setPicture(p replay.Picture, ready []replay.Readiness) {
+	o.pic, o.ready = p, ready
 	o.row = min(o.row, max(0, len(p.Subscriptions)-1))
 	o.layout()
 }
@@ -111,17 +180,31 @@ func (o *overview) layout() {
 			}
 		}
 	}
-	used := 14 + 1 + 7 + len(fates)*(fateW+1)
+	// The subscription column: as wide as the longest name (and the cursor's gutter), 14 to 21 columns; on a narrow
+	// terminal 14, so the reasons keep their room.
+	o.subW = 14
+	if w >= 110 {
+		for _, s := range o.pic.Subscriptions {
+			o.subW = max(o.subW, min(21, 1+textfmt.Width(textfmt.Printable(s))))
+		}
+	}
+	used := o.subW + 1 + 7 + len(fates)*(fateW+1) + lastDLW + 1
 	reasonW := 12
 	if w >= 140 {
 		reasonW = 24 // wide: room for the top outcome
 	}
 	o.cols = o.cols[:0]
+	o.hidden = 0
 	for ri := range o.pic.Reasons {
-		if used+reasonW+1 > w {
+		rest := 0
+		if ri < len(o.pic.Reasons)-1 {
+			rest = moreW + 1 // what a "+N more" needs, should the next ones not fit
+		}
+		if used+reasonW+1+rest > w {
+			o.hidden = len(o.pic.Reasons) - ri
 			break
 		}
-		o.cols = append(o.cols, gridCol{title: o.pic.Reasons[ri], reason: ri, w: reasonW})
+		o.cols = append(o.cols, gridCol{title: present.ShortReason(o.pic.Reasons[ri]), reason: ri, w: reasonW})
 		used += reasonW + 1
 	}
 	for _, f := range fates {
@@ -129,6 +212,9 @@ func (o *overview) layout() {
 	}
 	o.col = max(0, min(o.col, len(o.cols)-1))
 }
+
+// moreW is the "+N more" column that stands for the reasons that do not fit.
+const moreW = 8
 
 var fateTitles = map[replay.Fate]string{replay.FateReplay: "REPLAY", replay.FateCap: "CAP", replay.FateNotIdempotent: "NOTIDM",
 	replay.FateUnroutable: "UNRTBL", replay.FateUnknown: "UNKNWN", replay.FateCrash: "CRASH", replay.FateMalformed: "MALFRM"}
@@ -140,11 +226,11 @@ func (o *overview) View() string {
 		return fit(o.paint(&o.st.Dim, "  nothing in the container"), o.w, o.h)
 	}
 	gridRows := min(len(p.Subscriptions), max(2, o.h-14))
-	chartH := max(3, o.h-6-(gridRows+1))
+	chartH := max(3, o.h-7-(gridRows+1))
 	var lines []string
 	lines = append(lines, o.titleLine())
 	lines = append(lines, o.chart(chartH)...)
-	lines = append(lines, o.legend(), o.lossLine())
+	lines = append(lines, o.legend(), o.lossLine(), o.reasonLegend())
 	// The grid takes every line the chart left (its header is one of them).
 	lines = append(lines, o.grid(max(gridRows, o.h-len(lines)-1))...)
 	return fit(strings.Join(lines, "\n"), o.w, o.h)
@@ -214,14 +300,9 @@ func (o *overview) bars(height, first, peak int) [][]string {
 	return rows
 }
 
-// cell is one chart cell at the width of an hour, reversed on the cursor's column.
-func (o *overview) cell(fill string, c int) string {
-	if o.section == 0 && c == o.hour {
-		if fill == "" {
-			return o.paint(&o.st.Match, strings.Repeat(" ", o.colW))
-		}
-		return o.paint(&o.st.Match, strings.Repeat(fills[0], o.colW))
-	}
+// cell is one chart cell at the width of an hour. The cursor's hour keeps its bar and colours: the marker under
+// the axis says which hour it is.
+func (o *overview) cell(fill string, _ int) string {
 	if fill == "" {
 		fill = " "
 	}
@@ -250,17 +331,52 @@ func (o *overview) axis(first int) string {
 	return o.paint(&o.st.Dim, "      └") + string(axis)
 }
 
-// cursorLine says what the cursor's hour holds.
+// cursorLine marks the cursor's hour under the axis with ↑ and says, beside the mark, what it holds: its events
+// and the subscriptions they came from.
 func (o *overview) cursorLine(first int) string {
-	if o.section != 0 || o.hour < 0 || o.hour >= o.hours {
+	if o.hour < 0 || o.hour >= o.hours {
 		return ""
 	}
 	h := first + o.hour
-	cur := fmt.Sprintf("▸ %s: %s event(s)", o.pic.Hours[h].Format("01-02 15h"), thousands(o.pic.HourTotal(h)))
+	text := fmt.Sprintf("%s: %s event(s)", o.pic.Hours[h].Format("01-02 15h"), thousands(o.pic.HourTotal(h)))
 	if o.pic.Hours[h].Equal(o.pic.BurstStart) {
-		cur += " · the burst starts here"
+		text += " · the burst starts here"
 	}
-	return "       " + o.st.Bold.Render(cur)
+	var subs []string
+	for s, e := range o.pic.Timeline[h] {
+		if e > 0 {
+			subs = append(subs, fmt.Sprintf("%s %s", o.fill(s), thousands(e)))
+		}
+	}
+	if len(subs) > 0 {
+		text += " · " + strings.Join(subs, " ")
+	}
+	at := 7 + o.hour*o.colW // under the hour's column (after the axis label)
+	mark := o.paint(&o.st.Bold, "↑")
+	if o.section != 0 {
+		mark = o.paint(&o.st.Dim, "↑")
+	}
+	if textfmt.Width(text)+2 <= o.w-at-1 {
+		return strings.Repeat(" ", at) + mark + " " + text
+	}
+	// Near the right edge the words go to the left of the mark, ending beside it.
+	pad := max(0, at-textfmt.Width(text)-1)
+	return strings.Repeat(" ", pad) + textfmt.Truncate(text, at-1, "…") + " " + mark
+}
+
+// reasonLegend says what the grid's short reasons stand for.
+func (o *overview) reasonLegend() string {
+	var shown []string
+	for _, c := range o.cols {
+		if c.reason >= 0 {
+			shown = append(shown, o.pic.Reasons[c.reason])
+		}
+	}
+	l := present.ReasonLegend(shown)
+	if l == "" {
+		return ""
+	}
+	return o.paint(&o.st.Dim, textfmt.Truncate(l, o.w, "…"))
 }
 
 // legend names each subscription's fill; names give up their end to fit the width.
@@ -300,16 +416,16 @@ func (o *overview) lossLine() string {
 // grid draws subscriptions × reasons and the replay's fates, with the cursor on a cell.
 func (o *overview) grid(rows int) []string {
 	p := o.pic
-	head := []string{textfmt.Cell(" SUBSCRIPTION", 14), textfmt.Cell("EVENTS", 7)} // a gutter for the cursor
+	head := []string{textfmt.Cell(" SUBSCRIPTION", o.subW), textfmt.Cell("EVENTS", 7), textfmt.Cell("HANDLER", lastDLW)} // a gutter for the cursor
 	for i, c := range o.cols {
 		t := textfmt.Cell(textfmt.Printable(c.title), c.w)
-		if c.reason >= 0 {
-			t = textfmt.CellMiddle(textfmt.Printable(c.title), c.w) // reasons often share a long start
-		}
 		if o.section == 1 && i == o.col {
-			t = o.paint(&o.st.Match, t)
+			t = o.paint(&o.st.Bold, textfmt.Cell("▾"+textfmt.Printable(c.title), c.w))
 		}
 		head = append(head, t)
+		if c.reason >= 0 && (i+1 == len(o.cols) || o.cols[i+1].reason < 0) && o.hidden > 0 {
+			head = append(head, textfmt.Cell(fmt.Sprintf("+%d more", o.hidden), moreW))
+		}
 	}
 	out := []string{o.paint(&o.st.Header, strings.Join(head, " "))}
 	n := len(p.Subscriptions)
@@ -319,7 +435,8 @@ func (o *overview) grid(rows int) []string {
 	}
 	top := max(0, min(o.row-show+1, n-show))
 	for r := top; r < top+show; r++ {
-		cells := []string{textfmt.Cell(" "+textfmt.Printable(p.Subscriptions[r]), 14), textfmt.Cell(thousands(p.Totals[r]), 7)}
+		cells := []string{textfmt.Cell(" "+textfmt.Printable(p.Subscriptions[r]), o.subW), textfmt.Cell(thousands(p.Totals[r]), 7),
+			textfmt.Cell(o.handler(p.Subscriptions[r]), lastDLW)}
 		for i, c := range o.cols {
 			var v string
 			if c.reason >= 0 {
@@ -336,11 +453,13 @@ func (o *overview) grid(rows int) []string {
 			if v == "" {
 				v = "·"
 			}
-			v = textfmt.Cell(v, c.w)
 			if o.section == 1 && r == o.row && i == o.col {
-				v = o.paint(&o.st.Match, v)
+				v = "[" + v + "]"
 			}
-			cells = append(cells, v)
+			cells = append(cells, textfmt.Cell(v, c.w))
+			if c.reason >= 0 && (i+1 == len(o.cols) || o.cols[i+1].reason < 0) && o.hidden > 0 {
+				cells = append(cells, strings.Repeat(" ", moreW))
+			}
 		}
 		line := strings.Join(cells, " ")
 		if o.section == 1 && r == o.row {
@@ -352,6 +471,25 @@ func (o *overview) grid(rows int) []string {
 		out = append(out, o.paint(&o.st.Dim, fmt.Sprintf("  … %d more subscription(s): %d above, %d below (↑↓ to scroll)", above+below, above, below)))
 	}
 	return out
+}
+
+// lastDLW is the width of the grid's HANDLER column.
+const lastDLW = 13
+
+// handler says whether a subscription's handler still fails: how long ago its newest dead letter was written, and
+// "failing" while that is inside the TTL window.
+func (o *overview) handler(sub string) string {
+	for _, r := range o.ready {
+		if r.Subscription != sub {
+			continue
+		}
+		ago := textfmt.Duration(o.pic.Now.Sub(r.NewestDeadLetter))
+		if r.Failing {
+			return "failing " + ago
+		}
+		return "ok " + ago
+	}
+	return "-"
 }
 
 // target is the filter that opens the table at what the cursor is on, and the pane to open it in.
@@ -386,63 +524,3 @@ func quoteTerm(s string) string {
 	}
 	return s
 }
-
-// openTarget applies the cursor's filter and shows the first pane that has rows for it.
-func (m *Model) openTarget() tea.Cmd {
-	q, ok := m.overview.target()
-	if !ok {
-		return nil
-	}
-	m.filter.input.SetValue(q)
-	m.applyFilter()
-	for i, t := range m.tables {
-		if len(t.rows) > 0 {
-			m.setView(i + 1)
-			return m.hydrate()
-		}
-	}
-	m.setView(1)
-	return m.hydrate()
-}
-
-func onOverview(do func(o *overview)) func(m *Model) tea.Cmd {
-	return func(m *Model) tea.Cmd { do(m.overview); return nil }
-}
-
-var overviewScope = &scope{name: "overview", bindings: []binding{
-	bind([]string{"left", "h"}, "←", "earlier hour / previous column", onOverview(func(o *overview) {
-		if o.section == 0 {
-			o.hour, o.placed = max(0, o.hour-1), true
-		} else {
-			o.col = max(0, o.col-1)
-		}
-	})).footer(),
-	bind([]string{"right", "l"}, "→", "later hour / next column", onOverview(func(o *overview) {
-		if o.section == 0 {
-			o.hour, o.placed = min(o.hours-1, o.hour+1), true
-		} else {
-			o.col = min(len(o.cols)-1, o.col+1)
-		}
-	})).footer(),
-	bind([]string{"down", "j"}, "↓", "to the grid / next subscription", onOverview(func(o *overview) {
-		if o.section == 0 {
-			o.section = 1
-		} else {
-			o.row = min(len(o.pic.Subscriptions)-1, o.row+1)
-		}
-	})),
-	bind([]string{"up", "k"}, "↑", "previous subscription / to the timeline", onOverview(func(o *overview) {
-		if o.section == 1 && o.row == 0 {
-			o.section = 0
-		} else if o.section == 1 {
-			o.row--
-		}
-	})),
-	bind([]string{"enter"}, "enter", "open the table filtered to it", func(m *Model) tea.Cmd { return m.openTarget() }).footer(),
-	bind([]string{"tab"}, "tab", "next view", showView(1)).footer(),
-	bind([]string{"shift+tab"}, "shift+tab", "previous view", showView(4)),
-	bind([]string{"1"}, "1", "stranded", showView(1)),
-	bind([]string{"2"}, "2", "quarantine", showView(2)),
-	bind([]string{"3"}, "3", "live", showView(3)),
-	bind([]string{"4"}, "4", "archived", showView(4)),
-}}

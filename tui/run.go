@@ -2,17 +2,240 @@ package tui
 
 import (
 	"context"
+	"fmt"
+	"strings"
 
+	"github.com/charmbracelet/bubbles/progress"
+	"github.com/charmbracelet/bubbles/textinput"
 	tea "github.com/charmbracelet/bubbletea"
+	"github.com/charmbracelet/lipgloss"
+	"github.com/charmbracelet/x/ansi"
+	"github.com/deadletter/deadletter/internal/present"
+	"github.com/deadletter/deadletter/internal/textfmt"
+	"github.com/deadletter/deadletter/replay"
 )
 
-// Run opens the dashboard on the terminal until the operator quits or ctx ends.
+// Run opens the dashboard on the terminal until the operator quits or ctx ends. The program asks the terminal for
+// mouse events (clicks and the wheel, as cells).
 func Run(ctx context.Context, o Options) error {
 	m := New(o)
-	_, err := tea.NewProgram(m, tea.WithAltScreen(), tea.WithContext(ctx)).Run()
+	_, err := tea.NewProgram(m, tea.WithAltScreen(), tea.WithMouseCellMotion(), tea.WithContext(ctx)).Run()
 	m.stop()
 	if ctx.Err() != nil {
 		return nil
 	}
 	return err
+}
+
+// contextT is the context an action runs under.
+type contextT = context.Context
+
+// actionRun is a confirmed action: what it is, how many blobs it reports on, those already decided (left as the
+// preview found them), and the run itself.
+type actionRun struct {
+	act   action
+	total int
+	left  []replay.Result
+	run   func(ctx contextT, progress func(replay.Result)) ([]replay.Result, error)
+}
+
+type phase int
+
+const (
+	phaseRunning phase = iota
+	phaseResults
+)
+
+type (
+	progressMsg struct {
+		id int
+		r  replay.Result
+	}
+	actionDoneMsg struct {
+		id      int
+		results []replay.Result
+		err     error
+	}
+)
+
+// runView is an action under way — its progress, cancellable (esc: nothing after this is touched) — and then its
+// results, one blob a line: enter on one opens the blob where it is now (a restored copy under its new name).
+type runView struct {
+	box
+	id        int
+	run       *actionRun
+	phase     phase
+	done      int
+	counts    replay.Tally
+	results   []replay.Result
+	cursor    int
+	bar       progress.Model
+	cancel    context.CancelFunc
+	cancelled bool
+	ch        chan tea.Msg
+}
+
+func newRunView(e *env, run *actionRun, id int) *runView {
+	r := &runView{box: newBox(e, actionNames[run.act]+"…"), id: id, run: run, counts: replay.Tally{},
+		bar: progress.New(progress.WithDefaultGradient(), progress.WithColorProfile(e.renderer.ColorProfile()))}
+	for _, x := range run.left {
+		r.done++
+		r.counts[x.Outcome]++
+	}
+	return r
+}
+
+func (r *runView) SetSize(w, h int) {
+	r.box.SetSize(w, h)
+	r.bar.Width = min(60, r.inner)
+}
+
+// start runs the action in a goroutine; its progress and its end come back through a channel read by a command,
+// one message at a time.
+func (r *runView) start() tea.Cmd {
+	ctx, cancel := context.WithCancel(r.e.ctx)
+	r.cancel, r.ch = cancel, make(chan tea.Msg, 64)
+	id := r.id
+	go func() {
+		res, err := r.run.run(ctx, func(x replay.Result) { r.ch <- progressMsg{id, x} })
+		r.ch <- actionDoneMsg{id, res, err}
+	}()
+	return waitFor(r.ch)
+}
+
+func (r *runView) cancelRun() {
+	if r.cancel != nil && r.phase == phaseRunning {
+		r.cancelled = true
+		r.cancel()
+	}
+}
+
+func (r *runView) Update(msg tea.Msg) (component, tea.Cmd) {
+	if p, ok := msg.(progressMsg); ok && p.id == r.id {
+		r.done++
+		r.counts[p.r.Outcome]++
+		return r, waitFor(r.ch)
+	}
+	return r, nil
+}
+
+// finish shows the results of the run, and returns the one-line tally for the status line.
+func (r *runView) finish(msg actionDoneMsg) string {
+	r.phase, r.results, r.cursor = phaseResults, msg.results, 0
+	r.title = actionNames[r.run.act] + " finished"
+	tally := replay.TallyOf(msg.results)
+	var lines []string
+	switch {
+	case msg.err != nil:
+		lines = []string{r.e.st.Error.Render(textfmt.Printable(msg.err.Error()))}
+	default:
+		lines = []string{present.TallyLine(tally, false)}
+		if r.cancelled && tally[replay.OutcomeCancelled] == 0 {
+			lines = append(lines, r.e.st.Warn.Render(fmt.Sprintf("The %s finished before the cancel arrived: every blob was handled.", actionVerbs[r.run.act])))
+		}
+	}
+	r.body.setLines(lines)
+	return present.TallyLine(tally, false)
+}
+
+func (r *runView) Scope() *scope {
+	if r.phase == phaseRunning {
+		return &scope{name: "running", modal: true, bindings: []binding{
+			bind([]string{"esc"}, "esc", "cancel: nothing after this is touched", func() tea.Cmd { r.cancelRun(); return nil }).footer(),
+			bind([]string{"q", "ctrl+c"}, "q", "quit", func() tea.Cmd { return r.e.send(quitMsg{}) }).footer(),
+		}}
+	}
+	move := func(n int) func() tea.Cmd {
+		return func() tea.Cmd { r.cursor = max(0, min(len(r.results)-1, r.cursor+n)); return nil }
+	}
+	return &scope{name: "results", modal: true, bindings: []binding{
+		bind([]string{"enter"}, "enter", "open the blob where it is now", r.open).footer().when(func() string {
+			if len(r.results) == 0 {
+				return "no blob to open"
+			}
+			return ""
+		}),
+		bind([]string{"esc"}, "esc", "close (L shows them again)", func() tea.Cmd { return r.e.send(closeMsg{}) }).footer(),
+		bind([]string{"up", "k"}, "↑/k", "previous", move(-1)).footer(),
+		bind([]string{"down", "j"}, "↓/j", "next", move(1)),
+		bind([]string{"pgup"}, "pgup", "page up", func() tea.Cmd { return move(-r.listHeight())() }),
+		bind([]string{"pgdown"}, "pgdn", "page down", func() tea.Cmd { return move(r.listHeight())() }),
+		bind([]string{"home", "g"}, "g", "first", move(-len(r.results))),
+		bind([]string{"end", "G"}, "G", "last", move(len(r.results))),
+		bind([]string{"q", "ctrl+c"}, "q", "quit", func() tea.Cmd { return r.e.send(quitMsg{}) }),
+	}}
+}
+
+// open shows the blob a result is about, where it is now: a restore's new copy, the drained blob.
+func (r *runView) open() tea.Cmd {
+	x := r.results[r.cursor]
+	name := x.Name
+	if x.Target != "" && x.Outcome == replay.OutcomeRestored {
+		name = x.Target
+	}
+	return tea.Batch(r.e.send(closeMsg{}), r.e.send(openBlobMsg{name}))
+}
+
+// listHeight is how many results the box shows at once.
+func (r *runView) listHeight() int { return max(1, r.h-2-6-len(r.body.lines)) }
+
+func (r *runView) View() string {
+	st := r.e.st
+	if r.phase == phaseRunning {
+		pinned := []string{r.bar.ViewAs(float64(r.done) / float64(max(1, r.run.total))), fmt.Sprintf("%d of %d done  %s", r.done, r.run.total, present.TallyLine(r.counts, false))}
+		if r.cancelled {
+			pinned = append(pinned, st.Warn.Render("cancelling: blobs not yet started are left untouched…"))
+		}
+		r.body.setLines(nil)
+		return r.render(pinned, r.Scope())
+	}
+	// One line a result, cut in the middle so both ends of a name show; the result under the cursor whole,
+	// wrapped — a restored copy's new name is what the operator may need to copy.
+	lines := present.ResultLinesFor(r.results, false, present.ForceKey)
+	if len(lines) == 0 {
+		return r.render(nil, r.Scope())
+	}
+	h, w := r.listHeight(), r.inner-2
+	cur := strings.Split(ansi.Wrap(textfmt.Printable(lines[min(r.cursor, len(lines)-1)]), w, "/-. "), "\n")
+	rows := max(1, h-len(cur)+1) // the cursor's result takes len(cur) of the h lines
+	top := max(0, min(r.cursor-rows/2, len(lines)-rows))
+	var pinned []string
+	for i := top; i < min(len(lines), top+rows); i++ {
+		style, mark := lipgloss.NewStyle(), "  "
+		if strings.HasPrefix(lines[i], string(replay.OutcomeFailed)) {
+			style = st.Error
+		}
+		if i != r.cursor {
+			pinned = append(pinned, style.Render(mark+textfmt.CellMiddle(lines[i], w)))
+			continue
+		}
+		for j, l := range cur {
+			mark = "  "
+			if j == 0 {
+				mark = "▸ "
+			}
+			pinned = append(pinned, st.Cursor.Render(mark+l))
+		}
+	}
+	if len(lines) > rows {
+		pinned = append(pinned, st.Dim.Render(fmt.Sprintf("  result %d of %d", r.cursor+1, len(lines))))
+	}
+	return r.render(pinned, r.Scope())
+}
+
+func (r *runView) overlay() {}
+
+// textInput is a one-line text field: every printable key types, ←/→ move the cursor.
+type textInput struct{ textinput.Model }
+
+func newTextInput(prompt string, limit int) textInput {
+	in := newInput()
+	in.Prompt, in.CharLimit = prompt, limit
+	return textInput{in}
+}
+
+func (t *textInput) update(msg tea.Msg) tea.Cmd {
+	var cmd tea.Cmd
+	t.Model, cmd = t.Model.Update(msg)
+	return cmd
 }

@@ -21,10 +21,38 @@ import (
 	"github.com/deadletter/deadletter/store/storetest"
 )
 
-// Golden screens at 80×24 and 160×48 (go test ./tui -update rewrites tui/testdata).
+// fiftyEvents is a stranded webhooks blob of 50 events of mixed attempts and reasons, 5 days old.
+const fiftyEvents = "WEBHOOKS/2026/11/25/12/5f0e1d2c-3b4a-4958-a6b7-c8d9e0f1a2b3.json"
+
+func putFiftyEvents(t testing.TB, mem *storetest.Mem) {
+	t.Helper()
+	reasons := [][3]string{{"MaxDeliveryAttemptsExceeded", "Busy", "503"}, {"TimeToLiveExceeded", "TimedOut", "408"},
+		{"UndeliverableDueToHttpBadRequest", "BadRequest", "400"}}
+	var evs []string
+	for i := 0; i < 50; i++ {
+		id := fmt.Sprintf("%08x-1111-4222-8333-%012x", 0xa0000000+i, 0xbeef00+i)
+		if i%3 != 0 {
+			id = replay.FormatID(id, replay.Attempt(i%3), replay.DefaultSeparator)
+		}
+		r := reasons[i%len(reasons)]
+		evs = append(evs, fmt.Sprintf(`{"id":%q,"subject":"/webhooks/%04d","eventType":"ProcessWebhook","eventTime":"2026-11-25T11:%02d:00Z",`+
+			`"data":{"hook":%d},"dataVersion":"1.0","metadataVersion":"1","deadLetterReason":%q,"deliveryAttempts":%d,`+
+			`"lastDeliveryOutcome":%q,"lastHttpStatusCode":%s,"publishTime":"2026-11-25T11:%02d:01Z","lastDeliveryAttemptTime":"2026-11-25T11:59:%02dZ"}`,
+			id, i, i, i, r[0], 7+i%4, r[1], r[2], i, i))
+	}
+	ctx := context.Background()
+	if _, err := mem.Write(ctx, fiftyEvents, []byte("["+strings.Join(evs, ",")+"]"), store.WriteOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	mem.Backdate(ctx, fiftyEvents, fixedNow.Add(-5*24*time.Hour))
+}
+
+// Golden screens at 80×24 and 120×40 (go test ./tui -update rewrites tui/testdata): the table, the overview, a
+// quarantined blob's detail, a 50-event blob's detail (its events as a table), a drain question, help.
 func TestGolden(t *testing.T) {
 	mem, cfg := fixture(t, 40)
-	for _, sz := range [][2]int{{80, 24}, {160, 48}} {
+	putFiftyEvents(t, mem)
+	for _, sz := range [][2]int{{80, 24}, {120, 40}} {
 		w, h := sz[0], sz[1]
 		shot := func(name string, hs *harness) {
 			t.Run(fmt.Sprintf("%s-%dx%d", name, w, h), func(t *testing.T) {
@@ -32,6 +60,7 @@ func TestGolden(t *testing.T) {
 				if strings.Contains(s, "\x1b") {
 					t.Fatalf("the ASCII screen holds an escape sequence:\n%q", s)
 				}
+				checkSize(t, name, s, w, h)
 				golden.RequireEqual(t, []byte(s))
 			})
 		}
@@ -43,10 +72,30 @@ func TestGolden(t *testing.T) {
 		shot("quarantine", hs)
 		hs.press("<enter>")
 		shot("quarantine-detail", hs)
-		hs.press("<esc>", "1", "d")
+		hs.press("<esc>", "1", "/5f0e1d2c", "<enter>", "<enter>")
+		shot("fifty-events", hs)
+		hs.press("<esc>", "<esc>", "d")
 		shot("drain-confirm", hs)
 		hs.press("<esc>", "?")
 		shot("help", hs)
+	}
+}
+
+// At 120×40 a 50-event blob's detail shows at least 25 events on its first screen, one line each.
+func TestFiftyEventsOnOneScreen(t *testing.T) {
+	mem, cfg := fixture(t, 0)
+	putFiftyEvents(t, mem)
+	hs := newHarness(t, mem, cfg, 120, 40)
+	hs.press("/5f0e1d2c", "<enter>", "<enter>")
+	hs.shows("event 1 of 50")
+	rows := 0
+	for _, l := range strings.Split(hs.screen(), "\n") {
+		if regexp.MustCompile(`^[ ▸]\s+\d+ a0000`).MatchString(l) {
+			rows++
+		}
+	}
+	if rows < 25 {
+		t.Fatalf("%d events on the first screen:\n%s", rows, hs.screen())
 	}
 }
 
@@ -82,7 +131,7 @@ func TestTooSmallSwallowsKeys(t *testing.T) {
 	before := etags(t, mem)
 	hs := newHarness(t, mem, cfg, 60, 15)
 	hs.press("d", "y", "2", "r", "y", "a", "<enter>")
-	s := hs.shows("needs at least 80×24", "every key but q waits", `"enter" did`)
+	s := hs.shows("needs at least 80×24", "every key but q is dropped", `"enter" was dropped`)
 	if after := etags(t, mem); fmt.Sprint(after) != fmt.Sprint(before) {
 		t.Fatalf("a key acted behind the too-small screen:\n%s", s)
 	}
@@ -105,8 +154,9 @@ func etags(t *testing.T, c store.Container) map[string]string {
 	return m
 }
 
-// Drain and restore act on what the operator sees: the selection, else the rows the filter shows — and the
-// confirmation says so. A selection the filter hides is dropped, and the status line says how many.
+// Drain and restore act on what the operator sees: the selection (ctrl+a: every row the filter shows), else the
+// row under the cursor — and the confirmation says which. A selection the filter hides is dropped, and the status
+// line says how many.
 func TestActionsTakeWhatIsShown(t *testing.T) {
 	mem, cfg := fixture(t, 40)
 	hs := newHarness(t, mem, cfg, 120, 40)
@@ -122,8 +172,10 @@ func TestActionsTakeWhatIsShown(t *testing.T) {
 	if tabs := strings.Split(hs.screen(), "\n")[2]; strings.Contains(tabs, "selected") {
 		t.Fatalf("hidden selections still counted: %q", tabs)
 	}
-	hs.press("d")
-	hs.shows(fmt.Sprintf("Drain %d stranded blob(s)?", shown), fmt.Sprintf("%d of %d stranded: filter 'webhooks'", shown, stranded))
+	hs.press("d") // nothing selected: the row under the cursor
+	hs.shows("Drain 1 stranded blob(s)?", "It takes the row under the cursor")
+	hs.press("<esc>", "<ctrl+a>", "d")
+	hs.shows(fmt.Sprintf("Drain %d stranded blob(s)?", shown), fmt.Sprintf("the %d selected of %d stranded shown (filter 'webhooks')", shown, shown))
 	hs.press("y")
 	hs.shows("Drain finished", fmt.Sprintf("%d drained", shown))
 	// Only the shown blobs were drained.
@@ -141,10 +193,11 @@ func TestActionsTakeWhatIsShown(t *testing.T) {
 		t.Fatalf("drained %d, shown %d", drained, shown)
 	}
 	// With a selection under the filter, only the selection.
-	hs.press("<esc>", "/", "<esc>")
+	hs.press("<esc>", "<esc>") // results closed, then the filter cleared
+	hs.lacks("filter:")
 	hs.press("<space>")
 	hs.press("d")
-	hs.shows("Drain 1 stranded blob(s)?", "1 of ")
+	hs.shows("Drain 1 stranded blob(s)?", "the 1 selected of ")
 }
 
 // A confirmation taller than the screen keeps its key line and scrolls its body; results wrap, stay open on other
@@ -158,28 +211,23 @@ func TestTallDialogsKeepTheirKeys(t *testing.T) {
 	hs.press("<pgdown>")
 	hs.shows("y confirm", "esc cancel")
 	hs.press("y")
-	s = hs.shows("Restore finished", "esc close", "lines 1–")
+	s = hs.shows("Restore finished", "esc close", "▸ ")
 	checkSize(t, "tall results", s, 80, 24)
-	// Every restored name is there whole: wrapped over lines, never cut.
-	var text strings.Builder
-	for {
+	// Every result is there whole when the cursor is on it: wrapped over lines, never cut.
+	for i, r := range hs.m.results.results {
+		if i > 0 {
+			hs.press("j")
+		}
+		var text strings.Builder
 		for _, l := range strings.Split(hs.screen(), "\n") {
 			if i := strings.Index(l, "│ "); i >= 0 {
 				text.WriteString(strings.TrimRight(strings.TrimSuffix(strings.TrimRight(l[i+len("│ "):], " "), "│"), " "))
 			}
 		}
-		if strings.Contains(hs.screen(), "(100%)") || !strings.Contains(hs.screen(), "lines ") {
-			break
-		}
-		before := hs.screen()
-		hs.press("<pgdown>")
-		if hs.screen() == before {
-			break
-		}
-	}
-	for _, r := range hs.m.results.results {
-		if r.Target != "" && !strings.Contains(strings.ReplaceAll(text.String(), " ", ""), strings.ReplaceAll(r.Target, " ", "")) {
-			t.Fatalf("%s is not shown whole in the results:\n%s", r.Target, text.String())
+		for _, name := range []string{r.Name, r.Target} {
+			if !strings.Contains(strings.ReplaceAll(text.String(), " ", ""), strings.ReplaceAll(name, " ", "")) {
+				t.Fatalf("%s is not shown whole in the results:\n%s", name, hs.screen())
+			}
 		}
 	}
 	hs.press("x", "z", "<pgdown>", "G")
@@ -234,7 +282,10 @@ func (f *flaky) List(ctx context.Context, prefix string, visit func(store.Page) 
 func TestTableColumns(t *testing.T) {
 	mem, cfg := fixture(t, 40)
 	hs := newHarness(t, mem, cfg, 80, 24)
-	hs.shows("NAME", "….json")
+	hs.shows("NAME")
+	if !regexp.MustCompile(`[0-9a-f]{6}…[0-9a-f]{6}`).MatchString(hs.screen()) {
+		t.Fatalf("80 columns do not show both ends of the GUID:\n%s", hs.screen())
+	}
 	hs.press("s", "s", "s")
 	if !strings.ContainsAny(strings.Split(hs.screen(), "\n")[3], "↑↓") {
 		t.Fatalf("no sort arrow at 80 columns:\n%s", hs.screen())
@@ -245,7 +296,7 @@ func TestTableColumns(t *testing.T) {
 	if name-sub > 24 {
 		t.Fatalf("SUBSCRIPTION takes %d columns at 250:\n%s", name-sub, head)
 	}
-	if !regexp.MustCompile(`[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}\.json`).MatchString(hs.screen()) {
+	if !regexp.MustCompile(`[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}`).MatchString(hs.screen()) {
 		t.Fatalf("a wide terminal does not show whole GUIDs:\n%s", hs.screen())
 	}
 }
@@ -256,9 +307,17 @@ func TestDetailKeys(t *testing.T) {
 	mem, cfg := fixture(t, 10)
 	hs := newHarness(t, mem, cfg, 100, 30)
 	hs.press("<enter>")
-	hs.shows("lines 1–", "what the estate will do")
+	hs.shows("[events (5)]", "what the estate will do", "event 1 of 5")
 	hs.press("G")
-	hs.shows("(100%)", "]")
+	hs.shows("event 5 of 5")
+	hs.press("g")
+	hs.shows("event 1 of 5")
+	hs.press("<tab>")
+	hs.shows("[what the estate will do]")
+	hs.press("J") // straight to the raw JSON
+	hs.shows("[raw JSON]", "lines 1–")
+	hs.press("G")
+	hs.shows("(100%)")
 	hs.press("g")
 	hs.shows("lines 1–")
 	hs.press("<end>")
@@ -303,12 +362,12 @@ func TestStatusAndHelp(t *testing.T) {
 		seen += hs.screen()
 		checkSize(t, "help", hs.screen(), 80, 24)
 	}
-	for _, b := range tableScope.bindings {
-		if !strings.Contains(seen, b.Help().Desc) {
+	for _, b := range hs.m.tables[0].Scope().bindings {
+		if d := b.Help().Desc; !strings.Contains(seen, d[:min(len(d), 30)]) { // long ones wrap at 80
 			t.Errorf("help never shows %q", b.Help().Desc)
 		}
 	}
-	for _, want := range []string{"sub:", "is:expiring", "verdict:cap", "off: nothing is selected", "H handled"} {
+	for _, want := range []string{"sub:", "is:expiring", "verdict:cap", "off: restore applies to quarantined blobs", "H handled"} {
 		if !strings.Contains(seen, want) {
 			t.Errorf("help lacks %q", want)
 		}
@@ -320,9 +379,8 @@ func TestFilterTerms(t *testing.T) {
 	mem, cfg := fixture(t, 40)
 	hs := newHarness(t, mem, cfg, 120, 40)
 	count := func(q string) int {
-		hs.press("/", "<ctrl+a>")
-		hs.m.filter.input.SetValue("")
-		hs.press(q, "<enter>")
+		hs.press("/", "<esc>") // esc in the bar clears the filter
+		hs.press("/", q, "<enter>")
 		n := 0
 		for _, tb := range hs.m.tables {
 			n += len(tb.rows)
@@ -353,7 +411,7 @@ func TestFilterTerms(t *testing.T) {
 		hs.shows(says, "the filter does not parse")
 	}
 	hs.press("1", "d")
-	hs.shows("nothing to drain here")
+	hs.shows("no blob here")
 	hs.lacks("Drain ")
 }
 
@@ -403,7 +461,7 @@ func TestAckFromTheDashboard(t *testing.T) {
 	before := hs.m.report
 	q, _ := before.Find(replay.FindingQuarantine)
 	hs.press("a")
-	hs.shows("Acknowledge 1 blob(s)?", "note:", "for: 24h0m")
+	hs.shows("Acknowledge 1 blob(s)?", "note:", "for: 24h", "tab duration")
 	hs.press("on it", "<right>")
 	// The note took a while (no refresh meanwhile): the ack starts when it is written (tags keep seconds). The
 	// service's clock moves on as the local one does.
@@ -530,7 +588,7 @@ func TestUnreadableRaisesABadge(t *testing.T) {
 	waitUntil(t, "the listing", func() bool { hs.advance(time.Second); return strings.Contains(hs.screen(), "UNREADABLE") })
 	hs.lacks("healthy")
 	hs.press("3", "/", "is:unreadable", "<enter>")
-	hs.shows("fifo.json")
+	hs.shows("fifo")
 }
 
 // The overview's subscription grid at 80×24: every subscription is either shown or counted (above and below),
@@ -621,7 +679,8 @@ func TestDetailSearchSurvivesAResize(t *testing.T) {
 	hs.press("<enter>", "/")
 	hs.press(strings.Split("deadLetterReason", "")...)
 	hs.press("<enter>", "n", "n")
-	top := func() string { return strings.Split(hs.screen(), "\n")[3] }
+	// The body's first line: below the header, the section bar and the blob's head.
+	top := func() string { return strings.Split(hs.screen(), "\n")[3+len(hs.m.detail().head)] }
 	hs.shows("match 3 of")
 	if !strings.Contains(top(), `"deadLetterReason"`) {
 		t.Fatalf("the match is not on the top line:\n%s", hs.screen())

@@ -5,6 +5,7 @@ import (
 	"slices"
 	"strings"
 
+	tea "github.com/charmbracelet/bubbletea"
 	"github.com/deadletter/deadletter/internal/present"
 	"github.com/deadletter/deadletter/internal/textfmt"
 	"github.com/deadletter/deadletter/replay"
@@ -14,26 +15,28 @@ import (
 // gives up, how it sorts. The dashboard keeps the subscription and the verdicts before the reason on a narrow
 // terminal, and gives spare width to the name.
 var tableColumns = []present.BlobColumn{
-	with(present.ColSubscription, func(c *present.BlobColumn) { c.Priority, c.Max = 90, 22 }), // a wide terminal does not give it 58 columns
-	with(present.ColHour, func(c *present.BlobColumn) { c.Priority = 40 }),
-	with(present.ColFile, func(c *present.BlobColumn) { c.Priority, c.Max, c.Min = 60, 42, 12 }), // the name takes spare width first
-	with(present.ColAge, func(c *present.BlobColumn) { c.Priority = 85 }),
-	with(present.ColEvents, func(c *present.BlobColumn) { c.Priority = 70 }),
-	with(present.ColReason, func(c *present.BlobColumn) { c.Priority, c.Grow = 55, true }), // then the reason, as long as it is
-	with(present.ColAttempt, func(c *present.BlobColumn) { c.Priority = 50 }),
-	with(present.ColVerdicts, func(c *present.BlobColumn) { c.Priority = 75 }),
-	with(present.ColState, func(c *present.BlobColumn) { c.Priority = 35 }),
-	with(present.ColDeletesIn, func(c *present.BlobColumn) { c.Priority = 80 }),
+	present.With(present.ColSubscription, func(c *present.BlobColumn) { c.Priority, c.Max, c.GrowPriority = 90, 18, 110 }), // PUSH-NOTIFICATIONS, not 58 columns
+	present.With(present.ColHour, func(c *present.BlobColumn) { c.Priority = 40 }),
+	// The name without .json, shortened from the middle: the GUID's ends tell two blobs of an hour apart.
+	present.With(present.ColFile, func(c *present.BlobColumn) { c.Priority, c.Max, c.Min, c.GrowPriority = 60, 36, 13, 30 }),
+	present.With(present.ColAge, func(c *present.BlobColumn) { c.Priority = 85 }),
+	present.With(present.ColEvents, func(c *present.BlobColumn) { c.Priority = 70 }),
+	// The reason (short forms, help has the legend) takes spare width before the name; past every column's
+	// widest the rest of a wide terminal stays blank at the right.
+	present.With(present.ColReason, func(c *present.BlobColumn) { c.Priority, c.Min, c.Max, c.GrowPriority = 65, 11, 24, 100 }),
+	present.With(present.ColAttempt, func(c *present.BlobColumn) { c.Priority = 50 }),
+	present.With(present.ColVerdicts, func(c *present.BlobColumn) { c.Priority, c.Max = 75, 12 }),
+	present.With(present.ColState, func(c *present.BlobColumn) { c.Priority, c.Min, c.Max = 35, 7, 16 }),
+	present.With(present.ColDeletesIn, func(c *present.BlobColumn) { c.Priority = 80 }),
 }
 
-// with is a shared column as this table sets it out.
-func with(c present.BlobColumn, set func(*present.BlobColumn)) present.BlobColumn { set(&c); return c }
 
 // markWidth is the row marker: cursor, selection, and H (handled) or A (acknowledged).
 const markWidth = 3
 
 // table is one pane's list of blobs: the pane's items in sort order, the rows that pass the filter (indexes into
-// the snapshot), a cursor and an offset. Only the rows on screen are ever rendered.
+// the snapshot), a cursor and an offset. Only the rows on screen are ever rendered. Its keys act on what it shows:
+// the selection, else the row under the cursor.
 type table struct {
 	pane     replay.Pane
 	order    []int // every item of the pane, sorted
@@ -44,27 +47,217 @@ type table struct {
 	height   int
 	width    int
 	widths   []int
-	sortBy   string // a column ID
+	sortBy   string    // a column ID
+	match    rowFilter // the filter its rows pass (nil: none)
 	desc     bool
 	selected map[string]bool
 	// keep is the blob the cursor was on when the snapshot's positions last changed (a sweep): order and rows
-	// still hold the old positions until the next reset, which puts the cursor back on it.
-	keep string
+	// still hold the old positions until the next reset, which puts the cursor back on it. pinned holds the
+	// cursor's blob through a sort, even at the top.
+	keep, pinned string
 
+	// filtered is the filter the root applies to every pane ("" when none); listing says a listing is under
+	// way (both for what the table says when it shows nothing).
+	filtered, filterErr string
+	listing             bool
+
+	e    *env
 	snap *replay.Snapshot // the root's, which its rows index; the table only reads it
 	cfg  replay.Config
 	st   *Styles
 	head struct{ key, line string } // the painted column header, kept until the widths or the sort change
+	keys *scope
 }
 
 // rowFilter is the filter a table shows rows through (nil: every row).
 type rowFilter func(item int) bool
 
-func newTable(p replay.Pane, snap *replay.Snapshot, cfg replay.Config, st *Styles) *table {
+func newTable(p replay.Pane, e *env) *table {
 	// Oldest first: the blob closest to being lost is the one to look at.
-	t := &table{pane: p, selected: map[string]bool{}, sortBy: "age", desc: true, snap: snap, cfg: cfg, st: st}
+	t := &table{pane: p, selected: map[string]bool{}, sortBy: "age", desc: true, e: e, snap: e.snap, cfg: e.cfg, st: e.st}
+	t.keys = t.scope()
 	t.SetSize(minW, minH)
 	return t
+}
+
+// Scope implements component.
+func (t *table) Scope() *scope { return t.keys }
+
+// Update implements component: a table takes no replies of its own.
+func (t *table) Update(tea.Msg) (component, tea.Cmd) { return t, nil }
+
+// scope is the table's keys, each one of its methods. The actions come first: the key line keeps them at 80
+// columns.
+func (t *table) scope() *scope {
+	moveBy := func(n func() int) func() tea.Cmd { return func() tea.Cmd { t.move(n()); return nil } }
+	return &scope{name: t.pane.String() + " table", bindings: []binding{
+		bind([]string{"d"}, "d", "drain the selection, else the row under the cursor (ctrl+a selects every row shown)", t.drain).footer().when(t.drainOff),
+		bind([]string{"r"}, "r", "restore the selection, else the row under the cursor (ctrl+a selects every row shown)", t.restore).footer().when(t.restoreOff),
+		bind([]string{"a"}, "a", "ack the selection, else the row under the cursor (on acknowledged blobs: clear)", t.ack).footer().when(t.ackOff),
+		bind([]string{"enter"}, "enter", "open the blob", t.open).footer().when(t.emptyOff),
+		bind([]string{" "}, "space", "select, and move down", func() tea.Cmd { t.toggle(); t.move(1); return nil }).footer().when(t.emptyOff),
+		bind([]string{"/"}, "/", "filter", func() tea.Cmd { return t.e.send(editFilterMsg{}) }).footer(),
+		bind([]string{"s"}, "s", "sort by the next column", t.nextSort).footer(),
+		bind([]string{"S"}, "S", "reverse the sort", func() tea.Cmd { t.desc = !t.desc; t.resort(t.match); return nil }),
+		bind([]string{"ctrl+a"}, "ctrl+a", "select every row shown (then d, r or a acts on them all)", func() tea.Cmd { t.selectAll(); return nil }).when(t.emptyOff),
+		bind([]string{"esc"}, "esc", "clear the filter, else the selection", t.escape).when(func() string {
+			if t.filtered == "" && len(t.selected) == 0 {
+				return "no filter and nothing selected"
+			}
+			return ""
+		}),
+		bind([]string{"up", "k"}, "↑/k", "up", moveBy(func() int { return -1 })),
+		bind([]string{"down", "j"}, "↓/j", "down", moveBy(func() int { return 1 })),
+		bind([]string{"pgup", "ctrl+u"}, "pgup", "page up", moveBy(func() int { return -t.height })),
+		bind([]string{"pgdown", "ctrl+d"}, "pgdn", "page down", moveBy(func() int { return t.height })),
+		bind([]string{"home", "g"}, "g", "top", moveBy(func() int { return -len(t.rows) })),
+		bind([]string{"end", "G"}, "G", "bottom", moveBy(func() int { return len(t.rows) })),
+		bind([]string{"y"}, "y", "copy the name (of every selected row, one per line)", t.copyNames).when(t.emptyOff),
+		bind([]string{"Y"}, "Y", "copy the raw JSON of the row under the cursor", t.copyJSON).when(t.emptyOff),
+	}}
+}
+
+func (t *table) emptyOff() string {
+	if len(t.rows) == 0 {
+		return "no blob here"
+	}
+	return ""
+}
+
+func (t *table) drainOff() string {
+	switch {
+	case t.e.readOnly:
+		return readOnlyWhy
+	case t.pane != replay.PaneStranded:
+		return "drain applies to stranded blobs (press 1 for the stranded pane)"
+	}
+	return t.emptyOff()
+}
+
+func (t *table) restoreOff() string {
+	switch {
+	case t.e.readOnly:
+		return readOnlyWhy
+	case t.pane != replay.PaneQuarantine:
+		return "restore applies to quarantined blobs (press 2 for the quarantine pane)"
+	}
+	return t.emptyOff()
+}
+
+func (t *table) ackOff() string {
+	switch {
+	case t.e.readOnly:
+		return readOnlyWhy
+	case t.pane == replay.PaneArchived:
+		return "an ack means nothing for the replay's archived records"
+	case !canAck(t.e):
+		return "this container cannot keep acknowledgements"
+	}
+	return t.emptyOff()
+}
+
+const readOnlyWhy = "read-only mode (--read-only): drain, restore and ack are off"
+
+// act asks for an action on the selection, else the row under the cursor, saying which.
+func (t *table) act(a action) tea.Cmd {
+	items, limit := t.targets()
+	return t.e.send(askMsg{act: a, items: items, limit: limit})
+}
+
+func (t *table) drain() tea.Cmd   { return t.act(actDrain) }
+func (t *table) restore() tea.Cmd { return t.act(actRestore) }
+func (t *table) ack() tea.Cmd     { return t.act(actAck) }
+
+func (t *table) open() tea.Cmd {
+	if it, ok := t.current(); ok {
+		return t.e.send(openBlobMsg{it.Name})
+	}
+	return nil
+}
+
+func (t *table) nextSort() tea.Cmd {
+	cols := t.sortables()
+	i := 0
+	for j, c := range cols {
+		if c == t.sortBy {
+			i = (j + 1) % len(cols)
+		}
+	}
+	t.sortBy = cols[i]
+	t.desc = t.sortBy == "age" || t.sortBy == "events" || t.sortBy == "attempt" // most first; names and hours A→Z
+	t.resort(t.match)
+	return nil
+}
+
+// escape clears the filter first (what the operator last narrowed), then the selection.
+func (t *table) escape() tea.Cmd {
+	if t.filtered != "" {
+		return t.e.send(clearFilterMsg{})
+	}
+	t.unselectAll()
+	return t.e.status("selection cleared")
+}
+
+func (t *table) copyNames() tea.Cmd {
+	items, _ := t.targets()
+	names := make([]string, len(items))
+	for i := range items {
+		names[i] = items[i].Name
+	}
+	what := "name"
+	if len(names) > 1 {
+		what = fmt.Sprintf("%d names", len(names))
+	}
+	return t.e.send(copyMsg{what: what, text: strings.Join(names, "\n")})
+}
+
+func (t *table) copyJSON() tea.Cmd {
+	if it, ok := t.current(); ok {
+		return t.e.send(copyBlobMsg{it.Name})
+	}
+	return nil
+}
+
+// targets are what an action takes: the selection (in the order shown), else the row under the cursor, and the
+// words that say so.
+func (t *table) targets() ([]replay.Item, string) {
+	var sel []replay.Item
+	for _, i := range t.rows {
+		if it := t.snap.Items[i]; t.selected[it.Name] {
+			sel = append(sel, it)
+		}
+	}
+	if len(sel) > 0 {
+		limit := fmt.Sprintf("the %d selected of %d %s shown", len(sel), len(t.rows), t.pane)
+		if t.filtered != "" {
+			limit += fmt.Sprintf(" (filter '%s')", textfmt.Printable(t.filtered))
+		}
+		return sel, limit
+	}
+	if it, ok := t.current(); ok {
+		return []replay.Item{*it}, "the row under the cursor (space selects more; ctrl+a every row shown)"
+	}
+	return nil, ""
+}
+
+// unselectAll drops the selection.
+func (t *table) unselectAll() { t.selected = map[string]bool{} }
+
+// mouse: the wheel moves the cursor three rows; a click on a row puts the cursor there (y is the line within the
+// table, its column header being 0).
+func (t *table) mouse(msg tea.MouseMsg, y int) tea.Cmd {
+	switch {
+	case msg.Button == tea.MouseButtonWheelUp:
+		t.move(-3)
+	case msg.Button == tea.MouseButtonWheelDown:
+		t.move(3)
+	case msg.Action == tea.MouseActionPress && msg.Button == tea.MouseButtonLeft:
+		if r, ok := t.rowAt(y); ok {
+			t.cursor = r
+			t.clamp()
+		}
+	}
+	return nil
 }
 
 // SetSize implements the component contract: the rows the table may draw (below its header line) and its width.
@@ -145,22 +338,25 @@ func (t *table) takePending(match rowFilter) {
 	t.refilter(match, keep)
 }
 
-// resort orders the rows by the current sort, keeping the cursor's blob.
+// resort orders the rows by the current sort, keeping the cursor on its blob wherever it lands.
 func (t *table) resort(match rowFilter) {
 	keep := t.cursorName()
+	t.pinned = keep
 	slices.SortFunc(t.order, t.less())
 	t.refilter(match, keep)
+	t.pinned = ""
 }
 
 // refilter keeps the rows the filter accepts, in order, and puts the cursor back on keep when it passes.
 func (t *table) refilter(match rowFilter, keep string) {
+	t.match = match
 	t.rows = t.rows[:0]
 	for _, i := range t.order {
 		if match == nil || match(i) {
 			t.rows = append(t.rows, i)
 		}
 	}
-	atTop := t.cursor == 0 // the top of the list stays the top as rows arrive; a cursor moved elsewhere keeps its blob
+	atTop := t.cursor == 0 && t.pinned == "" // the top stays the top as rows arrive; a cursor moved or a sort keeps its blob
 	t.cursor = 0
 	if keep != "" && !atTop {
 		for r, i := range t.rows {
@@ -238,22 +434,6 @@ func (t *table) selectAll() {
 	}
 }
 
-// shown returns the rows an action takes: the selection, else every row the filter shows.
-func (t *table) shown() []replay.Item {
-	var sel, all []replay.Item
-	for _, i := range t.rows {
-		it := t.snap.Items[i]
-		all = append(all, it)
-		if t.selected[it.Name] {
-			sel = append(sel, it)
-		}
-	}
-	if len(sel) > 0 {
-		return sel
-	}
-	return all
-}
-
 // visible returns the snapshot indexes of the rows on screen.
 func (t *table) visible() []int {
 	end := min(len(t.rows), t.offset+t.height)
@@ -303,17 +483,16 @@ func (t *table) row(b *strings.Builder, cells []string, idx, row int) []string {
 	line := fit(strings.Join(cells, " "), t.width, 1)
 	st := t.st
 	paint := st.paint.row
-	verdicts := present.ColVerdicts.Cell(r)
 	switch {
 	case row == t.cursor:
 		paint = st.paint.cursor
 	case t.selected[it.Name]:
 		paint = st.paint.chose
-	case r.Alerts.Acked || r.Alerts.Handled:
+	case r.Alerts.Acked || r.Alerts.Handled || it.Pane == replay.PaneArchived:
 		paint = st.paint.dim
 	case r.Alerts.Expiring:
 		paint = st.paint.alert
-	case r.Alerts.Stalled || verdicts == "MALFORMED" || verdicts == "CRASH":
+	case r.Alerts.Stalled || r.Alerts.Malformed || r.Alerts.Crash || r.Alerts.Untriggerable:
 		paint = st.paint.warn
 	}
 	paint.to(b, line)
@@ -347,8 +526,9 @@ func (t *table) header() string {
 }
 
 // View renders exactly t.height+1 lines of t.width: the column header and the visible rows. With no row to show
-// it says why: filterErr is the filter's parse error, listing whether a listing is under way.
-func (t *table) View(filterErr string, listing bool) string {
+// it says why.
+func (t *table) View() string {
+	filterErr, listing := t.filterErr, t.listing
 	st := t.st
 	var b strings.Builder
 	b.WriteString(t.header())

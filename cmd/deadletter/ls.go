@@ -234,7 +234,7 @@ func (a *app) printLs(ctx context.Context, l *replay.Loader, cfg replay.Config, 
 		}
 		return nil
 	}
-	cols := lsColumns
+	cols := slices.Clone(lsColumns)
 	width := 1 << 20 // piped: nothing is cut
 	if o.output != "wide" {
 		if tw, ok := terminalWidth(w); ok {
@@ -246,8 +246,16 @@ func (a *app) printLs(ctx context.Context, l *replay.Loader, cfg replay.Config, 
 		rows[i] = present.RowOf(cfg, it, snap.Now)
 	}
 	widths := present.Layout(cols, width)
-	if width == 1<<20 { // no terminal to fit: every column as wide as its widest cell
-		widths = naturalWidths(cols, rows)
+	if width == 1<<20 { // no terminal to fit: every column as wide as its widest cell, the reasons whole
+		for i := range cols {
+			if cols[i].ID == present.ColReason.ID {
+				cols[i] = present.ColReasonLong
+			}
+		}
+		cols = present.FitColumns(cols, rows)
+		for i := range cols {
+			widths[i] = cols[i].Max
+		}
 	}
 	printTable(w, cols, widths, rows)
 	return nil
@@ -255,18 +263,6 @@ func (a *app) printLs(ctx context.Context, l *replay.Loader, cfg replay.Config, 
 
 var lsColumns = []present.BlobColumn{present.ColPane, present.ColName, present.ColAge, present.ColDeletesIn, present.ColEvents,
 	present.ColSize, present.ColAttempt, present.ColVerdicts, present.ColState, present.ColReason}
-
-// naturalWidths sizes each column to its widest cell (or title).
-func naturalWidths(cols []present.BlobColumn, rows []present.Row) []int {
-	w := make([]int, len(cols))
-	for i, c := range cols {
-		w[i] = textfmt.Width(c.Title)
-		for _, r := range rows {
-			w[i] = max(w[i], textfmt.Width(c.Cell(r)))
-		}
-	}
-	return w
-}
 
 func printTable(w io.Writer, cols []present.BlobColumn, widths []int, rows []present.Row) {
 	line := func(cell func(i int, c present.BlobColumn) string) {

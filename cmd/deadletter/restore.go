@@ -7,6 +7,7 @@ import (
 	"github.com/deadletter/deadletter/internal/present"
 	"github.com/deadletter/deadletter/internal/textfmt"
 	"github.com/deadletter/deadletter/replay"
+	"github.com/deadletter/deadletter/store"
 	"github.com/spf13/cobra"
 )
 
@@ -87,7 +88,14 @@ func (a *app) runRestore(cmd *cobra.Command, args []string, o *restoreOptions) e
 		for _, r := range missing { // named but not found: said before the question counts them
 			fmt.Fprintf(a.io.err, "%s: %s %s\n", textfmt.Printable(r.Name), r.Outcome, present.Reason(r.Reason, present.ForceFlag))
 		}
-		p := l.PreviewRestore(ctx, names, o.force)
+		blobs := make([]store.BlobInfo, len(names))
+		for i, n := range names {
+			blobs[i] = store.BlobInfo{Name: n}
+			if j, ok := snap.Lookup(n); ok {
+				blobs[i] = snap.Items[j].BlobInfo
+			}
+		}
+		p := l.PreviewRestore(ctx, blobs, o.force)
 		if o.all {
 			p.Keep(func(d *replay.Detail) bool { return o.filter.read(cfg, &d.Item, d.Now) })
 		}

@@ -116,7 +116,9 @@ func TestDashboardInTmux(t *testing.T) {
 	tm.keys("/", "HOSTILE", "Enter")
 	tm.screen("filter: HOSTILE")
 	tm.keys("Enter")
-	s := tm.screen(`\x1b[2J\x1b]0;pwned\x07.json`, `subject \x1b[2J\x1b]0;pwned\x07`)
+	tm.screen(`\x1b[2J\x1b]0;pwned\x07.json`, "evil-1")
+	tm.keys("Enter") // the event's JSON
+	s := tm.screen(`"subject": "\u001b[2J\u001b]0;pwned\u0007"`)
 	if !strings.Contains(s, "deadletter") {
 		t.Fatalf("the screen was cleared:\n%s", s)
 	}
@@ -138,7 +140,7 @@ func TestTooSmallInTmux(t *testing.T) {
 	tm.keys("d")
 	tm.keys("y")
 	tm.keys("Enter")
-	tm.screen(`"enter" did`) // the last key was swallowed, and the screen says so
+	tm.screen(`"enter" was dropped`) // the last key was swallowed, and the screen says so
 	tm.tmux("resize-window", "-t", "dl", "-x", "120", "-y", "32")
 	tm.screen("[1 Stranded")
 	if s := tm.capture(); strings.Contains(s, "Drain") {
@@ -167,15 +169,15 @@ func drainCounts(t *testing.T, dir string) int {
 	return n
 }
 
-// Under a filter, d drains the rows shown — the confirmation says so — and nothing else.
+// Under a filter, ctrl+a then d drains the rows shown — the confirmation says so — and nothing else.
 func TestFilteredDrainInTmux(t *testing.T) {
 	dir := seeded(t)
 	tm := newTerm(t, 140, 40, binary(t), "--dir", dir, "--interval", "1h")
 	tm.screen("[1 Stranded")
 	tm.keys("/", "WEBHOOKS", "Enter")
 	tm.screen("filter: WEBHOOKS")
-	tm.keys("d")
-	s := tm.screen("stranded blob(s)?", "filter 'WEBHOOKS'")
+	tm.keys("C-a", "d")
+	s := tm.screen("stranded blob(s)?", "shown (filter 'WEBHOOKS')")
 	tm.keys("y")
 	tm.screen("Drain finished")
 	d, _ := dirstore.Open(dir)

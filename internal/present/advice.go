@@ -21,11 +21,13 @@ type BlobState struct {
 	Readiness *replay.Readiness
 	// Gone, when set, says where the blob went since it was read.
 	Gone *replay.Whereabouts
+	// Now is the service's time the state was read at.
+	Now time.Time
 }
 
 // StateOf gathers the state of a read blob.
 func StateOf(d *replay.Detail, cfg replay.Config) BlobState {
-	return BlobState{Pane: d.Pane, Alerts: cfg.AlertsOf(&d.Item, d.Now), Unreadable: d.ReadErr != "", Restore: d.Restore}
+	return BlobState{Pane: d.Pane, Alerts: cfg.AlertsOf(&d.Item, d.Now), Unreadable: d.ReadErr != "", Restore: d.Restore, Now: d.Now}
 }
 
 // Advice is what to do about a blob, in one voice: one sentence decided by the one state that matters most
@@ -54,8 +56,8 @@ func Advice(s BlobState) []string {
 		}
 	}
 	if r := s.Readiness; r != nil && r.Failing && s.Pane == replay.PaneStranded && drainable(s) {
-		out = append(out, fmt.Sprintf("But %s still dead-lettered %s ago: its handler was failing then, so drained now its events will most likely dead-letter again, one attempt further on.",
-			textfmt.Printable(r.Subscription), textfmt.Duration(time.Since(r.NewestDeadLetter).Round(time.Minute))))
+		out = append(out, fmt.Sprintf("But %s dead-lettered %s ago: its handler still fails, so drained now its events will likely dead-letter again.",
+			textfmt.Printable(r.Subscription), textfmt.Duration(s.Now.Sub(r.NewestDeadLetter))))
 	}
 	return out
 }
@@ -131,4 +133,19 @@ func goneAdvice(g replay.Whereabouts) string {
 		return "Gone: nothing of it is left — deleted by the lifecycle rule or by hand."
 	}
 	return "Still there."
+}
+
+// ReadinessWarning says, for a drain, that a subscription's handler still failed within the TTL: its events will
+// most likely dead-letter again, one attempt further on, and how many cycles remain before the cap quarantines
+// them (cyclesLeft < 0: not known).
+func ReadinessWarning(r replay.Readiness, cyclesLeft int, ttl time.Duration, now time.Time) string {
+	s := fmt.Sprintf("%s: %d dead letter(s) in the last %s, the newest %s ago — its handler is still failing; drained events will dead-letter again with attempt + 1",
+		textfmt.Printable(r.Subscription), r.LastWindow, textfmt.Duration(ttl), textfmt.Duration(now.Sub(r.NewestDeadLetter)))
+	switch {
+	case cyclesLeft == 0:
+		s += ", and then the cap quarantines them"
+	case cyclesLeft > 0:
+		s += fmt.Sprintf(", %d more before the cap", cyclesLeft)
+	}
+	return s + "."
 }

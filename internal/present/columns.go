@@ -33,6 +33,9 @@ type Column[R any] struct {
 	Grow bool
 	// Priority decides who keeps their place on a narrow terminal: higher stays, lower goes first.
 	Priority int
+	// GrowPriority decides who gets spare width first, up to Max (Priority when 0): the column whose text is cut
+	// most often, not the most important one.
+	GrowPriority int
 	// Right aligns numbers.
 	Right bool
 	// Cell is the (printable) text of one row; it may be longer than the width, the layout cuts it.
@@ -66,7 +69,7 @@ func Layout[R any](cols []Column[R], total int) []int {
 	for i := range order {
 		order[i] = i
 	}
-	byPriority(order, cols)
+	byPriority(order, cols, func(c Column[R]) int { return c.Priority })
 	used := 0
 	for _, i := range order {
 		need := cols[i].Min
@@ -77,6 +80,12 @@ func Layout[R any](cols []Column[R], total int) []int {
 			w[i], used = cols[i].Min, used+need
 		}
 	}
+	byPriority(order, cols, func(c Column[R]) int {
+		if c.GrowPriority != 0 {
+			return c.GrowPriority
+		}
+		return c.Priority
+	})
 	for _, i := range order {
 		if w[i] == 0 {
 			continue
@@ -103,13 +112,47 @@ func Layout[R any](cols []Column[R], total int) []int {
 	return w
 }
 
-func byPriority[R any](order []int, cols []Column[R]) {
+// FitColumns narrows each column to what its rows hold: no wider than its widest cell (or its title), so the
+// width a column would waste goes to the ones that are cut. For lists short enough to measure whole — a blob's
+// events, not a 100,000-row pane.
+func FitColumns[R any](cols []Column[R], rows []R) []Column[R] {
+	out := make([]Column[R], len(cols))
+	for i, c := range cols {
+		widest := textfmt.Width(c.Title)
+		for _, r := range rows {
+			widest = max(widest, textfmt.Width(c.Cell(r)))
+		}
+		if c.Max == 0 || widest < c.Max {
+			c.Max = widest
+		}
+		c.Min = min(c.Min, c.Max)
+		out[i] = c
+	}
+	return out
+}
+
+func byPriority[R any](order []int, cols []Column[R], prio func(Column[R]) int) {
 	for a := 1; a < len(order); a++ { // insertion sort: a handful of columns, stable
-		for b := a; b > 0 && cols[order[b]].Priority > cols[order[b-1]].Priority; b-- {
+		for b := a; b > 0 && prio(cols[order[b]]) > prio(cols[order[b-1]]); b-- {
 			order[b], order[b-1] = order[b-1], order[b]
 		}
 	}
 }
+
+func reasonCell(word func(string) string) func(Row) string {
+	return func(r Row) string {
+		return summaryOr(r, func(s *replay.Summary) string {
+			out := word(s.Reasons.Top())
+			if o := s.Outcomes.Top(); o != "" {
+				out += "/" + o
+			}
+			return textfmt.Printable(out)
+		})
+	}
+}
+
+// With is a column changed by set: a front end's variant of a shared column.
+func With(c BlobColumn, set func(*BlobColumn)) BlobColumn { set(&c); return c }
 
 func summaryOr(r Row, read func(*replay.Summary) string) string {
 	switch {
@@ -144,10 +187,10 @@ var (
 		Cell:    func(r Row) string { return textfmt.Printable(r.Item.Name) },
 		Shorten: textfmt.ShortenMiddle,
 		Less:    func(a, b *replay.Item) bool { return a.Name < b.Name }}
-	// ColFile is the last segment of the name (the GUID and .json), shortened from the middle: it tells two blobs
-	// of one subscription and hour apart, and its text can be typed into show.
+	// ColFile is the last segment of the name without .json (the GUID), shortened from the middle: it tells two
+	// blobs of one subscription and hour apart, and its text can be typed into show.
 	ColFile = BlobColumn{ID: "file", Title: "NAME", Min: 12, Priority: 45,
-		Cell:    func(r Row) string { return textfmt.Printable(replay.FileOf(r.Item.Name)) },
+		Cell:    func(r Row) string { return textfmt.Printable(strings.TrimSuffix(replay.FileOf(r.Item.Name), ".json")) },
 		Shorten: textfmt.ShortenMiddle,
 		Less:    func(a, b *replay.Item) bool { return replay.FileOf(a.Name) < replay.FileOf(b.Name) }}
 	ColSubscription = BlobColumn{ID: "subscription", Title: "SUBSCRIPTION", Min: 12, Max: 24, Priority: 90,
@@ -186,22 +229,24 @@ var (
 	ColSize = BlobColumn{ID: "size", Title: "SIZE", Min: 9, Max: 9, Priority: 20, Right: true,
 		Cell: func(r Row) string { return textfmt.Bytes(r.Item.Size) },
 		Less: func(a, b *replay.Item) bool { return a.Size < b.Size }}
-	ColReason = BlobColumn{ID: "reason", Title: "REASON / OUTCOME", Min: 12, Max: 44, Priority: 30,
-		Cell: func(r Row) string {
-			return summaryOr(r, func(s *replay.Summary) string {
-				out := s.Reasons.Top()
-				if o := s.Outcomes.Top(); o != "" {
-					out += "/" + o
-				}
-				return textfmt.Printable(out)
-			})
-		}}
+	// ColReason is the top reason, short (the legend says what each stands for), and the top outcome.
+	ColReason = BlobColumn{ID: "reason", Title: "REASON / OUTCOME", Min: 12, Max: 44, Priority: 30, Cell: reasonCell(ShortReason)}
+	// ColReasonLong is ColReason in Event Grid's own words, for output nothing cuts (-o wide, a pipe).
+	ColReasonLong = With(ColReason, func(c *BlobColumn) { c.Max, c.Cell = 0, reasonCell(func(s string) string { return s }) })
 	ColAttempt = BlobColumn{ID: "attempt", Title: "ATT", Min: 3, Max: 6, Priority: 50,
-		Cell: func(r Row) string { return summaryOr(r, AttemptLabel) },
+		Cell: func(r Row) string {
+			if r.Item.Pane == replay.PaneArchived {
+				return "" // a record: nothing will count it again
+			}
+			return summaryOr(r, AttemptLabel)
+		},
 		Less: func(a, b *replay.Item) bool { return attempt(a) < attempt(b) }}
 	ColVerdicts = BlobColumn{ID: "verdicts", Title: "VERDICTS", Min: 10, Max: 16, Priority: 75,
 		Cell: func(r Row) string {
-			if r.Item.ReadErr != "" && r.Item.Summary == nil {
+			switch {
+			case r.Item.Pane == replay.PaneArchived:
+				return "" // a record of what was republished: nothing judges it again
+			case r.Item.ReadErr != "" && r.Item.Summary == nil:
 				return Unreadable
 			}
 			return summaryOr(r, VerdictSummary)
@@ -210,13 +255,16 @@ var (
 		Cell: func(r Row) string { return State(r.Alerts) }}
 )
 
-// State is the word for what keeps a blob out of the alerts: handled by the replay, or acknowledged (by whom).
+// State is the word for what sets a blob apart from its pane: acknowledged (by whom), handled by the replay, or
+// untriggerable.
 func State(a replay.Alerts) string {
 	switch {
 	case a.Acked:
 		return "acked " + textfmt.Printable(a.Ack.By)
 	case a.Handled:
 		return "handled"
+	case a.Untriggerable:
+		return "untriggerable"
 	}
 	return ""
 }

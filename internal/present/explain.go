@@ -2,6 +2,7 @@ package present
 
 import (
 	"fmt"
+	"strings"
 
 	"github.com/deadletter/deadletter/internal/textfmt"
 	"github.com/deadletter/deadletter/replay"
@@ -105,4 +106,54 @@ func explainRestore(out *lines, rp *replay.RestorePlan) {
 	case rp.Refused():
 		out.add("  restore refuses without --force: %s", Reason(why, ForceFlag))
 	}
+}
+
+// PredictionLine is the prediction in one line, for the head of the detail view: what the replay does with a root
+// blob, what a restore of a quarantine blob does.
+func PredictionLine(d *replay.Detail) string {
+	switch {
+	case d.ReadErr != "":
+		return ""
+	case d.Preview != nil:
+		pv := d.Preview
+		switch {
+		case pv.Crash != nil:
+			return fmt.Sprintf("replay: CRASH — it serializes a value nested %d levels deep; nothing is republished or deleted", pv.Crash.Depth)
+		case pv.Malformed:
+			return "replay: quarantines the whole payload (malformed) and deletes the original"
+		}
+		var parts []string
+		if pv.MayCrash > 0 {
+			parts = append(parts, fmt.Sprintf("MAY CRASH (nests %d)", pv.MayCrash))
+		}
+		if n := len(pv.Republish); n > 0 {
+			bytes := 0
+			for _, r := range pv.PublishRequests {
+				bytes += r.Bytes
+			}
+			parts = append(parts, fmt.Sprintf("republishes %d in %d request(s) (%s)", n, len(pv.PublishRequests), textfmt.Bytes(int64(bytes))))
+		}
+		if n := len(pv.Quarantine); n > 0 {
+			parts = append(parts, fmt.Sprintf("quarantines %d (%s)", n, replay.Primaries(pv.Quarantine)))
+		}
+		if pv.Unknown > 0 {
+			parts = append(parts, fmt.Sprintf("%d need --handlers", pv.Unknown))
+		}
+		if len(parts) == 0 {
+			return "replay: nothing to republish; the original is deleted"
+		}
+		return "replay: " + strings.Join(parts, " · ")
+	case d.Restore != nil:
+		rp := d.Restore
+		why := rp.Refusal
+		why.Forceable = false
+		switch {
+		case rp.Target == "":
+			return "restore: refused — " + Reason(why, ForceFlag)
+		case rp.Refused():
+			return fmt.Sprintf("restore: refused without --force — %s", Reason(why, ForceFlag))
+		}
+		return fmt.Sprintf("restore: → %s · %d resume · %d quarantined again", textfmt.Printable(rp.Target), len(rp.Resume), len(rp.Requarantine))
+	}
+	return ""
 }

@@ -78,6 +78,8 @@ func reasonText(r replay.Reason, p func(string) string) string {
 			return p(r.Err) // what the lookup found instead
 		}
 		return "no such blob"
+	case replay.ReasonAlreadyRestored:
+		return "already restored as " + p(r.Name) + ": nothing left to restore"
 	case replay.ReasonCopiedNotDeleted:
 		return fmt.Sprintf("copied to %s but the quarantine copy could not be deleted (restoring again finds the copy and only retries the delete): %s", p(r.Name), p(r.Err))
 	case replay.ReasonStopped:

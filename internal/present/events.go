@@ -1,0 +1,123 @@
+package present
+
+import (
+	"slices"
+	"strconv"
+	"strings"
+
+	"github.com/deadletter/deadletter/internal/textfmt"
+	"github.com/deadletter/deadletter/replay"
+)
+
+// EventRow is one event of a read blob, as the event table draws it.
+type EventRow struct {
+	D *replay.Detail
+	I int
+}
+
+func (r EventRow) ev() *replay.Event { return &r.D.Payload.Events[r.I] }
+
+// The columns of an event table (show, and the dashboard's detail): one line per event.
+var (
+	EvIndex = Column[EventRow]{ID: "index", Title: "#", Min: 2, Max: 4, Priority: 90, GrowPriority: 10, Right: true,
+		Cell: func(r EventRow) string { return strconv.Itoa(r.ev().Index) }}
+	EvID = Column[EventRow]{ID: "id", Title: "ID", Min: 10, Max: 38, Priority: 58, GrowPriority: 20, Shorten: textfmt.ShortenMiddle,
+		Cell: func(r EventRow) string { return textfmt.Printable(r.ev().ID) }}
+	EvAttempt = Column[EventRow]{ID: "attempt", Title: "ATT", Min: 3, Max: 5, Priority: 80, Right: true,
+		Cell: func(r EventRow) string {
+			a, uncountable := EventAttempt(r.D, r.I)
+			if uncountable {
+				return a + "∞"
+			}
+			return a
+		}}
+	EvVerdict = Column[EventRow]{ID: "verdict", Title: "VERDICT", Min: 7, Max: 20, Priority: 95, GrowPriority: 85,
+		Cell: func(r EventRow) string { return EventVerdictShort(r.D, r.I) }}
+	EvType = Column[EventRow]{ID: "type", Title: "EVENT TYPE", Min: 16, Max: 30, Priority: 85, GrowPriority: 90, Shorten: textfmt.ShortenMiddle,
+		Cell: func(r EventRow) string { return textfmt.Printable(r.ev().EventType) }}
+	EvReason = Column[EventRow]{ID: "reason", Title: "REASON", Min: 8, Max: 12, Priority: 62, GrowPriority: 75,
+		Cell: func(r EventRow) string { return ShortReason(textfmt.Printable(r.ev().DeadLetterReason)) }}
+	EvOutcome = Column[EventRow]{ID: "outcome", Title: "OUTCOME/HTTP", Min: 8, Max: 18, Priority: 65, GrowPriority: 70,
+		Cell: func(r EventRow) string {
+			ev := r.ev()
+			s := textfmt.Printable(ev.LastDeliveryOutcome)
+			if ev.LastHTTPStatusCode != nil {
+				s += "/" + Number(ev.LastHTTPStatusCode)
+			}
+			return s
+		}}
+	EvTries = Column[EventRow]{ID: "tries", Title: "TRIES", Min: 5, Max: 5, Priority: 30, Right: true,
+		Cell: func(r EventRow) string { return Number(r.ev().DeliveryAttempts) }}
+	EvLastTry = Column[EventRow]{ID: "lastTry", Title: "LAST TRY", Min: 11, Max: 20, Priority: 40, GrowPriority: 15, Shorten: shortTime,
+		Cell: func(r EventRow) string { return textfmt.TimeText(r.ev().LastDeliveryAttemptTime) }}
+)
+
+// EventColumns are the event table's columns, in order.
+var EventColumns = []Column[EventRow]{EvIndex, EvID, EvAttempt, EvVerdict, EvType, EvReason, EvOutcome, EvTries, EvLastTry}
+
+// shortTime cuts a Time to what fits: 11-03 02:07:25Z, 11-03 02:07Z.
+func shortTime(s string, w int) string {
+	if len(s) == 20 && s[4] == '-' && s[10] == ' ' {
+		if w >= 15 {
+			return s[5:]
+		}
+		if w >= 11 {
+			return s[5:16]
+		}
+	}
+	return textfmt.Truncate(s, w, "…")
+}
+
+// EventVerdictShort is an event's verdict in the event table: cap+notIdempotent, or cap* where it is derived
+// (LegendDerived says what that means).
+func EventVerdictShort(d *replay.Detail, i int) string {
+	vs, derived := d.EventVerdicts(i)
+	if derived {
+		return vs.String() + "*"
+	}
+	if d.Payload.Malformed() {
+		return "-"
+	}
+	return vs.String()
+}
+
+// LegendDerived explains the * on a quarantine blob's verdicts.
+const LegendDerived = "* derived: a quarantine copy's ids carry no count (the replay strips it), so its reason is worked out from the bars: an event that passes every other one was stopped by the cap"
+
+// shortReasons are the abbreviations of the deadLetterReasons Event Grid writes: stable, so an operator learns them.
+var shortReasons = []struct{ long, short string }{
+	{"MaxDeliveryAttemptsExceeded", "MaxAttempts"},
+	{"TimeToLiveExceeded", "TTLExpired"},
+	{"UndeliverableDueToHttpBadRequest", "BadRequest"},
+	{"UndeliverableDueToProbationCausedByClientError", "Probation"},
+}
+
+// ShortReason is a deadLetterReason's short form: the known ones abbreviated (ReasonLegend lists them), an
+// UndeliverableDueTo… without that start, any other as it is.
+func ShortReason(r string) string {
+	for _, x := range shortReasons {
+		if r == x.long {
+			return x.short
+		}
+	}
+	if s, ok := strings.CutPrefix(r, "UndeliverableDueTo"); ok && s != "" {
+		return s
+	}
+	return r
+}
+
+// ReasonLegend says what the short reasons stand for, for the reasons given (all known ones when none is).
+func ReasonLegend(reasons []string) string {
+	var parts []string
+	for _, x := range shortReasons {
+		if len(reasons) == 0 || slices.Contains(reasons, x.long) {
+			parts = append(parts, x.short+" = "+x.long)
+		}
+	}
+	for _, r := range reasons {
+		if s := ShortReason(r); s != r && !strings.Contains(strings.Join(parts, " "), s+" = ") {
+			parts = append(parts, s+" = "+r)
+		}
+	}
+	return strings.Join(parts, " · ")
+}

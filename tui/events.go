@@ -1,0 +1,222 @@
+package tui
+
+import (
+	"fmt"
+	"strings"
+
+	tea "github.com/charmbracelet/bubbletea"
+	"github.com/deadletter/deadletter/internal/present"
+	"github.com/deadletter/deadletter/internal/textfmt"
+	"github.com/deadletter/deadletter/replay"
+)
+
+// eventTable is a blob's events, one line each (present.EventColumns, fitted like the blob table), with a cursor:
+// the detail's first section.
+type eventTable struct {
+	d      *replay.Detail
+	rows   []present.EventRow
+	cursor int
+	offset int
+	width  int
+	height int // rows on screen, below the column header
+	widths []int
+	cols   []present.Column[present.EventRow] // the event columns, each no wider than its widest cell
+	st     *Styles
+}
+
+// set shows a blob's events (nil: none), keeping the cursor where it can.
+func (t *eventTable) set(d *replay.Detail) {
+	t.d, t.rows = d, t.rows[:0]
+	if d != nil && d.Payload != nil {
+		for i := range d.Payload.Events {
+			if i == maxDetailEvents {
+				break
+			}
+			t.rows = append(t.rows, present.EventRow{D: d, I: i})
+		}
+	}
+	t.cols = present.FitColumns(present.EventColumns, t.rows)
+	t.SetSize(t.width, t.height+1)
+}
+
+func (t *eventTable) SetSize(w, h int) {
+	t.width, t.height = w, max(1, h-1)
+	if t.cols == nil {
+		t.cols = present.EventColumns
+	}
+	t.widths = present.Layout(t.cols, w-2)
+	t.clamp()
+}
+
+func (t *eventTable) clamp() {
+	t.cursor = max(0, min(t.cursor, len(t.rows)-1))
+	if t.cursor < t.offset {
+		t.offset = t.cursor
+	}
+	if t.cursor >= t.offset+t.height {
+		t.offset = t.cursor - t.height + 1
+	}
+	t.offset = max(0, min(t.offset, len(t.rows)-t.height))
+}
+
+func (t *eventTable) move(n int) {
+	t.cursor += n
+	t.clamp()
+}
+
+// click puts the cursor on the row at line y of the table (its header is line 0).
+func (t *eventTable) click(y int) {
+	if r := t.offset + y - 1; y >= 1 && y <= t.height && r < len(t.rows) {
+		t.cursor = r
+		t.clamp()
+	}
+}
+
+// position says which events are on screen.
+func (t *eventTable) position() string {
+	if len(t.rows) == 0 {
+		return ""
+	}
+	s := fmt.Sprintf("event %d of %d", t.cursor+1, len(t.rows))
+	if t.d != nil && len(t.d.Payload.Events) > len(t.rows) {
+		s += fmt.Sprintf(" (the first %d of %d: show --json has them all)", len(t.rows), len(t.d.Payload.Events))
+	}
+	return s
+}
+
+// View draws the column header and the rows on screen: exactly width × height+1.
+func (t *eventTable) View() string {
+	st := t.st
+	var head []string
+	for i, c := range t.cols {
+		if t.widths[i] > 0 {
+			head = append(head, c.Fit(c.Title, t.widths[i]))
+		}
+	}
+	var b strings.Builder
+	b.WriteString(st.Header.Render(fit("  "+strings.Join(head, " "), t.width, 1)))
+	if len(t.rows) == 0 {
+		b.WriteString("\n" + st.Dim.Render("  no events"))
+		return fit(b.String(), t.width, t.height+1)
+	}
+	end := min(len(t.rows), t.offset+t.height)
+	cells := make([]string, 0, len(t.cols))
+	for r := t.offset; r < end; r++ {
+		row := t.rows[r]
+		cells = cells[:0]
+		for i, c := range t.cols {
+			if t.widths[i] > 0 {
+				cells = append(cells, c.Fit(c.Cell(row), t.widths[i]))
+			}
+		}
+		mark := "  "
+		if r == t.cursor {
+			mark = "▸ "
+		}
+		line := fit(mark+strings.Join(cells, " "), t.width, 1)
+		vs, _ := row.D.EventVerdicts(row.I)
+		switch {
+		case r == t.cursor:
+			line = st.Cursor.Render(line)
+		case vs.Has(replay.VerdictReplay) && !vs.Has(replay.VerdictCap):
+			line = st.OK.Render(line)
+		case vs != 0:
+			line = st.Warn.Render(line)
+		}
+		b.WriteString("\n" + line)
+	}
+	return fit(b.String(), t.width, t.height+1)
+}
+
+// eventView is one event's JSON, pretty-printed and searchable, over the detail: enter on an event opens it.
+type eventView struct {
+	e      *env
+	d      *replay.Detail
+	i      int
+	text   pager
+	search bool
+	w, h   int
+}
+
+func newEventView(e *env, d *replay.Detail, i int) *eventView {
+	v := &eventView{e: e, d: d, i: i, text: newPager(e.st)}
+	ev := d.Payload.Events[i]
+	var lines []string
+	vs := present.EventVerdictShort(d, i)
+	lines = append(lines, e.st.Title.Render(fmt.Sprintf("event %d of %s", ev.Index, textfmt.Printable(d.Name))),
+		fmt.Sprintf("verdict %s · attempt %s · published %s · last try %s", vs, present.EvAttempt.Cell(present.EventRow{D: d, I: i}),
+			textfmt.TimeText(ev.PublishTime), textfmt.TimeText(ev.LastDeliveryAttemptTime)), "")
+	for _, l := range strings.Split(present.PrettyJSON(ev.Raw), "\n") {
+		lines = append(lines, textfmt.Printable(l))
+	}
+	v.text.setLines(lines)
+	return v
+}
+
+func (v *eventView) SetSize(w, h int) { v.w, v.h = w, h; v.text.SetSize(w, h-1) }
+
+func (v *eventView) Update(msg tea.Msg) (component, tea.Cmd) {
+	if k, ok := msg.(tea.KeyMsg); ok && v.search {
+		var cmd tea.Cmd
+		v.text.search, cmd = v.text.search.Update(k)
+		return v, cmd
+	}
+	return v, nil
+}
+
+func (v *eventView) Scope() *scope {
+	if v.search {
+		return &scope{name: "search", modal: true, typing: true, bindings: []binding{
+			bind([]string{"enter"}, "enter", "find", func() tea.Cmd {
+				v.search = false
+				v.text.search.Blur()
+				v.text.setQuery(v.text.search.Value())
+				return nil
+			}).footer(),
+			bind([]string{"esc"}, "esc", "cancel", func() tea.Cmd { v.search = false; v.text.search.Blur(); return nil }).footer(),
+		}}
+	}
+	noMatch := func() string {
+		if len(v.text.matches) == 0 {
+			return "no search, or nothing found (press / to search)"
+		}
+		return ""
+	}
+	return &scope{name: "event", bindings: []binding{
+		bind([]string{"esc"}, "esc", "back to the blob", func() tea.Cmd { return v.e.send(closeMsg{}) }).footer(),
+		bind([]string{"y"}, "y", "copy the event's JSON", func() tea.Cmd {
+			return v.e.send(copyMsg{what: "event's JSON", text: string(v.d.Payload.Events[v.i].Raw)})
+		}).footer(),
+		bind([]string{"/"}, "/", "search", func() tea.Cmd {
+			v.search = true
+			v.text.search.SetValue(v.text.query)
+			return v.text.search.Focus()
+		}).footer(),
+		bind([]string{"n"}, "n", "next match", func() tea.Cmd { v.text.next(1); return nil }).when(noMatch),
+		bind([]string{"N"}, "N", "previous match", func() tea.Cmd { v.text.next(-1); return nil }).when(noMatch),
+		bind([]string{"up", "k"}, "↑/k", "scroll up", func() tea.Cmd { v.text.scroll(-1); return nil }),
+		bind([]string{"down", "j"}, "↓/j", "scroll down", func() tea.Cmd { v.text.scroll(1); return nil }),
+		bind([]string{"pgup"}, "pgup", "page up", func() tea.Cmd { v.text.scroll(-v.text.h); return nil }),
+		bind([]string{"pgdown", " "}, "pgdn", "page down", func() tea.Cmd { v.text.scroll(v.text.h); return nil }),
+		bind([]string{"home", "g"}, "g", "top", func() tea.Cmd { v.text.toTop(); return nil }),
+		bind([]string{"end", "G"}, "G", "bottom", func() tea.Cmd { v.text.toBottom(); return nil }),
+	}}
+}
+
+func (v *eventView) View() string {
+	bar := v.e.paint(&v.e.st.Dim, v.text.position())
+	if v.search {
+		bar = v.text.search.View()
+	}
+	return fit(fit(bar, v.w, 1)+"\n"+v.text.View(), v.w, v.h)
+}
+
+func (v *eventView) mouse(msg tea.MouseMsg, _ int) tea.Cmd {
+	switch msg.Button {
+	case tea.MouseButtonWheelUp:
+		v.text.scroll(-3)
+	case tea.MouseButtonWheelDown:
+		v.text.scroll(3)
+	}
+	return nil
+}

@@ -1,0 +1,306 @@
+package tui
+
+import (
+	"fmt"
+	"time"
+
+	tea "github.com/charmbracelet/bubbletea"
+	"github.com/deadletter/deadletter/internal/textfmt"
+	"github.com/deadletter/deadletter/replay"
+)
+
+// request takes what components ask of the root; ok is false for messages that are not requests.
+func (m *Model) request(msg tea.Msg) (tea.Cmd, bool) {
+	switch msg := msg.(type) {
+	case statusMsg:
+		m.status = msg.text
+		if msg.warn {
+			m.status = m.paint(&m.st.Warn, msg.text)
+		}
+	case closeMsg:
+		m.pop()
+		m.layout()
+		return m.hydrate(), true
+	case openBlobMsg:
+		d := newDetail(msg.name, m.env(), m.readinessOf)
+		m.push(d)
+		return d.load(), true
+	case askMsg:
+		return m.ask(msg), true
+	case runMsg:
+		m.runs++
+		r := newRunView(m.env(), msg.run, m.runs)
+		m.replaceTop(r)
+		return r.start(), true
+	case actionDoneMsg:
+		return m.finished(msg), true
+	case viewMsg:
+		m.setView(int(msg))
+		return m.hydrate(), true
+	case filterToMsg:
+		return m.filterTo(msg.query), true
+	case editFilterMsg:
+		m.filter.bar.edit(m.filter.text)
+		m.push(m.filter.bar)
+		return nil, true
+	case filterTypedMsg:
+		m.filter.seq++
+		m.filter.typed = msg.text
+		return m.opt.After(80*time.Millisecond, debounceMsg{seq: m.filter.seq}), true
+	case filterDoneMsg:
+		m.pop()
+		m.filter.typed = msg.text
+		m.applyFilter(true)
+		return m.hydrate(), true
+	case clearFilterMsg:
+		m.filter.typed = ""
+		m.applyFilter(true)
+		m.status = "filter cleared"
+		return m.hydrate(), true
+	case copyMsg:
+		return m.copyText(msg.what, msg.text), true
+	case copyBlobMsg:
+		return m.copyBlob(msg.name), true
+	case copiedMsg:
+		m.status = msg.text
+	case helpMsg:
+		m.push(newHelp(m.env(), m.top().Scope(), m.rootScopeFor(m.top())))
+	case refreshMsg:
+		return m.refresh(), true
+	case quitMsg:
+		return m.askQuit(), true
+	case forceQuitMsg:
+		return m.quit(), true
+	case pushMsg:
+		m.push(msg.c)
+	default:
+		return nil, false
+	}
+	return nil, true
+}
+
+// readinessOf is the readiness of a subscription, as of the last check.
+func (m *Model) readinessOf(sub string) *replay.Readiness {
+	for i := range m.ready {
+		if m.ready[i].Subscription == sub {
+			r := m.ready[i]
+			return &r
+		}
+	}
+	return nil
+}
+
+// rootScope is the root's own keys: help, refresh, the last results, quit.
+func (m *Model) rootScope() *scope {
+	return &scope{name: "everywhere", bindings: []binding{
+		bind([]string{"?"}, "?", "help", func() tea.Cmd { return m.send(helpMsg{}) }).footer(),
+		bind([]string{"q", "ctrl+c"}, "q", "quit", m.askQuit).footer(),
+		bind([]string{"R", "ctrl+r"}, "R", "refresh now", m.refresh).
+			when(func() string {
+				if m.list.running {
+					return "a listing is already under way"
+				}
+				return ""
+			}),
+		bind([]string{"L"}, "L", "last results again", func() tea.Cmd {
+			m.push(m.results)
+			return nil
+		}).when(func() string {
+			if m.results == nil {
+				return "no action has finished yet"
+			}
+			return ""
+		}),
+	}}
+}
+
+// viewScope is how the pane views are reached from either of them: tab, the numbers, o.
+func (m *Model) viewScope() *scope {
+	show := func(i int) func() tea.Cmd { return func() tea.Cmd { return m.send(viewMsg(i)) } }
+	n := len(m.tables) + 1
+	return &scope{name: "views", bindings: []binding{
+		bind([]string{"tab"}, "tab", "next view", func() tea.Cmd { return show((m.view + 1) % n)() }).footer(),
+		bind([]string{"shift+tab"}, "shift+tab", "previous view", func() tea.Cmd { return show((m.view + n - 1) % n)() }),
+		bind([]string{"o"}, "o", "overview", show(0)),
+		bind([]string{"1"}, "1", "stranded", show(1)),
+		bind([]string{"2"}, "2", "quarantine", show(2)),
+		bind([]string{"3"}, "3", "live", show(3)),
+		bind([]string{"4"}, "4", "archived", show(4)),
+	}}
+}
+
+// rootScopeFor is the keys of the root that reach a component: none through a modal one; the views from a pane
+// view; help, refresh, L and quit from everything else.
+func (m *Model) rootScopeFor(c component) *scope {
+	s := &scope{name: "everywhere"}
+	if c.Scope().modal {
+		return s
+	}
+	if c == component(m.overview) || m.view > 0 && c == component(m.table()) {
+		s.bindings = append(s.bindings, m.viewScope().bindings...)
+	}
+	s.bindings = append(s.bindings, m.rootScope().bindings...)
+	return s
+}
+
+// askQuit quits — after asking, while an action runs.
+func (m *Model) askQuit() tea.Cmd {
+	if r := m.running(); r != nil {
+		m.push(newQuitAsk(m.env()))
+		return nil
+	}
+	return m.quit()
+}
+
+// key routes one key press: the focused component's binding, else the root's keys that reach it, else — in a text
+// field — the component types it.
+func (m *Model) key(k tea.KeyMsg) tea.Cmd {
+	if m.w < minW || m.h < minH {
+		if k.String() == "q" || k.String() == "ctrl+c" {
+			return m.quit()
+		}
+		m.ignored = k.String() // nothing acts unseen: the screen says the key was dropped
+		return nil
+	}
+	top := m.top()
+	sc := top.Scope()
+	// Fast typing and terminal multiplexers deliver several runes in one message ("/WEBHOOKS"): outside a text
+	// field each is a key of its own; once a field takes focus, the rest is its text.
+	if k.Type == tea.KeyRunes && len(k.Runes) > 1 && !k.Paste && !sc.typing {
+		var cmds []tea.Cmd
+		for i, r := range k.Runes {
+			if m.top().Scope().typing {
+				cmds = append(cmds, m.key(tea.KeyMsg{Type: tea.KeyRunes, Runes: k.Runes[i:]}))
+				break
+			}
+			cmds = append(cmds, m.key(tea.KeyMsg{Type: tea.KeyRunes, Runes: []rune{r}, Alt: k.Alt}), m.takeMail())
+		}
+		return tea.Batch(cmds...)
+	}
+	m.status = "" // the status line answers one key; the next clears it
+	if b, ok := sc.find(k); ok {
+		return m.run(b)
+	}
+	if b, ok := m.rootScopeFor(top).find(k); ok {
+		return m.run(b)
+	}
+	if sc.typing {
+		next, cmd := top.Update(k)
+		if next != top {
+			m.stack[len(m.stack)-1] = next
+			m.size(next)
+		}
+		return cmd
+	}
+	return nil
+}
+
+// run acts on a binding, or says why it is off.
+func (m *Model) run(b binding) tea.Cmd {
+	if why := b.reason(); why != "" {
+		m.status = m.paint(&m.st.Warn, why)
+		return nil
+	}
+	return b.do()
+}
+
+// mouse: the wheel scrolls what is under the pointer and a click on a row puts the cursor there — in the pane
+// table and in the detail's events. A dialog or help on top takes the wheel.
+func (m *Model) mouse(msg tea.MouseMsg) tea.Cmd {
+	if m.w < minW || m.h < minH {
+		return nil
+	}
+	type mouser interface {
+		mouse(msg tea.MouseMsg, y int) tea.Cmd
+	}
+	top := m.top()
+	y := msg.Y - headerLines // the body's own lines
+	if _, ok := top.(overlay); !ok && len(m.stack) == 0 {
+		y-- // the pane view's tabs
+	}
+	if mc, ok := top.(mouser); ok {
+		return mc.mouse(msg, y)
+	}
+	return nil
+}
+
+// setView shows the overview (0) or a pane's table.
+func (m *Model) setView(i int) {
+	if i >= 0 && i <= len(m.tables) {
+		m.view = i
+	}
+}
+
+// finished takes an action's end: selections are spent, the container is listed again and the detail read again,
+// so every screen shows what the action did — or, when the operator asked to quit while it ran, it quits.
+func (m *Model) finished(msg actionDoneMsg) tea.Cmd {
+	r, ok := m.top().(*runView)
+	if !ok || r.id != msg.id {
+		for _, c := range m.stack {
+			if rv, ok := c.(*runView); ok && rv.id == msg.id {
+				r = rv
+			}
+		}
+	}
+	if r == nil {
+		return nil
+	}
+	m.status = r.finish(msg)
+	m.results = r
+	for _, t := range m.tables {
+		t.unselectAll()
+	}
+	if _, asked := m.top().(*quitAsk); asked {
+		return m.quit() // nothing is left to abandon
+	}
+	cmds := []tea.Cmd{m.refresh()}
+	if d := m.detail(); d != nil {
+		cmds = append(cmds, d.load())
+	}
+	return tea.Batch(cmds...)
+}
+
+// ask opens the dialog of an action on items: what the operator sees, said back before anything is written.
+func (m *Model) ask(msg askMsg) tea.Cmd {
+	if len(msg.items) == 0 {
+		m.status = "nothing here to " + actionVerbs[msg.act]
+		return nil
+	}
+	e := m.env()
+	switch msg.act {
+	case actDrain:
+		d, why := newDrainDialog(e, msg.items, msg.limit, m.ready)
+		if d == nil {
+			m.status = why
+			return nil
+		}
+		m.push(d)
+	case actRestore:
+		d := newRestoreDialog(e, msg.items, msg.limit)
+		m.push(d)
+		return d.read()
+	case actAck:
+		d, why := newAckDialog(e, msg.items, msg.limit)
+		if d == nil {
+			m.status = why
+			return nil
+		}
+		m.push(d)
+	}
+	return nil
+}
+
+// filterTo applies a query and shows the first pane it leaves rows in (the overview's enter).
+func (m *Model) filterTo(q string) tea.Cmd {
+	m.filter.typed = q
+	m.applyFilter(true)
+	for i, t := range m.tables {
+		if len(t.rows) > 0 {
+			m.setView(i + 1)
+			return m.hydrate()
+		}
+	}
+	m.setView(1)
+	m.status = fmt.Sprintf("no blob matches %s", textfmt.Printable(q))
+	return m.hydrate()
+}
