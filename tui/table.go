@@ -30,7 +30,6 @@ var tableColumns = []present.BlobColumn{
 	present.With(present.ColDeletesIn, func(c *present.BlobColumn) { c.Priority = 80 }),
 }
 
-
 // markWidth is the row marker: cursor, selection, and H (handled) or A (acknowledged).
 const markWidth = 3
 

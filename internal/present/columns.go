@@ -233,7 +233,7 @@ var (
 	ColReason = BlobColumn{ID: "reason", Title: "REASON / OUTCOME", Min: 12, Max: 44, Priority: 30, Cell: reasonCell(ShortReason)}
 	// ColReasonLong is ColReason in Event Grid's own words, for output nothing cuts (-o wide, a pipe).
 	ColReasonLong = With(ColReason, func(c *BlobColumn) { c.Max, c.Cell = 0, reasonCell(func(s string) string { return s }) })
-	ColAttempt = BlobColumn{ID: "attempt", Title: "ATT", Min: 3, Max: 6, Priority: 50,
+	ColAttempt    = BlobColumn{ID: "attempt", Title: "ATT", Min: 3, Max: 6, Priority: 50,
 		Cell: func(r Row) string {
 			if r.Item.Pane == replay.PaneArchived {
 				return "" // a record: nothing will count it again
