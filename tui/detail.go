@@ -418,7 +418,7 @@ func (v *detail) bar() string {
 	tabs := func(names []string) string {
 		var parts []string
 		for i, n := range names {
-			if i == secEvents && v.d != nil && v.d.Payload != nil {
+			if i == secEvents && v.d != nil && v.d.Payload != nil && v.gone == nil {
 				n = fmt.Sprintf("%s (%d)", n, len(v.d.Payload.Events))
 			}
 			if i == v.section {

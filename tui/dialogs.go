@@ -110,7 +110,7 @@ func leftLines(e *env, head string, left []replay.Result) []string {
 	}
 	out := []string{"", e.st.Header.Render(fmt.Sprintf("%s (%d):", head, len(left)))}
 	for _, r := range left {
-		out = append(out, fmt.Sprintf("  %s: %s %s", textfmt.Printable(r.Name), r.Outcome, present.Reason(r.Reason, present.ForceKey)))
+		out = append(out, "  "+textfmt.Printable(r.Name), fmt.Sprintf("    %s: %s", r.Outcome, present.Reason(r.Reason, present.ForceKey)))
 	}
 	return out
 }

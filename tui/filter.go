@@ -58,7 +58,7 @@ func newFilterBar(e *env) *filterBar {
 	f.keys = &scope{name: "filter", modal: true, typing: true, bindings: []binding{
 		bind([]string{"enter"}, "enter", "apply", func() tea.Cmd { f.input.Blur(); return f.e.send(filterDoneMsg{f.input.Value()}) }).footer(),
 		bind([]string{"esc"}, "esc", "clear the filter", func() tea.Cmd { f.input.Blur(); return f.e.send(filterDoneMsg{""}) }).footer(),
-		bind([]string{"?"}, "?", "the filter's syntax", func() tea.Cmd { return f.e.status(filterSyntax) }).footer(),
+		bind([]string{"?"}, "?", "the filter's syntax (help; esc comes back here)", func() tea.Cmd { return f.e.send(helpMsg{}) }).footer(),
 		bind([]string{"ctrl+c"}, "ctrl+c", "quit", func() tea.Cmd { return f.e.send(quitMsg{}) }),
 	}}
 	return f

@@ -213,6 +213,20 @@ func (o *overview) layout() {
 	o.col = max(0, min(o.col, len(o.cols)-1))
 }
 
+// moreAt is where the "+N more" column goes — after the reasons shown, before the fates — or -1 when every
+// reason fits.
+func (o *overview) moreAt() int {
+	if o.hidden == 0 || len(o.cols) == 0 || o.cols[0].reason < 0 {
+		return -1 // none shown: the legend line says how many there are
+	}
+	for i, c := range o.cols {
+		if c.reason < 0 {
+			return i
+		}
+	}
+	return len(o.cols)
+}
+
 // moreW is the "+N more" column that stands for the reasons that do not fit.
 const moreW = 8
 
@@ -372,6 +386,14 @@ func (o *overview) reasonLegend() string {
 			shown = append(shown, o.pic.Reasons[c.reason])
 		}
 	}
+	if len(shown) == 0 && o.hidden > 0 { // a narrow terminal: the reasons by name, and how to see one
+		var names []string
+		for _, r := range o.pic.Reasons {
+			names = append(names, present.ShortReason(r))
+		}
+		return o.paint(&o.st.Dim, textfmt.Truncate(fmt.Sprintf("+%d reasons off-screen: %s",
+			o.hidden, textfmt.Printable(strings.Join(names, ", "))), o.w, "…"))
+	}
 	l := present.ReasonLegend(shown)
 	if l == "" {
 		return ""
@@ -417,15 +439,16 @@ func (o *overview) lossLine() string {
 func (o *overview) grid(rows int) []string {
 	p := o.pic
 	head := []string{textfmt.Cell(" SUBSCRIPTION", o.subW), textfmt.Cell("EVENTS", 7), textfmt.Cell("HANDLER", lastDLW)} // a gutter for the cursor
+	more := o.moreAt()
 	for i, c := range o.cols {
+		if i == more {
+			head = append(head, textfmt.Cell(fmt.Sprintf("+%d more", o.hidden), moreW))
+		}
 		t := textfmt.Cell(textfmt.Printable(c.title), c.w)
 		if o.section == 1 && i == o.col {
 			t = o.paint(&o.st.Bold, textfmt.Cell("▾"+textfmt.Printable(c.title), c.w))
 		}
 		head = append(head, t)
-		if c.reason >= 0 && (i+1 == len(o.cols) || o.cols[i+1].reason < 0) && o.hidden > 0 {
-			head = append(head, textfmt.Cell(fmt.Sprintf("+%d more", o.hidden), moreW))
-		}
 	}
 	out := []string{o.paint(&o.st.Header, strings.Join(head, " "))}
 	n := len(p.Subscriptions)
@@ -438,6 +461,9 @@ func (o *overview) grid(rows int) []string {
 		cells := []string{textfmt.Cell(" "+textfmt.Printable(p.Subscriptions[r]), o.subW), textfmt.Cell(thousands(p.Totals[r]), 7),
 			textfmt.Cell(o.handler(p.Subscriptions[r]), lastDLW)}
 		for i, c := range o.cols {
+			if i == more {
+				cells = append(cells, strings.Repeat(" ", moreW))
+			}
 			var v string
 			if c.reason >= 0 {
 				cell := p.Matrix[r][c.reason]
@@ -457,9 +483,6 @@ func (o *overview) grid(rows int) []string {
 				v = "[" + v + "]"
 			}
 			cells = append(cells, textfmt.Cell(v, c.w))
-			if c.reason >= 0 && (i+1 == len(o.cols) || o.cols[i+1].reason < 0) && o.hidden > 0 {
-				cells = append(cells, strings.Repeat(" ", moreW))
-			}
 		}
 		line := strings.Join(cells, " ")
 		if o.section == 1 && r == o.row {

@@ -1,0 +1,144 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/deadletter/deadletter/store"
+	"github.com/deadletter/deadletter/store/dirstore"
+)
+
+// cursorLine is the screen line the cursor (▸) is on, or -1.
+func cursorLine(s string) int {
+	for i, l := range strings.Split(s, "\n") {
+		if strings.HasPrefix(strings.TrimLeft(l, " *"), "▸") {
+			return i
+		}
+	}
+	return -1
+}
+
+// The real binary follows an action to its consequence: drained from its detail, a blob's detail shows it
+// re-uploaded (live, drained once) and no longer offers d; restored from its detail, a quarantine copy says where
+// it went and offers r no more.
+func TestDetailFollowsActionsInTmux(t *testing.T) {
+	dir := seeded(t)
+	tm := newTerm(t, 120, 40, binary(t), "--dir", dir, "--interval", "1h")
+	tm.screen("[1 Stranded")
+	tm.keys("Enter")
+	tm.screen("stranded ·", "d drain")
+	tm.keys("d")
+	tm.screen("Drain 1 stranded blob(s)?", "It takes this blob")
+	tm.keys("y")
+	tm.screen("Drain finished", "1 drained")
+	tm.keys("Escape")
+	s := tm.screen("live ·", "drained 1×")
+	if strings.Contains(lastScreenLine(s), "d drain") {
+		t.Fatalf("the detail still offers d after the drain:\n%s", s)
+	}
+	// (Escape and the next key sent together read as alt+key, as in any terminal: wait between them.)
+	tm.keys("Escape")
+	tm.screen("[1 Stranded")
+	tm.keys("2")
+	tm.screen("[2 Quarantine")
+	tm.keys("Enter")
+	tm.screen("quarantine ·", "r restore")
+	tm.keys("r")
+	tm.screen("quarantined blob(s)?", "It takes this blob")
+	tm.keys("f", "y") // forced, so the test does not depend on which copy the seed put first
+	tm.screen("Restore finished", "1 restored")
+	tm.keys("Escape")
+	s = tm.screen("Restored as ", ".restored-")
+	if strings.Contains(lastScreenLine(s), "r restore") {
+		t.Fatalf("the detail still offers r after the restore:\n%s", s)
+	}
+	tm.keys("r")
+	tm.screen("nothing to do here:")
+	tm.keys("q")
+	if code := tm.exited(); code != 0 {
+		t.Fatalf("exit %d", code)
+	}
+}
+
+// lastScreenLine is the last non-blank line of a capture: the key line.
+func lastScreenLine(s string) string {
+	lines := strings.Split(strings.TrimRight(s, "\n "), "\n")
+	return lines[len(lines)-1]
+}
+
+// With a filter showing three quarantine blobs, r asks about the one under the cursor — named — not the three;
+// ctrl+a then r takes the three.
+func TestCursorRowRestoreInTmux(t *testing.T) {
+	dir := seeded(t)
+	d, err := dirstore.Open(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx := context.Background()
+	var names []string
+	for i := 0; i < 3; i++ {
+		name := fmt.Sprintf("quarantine/TRIO/2026/11/30/%d/0000000%d-aaaa-bbbb-cccc-dddddddddddd.json", i, i)
+		body := fmt.Sprintf(`[{"id":"trio-%d|2","subject":"/trio","eventType":"ProcessWebhook","dataVersion":"1","data":{}}]`, i)
+		if _, err := d.Write(ctx, name, []byte(body), store.WriteOptions{}); err != nil {
+			t.Fatal(err)
+		}
+		d.Backdate(ctx, name, time.Now().Add(-time.Duration(10+i)*time.Hour))
+		names = append(names, name)
+	}
+	tm := newTerm(t, 140, 40, binary(t), "--dir", dir, "--interval", "1h")
+	tm.screen("[1 Stranded")
+	tm.keys("2", "/", "TRIO", "Enter")
+	tm.screen("filter: TRIO", "Quarantine 3/")
+	tm.keys("j", "r")
+	s := tm.screen("quarantined blob(s)?", "It takes the row under the cursor")
+	named := 0
+	for _, n := range names {
+		if strings.Contains(s, n) {
+			named++
+		}
+	}
+	if named != 1 || !strings.Contains(s, "of 1 quarantined") && !strings.Contains(s, "Restore 1 quarantined") {
+		t.Fatalf("r on the cursor row names %d of the three:\n%s", named, s)
+	}
+	tm.keys("Escape")
+	tm.screen("filter: TRIO")
+	tm.keys("C-a", "r")
+	tm.screen("the 3 selected of 3 quarantine shown (filter 'TRIO')")
+	tm.keys("Escape")
+	tm.screen("filter: TRIO")
+	tm.keys("q")
+	tm.exited()
+}
+
+// The binary asks the terminal for mouse events (tmux's pane flags say so), a click on a row puts the cursor
+// there, and the wheel moves it.
+func TestMouseInTmux(t *testing.T) {
+	dir := seeded(t)
+	tm := newTerm(t, 120, 40, binary(t), "--dir", dir, "--interval", "1h")
+	s := tm.screen("[1 Stranded")
+	flags := tm.tmux("display-message", "-p", "-t", "dl", "#{mouse_button_flag}#{mouse_any_flag}#{mouse_sgr_flag}")
+	if f := strings.TrimSpace(flags); len(f) != 3 || f[0] != '1' && f[1] != '1' || f[2] != '1' {
+		t.Fatalf("the program did not turn mouse reporting on (button, any, sgr flags %q)", flags)
+	}
+	if cursorLine(s) != 4 {
+		t.Fatalf("the cursor starts on line %d:\n%s", cursorLine(s), s)
+	}
+	// A left click on screen line 8 (0-based 7: the fourth row): SGR press and release, 1-based coordinates.
+	tm.keys("-l", "\x1b[<0;20;8M\x1b[<0;20;8m")
+	for deadline := time.Now().Add(10 * time.Second); cursorLine(tm.capture()) != 7; time.Sleep(50 * time.Millisecond) {
+		if time.Now().After(deadline) {
+			t.Fatalf("a click on line 8 left the cursor on line %d:\n%s", cursorLine(tm.capture()), tm.capture())
+		}
+	}
+	tm.keys("-l", "\x1b[<65;20;8M") // the wheel, down: three rows
+	for deadline := time.Now().Add(10 * time.Second); cursorLine(tm.capture()) != 10; time.Sleep(50 * time.Millisecond) {
+		if time.Now().After(deadline) {
+			t.Fatalf("the wheel left the cursor on line %d:\n%s", cursorLine(tm.capture()), tm.capture())
+		}
+	}
+	tm.keys("q")
+	tm.exited()
+}
