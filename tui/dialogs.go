@@ -169,20 +169,9 @@ func newDrainDialog(e *env, items []replay.Item, limit string, ready []replay.Re
 // readinessWarnings warn, per subscription of the blobs a drain takes whose newest dead letter is inside the TTL
 // window, that its handler still failed then: drained, those events dead-letter again one attempt further on.
 func readinessWarnings(e *env, items []replay.Item, ready []replay.Readiness) []string {
-	bySub := map[string][]replay.Item{}
-	var subs []string
-	for _, it := range items {
-		s := it.Parsed.Subscription
-		if _, ok := bySub[s]; !ok {
-			subs = append(subs, s)
-		}
-		bySub[s] = append(bySub[s], it)
-	}
 	var out []string
-	for _, r := range ready {
-		if its, ok := bySub[r.Subscription]; ok && r.Failing {
-			out = append(out, e.st.Warn.Render(present.ReadinessWarning(r, e.cfg.CyclesLeft(its), e.cfg.TTL, e.snap.Now)))
-		}
+	for _, w := range present.ReadinessWarnings(e.cfg, items, ready, e.snap.Now) {
+		out = append(out, e.st.Warn.Render(w))
 	}
 	if len(out) > 0 {
 		out = append(out, "")

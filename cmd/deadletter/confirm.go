@@ -90,10 +90,14 @@ func (a *app) progress(total int, dryRun bool) func(replay.Result) {
 // every blob asked for was done; 1 when one failed; 3 when none failed but one was not done — refused, too young,
 // already handled, untriggerable, changed or gone since it was listed, not found; 130 when a signal stopped the
 // run (after the report: what was done is said first).
-func (a *app) reportResults(ctx context.Context, f actionFlags, res []replay.Result) error {
+func (a *app) reportResults(ctx context.Context, f actionFlags, res []replay.Result, ready ...replay.Readiness) error {
 	tally := replay.TallyOf(res)
 	if f.json {
-		if err := writeJSON(a.io.out, toResultsJSON(f.dryRun, res)); err != nil {
+		out := toResultsJSON(f.dryRun, res)
+		if ready != nil {
+			out.Readiness = toReadinessJSON(ready)
+		}
+		if err := writeJSON(a.io.out, out); err != nil {
 			return err
 		}
 	} else {

@@ -2,6 +2,7 @@ package main
 
 import (
 	"fmt"
+	"slices"
 	"time"
 
 	"github.com/deadletter/deadletter/internal/present"
@@ -61,20 +62,26 @@ func (a *app) runDrain(cmd *cobra.Command, names []string, o *drainOptions) erro
 	var items []replay.Item
 	for i := range snap.Items {
 		if it := &snap.Items[i]; take(it) {
-			targets = append(targets, cfg.DrainTargetOf(it, snap.Now))
 			items = append(items, *it)
 		}
 	}
+	slices.SortStableFunc(items, func(a, b replay.Item) int { return present.ByHour(&a, &b) }) // names said in time order
+	for i := range items {
+		targets = append(targets, cfg.DrainTargetOf(&items[i], snap.Now))
+	}
+	ready := drainReadiness(cfg, snap, items)
 	if len(targets) == 0 && len(missing) == 0 {
 		if o.json {
-			return writeJSON(a.io.out, toResultsJSON(o.dryRun, nil))
+			out := toResultsJSON(o.dryRun, nil)
+			out.Readiness = toReadinessJSON(ready)
+			return writeJSON(a.io.out, out)
 		}
 		fmt.Fprintln(a.io.out, "nothing is stranded: no blob to drain")
 		return nil
 	}
 	var res []replay.Result
 	if len(targets) > 0 {
-		if err := a.askDrain(cfg, o, items, snap.Now); err != nil {
+		if err := a.askDrain(cfg, o, items, ready, snap.Now); err != nil {
 			return err
 		}
 		if res, err = replay.Drain(ctx, l.Container, cfg, targets, replay.DrainOptions{DryRun: o.dryRun, IncludeHandled: o.includeHandled,
@@ -82,7 +89,23 @@ func (a *app) runDrain(cmd *cobra.Command, names []string, o *drainOptions) erro
 			return err
 		}
 	}
-	return a.reportResults(ctx, o.actionFlags, append(missing, res...))
+	return a.reportResults(ctx, o.actionFlags, append(missing, res...), ready...)
+}
+
+// drainReadiness is the readiness of the subscriptions a drain takes (reckoned from every blob: the replay's
+// copies and the live ones are evidence too). Never nil, so the JSON always carries the list.
+func drainReadiness(cfg replay.Config, snap *replay.Snapshot, items []replay.Item) []replay.Readiness {
+	subs := map[string]bool{}
+	for i := range items {
+		subs[items[i].Parsed.Subscription] = true
+	}
+	out := []replay.Readiness{}
+	for _, r := range cfg.Readiness(snap.Items, snap.Now) {
+		if subs[r.Subscription] {
+			out = append(out, r)
+		}
+	}
+	return out
 }
 
 // drainNamed resolves the names a drain was given: the ones that match nothing (reported notFound), and which
@@ -103,12 +126,17 @@ func (a *app) drainNamed(snap *replay.Snapshot, names []string) ([]replay.Result
 }
 
 // askDrain says what the drain will do — only the blobs it will re-upload are counted — and asks.
-func (a *app) askDrain(cfg replay.Config, o *drainOptions, items []replay.Item, now time.Time) error {
+func (a *app) askDrain(cfg replay.Config, o *drainOptions, items []replay.Item, ready []replay.Readiness, now time.Time) error {
 	f := cfg.ForecastDrain(items, o.includeHandled, now)
 	if !o.json || !o.yes {
-		fmt.Fprintf(a.io.err, "%d blob(s) to drain (stranded: older than the TTL %s, so no trigger can still reach them).\n", f.Blobs, textfmt.Duration(cfg.TTL))
+		if f.Blobs > 0 {
+			fmt.Fprintf(a.io.err, "%d blob(s) to drain (stranded: older than the TTL %s, so no trigger can still reach them).\n", f.Blobs, textfmt.Duration(cfg.TTL))
+		}
 		for _, line := range present.ForecastLines(f) {
 			fmt.Fprintln(a.io.err, line)
+		}
+		for _, w := range present.ReadinessWarnings(cfg, items, ready, now) {
+			fmt.Fprintln(a.io.err, "warning: "+w)
 		}
 	}
 	if !f.Asks() {

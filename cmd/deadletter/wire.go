@@ -295,6 +295,29 @@ type resultJSON struct {
 type resultsJSON struct {
 	DryRun  bool         `json:"dryRun"`
 	Results []resultJSON `json:"results"`
+	// Readiness (drain only) is, per subscription the drain takes, whether its handler still failed within the
+	// TTL: drained now, those events would most likely dead-letter again.
+	Readiness []readinessJSON `json:"readiness,omitempty"`
+}
+
+type readinessJSON struct {
+	Subscription     text   `json:"subscription"`
+	NewestDeadLetter string `json:"newestDeadLetter,omitempty"`
+	// LastHour counts the dead letters written within the last TTL window (an hour, by the estate's TTL).
+	LastHour int  `json:"lastHour"`
+	Failing  bool `json:"failing"`
+}
+
+func toReadinessJSON(rs []replay.Readiness) []readinessJSON {
+	out := make([]readinessJSON, 0, len(rs))
+	for _, r := range rs {
+		j := readinessJSON{Subscription: text(r.Subscription), LastHour: r.LastWindow, Failing: r.Failing}
+		if !r.NewestDeadLetter.IsZero() {
+			j.NewestDeadLetter = rfc3339(r.NewestDeadLetter)
+		}
+		out = append(out, j)
+	}
+	return out
 }
 
 func toResultsJSON(dryRun bool, rs []replay.Result) resultsJSON {
@@ -461,6 +484,8 @@ type reportJSON struct {
 	Findings        []findingJSON      `json:"findings"`
 	Drains          []drainJSON        `json:"drains"`
 	Restores        []restoredJSON     `json:"restores"`
+	// Readiness is every subscription's: has its handler recovered (see resultsJSON).
+	Readiness []readinessJSON `json:"readiness"`
 }
 
 type hourJSON struct {

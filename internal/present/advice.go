@@ -135,6 +135,22 @@ func goneAdvice(g replay.Whereabouts) string {
 	return "Still there."
 }
 
+// ReadinessWarnings are a drain's warnings: one per subscription of the items whose handler still failed within
+// the TTL, in the order of ready (most recently failing first).
+func ReadinessWarnings(cfg replay.Config, items []replay.Item, ready []replay.Readiness, now time.Time) []string {
+	bySub := map[string][]replay.Item{}
+	for _, it := range items {
+		bySub[it.Parsed.Subscription] = append(bySub[it.Parsed.Subscription], it)
+	}
+	var out []string
+	for _, r := range ready {
+		if its, ok := bySub[r.Subscription]; ok && r.Failing {
+			out = append(out, ReadinessWarning(r, cfg.CyclesLeft(its), cfg.TTL, now))
+		}
+	}
+	return out
+}
+
 // ReadinessWarning says, for a drain, that a subscription's handler still failed within the TTL: its events will
 // most likely dead-letter again, one attempt further on, and how many cycles remain before the cap quarantines
 // them (cyclesLeft < 0: not known).

@@ -151,6 +151,18 @@ func reasonCell(word func(string) string) func(Row) string {
 	}
 }
 
+// ByHour orders blobs as a person reads a run of them: by subscription, then the hour Event Grid wrote each (not
+// the name's text, where /12/1/14 sorts before /12/1/7), then the name.
+func ByHour(a, b *replay.Item) int {
+	if c := strings.Compare(a.Parsed.Subscription, b.Parsed.Subscription); c != 0 {
+		return c
+	}
+	if c := a.Parsed.Hour.Compare(b.Parsed.Hour); c != 0 {
+		return c
+	}
+	return strings.Compare(a.Name, b.Name)
+}
+
 // With is a column changed by set: a front end's variant of a shared column.
 func With(c BlobColumn, set func(*BlobColumn)) BlobColumn { set(&c); return c }
 

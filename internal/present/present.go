@@ -241,10 +241,13 @@ func DrainQuestion(f replay.Forecast, noun string) string {
 }
 
 func ForecastLines(f replay.Forecast) []string {
-	out := []string{fmt.Sprintf("%d blob(s), %d event(s), %s, each re-uploaded as it is so a fresh BlobCreated reaches the replay.", f.Blobs, f.Events, textfmt.Bytes(f.Bytes))}
+	var out []string
 	v := f.Verdicts
-	out = append(out, fmt.Sprintf("The replay function will then republish %d event(s) and quarantine %d (cap %d, notIdempotent %d, unroutable %d).",
-		v.Of(replay.VerdictReplay), v.Refused(), v.Of(replay.VerdictCap), v.Of(replay.VerdictNotIdempotent), v.Of(replay.VerdictUnroutable)))
+	if f.Blobs > 0 { // (nothing to re-upload: no line of zeros, only why each is left)
+		out = append(out, fmt.Sprintf("%d blob(s), %d event(s), %s, each re-uploaded as it is so a fresh BlobCreated reaches the replay.", f.Blobs, f.Events, textfmt.Bytes(f.Bytes)),
+			fmt.Sprintf("The replay function will then republish %d event(s) and quarantine %d (cap %d, notIdempotent %d, unroutable %d).",
+				v.Of(replay.VerdictReplay), v.Refused(), v.Of(replay.VerdictCap), v.Of(replay.VerdictNotIdempotent), v.Of(replay.VerdictUnroutable)))
+	}
 	if f.Malformed > 0 {
 		out = append(out, fmt.Sprintf("%d malformed blob(s) go to quarantine whole.", f.Malformed))
 	}
@@ -255,7 +258,7 @@ func ForecastLines(f replay.Forecast) []string {
 	case f.Handled > 0 && f.IncludeHandled:
 		out = append(out, fmt.Sprintf("%d of them were already handled by the replay (their copy exists): drained anyway, their events are republished again.", f.Handled))
 	case f.Handled > 0:
-		out = append(out, fmt.Sprintf("%d more blob(s) were already handled by the replay (their copy exists): they are skipped.", f.Handled))
+		out = append(out, fmt.Sprintf("%d blob(s) were already handled by the replay (their copy exists): they are skipped.", f.Handled))
 	}
 	if n := v.Of(replay.VerdictUnknown); n > 0 {
 		out = append(out, fmt.Sprintf("%d event(s) need --handlers to predict.", n))
