@@ -176,7 +176,7 @@ func (a *app) printCheck(container string, cfg replay.Config, r replay.Report) {
 		fmt.Fprintf(w, "%s: %d finding(s) (%s%s)\n", textfmt.Printable(container), len(r.Findings), paneCounts(r.Counts), kept)
 	}
 	for _, f := range r.Findings {
-		fmt.Fprintf(w, "  %-13s %s\n", f.Kind, present.FindingMessage(f, cfg, r.Now))
+		fmt.Fprintf(w, "  %-13s  %s\n", f.Kind, present.FindingMessage(f, cfg, r.Now))
 		shown := f.Names[:min(len(f.Names), maxFindingNames)]
 		for _, n := range shown {
 			fmt.Fprintf(w, "                  %s\n", textfmt.Printable(n))
@@ -187,7 +187,7 @@ func (a *app) printCheck(container string, cfg replay.Config, r replay.Report) {
 		printAcked(w, f, !f.Kind.Silenced())
 	}
 	for _, f := range r.Acknowledged {
-		fmt.Fprintf(w, "  %-13s every one acknowledged, so none raises it:\n", f.Kind)
+		fmt.Fprintf(w, "  %-13s  every one acknowledged, so none raises it:\n", f.Kind)
 		printAcked(w, f, false)
 	}
 	if r.SuspiciousCount > 0 {

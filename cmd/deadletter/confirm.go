@@ -57,6 +57,9 @@ func (a *app) confirm(f actionFlags, question string) error {
 		return usagef("not on a terminal: pass --yes to confirm")
 	}
 	fmt.Fprintf(a.io.err, "%s [y/N] ", question)
+	if f, ok := a.io.err.(*fitWriter); ok {
+		f.flush() // the question has no line end: say it before waiting for the answer
+	}
 	line, _ := bufio.NewReader(a.io.in).ReadString('\n')
 	switch strings.ToLower(strings.TrimSpace(line)) {
 	case "y", "yes":
@@ -67,7 +70,7 @@ func (a *app) confirm(f actionFlags, question string) error {
 
 // progress prints one updating line on stderr per finished blob, on a terminal.
 func (a *app) progress(total int, dryRun bool) func(replay.Result) {
-	f, ok := a.io.err.(*os.File)
+	f, ok := fileOf(a.io.err)
 	if !ok || !isatty.IsTerminal(f.Fd()) {
 		return nil
 	}
@@ -79,9 +82,9 @@ func (a *app) progress(total int, dryRun bool) func(replay.Result) {
 		done++
 		tally[r.Outcome]++
 		// What finished is counted by outcome: a blob that changed or was refused is done, not drained.
-		fmt.Fprintf(a.io.err, "\r%d/%d done: %s\x1b[K", done, total, present.TallyLine(tally, dryRun))
+		fmt.Fprintf(f, "\r%d/%d done: %s\x1b[K", done, total, present.TallyLine(tally, dryRun)) // (the file: no line end to wait for)
 		if done == total {
-			fmt.Fprintln(a.io.err)
+			fmt.Fprintln(f)
 		}
 	}
 }

@@ -9,6 +9,7 @@ import (
 
 	"github.com/deadletter/deadletter/store"
 	"github.com/deadletter/deadletter/store/dirstore"
+	"github.com/rivo/uniseg"
 )
 
 // cursorLine is the screen line the cursor (▸) is on, or -1.
@@ -141,4 +142,41 @@ func TestMouseInTmux(t *testing.T) {
 	}
 	tm.keys("q")
 	tm.exited()
+}
+
+// On an 80-column terminal, check, show, ls, watch's first pass and every --help print no line wider than 80
+// columns: the capture joins lines the terminal wrapped (-J), so an overlong line shows as one.
+func TestEightyColumnsInTmux(t *testing.T) {
+	dir := seeded(t)
+	bin := binary(t)
+	name := strings.SplitN(mustRun(t, "ls", "--dir", dir, "-o", "name", "--pane", "stranded"), "\n", 2)[0]
+	guid := strings.TrimSuffix(name[strings.LastIndex(name, "/")+1:], ".json")
+	var script []string
+	for _, c := range []string{"", "ls", "show", "drain", "restore", "ack", "check", "watch", "report", "seed", "demo", "completion"} {
+		script = append(script, bin+" "+c+" --help")
+	}
+	script = append(script, bin+" check --dir "+dir, bin+" ls --dir "+dir, bin+" show --dir "+dir+" "+guid, bin+" show --dir "+dir+" WEBHOOKS/",
+		bin+" drain --dir "+dir+" --dry-run", "echo ALL-DONE", "sleep 600")
+	tm := newTerm(t, 80, 50, "sh", "-c", strings.Join(script, "; "))
+	tm.tmux("set-option", "-t", "dl", "history-limit", "20000")
+	for deadline := time.Now().Add(30 * time.Second); !strings.Contains(tm.capture(), "ALL-DONE"); time.Sleep(100 * time.Millisecond) {
+		if time.Now().After(deadline) {
+			t.Fatalf("the commands did not finish:\n%s", tm.capture())
+		}
+	}
+	all := tm.tmux("capture-pane", "-p", "-J", "-t", "dl", "-S", "-20000")
+	lines := strings.Split(all, "\n")
+	if len(lines) < 300 {
+		t.Fatalf("only %d lines captured:\n%s", len(lines), all)
+	}
+	for _, l := range lines {
+		if w := uniseg.StringWidth(strings.TrimRight(l, " ")); w > 80 {
+			t.Errorf("%d columns: %q", w, l)
+		}
+	}
+	for _, want := range []string{"Examples:", "deadletter drain --dry-run", "ATT VERDICT", "expiring"} {
+		if !strings.Contains(all, want) {
+			t.Errorf("the output lacks %q", want)
+		}
+	}
 }

@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 	"io"
-	"os"
 	"slices"
 	"strings"
 	"time"
@@ -264,8 +263,9 @@ func (a *app) printLs(ctx context.Context, l *replay.Loader, cfg replay.Config, 
 var lsColumns = []present.BlobColumn{present.ColPane, present.ColName, present.ColAge, present.ColDeletesIn, present.ColEvents,
 	present.ColSize, present.ColAttempt, present.ColVerdicts, present.ColState, present.ColReason}
 
-func printTable(w io.Writer, cols []present.BlobColumn, widths []int, rows []present.Row) {
-	line := func(cell func(i int, c present.BlobColumn) string) {
+// printTable prints rows under their columns' titles, each column at its width (0: left out).
+func printTable[R any](w io.Writer, cols []present.Column[R], widths []int, rows []R) {
+	line := func(cell func(i int, c present.Column[R]) string) {
 		var parts []string
 		for i, c := range cols {
 			if widths[i] > 0 {
@@ -274,15 +274,15 @@ func printTable(w io.Writer, cols []present.BlobColumn, widths []int, rows []pre
 		}
 		fmt.Fprintln(w, strings.TrimRight(strings.Join(parts, " "), " "))
 	}
-	line(func(_ int, c present.BlobColumn) string { return c.Title })
+	line(func(_ int, c present.Column[R]) string { return c.Title })
 	for _, r := range rows {
-		line(func(_ int, c present.BlobColumn) string { return c.Cell(r) })
+		line(func(_ int, c present.Column[R]) string { return c.Cell(r) })
 	}
 }
 
 // terminalWidth is the width of the terminal w writes to, if it is one.
 func terminalWidth(w io.Writer) (int, bool) {
-	f, ok := w.(*os.File)
+	f, ok := fileOf(w)
 	if !ok || !term.IsTerminal(f.Fd()) {
 		return 0, false
 	}

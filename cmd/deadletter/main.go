@@ -89,9 +89,15 @@ func usagef(format string, a ...any) error { return usageError{fmt.Errorf(format
 
 // run is the whole program for one command line: tests call it directly.
 func run(ctx context.Context, args []string, io stdio) int {
-	root := newApp(io).root()
+	a := newApp(io)
+	root := a.root()
 	root.SetArgs(args)
 	cmd, err := root.ExecuteContextC(ctx)
+	for _, f := range []any{a.io.out, a.io.err} {
+		if f, ok := f.(*fitWriter); ok {
+			f.flush()
+		}
+	}
 	help := "deadletter"
 	if cmd != nil {
 		help = cmd.CommandPath()
@@ -118,7 +124,15 @@ func report(io stdio, err error, help string) {
 	for i, l := range lines {
 		lines[i] = textfmt.Printable(strings.ReplaceAll(l, "\t", "  ")) // (Entra ID's errors indent with tabs)
 	}
-	fmt.Fprintln(io.err, "deadletter:", strings.Join(lines, "\n"))
+	msg := "deadletter: " + strings.Join(lines, "\n")
+	if width, ok := terminalWidth(io.err); ok { // on a terminal, fitted to it like every other word
+		var fitted []string
+		for _, l := range strings.Split(msg, "\n") {
+			fitted = append(fitted, fitLine(l, width))
+		}
+		msg = strings.Join(fitted, "\n")
+	}
+	fmt.Fprintln(io.err, msg)
 	var ue usageError
 	if errors.As(err, &ue) {
 		fmt.Fprintf(io.err, "run '%s --help' for usage\n", help)

@@ -66,7 +66,7 @@ func TestReportJSON(t *testing.T) {
 		t.Fatal(err)
 	}
 	want := []string{"blobs", "burstStart", "container", "counts", "drains", "events", "eventsBeforeWindow", "findings", "handled", "healthy", "loss", "now",
-		"restores", "since", "subscriptions", "timeline", "unread", "unreadable", "windowHours"}
+		"readiness", "restores", "since", "subscriptions", "timeline", "unread", "unreadable", "windowHours"}
 	if got := keys(m); strings.Join(got, ",") != strings.Join(want, ",") {
 		t.Fatalf("report fields %v, want %v", got, want)
 	}

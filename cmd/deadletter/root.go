@@ -67,6 +67,21 @@ var envVars = []envVar{
 // global: set once, not per run, since tests run the command line concurrently.
 func init() { cobra.EnableCommandSorting = false }
 
+// unknownCommand refuses words the root does not know, suggesting the nearest command ("lss": did you mean ls?).
+func unknownCommand(cmd *cobra.Command, args []string) error {
+	if len(args) == 0 {
+		return nil
+	}
+	msg := fmt.Sprintf("unknown command %q for %q", args[0], cmd.CommandPath())
+	if cmd.SuggestionsMinimumDistance <= 0 {
+		cmd.SuggestionsMinimumDistance = 2
+	}
+	if s := cmd.SuggestionsFor(args[0]); len(s) > 0 {
+		msg += "; did you mean " + strings.Join(s, " or ") + "?"
+	}
+	return usagef("%s", msg)
+}
+
 func (a *app) root() *cobra.Command {
 	root := &cobra.Command{
 		Use:   "deadletter",
@@ -77,7 +92,7 @@ stranded blobs, restore quarantined ones — without ever losing a blob. With no
 		Version:           version(),
 		SilenceErrors:     true,
 		SilenceUsage:      true,
-		Args:              cobra.NoArgs,
+		Args:              unknownCommand,
 		PersistentPreRunE: func(cmd *cobra.Command, _ []string) error { return a.prepare(cmd) },
 	}
 	root.SetIn(a.io.in)
@@ -96,8 +111,13 @@ stranded blobs, restore quarantined ones — without ever losing a blob. With no
 		a.seedCmd(), a.demoCmd(), a.completionCmd(root))
 	for _, c := range root.Commands() {
 		c.Flags().SortFlags = false
+		switch c.Name() {
+		case "check", "show", "watch", "drain", "restore", "ack":
+			fitsTerminal(c)
+		}
 	}
 	root.PersistentFlags().SortFlags = false
+	a.setHelp(root)
 	return root
 }
 
@@ -146,6 +166,9 @@ func (a *app) globalFlags(fs *pflag.FlagSet) {
 
 // prepare applies the environment to every flag not given on the command line, then validates.
 func (a *app) prepare(cmd *cobra.Command) error {
+	if err := a.fitOutput(cmd); err != nil {
+		return err
+	}
 	fs := cmd.Flags()
 	// A container named on the command line beats one named in the environment, whichever backend each names:
 	// --dir with AZURE_STORAGE_ACCOUNT_CONNECTION_STRING exported opens the directory.

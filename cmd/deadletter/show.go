@@ -3,7 +3,7 @@ package main
 import (
 	"fmt"
 	"io"
-	"text/tabwriter"
+	"slices"
 
 	"github.com/deadletter/deadletter/internal/present"
 	"github.com/deadletter/deadletter/internal/textfmt"
@@ -88,21 +88,22 @@ func writeShow(w io.Writer, d *replay.Detail, cfg replay.Config) {
 		fmt.Fprintf(w, "              %s\n", present.BestEffortNote)
 	}
 	fmt.Fprintf(w, "  events      %d\n\n", len(d.Payload.Events))
-	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
-	fmt.Fprintf(tw, "#\tID\tATTEMPT\tEVENT TYPE\tSUBJECT\tREASON\tOUTCOME\tHTTP\tVERDICTS\n")
-	for i, ev := range d.Payload.Events {
-		attempt, uncountable := present.EventAttempt(d, i)
-		if uncountable {
-			attempt += " UNCOUNTABLE"
-		}
-		http := ""
-		if ev.LastHTTPStatusCode != nil {
-			http = present.Number(ev.LastHTTPStatusCode)
-		}
-		fmt.Fprintf(tw, "%d\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n", ev.Index, p(ev.ID), attempt, p(ev.EventType), p(ev.Subject),
-			p(ev.DeadLetterReason), p(ev.LastDeliveryOutcome), http, present.EventVerdictLabel(d, i))
+	// The events as the dashboard's detail lists them (with the subject): fitted to a terminal, else whole.
+	cols := append(slices.Clone(present.EventColumns), present.EvSubject)
+	rows := present.EventRows(d)
+	f, fitted := w.(*fitWriter)
+	if !fitted {
+		cols[slices.IndexFunc(cols, func(c present.Column[present.EventRow]) bool { return c.ID == "reason" })] = present.EvReasonLong
 	}
-	tw.Flush()
+	cols = present.FitColumns(cols, rows)
+	widths := make([]int, len(cols))
+	for i := range cols {
+		widths[i] = cols[i].Max
+	}
+	if fitted {
+		widths = present.Layout(cols, f.width)
+	}
+	printTable(w, cols, widths, rows)
 	fmt.Fprintln(w)
 	for _, line := range present.Explain(d, cfg) {
 		fmt.Fprintln(w, line)

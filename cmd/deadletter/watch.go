@@ -187,6 +187,25 @@ func (a *app) serveMetrics(addr, container string) (exp *metrics.Exporter, stop 
 	}, nil
 }
 
+// printChange prints one change as a line; on a terminal, past a handful of names, the names go one per line
+// beneath it (piped, the line stays whole for grep).
+func (a *app) printChange(at string, c replay.Change) {
+	_, term := a.io.out.(*fitWriter)
+	if !term || len(c.Names) <= 3 || !present.ChangeNamesBlobs(c) {
+		fmt.Fprintf(a.io.out, "%s %-8s %-13s %s\n", at, c.Event, c.Kind, present.ChangeMessage(c))
+		return
+	}
+	head := c
+	head.Names, head.More = nil, 0
+	fmt.Fprintf(a.io.out, "%s %-8s %-13s %s:\n", at, c.Event, c.Kind, present.ChangeMessage(head))
+	for _, n := range c.Names {
+		fmt.Fprintln(a.io.out, "    "+textfmt.Printable(n))
+	}
+	if c.More > 0 {
+		fmt.Fprintf(a.io.out, "    … and %d more\n", c.More)
+	}
+}
+
 // emit prints one change and hands it to --exec when it is (still) a problem.
 func (a *app) emit(hk *hooks, o *watchOptions, c replay.Change) {
 	c.Time = c.Time.UTC().Truncate(time.Second)
@@ -194,7 +213,7 @@ func (a *app) emit(hk *hooks, o *watchOptions, c replay.Change) {
 	if o.json {
 		writeJSONLine(a.io.out, j)
 	} else {
-		fmt.Fprintf(a.io.out, "%s %-8s %-13s %s\n", j.Time, c.Event, c.Kind, present.ChangeMessage(c))
+		a.printChange(j.Time, c)
 	}
 	if c.Event == replay.ChangeResolved {
 		return // good news is printed, not paged (a lost blob is not good news: it goes to --exec)

@@ -55,6 +55,27 @@ var (
 // EventColumns are the event table's columns, in order.
 var EventColumns = []Column[EventRow]{EvIndex, EvID, EvAttempt, EvVerdict, EvType, EvReason, EvOutcome, EvTries, EvLastTry}
 
+// EvSubject is an event's subject: show lists it (last, first to give way); the dashboard has it in the event's
+// JSON.
+var EvSubject = Column[EventRow]{ID: "subject", Title: "SUBJECT", Min: 8, Max: 40, Priority: 20, GrowPriority: 5, Shorten: textfmt.ShortenMiddle,
+	Cell: func(r EventRow) string { return textfmt.Printable(r.ev().Subject) }}
+
+// EvReasonLong is EvReason in Event Grid's own words, for output nothing cuts.
+var EvReasonLong = Column[EventRow]{ID: "reason", Title: "REASON", Min: 8,
+	Cell: func(r EventRow) string { return textfmt.Printable(r.ev().DeadLetterReason) }}
+
+// EventRows are a blob's events as rows.
+func EventRows(d *replay.Detail) []EventRow {
+	if d.Payload == nil {
+		return nil
+	}
+	rows := make([]EventRow, len(d.Payload.Events))
+	for i := range rows {
+		rows[i] = EventRow{D: d, I: i}
+	}
+	return rows
+}
+
 // shortTime cuts a Time to what fits: 11-03 02:07:25Z, 11-03 02:07Z.
 func shortTime(s string, w int) string {
 	if len(s) == 20 && s[4] == '-' && s[10] == ' ' {

@@ -186,10 +186,16 @@ func ChangeMessage(c replay.Change) string {
 	default:
 		head = fmt.Sprintf("%d no longer %s (%d left)", c.Count, c.Kind, c.Total)
 	}
-	if len(c.Names) > 0 && !(c.Kind == replay.FindingReplayStalled && c.Event == replay.ChangeResolved) {
+	if ChangeNamesBlobs(c) {
 		head += ": " + NameList(c.Names, c.More)
 	}
 	return head
+}
+
+// ChangeNamesBlobs reports whether a change's line names its blobs (not for a stall that ended: those blobs were
+// consumed).
+func ChangeNamesBlobs(c replay.Change) bool {
+	return len(c.Names) > 0 && c.Kind != replay.KindError && !(c.Kind == replay.FindingReplayStalled && c.Event == replay.ChangeResolved)
 }
 
 // NameList prints blob names (made printable) and how many more there are: "A, B and 18 more".

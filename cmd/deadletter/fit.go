@@ -1,0 +1,210 @@
+package main
+
+import (
+	"bytes"
+	"io"
+	"os"
+	"strings"
+
+	"github.com/charmbracelet/x/ansi"
+	"github.com/deadletter/deadletter/internal/textfmt"
+	"github.com/spf13/cobra"
+)
+
+// fitWriter fits a command's words to the terminal it prints on: each line longer than the width wraps at a
+// space, continued under where its text starts (after a label such as "  stranded      "), and a word longer than
+// the room — a blob's name — is cut in the middle, so both its subscription and its GUID's end stay. -o wide (or a
+// pipe) prints everything uncut.
+type fitWriter struct {
+	w       io.Writer
+	width   int
+	partial []byte
+}
+
+func (f *fitWriter) Write(p []byte) (int, error) {
+	f.partial = append(f.partial, p...)
+	for {
+		i := bytes.IndexByte(f.partial, '\n')
+		if i < 0 {
+			return len(p), nil
+		}
+		if _, err := io.WriteString(f.w, fitLine(string(f.partial[:i]), f.width)+"\n"); err != nil {
+			return 0, err
+		}
+		f.partial = f.partial[i+1:]
+	}
+}
+
+// flush writes what is left of an unfinished line.
+func (f *fitWriter) flush() {
+	if len(f.partial) > 0 {
+		io.WriteString(f.w, fitLine(string(f.partial), f.width))
+		f.partial = nil
+	}
+}
+
+// fitLine wraps one line to width (see fitWriter).
+func fitLine(line string, width int) string {
+	if width < 20 || textfmt.Width(line) <= width {
+		return line
+	}
+	indent := hangingIndent(line)
+	if indent > width/2 {
+		indent = min(4, width/4)
+	}
+	var out []string
+	cur, room := "", width
+	for _, word := range strings.SplitAfter(line, " ") {
+		if cur == "" && len(out) > 0 {
+			word = strings.TrimLeft(word, " ")
+			if word == "" {
+				continue
+			}
+		}
+		if textfmt.Width(strings.TrimRight(word, " ")) > room-textfmt.Width(cur) && strings.TrimSpace(cur) != "" {
+			out = append(out, strings.TrimRight(cur, " "))
+			cur, room = strings.Repeat(" ", indent), width
+			word = strings.TrimLeft(word, " ")
+		}
+		if w := textfmt.Width(strings.TrimRight(word, " ")); w > room-textfmt.Width(cur) {
+			word = textfmt.ShortenMiddle(strings.TrimRight(word, " "), max(5, room-textfmt.Width(cur))) + " "
+		}
+		cur += word
+	}
+	out = append(out, strings.TrimRight(cur, " "))
+	return strings.Join(out, "\n")
+}
+
+// wrapHelp wraps help text to the width: paragraphs of the description joined and wrapped, every other line
+// wrapped under where its text starts.
+func wrapHelp(text string, width int) string {
+	head, rest, found := strings.Cut(text, "\nUsage:")
+	if !found {
+		head, rest = "", text
+	} else {
+		rest = "Usage:" + rest
+		head = reflow(head) + "\n"
+	}
+	var out []string
+	for _, line := range strings.Split(head+rest, "\n") {
+		out = append(out, fitHelpLine(line, width))
+	}
+	return strings.Join(out, "\n")
+}
+
+// fitHelpLine is fitLine for help: a long word (a URL in a flag's description) is broken, not cut — help must
+// lose nothing.
+func fitHelpLine(line string, width int) string {
+	if width < 20 || textfmt.Width(line) <= width {
+		return line
+	}
+	indent := hangingIndent(line)
+	if indent > width/2 {
+		indent = 4
+	}
+	var out []string
+	for first := true; line != ""; first = false {
+		w := width
+		if !first {
+			w -= indent
+		}
+		parts := strings.SplitN(ansi.Wrap(line, w, ""), "\n", 2)
+		prefix := ""
+		if !first {
+			prefix = strings.Repeat(" ", indent)
+		}
+		out = append(out, prefix+strings.TrimRight(parts[0], " "))
+		if len(parts) < 2 {
+			break
+		}
+		line = strings.TrimLeft(parts[1], " ")
+	}
+	return strings.Join(out, "\n")
+}
+
+// reflow joins the lines of each paragraph (lines not indented, up to a blank line) into one, so the terminal's
+// width — not the source's — decides where they break.
+func reflow(text string) string {
+	var out []string
+	for _, para := range strings.Split(text, "\n\n") {
+		lines := strings.Split(para, "\n")
+		var joined []string
+		for _, l := range lines {
+			if n := len(joined); n > 0 && !strings.HasPrefix(l, " ") && !strings.HasPrefix(joined[n-1], " ") {
+				joined[n-1] += " " + l
+				continue
+			}
+			joined = append(joined, l)
+		}
+		out = append(out, strings.Join(joined, "\n"))
+	}
+	return strings.Join(out, "\n\n")
+}
+
+// hangingIndent is the column a line's text continues at: after the first gap of two or more spaces that follows
+// text (a flag's or a finding's description), else the line's own indentation.
+func hangingIndent(line string) int {
+	lead := len(line) - len(strings.TrimLeft(line, " "))
+	if i := strings.Index(line[lead:], "  "); i >= 0 {
+		j := lead + i
+		for j < len(line) && line[j] == ' ' {
+			j++
+		}
+		if j < len(line) {
+			return textfmt.Width(line[:j])
+		}
+	}
+	return lead
+}
+
+// fitsTerminal gives a command -o wide, and marks it as one whose words are fitted to the terminal (prepare
+// wraps its output in a fitWriter unless it prints JSON or -o wide).
+func fitsTerminal(cmd *cobra.Command) {
+	if cmd.Flags().Lookup("output") == nil {
+		cmd.Flags().StringP("output", "o", "", "wide: print every line whole, however wide (on a terminal, lines are fitted to its width)")
+	}
+	if cmd.Annotations == nil {
+		cmd.Annotations = map[string]string{}
+	}
+	cmd.Annotations["fits"] = "true"
+}
+
+// fitOutput wraps the command's output in a fitWriter when it prints words (not JSON) on a terminal and -o wide
+// was not asked for.
+func (a *app) fitOutput(cmd *cobra.Command) error {
+	if cmd.Annotations["fits"] != "true" {
+		return nil
+	}
+	fs := cmd.Flags()
+	out, _ := fs.GetString("output")
+	switch out {
+	case "", "wide":
+	default:
+		return usagef("-o %q: want wide", out)
+	}
+	if out == "wide" {
+		return nil
+	}
+	if width, ok := terminalWidth(a.io.err); ok { // what a command says before it acts, and its question
+		a.io.err = &fitWriter{w: a.io.err, width: width}
+	}
+	for _, name := range []string{"json", "jsonl"} {
+		if v, err := fs.GetBool(name); err == nil && v {
+			return nil
+		}
+	}
+	if width, ok := terminalWidth(a.io.out); ok {
+		a.io.out = &fitWriter{w: a.io.out, width: width}
+	}
+	return nil
+}
+
+// fileOf is the file a writer writes to, through a fitWriter: for terminal checks and for what must not wait for
+// a line's end (the progress line, a question).
+func fileOf(w io.Writer) (*os.File, bool) {
+	if f, ok := w.(*fitWriter); ok {
+		w = f.w
+	}
+	f, ok := w.(*os.File)
+	return f, ok
+}
