@@ -67,6 +67,12 @@ func IsRoot(name string) bool {
 	return !strings.HasPrefix(name, ArchivedPrefix) && !strings.HasPrefix(name, QuarantinePrefix)
 }
 
+// Triggers reports whether a blob's BlobCreated passes the replay subscription's filter: not under archived/ or
+// quarantine/, compared as Event Grid's advanced string filters compare, without case.
+func Triggers(name string) bool {
+	return !hasPrefixFold(name, ArchivedPrefix) && !hasPrefixFold(name, QuarantinePrefix)
+}
+
 // Untriggerable reports whether a root blob's BlobCreated never reaches the replay function. The replay
 // subscription excludes the replay's own prefixes with an Event Grid advanced filter (StringNotBeginsWith on the
 // subject), and advanced string filters ignore case: ARCHIVED/…, Quarantine/… are filtered out before delivery,
@@ -75,7 +81,7 @@ func IsRoot(name string) bool {
 // "archived" or "quarantine" lands here: no delivery and no drain ever replays it. (docs/estate.md sets the two
 // rules side by side.) Blob names from Event Grid are ASCII; the comparison folds ASCII letters only.
 func Untriggerable(name string) bool {
-	return IsRoot(name) && (hasPrefixFold(name, ArchivedPrefix) || hasPrefixFold(name, QuarantinePrefix))
+	return IsRoot(name) && !Triggers(name)
 }
 
 // hasPrefixFold reports whether s starts with p, ASCII letters compared without case.

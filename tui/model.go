@@ -31,6 +31,8 @@ type Options struct {
 	After func(d time.Duration, msg tea.Msg) tea.Cmd
 	// Banner, when set, is said in the header before the container's name (a rehearsal, its clock).
 	Banner func() string
+	// Pause, when set, is the p key: it pauses a rehearsal's clock or runs it again, and says which.
+	Pause func() string
 }
 
 // Minimum size the dashboard lays itself out for.

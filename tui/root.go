@@ -92,7 +92,7 @@ func (m *Model) readinessOf(sub string) *replay.Readiness {
 
 // rootScope is the root's own keys: help, refresh, the last results, quit.
 func (m *Model) rootScope() *scope {
-	return &scope{name: "everywhere", bindings: []binding{
+	s := &scope{name: "everywhere", bindings: []binding{
 		bind([]string{"?"}, "?", "help", func() tea.Cmd { return m.send(helpMsg{}) }).footer(),
 		bind([]string{"q", "ctrl+c"}, "q", "quit", m.askQuit).footer(),
 		bind([]string{"R", "ctrl+r"}, "R", "refresh now", m.refresh).
@@ -112,6 +112,13 @@ func (m *Model) rootScope() *scope {
 			return ""
 		}),
 	}}
+	if m.opt.Pause != nil {
+		s.bindings = append(s.bindings, bind([]string{"p"}, "p", "pause the rehearsal's clock, or run it again", func() tea.Cmd {
+			m.status = m.opt.Pause()
+			return m.refresh()
+		}).footer())
+	}
+	return s
 }
 
 // viewScope is how the pane views are reached from either of them: tab, the numbers, o.

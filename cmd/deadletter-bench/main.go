@@ -38,6 +38,7 @@ import (
 	"github.com/charmbracelet/lipgloss"
 	"github.com/deadletter/deadletter/internal/present"
 	"github.com/deadletter/deadletter/internal/scenario"
+	"github.com/deadletter/deadletter/internal/twin"
 	"github.com/deadletter/deadletter/replay"
 	"github.com/deadletter/deadletter/store"
 	"github.com/deadletter/deadletter/store/azureblob"
@@ -58,7 +59,7 @@ var (
 	conc     = flag.Int("c", 16, "concurrency of ours (and of the raw drain loop)")
 	smoke    = flag.Bool("smoke", false, "tiny sizes, one round, no targets: proves the tool runs (CI)")
 	rssChild = flag.String("rss-child", "", "internal: hold the directory's blobs hydrated and print peak RSS")
-	phases   = flag.String("phases", "read,drain,rss,ui,scale", "which measurements to run")
+	phases   = flag.String("phases", "read,drain,rss,ui,scale,twin", "which measurements to run")
 	cpuProf  = flag.String("cpuprofile", "", "write a CPU profile of the whole run (investigating a missed target)")
 	memProf  = flag.String("memprofile", "", "write a heap profile of the scale phase's dashboard once it has listed (investigating its RSS)")
 	azBin    = flag.String("azurite", os.Getenv("DEADLETTER_AZURITE_BIN"), "azurite-blob executable (bench.sh sets DEADLETTER_AZURITE_BIN)")
@@ -106,6 +107,9 @@ func main() {
 	if want("scale") {
 		rows = append(rows, phaseScale()...)
 	}
+	if want("twin") {
+		rows = append(rows, phaseTwin())
+	}
 	pprof.StopCPUProfile() // before any os.Exit, which would skip a deferred stop
 	missed := printTable(rows)
 	fmt.Printf("\nmedians of %d alternating rounds (refresh, hydrate) and %d (drain); total %s\n", noisyRounds(), *rounds, time.Since(start).Round(time.Second))
@@ -113,6 +117,20 @@ func main() {
 		fmt.Printf("%d target(s) missed\n", missed)
 		os.Exit(1)
 	}
+}
+
+// phaseTwin is the rehearsal twin's day: twin advance --by 24h of the incident (the budget: 10 s).
+func phaseTwin() row {
+	dir, err := os.MkdirTemp("", "deadletter-bench-twin-")
+	must(err)
+	defer os.RemoveAll(dir)
+	tw, err := twin.Start(context.Background(), dir, "incident", 1, time.Now())
+	must(err)
+	start := time.Now()
+	_, err = tw.Advance(context.Background(), tw.Now().Add(24*time.Hour))
+	must(err)
+	ms := float64(time.Since(start).Microseconds()) / 1000
+	return row{name: "twin advance --by 24h (the incident)", ours: fmt.Sprintf("%.0f ms", ms), value: ms, limit: 10000, unit: "ms"}
 }
 
 type row struct {

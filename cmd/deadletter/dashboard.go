@@ -1,13 +1,16 @@
 package main
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"os"
+	"strings"
 	"time"
 
 	"github.com/deadletter/deadletter/internal/scenario"
 	"github.com/deadletter/deadletter/internal/textfmt"
+	"github.com/deadletter/deadletter/internal/twin"
 	"github.com/deadletter/deadletter/replay"
 	"github.com/deadletter/deadletter/store/dirstore"
 	"github.com/deadletter/deadletter/tui"
@@ -36,6 +39,11 @@ func (o *dashboardOptions) register(cmd *cobra.Command) {
 }
 
 func (a *app) runDashboard(cmd *cobra.Command, o *dashboardOptions) error {
+	return a.openDashboard(cmd, o)
+}
+
+// openDashboard opens the dashboard, its options set by with (the demo's rehearsal clock).
+func (a *app) openDashboard(cmd *cobra.Command, o *dashboardOptions, with ...func(*tui.Options)) error {
 	if o.interval <= 0 {
 		return usagef("--interval must be positive")
 	}
@@ -50,8 +58,12 @@ func (a *app) runDashboard(cmd *cobra.Command, o *dashboardOptions) error {
 		return err
 	}
 	o.apply(&l.Config)
-	return tui.Run(cmd.Context(), tui.Options{Loader: l, Check: replay.CheckOptions{MaxQuarantine: o.maxQuarantine}, ReadOnly: a.g.readOnly,
-		Interval: o.interval, Concurrency: o.concurrency})
+	opt := tui.Options{Loader: l, Check: replay.CheckOptions{MaxQuarantine: o.maxQuarantine}, ReadOnly: a.g.readOnly,
+		Interval: o.interval, Concurrency: o.concurrency}
+	for _, f := range with {
+		f(&opt)
+	}
+	return tui.Run(cmd.Context(), opt)
 }
 
 // needTerminal refuses to open the dashboard where it cannot draw.
@@ -62,58 +74,103 @@ func (a *app) needTerminal() error {
 	return nil
 }
 
+// demoOptions are the demo's flags: the dashboard's, and the twin's scenario and speed.
+type demoOptions struct {
+	dashboardOptions
+	scenario string
+	speed    float64
+}
+
 func (a *app) demoCmd() *cobra.Command {
-	o := &dashboardOptions{interval: replay.DefaultInterval, concurrency: replay.DefaultConcurrency}
+	o := &demoOptions{dashboardOptions: dashboardOptions{interval: 2 * time.Second, concurrency: replay.DefaultConcurrency}, scenario: "incident", speed: 60}
 	cmd := &cobra.Command{
 		Use:   "demo",
-		Short: "seed a local container with an incident and open the dashboard on it",
-		Long: `demo writes a fresh realistic incident into one demo directory per user (under the user's cache directory,
-or --dir) and opens the dashboard on it. It prints the directory, so you can look again with --dir.`,
+		Short: "rehearse an incident: a simulated estate with its clock running, and the dashboard on it",
+		Long: `demo starts a rehearsal twin of an incident (see deadletter twin) in one demo directory per user (under the
+user's cache directory, or --dir) and opens the dashboard on it with the twin's clock running — a minute a second
+by default. The estate keeps going while you act: drain the stranded blobs and watch the replay consume them,
+or dead-letter them again where a handler still fails. p pauses the clock. The directory is printed, so the
+twin can be looked at again (--dir) or run on (deadletter twin advance).`,
+		Example: `  deadletter demo
+  deadletter demo --speed 600                     # ten minutes a second
+  deadletter demo --scenario replay-stopped        # the replay stops just after it opens`,
 		Args: cobra.NoArgs,
-		RunE: func(cmd *cobra.Command, _ []string) error {
-			// Only a --dir typed for the demo: DEADLETTER_DIR names the operator's own container, and the demo must
-			// never seed fake dead letters into it.
-			dir := ""
-			if f := cmd.Flag("dir"); f != nil && f.Changed {
-				dir = a.g.dir
-			}
-			if dir == "" {
-				d, err := demoDir()
-				if err != nil {
-					return err
-				}
-				dir = d
-			}
-			// The demo's own directory from an earlier run is cleared; anything else must not exist yet or be empty.
-			// Both that and the terminal are checked before anything is cleared or seeded.
-			if err := checkDemoDir(dir); err != nil {
-				return err
-			}
-			if err := a.needTerminal(); err != nil {
-				return err
-			}
-			if err := resetDemo(dir); err != nil {
-				return err
-			}
-			c, err := dirstore.Create(dir)
-			if err != nil {
-				return err
-			}
-			a.g.dir, a.g.connString, a.g.accountURL = dir, "", ""
-			if _, err := scenario.Seed(cmd.Context(), c, scenario.SeedOptions{Scenario: "incident", Count: 40, Seed: 1, Config: a.g.rules()}); err != nil {
-				return err
-			}
-			if err := writeRegister(dir, dirstore.RegisterPath(dir), scenario.IncidentRegister); err != nil {
-				return err
-			}
-			fmt.Fprintf(a.io.err, "demo container: %s\n", textfmt.Printable(dir))
-			err = a.runDashboard(cmd, o)
-			fmt.Fprintf(a.io.out, "the demo container is kept at %s\n  look again: deadletter --dir %s\n", textfmt.Printable(dir), textfmt.Printable(dir))
-			return err
-		},
+		RunE: func(cmd *cobra.Command, _ []string) error { return a.runDemo(cmd, o) },
 	}
 	o.register(cmd)
+	cmd.Flags().StringVar(&o.scenario, "scenario", o.scenario, "the twin's script: "+strings.Join(twin.Scenarios, " or "))
+	cmd.Flags().Float64Var(&o.speed, "speed", o.speed, "how fast the twin's clock runs: twin seconds per second")
+	cmd.RegisterFlagCompletionFunc("scenario", cobra.FixedCompletions(twin.Scenarios, cobra.ShellCompDirectiveNoFileComp))
 	return cmd
+}
+
+func (a *app) runDemo(cmd *cobra.Command, o *demoOptions) error {
+	if _, err := twin.ScriptOf(o.scenario); err != nil {
+		return usagef("--scenario: %s", err)
+	}
+	if o.speed <= 0 {
+		return usagef("--speed must be positive")
+	}
+	// Only a --dir typed for the demo: DEADLETTER_DIR names the operator's own container, and the demo must
+	// never seed fake dead letters into it.
+	dir := ""
+	if f := cmd.Flag("dir"); f != nil && f.Changed {
+		dir = a.g.dir
+	}
+	if dir == "" {
+		d, err := demoDir()
+		if err != nil {
+			return err
+		}
+		dir = d
+	}
+	// The demo's own directory from an earlier run is cleared; anything else must not exist yet or be empty.
+	// Both that and the terminal are checked before anything is cleared or written.
+	if err := checkDemoDir(dir); err != nil {
+		return err
+	}
+	if err := a.needTerminal(); err != nil {
+		return err
+	}
+	if err := resetDemo(dir); err != nil {
+		return err
+	}
+	fmt.Fprintf(a.io.err, "starting the rehearsal twin in %s…\n", textfmt.Printable(dir))
+	tw, err := twin.Start(cmd.Context(), dir, o.scenario, 1, time.Now())
+	if err != nil {
+		return err
+	}
+	if err := writeRegister(dir, dirstore.RegisterPath(dir), scenario.IncidentRegister); err != nil {
+		return err
+	}
+	a.g.dir, a.g.connString, a.g.accountURL = dir, "", ""
+	run := twin.NewRunner(tw, o.speed)
+	ctx, stop := context.WithCancel(cmd.Context())
+	done := make(chan error, 1)
+	go func() { done <- run.Run(ctx) }()
+	err = a.openDashboard(cmd, &o.dashboardOptions, func(opt *tui.Options) {
+		opt.Banner = func() string {
+			now, paused := run.Now()
+			state := fmt.Sprintf("×%g", o.speed)
+			if paused {
+				state = "PAUSED"
+			}
+			return fmt.Sprintf("REHEARSAL %s %s", now.Format("01-02 15:04"), state)
+		}
+		opt.Pause = func() string {
+			if run.Toggle() {
+				return "the rehearsal's clock is paused (p runs it again)"
+			}
+			return "the rehearsal's clock runs again"
+		}
+	})
+	stop()
+	if rerr := <-done; err == nil && rerr != nil && !errors.Is(rerr, context.Canceled) {
+		err = rerr
+	}
+	fmt.Fprintf(a.io.out, "the rehearsal is kept at %s (its clock stopped where you left it)\n  look again: deadletter --dir %s\n  run it on:  deadletter twin advance --dir %s --by 1h\n",
+		textfmt.Printable(dir), textfmt.Printable(dir), textfmt.Printable(dir))
+	return err
 }
 
 // demoMarker marks a directory as the demo's own, so that a new demo may clear it and nothing else. It lives

@@ -2,7 +2,11 @@ package main
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
+	"path/filepath"
+	"regexp"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -179,4 +183,84 @@ func TestEightyColumnsInTmux(t *testing.T) {
 			t.Errorf("the output lacks %q", want)
 		}
 	}
+}
+
+// strandedCount reads the Stranded tab's count off the screen.
+func strandedCount(t *testing.T, s string) int {
+	t.Helper()
+	m := regexp.MustCompile(`1 Stranded (\d+)`).FindStringSubmatch(s)
+	if m == nil {
+		t.Fatalf("no Stranded tab on the screen:\n%s", s)
+	}
+	n, _ := strconv.Atoi(m[1])
+	return n
+}
+
+// The demo as a newcomer drives it: select every stranded blob, drain, and let the rehearsal's clock run two
+// hours. The replay consumes what was drained — only the blob that crashes it is still stranded — nothing is
+// STALLED, and the archived count grew by what was drained.
+func TestDemoDrainIsConsumedInTmux(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), "demo")
+	tm := newTerm(t, 120, 40, binary(t), "demo", "--dir", dir, "--speed", "1200")
+	s := tm.screen("REHEARSAL", "[1 Stranded")
+	before := strandedCount(t, s)
+	if before < 10 || strings.Contains(s, "STALLED") {
+		t.Fatalf("the demo opens on %d stranded:\n%s", before, s)
+	}
+	tm.keys("C-a", "d")
+	tm.screen(fmt.Sprintf("Drain %d stranded blob(s)?", before))
+	tm.keys("y")
+	tm.screen("Drain finished", fmt.Sprintf("%d drained", before))
+	tm.keys("Escape")
+	// Two twin hours at 1,200× are six seconds: wait for the replay to have consumed the drain.
+	for deadline := time.Now().Add(40 * time.Second); ; time.Sleep(200 * time.Millisecond) {
+		s = tm.capture()
+		if strings.Contains(s, "[1 Stranded 1]") {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("the drained blobs were never consumed:\n%s", s)
+		}
+	}
+	if strings.Contains(s, "STALLED") {
+		t.Fatalf("a drain raised STALLED in a rehearsal whose replay runs:\n%s", s)
+	}
+	tm.keys("Enter")
+	tm.screen("CRASH") // the one left is the one the replay cannot serialize, and it says so
+	tm.keys("q")
+	if code := tm.exited(); code != 0 {
+		t.Fatalf("exit %d", code)
+	}
+	var status struct {
+		Account struct {
+			Nowhere []string `json:"nowhere"`
+		} `json:"account"`
+		Violations []string `json:"violations"`
+	}
+	if err := json.Unmarshal([]byte(mustRun(t, "twin", "status", "--dir", dir, "--json")), &status); err != nil {
+		t.Fatal(err)
+	}
+	if len(status.Account.Nowhere) > 0 || len(status.Violations) > 0 {
+		t.Fatalf("after the rehearsal: %+v", status)
+	}
+}
+
+// With the replay stopped just after the demo opens, the screen says STALLED, then — an hour on — more stranded.
+func TestDemoReplayStoppedInTmux(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), "demo")
+	tm := newTerm(t, 120, 40, binary(t), "demo", "--dir", dir, "--speed", "600", "--scenario", "replay-stopped")
+	before := strandedCount(t, tm.screen("REHEARSAL", "[1 Stranded"))
+	tm.screen("▲STALLED")
+	for deadline := time.Now().Add(40 * time.Second); ; time.Sleep(200 * time.Millisecond) {
+		if strandedCount(t, tm.capture()) > before {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("nothing was stranded by the replay's outage:\n%s", tm.capture())
+		}
+	}
+	tm.keys("p")
+	tm.screen("PAUSED")
+	tm.keys("q")
+	tm.exited()
 }

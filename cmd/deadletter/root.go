@@ -108,7 +108,7 @@ stranded blobs, restore quarantined ones — without ever losing a blob. With no
 	dash := a.dashboardFlags(root)
 	root.RunE = func(cmd *cobra.Command, _ []string) error { return a.runDashboard(cmd, dash) }
 	root.AddCommand(a.lsCmd(), a.showCmd(), a.drainCmd(), a.restoreCmd(), a.ackCmd(), a.checkCmd(), a.watchCmd(), a.reportCmd(),
-		a.seedCmd(), a.demoCmd(), a.completionCmd(root))
+		a.seedCmd(), a.demoCmd(), a.twinCmd(), a.completionCmd(root))
 	for _, c := range root.Commands() {
 		c.Flags().SortFlags = false
 		switch c.Name() {

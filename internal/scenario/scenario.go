@@ -380,7 +380,7 @@ func (s *seeder) lingering(cfg replay.Config, at func(time.Duration) time.Time) 
 	// The crash.
 	a := 4*h + 10*time.Minute
 	ev := s.event(replies, 1, at(a), failures[0])
-	ev.Data = deepReplies("t-"+s.guid()[:6], crashDepth)
+	ev.Data = DeepReplies("t-"+s.guid()[:6], CrashDepth)
 	b, err := json.Marshal([]seedEvent{ev})
 	if err != nil {
 		return err
@@ -419,11 +419,11 @@ func (s *seeder) lingering(cfg replay.Config, at func(time.Duration) time.Time) 
 	return s.put(pv.QuarantineName, pv.QuarantineBody, a-time.Minute)
 }
 
-// crashDepth is how deep the crash case's data nests: past replay.MaxStringifyDepth and Node's real limit alike.
-const crashDepth = 5000
+// CrashDepth is how deep the crash case's data nests: past replay.MaxStringifyDepth and Node's real limit alike.
+const CrashDepth = 5000
 
-// deepReplies is a thread reply's data with its chain of parents serialized inline, depth objects deep.
-func deepReplies(thread string, depth int) json.RawMessage {
+// DeepReplies is a thread reply's data with its chain of parents serialized inline, depth objects deep.
+func DeepReplies(thread string, depth int) json.RawMessage {
 	var b strings.Builder
 	b.WriteString(`{"threadId":"` + thread + `","reply":`)
 	for i := 1; i < depth; i++ {

@@ -69,7 +69,7 @@ func (d *Dir) Read(ctx context.Context, name string, max int64) (store.Blob, err
 	if _, err := io.ReadFull(f, body); err != nil {
 		return store.Blob{}, store.OpError("read", name, err)
 	}
-	return store.Blob{BlobInfo: bi, Body: body, ServiceTime: time.Now().UTC()}, nil
+	return store.Blob{BlobInfo: bi, Body: body, ServiceTime: d.now()}, nil
 }
 
 // Delete implements Container. Folders the delete empties are removed (Azure has no folders). A delete needs

@@ -67,6 +67,13 @@ type Dir struct {
 
 	sweepMu sync.Mutex
 	sweptAt time.Time // when this Dir last swept crash leftovers (zero: not yet)
+
+	// The service clock (clock.go): one set on the Dir, or the clock file as last read.
+	clockFn   atomic.Pointer[func() time.Time]
+	clockMu   sync.Mutex
+	clock     Clock
+	hasClock  bool
+	clockStat fs.FileInfo // the clock file as last read
 }
 
 // Open opens an existing directory as a container. A missing directory is an error, never an empty
@@ -153,8 +160,8 @@ func blobInfo(name string, fi fs.FileInfo, m dirMeta) store.BlobInfo {
 		ContentType: m.ContentType, Metadata: m.Metadata, Tags: m.Tags}
 }
 
-// Now implements Container: a directory has no service, so the local clock is the only one.
-func (d *Dir) Now(ctx context.Context) (time.Time, error) { return time.Now().UTC(), nil }
+// Now implements Container: the directory's own clock when it has one (a rehearsal), else the local clock.
+func (d *Dir) Now(ctx context.Context) (time.Time, error) { return d.now(), nil }
 
 // Create implements Provisioner: the directory exists once the container is open.
 func (d *Dir) Create(ctx context.Context) error { return nil }

@@ -11,7 +11,6 @@ import (
 	"strings"
 	"sync"
 	"syscall"
-	"time"
 
 	"github.com/deadletter/deadletter/store"
 )
@@ -46,7 +45,7 @@ func (d *Dir) List(ctx context.Context, prefix string, visit func(store.Page) er
 		if r := d.r.Load(); r != nil {
 			fi, _ = r.Lstat(ref.path)
 		}
-		if err := visit(store.Page{Blobs: []store.BlobInfo{refusedEntry(ref.path, ref.why, fi)}, ServiceTime: time.Now().UTC()}); err != nil {
+		if err := visit(store.Page{Blobs: []store.BlobInfo{refusedEntry(ref.path, ref.why, fi)}, ServiceTime: d.now()}); err != nil {
 			return fmt.Errorf("list %s: %w", d.Describe(), err)
 		}
 		return nil
@@ -114,7 +113,7 @@ func (d *Dir) walk(ctx context.Context, prefix string, start *chain, segs []stri
 	var verr error
 	for p := range w.pages {
 		if verr == nil {
-			if verr = visit(store.Page{Blobs: p, ServiceTime: time.Now().UTC()}); verr != nil {
+			if verr = visit(store.Page{Blobs: p, ServiceTime: d.now()}); verr != nil {
 				cancel() // stop the workers; keep draining so none is left blocked
 			}
 		}

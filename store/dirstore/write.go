@@ -9,13 +9,14 @@ import (
 	"os"
 	"path"
 	"strconv"
+	"time"
 
 	"github.com/deadletter/deadletter/store"
 )
 
 // writeTemp writes body to a new file in .deadletter/tmp and syncs it, so that the rename that publishes it
 // publishes its bytes too. It is created 0666 less the umask (0644 under the usual 022), like any tool's files.
-func writeTemp(h held, prefix string, body []byte) (string, fs.FileInfo, error) {
+func writeTemp(h held, prefix string, body []byte, stamp func() (time.Time, bool)) (string, fs.FileInfo, error) {
 	tmp := h.tmp.leaf()
 	for attempt := 0; ; attempt++ {
 		name := prefix + strconv.FormatUint(rand.Uint64(), 36)
@@ -27,6 +28,9 @@ func writeTemp(h held, prefix string, body []byte) (string, fs.FileInfo, error) 
 			return "", nil, err
 		}
 		_, err = f.Write(body)
+		if t, ok := stamp(); ok && err == nil { // a rehearsal's clock, not the file system's, says when it was written
+			err = tmp.Chtimes(name, t, t)
+		}
 		if err == nil {
 			err = f.Sync()
 		}
@@ -111,7 +115,7 @@ func (d *Dir) Write(ctx context.Context, name string, body []byte, opts store.Wr
 		}
 		mc.close()
 	}
-	tmpName, fi, err := writeTemp(h, "w-", body)
+	tmpName, fi, err := writeTemp(h, "w-", body, d.stamp)
 	if err != nil {
 		return store.BlobInfo{}, store.OpError("write", name, err)
 	}

@@ -1,0 +1,202 @@
+package twin
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/deadletter/deadletter/internal/estate"
+	"github.com/deadletter/deadletter/replay"
+	"github.com/deadletter/deadletter/store"
+)
+
+// replay runs the replay function over a blob, as the trigger's delivery does: the estate's own code path
+// (internal/estate), whose every decision is the plan show predicts. A run that throws answers 500, so Event Grid
+// retries it; a blob already gone answers 200 (a prior delivery finished it).
+func (tw *Twin) replay(ctx context.Context, name string) (bool, int, string, error) {
+	tw.st.Totals.Triggers++
+	if tw.beforeReplay != nil {
+		tw.beforeReplay(ctx, name)
+	}
+	// What show would predict for the blob as it stands (read before the function touches it).
+	var plan replay.Preview
+	if b, err := tw.dir.Read(ctx, name, store.MaxBlobBytes); err == nil {
+		plan = tw.cfg.Plan(name, b.Body, replay.ParsePayload(b.Body))
+	}
+	pub := &publisher{tw: tw}
+	h, err := estate.Handle(ctx, tw.c, tw.cfg, name, pub)
+	run := Run{At: tw.st.Now, Blob: name, Published: h.Published, Archived: h.Archived, Deleted: h.Deleted, Missing: h.Missing,
+		Plan: len(plan.Republish), PlanQuarant: plan.QuarantineName}
+	if h.Quarantined {
+		run.Quarantine = h.Preview.QuarantineName
+	}
+	if h.Ignored {
+		tw.violate("the replay function was triggered by its own copy %s (the trigger's filter must exclude it)", name)
+	}
+	if err != nil {
+		if ctx.Err() != nil {
+			return false, 0, "", ctx.Err()
+		}
+		run.Crashed = true
+		tw.st.Totals.Crashed++
+		tw.remember(run)
+		return false, 500, "InternalServerError", nil
+	}
+	if h.Missing {
+		tw.remember(run)
+		return true, 200, "", nil
+	}
+	tw.st.Totals.Replayed++
+	tw.st.Totals.Republished += h.Published
+	if h.Quarantined {
+		tw.st.Totals.Quarantined += quarantinedEvents(h.Preview)
+	}
+	if h.Archived {
+		tw.st.Totals.Archived++
+	}
+	if h.Deleted {
+		// The original goes only after every copy the plan names has landed.
+		for _, copyName := range []string{run.Quarantine, archiveIf(h)} {
+			if copyName == "" {
+				continue
+			}
+			if _, err := tw.dir.Stat(ctx, copyName); err != nil {
+				tw.violate("%s was deleted before its copy %s landed", name, copyName)
+			}
+		}
+	}
+	tw.remember(run)
+	return true, 200, "", nil
+}
+
+func archiveIf(h estate.Handled) string {
+	if h.Archived {
+		return h.Preview.ArchiveName
+	}
+	return ""
+}
+
+func quarantinedEvents(pv replay.Preview) int {
+	var evs []json.RawMessage
+	if json.Unmarshal(pv.QuarantineBody, &evs) == nil {
+		return len(evs)
+	}
+	return 1 // a malformed payload, quarantined whole
+}
+
+func (tw *Twin) remember(r Run) {
+	tw.st.Runs = append(tw.st.Runs, r)
+	if len(tw.st.Runs) > maxRuns {
+		tw.st.Runs = tw.st.Runs[len(tw.st.Runs)-maxRuns:]
+	}
+}
+
+func (tw *Twin) violate(format string, args ...any) {
+	tw.st.Violations = append(tw.st.Violations, tw.st.Now.Format(time.RFC3339)+": "+fmt.Sprintf(format, args...))
+}
+
+// publisher is the application topic as the replay function publishes to it: each republished event goes back
+// to its subscription's delivery, one attempt further on.
+type publisher struct{ tw *Twin }
+
+func (p *publisher) Publish(ctx context.Context, events []json.RawMessage) error {
+	tw := p.tw
+	for _, raw := range events {
+		var ev event
+		if err := json.Unmarshal(raw, &ev); err != nil {
+			return fmt.Errorf("the topic refused an event: %w", err)
+		}
+		if a := replay.ParseID(ev.ID, tw.cfg.Separator).Attempt; a.AtLeast(tw.cfg.MaxReplays + 1) {
+			tw.violate("event %s was republished past the cap (%d)", ev.ID, tw.cfg.MaxReplays)
+		}
+		sub := tw.subOf(ev.EventType)
+		if sub == "" {
+			return fmt.Errorf("the topic has no subscription for %s", ev.EventType)
+		}
+		ev.Metadata = "1"
+		tw.enqueue(sub, &ev, false)
+	}
+	return nil
+}
+
+// subOf is the subscription an event type goes to.
+func (tw *Twin) subOf(eventType string) string {
+	for _, s := range tw.script.Subs {
+		if s.EventType == eventType && !s.System {
+			return s.Name
+		}
+	}
+	return ""
+}
+
+// nextExpiry is when the lifecycle rule next deletes a blob.
+func (tw *Twin) nextExpiry() (time.Time, bool) {
+	var at time.Time
+	found := false
+	for _, k := range tw.st.Known {
+		if t := k.LastModified.Add(lifecycleAt); !found || t.Before(at) {
+			at, found = t, true
+		}
+	}
+	return at, found
+}
+
+// lifecycle is the container's lifecycle rule: every blob past 30 days since its last modification is deleted.
+// The events of a dead letter or a quarantine copy it deletes are lost, unless they are on their way or in
+// another blob still.
+func (tw *Twin) lifecycle(ctx context.Context) error {
+	var doomed []string
+	for _, name := range sortedKeys(tw.st.Known) {
+		if !tw.st.Known[name].LastModified.Add(lifecycleAt).After(tw.st.Now) {
+			doomed = append(doomed, name)
+		}
+	}
+	var ids []string
+	for _, name := range doomed {
+		if b, err := tw.dir.Read(ctx, name, store.MaxBlobBytes); err == nil && !isArchived(name) {
+			ids = append(ids, eventIDs(b.Body, tw.cfg.Separator)...)
+		}
+		if err := tw.c.Delete(ctx, name, ""); err != nil && !errors.Is(err, store.ErrNotFound) {
+			return err
+		}
+		tw.st.Totals.LifecycleDeleted++
+	}
+	if len(ids) == 0 {
+		return nil
+	}
+	where, err := tw.whereabouts(ctx)
+	if err != nil {
+		return err
+	}
+	for _, id := range ids {
+		if tw.st.Outstanding[id] && !where.inFlight[id] && len(where.inBlobs[id]) == 0 {
+			delete(tw.st.Outstanding, id)
+			tw.st.Totals.Lost++
+		}
+	}
+	return nil
+}
+
+func isArchived(name string) bool {
+	return len(name) >= len(replay.ArchivedPrefix) && name[:len(replay.ArchivedPrefix)] == replay.ArchivedPrefix
+}
+
+// eventIDs are the original ids of the events a blob holds, read leniently (a payload the schema refuses still
+// names its events).
+func eventIDs(body []byte, sep string) []string {
+	var evs []struct {
+		ID any `json:"id"`
+	}
+	if json.Unmarshal(body, &evs) != nil {
+		return nil
+	}
+	var out []string
+	for _, e := range evs {
+		if id, ok := e.ID.(string); ok {
+			out = append(out, replay.ParseID(id, sep).Original)
+		}
+	}
+	return out
+}

@@ -1,0 +1,628 @@
+// Package twin is the rehearsal twin: the estate simulated on a directory container, driven by a clock of its
+// own, so every action an operator rehearses shows its consequence. It runs what the estate runs — the
+// application topic's subscriptions with Event Grid's retry policy and dead-lettering, the replay trigger's
+// BlobCreated subscription with its filter and no dead-letter destination, the replay function itself
+// (internal/estate: the plan show predicts), the lifecycle rule — over a script of handlers that fail and
+// recover. Every other command works on a twin's directory unchanged: its clock is the directory's service time
+// (dirstore.Clock), and whatever they write reaches the twin's trigger as a BlobCreated at the time it was
+// written. docs/twin.md sets out its rules.
+package twin
+
+import (
+	"container/heap"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"hash/fnv"
+	"io/fs"
+	"math"
+	"sort"
+	"time"
+
+	"github.com/deadletter/deadletter/internal/scenario"
+	"github.com/deadletter/deadletter/replay"
+	"github.com/deadletter/deadletter/store"
+	"github.com/deadletter/deadletter/store/dirstore"
+)
+
+// stateFile is where a twin keeps itself, in the directory's state folder.
+const stateFile = "twin.json"
+
+// Event Grid's rules as the estate configures them (docs/twin.md).
+const (
+	maxAttempts = 10              // the estate's AzureEventSubscriptionRetryPolicy
+	eventTTL    = time.Hour       // …and its one-hour event time-to-live
+	batchWindow = 5 * time.Minute // dead letters of a subscription expiring together share a blob
+	lifecycleAt = 30 * 24 * time.Hour
+)
+
+// backoff is Event Grid's retry schedule: the wait before attempt n+1 (n from 1), then every 12 hours.
+var backoff = []time.Duration{10 * time.Second, 30 * time.Second, time.Minute, 5 * time.Minute, 10 * time.Minute,
+	30 * time.Minute, time.Hour, 3 * time.Hour, 6 * time.Hour}
+
+// event is one application event as Event Grid holds it.
+type event struct {
+	ID          string          `json:"id"`
+	Topic       string          `json:"topic,omitempty"`
+	Subject     *string         `json:"subject,omitempty"` // nil: the buggy publisher's event the schema refuses
+	EventType   string          `json:"eventType"`
+	EventTime   string          `json:"eventTime"`
+	Data        json.RawMessage `json:"data"`
+	DataVersion string          `json:"dataVersion"`
+	Metadata    string          `json:"metadataVersion"`
+	Poison      bool            `json:"-"`
+}
+
+// deadLetter is an event as Event Grid writes it into the dead-letter blob: the event and its diagnostics.
+type deadLetter struct {
+	event
+	DeadLetterReason        string `json:"deadLetterReason"`
+	DeliveryAttempts        int    `json:"deliveryAttempts"`
+	LastDeliveryOutcome     string `json:"lastDeliveryOutcome"`
+	LastHTTPStatusCode      int    `json:"lastHttpStatusCode,omitempty"`
+	PublishTime             string `json:"publishTime"`
+	LastDeliveryAttemptTime string `json:"lastDeliveryAttemptTime"`
+}
+
+// pending is one delivery Event Grid still owes: an event to a subscription's handler, or a BlobCreated to the
+// replay function. Due is its next attempt (or, Expire, the end of its time-to-live).
+type pending struct {
+	Due      time.Time `json:"due"`
+	Sub      string    `json:"sub"` // the subscription, or ReplayFunction for a trigger
+	Event    *event    `json:"event,omitempty"`
+	Poison   bool      `json:"poison,omitempty"`
+	Blob     string    `json:"blob,omitempty"` // a trigger's blob
+	First    time.Time `json:"first"`          // when Event Grid accepted it: the TTL counts from here
+	Attempts int       `json:"attempts"`
+	Expire   bool      `json:"expire,omitempty"`
+	// last attempt's result, for the dead letter
+	Outcome string    `json:"outcome,omitempty"`
+	Status  int       `json:"status,omitempty"`
+	LastTry time.Time `json:"lastTry,omitempty"`
+}
+
+// queue orders what Event Grid owes by when it is due (then by what it is, so a run is deterministic).
+type queue []*pending
+
+func (q queue) Len() int { return len(q) }
+func (q queue) Less(i, j int) bool {
+	if !q[i].Due.Equal(q[j].Due) {
+		return q[i].Due.Before(q[j].Due)
+	}
+	return q[i].key() < q[j].key()
+}
+func (q queue) Swap(i, j int) { q[i], q[j] = q[j], q[i] }
+func (q *queue) Push(x any)   { *q = append(*q, x.(*pending)) }
+func (q *queue) Pop() any {
+	old := *q
+	p := old[len(old)-1]
+	*q = old[:len(old)-1]
+	return p
+}
+
+func (p *pending) key() string {
+	if p.Event != nil {
+		return p.Sub + "\x00" + p.Event.ID
+	}
+	return p.Sub + "\x00" + p.Blob
+}
+
+// Totals count what the twin did (all of its life, or the span one Advance covered).
+type Totals struct {
+	Published        int `json:"published"`
+	Delivered        int `json:"delivered"`
+	DeadLettered     int `json:"deadLettered"`     // events written into dead-letter blobs
+	DeadLetterBlobs  int `json:"deadLetterBlobs"`  // blobs Event Grid wrote
+	Triggers         int `json:"triggers"`         // BlobCreated deliveries the replay function took
+	TriggersDropped  int `json:"triggersDropped"`  // BlobCreated events whose hour ran out: their blobs are stranded
+	Replayed         int `json:"replayed"`         // blobs the replay function finished
+	Republished      int `json:"republished"`      // events it republished
+	Quarantined      int `json:"quarantined"`      // events it quarantined
+	Archived         int `json:"archived"`         // blobs it archived
+	Crashed          int `json:"crashed"`          // runs that threw (a payload nested too deep)
+	LifecycleDeleted int `json:"lifecycleDeleted"` // blobs the lifecycle rule deleted
+	Lost             int `json:"lost"`             // events gone for good: in a blob the lifecycle rule deleted
+}
+
+func (t Totals) minus(o Totals) Totals {
+	return Totals{t.Published - o.Published, t.Delivered - o.Delivered, t.DeadLettered - o.DeadLettered,
+		t.DeadLetterBlobs - o.DeadLetterBlobs, t.Triggers - o.Triggers, t.TriggersDropped - o.TriggersDropped,
+		t.Replayed - o.Replayed, t.Republished - o.Republished, t.Quarantined - o.Quarantined, t.Archived - o.Archived,
+		t.Crashed - o.Crashed, t.LifecycleDeleted - o.LifecycleDeleted, t.Lost - o.Lost}
+}
+
+// known is what the twin last saw of a blob: to tell another command's write (a BlobCreated it must deliver)
+// from its own, and when the lifecycle rule takes it.
+type known struct {
+	ETag         string    `json:"etag"`
+	LastModified time.Time `json:"lastModified"`
+}
+
+// Run is one run of the replay function over a blob: what it was predicted to do and what it did.
+type Run struct {
+	At          time.Time `json:"at"`
+	Blob        string    `json:"blob"`
+	Published   int       `json:"published"`
+	Quarantine  string    `json:"quarantine,omitempty"`
+	Archived    bool      `json:"archived"`
+	Deleted     bool      `json:"deleted"`
+	Crashed     bool      `json:"crashed"`
+	Missing     bool      `json:"missing"`
+	Plan        int       `json:"plannedRepublish"` // what the plan said it would republish (the same plan show shows)
+	PlanQuarant string    `json:"plannedQuarantine,omitempty"`
+}
+
+// State is everything a twin keeps between runs.
+type State struct {
+	Scenario string    `json:"scenario"`
+	Seed     int64     `json:"seed"`
+	Start    time.Time `json:"start"` // the script's time zero
+	Now      time.Time `json:"now"`
+	Draws    uint64    `json:"draws"` // random draws so far (the twin's randomness is a function of seed and draw)
+
+	NextPublish map[string]time.Time    `json:"nextPublish"`
+	NextPoison  int                     `json:"nextPoison"`
+	Queue       queue                   `json:"queue"`
+	Batches     map[string][]deadLetter `json:"batches"` // dead letters waiting for their blob, by subscription
+	BatchDue    map[string]time.Time    `json:"batchDue"`
+	Known       map[string]known        `json:"known"`
+
+	// Outstanding are the events published and neither delivered nor lost: each is on its way or in a blob.
+	Outstanding map[string]bool `json:"outstanding"`
+	Totals      Totals          `json:"totals"`
+	// Runs are the replay function's recent runs (for the tests' prediction check and twin status).
+	Runs []Run `json:"runs"`
+	// Violations are the estate's rules the twin saw broken (it never should): a copy retriggering the replay,
+	// an event republished past the cap, an original deleted before its copies landed.
+	Violations []string `json:"violations"`
+}
+
+// maxRuns bounds the runs a twin remembers.
+const maxRuns = 5000
+
+// Twin is a twin opened on its directory.
+type Twin struct {
+	// beforeReplay, when set, is called just before each run of the replay function (tests: what show predicts
+	// for the blob at that moment).
+	beforeReplay func(ctx context.Context, name string)
+
+	root   string
+	dir    *dirstore.Dir
+	c      *recorder
+	cfg    replay.Config
+	script Script
+	st     State
+}
+
+// Config is the estate's configuration as the twin runs it: the replay's defaults and the incident's handlers.
+func Config() replay.Config {
+	cfg := replay.DefaultConfig()
+	cfg.Handlers = scenario.IncidentRegister
+	return cfg
+}
+
+// Start creates a twin of a scenario on an empty (or new) directory and runs it from the script's start to where
+// the rehearsal opens, which is opensAt on the wall clock: the incident under way. The directory's clock is left
+// there, stopped.
+func Start(ctx context.Context, root, name string, seed int64, opensAt time.Time) (*Twin, error) {
+	script, err := ScriptOf(name)
+	if err != nil {
+		return nil, err
+	}
+	if _, err := dirstore.ReadState(root, stateFile); err == nil {
+		return nil, fmt.Errorf("%s already holds a twin (twin status shows it)", root)
+	}
+	d, err := dirstore.Create(root)
+	if err != nil {
+		return nil, err
+	}
+	if l, err := store.ListAll(ctx, d); err != nil {
+		return nil, err
+	} else if len(l.Blobs) > 0 {
+		return nil, fmt.Errorf("%s is not empty: a twin starts on an empty directory", root)
+	}
+	opensAt = opensAt.UTC().Truncate(time.Second)
+	start := opensAt.Add(-script.Opens)
+	tw := &Twin{root: d.Root(), dir: d, cfg: Config(), script: script, st: State{Scenario: script.Name, Seed: seed, Start: start, Now: start,
+		NextPublish: map[string]time.Time{}, Batches: map[string][]deadLetter{}, BatchDue: map[string]time.Time{},
+		Known: map[string]known{}, Outstanding: map[string]bool{}, Violations: []string{}}}
+	tw.c = &recorder{Container: d, tw: tw}
+	d.SetClock(func() time.Time { return tw.st.Now })
+	for _, s := range script.Subs {
+		tw.st.NextPublish[s.Name] = start.Add(tw.gap(s))
+	}
+	if _, err := tw.Advance(ctx, opensAt); err != nil {
+		return nil, err
+	}
+	return tw, nil
+}
+
+// Open opens the twin a directory holds.
+func Open(root string) (*Twin, error) {
+	b, err := dirstore.ReadState(root, stateFile)
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil, fmt.Errorf("%s holds no twin (deadletter twin start --dir %s makes one)", root, root)
+	}
+	if err != nil {
+		return nil, err
+	}
+	var st State
+	if err := json.Unmarshal(b, &st); err != nil {
+		return nil, fmt.Errorf("%s: %w", stateFile, err)
+	}
+	script, err := ScriptOf(st.Scenario)
+	if err != nil {
+		return nil, err
+	}
+	d, err := dirstore.Open(root)
+	if err != nil {
+		return nil, err
+	}
+	heap.Init(&st.Queue)
+	tw := &Twin{root: d.Root(), dir: d, cfg: Config(), script: script, st: st}
+	tw.c = &recorder{Container: d, tw: tw}
+	d.SetClock(func() time.Time { return tw.st.Now })
+	return tw, nil
+}
+
+// Now is the twin's clock.
+func (tw *Twin) Now() time.Time { return tw.st.Now }
+
+// State is the twin as it stands.
+func (tw *Twin) State() State { return tw.st }
+
+// Script is the twin's scenario.
+func (tw *Twin) Script() Script { return tw.script }
+
+// save keeps the twin's state and sets the directory's clock to its time, stopped (a running rehearsal sets its
+// own speed: see Run).
+func (tw *Twin) save(clock dirstore.Clock) error {
+	b, err := json.Marshal(tw.st)
+	if err != nil {
+		return err
+	}
+	if err := dirstore.WriteState(tw.root, stateFile, b); err != nil {
+		return err
+	}
+	return dirstore.WriteClock(tw.root, clock)
+}
+
+// Advance runs the twin to the time to, as fast as it can, and returns what happened in that span. Whatever
+// another command wrote since the last step reaches the trigger first, at the time it was written.
+func (tw *Twin) Advance(ctx context.Context, to time.Time) (Totals, error) {
+	before := tw.st.Totals
+	if err := tw.step(ctx, to); err != nil {
+		return Totals{}, err
+	}
+	return tw.st.Totals.minus(before), tw.save(dirstore.Clock{At: tw.st.Now, Wall: time.Now()})
+}
+
+// step runs the twin to to without saving.
+func (tw *Twin) step(ctx context.Context, to time.Time) error {
+	if to.Before(tw.st.Now) {
+		return fmt.Errorf("the twin's clock is at %s: it does not run backwards", tw.st.Now.Format(time.RFC3339))
+	}
+	if err := tw.notice(ctx); err != nil {
+		return err
+	}
+	for {
+		if err := ctx.Err(); err != nil {
+			return err
+		}
+		at, act := tw.next()
+		if act == nil || at.After(to) {
+			break
+		}
+		if at.After(tw.st.Now) {
+			tw.st.Now = at
+		}
+		if err := act(ctx); err != nil {
+			return err
+		}
+	}
+	tw.st.Now = to
+	return nil
+}
+
+// next is the twin's next happening and when: a publish, a delivery or trigger attempt, a dead-letter blob
+// written, the lifecycle rule's next deletion.
+func (tw *Twin) next() (time.Time, func(context.Context) error) {
+	var at time.Time
+	var act func(context.Context) error
+	take := func(t time.Time, f func(context.Context) error) {
+		if act == nil || t.Before(at) {
+			at, act = t, f
+		}
+	}
+	for _, s := range tw.script.Subs { // (in the script's order: ties go to the first)
+		if t, ok := tw.st.NextPublish[s.Name]; ok {
+			s := s
+			take(t, func(ctx context.Context) error { tw.publish(s); return nil })
+		}
+	}
+	if tw.st.NextPoison < len(tw.script.Poison) {
+		p := tw.script.Poison[tw.st.NextPoison]
+		take(tw.st.Start.Add(p.At), func(ctx context.Context) error { tw.poison(p); return nil })
+	}
+	if len(tw.st.Queue) > 0 {
+		take(tw.st.Queue[0].Due, func(ctx context.Context) error { return tw.attempt(ctx, heap.Pop(&tw.st.Queue).(*pending)) })
+	}
+	for _, sub := range sortedKeys(tw.st.BatchDue) {
+		sub := sub
+		take(tw.st.BatchDue[sub], func(ctx context.Context) error { return tw.writeBatch(ctx, sub) })
+	}
+	if t, ok := tw.nextExpiry(); ok {
+		take(t, tw.lifecycle)
+	}
+	return at, act
+}
+
+func sortedKeys[V any](m map[string]V) []string {
+	keys := make([]string, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	return keys
+}
+
+// draw is the twin's next random number in [0, 1): a function of its seed and how many it drew, so a run is
+// the same every time and across processes.
+func (tw *Twin) draw() float64 {
+	tw.st.Draws++
+	h := fnv.New64a()
+	fmt.Fprintf(h, "%d/%d", tw.st.Seed, tw.st.Draws)
+	x := h.Sum64()
+	x ^= x >> 33 // (splitmix's finaliser: FNV's low bits alone are poorly mixed)
+	x *= 0xff51afd7ed558ccd
+	x ^= x >> 33
+	return float64(x>>11) / (1 << 53)
+}
+
+func (tw *Twin) guid() string {
+	var b [16]byte
+	for i := 0; i < 16; i += 4 {
+		v := uint32(tw.draw() * (1 << 32))
+		b[i], b[i+1], b[i+2], b[i+3] = byte(v), byte(v>>8), byte(v>>16), byte(v>>24)
+	}
+	return fmt.Sprintf("%x-%x-%x-%x-%x", b[0:4], b[4:6], b[6:8], b[8:10], b[10:16])
+}
+
+// gap is the wait before a subscription's next event: exponential at its rate.
+func (tw *Twin) gap(s Sub) time.Duration {
+	u := tw.draw()
+	mean := time.Duration(float64(time.Hour) / s.Rate)
+	d := time.Duration(-float64(mean) * math.Log1p(-u))
+	return max(time.Second, d).Truncate(time.Second)
+}
+
+func (tw *Twin) offset() time.Duration { return tw.st.Now.Sub(tw.st.Start) }
+
+// publish sends one event of a subscription to the topic: Event Grid's first delivery is due at once.
+func (tw *Twin) publish(s Sub) {
+	tw.st.NextPublish[s.Name] = tw.st.Now.Add(tw.gap(s))
+	tw.enqueue(s.Name, tw.newEvent(s, nil), false)
+}
+
+// poison publishes the buggy publisher's event.
+func (tw *Twin) poison(p Poison) {
+	tw.st.NextPoison++
+	for _, s := range tw.script.Subs {
+		if s.Name == p.Sub {
+			data := json.RawMessage(nil)
+			if p.Kind == "deep" {
+				data = scenario.DeepReplies("t-"+tw.guid()[:6], scenario.CrashDepth)
+			}
+			ev := tw.newEvent(s, data)
+			if p.Kind == "schema" {
+				ev.Subject = nil // the estate's schema requires it
+			}
+			tw.enqueue(s.Name, ev, true)
+		}
+	}
+}
+
+func (tw *Twin) newEvent(s Sub, data json.RawMessage) *event {
+	id := tw.guid()
+	subject := "/" + s.Name + "/" + id[:8]
+	if data == nil {
+		data = json.RawMessage(fmt.Sprintf(`{"userId":"u-%s","roomId":"r-%s"}`, id[9:13], id[14:18]))
+	}
+	ev := &event{ID: id, Subject: &subject, EventType: s.EventType, EventTime: tw.st.Now.Format(time.RFC3339), Data: data,
+		DataVersion: "1.0", Metadata: "1"}
+	if s.System {
+		ev.Topic = "/subscriptions/00000000-0000-0000-0000-000000000000/resourceGroups/estate/providers/Microsoft.Storage/storageAccounts/estateassets"
+		path := "/blobServices/default/containers/message-assets/blobs/" + id[:8] + ".jpg"
+		ev.Subject = &path
+	}
+	return ev
+}
+
+// enqueue hands an event to Event Grid: counted as published (a republished one is the same event, on its way
+// again), its first delivery due now.
+func (tw *Twin) enqueue(sub string, ev *event, poison bool) {
+	orig := replay.ParseID(ev.ID, tw.cfg.Separator).Original
+	if !tw.st.Outstanding[orig] {
+		tw.st.Totals.Published++
+		tw.st.Outstanding[orig] = true
+	}
+	heap.Push(&tw.st.Queue, &pending{Due: tw.st.Now, Sub: sub, Event: ev, Poison: poison, First: tw.st.Now})
+}
+
+// jitter spreads a retry as Event Grid does (±10%), deterministically.
+func (tw *Twin) jitter(d time.Duration) time.Duration {
+	return time.Duration(float64(d) * (0.9 + 0.2*tw.draw())).Truncate(time.Second)
+}
+
+// attempt makes one delivery attempt (or ends one whose time-to-live ran out).
+func (tw *Twin) attempt(ctx context.Context, p *pending) error {
+	if !p.Expire {
+		p.Attempts++
+		p.LastTry = tw.st.Now
+		ok, status, outcome, err := tw.deliver(ctx, p)
+		if err != nil {
+			return err
+		}
+		if ok {
+			return nil
+		}
+		p.Status, p.Outcome = status, outcome
+		if p.Sub != ReplayFunction && (status == 400 || status == 403 || status == 413) {
+			return tw.deadLetter(p, undeliverable(status)) // not retried: dead-lettered at once
+		}
+		if p.Attempts >= maxAttempts {
+			return tw.giveUp(p, "MaxDeliveryAttemptsExceeded")
+		}
+		wait := backoff[min(p.Attempts-1, len(backoff)-1)]
+		next := tw.st.Now.Add(tw.jitter(wait))
+		if end := p.First.Add(eventTTL); !next.Before(end) {
+			next, p.Expire = end, true
+		}
+		p.Due = next
+		heap.Push(&tw.st.Queue, p)
+		return nil
+	}
+	return tw.giveUp(p, "TimeToLiveExceeded")
+}
+
+func undeliverable(status int) string {
+	if status == 400 {
+		return "UndeliverableDueToHttpBadRequest"
+	}
+	return "UndeliverableDueToClientError"
+}
+
+// giveUp ends a delivery whose attempts or hour ran out: an application event is dead-lettered; a trigger is
+// dropped — the replay subscription has no dead-letter destination — and its blob is stranded.
+func (tw *Twin) giveUp(p *pending, reason string) error {
+	if p.Sub == ReplayFunction {
+		tw.st.Totals.TriggersDropped++
+		return nil
+	}
+	return tw.deadLetter(p, reason)
+}
+
+// deliver is one attempt: the handler's answer at this time, by the script. A trigger that reaches a running
+// replay function runs it.
+func (tw *Twin) deliver(ctx context.Context, p *pending) (ok bool, status int, outcome string, err error) {
+	if w := tw.script.down(p.Sub, tw.offset()); w != nil {
+		return false, w.Status, w.Outcome, nil
+	}
+	if p.Sub == ReplayFunction {
+		return tw.replay(ctx, p.Blob)
+	}
+	if p.Poison {
+		return false, 400, "BadRequest", nil
+	}
+	delete(tw.st.Outstanding, replay.ParseID(p.Event.ID, tw.cfg.Separator).Original)
+	tw.st.Totals.Delivered++
+	return true, 200, "", nil
+}
+
+// deadLetter puts an event in its subscription's next dead-letter blob.
+func (tw *Twin) deadLetter(p *pending, reason string) error {
+	dl := deadLetter{event: *p.Event, DeadLetterReason: reason, DeliveryAttempts: p.Attempts, LastDeliveryOutcome: p.Outcome,
+		LastHTTPStatusCode: p.Status, PublishTime: p.First.Format(time.RFC3339), LastDeliveryAttemptTime: p.LastTry.Format(time.RFC3339)}
+	if len(tw.st.Batches[p.Sub]) == 0 {
+		tw.st.BatchDue[p.Sub] = tw.st.Now.Add(batchWindow)
+	}
+	tw.st.Batches[p.Sub] = append(tw.st.Batches[p.Sub], dl)
+	return nil
+}
+
+// writeBatch writes a subscription's waiting dead letters as Event Grid does: one blob, named after the
+// subscription in capitals and the hour it is written, every diagnostic field. Its BlobCreated goes to the
+// replay trigger.
+func (tw *Twin) writeBatch(ctx context.Context, sub string) error {
+	batch := tw.st.Batches[sub]
+	delete(tw.st.Batches, sub)
+	delete(tw.st.BatchDue, sub)
+	body, err := json.Marshal(batch)
+	if err != nil {
+		return err
+	}
+	name := replay.DeadLetterName(sub, tw.st.Now, tw.guid())
+	if _, err := tw.c.Write(ctx, name, body, store.WriteOptions{ContentType: "application/json", IfNoneMatchAny: true}); err != nil {
+		return fmt.Errorf("twin: Event Grid writing %s: %w", name, err)
+	}
+	tw.st.Totals.DeadLettered += len(batch)
+	tw.st.Totals.DeadLetterBlobs++
+	return nil
+}
+
+// created is a BlobCreated: the replay subscription delivers it when its filter lets it through.
+func (tw *Twin) created(name string, at time.Time) {
+	if !replay.Triggers(name) {
+		return
+	}
+	heap.Push(&tw.st.Queue, &pending{Due: at, Sub: ReplayFunction, Blob: name, First: at})
+}
+
+// notice finds what other commands wrote or deleted since the twin last looked: each write is a BlobCreated at
+// the time it was written (the directory's clock is the twin's, so Last-Modified says when).
+func (tw *Twin) notice(ctx context.Context) error {
+	l, err := store.ListAll(ctx, tw.dir)
+	if err != nil {
+		return err
+	}
+	seen := map[string]bool{}
+	var fresh []store.BlobInfo
+	for _, bi := range l.Blobs {
+		seen[bi.Name] = true
+		if k, ok := tw.st.Known[bi.Name]; !ok || k.ETag != bi.ETag {
+			fresh = append(fresh, bi)
+		}
+	}
+	sort.Slice(fresh, func(i, j int) bool {
+		if !fresh[i].LastModified.Equal(fresh[j].LastModified) {
+			return fresh[i].LastModified.Before(fresh[j].LastModified)
+		}
+		return fresh[i].Name < fresh[j].Name
+	})
+	for _, bi := range fresh {
+		tw.st.Known[bi.Name] = known{ETag: bi.ETag, LastModified: bi.LastModified}
+		at := bi.LastModified
+		if at.Before(tw.st.Now.Add(-eventTTL)) {
+			at = tw.st.Now // (written while the twin's clock stood further back: delivered now)
+		}
+		tw.created(bi.Name, maxTime(at, tw.st.Now))
+	}
+	for name := range tw.st.Known {
+		if !seen[name] {
+			delete(tw.st.Known, name)
+		}
+	}
+	return nil
+}
+
+func maxTime(a, b time.Time) time.Time {
+	if a.After(b) {
+		return a
+	}
+	return b
+}
+
+// recorder is the container as the twin's own hands write it (Event Grid, the replay function, the lifecycle
+// rule): every write is a BlobCreated, and the twin knows it wrote it.
+type recorder struct {
+	store.Container
+	tw *Twin
+}
+
+func (r *recorder) Write(ctx context.Context, name string, body []byte, opts store.WriteOptions) (store.BlobInfo, error) {
+	bi, err := r.Container.Write(ctx, name, body, opts)
+	if err == nil {
+		r.tw.st.Known[name] = known{ETag: bi.ETag, LastModified: bi.LastModified}
+		r.tw.created(name, r.tw.st.Now)
+	}
+	return bi, err
+}
+
+func (r *recorder) Delete(ctx context.Context, name, ifMatch string) error {
+	err := r.Container.Delete(ctx, name, ifMatch)
+	if err == nil || errors.Is(err, store.ErrNotFound) {
+		delete(r.tw.st.Known, name)
+	}
+	return err
+}

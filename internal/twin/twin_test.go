@@ -1,0 +1,241 @@
+package twin
+
+import (
+	"context"
+	"testing"
+	"time"
+
+	"github.com/deadletter/deadletter/replay"
+	"github.com/deadletter/deadletter/store"
+	"github.com/deadletter/deadletter/store/dirstore"
+)
+
+var opens = time.Date(2026, 12, 1, 12, 0, 0, 0, time.UTC)
+
+// started is a twin of the scenario, opened where the rehearsal opens.
+func started(t testing.TB, scen string) (*Twin, *replay.Loader) {
+	t.Helper()
+	dir := t.TempDir()
+	tw, err := Start(context.Background(), dir, scen, 1, opens)
+	if err != nil {
+		t.Fatal(err)
+	}
+	d, err := dirstore.Open(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return tw, replay.NewLoader(d, Config())
+}
+
+// holds checks the twin's invariants: every event it published is accounted for, and no rule of the estate was
+// broken (a copy retriggering the replay, an event republished past the cap, an original deleted before its
+// copies landed).
+func holds(t *testing.T, tw *Twin, when string) Account {
+	t.Helper()
+	a, err := tw.Check(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !a.Balanced() {
+		t.Fatalf("%s: the account does not balance: %s (nowhere: %v)", when, a, a.Nowhere[:min(5, len(a.Nowhere))])
+	}
+	if v := tw.State().Violations; len(v) > 0 {
+		t.Fatalf("%s: the estate's rules were broken: %v", when, v)
+	}
+	return a
+}
+
+// predictions are what show predicts for every root blob as it stands: the plan of the blob's detail.
+type prediction struct {
+	republish  int
+	quarantine string
+	crash      bool
+	missing    bool
+}
+
+// predictAll records, just before each run of the replay function, what show predicts for the blob then: the
+// plan of its detail (Loader.Inspect, what show prints).
+func predictAll(tw *Twin, l *replay.Loader) map[string][]prediction {
+	out := map[string][]prediction{}
+	tw.beforeReplay = func(ctx context.Context, name string) {
+		d, err := l.Inspect(ctx, name)
+		if err != nil || d.Preview == nil {
+			out[name] = append(out[name], prediction{missing: true})
+			return
+		}
+		out[name] = append(out[name], prediction{republish: len(d.Preview.Republish), quarantine: d.Preview.QuarantineName, crash: d.Preview.Crash != nil})
+	}
+	return out
+}
+
+// The incident, run for a day in half-hour steps: after every step the account balances and the estate's rules
+// hold, and every blob the replay function ran on did what show predicted for it before the step.
+func TestTheIncidentRunsTrue(t *testing.T) {
+	tw, l := started(t, "incident")
+	a := holds(t, tw, "at the opening")
+	if a.InBlobs == 0 || tw.State().Totals.TriggersDropped == 0 || tw.State().Totals.Replayed == 0 {
+		t.Fatalf("the incident has no stranded or replayed blobs: %+v", tw.State().Totals)
+	}
+	s, _ := l.List(context.Background())
+	n := s.Count()
+	if n[replay.PaneStranded] < 10 || n[replay.PaneQuarantine] < 3 || n[replay.PaneArchived] < 10 {
+		t.Fatalf("the opening picture: %v", n)
+	}
+	if _, stalled := Config().Check(s, replay.CheckOptions{}).Find(replay.FindingReplayStalled); stalled {
+		t.Fatal("STALLED at the opening, though the replay runs")
+	}
+	predicted := predictAll(tw, l)
+	compared := 0
+	for step := 0; step < 48; step++ {
+		runs := len(tw.State().Runs)
+		if _, err := tw.Advance(context.Background(), tw.Now().Add(30*time.Minute)); err != nil {
+			t.Fatal(err)
+		}
+		holds(t, tw, tw.Now().Format(time.RFC3339))
+		for _, r := range tw.State().Runs[runs:] {
+			p := predicted[r.Blob][0]
+			predicted[r.Blob] = predicted[r.Blob][1:]
+			compared++
+			switch {
+			case p.missing != r.Missing:
+				t.Fatalf("%s: show found it %v, the replay %v", r.Blob, !p.missing, !r.Missing)
+			case r.Crashed != p.crash || !r.Crashed && !r.Missing && (r.Published != p.republish || r.Quarantine != p.quarantine):
+				t.Fatalf("%s: show predicted republish %d, quarantine %q, crash %v; the replay republished %d, quarantined %q, crashed %v",
+					r.Blob, p.republish, p.quarantine, p.crash, r.Published, r.Quarantine, r.Crashed)
+			}
+		}
+	}
+	if compared == 0 {
+		t.Fatal("no replay run was compared with a prediction")
+	}
+}
+
+// A drain of every stranded blob at the opening: two twin hours on, the blobs whose handlers recovered are
+// consumed (archived by the replay), the deep one still crashes, nothing is STALLED, and the account balances.
+func TestADrainIsConsumed(t *testing.T) {
+	tw, l := started(t, "incident")
+	ctx := context.Background()
+	s, err := l.List(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	l.HydrateWhere(ctx, s, nil)
+	cfg := Config()
+	var targets []replay.DrainTarget
+	for i := range s.Items {
+		if it := &s.Items[i]; it.Pane == replay.PaneStranded {
+			targets = append(targets, cfg.DrainTargetOf(it, s.Now))
+		}
+	}
+	res, err := replay.Drain(ctx, l.Container, cfg, targets, replay.DrainOptions{})
+	if err != nil || replay.TallyOf(res)[replay.OutcomeDrained] != len(targets) {
+		t.Fatalf("drain: %v %v", replay.TallyOf(res), err)
+	}
+	if _, err := tw.Advance(ctx, tw.Now().Add(2*time.Hour)); err != nil {
+		t.Fatal(err)
+	}
+	holds(t, tw, "two hours after the drain")
+	s, _ = l.List(ctx)
+	l.HydrateWhere(ctx, s, nil)
+	rep := cfg.Check(s, replay.CheckOptions{})
+	if _, stalled := rep.Find(replay.FindingReplayStalled); stalled {
+		t.Fatal("STALLED after a drain, though the replay runs")
+	}
+	left := 0
+	for _, it := range s.Items {
+		for _, tg := range targets {
+			if it.Name == tg.Name && it.Pane == replay.PaneStranded && (it.Summary == nil || it.Summary.CrashDepth == 0) {
+				left++
+			}
+		}
+	}
+	if left > 0 {
+		t.Fatalf("%d drained blob(s) are stranded again two hours on", left)
+	}
+	if n := s.Count()[replay.PaneStranded]; n > 1 {
+		t.Fatalf("%d stranded after the drain (only the one that crashes should be)", n)
+	}
+}
+
+// With the replay stopped just after the opening, new dead letters sit live, turn STALLED past the grace, and —
+// their triggers' hour run out — stranded: honestly, since nothing consumed them.
+func TestAStoppedReplayStallsThenStrands(t *testing.T) {
+	tw, l := started(t, "replay-stopped")
+	ctx := context.Background()
+	cfg := Config()
+	stranded := func() int {
+		s, _ := l.List(ctx)
+		return s.Count()[replay.PaneStranded]
+	}
+	before := stranded()
+	if _, err := tw.Advance(ctx, tw.Now().Add(time.Hour)); err != nil {
+		t.Fatal(err)
+	}
+	s, _ := l.List(ctx)
+	if _, stalled := cfg.Check(s, replay.CheckOptions{}).Find(replay.FindingReplayStalled); !stalled {
+		t.Fatalf("no STALLED an hour into the replay's outage: %v", s.Count())
+	}
+	if _, err := tw.Advance(ctx, tw.Now().Add(2*time.Hour)); err != nil {
+		t.Fatal(err)
+	}
+	holds(t, tw, "in the outage")
+	if after := stranded(); after <= before {
+		t.Fatalf("stranded %d → %d: the outage stranded nothing", before, after)
+	}
+}
+
+// The same seed gives the same estate: the same blobs, byte for byte.
+func TestTheTwinIsDeterministic(t *testing.T) {
+	list := func() map[string]int64 {
+		tw, _ := started(t, "incident")
+		l, err := store.ListAll(context.Background(), tw.dir)
+		if err != nil {
+			t.Fatal(err)
+		}
+		out := map[string]int64{}
+		for _, b := range l.Blobs {
+			out[b.Name] = b.Size
+		}
+		return out
+	}
+	a, b := list(), list()
+	if len(a) == 0 || len(a) != len(b) {
+		t.Fatalf("%d blobs, then %d", len(a), len(b))
+	}
+	for n, sz := range a {
+		if b[n] != sz {
+			t.Fatalf("%s differs between two runs of one seed", n)
+		}
+	}
+}
+
+// A twin saved and opened again (another process: twin advance) carries on where it was.
+func TestTheTwinReopens(t *testing.T) {
+	tw, _ := started(t, "incident")
+	again, err := Open(tw.root)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !again.Now().Equal(tw.Now()) || again.State().Totals != tw.State().Totals {
+		t.Fatalf("reopened at %v with %+v", again.Now(), again.State().Totals)
+	}
+	if _, err := again.Advance(context.Background(), again.Now().Add(time.Hour)); err != nil {
+		t.Fatal(err)
+	}
+	holds(t, again, "reopened and advanced")
+	if c, ok, _ := dirstore.ReadClock(tw.root); !ok || !c.Now(time.Now()).Equal(again.Now()) {
+		t.Fatalf("the directory's clock reads %v, the twin's %v", c.Now(time.Now()), again.Now())
+	}
+}
+
+// The twin's day: twin advance --by 24h of the incident (bench.sh's row; the budget is 10 s).
+func BenchmarkAdvance24h(b *testing.B) {
+	for i := 0; i < b.N; i++ {
+		b.StopTimer()
+		tw, _ := started(b, "incident")
+		b.StartTimer()
+		if _, err := tw.Advance(context.Background(), tw.Now().Add(24*time.Hour)); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
