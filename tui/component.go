@@ -82,6 +82,3 @@ func (e *env) send(msg tea.Msg) tea.Cmd {
 
 // status says text on the status line.
 func (e *env) status(text string) tea.Cmd { return e.send(statusMsg{text: text}) }
-
-// warn is status painted as a warning.
-func (e *env) warn(text string) tea.Cmd { return e.send(statusMsg{text: text, warn: true}) }

@@ -299,4 +299,3 @@ func (m *Model) running() *runView {
 	return nil
 }
 
-func (m *Model) setStatus(s string) { m.status = s }

@@ -436,6 +436,27 @@ func (o *overview) lossLine() string {
 }
 
 // grid draws subscriptions × reasons and the replay's fates, with the cursor on a cell.
+// gridCell is what the grid shows for subscription r in column c: its events of a reason (and, wide, their top
+// outcome), or of a fate; "·" for none.
+func (o *overview) gridCell(r int, c gridCol) string {
+	p := o.pic
+	if c.reason < 0 {
+		if n := p.Fates[r][c.fate]; n > 0 {
+			return thousands(n)
+		}
+		return "·"
+	}
+	cell := p.Matrix[r][c.reason]
+	if cell.Events == 0 {
+		return "·"
+	}
+	v := thousands(cell.Events)
+	if c.w > 12 && cell.Outcome != "" {
+		v += " " + textfmt.Printable(cell.Outcome)
+	}
+	return v
+}
+
 func (o *overview) grid(rows int) []string {
 	p := o.pic
 	head := []string{textfmt.Cell(" SUBSCRIPTION", o.subW), textfmt.Cell("EVENTS", 7), textfmt.Cell("HANDLER", lastDLW)} // a gutter for the cursor
@@ -464,21 +485,7 @@ func (o *overview) grid(rows int) []string {
 			if i == more {
 				cells = append(cells, strings.Repeat(" ", moreW))
 			}
-			var v string
-			if c.reason >= 0 {
-				cell := p.Matrix[r][c.reason]
-				if cell.Events > 0 {
-					v = thousands(cell.Events)
-					if c.w > 12 && cell.Outcome != "" {
-						v += " " + textfmt.Printable(cell.Outcome)
-					}
-				}
-			} else if n := p.Fates[r][c.fate]; n > 0 {
-				v = thousands(n)
-			}
-			if v == "" {
-				v = "·"
-			}
+			v := o.gridCell(r, c)
 			if o.section == 1 && r == o.row && i == o.col {
 				v = "[" + v + "]"
 			}

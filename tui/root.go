@@ -37,26 +37,8 @@ func (m *Model) request(msg tea.Msg) (tea.Cmd, bool) {
 	case viewMsg:
 		m.setView(int(msg))
 		return m.hydrate(), true
-	case filterToMsg:
-		return m.filterTo(msg.query), true
-	case editFilterMsg:
-		m.filter.bar.edit(m.filter.text)
-		m.push(m.filter.bar)
-		return nil, true
-	case filterTypedMsg:
-		m.filter.seq++
-		m.filter.typed = msg.text
-		return m.opt.After(80*time.Millisecond, debounceMsg{seq: m.filter.seq}), true
-	case filterDoneMsg:
-		m.pop()
-		m.filter.typed = msg.text
-		m.applyFilter(true)
-		return m.hydrate(), true
-	case clearFilterMsg:
-		m.filter.typed = ""
-		m.applyFilter(true)
-		m.status = "filter cleared"
-		return m.hydrate(), true
+	case filterToMsg, editFilterMsg, filterTypedMsg, filterDoneMsg, clearFilterMsg:
+		return m.filterRequest(msg), true
 	case copyMsg:
 		return m.copyText(msg.what, msg.text), true
 	case copyBlobMsg:
@@ -77,6 +59,30 @@ func (m *Model) request(msg tea.Msg) (tea.Cmd, bool) {
 		return nil, false
 	}
 	return nil, true
+}
+
+// filterRequest takes what the filter bar, the tables and the overview ask of the filter.
+func (m *Model) filterRequest(msg tea.Msg) tea.Cmd {
+	switch msg := msg.(type) {
+	case filterToMsg:
+		return m.filterTo(msg.query)
+	case editFilterMsg:
+		m.filter.bar.edit(m.filter.text)
+		m.push(m.filter.bar)
+		return nil
+	case filterTypedMsg:
+		m.filter.seq++
+		m.filter.typed = msg.text
+		return m.opt.After(80*time.Millisecond, debounceMsg{seq: m.filter.seq})
+	case filterDoneMsg:
+		m.pop()
+		m.filter.typed = msg.text
+	case clearFilterMsg:
+		m.filter.typed = ""
+		m.status = "filter cleared"
+	}
+	m.applyFilter(true)
+	return m.hydrate()
 }
 
 // readinessOf is the readiness of a subscription, as of the last check.

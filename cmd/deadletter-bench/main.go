@@ -27,6 +27,8 @@ import (
 	"testing"
 	"time"
 
+	"golang.org/x/sync/errgroup"
+
 	"github.com/Azure/azure-sdk-for-go/sdk/azcore"
 	"github.com/Azure/azure-sdk-for-go/sdk/azcore/streaming"
 	"github.com/Azure/azure-sdk-for-go/sdk/azcore/to"
@@ -261,25 +263,14 @@ func seed(ctx context.Context, c *container.Client, n int) []string {
 	return names
 }
 
-func ptr[T any](v T) *T { return &v }
-
+// parallel runs f over 0…n-1, c at a time (the raw SDK's side of a measurement, bounded as deadletter's is).
 func parallel(n, c int, f func(i int)) {
-	work := make(chan int)
-	var wg sync.WaitGroup
-	for w := 0; w < c; w++ {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			for i := range work {
-				f(i)
-			}
-		}()
-	}
+	var g errgroup.Group
+	g.SetLimit(c)
 	for i := 0; i < n; i++ {
-		work <- i
+		g.Go(func() error { f(i); return nil })
 	}
-	close(work)
-	wg.Wait()
+	g.Wait()
 }
 
 // noisyRounds is the round count for the cheap, noisy measurements (refresh and hydrate).

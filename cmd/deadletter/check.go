@@ -137,12 +137,12 @@ func (a *app) runCheck(cmd *cobra.Command, o *checkOptions) error {
 		}
 		return exitCode{code: exitError, err: err}
 	}
-	l, cfg, err := a.g.loader()
+	l, _, err := a.g.loader()
 	if err != nil {
 		return fail(fmt.Errorf("could not check: %w", err))
 	}
 	o.apply(&l.Config)
-	cfg = l.Config
+	cfg := l.Config
 	l.NoCache = true // one look: keeping every summary would only hold the container in memory
 	r, err := look(ctx, l, o.checkOptions(), nil)
 	if err != nil {

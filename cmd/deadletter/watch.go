@@ -65,12 +65,12 @@ func (a *app) runWatch(cmd *cobra.Command, o *watchOptions) error {
 	if f := cmd.Flags().Lookup("timeout"); !f.Changed && a.g.timeout == 0 {
 		a.g.timeout = lookTimeout
 	}
-	l, cfg, err := a.g.loader()
+	l, _, err := a.g.loader()
 	if err != nil {
 		return err
 	}
 	o.apply(&l.Config)
-	cfg = l.Config
+	cfg := l.Config
 	ctx := cmd.Context()
 	exp, stop, err := a.serveMetrics(o.metricsAddr, l.Container.Describe())
 	if err != nil {

@@ -33,61 +33,85 @@ func Reason(r replay.Reason, force Force) string {
 	return s
 }
 
-func reasonText(r replay.Reason, p func(string) string) string {
-	switch r.Kind {
-	case replay.ReasonNotRoot:
+// reasonWords are the words for each kind of reason (untrusted parts through p).
+var reasonWords = map[replay.ReasonKind]func(r replay.Reason, p func(string) string) string{
+	replay.ReasonNotRoot: func(r replay.Reason, p func(string) string) string {
 		return "only root blobs are drained or acknowledged: archived/ and quarantine/ are the replay's own records"
-	case replay.ReasonListedYoung:
+	},
+	replay.ReasonListedYoung: func(r replay.Reason, p func(string) string) string {
 		return fmt.Sprintf("it was younger than the TTL %s when listed: its own trigger may still arrive", textfmt.Duration(r.TTL))
-	case replay.ReasonYoung:
+	},
+	replay.ReasonYoung: func(r replay.Reason, p func(string) string) string {
 		return fmt.Sprintf("age %s is under the TTL %s: its own trigger may still arrive", textfmt.Duration(r.Age), textfmt.Duration(r.TTL))
-	case replay.ReasonHandled:
+	},
+	replay.ReasonHandled: func(r replay.Reason, p func(string) string) string {
 		return fmt.Sprintf("the replay already handled it (%s exists); draining would republish its events again (to do it anyway: deadletter drain --include-handled NAME)", p(r.Name))
-	case replay.ReasonUntriggerable:
+	},
+	replay.ReasonUntriggerable: func(r replay.Reason, p func(string) string) string {
 		return UntriggerableWhy + "; copy it out under another name, or rename the subscription"
-	case replay.ReasonRefusedEntry:
+	},
+	replay.ReasonRefusedEntry: func(r replay.Reason, p func(string) string) string {
 		return "not a blob deadletter will read or rewrite: " + p(r.Err)
-	case replay.ReasonChangedSinceListed:
+	},
+	replay.ReasonChangedSinceListed: func(r replay.Reason, p func(string) string) string {
 		return "changed or gone since it was listed: look again"
-	case replay.ReasonChangedSincePreview:
+	},
+	replay.ReasonChangedSincePreview: func(r replay.Reason, p func(string) string) string {
 		return "rewritten since its restore was previewed: nothing was restored; look at it again"
-	case replay.ReasonCopyLeft:
+	},
+	replay.ReasonCopyLeft: func(r replay.Reason, p func(string) string) string {
 		return "the quarantine copy changed or vanished after it was read; it was left as it is"
-	case replay.ReasonNotQuarantine:
+	},
+	replay.ReasonNotQuarantine: func(r replay.Reason, p func(string) string) string {
 		return "not a quarantine blob: only quarantine/ blobs are restored"
-	case replay.ReasonNoTarget:
-		return p(r.Err)
-	case replay.ReasonUntriggerableTarget:
+	},
+	replay.ReasonNoTarget: func(r replay.Reason, p func(string) string) string { return p(r.Err) },
+	replay.ReasonUntriggerableTarget: func(r replay.Reason, p func(string) string) string {
 		return fmt.Sprintf("its restored name %s would start with archived/ or quarantine/ in another case: the replay trigger's filter never delivers it, so nothing would resume (move it by hand under another name)", p(r.Name))
-	case replay.ReasonCannotHold:
+	},
+	replay.ReasonCannotHold: func(r replay.Reason, p func(string) string) string {
 		return "cannot be restored under its own name here (move it by hand under a shorter name): " + p(r.Err)
-	case replay.ReasonNameTaken:
+	},
+	replay.ReasonNameTaken: func(r replay.Reason, p func(string) string) string {
 		return fmt.Sprintf("its restored name holds a different body, and the next one, %s, %s: move this copy by hand", p(r.Name), p(r.Err))
-	case replay.ReasonMalformed:
+	},
+	replay.ReasonMalformed: func(r replay.Reason, p func(string) string) string {
 		return "the payload is malformed (" + p(r.Err) + "): the replay quarantines it again on sight"
-	case replay.ReasonCrash:
+	},
+	replay.ReasonCrash: func(r replay.Reason, p func(string) string) string {
 		return fmt.Sprintf("the payload nests %d levels deep: the replay function would crash on it at the root and never consume it", r.Depth)
-	case replay.ReasonNoEvents:
-		return "the blob holds no events"
-	case replay.ReasonNothingResumes:
+	},
+	replay.ReasonNoEvents: func(r replay.Reason, p func(string) string) string { return "the blob holds no events" },
+	replay.ReasonNothingResumes: func(r replay.Reason, p func(string) string) string {
 		return fmt.Sprintf("no event would resume: all %d would be quarantined again (%s)", r.Count, r.Verdicts)
-	case replay.ReasonLingers:
+	},
+	replay.ReasonLingers: func(r replay.Reason, p func(string) string) string {
 		return fmt.Sprintf("its original %s still lingers at the root (the replay quarantined it and could not delete it): restoring would put its events at the root twice; delete that original first — its events are all in this copy — with your storage tools (az storage blob delete --name <it>, Storage Explorer; deadletter deletes nothing it has not copied)", p(r.Name))
-	case replay.ReasonNotFound:
+	},
+	replay.ReasonNotFound: func(r replay.Reason, p func(string) string) string {
 		if r.Err != "" {
 			return p(r.Err) // what the lookup found instead
 		}
 		return "no such blob"
-	case replay.ReasonAlreadyRestored:
+	},
+	replay.ReasonAlreadyRestored: func(r replay.Reason, p func(string) string) string {
 		return "already restored as " + p(r.Name) + ": nothing left to restore"
-	case replay.ReasonCopiedNotDeleted:
+	},
+	replay.ReasonCopiedNotDeleted: func(r replay.Reason, p func(string) string) string {
 		return fmt.Sprintf("copied to %s but the quarantine copy could not be deleted (restoring again finds the copy and only retries the delete): %s", p(r.Name), p(r.Err))
-	case replay.ReasonStopped:
+	},
+	replay.ReasonStopped: func(r replay.Reason, p func(string) string) string {
 		return fmt.Sprintf("stopped after %d blobs failed in a row (last: %s)", r.Count, p(r.Err))
-	case replay.ReasonFailed:
-		return p(r.Err)
-	case replay.ReasonAckChanged:
+	},
+	replay.ReasonFailed: func(r replay.Reason, p func(string) string) string { return p(r.Err) },
+	replay.ReasonAckChanged: func(r replay.Reason, p func(string) string) string {
 		return "the blob was rewritten while it was being acknowledged: the ack was removed again; look at it again"
+	},
+}
+
+func reasonText(r replay.Reason, p func(string) string) string {
+	if f, ok := reasonWords[r.Kind]; ok {
+		return f(r, p)
 	}
 	return ""
 }
