@@ -157,6 +157,9 @@ func (m *Model) header() string {
 // badges are what changes what the operator may trust or do, in full or short for a narrow terminal.
 func (m *Model) badges(short bool) []string {
 	var out []string
+	if m.opt.Context != "" {
+		out = append(out, m.paint(&m.st.Badge, "ctx:"+textfmt.Printable(m.opt.Context)))
+	}
 	if m.opt.Banner != nil {
 		if b := m.opt.Banner(); b != "" {
 			out = append(out, m.paint(&m.st.Badge, b))

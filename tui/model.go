@@ -33,6 +33,10 @@ type Options struct {
 	Banner func() string
 	// Pause, when set, is the p key: it pauses a rehearsal's clock or runs it again, and says which.
 	Pause func() string
+	// Context is the config file's context the dashboard shows (in the header), when it runs in one.
+	Context string
+	// Switch, when set, is the : key: the dashboard closes to the summary of every context.
+	Switch func()
 }
 
 // Minimum size the dashboard lays itself out for.
@@ -298,4 +302,3 @@ func (m *Model) running() *runView {
 	}
 	return nil
 }
-

@@ -118,6 +118,12 @@ func (m *Model) rootScope() *scope {
 			return ""
 		}),
 	}}
+	if m.opt.Switch != nil {
+		s.bindings = append(s.bindings, bind([]string{":"}, ":", "contexts: every context of the config file, one row each (enter opens one)", func() tea.Cmd {
+			m.opt.Switch()
+			return m.quit()
+		}).footer())
+	}
 	if m.opt.Pause != nil {
 		s.bindings = append(s.bindings, bind([]string{"p"}, "p", "pause the rehearsal's clock, or run it again", func() tea.Cmd {
 			m.status = m.opt.Pause()

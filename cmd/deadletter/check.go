@@ -39,7 +39,8 @@ func (f *monitorFlags) checkOptions() replay.CheckOptions {
 
 type checkOptions struct {
 	monitorFlags
-	json bool
+	json        bool
+	allContexts bool
 }
 
 func (a *app) checkCmd() *cobra.Command {
@@ -56,6 +57,7 @@ Acknowledged blobs (deadletter ack) and copies the replay already handled raise 
 	}
 	o.monitorFlags.register(cmd)
 	cmd.Flags().BoolVar(&o.json, "json", false, "JSON output")
+	cmd.Flags().BoolVar(&o.allContexts, "all-contexts", false, "check every context of the config file at once (exit: the worst; JSON keyed by context)")
 	return cmd
 }
 
@@ -129,6 +131,18 @@ func (a *app) runCheck(cmd *cobra.Command, o *checkOptions) error {
 	if err := positiveInt("max-quarantine", o.maxQuarantine); err != nil {
 		return err
 	}
+	if o.allContexts {
+		one := *o
+		one.allContexts = false
+		runs, err := a.eachContext(cmd, func(sub *app) error { return sub.runCheck(cmd, &one) })
+		if err != nil {
+			return err
+		}
+		if err := a.printContexts(runs, o.json); err != nil {
+			return err
+		}
+		return worst(runs)
+	}
 	ctx, cancel := a.withTimeout(cmd, lookTimeout)
 	defer cancel()
 	fail := func(err error) error {
@@ -146,7 +160,7 @@ func (a *app) runCheck(cmd *cobra.Command, o *checkOptions) error {
 	l.NoCache = true // one look: keeping every summary would only hold the container in memory
 	r, err := look(ctx, l, o.checkOptions(), nil)
 	if err != nil {
-		return fail(fmt.Errorf("could not check %s: %w", l.Container.Describe(), err))
+		return fail(fmt.Errorf("could not check %s: %w", a.describe(l.Container), err))
 	}
 	var result error
 	if !r.Healthy {
@@ -158,7 +172,7 @@ func (a *app) runCheck(cmd *cobra.Command, o *checkOptions) error {
 		}
 		return result
 	}
-	a.printCheck(l.Container.Describe(), cfg, r)
+	a.printCheck(a.describe(l.Container), cfg, r)
 	return result
 }
 

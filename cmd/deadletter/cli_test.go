@@ -83,9 +83,17 @@ func TestVersionHelpAndCompletion(t *testing.T) {
 // fragment lists the candidates and exits 2; no match suggests the closest names.
 func TestNamesFromFragments(t *testing.T) {
 	dir := seeded(t)
-	l := lsJSONOf(t, "--dir", dir, "--pane", "quarantine")
-	name := l.Blobs[0]["name"].(string)
-	guid := strings.TrimSuffix(name[strings.LastIndex(name, "/")+1:], ".json")
+	// A quarantine blob whose GUID is its own (the seed also leaves a handled original beside its copy).
+	all := mustRun(t, "ls", "--dir", dir, "-o", "name")
+	var name, guid string
+	for _, b := range lsJSONOf(t, "--dir", dir, "--pane", "quarantine").Blobs {
+		n := b["name"].(string)
+		g := strings.TrimSuffix(n[strings.LastIndex(n, "/")+1:], ".json")
+		if strings.Count(all, g) == 1 && strings.Count(all, g[:8]) == 1 {
+			name, guid = n, g
+			break
+		}
+	}
 	for _, arg := range []string{name, guid, guid[:8], "https://acct.blob.core.windows.net/deadletter/" + name, "http://127.0.0.1:10000/devstoreaccount1/deadletter/" + name} {
 		var s map[string]any
 		out, errs, code := runCmd(t, "show", arg, "--dir", dir, "--json")

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"os"
 	"strings"
 	"time"
@@ -22,11 +23,13 @@ type dashboardOptions struct {
 	monitorFlags
 	interval    time.Duration
 	concurrency int
+	allContexts bool
 }
 
 func (a *app) dashboardFlags(root *cobra.Command) *dashboardOptions {
 	o := &dashboardOptions{interval: replay.DefaultInterval, concurrency: replay.DefaultConcurrency}
 	o.register(root)
+	root.Flags().BoolVar(&o.allContexts, "all-contexts", false, "open on a summary of every context of the config file (enter opens one; : comes back)")
 	return o
 }
 
@@ -38,8 +41,78 @@ func (o *dashboardOptions) register(cmd *cobra.Command) {
 	o.monitorFlags.register(cmd)
 }
 
+// runDashboard opens the dashboard — with a config file of contexts, in the current one (its name in the header),
+// : going to the summary of every context and enter from there opening another, all in this one process.
 func (a *app) runDashboard(cmd *cobra.Command, o *dashboardOptions) error {
-	return a.openDashboard(cmd, o)
+	cf := a.config
+	if cf == nil || len(cf.Contexts) == 0 {
+		if o.allContexts {
+			return usagef("--all-contexts needs a config file with contexts (deadletter context --help shows its shape)")
+		}
+		return a.openDashboard(cmd, o)
+	}
+	if err := a.needTerminal(); err != nil {
+		return err
+	}
+	current, toSummary := a, o.allContexts
+	for {
+		if toSummary {
+			chosen, err := tui.RunSummary(cmd.Context(), tui.SummaryOptions{Names: cf.names(), Look: a.lookContext(cmd), Interval: o.interval})
+			if err != nil || chosen == "" {
+				return err
+			}
+			sub, err := a.forContext(cmd, cf.find(chosen), a.io.out, a.io.err)
+			if err != nil {
+				return err
+			}
+			current = sub
+		}
+		switched := false
+		err := current.openDashboard(cmd, o, func(opt *tui.Options) {
+			opt.Context = current.context
+			opt.Switch = func() { switched = true }
+		})
+		if err != nil || !switched {
+			return err
+		}
+		toSummary = true
+	}
+}
+
+// lookContext checks one context for the summary screen, bounded by --timeout (30 s unless given).
+func (a *app) lookContext(cmd *cobra.Command) func(ctx context.Context, name string) tui.ContextSummary {
+	return func(ctx context.Context, name string) tui.ContextSummary {
+		row := tui.ContextSummary{Name: name, At: time.Now()}
+		sub, err := a.forContext(cmd, a.config.find(name), io.Discard, io.Discard)
+		if err != nil {
+			row.Err = err.Error()
+			return row
+		}
+		row.ReadOnly = sub.g.readOnly
+		l, _, err := sub.g.loader()
+		if err != nil {
+			row.Err = err.Error()
+			return row
+		}
+		row.Container = l.Container.Describe()
+		l.NoCache = true
+		timeout := sub.g.timeout
+		if timeout <= 0 {
+			timeout = lookTimeout
+		}
+		pass, cancel := context.WithTimeout(ctx, timeout)
+		defer cancel()
+		r, err := look(pass, l, replay.CheckOptions{}, nil)
+		if err != nil {
+			row.Err = couldNotLook(pass, err).Error()
+			return row
+		}
+		row.Counts, row.Findings = r.Counts, len(r.Findings)
+		if len(r.Findings) > 0 {
+			row.Worst = fmt.Sprintf("%d %s", r.Findings[0].Count, r.Findings[0].Kind)
+		}
+		return row
+	}
 }
 
 // openDashboard opens the dashboard, its options set by with (the demo's rehearsal clock).

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"os"
 	"path/filepath"
 	"regexp"
 	"strconv"
@@ -263,4 +264,29 @@ func TestDemoReplayStoppedInTmux(t *testing.T) {
 	tm.screen("PAUSED")
 	tm.keys("q")
 	tm.exited()
+}
+
+// The dashboard over two contexts in the real binary: --all-contexts opens on one row each; enter opens one,
+// whose header names it; : comes back to the summary; q quits.
+func TestContextsDashboardInTmux(t *testing.T) {
+	dev, prod := t.TempDir(), seeded(t)
+	cfg := filepath.Join(t.TempDir(), "config.yaml")
+	if err := os.WriteFile(cfg, []byte("current-context: dev\ncontexts:\n  - name: dev\n    dir: "+dev+"\n  - name: prod\n    dir: "+prod+"\n    read-only: true\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	tm := newTerm(t, 120, 30, binary(t), "--config", cfg, "--all-contexts", "--interval", "1h")
+	s := tm.screen("every context", "dev", "prod", "healthy", "found")
+	if !regexp.MustCompile(`prod +\d+ found +\d+ \w+`).MatchString(s) {
+		t.Fatalf("prod's row:\n%s", s)
+	}
+	tm.keys("j", "Enter")
+	tm.screen("ctx:prod", "READ-ONLY", "[1 Stranded")
+	tm.keys(":")
+	tm.screen("every context")
+	tm.keys("Enter") // the cursor starts on dev
+	tm.screen("ctx:dev", "[1 Stranded 0]")
+	tm.keys("q")
+	if code := tm.exited(); code != 0 {
+		t.Fatalf("exit %d", code)
+	}
 }

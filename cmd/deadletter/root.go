@@ -27,6 +27,11 @@ import (
 type app struct {
 	io stdio
 	g  globalFlags
+	// The config file and context (config.go): --config and --context as given, the file read, and the
+	// context the command runs in ("" for none).
+	configPath, contextFlag string
+	config                  *configFile
+	context                 string
 }
 
 // globalFlags are the flags every command takes, before or after the command word. Defaults, then the
@@ -66,6 +71,29 @@ var envVars = []envVar{
 // Commands are listed in the order root adds them (what an operator needs first), not sorted. It is cobra's one
 // global: set once, not per run, since tests run the command line concurrently.
 func init() { cobra.EnableCommandSorting = false }
+
+// useContext reads the config file and applies the command's context to the flags the command line left: the
+// flags it set.
+func (a *app) useContext(fs *pflag.FlagSet) ([]string, error) {
+	cf, err := a.loadConfig(fs)
+	if err != nil {
+		return nil, err
+	}
+	a.config = cf
+	name, err := a.contextName(fs, cf)
+	if err != nil || name == "" {
+		return nil, err
+	}
+	if f := fs.Lookup("context"); (f == nil || !f.Changed) && os.Getenv("DEADLETTER_CONTEXT") == "" {
+		for _, b := range backendFlags {
+			if f := fs.Lookup(b); f != nil && f.Changed {
+				return nil, nil // a container named on the command line: the current context is not this one
+			}
+		}
+	}
+	a.context = name
+	return applyContext(fs, cf.find(name))
+}
 
 // unknownCommand refuses words the root does not know, suggesting the nearest command ("lss": did you mean ls?).
 func unknownCommand(cmd *cobra.Command, args []string) error {
@@ -108,15 +136,24 @@ stranded blobs, restore quarantined ones — without ever losing a blob. With no
 	dash := a.dashboardFlags(root)
 	root.RunE = func(cmd *cobra.Command, _ []string) error { return a.runDashboard(cmd, dash) }
 	root.AddCommand(a.lsCmd(), a.showCmd(), a.drainCmd(), a.restoreCmd(), a.ackCmd(), a.checkCmd(), a.watchCmd(), a.reportCmd(),
-		a.seedCmd(), a.demoCmd(), a.twinCmd(), a.completionCmd(root))
+		a.seedCmd(), a.demoCmd(), a.twinCmd(), a.contextCmd(), a.completionCmd(root))
+	root.Annotations = map[string]string{"context": "yes"}
 	for _, c := range root.Commands() {
 		c.Flags().SortFlags = false
 		switch c.Name() {
 		case "check", "show", "watch", "drain", "restore", "ack":
 			fitsTerminal(c)
 		}
+		switch c.Name() {
+		case "ls", "show", "drain", "restore", "ack", "check", "watch", "report":
+			if c.Annotations == nil {
+				c.Annotations = map[string]string{}
+			}
+			c.Annotations["context"] = "yes" // the commands that look at an estate; seed, demo and twin never take one
+		}
 	}
 	root.PersistentFlags().SortFlags = false
+	root.RegisterFlagCompletionFunc("context", a.completeContexts)
 	a.setHelp(root)
 	return root
 }
@@ -161,6 +198,8 @@ func (a *app) globalFlags(fs *pflag.FlagSet) {
 	fs.BoolVar(&g.readOnly, "read-only", g.readOnly, "refuse drain, restore and ack everywhere")
 	fs.IntVar(&g.stackDepth, "node-stack-depth", 0, "the deepest value the estate's Node runtime serializes, measured in its handler (0: the band of known runtimes, 4,120 to 4,600; see docs/estate.md)")
 	durationVar(fs, &g.maxAck, "max-ack", "the longest an acknowledgement may last (at most 7d, never past --retention); longer acks found in tags are ignored as suspicious")
+	fs.StringVar(&a.configPath, "config", "", "the config file of named contexts (env DEADLETTER_CONFIG; default "+textfmt.Printable(defaultConfigPath())+")")
+	fs.StringVar(&a.contextFlag, "context", "", "run in this context of the config file (env DEADLETTER_CONTEXT; default its current-context)")
 	durationVar(fs, &g.timeout, "timeout", "give up on the command after this long (default 30s for ls, show, check and each watch pass; none for report, actions and the dashboard, which Ctrl-C stops; 0: none)")
 }
 
@@ -178,11 +217,21 @@ func (a *app) prepare(cmd *cobra.Command) error {
 			backendGiven = true
 		}
 	}
+	var fromContext []string
+	if cmd.Annotations["context"] == "yes" {
+		var err error
+		if fromContext, err = a.useContext(fs); err != nil {
+			return err
+		}
+		for _, name := range backendFlags {
+			backendGiven = backendGiven || slices.Contains(fromContext, name)
+		}
+	}
 	var fromEnv []string
 	for _, e := range envVars {
 		v, ok := os.LookupEnv(e.name)
 		f := fs.Lookup(e.flag)
-		if !ok || v == "" || f == nil || f.Changed || backendGiven && slices.Contains(backendFlags, e.flag) {
+		if !ok || v == "" || f == nil || f.Changed || slices.Contains(fromContext, e.flag) || backendGiven && slices.Contains(backendFlags, e.flag) {
 			continue
 		}
 		if err := f.Value.Set(v); err != nil {

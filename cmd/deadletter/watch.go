@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"net/http"
 	"strconv"
 	"strings"
 	"sync"
@@ -25,6 +26,10 @@ type watchOptions struct {
 	exec     string
 	// metricsAddr, when set, serves /metrics and /healthz there for Prometheus (internal/metrics).
 	metricsAddr string
+	allContexts bool
+	// exporter is the series a pass publishes to, when the metrics server is already up (--all-contexts: one
+	// server, one exporter per context).
+	exporter *metrics.Exporter
 }
 
 func (a *app) watchCmd() *cobra.Command {
@@ -50,7 +55,54 @@ holds the alerting rules.`,
 	durationVar(fs, &o.interval, "interval", "how often to check")
 	fs.StringVar(&o.exec, "exec", "", "run this shell command for every state, new and lost line, the line as JSON on stdin")
 	fs.StringVar(&o.metricsAddr, "metrics-addr", "", "serve Prometheus /metrics and /healthz on this address (e.g. :9464; port 0 picks one)")
+	fs.BoolVar(&o.allContexts, "all-contexts", false, "watch every context of the config file, each on its own schedule: lines and series carry the context")
 	return cmd
+}
+
+// watchAll watches every context of the config file at once, each in its own loop — a slow or failing one never
+// delays the others' passes or the scrape — with one metrics server whose series carry a context label.
+func (a *app) watchAll(cmd *cobra.Command, o *watchOptions) error {
+	if a.config == nil || len(a.config.Contexts) == 0 {
+		return usagef("--all-contexts needs a config file with contexts (deadletter context --help shows its shape)")
+	}
+	var hub *metrics.Hub
+	if o.metricsAddr != "" {
+		hub = metrics.NewHub()
+		stop, err := a.listenMetrics(o.metricsAddr, hub.Handler())
+		if err != nil {
+			return err
+		}
+		defer stop()
+	}
+	out, errs := &lockedWriter{w: a.io.out}, &lockedWriter{w: a.io.err}
+	var subs []*app
+	for i := range a.config.Contexts {
+		sub, err := a.forContext(cmd, &a.config.Contexts[i], out, errs)
+		if err != nil {
+			return err
+		}
+		subs = append(subs, sub)
+	}
+	results := make(chan error, len(subs))
+	for _, sub := range subs {
+		one := *o
+		one.allContexts, one.metricsAddr = false, ""
+		if hub != nil {
+			l, _, err := sub.g.loader()
+			if err != nil {
+				return fmt.Errorf("context %q: %w", sub.context, err)
+			}
+			one.exporter = hub.Add(l.Container.Describe(), sub.context)
+		}
+		go func() { results <- sub.runWatch(cmd, &one) }()
+	}
+	var first error
+	for range subs {
+		if err := <-results; err != nil && first == nil {
+			first = err
+		}
+	}
+	return first
 }
 
 func (a *app) runWatch(cmd *cobra.Command, o *watchOptions) error {
@@ -59,6 +111,9 @@ func (a *app) runWatch(cmd *cobra.Command, o *watchOptions) error {
 	}
 	if err := positiveInt("max-quarantine", o.maxQuarantine); err != nil {
 		return err
+	}
+	if o.allContexts {
+		return a.watchAll(cmd, o)
 	}
 	// Each pass is bounded by --timeout (30 s unless given): set before the client is opened, whose retries
 	// are sized to it.
@@ -72,11 +127,14 @@ func (a *app) runWatch(cmd *cobra.Command, o *watchOptions) error {
 	o.apply(&l.Config)
 	cfg := l.Config
 	ctx := cmd.Context()
-	exp, stop, err := a.serveMetrics(o.metricsAddr, l.Container.Describe())
-	if err != nil {
-		return err
+	exp := o.exporter
+	if exp == nil {
+		var stop func()
+		if exp, stop, err = a.serveMetrics(o.metricsAddr, l.Container.Describe()); err != nil {
+			return err
+		}
+		defer stop()
 	}
-	defer stop()
 	hk := startHooks(ctx, o.exec, &lockedWriter{w: a.io.err}, []string{a.g.connString}) // its goroutine writes while the passes go on
 	defer hk.stop()
 	var prev *replay.Report
@@ -173,12 +231,18 @@ func (a *app) serveMetrics(addr, container string) (exp *metrics.Exporter, stop 
 		return nil, func() {}, nil
 	}
 	exp = metrics.New(container)
-	srv, err := metrics.Listen(addr, exp.Handler(), a.io.err)
+	stop, err = a.listenMetrics(addr, exp.Handler())
+	return exp, stop, err
+}
+
+// listenMetrics serves the metrics handler on addr until stop.
+func (a *app) listenMetrics(addr string, h http.Handler) (stop func(), err error) {
+	srv, err := metrics.Listen(addr, h, a.io.err)
 	if err != nil {
-		return nil, nil, fmt.Errorf("cannot serve metrics on --metrics-addr %s: %w", addr, err)
+		return nil, fmt.Errorf("cannot serve metrics on --metrics-addr %s: %w", addr, err)
 	}
 	fmt.Fprintf(a.io.err, "deadletter: serving /metrics and /healthz on http://%s\n", srv.Addr())
-	return exp, func() {
+	return func() {
 		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
 		defer cancel()
 		if err := srv.Shutdown(ctx); err != nil {
@@ -190,6 +254,9 @@ func (a *app) serveMetrics(addr, container string) (exp *metrics.Exporter, stop 
 // printChange prints one change as a line; on a terminal, past a handful of names, the names go one per line
 // beneath it (piped, the line stays whole for grep).
 func (a *app) printChange(at string, c replay.Change) {
+	if a.context != "" {
+		at = "[" + textfmt.Printable(a.context) + "] " + at // (watch --all-contexts: whose line it is)
+	}
 	_, term := a.io.out.(*fitWriter)
 	if !term || len(c.Names) <= 3 || !present.ChangeNamesBlobs(c) {
 		fmt.Fprintf(a.io.out, "%s %-8s %-13s %s\n", at, c.Event, c.Kind, present.ChangeMessage(c))
@@ -210,6 +277,7 @@ func (a *app) printChange(at string, c replay.Change) {
 func (a *app) emit(hk *hooks, o *watchOptions, c replay.Change) {
 	c.Time = c.Time.UTC().Truncate(time.Second)
 	j := toChangeJSON(c)
+	j.Context = text(a.context)
 	if o.json {
 		writeJSONLine(a.io.out, j)
 	} else {

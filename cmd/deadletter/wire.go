@@ -415,6 +415,8 @@ type changeJSON struct {
 	Names   []text             `json:"names"`
 	More    int                `json:"more"`
 	Message text               `json:"message"`
+	// Context is the config file's context the change is of (watch --all-contexts), else absent.
+	Context text `json:"context,omitempty"`
 }
 
 func toChangeJSON(c replay.Change) changeJSON {

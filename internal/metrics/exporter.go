@@ -2,6 +2,7 @@ package metrics
 
 import (
 	"net/http"
+	"strings"
 	"sync"
 	"time"
 
@@ -12,14 +13,24 @@ import (
 	dto "github.com/prometheus/client_model/go"
 )
 
-// Exporter holds the series of one watched container in a registry of its own (never the global default, so a
-// test or a second exporter in one process starts clean) and answers /metrics and /healthz.
-type Exporter struct {
+// Hub is what one watch serves: a registry of its own (never the global default, so a test or a second hub in
+// one process starts clean) holding the series of every container it watches — one Exporter each — and the
+// /metrics and /healthz handler.
+type Hub struct {
 	// mu is held for writing while a pass's values are applied and for reading while a scrape gathers, so a
 	// scrape never sees a pass half applied (a pane's series reset but not yet set again).
-	mu     sync.RWMutex
-	reg    *prometheus.Registry
-	health health
+	mu        sync.RWMutex
+	reg       *prometheus.Registry
+	exporters []*Exporter
+	handler   http.Handler
+}
+
+// Exporter holds the series of one watched container, in its hub.
+type Exporter struct {
+	hub     *Hub
+	mu      *sync.RWMutex
+	context string
+	health  health
 
 	blobs          *prometheus.GaugeVec
 	events         *prometheus.GaugeVec
@@ -32,8 +43,6 @@ type Exporter struct {
 	lastSuccess    prometheus.Gauge
 	duration       prometheus.Histogram
 	errors         prometheus.Counter
-
-	handler http.Handler
 }
 
 // health is what /healthz answers: whether the last pass could read the whole container.
@@ -46,10 +55,30 @@ type health struct {
 // second, a million-blob one in minutes, and a pass is cut at --timeout (30 s by default).
 var RefreshBuckets = []float64{0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60, 120, 300}
 
-// New creates the collectors for the container described (its Describe(), which every deadletter_ series carries
-// as the container label) and registers them, with the Go runtime and process collectors, once.
-func New(container string) *Exporter {
-	e := &Exporter{reg: prometheus.NewRegistry()}
+// NewHub creates an empty hub: the Go runtime and process collectors, and the handler.
+func NewHub() *Hub {
+	h := &Hub{reg: prometheus.NewRegistry()}
+	h.reg.MustRegister(collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
+	gather := prometheus.GathererFunc(func() ([]*dto.MetricFamily, error) {
+		h.mu.RLock()
+		defer h.mu.RUnlock()
+		return h.reg.Gather()
+	})
+	mux := http.NewServeMux()
+	mux.Handle("GET /metrics", promhttp.InstrumentMetricHandler(h.reg, promhttp.HandlerFor(gather, promhttp.HandlerOpts{Registry: h.reg})))
+	mux.HandleFunc("GET /healthz", h.serveHealth)
+	h.handler = mux
+	return h
+}
+
+// New creates a hub watching one container (its Describe(), which every deadletter_ series carries as the
+// container label).
+func New(container string) *Exporter { return NewHub().Add(container, "") }
+
+// Add creates the collectors of one more container in the hub: every deadletter_ series carries its container
+// label and, when context is not empty, a context label (watch --all-contexts: one series per context).
+func (h *Hub) Add(container, context string) *Exporter {
+	e := &Exporter{hub: h, mu: &h.mu, context: context}
 	e.blobs = prometheus.NewGaugeVec(prometheus.GaugeOpts{Name: "deadletter_blobs",
 		Help: "Blobs in the container by pane (live, stranded, quarantine, archived) and subscription, as of the last successful pass."},
 		[]string{"pane", "subscription"})
@@ -77,25 +106,23 @@ func New(container string) *Exporter {
 	e.errors = prometheus.NewCounter(prometheus.CounterOpts{Name: "deadletter_refresh_errors_total",
 		Help: "Passes that could not read the whole container (the watch prints the error; /healthz answers 503 with it)."})
 
-	withContainer := prometheus.WrapRegistererWith(prometheus.Labels{"container": textfmt.Printable(container)}, e.reg)
-	withContainer.MustRegister(e.blobs, e.events, e.findings, e.exempt, e.quarantine, e.suspicious, e.oldestStranded, e.unread,
-		e.lastSuccess, e.duration, e.errors)
-	e.reg.MustRegister(collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
-
-	gather := prometheus.GathererFunc(func() ([]*dto.MetricFamily, error) {
-		e.mu.RLock()
-		defer e.mu.RUnlock()
-		return e.reg.Gather()
-	})
-	mux := http.NewServeMux()
-	mux.Handle("GET /metrics", promhttp.InstrumentMetricHandler(e.reg, promhttp.HandlerFor(gather, promhttp.HandlerOpts{Registry: e.reg})))
-	mux.HandleFunc("GET /healthz", e.serveHealth)
-	e.handler = mux
+	labels := prometheus.Labels{"container": textfmt.Printable(container)}
+	if context != "" {
+		labels["context"] = textfmt.Printable(context)
+	}
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	prometheus.WrapRegistererWith(labels, h.reg).MustRegister(e.blobs, e.events, e.findings, e.exempt, e.quarantine, e.suspicious,
+		e.oldestStranded, e.unread, e.lastSuccess, e.duration, e.errors)
+	h.exporters = append(h.exporters, e)
 	return e
 }
 
-// Handler serves GET /metrics (the Prometheus exposition) and GET /healthz.
-func (e *Exporter) Handler() http.Handler { return e.handler }
+// Handler serves the hub's GET /metrics and GET /healthz.
+func (h *Hub) Handler() http.Handler { return h.handler }
+
+// Handler serves its hub's GET /metrics (the Prometheus exposition) and GET /healthz.
+func (e *Exporter) Handler() http.Handler { return e.hub.handler }
 
 // Succeeded applies the values of a pass that read the whole container, finished at the local time at after took.
 // Label sets that no longer occur (a pane emptied, a subscription gone) are dropped, not left at their last value.
@@ -146,24 +173,33 @@ func (e *Exporter) Failed(err error, took time.Duration) {
 	e.health = health{passed: true, err: err.Error()}
 }
 
-// serveHealth answers 200 "ok" while the last pass succeeded, 503 with its error once it failed, and 503 before
-// the first pass has finished: a probe must not call a watch healthy before it has seen the container.
-func (e *Exporter) serveHealth(w http.ResponseWriter, _ *http.Request) {
-	e.mu.RLock()
-	h := e.health
-	e.mu.RUnlock()
+// serveHealth answers 200 "ok" while every container's last pass succeeded, 503 with the errors once one failed,
+// and 503 before every first pass has finished: a probe must not call a watch healthy before it has seen its
+// containers.
+func (h *Hub) serveHealth(w http.ResponseWriter, _ *http.Request) {
+	h.mu.RLock()
+	var bad []string
+	for _, e := range h.exporters {
+		who := ""
+		if e.context != "" {
+			who = "context " + textfmt.Printable(e.context) + ": "
+		}
+		switch {
+		case !e.health.passed:
+			bad = append(bad, who+"no pass has finished yet")
+		case e.health.err != "":
+			// The store already scrubs secrets from its errors; blob names in them are escaped like everywhere else.
+			bad = append(bad, who+"the last pass failed: "+textfmt.Printable(e.health.err))
+		}
+	}
+	h.mu.RUnlock()
 	w.Header().Set("Content-Type", "text/plain; charset=utf-8")
 	w.Header().Set("X-Content-Type-Options", "nosniff")
 	w.Header().Set("Cache-Control", "no-store")
-	switch {
-	case !h.passed:
+	if len(bad) > 0 {
 		w.WriteHeader(http.StatusServiceUnavailable)
-		w.Write([]byte("no pass has finished yet\n"))
-	case h.err != "":
-		w.WriteHeader(http.StatusServiceUnavailable)
-		// The store already scrubs secrets from its errors; blob names in them are escaped like everywhere else.
-		w.Write([]byte("the last pass failed: " + textfmt.Printable(h.err) + "\n"))
-	default:
-		w.Write([]byte("ok\n"))
+		w.Write([]byte(strings.Join(bad, "\n") + "\n"))
+		return
 	}
+	w.Write([]byte("ok\n"))
 }

@@ -59,7 +59,7 @@ func TestMetricsExporterPasses(t *testing.T) {
 	if code, body := get(t, e.Handler(), "/healthz"); code != http.StatusServiceUnavailable || !strings.Contains(body, "no pass") {
 		t.Fatalf("before the first pass: %d %q", code, body)
 	}
-	before := series(t, e.reg)
+	before := series(t, e.hub.reg)
 	if before[`deadletter_last_refresh_success_timestamp_seconds{container="acct/deadletter"}`] != 0 {
 		t.Fatalf("no success yet: %v", before)
 	}
@@ -73,7 +73,7 @@ func TestMetricsExporterPasses(t *testing.T) {
 	s := incident(cfg)
 	at := now.Add(3 * time.Second)
 	e.Succeeded(Measure(s, cfg.Check(s, replay.CheckOptions{}), cfg), at, 1500*time.Millisecond)
-	got := series(t, e.reg)
+	got := series(t, e.hub.reg)
 	c := `container="acct/deadletter"`
 	want := map[string]float64{
 		`deadletter_blobs{` + c + `,pane="live",subscription="ORDERS"}`:        2,
@@ -120,7 +120,7 @@ func TestMetricsExporterPasses(t *testing.T) {
 
 	// A failed pass keeps the last good values, counts the error and turns /healthz to 503 with it, escaped.
 	e.Failed(errors.New("list dir:/x: no such file \x1b[2J"), time.Second)
-	after := series(t, e.reg)
+	after := series(t, e.hub.reg)
 	if after[`deadletter_refresh_errors_total{`+c+`}`] != 1 || after[`deadletter_refresh_duration_seconds{`+c+`}`] != 2 ||
 		after[`deadletter_findings_blobs{`+c+`,kind="stranded"}`] != 5 {
 		t.Fatalf("after a failure: %v", after)
@@ -137,7 +137,7 @@ func TestMetricsExporterPasses(t *testing.T) {
 	}
 	s = snapshot(cfg, kept...)
 	e.Succeeded(Measure(s, cfg.Check(s, replay.CheckOptions{}), cfg), at.Add(time.Minute), time.Second)
-	got = series(t, e.reg)
+	got = series(t, e.hub.reg)
 	for k := range got {
 		if strings.Contains(k, `pane="quarantine"`) || strings.Contains(k, `pane="live"`) || strings.Contains(k, `subscription="ORDERS"`) {
 			t.Errorf("series left from an earlier pass: %s", k)
@@ -160,7 +160,7 @@ func TestMetricsExporterPasses(t *testing.T) {
 func TestMetricsExportersAreIndependent(t *testing.T) {
 	a, b := New("a/c"), New("b/c")
 	a.Failed(errors.New("x"), time.Second)
-	if series(t, b.reg)[`deadletter_refresh_errors_total{container="b/c"}`] != 0 {
+	if series(t, b.hub.reg)[`deadletter_refresh_errors_total{container="b/c"}`] != 0 {
 		t.Fatal("b saw a's error")
 	}
 }

@@ -30,7 +30,8 @@ func NewRunner(tw *Twin, speed float64) *Runner {
 // Run runs the twin until ctx ends; the clock is left stopped where it got to.
 func (r *Runner) Run(ctx context.Context) error {
 	r.mu.Lock()
-	r.clock = dirstore.Clock{At: r.tw.st.Now, Wall: time.Now(), Speed: r.speed}
+	now := time.Now()
+	r.clock = dirstore.Clock{At: r.tw.st.Now, Wall: now, Speed: r.speed, Until: now.Add(lease)}
 	err := r.tw.save(r.clock)
 	r.mu.Unlock()
 	if err != nil {
@@ -55,17 +56,24 @@ func (r *Runner) Run(ctx context.Context) error {
 	}
 }
 
-// catchUp steps the twin to where its clock is now.
+// lease is how long the clock file runs on without its runner: killed, the rehearsal stops a moment later.
+const lease = 3 * time.Second
+
+// catchUp steps the twin to where its clock is now, and renews the clock's lease.
 func (r *Runner) catchUp(ctx context.Context) error {
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	to := r.clock.Now(time.Now())
-	if !to.After(r.tw.st.Now) {
-		return nil
+	now := time.Now()
+	to := r.clock.Now(now)
+	if to.After(r.tw.st.Now) {
+		if err := r.tw.step(ctx, to); err != nil {
+			return err
+		}
 	}
-	if err := r.tw.step(ctx, to); err != nil {
-		return err
+	if r.paused {
+		return r.tw.save(r.clock)
 	}
+	r.clock = dirstore.Clock{At: to, Wall: now, Speed: r.speed, Until: now.Add(lease)}
 	return r.tw.save(r.clock)
 }
 
@@ -81,6 +89,9 @@ func (r *Runner) Toggle() bool {
 		speed = 0
 	}
 	r.clock = dirstore.Clock{At: at, Wall: now, Speed: speed}
+	if !r.paused {
+		r.clock.Until = now.Add(lease)
+	}
 	if err := r.tw.save(r.clock); err != nil {
 		r.err = err
 	}

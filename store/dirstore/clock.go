@@ -21,12 +21,18 @@ type Clock struct {
 	At    time.Time `json:"at"`
 	Wall  time.Time `json:"wall"`
 	Speed float64   `json:"speed"`
+	// Until, when set, is the wall-clock instant the clock stops at unless its runner renews it: a rehearsal
+	// killed with its clock running leaves it stopped a moment later, not racing on.
+	Until time.Time `json:"until,omitzero"`
 }
 
 // Now is the clock's time at the wall-clock instant wall.
 func (c Clock) Now(wall time.Time) time.Time {
 	if c.Speed == 0 {
 		return c.At
+	}
+	if !c.Until.IsZero() && wall.After(c.Until) {
+		wall = c.Until
 	}
 	return c.At.Add(time.Duration(float64(wall.Sub(c.Wall)) * c.Speed)).UTC()
 }

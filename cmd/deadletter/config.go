@@ -1,0 +1,304 @@
+package main
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"strings"
+
+	"github.com/deadletter/deadletter/internal/textfmt"
+	"github.com/spf13/pflag"
+	"go.yaml.in/yaml/v3"
+)
+
+// The config file: named contexts, each a container and its settings, and the current one (kubectl's habit).
+// Secrets never live in it: a context names the environment variable that holds a connection string.
+//
+//	current-context: prod
+//	contexts:
+//	  - name: dev
+//	    dir: /var/tmp/deadletter-dev
+//	  - name: prod
+//	    account-url: https://estateprod.blob.core.windows.net
+//	    container: deadletter
+//	    handlers: /etc/deadletter/handlers.json
+//	    read-only: true
+
+// contextKeys are the keys a context may hold: each sets the global flag of the same name, except name and
+// connection-string-env (the variable whose value is the connection string).
+var contextKeys = []string{"name", "dir", "account-url", "connection-string-env", "container", "handlers", "ttl", "live-grace",
+	"retention", "expiring-within", "max-replays", "max-ack", "read-only", "id-separator", "node-stack-depth"}
+
+// namedContext is one context of the file: its values by key (as written), and the line of each.
+type namedContext struct {
+	Name   string
+	Values map[string]string
+	Lines  map[string]int
+	Line   int
+}
+
+// configFile is a parsed config file.
+type configFile struct {
+	Path     string
+	Current  string
+	Contexts []namedContext
+	doc      yaml.Node
+}
+
+// configError is an error in the file, where it is.
+func configError(path string, line int, key, format string, args ...any) error {
+	where := textfmt.Printable(path)
+	if line > 0 {
+		where += fmt.Sprintf(":%d", line)
+	}
+	if key != "" {
+		where += ": " + key
+	}
+	return usagef("config %s: %s", where, fmt.Sprintf(format, args...))
+}
+
+// defaultConfigPath is the config file when neither --config nor DEADLETTER_CONFIG names one.
+func defaultConfigPath() string {
+	dir, err := os.UserConfigDir()
+	if err != nil {
+		return ""
+	}
+	return filepath.Join(dir, "deadletter", "config.yaml")
+}
+
+// readConfig reads and checks a config file: every key known, every value of its type, names unique, a
+// context naming one container only, the current context one of them.
+func readConfig(path string) (*configFile, error) {
+	b, err := readOperatorFile("config", path)
+	if err != nil {
+		return nil, err
+	}
+	cf := &configFile{Path: path}
+	if err := yaml.Unmarshal(b, &cf.doc); err != nil {
+		return nil, configError(path, 0, "", "%v", err)
+	}
+	if len(cf.doc.Content) == 0 {
+		return cf, nil // an empty file: no contexts
+	}
+	root := cf.doc.Content[0]
+	if root.Kind != yaml.MappingNode {
+		return nil, configError(path, root.Line, "", "want a mapping with current-context and contexts")
+	}
+	seen := map[string]bool{}
+	for i := 0; i+1 < len(root.Content); i += 2 {
+		k, v := root.Content[i], root.Content[i+1]
+		if seen[k.Value] {
+			return nil, configError(path, k.Line, k.Value, "given twice")
+		}
+		seen[k.Value] = true
+		switch k.Value {
+		case "current-context":
+			if v.Kind != yaml.ScalarNode {
+				return nil, configError(path, v.Line, k.Value, "want a context's name")
+			}
+			cf.Current = v.Value
+		case "contexts":
+			if v.Kind != yaml.SequenceNode {
+				return nil, configError(path, v.Line, k.Value, "want a list of contexts")
+			}
+			for _, c := range v.Content {
+				nc, err := readContext(path, c)
+				if err != nil {
+					return nil, err
+				}
+				for _, other := range cf.Contexts {
+					if other.Name == nc.Name {
+						return nil, configError(path, nc.Lines["name"], "name", "%q names two contexts (the other at line %d)", nc.Name, other.Line)
+					}
+				}
+				cf.Contexts = append(cf.Contexts, nc)
+			}
+		default:
+			return nil, configError(path, k.Line, k.Value, "not a config key (want current-context, contexts)")
+		}
+	}
+	if cf.Current != "" && cf.find(cf.Current) == nil {
+		return nil, configError(path, keyLine(root, "current-context"), "current-context", "%q is not one of the contexts", cf.Current)
+	}
+	return cf, nil
+}
+
+// readContext reads one context and checks its values against the flags they set.
+func readContext(path string, n *yaml.Node) (namedContext, error) {
+	nc := namedContext{Values: map[string]string{}, Lines: map[string]int{}, Line: n.Line}
+	if n.Kind != yaml.MappingNode {
+		return nc, configError(path, n.Line, "contexts", "each context is a mapping (name: …, dir: … or account-url: …)")
+	}
+	check := pflag.NewFlagSet("config", pflag.ContinueOnError)
+	newApp(stdio{}).globalFlags(check)
+	for i := 0; i+1 < len(n.Content); i += 2 {
+		k, v := n.Content[i], n.Content[i+1]
+		if !contains(contextKeys, k.Value) {
+			return nc, configError(path, k.Line, k.Value, "not a context key (want %s)", strings.Join(contextKeys, ", "))
+		}
+		if _, dup := nc.Values[k.Value]; dup {
+			return nc, configError(path, k.Line, k.Value, "given twice in one context")
+		}
+		if v.Kind != yaml.ScalarNode || v.Tag == "!!null" {
+			return nc, configError(path, v.Line, k.Value, "want a value")
+		}
+		nc.Values[k.Value], nc.Lines[k.Value] = v.Value, k.Line
+		if f := check.Lookup(k.Value); f != nil {
+			if err := f.Value.Set(v.Value); err != nil {
+				return nc, configError(path, v.Line, k.Value, "%q: %v", v.Value, err)
+			}
+		}
+	}
+	nc.Name = nc.Values["name"]
+	switch {
+	case nc.Name == "":
+		return nc, configError(path, n.Line, "name", "every context needs a name")
+	case nc.Values["dir"] != "" && (nc.Values["account-url"] != "" || nc.Values["connection-string-env"] != ""):
+		return nc, configError(path, nc.Lines["dir"], "dir", "context %q names a directory and an account: one container a context", nc.Name)
+	case nc.Values["account-url"] != "" && nc.Values["connection-string-env"] != "":
+		return nc, configError(path, nc.Lines["account-url"], "account-url", "context %q names an account URL and a connection string: one way in", nc.Name)
+	case nc.Values["dir"] == "" && nc.Values["account-url"] == "" && nc.Values["connection-string-env"] == "":
+		return nc, configError(path, n.Line, "", "context %q names no container (dir, account-url or connection-string-env)", nc.Name)
+	}
+	return nc, nil
+}
+
+func contains(list []string, s string) bool {
+	for _, x := range list {
+		if x == s {
+			return true
+		}
+	}
+	return false
+}
+
+// keyLine is the line of key in a mapping node (0 when absent).
+func keyLine(m *yaml.Node, key string) int {
+	for i := 0; i+1 < len(m.Content); i += 2 {
+		if m.Content[i].Value == key {
+			return m.Content[i].Line
+		}
+	}
+	return 0
+}
+
+func (cf *configFile) find(name string) *namedContext {
+	for i := range cf.Contexts {
+		if cf.Contexts[i].Name == name {
+			return &cf.Contexts[i]
+		}
+	}
+	return nil
+}
+
+func (cf *configFile) names() []string {
+	out := make([]string, len(cf.Contexts))
+	for i, c := range cf.Contexts {
+		out[i] = c.Name
+	}
+	return out
+}
+
+// setCurrent rewrites the file's current-context, keeping everything else as it was written (comments too).
+func (cf *configFile) setCurrent(name string) error {
+	if cf.find(name) == nil {
+		return usagef("no context %q in %s (have: %s)", name, textfmt.Printable(cf.Path), strings.Join(cf.names(), ", "))
+	}
+	root := cf.doc.Content[0]
+	found := false
+	for i := 0; i+1 < len(root.Content); i += 2 {
+		if root.Content[i].Value == "current-context" {
+			root.Content[i+1].Value, found = name, true
+		}
+	}
+	if !found {
+		root.Content = append([]*yaml.Node{{Kind: yaml.ScalarNode, Value: "current-context"}, {Kind: yaml.ScalarNode, Value: name}}, root.Content...)
+	}
+	var buf bytes.Buffer
+	enc := yaml.NewEncoder(&buf)
+	enc.SetIndent(2)
+	if err := enc.Encode(&cf.doc); err != nil {
+		return err
+	}
+	if err := writeOperatorFile("config", cf.Path, buf.Bytes()); err != nil {
+		return err
+	}
+	cf.Current = name
+	return nil
+}
+
+// loadConfig finds and reads the config file: --config, else DEADLETTER_CONFIG, else the user's config
+// directory. A missing file at the default place is no contexts (everything works as without one); one named by
+// --config or the environment must exist.
+func (a *app) loadConfig(flags *pflag.FlagSet) (*configFile, error) {
+	path, named := a.configPath, true
+	if f := flags.Lookup("config"); f == nil || !f.Changed {
+		if env := os.Getenv("DEADLETTER_CONFIG"); env != "" {
+			path = env
+		} else {
+			path, named = defaultConfigPath(), false
+		}
+	}
+	if path == "" {
+		return nil, nil
+	}
+	if _, err := os.Stat(path); errors.Is(err, fs.ErrNotExist) && !named {
+		return nil, nil
+	}
+	return readConfig(path)
+}
+
+// contextName is the context a command runs in: --context, else DEADLETTER_CONTEXT, else the file's current one.
+func (a *app) contextName(flags *pflag.FlagSet, cf *configFile) (string, error) {
+	name := a.contextFlag
+	if f := flags.Lookup("context"); f == nil || !f.Changed {
+		name = os.Getenv("DEADLETTER_CONTEXT")
+	}
+	if name == "" && cf != nil {
+		name = cf.Current
+	}
+	if name == "" {
+		return "", nil
+	}
+	if cf == nil {
+		return "", usagef("context %q: there is no config file (%s); deadletter context --help says how to write one", name, textfmt.Printable(defaultConfigPath()))
+	}
+	if cf.find(name) == nil {
+		return "", usagef("no context %q in %s (have: %s)", name, textfmt.Printable(cf.Path), strings.Join(cf.names(), ", "))
+	}
+	return name, nil
+}
+
+// applyContext sets the global flags a context gives and the command line did not: it returns the flags it set,
+// so the environment does not override them (the command line beats the context, the context beats the
+// environment).
+func applyContext(flags *pflag.FlagSet, c *namedContext) ([]string, error) {
+	var set []string
+	for _, key := range contextKeys {
+		v, ok := c.Values[key]
+		if !ok || key == "name" {
+			continue
+		}
+		flag := key
+		if key == "connection-string-env" {
+			flag = "connection-string"
+			cs, ok := os.LookupEnv(v)
+			if !ok || cs == "" {
+				return nil, usagef("context %q takes its connection string from $%s, which is not set", c.Name, v)
+			}
+			v = cs
+		}
+		f := flags.Lookup(flag)
+		if f == nil || f.Changed {
+			continue
+		}
+		if err := f.Value.Set(v); err != nil {
+			return nil, usagef("context %q: %s: %v", c.Name, key, err)
+		}
+		set = append(set, flag)
+	}
+	return set, nil
+}

@@ -1,0 +1,139 @@
+package main
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/deadletter/deadletter/internal/textfmt"
+	"github.com/spf13/cobra"
+)
+
+// contextCmd is kubectl's habit: list the contexts, pick the current one, show one.
+func (a *app) contextCmd() *cobra.Command {
+	cmd := &cobra.Command{
+		Use:   "context list|use NAME|show [NAME]",
+		Short: "named containers from the config file: list them, pick the current one, show one",
+		Long: `A config file (--config, DEADLETTER_CONFIG, or config.yaml in the user's config directory) names contexts — a
+container each, with its own settings — and the current one. Every command that looks at an estate runs in the
+current context unless --context names another; flags still beat a context's values, and a context beats the
+environment. Secrets never live in the file: a context names the environment variable that holds its connection
+string (connection-string-env), or signs in with Entra ID (account-url).
+
+  current-context: prod
+  contexts:
+    - name: dev
+      dir: /var/tmp/deadletter-dev
+    - name: prod
+      account-url: https://estateprod.blob.core.windows.net
+      container: deadletter
+      handlers: /etc/deadletter/handlers.json
+      read-only: true
+
+Keys of a context: ` + strings.Join(contextKeys, ", ") + `.`,
+		Args: cobra.NoArgs,
+	}
+	list := &cobra.Command{
+		Use:   "list",
+		Short: "every context, the current one marked",
+		Args:  cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			cf, err := a.mustConfig(cmd)
+			if err != nil {
+				return err
+			}
+			for _, c := range cf.Contexts {
+				mark := " "
+				if c.Name == cf.Current {
+					mark = "*"
+				}
+				fmt.Fprintf(a.io.out, "%s %-16s %s\n", mark, textfmt.Printable(c.Name), textfmt.Printable(where(c)))
+			}
+			return nil
+		},
+	}
+	use := &cobra.Command{
+		Use:               "use NAME",
+		Short:             "make NAME the current context (written to the config file)",
+		Args:              cobra.ExactArgs(1),
+		ValidArgsFunction: a.completeContexts,
+		RunE: func(cmd *cobra.Command, args []string) error {
+			cf, err := a.mustConfig(cmd)
+			if err != nil {
+				return err
+			}
+			if err := cf.setCurrent(args[0]); err != nil {
+				return err
+			}
+			fmt.Fprintf(a.io.out, "switched to context %q (%s)\n", args[0], textfmt.Printable(cf.Path))
+			return nil
+		},
+	}
+	show := &cobra.Command{
+		Use:               "show [NAME]",
+		Short:             "a context's container and settings (the current one by default)",
+		Args:              cobra.MaximumNArgs(1),
+		ValidArgsFunction: a.completeContexts,
+		RunE: func(cmd *cobra.Command, args []string) error {
+			cf, err := a.mustConfig(cmd)
+			if err != nil {
+				return err
+			}
+			name := cf.Current
+			if len(args) == 1 {
+				name = args[0]
+			}
+			c := cf.find(name)
+			if c == nil {
+				return usagef("no context %q in %s (have: %s)", name, textfmt.Printable(cf.Path), strings.Join(cf.names(), ", "))
+			}
+			fmt.Fprintf(a.io.out, "context %s (%s, line %d)\n", textfmt.Printable(c.Name), textfmt.Printable(cf.Path), c.Line)
+			for _, k := range contextKeys {
+				if v, ok := c.Values[k]; ok && k != "name" {
+					fmt.Fprintf(a.io.out, "  %-22s %s\n", k, textfmt.Printable(v))
+				}
+			}
+			return nil
+		},
+	}
+	cmd.AddCommand(list, use, show)
+	return cmd
+}
+
+// where says a context's container in a few words.
+func where(c namedContext) string {
+	switch {
+	case c.Values["dir"] != "":
+		return "dir:" + c.Values["dir"]
+	case c.Values["account-url"] != "":
+		return c.Values["account-url"] + " / " + or(c.Values["container"], "deadletter")
+	}
+	return "$" + c.Values["connection-string-env"] + " / " + or(c.Values["container"], "deadletter")
+}
+
+func or(s, def string) string {
+	if s == "" {
+		return def
+	}
+	return s
+}
+
+// mustConfig is the config file, which the context commands need.
+func (a *app) mustConfig(cmd *cobra.Command) (*configFile, error) {
+	cf, err := a.loadConfig(cmd.Flags())
+	if err != nil {
+		return nil, err
+	}
+	if cf == nil {
+		return nil, usagef("no config file at %s: write one (deadletter context --help shows its shape) or pass --config", textfmt.Printable(defaultConfigPath()))
+	}
+	return cf, nil
+}
+
+// completeContexts completes a context's name from the config file.
+func (a *app) completeContexts(cmd *cobra.Command, args []string, _ string) ([]string, cobra.ShellCompDirective) {
+	cf, err := a.loadConfig(cmd.Flags())
+	if err != nil || cf == nil || len(args) > 0 {
+		return nil, cobra.ShellCompDirectiveNoFileComp
+	}
+	return cf.names(), cobra.ShellCompDirectiveNoFileComp
+}

@@ -1,0 +1,159 @@
+package tui
+
+import (
+	"context"
+	"fmt"
+	"strings"
+	"time"
+
+	tea "github.com/charmbracelet/bubbletea"
+	"github.com/charmbracelet/lipgloss"
+	"github.com/deadletter/deadletter/internal/textfmt"
+	"github.com/deadletter/deadletter/replay"
+)
+
+// ContextSummary is one context's row on the summary screen: what a check of it found, or why it could not look.
+type ContextSummary struct {
+	Name      string
+	Container string
+	ReadOnly  bool
+	Counts    map[replay.Pane]int
+	Findings  int
+	Worst     string // the most urgent finding, said short ("2 expiring")
+	Err       string // could not look: the rest of the row is empty
+	At        time.Time
+}
+
+// SummaryOptions set up the summary screen of every context (deadletter --all-contexts).
+type SummaryOptions struct {
+	// Names are the contexts, in the config file's order.
+	Names []string
+	// Look checks one context (each in its own command, with its own timeout: one that hangs holds up only its
+	// own row).
+	Look     func(ctx context.Context, name string) ContextSummary
+	Interval time.Duration
+	Renderer *lipgloss.Renderer
+}
+
+// RunSummary shows every context, one row each, refreshed every Interval; enter opens the context under the
+// cursor: its name is returned ("" when the operator quit).
+func RunSummary(ctx context.Context, o SummaryOptions) (string, error) {
+	m := newSummary(o)
+	_, err := tea.NewProgram(m, tea.WithAltScreen(), tea.WithContext(ctx)).Run()
+	m.stop()
+	if ctx.Err() != nil {
+		return "", nil
+	}
+	return m.chosen, err
+}
+
+// summary is the contexts screen.
+type summary struct {
+	o      SummaryOptions
+	st     Styles
+	rows   map[string]*ContextSummary
+	cursor int
+	w, h   int
+	chosen string
+	ctx    context.Context
+	stop   context.CancelFunc
+}
+
+type summaryRowMsg struct{ row ContextSummary }
+type summaryTickMsg struct{}
+
+func newSummary(o SummaryOptions) *summary {
+	if o.Renderer == nil {
+		o.Renderer = lipgloss.DefaultRenderer()
+	}
+	if o.Interval <= 0 {
+		o.Interval = replay.DefaultInterval
+	}
+	ctx, stop := context.WithCancel(context.Background())
+	return &summary{o: o, st: NewStyles(o.Renderer), rows: map[string]*ContextSummary{}, w: minW, h: minH, ctx: ctx, stop: stop}
+}
+
+func (s *summary) Init() tea.Cmd { return s.lookAll() }
+
+// lookAll checks every context at once, each answering on its own.
+func (s *summary) lookAll() tea.Cmd {
+	cmds := []tea.Cmd{tea.Tick(s.o.Interval, func(time.Time) tea.Msg { return summaryTickMsg{} })}
+	for _, name := range s.o.Names {
+		name := name
+		cmds = append(cmds, func() tea.Msg { return summaryRowMsg{s.o.Look(s.ctx, name)} })
+	}
+	return tea.Batch(cmds...)
+}
+
+func (s *summary) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
+	switch msg := msg.(type) {
+	case tea.WindowSizeMsg:
+		s.w, s.h = msg.Width, msg.Height
+	case summaryRowMsg:
+		r := msg.row
+		s.rows[r.Name] = &r
+	case summaryTickMsg:
+		return s, s.lookAll()
+	case tea.KeyMsg:
+		switch msg.String() {
+		case "q", "ctrl+c", "esc":
+			return s, tea.Quit
+		case "up", "k":
+			s.cursor = max(0, s.cursor-1)
+		case "down", "j":
+			s.cursor = min(len(s.o.Names)-1, s.cursor+1)
+		case "R", "ctrl+r":
+			return s, s.lookAll()
+		case "enter":
+			if len(s.o.Names) > 0 {
+				s.chosen = s.o.Names[s.cursor]
+				return s, tea.Quit
+			}
+		}
+	case tea.MouseMsg:
+	}
+	return s, nil
+}
+
+func (s *summary) View() string {
+	st := &s.st
+	lines := []string{st.Title.Render("deadletter") + "  every context", ""}
+	head := fmt.Sprintf("  %-16s %-9s %-22s %7s %7s %5s %8s  %s", "CONTEXT", "STATE", "WORST", "STRAND", "QUARANT", "LIVE", "ARCHIVED", "CONTAINER")
+	lines = append(lines, st.Header.Render(textfmt.Cell(head, s.w)))
+	for i, name := range s.o.Names {
+		mark := "  "
+		if i == s.cursor {
+			mark = "▸ "
+		}
+		r, ok := s.rows[name]
+		var line string
+		switch {
+		case !ok:
+			line = fmt.Sprintf("%s%-16s %s", mark, textfmt.Cell(textfmt.Printable(name), 16), st.Dim.Render("looking…"))
+		case r.Err != "":
+			line = fmt.Sprintf("%s%-16s %s", mark, textfmt.Cell(textfmt.Printable(name), 16), st.Error.Render("ERROR "+textfmt.Printable(r.Err)))
+		default:
+			state := "healthy"
+			if r.Findings > 0 {
+				state = fmt.Sprintf("%d found", r.Findings)
+			}
+			ro := ""
+			if r.ReadOnly {
+				ro = " READ-ONLY"
+			}
+			line = fmt.Sprintf("%s%s %-9s %-22s %7d %7d %5d %8d  %s%s", mark, textfmt.Cell(textfmt.Printable(name), 16), state,
+				textfmt.Cell(textfmt.Printable(r.Worst), 22), r.Counts[replay.PaneStranded], r.Counts[replay.PaneQuarantine],
+				r.Counts[replay.PaneLive], r.Counts[replay.PaneArchived], textfmt.Printable(r.Container), ro)
+			if r.Findings > 0 {
+				line = st.Warn.Render(textfmt.Truncate(line, s.w, "…"))
+			}
+		}
+		if i == s.cursor {
+			line = st.Cursor.Render(textfmt.Truncate(line, s.w, "…"))
+		}
+		lines = append(lines, line)
+	}
+	body := strings.Join(lines, "\n")
+	foot := st.Dim.Render("enter open  ↑↓ move  R refresh  q quit   (in a context's dashboard, : comes back here)")
+	return fit(body, s.w, s.h-1) + "\n" + fit(foot, s.w, 1)
+}

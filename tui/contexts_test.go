@@ -1,0 +1,64 @@
+package tui
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"testing"
+	"time"
+
+	tea "github.com/charmbracelet/bubbletea"
+	"github.com/charmbracelet/x/exp/teatest"
+	"github.com/deadletter/deadletter/replay"
+)
+
+// The summary of every context: a row each as its check answers — a context that cannot be reached shows its
+// error in its row, and one that never answers holds up nothing but its own row — and enter opens the one under
+// the cursor.
+func TestSummaryOfEveryContext(t *testing.T) {
+	hang := make(chan struct{})
+	t.Cleanup(func() { close(hang) })
+	look := func(ctx context.Context, name string) ContextSummary {
+		switch name {
+		case "dev":
+			return ContextSummary{Name: name, Container: "dir:/dev", Counts: map[replay.Pane]int{}}
+		case "prod":
+			return ContextSummary{Name: name, Container: "https://prod", Findings: 2, Worst: "31 stranded",
+				Counts: map[replay.Pane]int{replay.PaneStranded: 31}}
+		case "slow":
+			select {
+			case <-hang:
+			case <-ctx.Done():
+			}
+			return ContextSummary{Name: name}
+		}
+		return ContextSummary{Name: name, Err: errors.New("dial tcp 127.0.0.1:1: connection refused").Error()}
+	}
+	m := newSummary(SummaryOptions{Names: []string{"dev", "prod", "gone", "slow"}, Look: look, Interval: time.Hour, Renderer: asciiRenderer()})
+	tm := teatest.NewTestModel(t, m, teatest.WithInitialTermSize(120, 30))
+	teatest.WaitFor(t, tm.Output(), func(b []byte) bool {
+		return bytes.Contains(b, []byte("healthy")) && bytes.Contains(b, []byte("31 stranded")) &&
+			bytes.Contains(b, []byte("ERROR dial tcp")) && bytes.Contains(b, []byte("looking…"))
+	}, teatest.WithDuration(10*time.Second))
+	tm.Send(tea.KeyMsg{Type: tea.KeyDown})
+	tm.Send(tea.KeyMsg{Type: tea.KeyEnter})
+	tm.WaitFinished(t, teatest.WithFinalTimeout(5*time.Second))
+	if got := tm.FinalModel(t).(*summary).chosen; got != "prod" {
+		t.Fatalf("enter opened %q, want prod", got)
+	}
+}
+
+// In a context's dashboard the header names the context, and : closes it to the summary.
+func TestColonGoesToTheContexts(t *testing.T) {
+	mem, cfg := fixture(t, 0)
+	switched := false
+	hs := newHarness(t, mem, cfg, 120, 40, func(o *Options) {
+		o.Context = "prod"
+		o.Switch = func() { switched = true }
+	})
+	hs.shows("ctx:prod", ": contexts")
+	hs.press(":")
+	if !switched || !hs.m.quitting {
+		t.Fatalf("switched %v, quitting %v", switched, hs.m.quitting)
+	}
+}
