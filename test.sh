@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # The whole test suite: installs Azurite (npm), tmux and promtool (apt, when root) if missing, starts Azurite on a
-# free loopback port, runs go vet and go test ./... against it, fuzzes the parsers briefly, runs the benchmark tool at
-# smoke sizes, and stops Azurite.
+# free loopback port, runs go vet, the Windows and macOS builds, staticcheck and go test ./... against it, fuzzes
+# the parsers briefly, runs the benchmark tool at smoke sizes, and stops Azurite.
 # Extra arguments go to `go test` (e.g. ./test.sh -run Drain -v).
 set -euo pipefail
 cd "$(dirname "$0")"
@@ -47,6 +47,14 @@ export DEADLETTER_AZURITE="DefaultEndpointsProtocol=http;AccountName=devstoreacc
 echo "test.sh: Azurite on 127.0.0.1:$port"
 
 go vet ./...
+# Windows and macOS operators run it too: both must build (the directory backend's locking and no-follow opens are
+# per OS, behind build tags).
+GOOS=windows GOARCH=amd64 go build ./... && GOOS=darwin GOARCH=arm64 go build ./...
+echo "test.sh: windows/amd64 and darwin/arm64 build"
+if [ $# -eq 0 ]; then
+  go run honnef.co/go/tools/cmd/staticcheck@v0.8.2 ./...
+  echo "test.sh: staticcheck is clean"
+fi
 go test -count=1 -timeout 12m "$@" ./...
 if [ $# -eq 0 ]; then
   # A failing input is saved under replay/testdata/fuzz and fails the run at once. The fuzz engine itself can

@@ -19,7 +19,7 @@ import (
 )
 
 // estateJS is the estate's replay function reduced to what decides its bytes, run by node as the reference:
-// Buffer.toString → JSON.parse → the schema → the partition by the SPEC's bars → JSON.stringify of the
+// Buffer.toString → JSON.parse → the schema → the partition by the judgement's bars (docs/estate.md) → JSON.stringify of the
 // quarantine copy first, then of every republished body (chunked on Buffer.byteLength) and of each request's
 // array as the publisher sends it. It also computes the copy a restore writes (counts stripped the same way).
 // Each input line is "<cap> <base64 body>"; each output line is one JSON object: m (malformed), c (where
@@ -394,7 +394,7 @@ func (g *payloadGen) big(n, size int) []byte {
 	return []byte("[" + strings.Join(evs, ",") + "]")
 }
 
-// handcrafted are the named cases of fidelity_test.go and the SPEC's examples, so that their hand-written
+// handcrafted are the named cases of fidelity_test.go and the estate's examples (docs/estate.md), so that their hand-written
 // expectations are Node's too.
 func handcrafted() [][]byte {
 	var out [][]byte

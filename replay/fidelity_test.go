@@ -13,7 +13,7 @@ import (
 	"github.com/deadletter/deadletter/store/storetest"
 )
 
-// The exactness rules of SPEC §3, each with named cases: what the estate's JavaScript (Buffer.toString,
+// The exactness rules (docs/estate.md: how exact the prediction is), each with named cases: what the estate's JavaScript (Buffer.toString,
 // JSON.parse, the schema, JSON.stringify) would write, byte for byte. The expected bytes here are what Node
 // prints; fidelity_node_test.go checks the same against a real node process over a few hundred payloads.
 

@@ -8,7 +8,7 @@ import (
 	"github.com/deadletter/deadletter/replay"
 )
 
-// Every row of SPEC §3's id table, plus the line-terminator rule and overflow.
+// Every case of the id rule (docs/estate.md, "Ids and the attempt count"), plus the line-terminator rule and overflow.
 func TestParseID(t *testing.T) {
 	cases := []struct {
 		id, original string

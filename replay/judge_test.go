@@ -18,7 +18,7 @@ func cfgWith(reg replay.Register) replay.Config {
 	return c
 }
 
-// SPEC §3's judgement, in order, with every failed bar reported.
+// The judgement (docs/estate.md, "The judgement"), in order, with every failed bar reported.
 func TestJudge(t *testing.T) {
 	c := cfgWith(testRegister)
 	cases := []struct {
@@ -103,7 +103,7 @@ func TestParseRegister(t *testing.T) {
 	}
 }
 
-// SPEC §2's pane table, with the exact, case-sensitive prefixes of §1.
+// The pane table (docs/estate.md), with the exact, case-sensitive prefixes of the replay's guard.
 func TestClassify(t *testing.T) {
 	c := replay.DefaultConfig()
 	for _, tc := range []struct {

@@ -12,7 +12,7 @@ import (
 // Outcome is what an action did to one blob.
 type Outcome string
 
-// Outcomes of drain and restore (SPEC §4), plus handled, notFound and cancelled.
+// Outcomes of drain and restore (docs/commands.md), plus handled, notFound and cancelled.
 const (
 	OutcomeDrained  Outcome = "drained"
 	OutcomeRestored Outcome = "restored"

@@ -12,7 +12,7 @@ import (
 	"github.com/deadletter/deadletter/replay"
 )
 
-// The JSON formats of SPEC §5 and the README, in one place. Scripts depend on these names; tests assert them.
+// The JSON formats of docs/json.md, in one place. Scripts depend on these names; tests assert them.
 // Domain types carry no json tags: everything written goes through these.
 
 // text is untrusted text in JSON: escaped so that no control character, C1 control, DEL, bidirectional override
