@@ -50,7 +50,7 @@ func (m *Model) View() string {
 		return fit(ansi.Wrap(msg, max(m.w, 1), " "), m.w, m.h)
 	}
 	body := m.body()
-	return fit(m.header(), m.w, headerLines) + "\n" + fit(body, m.w, m.bodyHeight()) + "\n" + m.footer()
+	return fit(m.header(), m.w, headerLines) + "\n" + m.fitBody(body) + "\n" + m.footer()
 }
 
 // body is the pane view (or the last component that replaces it) with the boxes above it drawn over.
@@ -323,12 +323,28 @@ func fit(s string, w, h int) string {
 		lines = lines[:h]
 	}
 	for i, l := range lines {
-		lines[i] = textfmt.Pad(textfmt.Truncate(l, w, ""), w)
+		switch lw := textfmt.Width(l); {
+		case lw < w:
+			lines[i] = l + strings.Repeat(" ", w-lw)
+		case lw > w:
+			lines[i] = textfmt.Pad(textfmt.Truncate(l, w, ""), w)
+		}
 	}
 	for len(lines) < h {
 		lines = append(lines, strings.Repeat(" ", w))
 	}
 	return strings.Join(lines, "\n")
+}
+
+// fitBody is fit for the body, remembering the last: a component that draws the same frame again (the overview,
+// cached) costs a string comparison, not a measure of every line.
+func (m *Model) fitBody(body string) string {
+	h := m.bodyHeight()
+	if body == m.fitted.in && m.w == m.fitted.w && h == m.fitted.h && m.fitted.out != "" {
+		return m.fitted.out
+	}
+	m.fitted.in, m.fitted.w, m.fitted.h, m.fitted.out = body, m.w, h, fit(body, m.w, h)
+	return m.fitted.out
 }
 
 // placeOver centres box on screen (w×h), replacing the lines it covers.

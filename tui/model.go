@@ -86,6 +86,11 @@ type Model struct {
 	runs       int // actions started, for their messages' tags
 	// mail is what components posted (env.send) during this Update, taken before it returns.
 	mail []tea.Msg
+	// fitted is the body as last fitted to the screen (fitBody).
+	fitted struct {
+		in, out string
+		w, h    int
+	}
 }
 
 // New builds the dashboard.

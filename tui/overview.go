@@ -32,6 +32,12 @@ type overview struct {
 	colW    int       // columns per hour
 	fills   []string  // the fills, styled
 
+	// The frame last drawn, and what it was drawn from: the overview changes only with its picture, its size and
+	// its cursor, so a frame after any other message (a tick, a key elsewhere) is the last one again.
+	version int
+	drawn   viewKey
+	frame   string
+
 	e       *env
 	st      *Styles
 	r       *lipgloss.Renderer
@@ -146,6 +152,7 @@ type gridCol struct {
 
 func (o *overview) setPicture(p replay.Picture, ready []replay.Readiness) {
 	o.pic, o.ready = p, ready
+	o.version++
 	o.row = min(o.row, max(0, len(p.Subscriptions)-1))
 	o.layout()
 }
@@ -234,7 +241,20 @@ var fateTitles = map[replay.Fate]string{replay.FateReplay: "REPLAY", replay.Fate
 	replay.FateUnroutable: "UNRTBL", replay.FateUnknown: "UNKNWN", replay.FateCrash: "CRASH", replay.FateMalformed: "MALFRM"}
 
 // View renders exactly the overview's size.
+// viewKey is everything the overview's frame is drawn from.
+type viewKey struct{ version, w, h, section, hour, row, col int }
+
 func (o *overview) View() string {
+	k := viewKey{o.version, o.w, o.h, o.section, o.hour, o.row, o.col}
+	if o.frame != "" && k == o.drawn {
+		return o.frame
+	}
+	o.frame, o.drawn = o.draw(), k
+	return o.frame
+}
+
+// draw renders the overview at its size.
+func (o *overview) draw() string {
 	p := o.pic
 	if p.Blobs == 0 && p.Unread == 0 {
 		return fit(o.paint(&o.st.Dim, "  nothing in the container"), o.w, o.h)
