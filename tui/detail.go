@@ -454,10 +454,8 @@ func (v *detail) View() string {
 // mouse: the wheel moves the events' cursor (or scrolls the text); a click on an event puts the cursor there.
 func (v *detail) mouse(msg tea.MouseMsg, y int) tea.Cmd {
 	switch {
-	case msg.Button == tea.MouseButtonWheelUp:
-		v.move(-3)
-	case msg.Button == tea.MouseButtonWheelDown:
-		v.move(3)
+	case wheel(msg) != 0:
+		v.move(wheel(msg))
 	case msg.Action == tea.MouseActionPress && msg.Button == tea.MouseButtonLeft && v.section == secEvents:
 		v.events.click(y - 1 - len(v.head)) // below the bar and the head: the table's header is line 0
 	}

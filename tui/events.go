@@ -48,16 +48,7 @@ func (t *eventTable) SetSize(w, h int) {
 	t.clamp()
 }
 
-func (t *eventTable) clamp() {
-	t.cursor = max(0, min(t.cursor, len(t.rows)-1))
-	if t.cursor < t.offset {
-		t.offset = t.cursor
-	}
-	if t.cursor >= t.offset+t.height {
-		t.offset = t.cursor - t.height + 1
-	}
-	t.offset = max(0, min(t.offset, len(t.rows)-t.height))
-}
+func (t *eventTable) clamp() { t.cursor, t.offset = window(t.cursor, t.offset, t.height, len(t.rows)) }
 
 func (t *eventTable) move(n int) {
 	t.cursor += n
@@ -212,11 +203,6 @@ func (v *eventView) View() string {
 }
 
 func (v *eventView) mouse(msg tea.MouseMsg, _ int) tea.Cmd {
-	switch msg.Button {
-	case tea.MouseButtonWheelUp:
-		v.text.scroll(-3)
-	case tea.MouseButtonWheelDown:
-		v.text.scroll(3)
-	}
+	v.text.scroll(wheel(msg))
 	return nil
 }

@@ -70,11 +70,6 @@ func (hp *help) View() string {
 }
 
 func (hp *help) mouse(msg tea.MouseMsg, _ int) tea.Cmd {
-	switch msg.Button {
-	case tea.MouseButtonWheelUp:
-		hp.text.scroll(-3)
-	case tea.MouseButtonWheelDown:
-		hp.text.scroll(3)
-	}
+	hp.text.scroll(wheel(msg))
 	return nil
 }

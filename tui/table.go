@@ -246,10 +246,8 @@ func (t *table) unselectAll() { t.selected = map[string]bool{} }
 // table, its column header being 0).
 func (t *table) mouse(msg tea.MouseMsg, y int) tea.Cmd {
 	switch {
-	case msg.Button == tea.MouseButtonWheelUp:
-		t.move(-3)
-	case msg.Button == tea.MouseButtonWheelDown:
-		t.move(3)
+	case wheel(msg) != 0:
+		t.move(wheel(msg))
 	case msg.Action == tea.MouseActionPress && msg.Button == tea.MouseButtonLeft:
 		if r, ok := t.rowAt(y); ok {
 			t.cursor = r
@@ -389,16 +387,29 @@ func (t *table) cursorName() string {
 	return ""
 }
 
-func (t *table) clamp() {
-	t.cursor = min(t.cursor, len(t.rows)-1)
-	t.cursor = max(t.cursor, 0)
-	if t.cursor < t.offset {
-		t.offset = t.cursor
+func (t *table) clamp() { t.cursor, t.offset = window(t.cursor, t.offset, t.height, len(t.rows)) }
+
+// window keeps a cursor on one of n rows and the rows shown (height of them, from offset) around it.
+func window(cursor, offset, height, n int) (int, int) {
+	cursor = max(0, min(cursor, n-1))
+	if cursor < offset {
+		offset = cursor
 	}
-	if t.cursor >= t.offset+t.height {
-		t.offset = t.cursor - t.height + 1
+	if cursor >= offset+height {
+		offset = cursor - height + 1
 	}
-	t.offset = max(0, min(t.offset, len(t.rows)-t.height))
+	return cursor, max(0, min(offset, n-height))
+}
+
+// wheel is how many rows a wheel event moves: three, up or down (0 for any other mouse event).
+func wheel(msg tea.MouseMsg) int {
+	switch msg.Button {
+	case tea.MouseButtonWheelUp:
+		return -3
+	case tea.MouseButtonWheelDown:
+		return 3
+	}
+	return 0
 }
 
 // move moves the cursor by n rows.

@@ -50,20 +50,25 @@ type SeedReport struct {
 }
 
 type seedEvent struct {
-	ID                      string          `json:"id"`
-	Topic                   string          `json:"topic,omitempty"`
-	Subject                 string          `json:"subject"`
-	EventType               string          `json:"eventType"`
-	EventTime               string          `json:"eventTime"`
-	Data                    json.RawMessage `json:"data"` // the estate's schema requires the key
-	DataVersion             string          `json:"dataVersion"`
-	MetadataVersion         string          `json:"metadataVersion"`
-	DeadLetterReason        string          `json:"deadLetterReason"`
-	DeliveryAttempts        int             `json:"deliveryAttempts"`
-	LastDeliveryOutcome     string          `json:"lastDeliveryOutcome"`
-	LastHTTPStatusCode      int             `json:"lastHttpStatusCode,omitempty"`
-	PublishTime             string          `json:"publishTime"`
-	LastDeliveryAttemptTime string          `json:"lastDeliveryAttemptTime"`
+	ID              string          `json:"id"`
+	Topic           string          `json:"topic,omitempty"`
+	Subject         string          `json:"subject"`
+	EventType       string          `json:"eventType"`
+	EventTime       string          `json:"eventTime"`
+	Data            json.RawMessage `json:"data"` // the estate's schema requires the key
+	DataVersion     string          `json:"dataVersion"`
+	MetadataVersion string          `json:"metadataVersion"`
+	Diagnostics
+}
+
+// Diagnostics are what Event Grid adds to an event it dead-letters (the seed's events and the twin's alike).
+type Diagnostics struct {
+	DeadLetterReason        string `json:"deadLetterReason"`
+	DeliveryAttempts        int    `json:"deliveryAttempts"`
+	LastDeliveryOutcome     string `json:"lastDeliveryOutcome"`
+	LastHTTPStatusCode      int    `json:"lastHttpStatusCode,omitempty"`
+	PublishTime             string `json:"publishTime"`
+	LastDeliveryAttemptTime string `json:"lastDeliveryAttemptTime"`
 }
 
 type failure struct {
@@ -115,9 +120,9 @@ func (s *seeder) event(sb sub, attempt int, at time.Time, f failure) seedEvent {
 		id = replay.FormatID(id, replay.Attempt(attempt), s.cfg.Separator)
 	}
 	ev := seedEvent{ID: id, Subject: "/" + sb.name + "/" + s.guid()[:8], EventType: sb.eventType, DataVersion: "1.0", MetadataVersion: "1",
-		EventTime: at.Add(-62 * time.Minute).Format(time.RFC3339Nano), DeadLetterReason: f.reason, DeliveryAttempts: 7 + s.rng.Intn(4),
-		LastDeliveryOutcome: f.outcome, LastHTTPStatusCode: f.status, PublishTime: at.Add(-61 * time.Minute).Format(time.RFC3339Nano),
-		LastDeliveryAttemptTime: at.Add(-time.Duration(s.rng.Intn(50)) * time.Second).Format(time.RFC3339Nano)}
+		EventTime: at.Add(-62 * time.Minute).Format(time.RFC3339Nano), Diagnostics: Diagnostics{DeadLetterReason: f.reason, DeliveryAttempts: 7 + s.rng.Intn(4),
+			LastDeliveryOutcome: f.outcome, LastHTTPStatusCode: f.status, PublishTime: at.Add(-61 * time.Minute).Format(time.RFC3339Nano),
+			LastDeliveryAttemptTime: at.Add(-time.Duration(s.rng.Intn(50)) * time.Second).Format(time.RFC3339Nano)}}
 	switch sb.topic {
 	case "system":
 		ev.Topic = "/subscriptions/00000000-0000-0000-0000-000000000000/resourceGroups/estate/providers/Microsoft.Storage/storageAccounts/estateassets"

@@ -57,12 +57,7 @@ type event struct {
 // deadLetter is an event as Event Grid writes it into the dead-letter blob: the event and its diagnostics.
 type deadLetter struct {
 	event
-	DeadLetterReason        string `json:"deadLetterReason"`
-	DeliveryAttempts        int    `json:"deliveryAttempts"`
-	LastDeliveryOutcome     string `json:"lastDeliveryOutcome"`
-	LastHTTPStatusCode      int    `json:"lastHttpStatusCode,omitempty"`
-	PublishTime             string `json:"publishTime"`
-	LastDeliveryAttemptTime string `json:"lastDeliveryAttemptTime"`
+	scenario.Diagnostics
 }
 
 // pending is one delivery Event Grid still owes: an event to a subscription's handler, or a BlobCreated to the
@@ -522,8 +517,9 @@ func (tw *Twin) deliver(ctx context.Context, p *pending) (ok bool, status int, o
 
 // deadLetter puts an event in its subscription's next dead-letter blob.
 func (tw *Twin) deadLetter(p *pending, reason string) error {
-	dl := deadLetter{event: *p.Event, DeadLetterReason: reason, DeliveryAttempts: p.Attempts, LastDeliveryOutcome: p.Outcome,
-		LastHTTPStatusCode: p.Status, PublishTime: p.First.Format(time.RFC3339), LastDeliveryAttemptTime: p.LastTry.Format(time.RFC3339)}
+	dl := deadLetter{event: *p.Event, Diagnostics: scenario.Diagnostics{DeadLetterReason: reason, DeliveryAttempts: p.Attempts,
+		LastDeliveryOutcome: p.Outcome, LastHTTPStatusCode: p.Status, PublishTime: p.First.Format(time.RFC3339),
+		LastDeliveryAttemptTime: p.LastTry.Format(time.RFC3339)}}
 	if len(tw.st.Batches[p.Sub]) == 0 {
 		tw.st.BatchDue[p.Sub] = tw.st.Now.Add(batchWindow)
 	}
