@@ -88,13 +88,14 @@ func (c Config) Readiness(items []Item, now time.Time) []Readiness {
 }
 
 // CyclesLeft is how many more times the events of these items may be republished and dead-letter again before
-// the cap quarantines them: the fewest over the items (their highest attempt), or -1 when none has been read.
+// the cap quarantines them: the fewest over the items that hold an event the replay republishes (their highest
+// attempt), or -1 when none such has been read.
 func (c Config) CyclesLeft(items []Item) int {
 	left := -1
 	for i := range items {
 		s := items[i].Summary
-		if s == nil || s.Malformed {
-			continue
+		if s == nil || s.Malformed || !mayRepublish(s) {
+			continue // nothing of it is republished: the cap does not count it down
 		}
 		n := c.MaxReplays - 1 - int(min(float64(s.MaxReplayAttempt), float64(c.MaxReplays)))
 		if left < 0 || n < left {
@@ -103,3 +104,21 @@ func (c Config) CyclesLeft(items []Item) int {
 	}
 	return left
 }
+
+// Republishes reports whether a drain of items would have the replay republish any event — false only when
+// every one was read and none holds an event the replay would (or, without a register, may) republish — all
+// quarantined, malformed, crashing:
+// a failing handler then makes no difference to them.
+func Republishes(items []Item) bool {
+	for i := range items {
+		s := items[i].Summary
+		if s == nil || !s.Malformed && s.CrashDepth == 0 && mayRepublish(s) {
+			return true
+		}
+	}
+	return false
+}
+
+// mayRepublish: the summary holds an event the replay republishes, or one it may (its handler unknown without a
+// register).
+func mayRepublish(s *Summary) bool { return s.Verdicts.Of(VerdictReplay)+s.Verdicts.Of(VerdictUnknown) > 0 }

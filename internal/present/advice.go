@@ -19,6 +19,9 @@ type BlobState struct {
 	Restore *replay.RestorePlan
 	// Readiness is its subscription's, when known.
 	Readiness *replay.Readiness
+	// NothingRepublished: it was read and the replay would republish none of its events (all quarantined, or it
+	// crashes), so whether its handler still fails changes nothing for it.
+	NothingRepublished bool
 	// Gone, when set, says where the blob went since it was read.
 	Gone *replay.Whereabouts
 	// Now is the service's time the state was read at.
@@ -27,7 +30,8 @@ type BlobState struct {
 
 // StateOf gathers the state of a read blob.
 func StateOf(d *replay.Detail, cfg replay.Config) BlobState {
-	return BlobState{Pane: d.Pane, Alerts: cfg.AlertsOf(&d.Item, d.Now), Unreadable: d.ReadErr != "", Restore: d.Restore, Now: d.Now}
+	return BlobState{Pane: d.Pane, Alerts: cfg.AlertsOf(&d.Item, d.Now), Unreadable: d.ReadErr != "", Restore: d.Restore, Now: d.Now,
+		NothingRepublished: !replay.Republishes([]replay.Item{d.Item})}
 }
 
 // Advice is what to do about a blob, in one voice: one sentence decided by the one state that matters most
@@ -55,7 +59,7 @@ func Advice(s BlobState) []string {
 			out = append(out, "Its acknowledgement tags are not ones deadletter writes ("+textfmt.Printable(a.Suspicious)+"): ignored.")
 		}
 	}
-	if r := s.Readiness; r != nil && r.Failing && s.Pane == replay.PaneStranded && drainable(s) {
+	if r := s.Readiness; r != nil && r.Failing && s.Pane == replay.PaneStranded && drainable(s) && !s.NothingRepublished {
 		out = append(out, fmt.Sprintf("But %s dead-lettered %s ago: its handler still fails, so drained now its events will likely dead-letter again.",
 			textfmt.Printable(r.Subscription), textfmt.Duration(s.Now.Sub(r.NewestDeadLetter))))
 	}
@@ -136,7 +140,7 @@ func goneAdvice(g replay.Whereabouts) string {
 }
 
 // ReadinessWarnings are a drain's warnings: one per subscription of the items whose handler still failed within
-// the TTL, in the order of ready (most recently failing first).
+// the TTL and of which the replay would republish something, in the order of ready (most recently failing first).
 func ReadinessWarnings(cfg replay.Config, items []replay.Item, ready []replay.Readiness, now time.Time) []string {
 	bySub := map[string][]replay.Item{}
 	for _, it := range items {
@@ -144,7 +148,7 @@ func ReadinessWarnings(cfg replay.Config, items []replay.Item, ready []replay.Re
 	}
 	var out []string
 	for _, r := range ready {
-		if its, ok := bySub[r.Subscription]; ok && r.Failing {
+		if its, ok := bySub[r.Subscription]; ok && r.Failing && replay.Republishes(its) {
 			out = append(out, ReadinessWarning(r, cfg.CyclesLeft(its), cfg.TTL, now))
 		}
 	}

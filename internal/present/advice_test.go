@@ -74,3 +74,31 @@ func checkAdvice(t *testing.T, s BlobState, lines []string) {
 		bad("more than one deciding sentence")
 	}
 }
+
+// A failing handler matters only to events the replay would republish: a drain of blobs whose events are all
+// quarantined (not idempotent) warns of nothing, in the dialog's list and in the blob's own advice.
+func TestReadinessWarnsOnlyWhereEventsAreRepublished(t *testing.T) {
+	cfg := replay.DefaultConfig()
+	now := time.Now()
+	item := func(sub string, vc replay.VerdictCounts) replay.Item {
+		return replay.Item{Parsed: replay.BlobName{Subscription: sub}, Summary: &replay.Summary{Events: 1, Verdicts: vc}}
+	}
+	webhooks := item("WEBHOOKS", replay.VerdictCounts{replay.VerdictNotIdempotent: 3})
+	push := item("PUSH", replay.VerdictCounts{replay.VerdictReplay: 2})
+	ready := []replay.Readiness{{Subscription: "WEBHOOKS", Failing: true, LastWindow: 4, NewestDeadLetter: now},
+		{Subscription: "PUSH", Failing: true, LastWindow: 2, NewestDeadLetter: now}}
+	ws := ReadinessWarnings(cfg, []replay.Item{webhooks, push}, ready, now)
+	if len(ws) != 1 || !strings.HasPrefix(ws[0], "PUSH:") {
+		t.Fatalf("warnings %q: want PUSH's only", ws)
+	}
+	s := BlobState{Pane: replay.PaneStranded, Readiness: &ready[0], Now: now, NothingRepublished: true}
+	for _, l := range Advice(s) {
+		if strings.Contains(l, "handler still fails") {
+			t.Fatalf("advice for a blob nothing of which is republished: %q", l)
+		}
+	}
+	s.NothingRepublished = false
+	if !strings.Contains(strings.Join(Advice(s), " "), "handler still fails") {
+		t.Fatal("no warning for a blob whose events are republished")
+	}
+}
