@@ -121,4 +121,6 @@ func Republishes(items []Item) bool {
 
 // mayRepublish: the summary holds an event the replay republishes, or one it may (its handler unknown without a
 // register).
-func mayRepublish(s *Summary) bool { return s.Verdicts.Of(VerdictReplay)+s.Verdicts.Of(VerdictUnknown) > 0 }
+func mayRepublish(s *Summary) bool {
+	return s.Verdicts.Of(VerdictReplay)+s.Verdicts.Of(VerdictUnknown) > 0
+}
