@@ -20,15 +20,9 @@ func (tw *Twin) replay(ctx context.Context, name string) (bool, int, string, err
 	if tw.beforeReplay != nil {
 		tw.beforeReplay(ctx, name)
 	}
-	// What show would predict for the blob as it stands (read before the function touches it).
-	var plan replay.Preview
-	if b, err := tw.dir.Read(ctx, name, store.MaxBlobBytes); err == nil {
-		plan = tw.cfg.Plan(name, b.Body, replay.ParsePayload(b.Body))
-	}
 	pub := &publisher{tw: tw}
 	h, err := estate.Handle(ctx, tw.c, tw.cfg, name, pub)
-	run := Run{At: tw.st.Now, Blob: name, Published: h.Published, Archived: h.Archived, Deleted: h.Deleted, Missing: h.Missing,
-		Plan: len(plan.Republish), PlanQuarant: plan.QuarantineName}
+	run := Run{At: tw.st.Now, Blob: name, Published: h.Published, Archived: h.Archived, Deleted: h.Deleted, Missing: h.Missing}
 	if h.Quarantined {
 		run.Quarantine = h.Preview.QuarantineName
 	}
@@ -39,8 +33,11 @@ func (tw *Twin) replay(ctx context.Context, name string) (bool, int, string, err
 		if ctx.Err() != nil {
 			return false, 0, "", ctx.Err()
 		}
-		run.Crashed = true
-		tw.st.Totals.Crashed++
+		// The function threw: a payload nested too deep (a crash, counted), or a failed write (retried all the same).
+		if h.Preview.Crash != nil {
+			run.Crashed = true
+			tw.st.Totals.Crashed++
+		}
 		tw.remember(run)
 		return false, 500, "InternalServerError", nil
 	}

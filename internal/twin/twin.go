@@ -134,18 +134,16 @@ type known struct {
 	LastModified time.Time `json:"lastModified"`
 }
 
-// Run is one run of the replay function over a blob: what it was predicted to do and what it did.
+// Run is one run of the replay function over a blob: what it did.
 type Run struct {
-	At          time.Time `json:"at"`
-	Blob        string    `json:"blob"`
-	Published   int       `json:"published"`
-	Quarantine  string    `json:"quarantine,omitempty"`
-	Archived    bool      `json:"archived"`
-	Deleted     bool      `json:"deleted"`
-	Crashed     bool      `json:"crashed"`
-	Missing     bool      `json:"missing"`
-	Plan        int       `json:"plannedRepublish"` // what the plan said it would republish (the same plan show shows)
-	PlanQuarant string    `json:"plannedQuarantine,omitempty"`
+	At         time.Time `json:"at"`
+	Blob       string    `json:"blob"`
+	Published  int       `json:"published"`
+	Quarantine string    `json:"quarantine,omitempty"`
+	Archived   bool      `json:"archived"`
+	Deleted    bool      `json:"deleted"`
+	Crashed    bool      `json:"crashed"`
+	Missing    bool      `json:"missing"`
 }
 
 // State is everything a twin keeps between runs.
