@@ -57,6 +57,9 @@ type summary struct {
 	chosen string
 	ctx    context.Context
 	stop   context.CancelFunc
+	// looking are the contexts whose check is under way: a tick does not start another beside it, so one that
+	// hangs costs one goroutine, not one per tick.
+	looking map[string]bool
 }
 
 type summaryRowMsg struct{ row ContextSummary }
@@ -70,7 +73,8 @@ func newSummary(o SummaryOptions) *summary {
 		o.Interval = replay.DefaultInterval
 	}
 	ctx, stop := context.WithCancel(context.Background())
-	return &summary{o: o, st: NewStyles(o.Renderer), rows: map[string]*ContextSummary{}, w: minW, h: minH, ctx: ctx, stop: stop}
+	return &summary{o: o, st: NewStyles(o.Renderer), rows: map[string]*ContextSummary{}, w: minW, h: minH, ctx: ctx, stop: stop,
+		looking: map[string]bool{}}
 }
 
 func (s *summary) Init() tea.Cmd { return s.lookAll() }
@@ -79,8 +83,12 @@ func (s *summary) Init() tea.Cmd { return s.lookAll() }
 func (s *summary) lookAll() tea.Cmd {
 	cmds := []tea.Cmd{tea.Tick(s.o.Interval, func(time.Time) tea.Msg { return summaryTickMsg{} })}
 	for _, name := range s.o.Names {
-		name := name
-		cmds = append(cmds, func() tea.Msg { return summaryRowMsg{s.o.Look(s.ctx, name)} })
+		if s.looking[name] {
+			continue
+		}
+		s.looking[name] = true
+		look, ctx := s.o.Look, s.ctx
+		cmds = append(cmds, func() tea.Msg { return summaryRowMsg{look(ctx, name)} })
 	}
 	return tea.Batch(cmds...)
 }
@@ -92,6 +100,7 @@ func (s *summary) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 	case summaryRowMsg:
 		r := msg.row
 		s.rows[r.Name] = &r
+		delete(s.looking, r.Name)
 	case summaryTickMsg:
 		return s, s.lookAll()
 	case tea.KeyMsg:
@@ -110,7 +119,6 @@ func (s *summary) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 				return s, tea.Quit
 			}
 		}
-	case tea.MouseMsg:
 	}
 	return s, nil
 }

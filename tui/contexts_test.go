@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"errors"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -18,14 +19,17 @@ import (
 func TestSummaryOfEveryContext(t *testing.T) {
 	hang := make(chan struct{})
 	t.Cleanup(func() { close(hang) })
+	var devLooks, slowLooks atomic.Int32
 	look := func(ctx context.Context, name string) ContextSummary {
 		switch name {
 		case "dev":
+			devLooks.Add(1)
 			return ContextSummary{Name: name, Container: "dir:/dev", Counts: map[replay.Pane]int{}}
 		case "prod":
 			return ContextSummary{Name: name, Container: "https://prod", Findings: 2, Worst: "31 stranded",
 				Counts: map[replay.Pane]int{replay.PaneStranded: 31}}
 		case "slow":
+			slowLooks.Add(1)
 			select {
 			case <-hang:
 			case <-ctx.Done():
@@ -34,12 +38,21 @@ func TestSummaryOfEveryContext(t *testing.T) {
 		}
 		return ContextSummary{Name: name, Err: errors.New("dial tcp 127.0.0.1:1: connection refused").Error()}
 	}
-	m := newSummary(SummaryOptions{Names: []string{"dev", "prod", "gone", "slow"}, Look: look, Interval: time.Hour, Renderer: asciiRenderer()})
+	m := newSummary(SummaryOptions{Names: []string{"dev", "prod", "gone", "slow"}, Look: look, Interval: 20 * time.Millisecond, Renderer: asciiRenderer()})
 	tm := teatest.NewTestModel(t, m, teatest.WithInitialTermSize(120, 30))
 	teatest.WaitFor(t, tm.Output(), func(b []byte) bool {
 		return bytes.Contains(b, []byte("healthy")) && bytes.Contains(b, []byte("31 stranded")) &&
 			bytes.Contains(b, []byte("ERROR dial tcp")) && bytes.Contains(b, []byte("looking…"))
 	}, teatest.WithDuration(10*time.Second))
+	// Every tick looks again — but never a second time at a context whose look has not answered.
+	for deadline := time.Now().Add(10 * time.Second); devLooks.Load() < 4; time.Sleep(10 * time.Millisecond) {
+		if time.Now().After(deadline) {
+			t.Fatalf("dev was looked at %d times", devLooks.Load())
+		}
+	}
+	if n := slowLooks.Load(); n != 1 {
+		t.Fatalf("the context that never answers was looked at %d times at once", n)
+	}
 	tm.Send(tea.KeyMsg{Type: tea.KeyDown})
 	tm.Send(tea.KeyMsg{Type: tea.KeyEnter})
 	tm.WaitFinished(t, teatest.WithFinalTimeout(5*time.Second))

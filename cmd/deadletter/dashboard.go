@@ -7,6 +7,7 @@ import (
 	"io"
 	"os"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/deadletter/deadletter/internal/scenario"
@@ -55,9 +56,10 @@ func (a *app) runDashboard(cmd *cobra.Command, o *dashboardOptions) error {
 		return err
 	}
 	current, toSummary := a, o.allContexts
+	look := a.lookContext(cmd) // one for the whole session: each context's loader (and its cache) is kept
 	for {
 		if toSummary {
-			chosen, err := tui.RunSummary(cmd.Context(), tui.SummaryOptions{Names: cf.names(), Look: a.lookContext(cmd), Interval: o.interval})
+			chosen, err := tui.RunSummary(cmd.Context(), tui.SummaryOptions{Names: cf.names(), Look: look, Interval: o.interval})
 			if err != nil || chosen == "" {
 				return err
 			}
@@ -79,30 +81,44 @@ func (a *app) runDashboard(cmd *cobra.Command, o *dashboardOptions) error {
 	}
 }
 
-// lookContext checks one context for the summary screen, bounded by --timeout (30 s unless given).
+// lookContext checks one context for the summary screen, bounded by --timeout (30 s unless given). Each
+// context keeps its loader from one look to the next, so its payloads are read again only when they change.
 func (a *app) lookContext(cmd *cobra.Command) func(ctx context.Context, name string) tui.ContextSummary {
+	var mu sync.Mutex
+	type opened struct {
+		sub *app
+		l   *replay.Loader
+		err error
+	}
+	loaders := map[string]opened{}
+	open := func(name string) opened {
+		mu.Lock()
+		defer mu.Unlock()
+		if o, ok := loaders[name]; ok {
+			return o
+		}
+		var o opened
+		if o.sub, o.err = a.forContext(cmd, a.config.find(name), io.Discard, io.Discard); o.err == nil {
+			o.l, _, o.err = o.sub.g.loader()
+		}
+		loaders[name] = o
+		return o
+	}
 	return func(ctx context.Context, name string) tui.ContextSummary {
 		row := tui.ContextSummary{Name: name, At: time.Now()}
-		sub, err := a.forContext(cmd, a.config.find(name), io.Discard, io.Discard)
-		if err != nil {
-			row.Err = err.Error()
+		o := open(name)
+		if o.err != nil {
+			row.Err = o.err.Error()
 			return row
 		}
-		row.ReadOnly = sub.g.readOnly
-		l, _, err := sub.g.loader()
-		if err != nil {
-			row.Err = err.Error()
-			return row
-		}
-		row.Container = l.Container.Describe()
-		l.NoCache = true
-		timeout := sub.g.timeout
+		row.ReadOnly, row.Container = o.sub.g.readOnly, o.l.Container.Describe()
+		timeout := o.sub.g.timeout
 		if timeout <= 0 {
 			timeout = lookTimeout
 		}
 		pass, cancel := context.WithTimeout(ctx, timeout)
 		defer cancel()
-		r, err := look(pass, l, replay.CheckOptions{}, nil)
+		r, err := look(pass, o.l, replay.CheckOptions{}, nil)
 		if err != nil {
 			row.Err = couldNotLook(pass, err).Error()
 			return row
