@@ -7,6 +7,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 
 	"github.com/deadletter/deadletter/internal/textfmt"
@@ -136,7 +137,7 @@ func readContext(path string, n *yaml.Node) (namedContext, error) {
 	newApp(stdio{}).globalFlags(check)
 	for i := 0; i+1 < len(n.Content); i += 2 {
 		k, v := n.Content[i], n.Content[i+1]
-		if !contains(contextKeys, k.Value) {
+		if !slices.Contains(contextKeys, k.Value) {
 			return nc, configError(path, k.Line, k.Value, "not a context key (want %s)", strings.Join(contextKeys, ", "))
 		}
 		if _, dup := nc.Values[k.Value]; dup {
@@ -164,15 +165,6 @@ func readContext(path string, n *yaml.Node) (namedContext, error) {
 		return nc, configError(path, n.Line, "", "context %q names no container (dir, account-url or connection-string-env)", nc.Name)
 	}
 	return nc, nil
-}
-
-func contains(list []string, s string) bool {
-	for _, x := range list {
-		if x == s {
-			return true
-		}
-	}
-	return false
 }
 
 // keyLine is the line of key in a mapping node (0 when absent).

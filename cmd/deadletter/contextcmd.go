@@ -1,6 +1,7 @@
 package main
 
 import (
+	"cmp"
 	"fmt"
 	"strings"
 
@@ -105,16 +106,9 @@ func where(c namedContext) string {
 	case c.Values["dir"] != "":
 		return "dir:" + c.Values["dir"]
 	case c.Values["account-url"] != "":
-		return c.Values["account-url"] + " / " + or(c.Values["container"], "deadletter")
+		return c.Values["account-url"] + " / " + cmp.Or(c.Values["container"], "deadletter")
 	}
-	return "$" + c.Values["connection-string-env"] + " / " + or(c.Values["container"], "deadletter")
-}
-
-func or(s, def string) string {
-	if s == "" {
-		return def
-	}
-	return s
+	return "$" + c.Values["connection-string-env"] + " / " + cmp.Or(c.Values["container"], "deadletter")
 }
 
 // mustConfig is the config file, which the context commands need.

@@ -43,37 +43,9 @@ func (f *fitWriter) flush() {
 	}
 }
 
-// fitLine wraps one line to width (see fitWriter).
-func fitLine(line string, width int) string {
-	if width < 20 || textfmt.Width(line) <= width {
-		return line
-	}
-	indent := hangingIndent(line)
-	if indent > width/2 {
-		indent = min(4, width/4)
-	}
-	var out []string
-	cur, room := "", width
-	for _, word := range strings.SplitAfter(line, " ") {
-		if cur == "" && len(out) > 0 {
-			word = strings.TrimLeft(word, " ")
-			if word == "" {
-				continue
-			}
-		}
-		if textfmt.Width(strings.TrimRight(word, " ")) > room-textfmt.Width(cur) && strings.TrimSpace(cur) != "" {
-			out = append(out, strings.TrimRight(cur, " "))
-			cur, room = strings.Repeat(" ", indent), width
-			word = strings.TrimLeft(word, " ")
-		}
-		if w := textfmt.Width(strings.TrimRight(word, " ")); w > room-textfmt.Width(cur) {
-			word = textfmt.ShortenMiddle(strings.TrimRight(word, " "), max(5, room-textfmt.Width(cur))) + " "
-		}
-		cur += word
-	}
-	out = append(out, strings.TrimRight(cur, " "))
-	return strings.Join(out, "\n")
-}
+// fitLine fits one line of a command's words to width (see fitWriter): a name too long for a line is cut in
+// the middle.
+func fitLine(line string, width int) string { return wrapHanging(line, width, true) }
 
 // wrapHelp wraps help text to the width: paragraphs of the description joined and wrapped, every other line
 // wrapped under where its text starts.
@@ -94,25 +66,35 @@ func wrapHelp(text string, width int) string {
 
 // fitHelpLine is fitLine for help: a long word (a URL in a flag's description) is broken, not cut — help must
 // lose nothing.
-func fitHelpLine(line string, width int) string {
+func fitHelpLine(line string, width int) string { return wrapHanging(line, width, false) }
+
+// wrapHanging wraps a line to width at spaces, each continuation under where the line's text starts (its hanging
+// indent). A word longer than a continuation line is cut in the middle when cutLong, else broken where the line
+// ends.
+func wrapHanging(line string, width int, cutLong bool) string {
 	if width < 20 || textfmt.Width(line) <= width {
 		return line
 	}
 	indent := hangingIndent(line)
 	if indent > width/2 {
-		indent = 4
+		indent = min(4, width/4)
+	}
+	if cutLong {
+		words := strings.Split(line, " ")
+		for i, w := range words {
+			if textfmt.Width(w) > width-indent {
+				words[i] = textfmt.ShortenMiddle(w, width-indent)
+			}
+		}
+		line = strings.Join(words, " ")
 	}
 	var out []string
 	for first := true; line != ""; first = false {
-		w := width
+		w, prefix := width, ""
 		if !first {
-			w -= indent
+			w, prefix = width-indent, strings.Repeat(" ", indent)
 		}
 		parts := strings.SplitN(ansi.Wrap(line, w, ""), "\n", 2)
-		prefix := ""
-		if !first {
-			prefix = strings.Repeat(" ", indent)
-		}
 		out = append(out, prefix+strings.TrimRight(parts[0], " "))
 		if len(parts) < 2 {
 			break

@@ -32,8 +32,7 @@ var examples = map[string]string{
   deadletter report --format json | jq '.readiness'`,
 	"seed": `  deadletter seed --dir ./incident
   deadletter seed --connection-string "UseDevelopmentStorage=true"`,
-	"demo":       `  deadletter demo`,
-	"completion": "",
+	"demo": `  deadletter demo`,
 }
 
 // setHelp gives every command its examples and a help that fits the terminal: on one, each line longer than its
@@ -42,7 +41,7 @@ var examples = map[string]string{
 func (a *app) setHelp(root *cobra.Command) {
 	var walk func(c *cobra.Command)
 	walk = func(c *cobra.Command) {
-		if ex, ok := examples[c.Name()]; ok && ex != "" && c.Example == "" {
+		if ex, ok := examples[c.Name()]; ok && c.Example == "" {
 			c.Example = ex
 		}
 		for _, sub := range c.Commands() {
