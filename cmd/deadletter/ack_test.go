@@ -51,7 +51,7 @@ func TestAckSilencesAFindingUntilItEnds(t *testing.T) {
 			t.Fatalf("show: %s", show)
 		}
 		// The ack runs out.
-		waitFor(t, "the ack to run out", func() bool {
+		eventually(t, "the ack to run out", func() bool {
 			_, _, code := runCmd(t, append([]string{"check"}, target...)...)
 			return code == 1
 		})

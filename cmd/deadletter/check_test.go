@@ -119,17 +119,13 @@ func TestWatchPrintsChangesAndRunsExec(t *testing.T) {
 	go func() {
 		done <- run(ctx, []string{"watch", "--dir", dir, "--json", "--interval", "100ms", "--exec", "cat >> " + execOut}, stdio{in: strings.NewReader(""), out: out, err: out})
 	}()
-	waitFor := func(want string) {
+	printed := func(want string) {
 		t.Helper()
-		for deadline := time.Now().Add(10 * time.Second); !strings.Contains(out.String(), want); time.Sleep(20 * time.Millisecond) {
-			if time.Now().After(deadline) {
-				t.Fatalf("watch never printed %q:\n%s", want, out.String())
-			}
-		}
+		eventually(t, "watch prints "+want, func() bool { return strings.Contains(out.String(), want) })
 	}
-	waitFor(`"event":"state","count":1,"total":1,"names":["S/a.json"]`)
+	printed(`"event":"state","count":1,"total":1,"names":["S/a.json"]`)
 	mustRun(t, "drain", "--dir", dir, "--yes")
-	waitFor(`"event":"resolved","count":1,"total":0,"names":["S/a.json"]`)
+	printed(`"event":"resolved","count":1,"total":0,"names":["S/a.json"]`)
 	cancel()
 	if code := <-done; code != 0 {
 		t.Fatalf("watch exit %d", code)

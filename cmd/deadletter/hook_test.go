@@ -23,9 +23,9 @@ func TestExecHooksLeaveNothingAndLeakNothing(t *testing.T) {
 	sas := "https://prod.blob.core.windows.net/?sv=2024-01-01&sig=" + strings.Repeat("SIG", 10)
 	cmd, _, errs := startWith(t, []string{"AZURE_STORAGE_ACCOUNT_CONNECTION_STRING=" + secret, "MY_BACKUP_URL=" + sas, "AZURE_CLIENT_SECRET=x"},
 		"watch", "--dir", dir, "--interval", "1h", "--exec", hook)
-	waitFor(t, "the hooks of the first pass", func() bool { return countLines(filepath.Join(work, "children")) >= 4 })
+	eventually(t, "the hooks of the first pass", func() bool { return countLines(filepath.Join(work, "children")) >= 4 })
 	// The hooks exited at once; their background children get the grace (2s), then are killed.
-	waitFor(t, "the children to be gone", func() bool { return alive(t, filepath.Join(work, "children")) == 0 })
+	eventually(t, "the children to be gone", func() bool { return alive(t, filepath.Join(work, "children")) == 0 })
 	envs, _ := filepath.Glob(filepath.Join(work, "env.*"))
 	if len(envs) == 0 {
 		t.Fatal("no hook ran")
@@ -54,10 +54,10 @@ func TestExecHookStoppedWithWatch(t *testing.T) {
 	work := t.TempDir()
 	hook := `sleep 300 & echo $! >> ` + work + `/children; echo $$ >> ` + work + `/children; sleep 300`
 	cmd, _, _ := start(t, "watch", "--dir", dir, "--interval", "1h", "--exec", hook)
-	waitFor(t, "a hook running", func() bool { return countLines(filepath.Join(work, "children")) >= 2 })
+	eventually(t, "a hook running", func() bool { return countLines(filepath.Join(work, "children")) >= 2 })
 	cmd.Process.Signal(syscall.SIGINT)
 	exitOf(t, cmd, 10*time.Second)
-	waitFor(t, "the hook and its child to be gone", func() bool { return alive(t, filepath.Join(work, "children")) == 0 })
+	eventually(t, "the hook and its child to be gone", func() bool { return alive(t, filepath.Join(work, "children")) == 0 })
 }
 
 func countLines(path string) int {

@@ -8,6 +8,7 @@ import (
 	"path/filepath"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -33,7 +34,7 @@ func TestNoSecretInAnyOutput(t *testing.T) {
 		}
 		wrongKey = append(wrongKey, p)
 	}
-	hole := blackHole(t) // accepts connections, never answers
+	hole, _ := blackHole(t) // accepts connections, never answers
 	azEndpoint := azurite[strings.Index(azurite, "BlobEndpoint=")+len("BlobEndpoint="):]
 	azEndpoint = strings.TrimSuffix(azEndpoint, ";")
 	sas := "sv=2024-08-04&ss=b&srt=sco&sp=rl&se=2030-01-01T00:00:00Z&sig=" + sig
@@ -117,14 +118,16 @@ func TestNoSecretInAnyOutput(t *testing.T) {
 	wg.Wait()
 }
 
-// blackHole is an address that accepts connections and never answers.
-func blackHole(t *testing.T) string {
+// blackHole is an address that accepts connections and never answers (a look at it hangs until stopped), and
+// how many connections it has taken.
+func blackHole(t *testing.T) (string, *atomic.Int64) {
 	t.Helper()
 	l, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { l.Close() })
+	accepted := &atomic.Int64{}
 	go func() {
 		var held []net.Conn
 		for {
@@ -135,8 +138,9 @@ func blackHole(t *testing.T) string {
 				}
 				return
 			}
+			accepted.Add(1)
 			held = append(held, c)
 		}
 	}()
-	return l.Addr().String()
+	return l.Addr().String(), accepted
 }

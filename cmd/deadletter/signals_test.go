@@ -3,7 +3,6 @@ package main
 import (
 	"context"
 	"fmt"
-	"net"
 	"net/http"
 	"os"
 	"os/exec"
@@ -94,7 +93,7 @@ func TestDrainStoppedBySignal(t *testing.T) {
 		return storetest.Fault{}
 	})
 	cmd, out, errs := start(t, "drain", "--connection-string", cs, "--container", c, "--ttl", "1s", "--yes", "--concurrency", "1")
-	waitFor(t, "the second write", func() bool { return writes.Load() >= 2 })
+	eventually(t, "the second write", func() bool { return writes.Load() >= 2 })
 	cmd.Process.Signal(syscall.SIGINT)
 	close(release)
 	code, _ := exitOf(t, cmd, 30*time.Second)
@@ -117,9 +116,9 @@ func TestSecondSignalExitsAtOnce(t *testing.T) {
 		return storetest.Fault{}
 	})
 	cmd, _, errs := start(t, "drain", "--connection-string", cs, "--container", c, "--ttl", "1s", "--yes", "--concurrency", "1")
-	waitFor(t, "a write in flight", func() bool { return writes.Load() >= 1 })
+	eventually(t, "a write in flight", func() bool { return writes.Load() >= 1 })
 	cmd.Process.Signal(syscall.SIGINT)
-	waitFor(t, "the first signal's notice", func() bool { return strings.Contains(errs.String(), "a second signal stops at once") })
+	eventually(t, "the first signal's notice", func() bool { return strings.Contains(errs.String(), "a second signal stops at once") })
 	cmd.Process.Signal(syscall.SIGINT)
 	code, took := exitOf(t, cmd, 10*time.Second)
 	if code != 130 || took > 5*time.Second || !strings.Contains(errs.String(), "second signal") {
@@ -129,23 +128,7 @@ func TestSecondSignalExitsAtOnce(t *testing.T) {
 
 // A check interrupted while it reads is never healthy: exit 2, saying it could not look, in JSON too.
 func TestInterruptedCheckIsNotHealthy(t *testing.T) {
-	l, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer l.Close()
-	var accepted atomic.Int64
-	go func() {
-		for {
-			conn, err := l.Accept()
-			if err != nil {
-				return
-			}
-			accepted.Add(1)
-			defer conn.Close()
-		}
-	}()
-	cs := "DefaultEndpointsProtocol=http;AccountName=acct;AccountKey=" + strings.Repeat("QUJD", 16) + ";BlobEndpoint=http://" + l.Addr().String() + "/acct;"
+	cs, accepted := blackHoleCS(t)
 	for _, asJSON := range []bool{false, true} {
 		args := []string{"check", "--connection-string", cs, "--timeout", "1m"}
 		if asJSON {
@@ -153,7 +136,7 @@ func TestInterruptedCheckIsNotHealthy(t *testing.T) {
 		}
 		before := accepted.Load()
 		cmd, out, errs := start(t, args...)
-		waitFor(t, "the check's request", func() bool { return accepted.Load() > before })
+		eventually(t, "the check's request", func() bool { return accepted.Load() > before })
 		cmd.Process.Signal(syscall.SIGINT)
 		code, _ := exitOf(t, cmd, 10*time.Second)
 		if code != 2 || !strings.Contains(errs.String(), "interrupted") || strings.Contains(out.String(), "healthy: ") {
@@ -165,37 +148,17 @@ func TestInterruptedCheckIsNotHealthy(t *testing.T) {
 	}
 }
 
-// waitFor waits for a condition another process or goroutine makes true, with a deadline.
-func waitFor(t *testing.T, what string, cond func() bool) {
-	t.Helper()
-	for deadline := time.Now().Add(20 * time.Second); !cond(); time.Sleep(10 * time.Millisecond) {
-		if time.Now().After(deadline) {
-			t.Fatalf("gave up waiting for %s", what)
-		}
-	}
+// blackHoleCS is a connection string for blackHole, and how many connections it has taken.
+func blackHoleCS(t *testing.T) (string, *atomic.Int64) {
+	addr, accepted := blackHole(t)
+	return "DefaultEndpointsProtocol=http;AccountName=acct;AccountKey=" + strings.Repeat("QUJD", 16) + ";BlobEndpoint=http://" + addr + "/acct;", accepted
 }
 
 // A watch stopped in the middle of a pass (a slow container) says so and exits 2 — it could not check — not 0.
 func TestInterruptedWatchExits2(t *testing.T) {
-	l, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer l.Close()
-	var accepted atomic.Int64
-	go func() {
-		for {
-			conn, err := l.Accept()
-			if err != nil {
-				return
-			}
-			accepted.Add(1)
-			defer conn.Close() // never answered: the pass hangs until the signal
-		}
-	}()
-	cs := "DefaultEndpointsProtocol=http;AccountName=acct;AccountKey=" + strings.Repeat("QUJD", 16) + ";BlobEndpoint=http://" + l.Addr().String() + "/acct;"
+	cs, accepted := blackHoleCS(t) // never answered: the pass hangs until the signal
 	cmd, out, errs := start(t, "watch", "--connection-string", cs, "--timeout", "1m", "--json")
-	waitFor(t, "the pass's request", func() bool { return accepted.Load() > 0 })
+	eventually(t, "the pass's request", func() bool { return accepted.Load() > 0 })
 	cmd.Process.Signal(syscall.SIGINT)
 	code, _ := exitOf(t, cmd, 10*time.Second)
 	if code != 2 || !strings.Contains(errs.String(), "stopped during a pass") || !strings.Contains(out.String(), `"kind":"error"`) {
