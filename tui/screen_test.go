@@ -9,7 +9,6 @@ import (
 	"regexp"
 	"strconv"
 	"strings"
-	"syscall"
 	"testing"
 	"time"
 
@@ -577,9 +576,7 @@ func TestCursorSurvivesBlobsLeaving(t *testing.T) {
 func TestUnreadableRaisesABadge(t *testing.T) {
 	dir := t.TempDir()
 	os.MkdirAll(filepath.Join(dir, "SUB"), 0o755)
-	if err := syscall.Mkfifo(filepath.Join(dir, "SUB", "fifo.json"), 0o644); err != nil {
-		t.Fatal(err)
-	}
+	storetest.Mkfifo(t, filepath.Join(dir, "SUB", "fifo.json"))
 	d, err := dirstore.Open(dir)
 	if err != nil {
 		t.Fatal(err)

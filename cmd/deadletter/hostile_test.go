@@ -8,7 +8,6 @@ import (
 	"path"
 	"path/filepath"
 	"strings"
-	"syscall"
 	"testing"
 	"time"
 
@@ -16,6 +15,7 @@ import (
 	"github.com/deadletter/deadletter/replay"
 	"github.com/deadletter/deadletter/store"
 	"github.com/deadletter/deadletter/store/dirstore"
+	"github.com/deadletter/deadletter/store/storetest"
 )
 
 // hostileNames are the blob names the corpus is stored under, rotating: spaces, %, unicode, 1,024 characters,
@@ -291,9 +291,7 @@ func TestReadingWritesNothing(t *testing.T) {
 func TestUnreadableIsNeverHealthy(t *testing.T) {
 	dir := t.TempDir()
 	os.MkdirAll(filepath.Join(dir, "SUB"), 0o755)
-	if err := syscall.Mkfifo(filepath.Join(dir, "SUB", "fifo.json"), 0o644); err != nil {
-		t.Fatal(err)
-	}
+	storetest.Mkfifo(t, filepath.Join(dir, "SUB", "fifo.json"))
 	big := make([]byte, store.MaxBlobBytes+1)
 	copy(big, "[")
 	if err := os.WriteFile(filepath.Join(dir, "SUB", "big.json"), big, 0o644); err != nil {
@@ -405,9 +403,7 @@ func TestActionsReportWhatTheyCannotRead(t *testing.T) {
 		os.Chtimes(at(name), old, old)
 	}
 	for _, name := range []string{"S/2026/1/1/1/fifo.json", "quarantine/S/2026/1/1/1/fifo.json"} {
-		if err := syscall.Mkfifo(at(name), 0o644); err != nil {
-			t.Fatal(err)
-		}
+		storetest.Mkfifo(t, at(name))
 		os.Chtimes(at(name), old, old)
 	}
 	handlers := filepath.Join(t.TempDir(), "handlers.json")
@@ -455,9 +451,7 @@ func TestActionsReportWhatTheyCannotRead(t *testing.T) {
 func TestOperatorFilesMustBeRegular(t *testing.T) {
 	dir := seeded(t)
 	fifo := filepath.Join(t.TempDir(), "fifo")
-	if err := syscall.Mkfifo(fifo, 0o644); err != nil {
-		t.Fatal(err)
-	}
+	storetest.Mkfifo(t, fifo)
 	big := filepath.Join(t.TempDir(), "big.json")
 	os.WriteFile(big, bytes.Repeat([]byte(" "), 2<<20), 0o644)
 	for _, c := range []struct {

@@ -11,13 +11,13 @@ import (
 	"path/filepath"
 	"regexp"
 	"strings"
-	"syscall"
 	"testing"
 	"time"
 
 	"github.com/deadletter/deadletter/replay"
 	"github.com/deadletter/deadletter/store"
 	"github.com/deadletter/deadletter/store/dirstore"
+	"github.com/deadletter/deadletter/store/storetest"
 	dto "github.com/prometheus/client_model/go"
 	"github.com/prometheus/common/expfmt"
 	"github.com/prometheus/common/model"
@@ -377,9 +377,7 @@ func TestMetricsAlertingRules(t *testing.T) {
 func TestWatchMetricsWithAnUnreadablePayload(t *testing.T) {
 	dir := seeded(t)
 	os.MkdirAll(filepath.Join(dir, "FIFO"), 0o755)
-	if err := syscall.Mkfifo(filepath.Join(dir, "FIFO", "x.json"), 0o644); err != nil {
-		t.Fatal(err)
-	}
+	storetest.Mkfifo(t, filepath.Join(dir, "FIFO", "x.json"))
 	base, _ := startWatch(t, dir)
 	eventually(t, "the unread payload counted", func() bool {
 		s := scrape(t, base)
@@ -397,9 +395,7 @@ func TestWatchMetricsWithAnUnreadablePayload(t *testing.T) {
 func TestWatchSpeaksWhileAPayloadIsUnreadable(t *testing.T) {
 	dir := seeded(t)
 	os.MkdirAll(filepath.Join(dir, "FIFO"), 0o755)
-	if err := syscall.Mkfifo(filepath.Join(dir, "FIFO", "x.json"), 0o644); err != nil {
-		t.Fatal(err)
-	}
+	storetest.Mkfifo(t, filepath.Join(dir, "FIFO", "x.json"))
 	ctx, cancel := context.WithCancel(context.Background())
 	out, errb := &lockedBuffer{}, &lockedBuffer{}
 	done := make(chan int, 1)

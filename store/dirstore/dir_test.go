@@ -9,7 +9,6 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
-	"syscall"
 	"testing"
 	"time"
 
@@ -250,14 +249,10 @@ func TestDirFIFO(t *testing.T) {
 	if _, err := d.Write(bg, "S/a.json", []byte("[]"), store.WriteOptions{ContentType: "application/json"}); err != nil {
 		t.Fatal(err)
 	}
-	if err := syscall.Mkfifo(filepath.Join(root, "S", "pipe.json"), 0o644); err != nil {
-		t.Skipf("no FIFOs here: %v", err)
-	}
+	storetest.Mkfifo(t, filepath.Join(root, "S", "pipe.json"))
 	side := filepath.Join(root, ".deadletter", "meta", "S", "a.json.json")
 	os.Remove(side)
-	if err := syscall.Mkfifo(side, 0o644); err != nil {
-		t.Fatal(err)
-	}
+	storetest.Mkfifo(t, side)
 	within := func(what string, f func()) {
 		t.Helper()
 		done := make(chan struct{})
@@ -290,26 +285,6 @@ func TestDirFIFO(t *testing.T) {
 		_, err := d.Write(bg, "S/pipe.json", []byte("x"), store.WriteOptions{})
 		wantRefused(t, "write over FIFO", err, "S/pipe.json")
 	})
-}
-
-// New blobs, side files and folders honour the umask like any other tool's: 0644 and 0755 under 022.
-func TestDirPermissionsFollowTheUmask(t *testing.T) {
-	old := syscall.Umask(0o022)
-	defer syscall.Umask(old)
-	root := t.TempDir()
-	d := dirOpen(t, root)
-	if _, err := d.Write(context.Background(), "new/folder/x.json", []byte("[]"), store.WriteOptions{ContentType: "application/json"}); err != nil {
-		t.Fatal(err)
-	}
-	for p, want := range map[string]fs.FileMode{
-		"new/folder/x.json": 0o644, "new": fs.ModeDir | 0o755, "new/folder": fs.ModeDir | 0o755,
-		".deadletter/meta/new/folder/x.json.json": 0o644, ".deadletter/meta/new/folder": fs.ModeDir | 0o755,
-	} {
-		fi, err := os.Stat(filepath.Join(root, p))
-		if err != nil || fi.Mode() != want {
-			t.Errorf("%s: %v %v, want %v", p, fi.Mode(), err, want)
-		}
-	}
 }
 
 // A name whose segments the file system cannot store is refused before anything is written, naming the limit:
@@ -526,7 +501,7 @@ func BenchmarkDirList(b *testing.B) {
 				}
 			}
 		}
-		syscall.Sync() // a tree still being written back lists several times slower: measure the listing alone
+		syncAll() // a tree still being written back lists several times slower: measure the listing alone
 		d := dirOpen(b, root)
 		b.Run(fmt.Sprintf("blobs=%d/meta=%v", n, withMeta), func(b *testing.B) {
 			for b.Loop() {
