@@ -122,3 +122,22 @@ func TestCompletionCandidates(t *testing.T) {
 		t.Fatal("the bash script does not escape every candidate")
 	}
 }
+
+// In a real bash, `deadletter context use <Tab>` and `--context <Tab>` complete the config file's contexts.
+func TestContextNamesCompleteInBash(t *testing.T) {
+	tm, _, work := completionShell(t, "bash")
+	cfg := filepath.Join(work, "config.yaml")
+	if err := os.WriteFile(cfg, []byte("contexts:\n  - name: production-east\n    dir: "+work+"\n  - name: staging\n    dir: "+work+"\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	tm.keys("-l", "export DEADLETTER_CONFIG="+cfg)
+	tm.keys("Enter")
+	tm.keys("-l", "deadletter context use produ")
+	tm.keys("Tab")
+	tm.screen("deadletter context use production-east")
+	tm.keys("C-u")
+	tm.keys("-l", "deadletter ls --context st")
+	tm.keys("Tab")
+	tm.screen("deadletter ls --context staging")
+	tm.keys("C-c")
+}

@@ -290,3 +290,32 @@ func TestContextsDashboardInTmux(t *testing.T) {
 		t.Fatalf("exit %d", code)
 	}
 }
+
+// The filter and the ack dialog on the real binary: ? while filtering opens the syntax and esc comes back to the
+// text typed; esc in the table clears the filter; in the ack's note y and n are typed, not answers.
+func TestFilterAndAckKeysInTmux(t *testing.T) {
+	dir := seeded(t)
+	tm := newTerm(t, 120, 40, binary(t), "--dir", dir, "--interval", "1h")
+	tm.screen("[1 Stranded")
+	tm.keys("/")
+	tm.keys("-l", "WEBH")
+	tm.keys("?")
+	tm.screen("keys: filter", "hour:12-01 04h")
+	tm.keys("Escape")
+	tm.screen("/WEBH")
+	tm.keys("Enter")
+	tm.screen("filter: WEBH")
+	tm.keys("Escape")
+	tm.screen("filter cleared")
+	tm.keys("a")
+	tm.screen("Acknowledge 1 blob(s)?", "note:")
+	tm.keys("-l", "yn ok")
+	tm.screen("note: yn ok")
+	tm.keys("Escape")
+	s := tm.screen("[1 Stranded")
+	if strings.Contains(s, "Acknowledge finished") {
+		t.Fatalf("y in the note answered the question:\n%s", s)
+	}
+	tm.keys("q")
+	tm.exited()
+}
