@@ -172,7 +172,7 @@ type State struct {
 }
 
 // maxRuns bounds the runs a twin remembers.
-const maxRuns = 5000
+const maxRuns = 1000
 
 // Twin is a twin opened on its directory.
 type Twin struct {
