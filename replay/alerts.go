@@ -58,7 +58,9 @@ func (c Config) AlertsOf(it *Item, now time.Time) Alerts {
 	}
 	switch it.Pane {
 	case PaneLive:
-		a.Stalled = !a.Handled && !a.Untriggerable && now.Sub(it.LastModified) > c.LiveGrace
+		// A blob the replay throws on sits at the root however well the replay runs: it is a crash, not a sign
+		// that the replay consumes nothing.
+		a.Stalled = !a.Handled && !a.Untriggerable && !a.Crash && now.Sub(it.LastModified) > c.LiveGrace
 	case PaneStranded, PaneQuarantine:
 		a.Expiring = !a.Handled && a.DeletesIn <= c.ExpiringWithin
 	}

@@ -194,7 +194,9 @@ func raises(kind FindingKind, it *Item, a Alerts) bool {
 	case FindingExpiring:
 		return a.Expiring
 	case FindingStranded:
-		return it.Pane == PaneStranded && !a.Untriggerable // a drain cannot help it: the untriggerable finding says so
+		// A drain cannot help an untriggerable blob nor one the replay crashes on: their own findings say so, and
+		// one blob gets one voice.
+		return it.Pane == PaneStranded && !a.Untriggerable && !a.Crash
 	case FindingReplayStalled:
 		return a.Stalled
 	case FindingCrash:

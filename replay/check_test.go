@@ -213,3 +213,33 @@ func TestExpiringBlobsThatAreLost(t *testing.T) {
 		t.Fatalf("%q", lines)
 	}
 }
+
+// A blob the replay function crashes on has one voice: a crash finding, never also stranded, and — drained
+// anyway and sitting live past the grace — never STALLED (the replay consumes everything else it could). A drain
+// leaves it unless forced, judging the bytes it reads when the listing did not.
+func TestACrashBlobIsACrashOnly(t *testing.T) {
+	t0 := time.Date(2026, 11, 30, 12, 0, 0, 0, time.UTC)
+	mem := storetest.NewMem(t0)
+	cfg := cfgWith(testRegister)
+	o := replay.CheckOptions{Names: true}
+	put(t, mem, "S/deep.json", ev("a", "Webhook", `,"extra":`+nested(replay.CertainStackDepth+10, "1"))) // quarantined whole: too deep
+	mem.Clock = t0.Add(2 * time.Hour)
+	if r := report(t, mem, cfg, o); kinds(r) != "crash" {
+		t.Fatalf("a stranded crash blob raises %q, want crash alone", kinds(r))
+	}
+	res, _ := replay.Drain(bg, mem, cfg, named("S/deep.json"), replay.DrainOptions{})
+	if res[0].Outcome != replay.OutcomeCrash || !res[0].Reason.Is(replay.ReasonCrash) || !res[0].Reason.Forceable {
+		t.Fatalf("an unforced drain of the crash blob: %+v", res[0])
+	}
+	if r := report(t, mem, cfg, o); kinds(r) != "crash" {
+		t.Fatalf("the unforced drain changed it: %q", kinds(r))
+	}
+	res, _ = replay.Drain(bg, mem, cfg, named("S/deep.json"), replay.DrainOptions{Force: true})
+	if res[0].Outcome != replay.OutcomeDrained {
+		t.Fatalf("a forced drain: %+v", res[0])
+	}
+	mem.Clock = mem.Clock.Add(cfg.LiveGrace + time.Minute) // live, past the grace: the replay threw on it again
+	if r := report(t, mem, cfg, o); kinds(r) != "crash" {
+		t.Fatalf("a crash blob sitting live past the grace raises %q, want crash alone (not replayStalled)", kinds(r))
+	}
+}

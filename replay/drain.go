@@ -30,6 +30,9 @@ type DrainTarget struct {
 	// ListedLive says the blob was younger than the TTL when it was listed, so the question asked before the
 	// drain did not count it: it is left alone as young even if it has come of age since.
 	ListedLive bool
+	// CrashDepth is, when the listing read the payload, how deep it nests past what the replay function can
+	// serialize (0: it does not crash, or it was not read — the drain then judges the bytes it reads).
+	CrashDepth int
 }
 
 // DrainOptions control a drain.
@@ -39,6 +42,9 @@ type DrainOptions struct {
 	ReadOnly bool
 	// IncludeHandled drains blobs the replay already handled (their events are then republished again).
 	IncludeHandled bool
+	// Force drains blobs the replay function crashes on (too deep to serialize): without it they are left, since
+	// a drain only makes the replay throw on them again.
+	Force bool
 	// Concurrency bounds parallel blobs (DefaultConcurrency when ≤ 0).
 	Concurrency int
 	// StopAfterFailures stops the drain after this many blobs fail in a row (StopAfterFailures when 0; < 0 never).
@@ -60,8 +66,12 @@ func (c Config) DrainTargets(s *Snapshot) []DrainTarget {
 
 // DrainTargetOf is the drain target for one listed item.
 func (c Config) DrainTargetOf(it *Item, now time.Time) DrainTarget {
-	return DrainTarget{BlobInfo: it.BlobInfo, HandledBy: c.AlertsOf(it, now).HandledBy, QuarantineTwin: it.QuarantineTwin,
+	t := DrainTarget{BlobInfo: it.BlobInfo, HandledBy: c.AlertsOf(it, now).HandledBy, QuarantineTwin: it.QuarantineTwin,
 		ListedLive: it.Pane == PaneLive}
+	if it.Summary != nil && IsRoot(it.Name) {
+		t.CrashDepth = it.Summary.CrashDepth
+	}
+	return t
 }
 
 // Drain re-uploads stranded blobs so a fresh BlobCreated reaches the replay: the identical bytes, to the same
@@ -82,7 +92,7 @@ func Drain(ctx context.Context, c store.Container, cfg Config, targets []DrainTa
 }
 
 func drainOne(ctx context.Context, c store.Container, cfg Config, want DrainTarget, o DrainOptions) Result {
-	r, skip := leaveAlone(cfg, want, o.IncludeHandled)
+	r, skip := leaveAlone(cfg, want, o)
 	if skip {
 		return r
 	}
@@ -112,6 +122,10 @@ func drainOne(ctx context.Context, c store.Container, cfg Config, want DrainTarg
 		r.Outcome, r.Reason = OutcomeYoung, Reason{Kind: ReasonYoung, Age: age, TTL: cfg.TTL}
 		return r
 	}
+	if depth := cfg.crashDepthOf(b); depth > 0 && !o.Force {
+		// Judged on the bytes about to be re-uploaded: the listing may not have read them.
+		return crashResult(r, depth)
+	}
 	if o.DryRun {
 		r.Outcome = OutcomeDrained
 		return r
@@ -121,6 +135,22 @@ func drainOne(ctx context.Context, c store.Container, cfg Config, want DrainTarg
 		return r
 	}
 	return rewrite(ctx, c, b, now, r)
+}
+
+// crashDepthOf is how deep a blob's payload nests past what the replay function serializes (0: it does not crash).
+// A payload shorter than the depth that crashes cannot nest that deep (every level opens with a byte), so most
+// blobs are not parsed at all.
+func (c Config) crashDepthOf(b store.Blob) int {
+	if safe, _ := c.stackBand(); len(b.Body) <= safe || !IsRoot(b.Name) {
+		return 0
+	}
+	return c.Summarize(b.Name, ParsePayload(b.Body)).CrashDepth
+}
+
+// crashResult is the outcome of a blob the replay function crashes on, left by a drain that was not forced.
+func crashResult(r Result, depth int) Result {
+	r.Outcome, r.Reason = OutcomeCrash, Reason{Kind: ReasonCrash, Depth: depth, Forceable: true}
+	return r
 }
 
 // handledResult is the outcome of a blob the replay already handled.

@@ -501,9 +501,16 @@ func TestForecastCountsWhatHappens(t *testing.T) {
 	for i := range items {
 		items[i].Name, items[i].Pane = fmt.Sprintf("S/%d.json", i), replay.PaneStranded
 	}
-	f := replay.DefaultConfig().ForecastDrain(items, false, time.Now())
-	if f.Blobs != 2 || f.Crash != 1 || f.Verdicts.Of(replay.VerdictReplay) != 2 || f.Verdicts.Of(replay.VerdictCap) != 1 {
+	// Unforced, the crash blob is left (a drain only makes the replay throw again); forced, it is drained and
+	// its events still go nowhere.
+	f := replay.DefaultConfig().ForecastDrain(items, replay.DrainOptions{}, time.Now())
+	if f.Blobs != 1 || f.CrashLeft != 1 || len(f.Left) != 1 || f.Left[0].Outcome != replay.OutcomeCrash || f.Crash != 0 ||
+		f.Verdicts.Of(replay.VerdictReplay) != 2 || f.Verdicts.Of(replay.VerdictCap) != 1 {
 		t.Fatalf("forecast %+v", f)
+	}
+	f = replay.DefaultConfig().ForecastDrain(items, replay.DrainOptions{Force: true}, time.Now())
+	if f.Blobs != 2 || f.Crash != 1 || f.CrashLeft != 0 || f.Verdicts.Of(replay.VerdictReplay) != 2 || f.Verdicts.Of(replay.VerdictCap) != 1 {
+		t.Fatalf("forced forecast %+v", f)
 	}
 }
 
@@ -527,7 +534,7 @@ func TestForecastLeavesOutWhatTheDrainSkips(t *testing.T) {
 		items = append(items, snap.Items[i])
 		targets = append(targets, cfg.DrainTargetOf(&snap.Items[i], snap.Now))
 	}
-	f := replay.DefaultConfig().ForecastDrain(items, false, time.Now())
+	f := replay.DefaultConfig().ForecastDrain(items, replay.DrainOptions{}, time.Now())
 	if f.Blobs != 1 || f.NotStranded != 2 {
 		t.Fatalf("forecast %+v: want 1 blob to drain, 2 not stranded", f)
 	}
@@ -552,12 +559,12 @@ func TestForecastLeavesOutWhatTheDrainSkips(t *testing.T) {
 	unreadable := replay.Item{Pane: replay.PaneStranded, ReadFailed: true, ReadErr: "too large"}
 	unreadable.Name = "S/big.json"
 	// Unreadable (a refused entry, a failed read): tried again, asked about, but not counted as drained.
-	if f := replay.DefaultConfig().ForecastDrain([]replay.Item{unreadable}, false, time.Now()); f.Blobs != 0 || f.Unreadable != 1 || f.Unread != 0 || !f.Asks() {
+	if f := replay.DefaultConfig().ForecastDrain([]replay.Item{unreadable}, replay.DrainOptions{}, time.Now()); f.Blobs != 0 || f.Unreadable != 1 || f.Unread != 0 || !f.Asks() {
 		t.Fatalf("unreadable forecast %+v", f)
 	}
 	// Over the size limit the drain never reads it: not a blob it will drain.
 	unreadable.Size = store.MaxBlobBytes + 1
-	if f := replay.DefaultConfig().ForecastDrain([]replay.Item{unreadable}, false, time.Now()); f.Blobs != 0 || f.TooLarge != 1 || f.Asks() {
+	if f := replay.DefaultConfig().ForecastDrain([]replay.Item{unreadable}, replay.DrainOptions{}, time.Now()); f.Blobs != 0 || f.TooLarge != 1 || f.Asks() {
 		t.Fatalf("too large forecast %+v", f)
 	}
 }

@@ -30,6 +30,8 @@ type Forecast struct {
 	IncludeHandled bool
 	// Untriggerable counts root blobs whose trigger the replay subscription filters out: no drain reaches them.
 	Untriggerable int
+	// CrashLeft counts the blobs the replay function crashes on that the drain leaves (it was not forced).
+	CrashLeft int
 	// Refused counts entries the store will not read (a link, a FIFO in a directory container).
 	Refused int
 	// TooLarge counts the stranded blobs over store.MaxBlobBytes: the drain never reads them, so it fails on them.
@@ -39,17 +41,17 @@ type Forecast struct {
 	Acked int
 }
 
-// ForecastDrain is what draining the given blobs would do, from their listing and summaries: now is the service
-// time the items were listed at.
-func (c Config) ForecastDrain(items []Item, includeHandled bool, now time.Time) Forecast {
-	f := Forecast{IncludeHandled: includeHandled}
+// ForecastDrain is what draining the given blobs with options o (IncludeHandled, Force) would do, from their
+// listing and summaries: now is the service time the items were listed at.
+func (c Config) ForecastDrain(items []Item, o DrainOptions, now time.Time) Forecast {
+	f := Forecast{IncludeHandled: o.IncludeHandled}
 	for i := range items {
 		it := &items[i]
 		t := c.DrainTargetOf(it, now)
 		if h, _ := handled(it); h {
 			f.Handled++
 		}
-		if r, skip := leaveAlone(c, t, includeHandled); skip {
+		if r, skip := leaveAlone(c, t, o); skip {
 			f.Left = append(f.Left, r)
 			switch r.Outcome {
 			case OutcomeExcluded, OutcomeYoung:
@@ -58,6 +60,8 @@ func (c Config) ForecastDrain(items []Item, includeHandled bool, now time.Time) 
 				f.Untriggerable++
 			case OutcomeRefused:
 				f.Refused++
+			case OutcomeCrash:
+				f.CrashLeft++
 			}
 			continue
 		}
@@ -86,7 +90,7 @@ func (c Config) ForecastDrain(items []Item, includeHandled bool, now time.Time) 
 		case s.Malformed:
 			f.Malformed++
 		case s.CrashDepth > 0:
-			f.Crash++ // the function throws before it republishes anything
+			f.Crash++ // forced: the function throws before it republishes anything
 		default:
 			if s.MayCrash > 0 {
 				f.MayCrash++
@@ -99,7 +103,7 @@ func (c Config) ForecastDrain(items []Item, includeHandled bool, now time.Time) 
 
 // leaveAlone is the drain's rule for a blob it will not re-upload, decided from what was listed: the result the
 // drain gives it. The drain checks the same again on what it reads at write time (age, a handled payload).
-func leaveAlone(cfg Config, t DrainTarget, includeHandled bool) (Result, bool) {
+func leaveAlone(cfg Config, t DrainTarget, o DrainOptions) (Result, bool) {
 	r := Result{Name: t.Name}
 	switch {
 	case !IsRoot(t.Name):
@@ -108,10 +112,12 @@ func leaveAlone(cfg Config, t DrainTarget, includeHandled bool) (Result, bool) {
 		r.Outcome, r.Reason = OutcomeRefused, Reason{Kind: ReasonRefusedEntry, Err: t.Refused}
 	case Untriggerable(t.Name):
 		r.Outcome, r.Reason = OutcomeUntriggerable, Reason{Kind: ReasonUntriggerable}
-	case t.HandledBy != "" && !includeHandled:
+	case t.HandledBy != "" && !o.IncludeHandled:
 		r.Outcome, r.Reason = OutcomeHandled, Reason{Kind: ReasonHandled, Name: t.HandledBy}
 	case t.ListedLive:
 		r.Outcome, r.Reason = OutcomeYoung, Reason{Kind: ReasonListedYoung, TTL: cfg.TTL}
+	case t.CrashDepth > 0 && !o.Force:
+		return crashResult(r, t.CrashDepth), true
 	default:
 		return r, false
 	}

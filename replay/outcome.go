@@ -25,8 +25,11 @@ const (
 	// OutcomeUntriggerable: a root blob whose BlobCreated the replay subscription's filter never delivers: a
 	// drain cannot make the replay see it.
 	OutcomeUntriggerable Outcome = "untriggerable"
-	OutcomeChanged       Outcome = "changed"
-	OutcomeGone          Outcome = "gone"
+	// OutcomeCrash: a root blob the replay function crashes on (too deep to serialize): a drain only makes it
+	// throw again, so it is left unless forced.
+	OutcomeCrash   Outcome = "crash"
+	OutcomeChanged Outcome = "changed"
+	OutcomeGone    Outcome = "gone"
 	// OutcomeNotFound: a blob named by the operator that does not exist.
 	OutcomeNotFound Outcome = "notFound"
 	OutcomeRefused  Outcome = "refused"
@@ -37,7 +40,7 @@ const (
 
 // Outcomes lists every outcome in the order reports give them: what was done, what was left and why, failures.
 var Outcomes = []Outcome{OutcomeDrained, OutcomeRestored, OutcomeAcked, OutcomeCleared, OutcomeYoung, OutcomeExcluded,
-	OutcomeHandled, OutcomeUntriggerable, OutcomeChanged, OutcomeGone, OutcomeNotFound, OutcomeRefused, OutcomeCancelled, OutcomeFailed}
+	OutcomeHandled, OutcomeUntriggerable, OutcomeCrash, OutcomeChanged, OutcomeGone, OutcomeNotFound, OutcomeRefused, OutcomeCancelled, OutcomeFailed}
 
 // Done reports whether the outcome is the action having been carried out.
 func (o Outcome) Done() bool {

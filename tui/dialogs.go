@@ -134,7 +134,7 @@ type drainDialog struct {
 }
 
 func newDrainDialog(e *env, items []replay.Item, limit string, ready []replay.Readiness) (*drainDialog, string) {
-	f := e.cfg.ForecastDrain(items, false, e.snap.Now)
+	f := e.cfg.ForecastDrain(items, replay.DrainOptions{}, e.snap.Now)
 	if !f.Asks() {
 		// Asking "drain 0 blobs?" would ask for nothing: say why nothing is drained instead.
 		var why []string

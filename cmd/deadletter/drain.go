@@ -14,6 +14,7 @@ import (
 type drainOptions struct {
 	actionFlags
 	includeHandled bool
+	force          bool
 }
 
 func (a *app) drainCmd() *cobra.Command {
@@ -25,12 +26,15 @@ func (a *app) drainCmd() *cobra.Command {
 reaches the replay function. With no names it takes every stranded blob; names may be full names, URLs, GUIDs
 or unique fragments. Blobs the replay already handled (their archived/ copy exists, or a quarantine/ copy that
 holds all their events) are skipped as handled: draining them would republish their events a second time — name
-them and pass --include-handled to drain them anyway.`,
+them and pass --include-handled to drain them anyway. Blobs the replay function crashes on (nested too deep to
+serialize) are left as crash: a drain only makes it throw again — name one with --force to drain it anyway. A
+drain of every stranded blob passes them by with a note (exit 0); a named one left so exits 3.`,
 		ValidArgsFunction: a.completeNames(replay.IsRoot),
 		RunE:              func(cmd *cobra.Command, args []string) error { return a.runDrain(cmd, args, &o) },
 	}
 	o.register(cmd, true)
 	cmd.Flags().BoolVar(&o.includeHandled, "include-handled", false, "also drain the named blobs the replay already handled (their events are republished again)")
+	cmd.Flags().BoolVar(&o.force, "force", false, "also drain the named blobs the replay function crashes on (it throws on them again)")
 	return cmd
 }
 
@@ -43,6 +47,15 @@ func (a *app) runDrain(cmd *cobra.Command, names []string, o *drainOptions) erro
 	}
 	if o.includeHandled && len(names) == 0 {
 		return usagef("--include-handled drains only blobs you name: a handled blob is republished a second time")
+	}
+	if o.force && len(names) == 0 {
+		return usagef("--force drains only blobs you name: the replay function throws on a crash blob again")
+	}
+	// A drain of every stranded blob passes the crash blobs by (a cron drain must not fail forever on a blob
+	// nobody can replay); one the operator named and could not have drained is not done.
+	if len(names) == 0 {
+		o.passedBy = func(r replay.Result) bool { return r.Outcome == replay.OutcomeCrash }
+		o.forceHow = present.ForceByName
 	}
 	ctx := cmd.Context()
 	snap, l, cfg, err := a.g.listed(ctx)
@@ -72,7 +85,7 @@ func (a *app) runDrain(cmd *cobra.Command, names []string, o *drainOptions) erro
 	ready := drainReadiness(cfg, snap, items)
 	if len(targets) == 0 && len(missing) == 0 {
 		if o.json {
-			out := toResultsJSON(o.dryRun, nil)
+			out := toResultsJSON(o.dryRun, nil, o.forceHow)
 			out.Readiness = toReadinessJSON(ready)
 			return writeJSON(a.io.out, out)
 		}
@@ -85,7 +98,7 @@ func (a *app) runDrain(cmd *cobra.Command, names []string, o *drainOptions) erro
 			return err
 		}
 		if res, err = replay.Drain(ctx, l.Container, cfg, targets, replay.DrainOptions{DryRun: o.dryRun, IncludeHandled: o.includeHandled,
-			Concurrency: o.concurrency, Progress: a.progress(len(targets), o.dryRun)}); err != nil {
+			Force: o.force, Concurrency: o.concurrency, Progress: a.progress(len(targets), o.dryRun)}); err != nil {
 			return err
 		}
 	}
@@ -127,7 +140,7 @@ func (a *app) drainNamed(snap *replay.Snapshot, names []string) ([]replay.Result
 
 // askDrain says what the drain will do — only the blobs it will re-upload are counted — and asks.
 func (a *app) askDrain(cfg replay.Config, o *drainOptions, items []replay.Item, ready []replay.Readiness, now time.Time) error {
-	f := cfg.ForecastDrain(items, o.includeHandled, now)
+	f := cfg.ForecastDrain(items, replay.DrainOptions{IncludeHandled: o.includeHandled, Force: o.force}, now)
 	if !o.json || !o.yes {
 		if f.Blobs > 0 {
 			fmt.Fprintf(a.io.err, "%d blob(s) to drain (stranded: older than the TTL %s, so no trigger can still reach them).\n", f.Blobs, textfmt.Duration(cfg.TTL))

@@ -203,15 +203,17 @@ func strandedCount(t *testing.T, s string) int {
 func TestDemoDrainIsConsumedInTmux(t *testing.T) {
 	dir := filepath.Join(t.TempDir(), "demo")
 	tm := newTerm(t, 120, 40, binary(t), "demo", "--dir", dir, "--speed", "1200")
-	s := tm.screen("REHEARSAL", "[1 Stranded")
+	// (▲CRASH shows once the payloads are read: the drain's question then knows which blob it leaves.)
+	s := tm.screen("REHEARSAL", "[1 Stranded", "▲CRASH 1")
 	before := strandedCount(t, s)
 	if before < 10 || strings.Contains(s, "STALLED") {
 		t.Fatalf("the demo opens on %d stranded:\n%s", before, s)
 	}
 	tm.keys("C-a", "d")
-	tm.screen(fmt.Sprintf("Drain %d stranded blob(s)?", before))
+	// Every stranded blob is selected; the one the replay crashes on is left (and the dialog says why).
+	tm.screen(fmt.Sprintf("Drain %d stranded blob(s)?", before-1), fmt.Sprintf("It takes the %d selected", before))
 	tm.keys("y")
-	tm.screen("Drain finished", fmt.Sprintf("%d drained", before))
+	tm.screen("Drain finished", fmt.Sprintf("%d drained", before-1))
 	tm.keys("Escape")
 	// Two twin hours at 1,200× are six seconds: wait for the replay to have consumed the drain.
 	for deadline := time.Now().Add(40 * time.Second); ; time.Sleep(200 * time.Millisecond) {

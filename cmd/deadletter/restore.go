@@ -134,7 +134,7 @@ func (a *app) nothingToRestore(ctx context.Context, o *restoreOptions, missing [
 	}
 	fmt.Fprintln(a.io.err, "nothing to restore")
 	if o.json {
-		return writeJSON(a.io.out, toResultsJSON(o.dryRun, nil))
+		return writeJSON(a.io.out, toResultsJSON(o.dryRun, nil, present.ForceFlag))
 	}
 	return nil
 }

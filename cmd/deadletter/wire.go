@@ -320,14 +320,24 @@ func toReadinessJSON(rs []replay.Readiness) []readinessJSON {
 	return out
 }
 
-func toResultsJSON(dryRun bool, rs []replay.Result) resultsJSON {
+// toResultsJSON is an action's results as JSON; force is how the command lifts a refusal. A dry run's outcomes
+// say what would be done (wouldDrain, wouldRestore), never that it was.
+func toResultsJSON(dryRun bool, rs []replay.Result, force present.Force) resultsJSON {
 	out := resultsJSON{DryRun: dryRun, Results: []resultJSON{}}
 	for _, r := range rs {
-		out.Results = append(out.Results, resultJSON{Name: text(r.Name), Outcome: r.Outcome, Target: text(r.Target),
-			Error: text(present.Reason(r.Reason, present.ForceFlag)), Resume: r.Resume})
+		outcome := r.Outcome
+		if would, ok := dryRunOutcomes[outcome]; ok && dryRun {
+			outcome = would
+		}
+		out.Results = append(out.Results, resultJSON{Name: text(r.Name), Outcome: outcome, Target: text(r.Target),
+			Error: text(present.Reason(r.Reason, force)), Resume: r.Resume})
 	}
 	return out
 }
+
+// dryRunOutcomes are the outcomes a dry run reports instead of the ones only a real run can have.
+var dryRunOutcomes = map[replay.Outcome]replay.Outcome{replay.OutcomeDrained: "wouldDrain", replay.OutcomeRestored: "wouldRestore",
+	replay.OutcomeAcked: "wouldAck", replay.OutcomeCleared: "wouldClear"}
 
 // maxFindingNames is how many blob names check prints per finding; the rest are counted.
 const maxFindingNames = 10

@@ -41,8 +41,9 @@ func mixedNesting(depth int) []byte {
 	return b
 }
 
-// timed fails when f takes longer than limit; the limit is loose on purpose (shared CI machines), and the
-// measured time is logged so that a regression is visible long before it fails.
+// timed fails when f takes longer than limit. It guards against work that grows faster than the depth (at five
+// million levels a quadratic step never finishes), not against a slow machine: the limits are a minute, far above
+// the seconds a loaded two-core machine takes, and the time is logged (speed itself is the benchmarks' business).
 func timed(t *testing.T, what string, limit time.Duration, f func()) {
 	t.Helper()
 	start := time.Now()
@@ -77,22 +78,22 @@ func TestDeepNesting(t *testing.T) {
 			depth, doc := tc.depth, tc.doc(tc.depth)
 			var res ScanResult
 			var err error
-			timed(t, "Scan", 3*time.Second, func() { res, err = Scan(doc) })
+			timed(t, "Scan", time.Minute, func() { res, err = Scan(doc) })
 			if err != nil || res.Depth != depth || res.TopKind != tc.top {
 				t.Fatalf("Scan: depth %d, kind %v, err %v", res.Depth, res.TopKind, err)
 			}
 			var v *Value
-			timed(t, "Parse", 6*time.Second, func() { v, err = Parse(doc) })
+			timed(t, "Parse", time.Minute, func() { v, err = Parse(doc) })
 			if err != nil {
 				t.Fatal(err)
 			}
 			var d int
-			timed(t, "Depth", 3*time.Second, func() { d = Depth(v) })
+			timed(t, "Depth", time.Minute, func() { d = Depth(v) })
 			if d != depth {
 				t.Fatalf("Depth = %d, want %d", d, depth)
 			}
 			var out []byte
-			timed(t, "Stringify", 3*time.Second, func() { out = Stringify(v) })
+			timed(t, "Stringify", time.Minute, func() { out = Stringify(v) })
 			if !bytes.Equal(out, doc) {
 				t.Fatalf("Stringify does not reproduce the compact input (%d vs %d bytes)", len(out), len(doc))
 			}

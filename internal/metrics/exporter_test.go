@@ -88,7 +88,7 @@ func TestMetricsExporterPasses(t *testing.T) {
 		`deadletter_events{` + c + `,pane="quarantine",verdict="unroutable"}`:  2,
 		`deadletter_events{` + c + `,pane="quarantine",verdict="cap"}`:         1,
 		`deadletter_findings_blobs{` + c + `,kind="expiring"}`:                 1,
-		`deadletter_findings_blobs{` + c + `,kind="stranded"}`:                 5,
+		`deadletter_findings_blobs{` + c + `,kind="stranded"}`:                 4, // not the crash blob: it is a crash finding only
 		`deadletter_findings_blobs{` + c + `,kind="replayStalled"}`:            1,
 		`deadletter_findings_blobs{` + c + `,kind="crash"}`:                    1,
 		`deadletter_findings_blobs{` + c + `,kind="quarantine"}`:               1,
@@ -122,7 +122,7 @@ func TestMetricsExporterPasses(t *testing.T) {
 	e.Failed(errors.New("list dir:/x: no such file \x1b[2J"), time.Second)
 	after := series(t, e.hub.reg)
 	if after[`deadletter_refresh_errors_total{`+c+`}`] != 1 || after[`deadletter_refresh_duration_seconds{`+c+`}`] != 2 ||
-		after[`deadletter_findings_blobs{`+c+`,kind="stranded"}`] != 5 {
+		after[`deadletter_findings_blobs{`+c+`,kind="stranded"}`] != 4 {
 		t.Fatalf("after a failure: %v", after)
 	}
 	code, body := get(t, e.Handler(), "/healthz")

@@ -90,7 +90,7 @@ func TestMetricsMeasureAnIncident(t *testing.T) {
 			{replay.PaneQuarantine, replay.VerdictUnroutable}: 2, {replay.PaneQuarantine, replay.VerdictCap}: 1,
 		},
 		// stranded: stranded, expiring, crash, huge and stray (handled is exempt); quarantine: q (acked is exempt).
-		Findings: map[replay.FindingKind]int{replay.FindingExpiring: 1, replay.FindingStranded: 5,
+		Findings: map[replay.FindingKind]int{replay.FindingExpiring: 1, replay.FindingStranded: 4,
 			replay.FindingReplayStalled: 1, replay.FindingCrash: 1, replay.FindingUntriggerable: 0, replay.FindingQuarantine: 1, replay.FindingMalformed: 1},
 		Quarantine: 1, Handled: 1, Acked: 1,
 		OldestStranded: 29*24*time.Hour - time.Hour,

@@ -12,15 +12,16 @@ type Force uint8
 
 // The ways to force a restore.
 const (
-	// ForceFlag: the command line, named blobs ("--force restores it anyway").
+	// ForceFlag: the command line, named blobs ("--force does it anyway").
 	ForceFlag Force = iota
-	// ForceByName: restore --all, which takes no --force ("name it with --force …").
+	// ForceByName: restore --all and a drain of every stranded blob, which --force does not reach ("name it with
+	// --force …").
 	ForceByName
 	// ForceKey: the dashboard's restore dialog ("f forces").
 	ForceKey
 )
 
-var forceWords = [...]string{ForceFlag: "--force restores it anyway", ForceByName: "name it with --force to restore it anyway",
+var forceWords = [...]string{ForceFlag: "--force does it anyway", ForceByName: "name it with --force to do it anyway",
 	ForceKey: "f forces"}
 
 // Reason words why an action left a blob, refused it, warned about it or failed on it (untrusted parts escaped).

@@ -128,8 +128,9 @@ func TestADrainIsConsumed(t *testing.T) {
 		}
 	}
 	res, err := replay.Drain(ctx, l.Container, cfg, targets, replay.DrainOptions{})
-	if err != nil || replay.TallyOf(res)[replay.OutcomeDrained] != len(targets) {
-		t.Fatalf("drain: %v %v", replay.TallyOf(res), err)
+	// Every stranded blob is drained but the deep one, which a drain only makes the replay throw on again.
+	if tally := replay.TallyOf(res); err != nil || tally[replay.OutcomeCrash] != 1 || tally[replay.OutcomeDrained] != len(targets)-1 {
+		t.Fatalf("drain: %v %v", tally, err)
 	}
 	if _, err := tw.Advance(ctx, tw.Now().Add(2*time.Hour)); err != nil {
 		t.Fatal(err)
