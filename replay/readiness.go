@@ -87,6 +87,22 @@ func (c Config) Readiness(items []Item, now time.Time) []Readiness {
 	return out
 }
 
+// ReadinessOf keeps, of ready, the subscriptions the items belong to (in ready's order): what a drain of the items
+// needs to know. Never nil.
+func ReadinessOf(ready []Readiness, items []Item) []Readiness {
+	subs := map[string]bool{}
+	for i := range items {
+		subs[items[i].Parsed.Subscription] = true
+	}
+	out := []Readiness{}
+	for _, r := range ready {
+		if subs[r.Subscription] {
+			out = append(out, r)
+		}
+	}
+	return out
+}
+
 // CyclesLeft is how many more times the events of these items may be republished and dead-letter again before
 // the cap quarantines them: the fewest over the items that hold an event the replay republishes (their highest
 // attempt), or -1 when none such has been read.

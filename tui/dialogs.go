@@ -156,6 +156,9 @@ func newDrainDialog(e *env, items []replay.Item, limit string, ready []replay.Re
 		}
 	}
 	lines := limitLines(e, limit)
+	if l := present.LastDeadLetters(replay.ReadinessOf(ready, drained), e.snap.Now); l != "" {
+		lines = append(lines, l, "")
+	}
 	lines = append(lines, readinessWarnings(e, drained, ready)...)
 	lines = append(lines, present.ForecastLines(f)...)
 	lines = append(lines, nameLines(e, "It re-uploads", f.Names)...)

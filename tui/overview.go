@@ -411,13 +411,11 @@ func (o *overview) reasonLegend() string {
 		for _, r := range o.pic.Reasons {
 			names = append(names, present.ShortReason(r))
 		}
-		return o.paint(&o.st.Dim, textfmt.Truncate(fmt.Sprintf("+%d reasons off-screen: %s",
+		return o.paint(&o.st.Dim, textfmt.Truncate(fmt.Sprintf("HANDLER = last dead letter, an hour late · +%d reasons off-screen: %s",
 			o.hidden, textfmt.Printable(strings.Join(names, ", "))), o.w, "…"))
 	}
-	l := present.ReasonLegend(shown)
-	if l == "" {
-		return ""
-	}
+	// The HANDLER column's lag is said once, here: it is the container's witness, an hour behind.
+	l := strings.TrimSuffix("HANDLER = last dead letter, an hour late · "+present.ReasonLegend(shown), " · ")
 	return o.paint(&o.st.Dim, textfmt.Truncate(l, o.w, "…"))
 }
 
@@ -526,18 +524,19 @@ func (o *overview) grid(rows int) []string {
 // lastDLW is the width of the grid's HANDLER column.
 const lastDLW = 13
 
-// handler says whether a subscription's handler still fails: how long ago its newest dead letter was written, and
-// "failing" while that is inside the TTL window.
+// handler is the HANDLER column's words for a subscription: when the container last got a dead letter of it,
+// marked while that is inside the TTL window (its handler was still failing when those retries ran out). Never
+// "ok": the container cannot tell that (see present.ContainerWitness).
 func (o *overview) handler(sub string) string {
 	for _, r := range o.ready {
 		if r.Subscription != sub {
 			continue
 		}
-		ago := textfmt.Duration(o.pic.Now.Sub(r.NewestDeadLetter))
+		cell := present.LastDeadLetterCell(r, o.pic.Now)
 		if r.Failing {
-			return "failing " + ago
+			return o.paint(&o.st.Warn, textfmt.Cell(cell, lastDLW))
 		}
-		return "ok " + ago
+		return cell
 	}
 	return "-"
 }

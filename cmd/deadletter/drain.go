@@ -108,17 +108,7 @@ func (a *app) runDrain(cmd *cobra.Command, names []string, o *drainOptions) erro
 // drainReadiness is the readiness of the subscriptions a drain takes (reckoned from every blob: the replay's
 // copies and the live ones are evidence too). Never nil, so the JSON always carries the list.
 func drainReadiness(cfg replay.Config, snap *replay.Snapshot, items []replay.Item) []replay.Readiness {
-	subs := map[string]bool{}
-	for i := range items {
-		subs[items[i].Parsed.Subscription] = true
-	}
-	out := []replay.Readiness{}
-	for _, r := range cfg.Readiness(snap.Items, snap.Now) {
-		if subs[r.Subscription] {
-			out = append(out, r)
-		}
-	}
-	return out
+	return replay.ReadinessOf(cfg.Readiness(snap.Items, snap.Now), items)
 }
 
 // drainNamed resolves the names a drain was given: the ones that match nothing (reported notFound), and which
@@ -147,6 +137,9 @@ func (a *app) askDrain(cfg replay.Config, o *drainOptions, items []replay.Item, 
 		}
 		for _, line := range present.ForecastLines(f) {
 			fmt.Fprintln(a.io.err, line)
+		}
+		if l := present.LastDeadLetters(ready, now); l != "" {
+			fmt.Fprintln(a.io.err, l)
 		}
 		for _, w := range present.ReadinessWarnings(cfg, items, ready, now) {
 			fmt.Fprintln(a.io.err, "warning: "+w)

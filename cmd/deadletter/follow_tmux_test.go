@@ -218,7 +218,7 @@ func TestDemoDrainIsConsumedInTmux(t *testing.T) {
 	// Two twin hours at 1,200× are six seconds: wait for the replay to have consumed the drain.
 	for deadline := time.Now().Add(40 * time.Second); ; time.Sleep(200 * time.Millisecond) {
 		s = tm.capture()
-		if strings.Contains(s, "[1 Stranded 1]") {
+		if strings.Contains(s, "[1 Stranded 1]") && strings.Contains(s, "3 Live 0 ") { // (the crash blob was never drained)
 			break
 		}
 		if time.Now().After(deadline) {

@@ -88,7 +88,7 @@ func TestDrainSaysWhetherTheHandlerStillFails(t *testing.T) {
 	}
 
 	_, errs, code := runCmd(t, "drain", "--dir", dir, "--dry-run")
-	if code != 0 || !strings.Contains(errs, "FRESH: 1 dead letter(s) in the last 1h") || strings.Contains(errs, "STALE:") {
+	if code != 0 || !strings.Contains(errs, "FRESH: last dead letter 5m ago, 1 in the last 1h") || !strings.Contains(errs, "Last dead letter: FRESH 5m ago") || strings.Contains(errs, "STALE:") {
 		t.Fatalf("exit %d, the dry run's words:\n%s", code, errs)
 	}
 }

@@ -2,6 +2,7 @@ package present
 
 import (
 	"fmt"
+	"strings"
 	"time"
 
 	"github.com/deadletter/deadletter/internal/textfmt"
@@ -155,12 +156,13 @@ func ReadinessWarnings(cfg replay.Config, items []replay.Item, ready []replay.Re
 	return out
 }
 
-// ReadinessWarning says, for a drain, that a subscription's handler still failed within the TTL: its events will
-// most likely dead-letter again, one attempt further on, and how many cycles remain before the cap quarantines
-// them (cyclesLeft < 0: not known).
+// ReadinessWarning says, for a drain, that a subscription's newest dead letter is within the TTL window: its
+// handler was still failing when those events' retries ran out, so drained events will most likely dead-letter
+// again, one attempt further on, and how many cycles remain before the cap quarantines them (cyclesLeft < 0: not
+// known). It says the fact the container holds, not "failing now": that takes the second witness.
 func ReadinessWarning(r replay.Readiness, cyclesLeft int, ttl time.Duration, now time.Time) string {
-	s := fmt.Sprintf("%s: %d dead letter(s) in the last %s, the newest %s ago — its handler is still failing; drained events will dead-letter again with attempt + 1",
-		textfmt.Printable(r.Subscription), r.LastWindow, textfmt.Duration(ttl), textfmt.Duration(now.Sub(r.NewestDeadLetter)))
+	s := fmt.Sprintf("%s: last dead letter %s ago, %d in the last %s — its handler was still failing when their retries ran out; drained events will most likely dead-letter again with attempt + 1",
+		textfmt.Printable(r.Subscription), textfmt.Duration(now.Sub(r.NewestDeadLetter)), r.LastWindow, textfmt.Duration(ttl))
 	switch {
 	case cyclesLeft == 0:
 		s += ", and then the cap quarantines them"
@@ -168,4 +170,34 @@ func ReadinessWarning(r replay.Readiness, cyclesLeft int, ttl time.Duration, now
 		s += fmt.Sprintf(", %d more before the cap", cyclesLeft)
 	}
 	return s + "."
+}
+
+// ContainerWitness says once what the container's readiness evidence is, and why it lags.
+const ContainerWitness = "the container's witness: Event Grid writes a dead letter only after an event's retries ran out, an hour (the TTL) after the handler failed it — so it is an hour behind, both ways"
+
+// LastDeadLetters says, per subscription of ready, when the container last got a dead letter of it — the fact, with
+// its lag said once — for a drain's question: "last dead letter: WEBHOOKS 3m ago · ORDERS 4h57m ago (…)". Empty
+// when ready is.
+func LastDeadLetters(ready []replay.Readiness, now time.Time) string {
+	if len(ready) == 0 {
+		return ""
+	}
+	parts := make([]string, 0, len(ready))
+	for _, r := range ready {
+		ago := "none in the container"
+		if !r.NewestDeadLetter.IsZero() {
+			ago = textfmt.Duration(now.Sub(r.NewestDeadLetter)) + " ago"
+		}
+		parts = append(parts, textfmt.Printable(r.Subscription)+" "+ago)
+	}
+	return "Last dead letter: " + strings.Join(parts, " · ") + " (" + ContainerWitness + ")."
+}
+
+// LastDeadLetterCell is the HANDLER column's words for one subscription: when the container last got a dead letter
+// of it ("DL 4h57m ago"), never "ok" — that the container cannot tell.
+func LastDeadLetterCell(r replay.Readiness, now time.Time) string {
+	if r.NewestDeadLetter.IsZero() {
+		return "-"
+	}
+	return "DL " + textfmt.Duration(now.Sub(r.NewestDeadLetter)) + " ago"
 }
