@@ -23,6 +23,15 @@ type Detail struct {
 	Now time.Time
 }
 
+// At is the detail as of the service time now, its blob unchanged: its age, pane and what makes it urgent follow
+// the clock without reading it again (a screen that stays open keeps counting down).
+func (d *Detail) At(c Config, now time.Time) *Detail {
+	out := *d
+	it := c.MakeItem(d.BlobInfo, now)
+	out.Age, out.Pane, out.Now = it.Age, it.Pane, now
+	return &out
+}
+
 // NotRestored is the result restoring this blob comes to without writing anything, as the restore itself
 // reports it — refused where the plan refuses and force is off, or where there is nothing to write even with it;
 // failed where the payload could not be read — and whether it comes to that at all. What a restore asks about is

@@ -15,6 +15,13 @@ type Whereabouts struct {
 	Kind WhereKind
 	// Name is where its events went: the replay's copy, the restored copy, or that copy's own copy.
 	Name string
+	// At is when that copy was written (or, WhereHere, the blob last was): when it went there.
+	At time.Time
+}
+
+// Statter is what WhereIs looks in: a container (a call per name) or the snapshot a screen already holds.
+type Statter interface {
+	Stat(ctx context.Context, name string) (store.BlobInfo, error)
 }
 
 // WhereKind is what became of a blob.
@@ -37,8 +44,9 @@ const (
 
 // WhereIs looks for a blob listed (or read) as bi: still there, taken by the replay, restored, or gone without a
 // trace. Copies count only if written at or after since (zero: whenever) — an older quarantine copy holds an
-// earlier cycle's refused events, not necessarily these.
-func WhereIs(ctx context.Context, c store.Container, bi store.BlobInfo, since time.Time) (Whereabouts, error) {
+// earlier cycle's refused events, not necessarily these. It is the one rule for "what became of this blob": the
+// detail, the results of an action and show ask it, of the container or of the snapshot on screen.
+func WhereIs(ctx context.Context, c Statter, bi store.BlobInfo, since time.Time) (Whereabouts, error) {
 	type look struct {
 		name string
 		kind WhereKind
@@ -74,7 +82,7 @@ func WhereIs(ctx context.Context, c store.Container, bi store.BlobInfo, since ti
 					continue // another copy's restore took that name
 				}
 			}
-			return Whereabouts{Kind: l.kind, Name: l.name}, nil
+			return Whereabouts{Kind: l.kind, Name: l.name, At: st.LastModified}, nil
 		case !errors.Is(err, store.ErrNotFound) && !errors.Is(err, store.ErrInvalidName):
 			return Whereabouts{}, err
 		}

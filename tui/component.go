@@ -28,6 +28,11 @@ type component interface {
 	Scope() *scope
 }
 
+// followMsg tells every open component that a listing of the container ended: a screen is a function of the
+// latest snapshot (env.snap), so each re-derives what it shows — ages, countdowns, where a blob went — or reads
+// again what changed. Components that show nothing of the container ignore it.
+type followMsg struct{}
+
 // overlay marks a component drawn as a box over the screen (a dialog) rather than in place of the body.
 type overlay interface {
 	component

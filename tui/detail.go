@@ -124,6 +124,8 @@ func (v *detail) Update(msg tea.Msg) (component, tea.Cmd) {
 			}
 			v.build()
 		}
+	case followMsg:
+		return v, v.follow()
 	case tea.KeyMsg:
 		if v.search {
 			p := v.pager()
@@ -133,6 +135,35 @@ func (v *detail) Update(msg tea.Msg) (component, tea.Cmd) {
 		}
 	}
 	return v, nil
+}
+
+// follow keeps the open blob true to the latest listing: the same blob (same ETag) is worked out again at the new
+// service time — its age, pane and countdown tick — and one that changed or left is read again (a blob that left
+// says where it went, and when).
+func (v *detail) follow() tea.Cmd {
+	if v.d == nil || v.gone != nil {
+		return nil
+	}
+	i, ok := v.e.snap.Lookup(v.name)
+	if !ok || v.e.snap.Items[i].ETag != v.d.ETag {
+		return v.load()
+	}
+	if now := v.e.snap.Now; now.After(v.d.Now) {
+		v.d = v.d.At(v.e.cfg, now)
+		v.build()
+	}
+	return nil
+}
+
+// enterBinding opens the event under the cursor — or, for a blob that left, the blob where it went.
+func (v *detail) enterBinding() binding {
+	if g := v.gone; g != nil && g.Name != "" {
+		name := g.Name
+		return bind([]string{"enter"}, "enter", "open it where it is now", func() tea.Cmd {
+			return tea.Batch(v.e.send(closeMsg{}), v.e.send(openBlobMsg{name}))
+		}).footer()
+	}
+	return bind([]string{"enter"}, "enter", "open the event's JSON", v.openEvent).footer().when(v.eventsOff)
 }
 
 // pager is the text section on view (the raw JSON for the events section, which / searches).
@@ -282,7 +313,7 @@ func (v *detail) Scope() *scope {
 		bind([]string{"esc"}, "esc", "back", func() tea.Cmd { return v.e.send(closeMsg{}) }).footer(),
 		bind([]string{"tab"}, "tab", "next section: events, the prediction, the raw JSON", func() tea.Cmd { v.section = (v.section + 1) % 3; return nil }).footer(),
 		bind([]string{"shift+tab"}, "shift+tab", "previous section", func() tea.Cmd { v.section = (v.section + 2) % 3; return nil }),
-		bind([]string{"enter"}, "enter", "open the event's JSON", v.openEvent).footer().when(v.eventsOff),
+		v.enterBinding(),
 		bind([]string{"J"}, "J", "the raw JSON", func() tea.Cmd { v.section = secRaw; return nil }),
 		bind([]string{"/"}, "/", "search the text (in the events: the raw JSON)", v.startSearch).footer(),
 		bind([]string{"n"}, "n", "next match", func() tea.Cmd { v.pager().next(1); return nil }).when(v.noMatches),

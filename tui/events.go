@@ -126,7 +126,9 @@ type eventView struct {
 	i      int
 	text   pager
 	search bool
-	w, h   int
+	// moved says the blob changed or left since this event was read (the detail below says where it went).
+	moved bool
+	w, h  int
 }
 
 func newEventView(e *env, d *replay.Detail, i int) *eventView {
@@ -147,6 +149,11 @@ func newEventView(e *env, d *replay.Detail, i int) *eventView {
 func (v *eventView) SetSize(w, h int) { v.w, v.h = w, h; v.text.SetSize(w, h-1) }
 
 func (v *eventView) Update(msg tea.Msg) (component, tea.Cmd) {
+	if _, ok := msg.(followMsg); ok {
+		i, found := v.e.snap.Lookup(v.d.Name)
+		v.moved = !found || v.e.snap.Items[i].ETag != v.d.ETag
+		return v, nil
+	}
 	if k, ok := msg.(tea.KeyMsg); ok && v.search {
 		var cmd tea.Cmd
 		v.text.search, cmd = v.text.search.Update(k)
@@ -196,6 +203,9 @@ func (v *eventView) Scope() *scope {
 
 func (v *eventView) View() string {
 	bar := v.e.paint(&v.e.st.Dim, v.text.position())
+	if v.moved {
+		bar = v.e.paint(&v.e.st.Warn, "this blob changed or left since this event was read: esc shows where it is now") + "  " + bar
+	}
 	if v.search {
 		bar = v.text.search.View()
 	}

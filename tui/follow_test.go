@@ -4,6 +4,7 @@ import (
 	"context"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/deadletter/deadletter/replay"
 	"github.com/deadletter/deadletter/store"
@@ -99,4 +100,46 @@ func TestRestoreTakesTheCursorRow(t *testing.T) {
 	hs.shows("quarantined blob(s)?", "It takes the row under the cursor", cursor)
 	hs.press("<esc>", "<ctrl+a>", "r")
 	hs.shows("the 2 selected of 2 quarantine shown (filter 'sub:push-notifications')")
+}
+
+// An open detail follows the container with no key pressed: its age ticks on every listing, and once the replay
+// takes the drained blob the same detail says it was archived, when, and opens the archived record on enter. The
+// results of the drain, opened again, say what became of the blob.
+func TestDetailFollowsTheReplayWithoutAKey(t *testing.T) {
+	mem, cfg := fixture(t, 0)
+	ctx := context.Background()
+	hs := newHarness(t, mem, cfg, 120, 40)
+	hs.press("<enter>")
+	name := hs.m.detail().name
+	hs.press("d", "y")
+	hs.shows("Drain finished", "1 drained")
+	hs.press("<esc>")
+	hs.shows("live ·", "0s old")
+
+	// A minute of the service's clock and the next poll: the age moves on, nothing pressed.
+	mem.Clock = mem.Clock.Add(time.Minute)
+	hs.advance(time.Minute)
+	hs.shows("live ·", "1m old")
+
+	// The replay takes it: its archived record is written, the original deleted.
+	b, err := mem.Read(ctx, name, store.MaxBlobBytes)
+	if err != nil {
+		t.Fatal(err)
+	}
+	mem.Clock = mem.Clock.Add(time.Minute)
+	archived, _ := replay.Twins(name)
+	if _, err := mem.Write(ctx, archived, b.Body, store.WriteOptions{ContentType: "application/json"}); err != nil {
+		t.Fatal(err)
+	}
+	if err := mem.Delete(ctx, name, b.ETag); err != nil {
+		t.Fatal(err)
+	}
+	hs.advance(time.Minute)
+	hs.shows("Gone: the replay took it at 2026-11-30 12:02:00Z", "republished its events", "enter open")
+	hs.press("<enter>")
+	if d := hs.m.detail(); d == nil || d.name != archived {
+		t.Fatalf("enter on the gone blob did not open its archived record:\n%s", hs.screen())
+	}
+	hs.press("<esc>", "L")
+	hs.shows("drained", "→ now", "replayed: archived at 2026-11-30 12:02:00Z")
 }

@@ -116,7 +116,7 @@ func (m *Model) updateListing(msg tea.Msg) tea.Cmd {
 			t.keep = ""
 		}
 		m.recheck(true)
-		return tea.Batch(m.poll(m.opt.Interval), m.hydrate())
+		return tea.Batch(m.poll(m.opt.Interval), m.hydrate(), m.follow())
 	case pollMsg:
 		switch {
 		case msg.seq != m.list.seq:
@@ -132,6 +132,34 @@ func (m *Model) updateListing(msg tea.Msg) tea.Cmd {
 		}
 	}
 	return nil
+}
+
+// follow tells every open screen — the stack, and the last results even while closed — that the container was
+// listed again, so none shows what it copied when it opened.
+func (m *Model) follow() tea.Cmd {
+	var cmds []tea.Cmd
+	seen := map[component]bool{}
+	for i, c := range append(append([]component{}, m.stack...), m.resultsComponent()...) {
+		if seen[c] {
+			continue
+		}
+		seen[c] = true
+		next, cmd := c.Update(followMsg{})
+		if i < len(m.stack) && next != c {
+			m.stack[i] = next
+			m.size(next)
+		}
+		cmds = append(cmds, cmd)
+	}
+	return tea.Batch(cmds...)
+}
+
+// resultsComponent is the last results, when there are any.
+func (m *Model) resultsComponent() []component {
+	if m.results == nil {
+		return nil
+	}
+	return []component{m.results}
 }
 
 // takePage merges one page into the snapshot. New blobs wait in their table's pending list until the next flush;

@@ -68,12 +68,13 @@ func (p *pager) sourceAt(i int) int {
 	return p.srcOf[i]
 }
 
-// setLines replaces the text (from the top).
+// setLines replaces the text, keeping the reader where they were (a new text starts at the top: its pager is new).
 func (p *pager) setLines(src []string) {
+	at := p.vp.YOffset // the text on screen follows the container: where the reader was stays where it is
 	p.source = src
 	p.wrap()
 	p.find()
-	p.vp.SetYOffset(0)
+	p.vp.SetYOffset(at)
 	p.refresh()
 }
 

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"strings"
+	"time"
 
 	"github.com/charmbracelet/bubbles/progress"
 	"github.com/charmbracelet/bubbles/textinput"
@@ -13,6 +14,7 @@ import (
 	"github.com/deadletter/deadletter/internal/present"
 	"github.com/deadletter/deadletter/internal/textfmt"
 	"github.com/deadletter/deadletter/replay"
+	"github.com/deadletter/deadletter/store"
 )
 
 // Run opens the dashboard on the terminal until the operator quits or ctx ends. The program asks the terminal for
@@ -73,6 +75,10 @@ type runView struct {
 	cancel    context.CancelFunc
 	cancelled bool
 	ch        chan tea.Msg
+	// startedAt is the service time the action started at; fates are what became of each blob it wrote since,
+	// as of the latest listing (followMsg), "" where there is nothing to follow.
+	startedAt time.Time
+	fates     []string
 }
 
 func newRunView(e *env, run *actionRun, id int) *runView {
@@ -95,6 +101,7 @@ func (r *runView) SetSize(w, h int) {
 func (r *runView) start() tea.Cmd {
 	ctx, cancel := context.WithCancel(r.e.ctx)
 	r.cancel, r.ch = cancel, make(chan tea.Msg, 64)
+	r.startedAt = r.e.serviceNow()
 	id := r.id
 	go func() {
 		res, err := r.run.run(ctx, func(x replay.Result) { r.ch <- progressMsg{id, x} })
@@ -111,6 +118,10 @@ func (r *runView) cancelRun() {
 }
 
 func (r *runView) Update(msg tea.Msg) (component, tea.Cmd) {
+	if _, ok := msg.(followMsg); ok && r.phase == phaseResults {
+		r.follow()
+		return r, nil
+	}
 	if p, ok := msg.(progressMsg); ok && p.id == r.id {
 		r.done++
 		r.counts[p.r.Outcome]++
@@ -166,6 +177,30 @@ func (r *runView) Scope() *scope {
 	}}
 }
 
+// follow works out, from the latest listing, what became of each blob the action wrote: the results answer "did
+// it work?" on the screen that asked, as the evidence arrives.
+func (r *runView) follow() {
+	r.fates = make([]string, len(r.results))
+	for i, x := range r.results {
+		name := x.Name
+		switch {
+		case x.Outcome == replay.OutcomeRestored && x.Target != "":
+			name = x.Target
+		case x.Outcome != replay.OutcomeDrained:
+			continue
+		}
+		w, err := replay.WhereIs(r.e.ctx, r.e.snap, store.BlobInfo{Name: name, LastModified: r.startedAt}, r.startedAt)
+		if err != nil {
+			continue
+		}
+		pane := replay.PaneLive
+		if j, ok := r.e.snap.Lookup(name); ok {
+			pane = r.e.snap.Items[j].Pane
+		}
+		r.fates[i] = present.Fate(w, pane)
+	}
+}
+
 // open shows the blob a result is about, where it is now: a restore's new copy, the drained blob.
 func (r *runView) open() tea.Cmd {
 	x := r.results[r.cursor]
@@ -192,6 +227,11 @@ func (r *runView) View() string {
 	// One line a result, cut in the middle so both ends of a name show; the result under the cursor whole,
 	// wrapped — a restored copy's new name is what the operator may need to copy.
 	lines := present.ResultLinesFor(r.results, false, present.ForceKey)
+	for i := range lines {
+		if i < len(r.fates) && r.fates[i] != "" {
+			lines[i] += " → now " + r.fates[i]
+		}
+	}
 	if len(lines) == 0 {
 		return r.render(nil, r.Scope())
 	}

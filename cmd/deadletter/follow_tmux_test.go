@@ -321,3 +321,41 @@ func TestFilterAndAckKeysInTmux(t *testing.T) {
 	tm.keys("q")
 	tm.exited()
 }
+
+// propsLine is the detail's properties line ("stranded · 26h old · the lifecycle rule deletes it in …").
+var propsLine = regexp.MustCompile(`(stranded|live|quarantine|archived) · [^\n]* old · the lifecycle rule deletes it in [^ ]+`)
+
+// On a rehearsal with its clock running, an open detail follows the container with no key pressed: its age and
+// deletion countdown move between two captures, and once the replay takes the drained blob the same detail says
+// the replay took it.
+func TestOpenDetailFollowsTheTwinInTmux(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), "demo")
+	tm := newTerm(t, 120, 40, binary(t), "demo", "--dir", dir, "--speed", "120")
+	tm.screen("REHEARSAL", "[1 Stranded", "▲CRASH 1")
+	tm.keys("Enter")
+	s := tm.screen("stranded ·", "d drain")
+	first := propsLine.FindString(s)
+	if first == "" {
+		t.Fatalf("no properties line:\n%s", s)
+	}
+	// Two captures at least a twin minute apart (120×: half a second), nothing pressed: the line moved on.
+	for deadline := time.Now().Add(20 * time.Second); ; time.Sleep(250 * time.Millisecond) {
+		if now := propsLine.FindString(tm.capture()); now != "" && now != first {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("the open detail's age and countdown never moved from %q:\n%s", first, tm.capture())
+		}
+	}
+	tm.keys("d")
+	tm.screen("Drain 1 stranded blob(s)?")
+	tm.keys("y")
+	tm.screen("Drain finished", "1 drained")
+	tm.keys("Escape")
+	tm.screen("live ·", "drained 1×")
+	// The replay's trigger arrives within the twin's minutes: the same detail says where the blob went.
+	s = tm.screen("Gone: the replay took it at")
+	if !strings.Contains(s, "republished its events") && !strings.Contains(s, "quarantined its events") {
+		t.Fatalf("the detail does not say what the replay did:\n%s", s)
+	}
+}

@@ -127,17 +127,42 @@ func quarantineAdvice(s BlobState) string {
 
 func goneAdvice(g replay.Whereabouts) string {
 	p := textfmt.Printable(g.Name)
+	when := ""
+	if !g.At.IsZero() {
+		when = " at " + textfmt.Time(g.At)
+	}
 	switch g.Kind {
 	case replay.WhereArchived:
-		return "Gone: the replay took it and republished its events (" + p + " is its record). Nothing to do."
+		return "Gone: the replay took it" + when + " and republished its events (" + p + " is its record). Nothing to do."
 	case replay.WhereQuarantined:
-		return "Gone: the replay took it and quarantined its events in " + p + "."
+		return "Gone: the replay took it" + when + " and quarantined its events in " + p + "."
 	case replay.WhereRestored:
 		return "Restored as " + p + " · 0 events left here. Nothing to do here."
 	case replay.WhereDeleted:
 		return "Gone: nothing of it is left — deleted by the lifecycle rule or by hand."
 	}
 	return "Still there."
+}
+
+// Fate says what became of a blob an action wrote (a drained blob, a restored copy) since, as the latest listing
+// tells: still waiting at the root, stranded again, taken by the replay and where, or gone. pane is its pane when
+// it is still there.
+func Fate(w replay.Whereabouts, pane replay.Pane) string {
+	at := textfmt.Time(w.At)
+	switch w.Kind {
+	case replay.WhereHere:
+		if pane == replay.PaneStranded {
+			return "stranded again: no trigger reached the replay within the TTL"
+		}
+		return "at the root, waiting for the replay"
+	case replay.WhereArchived:
+		return "replayed: archived at " + at + " (" + textfmt.Printable(w.Name) + "), its events republished"
+	case replay.WhereQuarantined:
+		return "taken by the replay and quarantined at " + at + " (" + textfmt.Printable(w.Name) + ")"
+	case replay.WhereRestored:
+		return "restored as " + textfmt.Printable(w.Name)
+	}
+	return "gone: nothing of it is left (the lifecycle rule, or by hand)"
 }
 
 // ReadinessWarnings are a drain's warnings: one per subscription of the items whose handler still failed within
