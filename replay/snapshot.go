@@ -199,6 +199,7 @@ func (s *Snapshot) InPane(p Pane) []Item {
 	}
 	return out
 }
+
 // Stat is the blob as the snapshot last listed it (store.ErrNotFound when it is not there): WhereIs asks it, so a
 // screen follows where blobs went without a call to the container.
 func (s *Snapshot) Stat(_ context.Context, name string) (store.BlobInfo, error) {
@@ -207,7 +208,6 @@ func (s *Snapshot) Stat(_ context.Context, name string) (store.BlobInfo, error) 
 	}
 	return store.BlobInfo{}, store.ErrNotFound
 }
-
 
 // Lookup finds a blob's position in Items by name.
 func (s *Snapshot) Lookup(name string) (int, bool) {
