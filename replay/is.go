@@ -7,14 +7,16 @@ import (
 
 // IsWords name the properties a blob can be asked about besides its verdicts — the dashboard's is: terms and,
 // with the verdicts, ls --verdict — answered by Config.Is for both.
-var IsWords = []string{"malformed", "crash", "untriggerable", "expiring", "stalled", "handled", "acked", "unread", "unreadable"}
+var IsWords = []string{"malformed", "crash", "untriggerable", "expiring", "stalled", "handled", "acked", "unread", "unreadable", "root"}
 
 // Is answers a named question about a blob at the service time now: one of IsWords, or a verdict name (any case),
-// which asks whether the blob holds an event whose primary verdict it is. known is false for any other word.
+// which asks whether the blob shows that verdict — holds an event whose primary verdict it is, and is a blob the
+// verdicts apply to: not an archived record (the replay is done with it), nor a payload the replay takes whole
+// (malformed, or one it crashes on). known is false for any other word.
 func (c Config) Is(it *Item, now time.Time, what string) (match, known bool) {
 	if v, ok := ParseVerdict(what); ok {
 		s := it.Summary
-		return s != nil && !s.Malformed && s.Verdicts.Of(v) > 0, true
+		return s != nil && !s.Malformed && s.CrashDepth == 0 && it.Pane != PaneArchived && s.Verdicts.Of(v) > 0, true
 	}
 	a := c.AlertsOf(it, now)
 	switch strings.ToLower(what) {
@@ -36,6 +38,8 @@ func (c Config) Is(it *Item, now time.Time, what string) (match, known bool) {
 		return it.Unread(), true
 	case "unreadable":
 		return it.ReadFailed, true
+	case "root":
+		return IsRoot(it.Name), true
 	}
 	return false, false
 }

@@ -71,7 +71,8 @@ type Picture struct {
 	Totals []int
 	// Loss is what the lifecycle rule deletes within 24 and 72 hours of stranded and quarantined blobs.
 	Loss []Loss
-	// Blobs and Events are what the picture counts (Events of the blobs read); Unread the blobs not read yet.
+	// Blobs and Events are what the picture counts (Events of the blobs read, a payload that does not parse counting
+	// one); Unread the blobs not read yet.
 	Blobs, Events, Unread int
 }
 
@@ -167,16 +168,19 @@ func (pb *pictureBuilder) add(it *Item, a Alerts) {
 		return
 	}
 	st := pb.sub(it.Parsed.Subscription)
-	st.total += sm.Events
-	p.Events += sm.Events
+	// A blob whose events cannot be counted (a payload that does not parse) is at least one dead letter: it
+	// counts one, so no number that leads to it reads "·".
+	n := max(sm.Events, 1)
+	st.total += n
+	p.Events += n
 	if h := it.Parsed.Hour; !h.IsZero() && !h.Before(pb.first) && !h.After(pb.last) {
-		st.hours[int(h.Sub(pb.first)/time.Hour)] += sm.Events
+		st.hours[int(h.Sub(pb.first)/time.Hour)] += n
 	} else {
-		p.Before += sm.Events
+		p.Before += n
 	}
 	pb.addReasons(st, sm)
 	if IsRoot(it.Name) {
-		addFates(&st.fates, sm)
+		addFates(&st.fates, sm, n)
 	}
 }
 
@@ -215,13 +219,13 @@ func (pb *pictureBuilder) addReasons(st *subTally, sm *Summary) {
 	}
 }
 
-// addFates counts what the replay will do with a root blob's events.
-func addFates(f *FateCounts, sm *Summary) {
+// addFates counts what the replay will do with a root blob's events (n of them, as the picture counts it).
+func addFates(f *FateCounts, sm *Summary, n int) {
 	switch {
 	case sm.Malformed:
-		f[FateMalformed] += sm.Events
+		f[FateMalformed] += n
 	case sm.CrashDepth > 0:
-		f[FateCrash] += sm.Events
+		f[FateCrash] += n
 	default:
 		for _, v := range AllVerdicts {
 			f[verdictFate(v)] += sm.Verdicts.Of(v)

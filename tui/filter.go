@@ -17,9 +17,9 @@ import (
 // The filter: words are ANDed; a plain word matches what the row shows (the blob's name — subscription, hour,
 // GUID — its dominant reason and outcome, and the badges it carries); field:value terms match the field named.
 const filterSyntax = "words are ANDed and match what a row shows: its name, reason, outcome and badges (malformed, crash, untriggerable, handled, expiring, stalled, acked) · " +
-	"sub:NAME reason:TEXT outcome:TEXT · hour:12-01 04h (as the HOUR column prints it), hour:12-01T04 or hour:2026-12-01T04 · " +
-	"verdict:cap|replay|notIdempotent|unroutable|unknown|malformed|crash|handled · is:malformed is:crash is:untriggerable is:expiring is:stalled is:handled is:acked is:unread is:unreadable · " +
-	`"quoted text" keeps spaces · a filter that does not parse shows nothing`
+	"sub:NAME reason:TEXT outcome:TEXT (sub:=NAME, reason:=TEXT: the whole value) · hour:12-01 04h (as the HOUR column prints it), hour:12-01T04 or hour:2026-12-01T04 · " +
+	"verdict:cap|replay|notIdempotent|unroutable|unknown|malformed|crash|handled (blobs that show it) · is:malformed is:crash is:untriggerable is:expiring is:stalled is:handled is:acked is:unread is:unreadable is:root · " +
+	`-TERM leaves out what TERM matches · "quoted text" keeps spaces · a filter that does not parse shows nothing`
 
 // filterState is what the root keeps of the filter: the query applied to every pane, the one being typed, and the
 // per-blob search keys.
@@ -106,9 +106,10 @@ func (f *filterBar) View() string { return "" }
 // overlay: the filter bar does not replace the screen.
 func (f *filterBar) overlay() {}
 
-// term is one word of a query.
+// term is one word of a query: not leaves out what it matches; exact matches a whole value (sub:=NAME).
 type term struct {
 	field, value string
+	not, exact   bool
 }
 
 // words splits a query at spaces, keeping "quoted text" (a reason with spaces) together.
@@ -143,10 +144,18 @@ func parseQuery(q string) ([]term, error) {
 	ws := words(q)
 	for i := 0; i < len(ws); i++ {
 		w := ws[i]
+		not := len(w) > 1 && w[0] == '-'
+		if not {
+			w = w[1:]
+		}
 		f, v, ok := strings.Cut(w, ":")
 		if !ok {
-			out = append(out, term{value: strings.ToLower(w)})
+			out = append(out, term{value: strings.ToLower(w), not: not})
 			continue
+		}
+		exact := false
+		if f != "hour" && strings.HasPrefix(v, "=") {
+			exact, v = true, v[1:]
 		}
 		if v == "" {
 			return nil, fmt.Errorf("%s needs a value after the colon (sub:PUSH, is:expiring)", w)
@@ -176,7 +185,7 @@ func parseQuery(q string) ([]term, error) {
 		default:
 			return nil, fmt.Errorf("%s: is not a filter field (sub, reason, outcome, hour, verdict, is)", f)
 		}
-		out = append(out, term{field: f, value: strings.ToLower(v)})
+		out = append(out, term{field: f, value: strings.ToLower(v), not: not, exact: exact})
 	}
 	return out, nil
 }
@@ -226,7 +235,7 @@ func (f *filterState) match(snap *replay.Snapshot, cfg replay.Config) rowFilter 
 	return func(i int) bool {
 		it := &snap.Items[i]
 		for _, t := range terms {
-			if !termMatches(cfg, snap.Now, mt, i, it, t) {
+			if termMatches(cfg, snap.Now, mt, i, it, t) == t.not {
 				return false
 			}
 		}
@@ -244,9 +253,9 @@ func termMatches(cfg replay.Config, now time.Time, mt *matcher, i int, it *repla
 		match, known := cfg.Is(it, now, t.value) // a badge the row carries: malformed, crash, acked…
 		return known && match
 	case "name":
-		return strings.Contains(strings.ToLower(it.Name), t.value)
+		return t.has(it.Name)
 	case "sub":
-		return strings.Contains(strings.ToLower(it.Parsed.Subscription), t.value)
+		return t.has(it.Parsed.Subscription)
 	case "hour":
 		if it.Parsed.Hour.IsZero() {
 			return false
@@ -265,7 +274,7 @@ func termMatches(cfg replay.Config, now time.Time, mt *matcher, i int, it *repla
 			cs = s.Outcomes
 		}
 		for _, c := range cs {
-			if strings.Contains(strings.ToLower(c.Value), t.value) {
+			if t.has(c.Value) {
 				return true
 			}
 		}
@@ -273,6 +282,14 @@ func termMatches(cfg replay.Config, now time.Time, mt *matcher, i int, it *repla
 	}
 	match, _ := cfg.Is(it, now, t.value) // verdict: and is: (parseQuery let only known words through)
 	return match
+}
+
+// has reports whether a field's value matches the term: contains it, or is it (exact), in any case.
+func (t term) has(v string) bool {
+	if t.exact {
+		return strings.EqualFold(v, t.value)
+	}
+	return strings.Contains(strings.ToLower(v), t.value)
 }
 
 // matcher holds each blob's lower-cased search key — what its row shows — built once, again when its summary

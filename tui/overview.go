@@ -545,23 +545,25 @@ func (o *overview) handler(sub string) string {
 func (o *overview) target() (query string, ok bool) {
 	p := o.pic
 	switch {
+	// Each query selects exactly the blobs the number under the cursor counts (the picture leaves out handled
+	// blobs — their copies count their events — and counts the replay's fates at the root only).
 	case o.section == 0 && o.hour >= 0 && o.hour < o.hours:
 		h := p.Hours[len(p.Hours)-o.hours+o.hour]
-		return "hour:" + h.Format("01-02T15"), true
+		return "hour:" + h.Format("2006-01-02T15") + " -is:handled", true
 	case o.section == 1 && o.row < len(p.Subscriptions) && o.col < len(o.cols):
-		q := "sub:" + quoteTerm(p.Subscriptions[o.row])
+		q := "sub:=" + quoteTerm(p.Subscriptions[o.row])
 		c := o.cols[o.col]
 		switch {
 		case c.reason >= 0:
-			q += " reason:" + quoteTerm(p.Reasons[c.reason])
+			q += " reason:=" + quoteTerm(p.Reasons[c.reason])
 		case c.fate == replay.FateCrash:
-			q += " is:crash"
+			q += " is:root is:crash"
 		case c.fate == replay.FateMalformed:
-			q += " is:malformed"
+			q += " is:root is:malformed"
 		default:
-			q += " verdict:" + c.fate.String()
+			q += " is:root verdict:" + c.fate.String()
 		}
-		return q, true
+		return q + " -is:handled", true
 	}
 	return "", false
 }

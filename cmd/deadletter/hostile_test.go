@@ -427,7 +427,7 @@ func TestActionsReportWhatTheyCannotRead(t *testing.T) {
 	for _, r := range res.Results {
 		got[path.Base(r.Name)] = r.Outcome
 	}
-	if code != 3 || len(got) != 3 || got["b.json"] != "restored" || got["n.json"] != "refused" || got["fifo.json"] != "refused" {
+	if code != 3 || len(got) != 3 || got["b.json"] != "wouldRestore" || got["n.json"] != "refused" || got["fifo.json"] != "refused" {
 		t.Fatalf("restore --all: exit %d %v\n%s", code, got, errs)
 	}
 
