@@ -68,7 +68,8 @@ func (t *eventTable) position() string {
 	if len(t.rows) == 0 {
 		return ""
 	}
-	s := fmt.Sprintf("event %d of %d", t.cursor+1, len(t.rows))
+	// Numbered as the # column and the JSON's index number them: from 0.
+	s := fmt.Sprintf("event #%d (%d events: #0–#%d)", t.rows[t.cursor].I, len(t.rows), len(t.rows)-1)
 	if t.d != nil && len(t.d.Payload.Events) > len(t.rows) {
 		s += fmt.Sprintf(" (the first %d of %d: show --json has them all)", len(t.rows), len(t.d.Payload.Events))
 	}
@@ -136,7 +137,7 @@ func newEventView(e *env, d *replay.Detail, i int) *eventView {
 	ev := d.Payload.Events[i]
 	var lines []string
 	vs := present.EventVerdictShort(d, i)
-	lines = append(lines, e.st.Title.Render(fmt.Sprintf("event %d of %s", ev.Index, textfmt.Printable(d.Name))),
+	lines = append(lines, e.st.Title.Render(fmt.Sprintf("event #%d of %s", ev.Index, textfmt.Printable(d.Name))),
 		fmt.Sprintf("verdict %s · attempt %s · published %s · last try %s", vs, present.EvAttempt.Cell(present.EventRow{D: d, I: i}),
 			textfmt.TimeText(ev.PublishTime), textfmt.TimeText(ev.LastDeliveryAttemptTime)), "")
 	for _, l := range strings.Split(present.PrettyJSON(ev.Raw), "\n") {

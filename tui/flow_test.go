@@ -133,7 +133,7 @@ func TestFlow(t *testing.T) {
 			tm.Send(tea.KeyMsg{Type: tea.KeyEsc})
 			// Open a blob and come back.
 			tm.Send(tea.KeyMsg{Type: tea.KeyEnter})
-			waitScreen(t, tm, "what the estate will do", "event 1 of")
+			waitScreen(t, tm, "what the estate will do", "event #0 (")
 			tm.Send(tea.KeyMsg{Type: tea.KeyEsc})
 			// Drain everything stranded.
 			tm.Send(tea.KeyMsg{Type: tea.KeyCtrlA})

@@ -195,3 +195,29 @@ func TestHostileNamesFitEveryScreen(t *testing.T) {
 		}
 	}
 }
+
+// The small things a new user tripped on: q inside the help closes the help (as less, htop and gh-dash do) and
+// does not quit; ':' with no config says why it does nothing; events are numbered from 0, as the # column and
+// the JSON's index number them.
+func TestHelpQClosesAndColonSaysWhy(t *testing.T) {
+	mem, cfg := fixture(t, 0)
+	hs := newHarness(t, mem, cfg, 120, 40)
+	hs.press("?")
+	hs.shows("keys: stranded table")
+	hs.press("q")
+	if hs.m.quitting {
+		t.Fatal("q in the help quit the dashboard")
+	}
+	hs.lacks("keys: stranded table")
+	hs.shows("[1 Stranded")
+	hs.press(":")
+	hs.shows("no config file with contexts here")
+	hs.press("<enter>")
+	hs.shows("event #0 (", "#0–#")
+	// 1–4 reach the panes from a blob's view.
+	hs.press("2")
+	hs.shows("[2 Quarantine")
+	if hs.m.detail() != nil {
+		t.Fatal("2 from a blob's view left the blob open")
+	}
+}

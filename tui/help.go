@@ -21,12 +21,13 @@ type help struct {
 func newHelp(e *env, under, root *scope) *help {
 	hp := &help{e: e, text: newPager(e.st), under: under, root: root}
 	hp.keys = &scope{name: "help", modal: true, bindings: []binding{
-		bind([]string{"esc", "?"}, "esc", "close help", func() tea.Cmd { return hp.e.send(closeMsg{}) }).footer(),
+		// q closes the help, as in less, htop and gh-dash: a reader leaving the help does not mean to quit.
+		bind([]string{"esc", "?", "q"}, "esc", "close help (q and ? too)", func() tea.Cmd { return hp.e.send(closeMsg{}) }).footer(),
 		bind([]string{"up", "k"}, "↑/k", "scroll up", func() tea.Cmd { hp.text.scroll(-1); return nil }),
 		bind([]string{"down", "j"}, "↓/j", "scroll down", func() tea.Cmd { hp.text.scroll(1); return nil }),
 		bind([]string{"pgup"}, "pgup", "page up", func() tea.Cmd { hp.text.scroll(-hp.text.h); return nil }),
 		bind([]string{"pgdown", " "}, "pgdn", "page down", func() tea.Cmd { hp.text.scroll(hp.text.h); return nil }),
-		bind([]string{"q", "ctrl+c"}, "q", "quit", func() tea.Cmd { return hp.e.send(quitMsg{}) }).footer(),
+		bind([]string{"ctrl+c"}, "ctrl+c", "quit", func() tea.Cmd { return hp.e.send(quitMsg{}) }).footer(),
 	}}
 	return hp
 }

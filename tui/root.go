@@ -35,7 +35,11 @@ func (m *Model) request(msg tea.Msg) (tea.Cmd, bool) {
 	case actionDoneMsg:
 		return m.finished(msg), true
 	case viewMsg:
+		for len(m.stack) > 0 { // from a blob's view: back to the panes, then the one asked for
+			m.pop()
+		}
 		m.setView(int(msg))
+		m.layout()
 		return m.hydrate(), true
 	case filterToMsg, editFilterMsg, filterTypedMsg, filterDoneMsg, clearFilterMsg:
 		return m.filterRequest(msg), true
@@ -118,12 +122,16 @@ func (m *Model) rootScope() *scope {
 			return ""
 		}),
 	}}
-	if m.opt.Switch != nil {
-		s.bindings = append(s.bindings, bind([]string{":"}, ":", "contexts: every context of the config file, one row each (enter opens one)", func() tea.Cmd {
-			m.opt.Switch()
-			return m.quit()
-		}).footer())
-	}
+	// : is always a key: without contexts to switch between it says why it does nothing.
+	s.bindings = append(s.bindings, bind([]string{":"}, ":", "contexts: every context of the config file, one row each (enter opens one)", func() tea.Cmd {
+		m.opt.Switch()
+		return m.quit()
+	}).footer().when(func() string {
+		if m.opt.Switch == nil {
+			return "no config file with contexts here (deadletter context --help says how to name your containers)"
+		}
+		return ""
+	}))
 	if m.opt.Pause != nil {
 		s.bindings = append(s.bindings, bind([]string{"p"}, "p", "pause the rehearsal's clock, or run it again", func() tea.Cmd {
 			m.status = m.opt.Pause()
@@ -155,8 +163,17 @@ func (m *Model) rootScopeFor(c component) *scope {
 	if c.Scope().modal {
 		return s
 	}
-	if c == component(m.overview) || m.view > 0 && c == component(m.table()) {
-		s.bindings = append(s.bindings, m.viewScope().bindings...)
+	switch c.(type) {
+	case *detail, *eventView: // a blob's view: the numbers and o reach the panes (tab is the view's own)
+		for _, b := range m.viewScope().bindings {
+			if h := b.Help().Key; h != "tab" && h != "shift+tab" {
+				s.bindings = append(s.bindings, b)
+			}
+		}
+	default:
+		if c == component(m.overview) || m.view > 0 && c == component(m.table()) {
+			s.bindings = append(s.bindings, m.viewScope().bindings...)
+		}
 	}
 	s.bindings = append(s.bindings, m.rootScope().bindings...)
 	return s

@@ -86,7 +86,7 @@ func TestFiftyEventsOnOneScreen(t *testing.T) {
 	putFiftyEvents(t, mem)
 	hs := newHarness(t, mem, cfg, 120, 40)
 	hs.press("/5f0e1d2c", "<enter>", "<enter>")
-	hs.shows("event 1 of 50")
+	hs.shows("event #0 (50 events: #0–#49)")
 	rows := 0
 	for _, l := range strings.Split(hs.screen(), "\n") {
 		if regexp.MustCompile(`^[ ▸]\s+\d+ a0000`).MatchString(l) {
@@ -306,11 +306,11 @@ func TestDetailKeys(t *testing.T) {
 	mem, cfg := fixture(t, 10)
 	hs := newHarness(t, mem, cfg, 100, 30)
 	hs.press("<enter>")
-	hs.shows("[events (5)]", "what the estate will do", "event 1 of 5")
+	hs.shows("[events (5)]", "what the estate will do", "event #0 (5 events: #0–#4)")
 	hs.press("G")
-	hs.shows("event 5 of 5")
+	hs.shows("event #4 (5 events: #0–#4)")
 	hs.press("g")
-	hs.shows("event 1 of 5")
+	hs.shows("event #0 (5 events: #0–#4)")
 	hs.press("<tab>")
 	hs.shows("[what the estate will do]")
 	hs.press("J") // straight to the raw JSON

@@ -14,11 +14,13 @@ type Row struct {
 	Item   *replay.Item
 	Alerts replay.Alerts
 	Now    time.Time
+	// MaxReplays is the cap: a quarantine copy's capped events are at least that far on (their ids carry no count).
+	MaxReplays int
 }
 
 // RowOf builds the row of one item.
 func RowOf(cfg replay.Config, it *replay.Item, now time.Time) Row {
-	return Row{Item: it, Alerts: cfg.AlertsOf(it, now), Now: now}
+	return Row{Item: it, Alerts: cfg.AlertsOf(it, now), Now: now, MaxReplays: cfg.MaxReplays}
 }
 
 // Column is one column of a list, as data: its title, how much width it wants, how important it is when the
@@ -247,8 +249,13 @@ var (
 	ColReasonLong = With(ColReason, func(c *BlobColumn) { c.Max, c.Cell = 0, reasonCell(func(s string) string { return s }) })
 	ColAttempt    = BlobColumn{ID: "attempt", Title: "ATT", Min: 3, Max: 6, Priority: 50,
 		Cell: func(r Row) string {
-			if r.Item.Pane == replay.PaneArchived {
+			switch s := r.Item.Summary; {
+			case r.Item.Pane == replay.PaneArchived:
 				return "" // a record: nothing will count it again
+			case r.Item.Pane == replay.PaneQuarantine && s != nil && s.Verdicts.Of(replay.VerdictCap) > 0:
+				// The replay stripped the count from a quarantine copy's ids; the cap that stopped them says how
+				// far they got: at least --max-replays (never "0" beside C3).
+				return "≥" + strconv.Itoa(r.MaxReplays)
 			}
 			return summaryOr(r, AttemptLabel)
 		},
