@@ -9,7 +9,9 @@ import (
 	"testing"
 	"time"
 
+	tea "github.com/charmbracelet/bubbletea"
 	"github.com/charmbracelet/lipgloss"
+	"github.com/deadletter/deadletter/internal/textfmt"
 	"github.com/deadletter/deadletter/store"
 	"github.com/muesli/termenv"
 )
@@ -220,4 +222,21 @@ func TestHelpQClosesAndColonSaysWhy(t *testing.T) {
 	if hs.m.detail() != nil {
 		t.Fatal("2 from a blob's view left the blob open")
 	}
+}
+
+// A click on a tab opens it (the tabs line is the third of the screen, below the title and the alerts).
+func TestAClickOnATabOpensIt(t *testing.T) {
+	mem, cfg := fixture(t, 0)
+	hs := newHarness(t, mem, cfg, 120, 40)
+	s := hs.shows("[1 Stranded")
+	line := strings.Split(s, "\n")[2]
+	x := strings.Index(line, "3 Live")
+	if x < 0 {
+		t.Fatalf("no Live tab:\n%s", s)
+	}
+	hs.send(tea.MouseMsg{X: textfmt.Width(line[:x]), Y: 2, Button: tea.MouseButtonLeft, Action: tea.MouseActionPress})
+	hs.shows("[3 Live")
+	x = strings.Index(line, "o Overview")
+	hs.send(tea.MouseMsg{X: textfmt.Width(line[:x]), Y: 2, Button: tea.MouseButtonLeft, Action: tea.MouseActionPress})
+	hs.shows("[o Overview]")
 }

@@ -277,18 +277,9 @@ func thousands(n int) string {
 
 // tabs is the view line: the overview, then a tab per pane with its count (shown/total under a filter), the
 // selection and the sort.
-func (m *Model) tabs() string {
-	if !m.list.loaded && len(m.snap.Items) == 0 {
-		return fit(m.paint(&m.st.Dim, "no counts yet: the container has not been read"), m.w, 1) // not zeros that look healthy
-	}
-	var out []string
-	label := func(i int, s string) string {
-		if i == m.view {
-			return m.paint(&m.st.TabActive, "["+s+"]")
-		}
-		return m.paint(&m.st.Tab, " "+s+" ")
-	}
-	out = append(out, label(0, "o Overview"))
+// tabTexts are the tabs' words, the overview first: each is drawn two cells wider (its brackets or spaces).
+func (m *Model) tabTexts() []string {
+	out := []string{"o Overview"}
 	for i, t := range m.tables {
 		p := t.pane.String()
 		name := strings.ToUpper(p[:1]) + p[1:]
@@ -296,7 +287,35 @@ func (m *Model) tabs() string {
 		if m.filter.text != "" {
 			s = fmt.Sprintf("%d %s %s/%s", i+1, name, thousands(len(t.rows)), thousands(len(t.order)))
 		}
-		out = append(out, label(i+1, s))
+		out = append(out, s)
+	}
+	return out
+}
+
+// tabAt is the view whose tab is drawn at column x (-1: none).
+func (m *Model) tabAt(x int) int {
+	at := 0
+	for i, s := range m.tabTexts() {
+		w := textfmt.Width(s) + 2
+		if x >= at && x < at+w {
+			return i
+		}
+		at += w
+	}
+	return -1
+}
+
+func (m *Model) tabs() string {
+	if !m.list.loaded && len(m.snap.Items) == 0 {
+		return fit(m.paint(&m.st.Dim, "no counts yet: the container has not been read"), m.w, 1) // not zeros that look healthy
+	}
+	var out []string
+	for i, s := range m.tabTexts() {
+		if i == m.view {
+			out = append(out, m.paint(&m.st.TabActive, "["+s+"]"))
+		} else {
+			out = append(out, m.paint(&m.st.Tab, " "+s+" "))
+		}
 	}
 	line := strings.Join(out, "")
 	if t := m.table(); t != nil {

@@ -86,6 +86,9 @@ func TestReportMarkdownIsInert(t *testing.T) {
 		d.Backdate(context.Background(), name, time.Now().Add(-2*time.Hour))
 	}
 	out, _, _ := runCmd(t, "report", "--dir", dir)
+	if title, _, _ := strings.Cut(out, "\n"); !strings.Contains(title, "dir:/") {
+		t.Errorf("the report's title escapes what is no link: %q", title)
+	}
 	if strings.Contains(out, "\u0085") {
 		t.Error("a raw C1 control in the report")
 	}

@@ -128,7 +128,7 @@ func md(s string) string {
 		c := s[i]
 		switch {
 		case strings.IndexByte("\\`*_[]()!|<>~&@", c) >= 0,
-			c == ':' && strings.HasPrefix(s[i+1:], "/"),
+			c == ':' && strings.HasPrefix(s[i+1:], "//"), // a URL's scheme (http://…); dir:/tmp is no link
 			c == '.' && i >= 3 && strings.EqualFold(s[i-3:i], "www"):
 			b.WriteByte('\\')
 		}
