@@ -449,3 +449,38 @@ func TestFullNamesNeverResolveElsewhere(t *testing.T) {
 		t.Fatalf("the fragment's full name is not said: exit %d %s", code, errs)
 	}
 }
+
+// A group refuses a word it does not know as the root does (exit 2, the nearest names), never its help with exit
+// 0; and twin's help lists only the global flags it reads.
+func TestGroupsRefuseUnknownWords(t *testing.T) {
+	for _, c := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"twin", "bogus"}, "it takes start, advance, status"},
+		{[]string{"twin", "statu"}, "did you mean start or status?"},
+		{[]string{"context", "bogus"}, "it takes list, use, show"},
+		{[]string{"twin", "diff"}, `unknown command "diff" for "deadletter twin"`},
+	} {
+		out, errs, code := runCmd(t, c.args...)
+		if code != 2 || !strings.Contains(errs, c.want) || out != "" {
+			t.Errorf("deadletter %v: exit %d, want 2 saying %q\n%s%s", c.args, code, c.want, out, errs)
+		}
+	}
+	if _, _, code := runCmd(t, "twin"); code != 0 {
+		t.Errorf("deadletter twin alone: exit %d, want its help", code)
+	}
+	out := mustRun(t, "twin", "start", "--help")
+	for _, flag := range []string{"--account-url", "--ttl", "--read-only", "--connection-string"} {
+		if strings.Contains(out, flag) {
+			t.Errorf("twin start --help lists %s, which it never reads:\n%s", flag, out)
+		}
+	}
+	if !strings.Contains(out, "--dir") {
+		t.Errorf("twin start --help lacks --dir:\n%s", out)
+	}
+	// The flags hidden for twin's help are back for everyone else's.
+	if out := mustRun(t, "ls", "--help"); !strings.Contains(out, "--account-url") {
+		t.Errorf("ls --help lost --account-url:\n%s", out)
+	}
+}

@@ -359,4 +359,8 @@ func TestOpenDetailFollowsTheTwinInTmux(t *testing.T) {
 	if !strings.Contains(s, "republished its events") && !strings.Contains(s, "quarantined its events") {
 		t.Fatalf("the detail does not say what the replay did:\n%s", s)
 	}
+	tm.keys("q") // (the demo writes into its directory until it ends: end it before the test removes it)
+	if code := tm.exited(); code != 0 {
+		t.Fatalf("exit %d", code)
+	}
 }

@@ -2,8 +2,10 @@ package main
 
 import (
 	"bytes"
+	"slices"
 
 	"github.com/spf13/cobra"
+	"github.com/spf13/pflag"
 )
 
 // examples are each command's Examples section: what an operator types first.
@@ -51,6 +53,7 @@ func (a *app) setHelp(root *cobra.Command) {
 	walk(root)
 	plain := root.HelpFunc()
 	root.SetHelpFunc(func(c *cobra.Command, args []string) {
+		defer hideGlobalsNotRead(c)()
 		width, ok := terminalWidth(a.io.out)
 		if !ok {
 			plain(c, args)
@@ -62,4 +65,33 @@ func (a *app) setHelp(root *cobra.Command) {
 		c.SetOut(a.io.out)
 		a.io.out.Write([]byte(wrapHelp(buf.String(), width)))
 	})
+}
+
+// globalsRead are the global flags the commands that take no estate read (and their subcommands): their help lists
+// only these, not --account-url, --ttl, --read-only and the rest they would ignore.
+var globalsRead = map[string][]string{"twin": {"dir", "config"}}
+
+// hideGlobalsNotRead hides, for one help text, the global flags c does not read; the returned func shows them again.
+func hideGlobalsNotRead(c *cobra.Command) func() {
+	var read []string
+	for p := c; p != nil; p = p.Parent() {
+		if r, ok := globalsRead[p.Name()]; ok && p.HasParent() && !p.Parent().HasParent() {
+			read = r
+		}
+	}
+	if read == nil {
+		return func() {}
+	}
+	var hidden []*pflag.Flag
+	c.InheritedFlags().VisitAll(func(f *pflag.Flag) {
+		if !f.Hidden && !slices.Contains(read, f.Name) && f.Name != "help" {
+			f.Hidden = true
+			hidden = append(hidden, f)
+		}
+	})
+	return func() {
+		for _, f := range hidden {
+			f.Hidden = false
+		}
+	}
 }

@@ -106,8 +106,28 @@ func unknownCommand(cmd *cobra.Command, args []string) error {
 	}
 	if s := cmd.SuggestionsFor(args[0]); len(s) > 0 {
 		msg += "; did you mean " + strings.Join(s, " or ") + "?"
+	} else if cmd.HasParent() { // a group: its few words are the nearest there are
+		var names []string
+		for _, c := range cmd.Commands() {
+			if c.IsAvailableCommand() {
+				names = append(names, c.Name())
+			}
+		}
+		msg += "; it takes " + strings.Join(names, ", ")
 	}
 	return usagef("%s", msg)
+}
+
+// refuseUnknownSubcommands makes every group (twin, context) refuse a word it does not know as the root does —
+// exit 2 with the nearest names — where cobra would print the group's help and exit 0: a typo in a script must
+// not read as success. A group given no word still prints its help.
+func refuseUnknownSubcommands(root *cobra.Command) {
+	for _, c := range root.Commands() {
+		if c.HasSubCommands() && !c.Runnable() {
+			c.Args = unknownCommand
+			c.RunE = func(cmd *cobra.Command, _ []string) error { return cmd.Help() }
+		}
+	}
 }
 
 func (a *app) root() *cobra.Command {
@@ -152,6 +172,7 @@ stranded blobs, restore quarantined ones — without ever losing a blob. With no
 			c.Annotations["context"] = "yes" // the commands that look at an estate; seed, demo and twin never take one
 		}
 	}
+	refuseUnknownSubcommands(root)
 	root.PersistentFlags().SortFlags = false
 	root.RegisterFlagCompletionFunc("context", a.completeContexts)
 	a.setHelp(root)
