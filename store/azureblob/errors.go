@@ -34,7 +34,18 @@ func netReason(err error) string {
 // credential): what a Storage Blob Data Reader or Contributor meets when it asks for index tags.
 func tagsDenied(err error) bool {
 	var re *azcore.ResponseError
-	return errors.As(err, &re) && re.StatusCode == http.StatusForbidden && bloberror.Code(re.ErrorCode) != bloberror.AuthenticationFailed
+	return errors.As(err, &re) && re.StatusCode == http.StatusForbidden && !credentialRefused(re)
+}
+
+// credentialRefused reports whether the service refused the credential itself, not the identity's permissions:
+// Azure answers 401 InvalidAuthenticationInfo for a token that is expired or for another audience or tenant, and
+// 403 AuthenticationFailed for a wrong key or signature (Azurite answers AuthenticationFailed for all of them).
+func credentialRefused(re *azcore.ResponseError) bool {
+	switch bloberror.Code(re.ErrorCode) {
+	case bloberror.AuthenticationFailed, bloberror.InvalidAuthenticationInfo, bloberror.NoAuthenticationInformation:
+		return true
+	}
+	return re.StatusCode == http.StatusUnauthorized
 }
 
 // tagRole names what an identity needs for acknowledgements.
@@ -66,7 +77,9 @@ func (a *Container) mapErr(op, name string, err error, write bool) error {
 	}
 	var ae *azidentity.AuthenticationFailedError
 	if errors.As(err, &ae) || strings.Contains(err.Error(), "DefaultAzureCredential") {
-		return fmt.Errorf("%s %q: Microsoft Entra ID sign-in failed (run `az login`, or set AZURE_CLIENT_ID/AZURE_TENANT_ID/AZURE_CLIENT_SECRET): %s", op, name, a.scrub(err.Error()))
+		// The chain's own report is many lines, one per credential it tried, with request dumps: one sentence here,
+		// the details behind the SDK's log switch.
+		return fmt.Errorf("%s %q: Microsoft Entra ID sign-in failed: no credential in DefaultAzureCredential's chain (environment, workload identity, managed identity, Azure CLI, Azure Developer CLI, Azure PowerShell) gave a token for Storage — run `az login`, or give this host a managed or workload identity (AZURE_SDK_GO_LOGGING=all shows each attempt)", op, name)
 	}
 	return fmt.Errorf("%s %q: %s", op, name, a.scrub(err.Error()))
 }
@@ -83,16 +96,10 @@ func (a *Container) responseErr(op, name string, re *azcore.ResponseError, write
 		return store.OpError(op, name, store.ErrConditionFailed)
 	case code == bloberror.BlobNotFound || re.StatusCode == http.StatusNotFound:
 		return store.OpError(op, name, store.ErrNotFound)
+	case credentialRefused(re):
+		return fmt.Errorf("%s %q: %w: %s (%s)", op, name, store.ErrForbidden, a.refusedCredential(), re.ErrorCode)
 	case re.StatusCode == http.StatusForbidden:
-		role := "Storage Blob Data Reader (to list and read)"
-		if write {
-			role = "Storage Blob Data Contributor (to drain and restore)"
-		}
-		if code == bloberror.AuthenticationFailed {
-			return fmt.Errorf("%s %q: %w: account %s refused the credential itself — the account key or SAS signature is wrong or expired (or the clock is off); a role does not help here (%s)", op, name, store.ErrForbidden, a.account, re.ErrorCode)
-		}
-		why := "the identity lacks a data-plane role, or the SAS lacks the permission"
-		return fmt.Errorf("%s %q: %w: %s on account %s: grant %s on the account or container (%s)", op, name, store.ErrForbidden, why, a.account, role, re.ErrorCode)
+		return fmt.Errorf("%s %q: %w: %s (%s)", op, name, store.ErrForbidden, a.lacksPermission(code, write), re.ErrorCode)
 	}
 	return fmt.Errorf("%s %q: storage answered HTTP %d %s", op, name, re.StatusCode, re.ErrorCode)
 }
@@ -108,4 +115,38 @@ func (a *Container) netErr(op, name string, err error) error {
 		msg = fmt.Errorf("%w (is Azurite running on %s? start it with `npx --yes --package azurite azurite-blob --skipApiVersionCheck%s`, see the README)", msg, a.endpoint, port)
 	}
 	return msg
+}
+
+// refusedCredential says which credential the account refused, and what fixes it: never a role, which does not.
+func (a *Container) refusedCredential() string {
+	switch a.cred {
+	case credKey:
+		return "account " + a.account + " refused the account key — it is wrong or was rotated (or the clock is off): take the current one from the portal or `az storage account keys list`; a role does not help here"
+	case credSAS:
+		return "account " + a.account + " refused the SAS — its signature is wrong, or it expired or is not yet valid (or the clock is off): make a new one; a role does not help here"
+	}
+	return "account " + a.account + " refused the token Microsoft Entra ID issued (DefaultAzureCredential) — expired, issued for another audience or tenant, or the clock is off: sign in again with `az login`, or check the managed or workload identity; a role does not help here"
+}
+
+// lacksPermission says what the identity, the SAS or the network lacks for a 403 that is not about the
+// credential: the role to assign, by name.
+func (a *Container) lacksPermission(code bloberror.Code, write bool) string {
+	role, does := "Storage Blob Data Reader", "to list and read"
+	if write {
+		role, does = "Storage Blob Data Contributor", "to drain and restore"
+	}
+	switch {
+	case code == bloberror.AuthorizationFailure && a.cred == credKey:
+		// Azure's answer when the account's firewall keeps this network out; Azurite's for a wrong key.
+		return "account " + a.account + " refused the request signed with the account key — the key is wrong or was rotated, or the account's firewall or private endpoint keeps this network out: check the key (`az storage account keys list`) and the account's Networking settings; a role does not help here"
+	case code == bloberror.AuthorizationFailure:
+		// Azure's answer when the account's firewall or private endpoint keeps this network out (or a SAS's IP range).
+		return "account " + a.account + " refused this network (its firewall or private endpoint, or the SAS's allowed addresses): allow this host's address under the account's Networking settings"
+	case a.cred == credSAS:
+		return "the SAS does not allow this on account " + a.account + ": make one with read and list permissions (and write and delete, to drain and restore)"
+	case a.cred == credKey:
+		return "account " + a.account + " refused the request although the account key allows everything: check the account's policies"
+	}
+	return "the signed-in identity has no data-plane role on account " + a.account + " " + does + ": assign it " + role +
+		" on the account or container (`az role assignment create --assignee <its object id> --role \"" + role + "\" --scope <the storage account's id>`; roles take a few minutes to apply)"
 }

@@ -60,6 +60,7 @@ type Container struct {
 	emulator bool   // the emulator's well-known account and key (see Emulator)
 	name     string
 	secrets  []string // values that must never appear in an error
+	cred     credKind // how requests are signed: what a refusal names
 	// untagged is set once the service refused to list tags (a Storage Blob Data Reader has no …/blobs/tags/read):
 	// listings then go without them, and an acknowledgement, which replaces the whole tag set, is refused.
 	untagged atomic.Bool
@@ -99,13 +100,14 @@ func Open(o Options) (*Container, error) {
 	if o.Transport != nil {
 		opts.Transport = o.Transport
 	}
-	a := &Container{name: o.Container}
+	a := &Container{name: o.Container, cred: credEntra}
 	var svc *azblob.Client
 	var err error
 	switch {
 	case o.ConnectionString != "":
 		cs, cerr := expandConnectionString(o.ConnectionString)
 		a.secrets = connectionSecrets(cs)
+		a.cred = connectionCred(cs)
 		if cerr != nil {
 			return nil, fmt.Errorf("connection string: %s", a.scrub(cerr.Error()))
 		}
@@ -118,6 +120,7 @@ func Open(o Options) (*Container, error) {
 		if perr == nil {
 			if sig := u.Query().Get("sig"); sig != "" {
 				a.secrets = append(a.secrets, sig, url.QueryEscape(sig))
+				a.cred = credSAS // azblob signs nothing more: the SAS in the URL is the credential
 			}
 		}
 		if perr != nil || (u.Scheme != "https" && u.Scheme != "http") || u.Host == "" || u.User != nil {
@@ -200,6 +203,31 @@ func accountOf(service string) string {
 		return host[:i]
 	}
 	return host
+}
+
+// credKind is how requests are signed. A refusal names the credential actually used: an operator signed in with
+// Microsoft Entra ID has no account key to check, and a token is not fixed by rotating one.
+type credKind int
+
+const (
+	credEntra credKind = iota // a bearer token from DefaultAzureCredential
+	credKey                   // the account key (Shared Key)
+	credSAS                   // a shared access signature
+)
+
+// connectionCred is the credential a connection string signs with, as azblob chooses it: the account key when
+// it names the account and its key, else its SAS.
+func connectionCred(cs string) credKind {
+	var name, key bool
+	for _, part := range strings.Split(cs, ";") {
+		k, v, _ := strings.Cut(strings.TrimSpace(part), "=")
+		name = name || k == "AccountName" && v != ""
+		key = key || k == "AccountKey" && v != ""
+	}
+	if name && key {
+		return credKey
+	}
+	return credSAS
 }
 
 func connectionSecrets(cs string) []string {
