@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# The whole test suite: installs Azurite (npm), tmux and promtool (apt, when root) if missing, starts Azurite on a
+# The whole test suite: installs Azurite (npm), tmux, Prometheus and Alertmanager (apt, when root) if missing, starts Azurite on a
 # free loopback port, runs go vet, the Windows and macOS builds, staticcheck and go test ./... against it, fuzzes
 # the parsers briefly, runs the benchmark tool at smoke sizes, and stops Azurite.
 # Extra arguments go to `go test` (e.g. ./test.sh -run Drain -v).
@@ -20,13 +20,23 @@ if [ -n "$missing" ] && [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1
   echo "test.sh: installing$missing (the dashboard's terminal and the completion shells)"
   (apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq $missing) >/dev/null
 fi
-if ! command -v promtool >/dev/null 2>&1 && [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1; then
-  echo "test.sh: installing promtool (Debian package prometheus: the alerting rules' check and unit tests)"
-  # Only its promtool is wanted: a policy-rc.d keeps the package from starting a Prometheus server meanwhile.
+# The alerting chain: promtool and Prometheus (package prometheus), amtool and Alertmanager
+# (prometheus-alertmanager), for the rules' checks and unit tests and the end-to-end alert test.
+if { ! command -v promtool || ! command -v amtool; } >/dev/null 2>&1 && [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1; then
+  echo "test.sh: installing prometheus and prometheus-alertmanager (the alerting rules, routes and their chain)"
+  # Only the binaries are wanted: a policy-rc.d keeps the packages from starting their servers meanwhile.
   policy=/usr/sbin/policy-rc.d created=""
   if [ ! -e "$policy" ]; then printf '#!/bin/sh\nexit 101\n' >"$policy"; chmod +x "$policy"; created=1; fi
-  (apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends prometheus) >/dev/null
+  (apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends prometheus prometheus-alertmanager) >/dev/null
   if [ -n "$created" ]; then rm -f "$policy"; fi
+fi
+# The shipped alerting files, by their own ecosystem's checkers (CI has them; elsewhere they are skipped).
+if command -v promtool >/dev/null 2>&1 && command -v amtool >/dev/null 2>&1; then
+  promtool check rules deploy/prometheus/rules.yml >/dev/null
+  amtool check-config deploy/alertmanager/alertmanager.yml >/dev/null
+  echo "test.sh: promtool check rules and amtool check-config pass"
+elif [ -n "${CI:-}" ]; then
+  echo "test.sh: promtool or amtool is missing (Debian packages prometheus, prometheus-alertmanager)" >&2; exit 1
 fi
 
 port=$(node -e 'const s=require("net").createServer();s.listen(0,"127.0.0.1",()=>{console.log(s.address().port);s.close()})')
