@@ -30,7 +30,7 @@ import (
 
 // contextKeys are the keys a context may hold: each sets the global flag of the same name, except name and
 // connection-string-env (the variable whose value is the connection string).
-var contextKeys = []string{"name", "dir", "account-url", "connection-string-env", "container", "handlers", "ttl", "live-grace",
+var contextKeys = []string{"name", "dir", "account-url", "connection-string-env", "connection-string-file", "container", "handlers", "ttl", "live-grace",
 	"retention", "expiring-within", "max-replays", "max-ack", "read-only", "id-separator", "node-stack-depth"}
 
 // namedContext is one context of the file: its values by key (as written), and the line of each.
@@ -157,12 +157,14 @@ func readContext(path string, n *yaml.Node) (namedContext, error) {
 	switch {
 	case nc.Name == "":
 		return nc, configError(path, n.Line, "name", "every context needs a name")
-	case nc.Values["dir"] != "" && (nc.Values["account-url"] != "" || nc.Values["connection-string-env"] != ""):
+	case nc.Values["dir"] != "" && (nc.Values["account-url"] != "" || nc.Values["connection-string-env"] != "" || nc.Values["connection-string-file"] != ""):
 		return nc, configError(path, nc.Lines["dir"], "dir", "context %q names a directory and an account: one container a context", nc.Name)
-	case nc.Values["account-url"] != "" && nc.Values["connection-string-env"] != "":
+	case nc.Values["account-url"] != "" && (nc.Values["connection-string-env"] != "" || nc.Values["connection-string-file"] != ""):
 		return nc, configError(path, nc.Lines["account-url"], "account-url", "context %q names an account URL and a connection string: one way in", nc.Name)
-	case nc.Values["dir"] == "" && nc.Values["account-url"] == "" && nc.Values["connection-string-env"] == "":
-		return nc, configError(path, n.Line, "", "context %q names no container (dir, account-url or connection-string-env)", nc.Name)
+	case nc.Values["connection-string-env"] != "" && nc.Values["connection-string-file"] != "":
+		return nc, configError(path, nc.Lines["connection-string-file"], "connection-string-file", "context %q names two connection strings: one way in", nc.Name)
+	case nc.Values["dir"] == "" && nc.Values["account-url"] == "" && nc.Values["connection-string-env"] == "" && nc.Values["connection-string-file"] == "":
+		return nc, configError(path, n.Line, "", "context %q names no container (dir, account-url, connection-string-env or connection-string-file)", nc.Name)
 	}
 	return nc, nil
 }

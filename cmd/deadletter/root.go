@@ -38,12 +38,15 @@ type app struct {
 // environment, then flags.
 type globalFlags struct {
 	dir, connString, accountURL, container string
-	ttl, liveGrace, retention, expiring    time.Duration
-	maxReplays                             int
-	maxAck                                 time.Duration
-	stackDepth                             int
-	handlers, separator                    string
-	readOnly                               bool
+	// connStringFile names a file holding the connection string (systemd's LoadCredential=, a mounted secret):
+	// read when the container is opened, so the secret is never on a command line or in the environment.
+	connStringFile                      string
+	ttl, liveGrace, retention, expiring time.Duration
+	maxReplays                          int
+	maxAck                              time.Duration
+	stackDepth                          int
+	handlers, separator                 string
+	readOnly                            bool
 	// timeout bounds how long a command waits on the container (0: unbounded); each command sets its default.
 	timeout time.Duration
 }
@@ -61,6 +64,7 @@ type envVar struct{ name, flag string }
 // variable, so the tool runs beside the Function App's settings.
 var envVars = []envVar{
 	{"AZURE_STORAGE_ACCOUNT_CONNECTION_STRING", "connection-string"},
+	{"DEADLETTER_CONNECTION_STRING_FILE", "connection-string-file"},
 	{"DEADLETTER_DIR", "dir"}, {"DEADLETTER_ACCOUNT_URL", "account-url"}, {"DEADLETTER_CONTAINER", "container"},
 	{"DEADLETTER_TTL", "ttl"}, {"DEADLETTER_LIVE_GRACE", "live-grace"}, {"DEADLETTER_RETENTION", "retention"},
 	{"DEADLETTER_EXPIRING_WITHIN", "expiring-within"}, {"DEADLETTER_MAX_REPLAYS", "max-replays"},
@@ -207,6 +211,7 @@ func (a *app) globalFlags(fs *pflag.FlagSet) {
 	g := &a.g
 	fs.StringVar(&g.dir, "dir", g.dir, "a local directory as the container: offline snapshots and the demo (env DEADLETTER_DIR)")
 	fs.StringVar(&g.connString, "connection-string", g.connString, "storage connection string: account key, SAS, or UseDevelopmentStorage=true[;DevelopmentStorageProxyUri=http://127.0.0.1:PORT] for Azurite (env AZURE_STORAGE_ACCOUNT_CONNECTION_STRING)")
+	fs.StringVar(&g.connStringFile, "connection-string-file", g.connStringFile, "a file holding the connection string, e.g. systemd's LoadCredential= (env DEADLETTER_CONNECTION_STRING_FILE)")
 	fs.StringVar(&g.accountURL, "account-url", g.accountURL, "https://<account>.blob.core.windows.net, signed in with Microsoft Entra ID (DefaultAzureCredential)")
 	fs.StringVar(&g.container, "container", g.container, "container name")
 	durationVar(fs, &g.ttl, "ttl", "the replay trigger's delivery window: a root blob older than this is stranded")
@@ -280,7 +285,7 @@ func (a *app) prepare(cmd *cobra.Command) error {
 }
 
 // backendFlags name the container's backend: one of them, from the command line or else the environment.
-var backendFlags = []string{"dir", "connection-string", "account-url"}
+var backendFlags = []string{"dir", "connection-string", "connection-string-file", "account-url"}
 
 var containerName = regexp.MustCompile(`^[a-z0-9](?:[a-z0-9]|-(?:[a-z0-9]))*$`)
 
@@ -307,7 +312,7 @@ func (g *globalFlags) validate() error {
 	for _, n := range []struct {
 		flag string
 		set  bool
-	}{{"--dir", g.dir != ""}, {"--connection-string", g.connString != ""}, {"--account-url", g.accountURL != ""}} {
+	}{{"--dir", g.dir != ""}, {"--connection-string", g.connString != ""}, {"--connection-string-file", g.connStringFile != ""}, {"--account-url", g.accountURL != ""}} {
 		if n.set {
 			named = append(named, n.flag+" ")
 		}
@@ -363,6 +368,13 @@ func (g *globalFlags) config() (replay.Config, error) {
 func (g *globalFlags) open() (store.Container, error) {
 	if g.dir != "" {
 		return dirstore.Open(g.dir)
+	}
+	if g.connStringFile != "" && g.connString == "" {
+		cs, err := readConnectionStringFile(g.connStringFile)
+		if err != nil {
+			return nil, err
+		}
+		g.connString = cs // for the --exec hooks' scrubbing too
 	}
 	return azureblob.Open(azureblob.Options{ConnectionString: g.connString, AccountURL: g.accountURL, Container: g.container, Deadline: g.timeout})
 }
@@ -464,4 +476,25 @@ func registerFile(g *globalFlags, explicit string) string {
 		return dirstore.RegisterPath(g.dir)
 	}
 	return "deadletter-handlers.json"
+}
+
+// readConnectionStringFile reads a connection string from a file: its one line, without the trailing newline an
+// editor or `echo` leaves. The error never quotes the contents.
+func readConnectionStringFile(path string) (string, error) {
+	b, err := readOperatorFile("--connection-string-file", path)
+	var pe *fs.PathError
+	switch {
+	case errors.As(err, &pe):
+		return "", fmt.Errorf("--connection-string-file: %w", err)
+	case err != nil:
+		return "", err
+	}
+	cs := strings.TrimSpace(string(b))
+	switch {
+	case cs == "":
+		return "", usagef("--connection-string-file %s is empty: want the connection string (AccountName=…;AccountKey=… or BlobEndpoint=…;SharedAccessSignature=…)", textfmt.Printable(path))
+	case strings.ContainsAny(cs, "\r\n"):
+		return "", usagef("--connection-string-file %s holds more than one line: want the connection string alone (its contents are not repeated here)", textfmt.Printable(path))
+	}
+	return cs, nil
 }
