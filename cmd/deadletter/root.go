@@ -7,7 +7,6 @@ import (
 	"io/fs"
 	"os"
 	"regexp"
-	"runtime/debug"
 	"slices"
 	"strconv"
 	"strings"
@@ -141,7 +140,7 @@ func (a *app) root() *cobra.Command {
 		Long: `deadletter shows what is stuck in an Event Grid dead-letter blob container and why, predicts what the
 estate's replay function will do with every event, and runs the two remediations the estate allows — drain
 stranded blobs, restore quarantined ones — without ever losing a blob. With no command it opens the dashboard.`,
-		Version:           version(),
+		Version:           currentVersion().String(),
 		SilenceErrors:     true,
 		SilenceUsage:      true,
 		Args:              unknownCommand,
@@ -160,7 +159,7 @@ stranded blobs, restore quarantined ones — without ever losing a blob. With no
 	dash := a.dashboardFlags(root)
 	root.RunE = func(cmd *cobra.Command, _ []string) error { return a.runDashboard(cmd, dash) }
 	root.AddCommand(a.lsCmd(), a.showCmd(), a.drainCmd(), a.restoreCmd(), a.ackCmd(), a.checkCmd(), a.watchCmd(), a.reportCmd(),
-		a.seedCmd(), a.demoCmd(), a.twinCmd(), a.contextCmd(), a.completionCmd(root))
+		a.seedCmd(), a.demoCmd(), a.twinCmd(), a.contextCmd(), a.completionCmd(root), a.versionCmd())
 	root.Annotations = map[string]string{"context": "yes"}
 	for _, c := range root.Commands() {
 		c.Flags().SortFlags = false
@@ -181,30 +180,6 @@ stranded blobs, restore quarantined ones — without ever losing a blob. With no
 	root.RegisterFlagCompletionFunc("context", a.completeContexts)
 	a.setHelp(root)
 	return root
-}
-
-// version is the module version and VCS revision the binary was built from.
-func version() string {
-	bi, ok := debug.ReadBuildInfo()
-	if !ok {
-		return "(unknown)"
-	}
-	v := bi.Main.Version
-	var rev, dirty string
-	for _, s := range bi.Settings {
-		switch s.Key {
-		case "vcs.revision":
-			rev = s.Value
-		case "vcs.modified":
-			if s.Value == "true" {
-				dirty = "+dirty"
-			}
-		}
-	}
-	if rev != "" {
-		v += " (" + rev[:min(12, len(rev))] + dirty + ")"
-	}
-	return v + " " + bi.GoVersion
 }
 
 func (a *app) globalFlags(fs *pflag.FlagSet) {

@@ -536,3 +536,11 @@ type restoredJSON struct {
 	Name text `json:"name"`
 	From text `json:"restoredFrom"`
 }
+
+// versionJSON is `version --json`: where the binary came from (commit empty when the build recorded none).
+type versionJSON struct {
+	Version  string `json:"version"`
+	Commit   string `json:"commit"`
+	Modified bool   `json:"modified"`
+	Go       string `json:"go"`
+}
