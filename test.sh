@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
-# The whole test suite: installs Azurite (npm), tmux, Prometheus and Alertmanager (apt, when root) if missing, starts Azurite on a
-# free loopback port, runs go vet, the Windows and macOS builds, staticcheck and go test ./... against it, fuzzes
-# the parsers briefly, runs the benchmark tool at smoke sizes, and stops Azurite.
+# The whole test suite: installs Azurite (npm), and as root tmux, the completion shells, Prometheus, Alertmanager
+# and systemd-analyze (apt) if missing, starts Azurite on a free loopback port, runs go vet, the Windows and macOS
+# builds, staticcheck and go test ./... against it, fuzzes the parsers briefly, runs the benchmark tool at smoke
+# sizes, and stops Azurite.
 # Extra arguments go to `go test` (e.g. ./test.sh -run Drain -v).
 set -euo pipefail
 cd "$(dirname "$0")"
@@ -16,6 +17,8 @@ command -v tmux >/dev/null 2>&1 || missing="$missing tmux"
 [ -f /usr/share/bash-completion/bash_completion ] || missing="$missing bash-completion"
 command -v zsh >/dev/null 2>&1 || missing="$missing zsh"
 command -v fish >/dev/null 2>&1 || missing="$missing fish"
+# systemd-analyze verifies the shipped unit (deploy/systemd).
+command -v systemd-analyze >/dev/null 2>&1 || missing="$missing systemd"
 if [ -n "$missing" ] && [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1; then
   echo "test.sh: installing$missing (the dashboard's terminal and the completion shells)"
   (apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq $missing) >/dev/null
