@@ -237,4 +237,49 @@ scrape_configs:
 	if path != "/page" || recv != "deadletter-page" {
 		t.Errorf("expiring (critical, prod) went to %s (%s)", path, recv)
 	}
+
+	// While DeadletterWatchDown fires for the job, the job's other alerts are inhibited — here the quarantine alert,
+	// which the drain leaves firing (WatchDown is posted straight to Alertmanager's API: stopping the watch would
+	// take the rule's whole `for`).
+	am := "http://127.0.0.1:" + amPort + "/api/v2/alerts"
+	down := `[{"labels":{"alertname":"DeadletterWatchDown","job":"deadletter","severity":"critical"},"annotations":{"summary":"test"}}]`
+	if resp, err := http.Post(am, "application/json", strings.NewReader(down)); err != nil || resp.StatusCode != http.StatusOK {
+		t.Fatalf("posting DeadletterWatchDown: %v %v", resp, err)
+	}
+	waitFor(t, 30*time.Second, "the quarantine alert inhibited while the watch is down", func() bool {
+		resp, err := http.Get(am + `?filter=alertname="DeadletterQuarantine"`)
+		if err != nil {
+			return false
+		}
+		defer resp.Body.Close()
+		var alerts []struct {
+			Status struct {
+				State       string   `json:"state"`
+				InhibitedBy []string `json:"inhibitedBy"`
+			} `json:"status"`
+		}
+		json.NewDecoder(resp.Body).Decode(&alerts)
+		return len(alerts) == 1 && alerts[0].Status.State == "suppressed" && len(alerts[0].Status.InhibitedBy) == 1
+	})
+}
+
+// The shipped routing, label set by label set, as amtool resolves it offline: prod's critical alerts and a watch
+// that is down page; other contexts, warnings and a context-less watch open a ticket; other alerts are not ours.
+func TestAlertmanagerRoutes(t *testing.T) {
+	amtool := tool(t, "prometheus-alertmanager", "amtool")
+	config := filepath.Join("..", "..", "deploy", "alertmanager", "alertmanager.yml")
+	for labels, want := range map[string]string{
+		"alertname=DeadletterExpiring severity=critical context=prod":      "deadletter-page",
+		"alertname=DeadletterReplayStalled severity=critical context=prod": "deadletter-page",
+		"alertname=DeadletterWatchDown severity=critical job=deadletter":   "deadletter-page",
+		"alertname=DeadletterExpiring severity=critical context=dev":       "deadletter-ticket",
+		"alertname=DeadletterExpiring severity=critical":                   "deadletter-ticket",
+		"alertname=DeadletterStranded severity=warning context=prod":       "deadletter-ticket",
+		"alertname=Watchdog severity=critical context=prod":                "default",
+	} {
+		out, err := exec.Command(amtool, append([]string{"config", "routes", "test", "--config.file=" + config}, strings.Fields(labels)...)...).Output()
+		if err != nil || strings.TrimSpace(string(out)) != want {
+			t.Errorf("%s: routed to %q (%v), want %s", labels, strings.TrimSpace(string(out)), err, want)
+		}
+	}
 }
