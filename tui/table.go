@@ -521,12 +521,11 @@ func (t *table) header() string {
 		if w == 0 {
 			continue
 		}
-		title := c.Title
+		mark := ""
 		if c.ID == t.sortBy {
-			title = textfmt.Cell(title, w-1)
-			title = strings.TrimRight(title, " ") + arrow
+			mark = arrow
 		}
-		head = append(head, textfmt.Cell(title, w))
+		head = append(head, c.Head(w, mark))
 	}
 	line := strings.Join(head, " ")
 	if t.head.key != line {

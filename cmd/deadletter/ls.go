@@ -265,18 +265,18 @@ var lsColumns = []present.BlobColumn{present.ColPane, present.ColName, present.C
 
 // printTable prints rows under their columns' titles, each column at its width (0: left out).
 func printTable[R any](w io.Writer, cols []present.Column[R], widths []int, rows []R) {
-	line := func(cell func(i int, c present.Column[R]) string) {
+	line := func(cell func(c present.Column[R], w int) string) {
 		var parts []string
 		for i, c := range cols {
 			if widths[i] > 0 {
-				parts = append(parts, c.Fit(cell(i, c), widths[i]))
+				parts = append(parts, cell(c, widths[i]))
 			}
 		}
 		fmt.Fprintln(w, strings.TrimRight(strings.Join(parts, " "), " "))
 	}
-	line(func(_ int, c present.Column[R]) string { return c.Title })
+	line(func(c present.Column[R], w int) string { return c.Head(w, "") })
 	for _, r := range rows {
-		line(func(_ int, c present.Column[R]) string { return c.Cell(r) })
+		line(func(c present.Column[R], w int) string { return c.Fit(c.Cell(r), w) })
 	}
 }
 

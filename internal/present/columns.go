@@ -44,12 +44,28 @@ type Column[R any] struct {
 	Cell func(r R) string
 	// Shorten cuts a cell to w columns; nil cuts the end with "…".
 	Shorten func(s string, w int) string
+	// Short is the title where Title does not fit (what a Shorten keeps: "OUTCOME"); "" cuts the title.
+	Short string
 	// Less orders two blobs by this column (nil: not sortable; blob columns only).
 	Less func(a, b *replay.Item) bool
 }
 
 // BlobColumn is a column of a blob list.
 type BlobColumn = Column[Row]
+
+// Head is the column's title at width w, with mark (the sort arrow, or "") after it: the short title where the
+// whole one does not fit, and a title cut without "…" so the mark always shows ("AT↓", never "A…↓").
+func (c Column[R]) Head(w int, mark string) string {
+	room := w - textfmt.Width(mark)
+	t := c.Title
+	if textfmt.Width(t) > room && c.Short != "" {
+		t = c.Short
+	}
+	if textfmt.Width(t) > room {
+		t = textfmt.Truncate(t, max(room, 0), "")
+	}
+	return textfmt.Cell(t+mark, w)
+}
 
 // Fit renders one cell at width w.
 func (c Column[R]) Fit(s string, w int) string {
@@ -153,6 +169,15 @@ func reasonCell(word func(string) string) func(Row) string {
 	}
 }
 
+// outcomeFirst cuts "reason/outcome" to w columns keeping what tells blobs apart: the outcome (NotFound, Busy),
+// since most dead letters share a reason (MaxAttempts); the reason alone when there is no outcome.
+func outcomeFirst(s string, w int) string {
+	if i := strings.LastIndexByte(s, '/'); i >= 0 && i+1 < len(s) {
+		s = s[i+1:]
+	}
+	return textfmt.Truncate(s, w, "…")
+}
+
 // ByHour orders blobs as a person reads a run of them: by subscription, then the hour Event Grid wrote each (not
 // the name's text, where /12/1/14 sorts before /12/1/7), then the name.
 func ByHour(a, b *replay.Item) int {
@@ -244,7 +269,8 @@ var (
 		Cell: func(r Row) string { return textfmt.Bytes(r.Item.Size) },
 		Less: func(a, b *replay.Item) bool { return a.Size < b.Size }}
 	// ColReason is the top reason, short (the legend says what each stands for), and the top outcome.
-	ColReason = BlobColumn{ID: "reason", Title: "REASON / OUTCOME", Min: 12, Max: 44, Priority: 30, Cell: reasonCell(ShortReason)}
+	ColReason = BlobColumn{ID: "reason", Title: "REASON / OUTCOME", Min: 12, Max: 44, Priority: 30, Cell: reasonCell(ShortReason),
+		Shorten: outcomeFirst, Short: "OUTCOME"}
 	// ColReasonLong is ColReason in Event Grid's own words, for output nothing cuts (-o wide, a pipe).
 	ColReasonLong = With(ColReason, func(c *BlobColumn) { c.Max, c.Cell = 0, reasonCell(func(s string) string { return s }) })
 	ColAttempt    = BlobColumn{ID: "attempt", Title: "ATT", Min: 3, Max: 6, Priority: 50,

@@ -1,6 +1,7 @@
 package present
 
 import (
+	"strings"
 	"testing"
 
 	"github.com/deadletter/deadletter/replay"
@@ -32,5 +33,25 @@ func TestDrainQuestion(t *testing.T) {
 		if got := DrainQuestion(tc.f, "blob(s)"); got != tc.want {
 			t.Errorf("%+v: %q, want %q", tc.f, got, tc.want)
 		}
+	}
+}
+
+// At 80 columns the reason column keeps what tells blobs apart — the outcome — under a title that says so, and a
+// sort arrow never eats a title down to "A…↓".
+func TestNarrowColumnsKeepWhatTheyMean(t *testing.T) {
+	if got := ColReason.Fit("MaxAttempts/NotFound", 11); strings.TrimSpace(got) != "NotFound" {
+		t.Errorf("narrow reason cell %q, want the outcome", got)
+	}
+	if got := ColReason.Fit("MaxAttempts", 8); strings.TrimSpace(got) != "MaxAtte…" {
+		t.Errorf("narrow reason without an outcome %q", got)
+	}
+	if got := ColReason.Head(11, ""); strings.TrimSpace(got) != "OUTCOME" {
+		t.Errorf("narrow reason title %q", got)
+	}
+	if got := ColAttempt.Head(3, "↓"); got != "AT↓" {
+		t.Errorf("ATT sorted at 3 columns: %q", got)
+	}
+	if got := ColAge.Head(8, "↓"); got != "AGE↓    " {
+		t.Errorf("AGE sorted: %q", got)
 	}
 }
