@@ -297,7 +297,14 @@ var (
 			return summaryOr(r, VerdictSummary)
 		}}
 	ColState = BlobColumn{ID: "state", Title: "STATE", Min: 8, Max: 22, Priority: 72, // handled and acked rows must not pass for ordinary ones
-		Cell: func(r Row) string { return State(r.Alerts) }}
+		Cell: func(r Row) string { return State(r.Alerts) },
+		// Cut, "acked ops@host" keeps its word whole ("acked", never "acked …"): who acked is a detail away.
+		Shorten: func(s string, w int) string {
+			if word, _, ok := strings.Cut(s, " "); ok && textfmt.Width(word)+4 > w {
+				return textfmt.Truncate(word, w, "…")
+			}
+			return textfmt.Truncate(s, w, "…")
+		}}
 )
 
 // State is the word for what sets a blob apart from its pane: acknowledged (by whom), handled by the replay, or

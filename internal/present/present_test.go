@@ -51,6 +51,9 @@ func TestNarrowColumnsKeepWhatTheyMean(t *testing.T) {
 	if got := ColAttempt.Head(3, "↓"); got != "AT↓" {
 		t.Errorf("ATT sorted at 3 columns: %q", got)
 	}
+	if got := ColState.Fit("acked ops@host", 8); got != "acked   " {
+		t.Errorf("narrow STATE %q, want the word whole", got)
+	}
 	if got := ColAge.Head(8, "↓"); got != "AGE↓    " {
 		t.Errorf("AGE sorted: %q", got)
 	}
