@@ -8,8 +8,8 @@ import (
 	"github.com/deadletter/deadletter/replay"
 )
 
-// Every state a blob can be in — pane × handled × stalled × expiring × crash × malformed × untriggerable × acked ×
-// unreadable × restore plan × readiness × gone — gets advice in one voice: one sentence that decides, and no two
+// Every state a blob can be in — pane × handled × stalled × expiring × crash × may-crash × malformed ×
+// untriggerable × acked × unreadable × restore plan × readiness × gone — gets advice in one voice: one sentence that decides, and no two
 // sentences on the screen that disagree.
 func TestAdviceNeverContradictsItself(t *testing.T) {
 	plans := []*replay.RestorePlan{nil, {Target: "S/x.restored.json", Resume: []replay.Resuming{{}}},
@@ -21,9 +21,10 @@ func TestAdviceNeverContradictsItself(t *testing.T) {
 	ack := &replay.Ack{By: "ops", Until: time.Now().Add(time.Hour)}
 	n := 0
 	for _, pane := range replay.Panes {
-		for bits := 0; bits < 1<<8; bits++ {
+		for bits := 0; bits < 1<<9; bits++ {
 			b := func(i int) bool { return bits&(1<<i) != 0 }
-			a := replay.Alerts{Handled: b(0), Stalled: b(1), Expiring: b(2), Crash: b(3), Malformed: b(4), Untriggerable: b(5), Acked: b(6), DeletesIn: time.Hour}
+			a := replay.Alerts{Handled: b(0), Stalled: b(1), Expiring: b(2), Crash: b(3), Malformed: b(4), Untriggerable: b(5), Acked: b(6),
+				MayCrash: b(8), DeletesIn: time.Hour}
 			if a.Handled {
 				a.HandledBy = "archived/S/x.json"
 			}
@@ -63,6 +64,8 @@ func checkAdvice(t *testing.T, s BlobState, lines []string) {
 		bad("restore offered outside the quarantine pane")
 	case has("not consuming") && has("Leave it alone"):
 		bad("a stalled replay beside 'leave it alone'")
+	case s.Alerts.Crash && has("Drain it"):
+		bad("drain offered for a blob the replay crashes on")
 	case has("still dead-lettered") && !has("Drain it"):
 		bad("a readiness warning without a drain to warn about")
 	case s.Gone != nil && (has("Drain it") || has("Restore it") || has("Hurry")):
