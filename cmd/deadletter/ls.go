@@ -244,6 +244,13 @@ func (a *app) printLs(ctx context.Context, l *replay.Loader, cfg replay.Config, 
 	for i, it := range ptrs {
 		rows[i] = present.RowOf(cfg, it, snap.Now)
 	}
+	if width < 1<<20 { // fitted to a terminal: the PANE column says archived/ or quarantine/, the name need not
+		for i := range cols {
+			if cols[i].ID == present.ColName.ID {
+				cols[i] = present.ColNameInPane
+			}
+		}
+	}
 	widths := present.Layout(cols, width)
 	if width == 1<<20 { // no terminal to fit: every column as wide as its widest cell, the reasons whole
 		for i := range cols {

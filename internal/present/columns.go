@@ -226,6 +226,17 @@ var (
 		Cell:    func(r Row) string { return textfmt.Printable(r.Item.Name) },
 		Shorten: textfmt.ShortenMiddle,
 		Less:    func(a, b *replay.Item) bool { return a.Name < b.Name }}
+	// ColNameInPane is the name without the archived/ or quarantine/ prefix a PANE column beside it already says:
+	// on a terminal that width is the GUID's (-o wide and a pipe keep the whole name).
+	ColNameInPane = With(ColName, func(c *BlobColumn) {
+		c.Cell = func(r Row) string {
+			n := r.Item.Name
+			for _, p := range []string{replay.ArchivedPrefix, replay.QuarantinePrefix} {
+				n = strings.TrimPrefix(n, p)
+			}
+			return textfmt.Printable(n)
+		}
+	})
 	// ColFile is the last segment of the name without .json (the GUID), shortened from the middle: it tells two
 	// blobs of one subscription and hour apart, and its text can be typed into show.
 	ColFile = BlobColumn{ID: "file", Title: "NAME", Min: 12, Priority: 45,

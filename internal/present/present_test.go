@@ -54,6 +54,11 @@ func TestNarrowColumnsKeepWhatTheyMean(t *testing.T) {
 	if got := ColState.Fit("acked ops@host", 8); got != "acked   " {
 		t.Errorf("narrow STATE %q, want the word whole", got)
 	}
+	it := replay.Item{}
+	it.Name = "quarantine/WEBHOOKS/2026/12/1/4/g.json"
+	if got := ColNameInPane.Cell(Row{Item: &it}); got != "WEBHOOKS/2026/12/1/4/g.json" {
+		t.Errorf("ls on a terminal spends width on the pane's prefix: %q", got)
+	}
 	if got := ColAge.Head(8, "↓"); got != "AGE↓    " {
 		t.Errorf("AGE sorted: %q", got)
 	}
