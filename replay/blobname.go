@@ -67,20 +67,33 @@ func RestoreTarget(quarantineName string, copyModified time.Time) (string, error
 	if !strings.HasPrefix(quarantineName, QuarantinePrefix) {
 		return "", fmt.Errorf("%q is not under %s", quarantineName, QuarantinePrefix)
 	}
-	base := strings.TrimPrefix(quarantineName, QuarantinePrefix)
+	return stampedTarget(strings.TrimPrefix(quarantineName, QuarantinePrefix), quarantineName, "restore", "restoring", ".restored-", copyModified)
+}
+
+// RepairTarget is the root name a repaired payload gets, as RestoreTarget names a restored copy: the original's
+// name without its archived/ or quarantine/ prefix, with .repaired-<the original's Last-Modified, UTC> before
+// .json — the same for every retry of one repair, so a retry after a lost answer finds the copy it wrote.
+func RepairTarget(original string, modified time.Time) (string, error) {
+	base := strings.TrimPrefix(strings.TrimPrefix(original, ArchivedPrefix), QuarantinePrefix)
+	return stampedTarget(base, original, "repair", "repairing", ".repaired-", modified)
+}
+
+// stampedTarget is base with stamp and the time before its .json: a root name that fits with the replay's
+// quarantine/ copy of it.
+func stampedTarget(base, from, verb, verbing, stamp string, t time.Time) (string, error) {
 	if base == "" || !IsRoot(base) {
-		return "", fmt.Errorf("restoring %q would not land at the container root", quarantineName)
+		return "", fmt.Errorf("%s %q would not land at the container root", verbing, from)
 	}
-	stamp := ".restored-" + copyModified.UTC().Format("20060102T150405Z")
+	stamp += t.UTC().Format("20060102T150405Z")
 	target := base + stamp
 	if strings.HasSuffix(base, ".json") {
 		target = strings.TrimSuffix(base, ".json") + stamp + ".json"
 	}
-	// The replay copies what it reads to quarantine/ or archived/ under the same name: a restored copy it cannot
-	// copy is one it throws on, so the name must fit with the longer prefix too.
+	// The replay copies what it reads to quarantine/ or archived/ under the same name: a copy it cannot copy is
+	// one it throws on, so the name must fit with the longer prefix too.
 	if n := utf8.RuneCountInString(QuarantinePrefix + target); n > MaxNameLength {
-		return "", fmt.Errorf("too long to restore: its restored name would be %d characters and the replay's copy of it %d, over the %d a blob name may have (move it by hand under a shorter name)",
-			utf8.RuneCountInString(target), n, MaxNameLength)
+		return "", fmt.Errorf("too long to %s: its new name would be %d characters and the replay's copy of it %d, over the %d a blob name may have (move it by hand under a shorter name)",
+			verb, utf8.RuneCountInString(target), n, MaxNameLength)
 	}
 	return target, nil
 }

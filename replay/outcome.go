@@ -17,6 +17,8 @@ const (
 	OutcomeDrained  Outcome = "drained"
 	OutcomeRestored Outcome = "restored"
 	OutcomeAcked    Outcome = "acked"
+	// OutcomeRepaired: an edited payload written as a new root dead letter (and its original retired).
+	OutcomeRepaired Outcome = "repaired"
 	OutcomeCleared  Outcome = "cleared"
 	OutcomeYoung    Outcome = "young"
 	OutcomeExcluded Outcome = "excluded"
@@ -39,12 +41,12 @@ const (
 )
 
 // Outcomes lists every outcome in the order reports give them: what was done, what was left and why, failures.
-var Outcomes = []Outcome{OutcomeDrained, OutcomeRestored, OutcomeAcked, OutcomeCleared, OutcomeYoung, OutcomeExcluded,
+var Outcomes = []Outcome{OutcomeDrained, OutcomeRestored, OutcomeRepaired, OutcomeAcked, OutcomeCleared, OutcomeYoung, OutcomeExcluded,
 	OutcomeHandled, OutcomeUntriggerable, OutcomeCrash, OutcomeChanged, OutcomeGone, OutcomeNotFound, OutcomeRefused, OutcomeCancelled, OutcomeFailed}
 
 // Done reports whether the outcome is the action having been carried out.
 func (o Outcome) Done() bool {
-	return o == OutcomeDrained || o == OutcomeRestored || o == OutcomeAcked || o == OutcomeCleared
+	return o == OutcomeDrained || o == OutcomeRestored || o == OutcomeRepaired || o == OutcomeAcked || o == OutcomeCleared
 }
 
 // readFailed is the outcome of an action whose read of its blob failed: the blob is missing (missing), the
@@ -67,8 +69,10 @@ func readFailed(ctx context.Context, r Result, err error, missing Outcome) Resul
 type Result struct {
 	Name    string
 	Outcome Outcome
-	// Target is the restored copy's name.
+	// Target is the restored copy's name (a repair's new blob).
 	Target string
+	// Retired is the original a repair deleted once its new blob had landed.
+	Retired string
 	// Reason says why a blob failed, was refused or left alone, or warns about what was left (internal/present
 	// words it).
 	Reason Reason
@@ -89,7 +93,7 @@ func TallyOf(rs []Result) Tally {
 }
 
 // ErrReadOnly is returned by every action in read-only mode, before anything is touched.
-var ErrReadOnly = errors.New("read-only mode: drain, restore and ack are disabled")
+var ErrReadOnly = errors.New("read-only mode: drain, restore, ack and repair are disabled")
 
 // StopAfterFailures is how many blobs in a row may fail before an action stops: an endpoint that fails every
 // request should not be hammered through ten thousand blobs before the operator hears of it.

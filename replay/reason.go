@@ -60,6 +60,21 @@ const (
 	// ReasonLingers: its original (Name) still lingers at the root: restored, its events are there twice.
 	ReasonLingers
 
+	// Why a repair refuses, or what it left.
+
+	// ReasonUnchanged: the edited payload is the original's bytes.
+	ReasonUnchanged
+	// ReasonStillQuarantined: Count events of the edited payload would be quarantined (Verdicts: by primary).
+	ReasonStillQuarantined
+	// ReasonLiveOriginal: the original is a live root blob: its own trigger may still arrive.
+	ReasonLiveOriginal
+	// ReasonChangedSinceOpened: the original was rewritten or removed since it was opened: nothing was written.
+	ReasonChangedSinceOpened
+	// ReasonOriginalLeft: the repair landed, but its original changed or vanished meanwhile and was left.
+	ReasonOriginalLeft
+	// ReasonWrittenNotRetired: the repair landed at Name but its original could not be deleted (Err).
+	ReasonWrittenNotRetired
+
 	// Failures and what stopped a run.
 
 	// ReasonNotFound: the blob does not exist.

@@ -186,16 +186,33 @@ func (n nameUnfit) reason() Reason { return Reason{Kind: ReasonNameTaken, Name: 
 // alternative of the plan's base name, starting from the one the plan found free; it returns the name and which
 // alternative it is. A dry run stops at the name it would write.
 func placeCopy(ctx context.Context, c store.Container, from string, b store.Blob, plan RestorePlan, dryRun bool) (string, int, error) {
-	ct := b.ContentType
-	if ct == "" {
-		ct = "application/json"
-	}
-	meta := store.MetaWith(b.Metadata, MetaRestoredFrom, from)
 	base := plan.base
 	if base == "" {
 		base = plan.Target
 	}
-	for n := max(1, plan.alt); n <= maxRestoreNames; n++ {
+	return place(ctx, c, placement{base: base, alt: plan.alt, body: plan.Body, contentType: b.ContentType,
+		meta: store.MetaWith(b.Metadata, MetaRestoredFrom, from)}, dryRun)
+}
+
+// placement is a new root blob written under a name fixed in advance (a restore's, a repair's): base, or the
+// alternative alt of it, holding body.
+type placement struct {
+	base        string
+	alt         int
+	body        []byte
+	contentType string
+	meta        map[string]string
+}
+
+// place writes p.body under the first of p's names that is free or already holds it (the write already landed),
+// and returns that name and which alternative it is. It writes only where nothing stands (If-None-Match "*").
+func place(ctx context.Context, c store.Container, p placement, dryRun bool) (string, int, error) {
+	ct := p.contentType
+	if ct == "" {
+		ct = "application/json"
+	}
+	base := p.base
+	for n := max(1, p.alt); n <= maxRestoreNames; n++ {
 		target := base
 		if n > 1 {
 			target = AlternateTarget(base, n)
@@ -209,7 +226,7 @@ func placeCopy(ctx context.Context, c store.Container, from string, b store.Blob
 			}
 		}
 		for attempt := 0; attempt < 2; attempt++ {
-			st, err := standing(ctx, c, target, plan.Body)
+			st, err := standing(ctx, c, target, p.body)
 			if err != nil {
 				return target, n, err
 			}
@@ -222,13 +239,13 @@ func placeCopy(ctx context.Context, c store.Container, from string, b store.Blob
 			case dryRun:
 				return target, n, nil
 			}
-			_, err = c.Write(ctx, target, plan.Body, store.WriteOptions{IfNoneMatchAny: true, ContentType: ct, Metadata: meta})
+			_, err = c.Write(ctx, target, p.body, store.WriteOptions{IfNoneMatchAny: true, ContentType: ct, Metadata: p.meta})
 			if err == nil {
 				return target, n, nil
 			}
 			if !errors.Is(err, store.ErrAlreadyExists) {
 				// The answer may be lost with the write done: look once more before calling it failed.
-				if st, serr := standing(ctx, c, target, plan.Body); serr == nil && st == landed {
+				if st, serr := standing(ctx, c, target, p.body); serr == nil && st == landed {
 					return target, n, nil
 				}
 				return target, n, err

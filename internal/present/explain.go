@@ -48,34 +48,7 @@ func explainPreview(out *lines, d *replay.Detail, c replay.Config) {
 	} else {
 		out.add("when the replay function handles it:")
 	}
-	switch {
-	case pv.Crash != nil:
-		out.add("  - CRASH: %s", CrashReason(pv.Crash.Depth))
-		out.add("  - %s", CrashStageNote(pv.Crash))
-		return
-	case pv.Malformed:
-		out.add("  - malformed: the raw bytes go to %s and the original is deleted", textfmt.Printable(pv.QuarantineName))
-		return
-	}
-	if pv.MayCrash > 0 {
-		out.add("  - %s; if it does not:", MayCrashNote(pv.MayCrash))
-	}
-	if len(pv.Quarantine) > 0 {
-		out.add("  - %d event(s) quarantined to %s (%s), ids written without their count", len(pv.Quarantine), textfmt.Printable(pv.QuarantineName), replay.Primaries(pv.Quarantine))
-	}
-	if pv.Unknown > 0 {
-		out.add("  - %d event(s) depend on the handler register", pv.Unknown)
-	}
-	if len(pv.Republish) > 0 {
-		bytes := 0
-		for _, r := range pv.PublishRequests {
-			bytes += r.Bytes
-		}
-		out.add("  - %d event(s) republished with attempt+1 in %d sequential request(s) (%d bytes)", len(pv.Republish), len(pv.PublishRequests), bytes)
-		out.add("  - then the original is archived to %s and deleted", textfmt.Printable(pv.ArchiveName))
-	} else if pv.Unknown == 0 {
-		out.add("  - nothing is replayable: the original is deleted")
-	}
+	previewLines(out, pv)
 }
 
 // explainRestore is what a restore would do with a quarantined blob.
@@ -115,34 +88,7 @@ func PredictionLine(d *replay.Detail) string {
 	case d.ReadErr != "":
 		return ""
 	case d.Preview != nil:
-		pv := d.Preview
-		switch {
-		case pv.Crash != nil:
-			return fmt.Sprintf("replay: CRASH — it serializes a value nested %d levels deep; nothing is republished or deleted", pv.Crash.Depth)
-		case pv.Malformed:
-			return "replay: quarantines the whole payload (malformed) and deletes the original"
-		}
-		var parts []string
-		if pv.MayCrash > 0 {
-			parts = append(parts, fmt.Sprintf("MAY CRASH (nests %d)", pv.MayCrash))
-		}
-		if n := len(pv.Republish); n > 0 {
-			bytes := 0
-			for _, r := range pv.PublishRequests {
-				bytes += r.Bytes
-			}
-			parts = append(parts, fmt.Sprintf("republishes %d in %d request(s) (%s)", n, len(pv.PublishRequests), textfmt.Bytes(int64(bytes))))
-		}
-		if n := len(pv.Quarantine); n > 0 {
-			parts = append(parts, fmt.Sprintf("quarantines %d (%s)", n, replay.Primaries(pv.Quarantine)))
-		}
-		if pv.Unknown > 0 {
-			parts = append(parts, fmt.Sprintf("%d need --handlers", pv.Unknown))
-		}
-		if len(parts) == 0 {
-			return "replay: nothing to republish; the original is deleted"
-		}
-		return "replay: " + strings.Join(parts, " · ")
+		return PreviewLine(d.Preview)
 	case d.Restore != nil:
 		rp := d.Restore
 		why := rp.Refusal
@@ -156,4 +102,67 @@ func PredictionLine(d *replay.Detail) string {
 		return fmt.Sprintf("restore: → %s · %d resume · %d quarantined again", textfmt.Printable(rp.Target), len(rp.Resume), len(rp.Requarantine))
 	}
 	return ""
+}
+
+// PreviewLine is what the replay does with a root blob, in one line.
+func PreviewLine(pv *replay.Preview) string {
+	switch {
+	case pv.Crash != nil:
+		return fmt.Sprintf("replay: CRASH — it serializes a value nested %d levels deep; nothing is republished or deleted", pv.Crash.Depth)
+	case pv.Malformed:
+		return "replay: quarantines the whole payload (malformed) and deletes the original"
+	}
+	var parts []string
+	if pv.MayCrash > 0 {
+		parts = append(parts, fmt.Sprintf("MAY CRASH (nests %d)", pv.MayCrash))
+	}
+	if n := len(pv.Republish); n > 0 {
+		bytes := 0
+		for _, r := range pv.PublishRequests {
+			bytes += r.Bytes
+		}
+		parts = append(parts, fmt.Sprintf("republishes %d in %d request(s) (%s)", n, len(pv.PublishRequests), textfmt.Bytes(int64(bytes))))
+	}
+	if n := len(pv.Quarantine); n > 0 {
+		parts = append(parts, fmt.Sprintf("quarantines %d (%s)", n, replay.Primaries(pv.Quarantine)))
+	}
+	if pv.Unknown > 0 {
+		parts = append(parts, fmt.Sprintf("%d need --handlers", pv.Unknown))
+	}
+	if len(parts) == 0 {
+		return "replay: nothing to republish; the original is deleted"
+	}
+	return "replay: " + strings.Join(parts, " · ")
+}
+
+// previewLines are the bullets of what the replay function does with a root blob.
+func previewLines(out *lines, pv *replay.Preview) {
+	switch {
+	case pv.Crash != nil:
+		out.add("  - CRASH: %s", CrashReason(pv.Crash.Depth))
+		out.add("  - %s", CrashStageNote(pv.Crash))
+		return
+	case pv.Malformed:
+		out.add("  - malformed: the raw bytes go to %s and the original is deleted", textfmt.Printable(pv.QuarantineName))
+		return
+	}
+	if pv.MayCrash > 0 {
+		out.add("  - %s; if it does not:", MayCrashNote(pv.MayCrash))
+	}
+	if len(pv.Quarantine) > 0 {
+		out.add("  - %d event(s) quarantined to %s (%s), ids written without their count", len(pv.Quarantine), textfmt.Printable(pv.QuarantineName), replay.Primaries(pv.Quarantine))
+	}
+	if pv.Unknown > 0 {
+		out.add("  - %d event(s) depend on the handler register", pv.Unknown)
+	}
+	if len(pv.Republish) > 0 {
+		bytes := 0
+		for _, r := range pv.PublishRequests {
+			bytes += r.Bytes
+		}
+		out.add("  - %d event(s) republished with attempt+1 in %d sequential request(s) (%d bytes)", len(pv.Republish), len(pv.PublishRequests), bytes)
+		out.add("  - then the original is archived to %s and deleted", textfmt.Printable(pv.ArchiveName))
+	} else if pv.Unknown == 0 {
+		out.add("  - nothing is replayable: the original is deleted")
+	}
 }

@@ -358,6 +358,8 @@ func outcomeWords(o replay.Outcome, dryRun bool) string {
 		return "would drain"
 	case replay.OutcomeRestored:
 		return "would restore"
+	case replay.OutcomeRepaired:
+		return "would repair"
 	}
 	return string(o)
 }

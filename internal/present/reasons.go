@@ -19,10 +19,14 @@ const (
 	ForceByName
 	// ForceKey: the dashboard's restore dialog ("f forces").
 	ForceKey
+	// ForceRepair: edit and resubmit ("--force writes it anyway").
+	ForceRepair
+	// ForceRepairKey: the dashboard's repair question ("f writes it anyway").
+	ForceRepairKey
 )
 
 var forceWords = [...]string{ForceFlag: "--force does it anyway", ForceByName: "name it with --force to do it anyway",
-	ForceKey: "f forces"}
+	ForceKey: "f forces", ForceRepair: "--force writes it anyway", ForceRepairKey: "f writes it anyway"}
 
 // Reason words why an action left a blob, refused it, warned about it or failed on it (untrusted parts escaped).
 func Reason(r replay.Reason, force Force) string {
@@ -88,6 +92,24 @@ var reasonWords = map[replay.ReasonKind]func(r replay.Reason, p func(string) str
 	},
 	replay.ReasonLingers: func(r replay.Reason, p func(string) string) string {
 		return fmt.Sprintf("its original %s still lingers at the root (the replay quarantined it and could not delete it): restoring would put its events at the root twice; delete that original first — its events are all in this copy — with your storage tools (az storage blob delete --name <it>, Storage Explorer; deadletter deletes nothing it has not copied)", p(r.Name))
+	},
+	replay.ReasonUnchanged: func(r replay.Reason, p func(string) string) string {
+		return "the edit changes nothing: the payload is the original's, byte for byte"
+	},
+	replay.ReasonStillQuarantined: func(r replay.Reason, p func(string) string) string {
+		return fmt.Sprintf("%d event(s) would still be quarantined (%s)", r.Count, r.Verdicts)
+	},
+	replay.ReasonLiveOriginal: func(r replay.Reason, p func(string) string) string {
+		return "the original is a live root blob: its own trigger may still arrive and replay it, and its events would go twice"
+	},
+	replay.ReasonChangedSinceOpened: func(r replay.Reason, p func(string) string) string {
+		return "the original was rewritten or removed since it was opened: nothing was written; look at it again"
+	},
+	replay.ReasonOriginalLeft: func(r replay.Reason, p func(string) string) string {
+		return "the original changed or vanished after it was opened; it was left as it is"
+	},
+	replay.ReasonWrittenNotRetired: func(r replay.Reason, p func(string) string) string {
+		return fmt.Sprintf("written as %s but the original could not be deleted (repairing again finds the new blob and only retries the delete): %s", p(r.Name), p(r.Err))
 	},
 	replay.ReasonNotFound: func(r replay.Reason, p func(string) string) string {
 		if r.Err != "" {

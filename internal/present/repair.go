@@ -1,0 +1,76 @@
+package present
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/deadletter/deadletter/internal/textfmt"
+	"github.com/deadletter/deadletter/replay"
+)
+
+// maxCountedShown is how many ids still carrying a count the repair preview names.
+const maxCountedShown = 5
+
+// RepairLines say what a repair will do — the same lines for edit, resubmit and the dashboard: where the edited
+// payload goes, what the replay will do with it beside what it would have done with the original, the ids that
+// still carry a count, what is retired, and why it is refused.
+func RepairLines(rp *replay.RepairPlan, c replay.Config, force Force) []string {
+	var out lines
+	p := textfmt.Printable
+	if c.Handlers == nil {
+		out.add("note: no handler register (--handlers): routing and idempotency are unknown, so predictions are partial")
+	}
+	if rp.Target != "" {
+		out.add("the edited payload (%s, %d event(s)) is written as a new dead letter: %s", textfmt.Bytes(int64(len(rp.Body))), len(rp.Payload.Events), p(rp.Target))
+	} else {
+		out.add("the edited payload (%s) cannot be written anywhere (below)", textfmt.Bytes(int64(len(rp.Body))))
+	}
+	if rp.Before != nil {
+		out.add("before the edit, at the root: %s", PreviewLine(rp.Before))
+	}
+	out.add("after the edit: %s", PreviewLine(&rp.After))
+	if rp.Payload.Malformed() {
+		out.add("  - malformed: %s", p(rp.Payload.Err.Error()))
+	}
+	previewLines(&out, &rp.After)
+	if n := len(rp.Counted); n > 0 {
+		var ids []string
+		for _, e := range rp.Counted[:min(n, maxCountedShown)] {
+			s := fmt.Sprintf("#%d %s (attempt %s", e.Index, p(e.ID), e.Attempt)
+			if e.Capped {
+				s += ", capped"
+			}
+			ids = append(ids, s+")")
+		}
+		more := ""
+		if n > maxCountedShown {
+			more = fmt.Sprintf(" and %d more", n-maxCountedShown)
+		}
+		out.add("  - %d id(s) still carry an attempt count, written as you left them: %s%s", n, strings.Join(ids, ", "), more)
+	}
+	switch o := rp.Original; {
+	case o == nil:
+		out.add("nothing is retired (name the blob it replaces with --replaces)")
+	case !rp.Retire:
+		out.add("%s is an archived record: it stays as it is", p(o.Name))
+	default:
+		out.add("then %s is deleted, only if it is still the blob you opened (If-Match its ETag)", p(o.Name))
+	}
+	why := rp.Refusal
+	why.Forceable = false
+	switch {
+	case rp.Refused() && (rp.Target == "" || !rp.Refusal.Forceable):
+		out.add("refused, even with --force: %s", Reason(why, force))
+	case rp.Refused():
+		out.add("refused: %s (%s)", Reason(why, force), forceWords[force])
+	}
+	return out
+}
+
+// RepairQuestion asks to write a repair on estate.
+func RepairQuestion(rp *replay.RepairPlan, estate string) string {
+	if rp.Original != nil && rp.Retire {
+		return fmt.Sprintf("Write it to %s and delete %s?", textfmt.Printable(estate), textfmt.Printable(rp.Original.Name))
+	}
+	return fmt.Sprintf("Write it to %s?", textfmt.Printable(estate))
+}

@@ -1,0 +1,188 @@
+package replay_test
+
+import (
+	"bytes"
+	"errors"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/deadletter/deadletter/replay"
+	"github.com/deadletter/deadletter/store"
+	"github.com/deadletter/deadletter/store/storetest"
+)
+
+// A malformed quarantine copy (an event without data) fixed by hand: the plan predicts it republished, the repair
+// writes it under the original's name with .repaired-<Last-Modified>, then deletes the copy; a retry writes
+// nothing twice.
+func TestRepairWritesThenRetires(t *testing.T) {
+	cfg := cfgWith(testRegister)
+	now := time.Date(2026, 11, 30, 12, 0, 0, 0, time.UTC)
+	m := storetest.NewMem(now)
+	orig := "quarantine/WEBHOOKS/2026/11/30/9/abc.json"
+	broken := `[{"id":"a|2","subject":"s","eventType":"Push","dataVersion":"1"}]`
+	fixed := `[{"id":"a","subject":"s","eventType":"Push","dataVersion":"1","data":{},"deadLetterReason":"x"}]`
+	bi, _ := m.Write(bg, orig, []byte(broken), store.WriteOptions{})
+	b, _ := m.Read(bg, orig, store.MaxBlobBytes)
+	o := cfg.OriginalOf(b, now)
+	rp, err := cfg.PlanRepair(bg, m, o, []byte(fixed))
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := "WEBHOOKS/2026/11/30/9/abc.repaired-" + bi.LastModified.UTC().Format("20060102T150405Z") + ".json"
+	if rp.Refused() || rp.Target != want || !rp.Retire || len(rp.After.Republish) != 1 || !rp.Before.Malformed {
+		t.Fatalf("plan: %+v", rp)
+	}
+	r, err := replay.Repair(bg, m, rp, replay.RepairOptions{})
+	if err != nil || r.Outcome != replay.OutcomeRepaired || r.Target != want || r.Retired != orig {
+		t.Fatalf("repair: %+v %v", r, err)
+	}
+	got, err := m.Read(bg, want, store.MaxBlobBytes)
+	if err != nil || string(got.Body) != fixed {
+		t.Fatalf("new blob: %q %v", got.Body, err)
+	}
+	if from, _ := store.MetaGet(got.Metadata, replay.MetaRepairedFrom); from != orig {
+		t.Fatalf("metadata %v", got.Metadata)
+	}
+	if _, err := m.Stat(bg, orig); !errors.Is(err, store.ErrNotFound) {
+		t.Fatalf("original still there: %v", err)
+	}
+	// The same repair again (a retry after a lost answer): the new blob is found, nothing is written twice.
+	r, _ = replay.Repair(bg, m, rp, replay.RepairOptions{})
+	if r.Outcome != replay.OutcomeRepaired || r.Target != want {
+		t.Fatalf("retry: %+v", r)
+	}
+	l, _ := store.ListAll(bg, m)
+	if len(l.Blobs) != 1 {
+		t.Fatalf("retry wrote again: %v", l.Blobs)
+	}
+}
+
+// The write comes first and the delete only after it landed: a write that fails leaves the original.
+func TestRepairNeverRetiresBeforeTheWrite(t *testing.T) {
+	cfg := cfgWith(testRegister)
+	m := storetest.NewMem(time.Date(2026, 11, 30, 12, 0, 0, 0, time.UTC))
+	orig := "quarantine/S/2026/11/30/9/x.json"
+	m.Write(bg, orig, []byte(`[]`), store.WriteOptions{})
+	h := &storetest.Hooked{Container: m}
+	h.BeforeWrite = func(string, store.WriteOptions) error { return errors.New("the service is down") }
+	b, _ := m.Read(bg, orig, store.MaxBlobBytes)
+	rp, _ := cfg.PlanRepair(bg, h, cfg.OriginalOf(b, m.Clock), []byte(`[{"id":"a","subject":"s","eventType":"Push","dataVersion":"1","data":1}]`))
+	r, _ := replay.Repair(bg, h, rp, replay.RepairOptions{})
+	if r.Outcome != replay.OutcomeFailed || h.Writes.Load() == 0 {
+		t.Fatalf("%+v", r)
+	}
+	for _, c := range h.Calls() {
+		if c.Op == "delete" {
+			t.Fatalf("deleted after a failed write: %v", h.Calls())
+		}
+	}
+	if _, err := m.Stat(bg, orig); err != nil {
+		t.Fatal("original gone")
+	}
+}
+
+// An original rewritten between open and save: both versions stay, nothing is written.
+func TestRepairOfAChangedOriginalWritesNothing(t *testing.T) {
+	cfg := cfgWith(testRegister)
+	m := storetest.NewMem(time.Date(2026, 11, 30, 12, 0, 0, 0, time.UTC))
+	orig := "quarantine/S/2026/11/30/9/x.json"
+	m.Write(bg, orig, []byte(`[1]`), store.WriteOptions{})
+	b, _ := m.Read(bg, orig, store.MaxBlobBytes)
+	rp, _ := cfg.PlanRepair(bg, m, cfg.OriginalOf(b, m.Clock), []byte(`[{"id":"a","subject":"s","eventType":"Push","dataVersion":"1","data":1}]`))
+	m.Write(bg, orig, []byte(`[2]`), store.WriteOptions{}) // someone else, meanwhile
+	r, _ := replay.Repair(bg, m, rp, replay.RepairOptions{})
+	if r.Outcome != replay.OutcomeChanged || r.Reason.Kind != replay.ReasonChangedSinceOpened {
+		t.Fatalf("%+v", r)
+	}
+	l, _ := store.ListAll(bg, m)
+	if len(l.Blobs) != 1 || l.Blobs[0].Name != orig {
+		t.Fatalf("wrote: %v", l.Blobs)
+	}
+	if got, _ := m.Read(bg, orig, 10); string(got.Body) != "[2]" {
+		t.Fatalf("the other version: %q", got.Body)
+	}
+}
+
+// What --force lifts: nothing changed, still malformed, a crash, events still quarantined (ids that keep a count
+// at the cap say so), a live original; what it does not: an archived original is never retired, read-only.
+func TestRepairRefusals(t *testing.T) {
+	cfg := cfgWith(testRegister)
+	now := time.Date(2026, 11, 30, 12, 0, 0, 0, time.UTC)
+	good := `[{"id":"a","subject":"s","eventType":"Push","dataVersion":"1","data":1}]`
+	deep := `[{"id":"a","subject":"s","eventType":"Push","dataVersion":"1","data":` + strings.Repeat("[", 6000) + strings.Repeat("]", 6000) + `}]`
+	for _, c := range []struct {
+		name, orig, edit string
+		age              time.Duration
+		want             replay.ReasonKind
+		retire           bool
+	}{
+		{"unchanged", "quarantine/S/2026/11/30/9/x.json", good, 0, replay.ReasonUnchanged, true},
+		{"still malformed", "quarantine/S/2026/11/30/9/x.json", `[{"id":"a"}]`, 0, replay.ReasonMalformed, true},
+		{"crash", "quarantine/S/2026/11/30/9/x.json", deep, 0, replay.ReasonCrash, true},
+		{"capped", "quarantine/S/2026/11/30/9/x.json", `[{"id":"a|2","subject":"s","eventType":"Push","dataVersion":"1","data":1}]`, 0, replay.ReasonStillQuarantined, true},
+		{"not idempotent", "quarantine/S/2026/11/30/9/x.json", `[{"id":"a","subject":"s","eventType":"Webhook","dataVersion":"1","data":1}]`, 0, replay.ReasonStillQuarantined, true},
+		{"live root", "S/2026/11/30/11/x.json", `[{"id":"b","subject":"s","eventType":"Push","dataVersion":"1","data":1}]`, time.Minute, replay.ReasonLiveOriginal, true},
+		{"stranded root", "S/2026/11/30/9/x.json", `[{"id":"b","subject":"s","eventType":"Push","dataVersion":"1","data":1}]`, 3 * time.Hour, replay.ReasonNone, true},
+		{"archived", "archived/S/2026/11/30/9/x.json", `[{"id":"b","subject":"s","eventType":"Push","dataVersion":"1","data":1}]`, 3 * time.Hour, replay.ReasonNone, false},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			m := storetest.NewMem(now)
+			m.Write(bg, c.orig, []byte(good), store.WriteOptions{})
+			m.Backdate(bg, c.orig, now.Add(-c.age))
+			b, _ := m.Read(bg, c.orig, store.MaxBlobBytes)
+			rp, err := cfg.PlanRepair(bg, m, cfg.OriginalOf(b, now), []byte(c.edit))
+			if err != nil || rp.Refusal.Kind != c.want || rp.Retire != c.retire {
+				t.Fatalf("plan: %v %+v", err, rp.Refusal)
+			}
+			if c.name == "capped" && (len(rp.Counted) != 1 || !rp.Counted[0].Capped) {
+				t.Fatalf("counted ids: %+v", rp.Counted)
+			}
+			if _, err := replay.Repair(bg, m, rp, replay.RepairOptions{ReadOnly: true}); !errors.Is(err, replay.ErrReadOnly) {
+				t.Fatalf("read-only: %v", err)
+			}
+			r, _ := replay.Repair(bg, m, rp, replay.RepairOptions{})
+			if c.want != replay.ReasonNone {
+				if r.Outcome != replay.OutcomeRefused {
+					t.Fatalf("not refused: %+v", r)
+				}
+				if r, _ = replay.Repair(bg, m, rp, replay.RepairOptions{Force: true}); r.Outcome != replay.OutcomeRepaired {
+					t.Fatalf("forced: %+v", r)
+				}
+			}
+			if r.Outcome != replay.OutcomeRepaired {
+				t.Fatalf("%+v", r)
+			}
+			_, err = m.Stat(bg, c.orig)
+			if c.retire != errors.Is(err, store.ErrNotFound) {
+				t.Fatalf("original retired %v, want %v (%v)", err != nil, c.retire, err)
+			}
+		})
+	}
+}
+
+// A repair name that holds a different body moves on to -2; a resubmit is named after its content in the hour.
+func TestRepairNames(t *testing.T) {
+	cfg := cfgWith(testRegister)
+	now := time.Date(2026, 11, 30, 12, 0, 0, 0, time.UTC)
+	m := storetest.NewMem(now)
+	orig := "quarantine/S/2026/11/30/9/x.json"
+	m.Write(bg, orig, []byte(`[]`), store.WriteOptions{})
+	b, _ := m.Read(bg, orig, store.MaxBlobBytes)
+	fixed := []byte(`[{"id":"a","subject":"s","eventType":"Push","dataVersion":"1","data":1}]`)
+	target, _ := replay.RepairTarget(orig, b.LastModified)
+	m.Write(bg, target, []byte("someone else's"), store.WriteOptions{})
+	rp, _ := cfg.PlanRepair(bg, m, cfg.OriginalOf(b, now), fixed)
+	if rp.Target != replay.AlternateTarget(target, 2) {
+		t.Fatalf("target %q", rp.Target)
+	}
+	rs, _ := cfg.PlanResubmit(bg, m, "webhooks", fixed, now)
+	if !strings.HasPrefix(rs.Target, "WEBHOOKS/2026/11/30/12/resubmitted-") || rs.Retire || rs.Original != nil || rs.Refused() {
+		t.Fatalf("resubmit: %+v", rs)
+	}
+	again, _ := cfg.PlanResubmit(bg, m, "webhooks", fixed, now.Add(time.Minute))
+	other, _ := cfg.PlanResubmit(bg, m, "webhooks", append(bytes.Clone(fixed), ' '), now)
+	if again.Target != rs.Target || other.Target == rs.Target {
+		t.Fatalf("resubmit names: %q %q %q", rs.Target, again.Target, other.Target)
+	}
+}
