@@ -176,7 +176,7 @@ func Repair(ctx context.Context, c store.Container, rp RepairPlan, o RepairOptio
 		r.Name = orig.Name
 	}
 	if rp.Refused() && (!o.Force || !rp.Refusal.Forceable || rp.Target == "") {
-		r.Outcome, r.Reason = OutcomeRefused, rp.Refusal
+		r.Outcome, r.Reason, r.Target = OutcomeRefused, rp.Refusal, ""
 		return r, nil
 	}
 	meta := map[string]string{}
@@ -190,7 +190,7 @@ func Repair(ctx context.Context, c store.Container, rp RepairPlan, o RepairOptio
 				r.Outcome, r.Reason = OutcomeRepaired, Reason{Kind: ReasonOriginalLeft}
 				return r, nil // (a retry: this repair had landed, and the original moved on since)
 			}
-			r.Outcome, r.Reason = OutcomeChanged, Reason{Kind: ReasonChangedSinceOpened}
+			r.Outcome, r.Reason, r.Target = OutcomeChanged, Reason{Kind: ReasonChangedSinceOpened}, ""
 			return r, nil
 		default:
 			return readFailed(ctx, r, err, OutcomeGone), nil

@@ -3,6 +3,7 @@ package main
 import (
 	"bytes"
 	"context"
+	"encoding/json"
 	"os"
 	"path/filepath"
 	"runtime"
@@ -69,5 +70,170 @@ func TestGetRefusesATerminalInTmux(t *testing.T) {
 	tm.screen("standard output is a terminal")
 	if code := tm.exited(); code != 2 {
 		t.Fatalf("exit %d", code)
+	}
+}
+
+// editorScript is an $EDITOR that replaces the file it is given with want (and, when then is set, runs it too).
+func editorScript(t *testing.T, want string, then string) string {
+	t.Helper()
+	if runtime.GOOS == "windows" {
+		t.Skip("the test editor is a shell script")
+	}
+	dir := t.TempDir()
+	fixed := filepath.Join(dir, "fixed.json")
+	os.WriteFile(fixed, []byte(want), 0o600)
+	script := filepath.Join(dir, "editor")
+	os.WriteFile(script, []byte("#!/bin/sh\ncp '"+fixed+"' \"$1\"\n"+then+"\n"), 0o700)
+	return script
+}
+
+const (
+	noData   = `[{"id":"ev-1","subject":"s","eventType":"ProcessPushNotification","dataVersion":"1","deadLetterReason":"MaxDeliveryAttemptsExceeded"}]`
+	withData = `[{"id":"ev-1","subject":"s","eventType":"ProcessPushNotification","dataVersion":"1","data":{"k":1},"deadLetterReason":"MaxDeliveryAttemptsExceeded"}]`
+)
+
+// repairDir is a directory container with the seed's register and one malformed quarantine copy (no data).
+func repairDir(t *testing.T) (dir, name string) {
+	dir = t.TempDir()
+	mustRun(t, "seed", "--dir", dir, "--count", "3")
+	d, _ := dirstore.Open(dir)
+	name = "quarantine/WEBHOOKS/2026/11/30/9/0b8c2f7e-repair.json"
+	if _, err := d.Write(context.Background(), name, []byte(noData), store.WriteOptions{ContentType: "application/json"}); err != nil {
+		t.Fatal(err)
+	}
+	return dir, name
+}
+
+// edit with an editor that adds the missing data: a root dead letter show predicts republished, and the quarantine
+// copy gone only after; with an editor that leaves it broken, nothing is written (exit 3) and the edit is kept.
+func TestEditFixesAMalformedPayload(t *testing.T) {
+	dir, name := repairDir(t)
+	t.Setenv("EDITOR", editorScript(t, withData, ""))
+	t.Setenv("VISUAL", "")
+	out, errs, code := runCmd(t, "edit", "0b8c2f7e-repair", "--dir", dir, "--yes", "--json")
+	var r map[string]any
+	if code != 0 || json.Unmarshal([]byte(out), &r) != nil {
+		t.Fatalf("edit: exit %d\n%s\n%s", code, out, errs)
+	}
+	written, _ := r["written"].(string)
+	if r["outcome"] != "repaired" || r["retired"] != name || !strings.HasPrefix(written, "WEBHOOKS/2026/11/30/9/0b8c2f7e-repair.repaired-") || !strings.HasPrefix(r["estate"].(string), "dir:") {
+		t.Fatalf("edit --json: %s", out)
+	}
+	if before := r["before"].(map[string]any); before["malformed"] != true {
+		t.Fatalf("before: %v", before)
+	}
+	var s map[string]any
+	json.Unmarshal([]byte(mustRun(t, "show", written, "--dir", dir, "--json")), &s)
+	if pv := s["preview"].(map[string]any); len(pv["republish"].([]any)) != 1 || pv["malformed"] != false {
+		t.Fatalf("show of the repaired blob: %v", pv)
+	}
+	d, _ := dirstore.Open(dir)
+	if _, err := d.Stat(context.Background(), name); err == nil {
+		t.Fatal("the quarantine copy is still there")
+	}
+	if b, _ := d.Read(context.Background(), written, 1<<20); string(b.Body) != withData {
+		t.Fatalf("written %q", b.Body)
+	}
+
+	// An editor that leaves the payload broken: refused, nothing written, the edit kept.
+	dir, name = repairDir(t)
+	broken := strings.Replace(noData, "ev-1", "ev-2", 1)
+	t.Setenv("EDITOR", editorScript(t, broken, ""))
+	t.Chdir(t.TempDir())
+	before := listNames(t, dir)
+	out, errs, code = runCmd(t, "edit", name, "--dir", dir, "--yes")
+	if code != 3 || !strings.Contains(errs, `field "data": missing`) || !strings.Contains(out, "refused") || !strings.Contains(out, "kept in") {
+		t.Fatalf("broken edit: exit %d\n%s\n%s", code, out, errs)
+	}
+	if after := listNames(t, dir); after != before {
+		t.Fatalf("a refused edit wrote:\n%s\n%s", before, after)
+	}
+	if b, err := os.ReadFile("0b8c2f7e-repair.edit.json"); err != nil || string(b) != broken {
+		t.Fatalf("kept edit: %q %v", b, err)
+	}
+	// An editor that changes nothing: refused as unchanged, nothing kept.
+	t.Setenv("EDITOR", "true")
+	if out, _, code = runCmd(t, "edit", name, "--dir", dir, "--yes"); code != 3 || !strings.Contains(out, "changes nothing") {
+		t.Fatalf("unchanged: exit %d %s", code, out)
+	}
+	// --read-only refuses before any editor opens; not on a terminal, --yes is asked for before it opens too.
+	t.Setenv("EDITOR", "false")
+	if _, errs, code = runCmd(t, "edit", name, "--dir", dir, "--yes", "--read-only"); code != 2 || !strings.Contains(errs, "read-only") {
+		t.Fatalf("read-only: exit %d %s", code, errs)
+	}
+	if _, errs, code = runCmd(t, "edit", name, "--dir", dir); code != 2 || !strings.Contains(errs, "--yes") {
+		t.Fatalf("no terminal: exit %d %s", code, errs)
+	}
+}
+
+func listNames(t *testing.T, dir string) string {
+	t.Helper()
+	d, _ := dirstore.Open(dir)
+	l, err := store.ListAll(context.Background(), d)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var b strings.Builder
+	for _, bi := range l.Blobs {
+		b.WriteString(bi.Name + " " + bi.ETag + "\n")
+	}
+	return b.String()
+}
+
+// The original rewritten by someone else while the editor is open: both versions stay — the other one in the
+// container, the edit in a file — and nothing is written.
+func TestEditOfAChangedOriginalWritesNothing(t *testing.T) {
+	dir, name := repairDir(t)
+	other := strings.Replace(noData, "ev-1", "someone-else", 1)
+	t.Setenv("EDITOR", editorScript(t, withData, "printf '%s' '"+other+"' > '"+filepath.Join(dir, name)+"'"))
+	t.Setenv("VISUAL", "")
+	t.Chdir(t.TempDir())
+	out, errs, code := runCmd(t, "edit", name, "--dir", dir, "--yes", "--json")
+	var r map[string]any
+	json.Unmarshal([]byte(out), &r)
+	if code != 3 || r["outcome"] != "changed" || r["written"] != nil || r["kept"] == nil {
+		t.Fatalf("exit %d\n%s\n%s", code, out, errs)
+	}
+	d, _ := dirstore.Open(dir)
+	if b, _ := d.Read(context.Background(), name, 1<<20); string(b.Body) != other {
+		t.Fatalf("the other version: %q", b.Body)
+	}
+	if b, _ := os.ReadFile(r["kept"].(string)); string(b) != withData {
+		t.Fatalf("the edit: %q", b)
+	}
+	if strings.Contains(listNames(t, dir), ".repaired-") {
+		t.Fatal("a repair was written")
+	}
+}
+
+// resubmit: a payload fixed elsewhere, previewed with --dry-run, then written; --replaces retires the original.
+func TestResubmit(t *testing.T) {
+	dir, name := repairDir(t)
+	file := filepath.Join(t.TempDir(), "fix.json")
+	os.WriteFile(file, []byte(withData), 0o600)
+	before := listNames(t, dir)
+	out, errs, code := runCmd(t, "resubmit", file, "--subscription", "webhooks", "--dir", dir, "--dry-run")
+	if code != 0 || !strings.Contains(errs, "republishes 1") || !strings.Contains(out, "would repair") || listNames(t, dir) != before {
+		t.Fatalf("dry run: exit %d\n%s\n%s", code, out, errs)
+	}
+	if _, errs, code = runCmd(t, "resubmit", file, "--dir", dir, "--yes"); code != 2 || !strings.Contains(errs, "--subscription") {
+		t.Fatalf("no subscription: %d %s", code, errs)
+	}
+	broken := filepath.Join(t.TempDir(), "broken.json")
+	os.WriteFile(broken, []byte(noData), 0o600)
+	if out, _, code = runCmd(t, "resubmit", broken, "--subscription", "webhooks", "--dir", dir, "--yes"); code != 3 || !strings.Contains(out, "refused") {
+		t.Fatalf("broken: %d %s", code, out)
+	}
+	out = mustRun(t, "resubmit", file, "--replaces", name, "--dir", dir, "--yes", "--json")
+	var r map[string]any
+	json.Unmarshal([]byte(out), &r)
+	if r["outcome"] != "repaired" || r["retired"] != name || !strings.Contains(r["written"].(string), ".repaired-") {
+		t.Fatalf("--replaces: %s", out)
+	}
+	out = mustRun(t, "resubmit", file, "--subscription", "webhooks", "--dir", dir, "--yes", "--json")
+	r = nil
+	json.Unmarshal([]byte(out), &r)
+	if w := r["written"].(string); !strings.HasPrefix(w, "WEBHOOKS/") || !strings.Contains(w, "/resubmitted-") || r["retired"] != nil {
+		t.Fatalf("resubmit: %s", out)
 	}
 }

@@ -258,20 +258,7 @@ func toShowJSON(cfg replay.Config, d *replay.Detail) showJSON {
 		out.EventList = append(out.EventList, e)
 	}
 	if pv := d.Preview; pv != nil {
-		if pv.Crash != nil {
-			out.Preview = crashPreviewJSON{Crash: crashJSON{Depth: pv.Crash.Depth, Stage: stageName(pv.Crash.Stage), Reason: present.CrashReason(pv.Crash.Depth)},
-				Quarantine: quarantinedOf(pv.Quarantine), QuarantineName: text(pv.QuarantineName)}
-		} else {
-			p := previewJSON{Malformed: pv.Malformed, Republish: []republishJSON{}, Quarantine: quarantinedOf(pv.Quarantine), Unknown: pv.Unknown,
-				PublishRequests: []publishRequestJSON{}, QuarantineName: text(pv.QuarantineName), ArchiveName: text(pv.ArchiveName), DeleteOriginal: pv.DeleteOriginal}
-			for _, r := range pv.Republish {
-				p.Republish = append(p.Republish, republishJSON{Index: r.Index, ID: text(r.ID), EventType: text(r.EventType)})
-			}
-			for _, r := range pv.PublishRequests {
-				p.PublishRequests = append(p.PublishRequests, publishRequestJSON(r))
-			}
-			out.Preview = p
-		}
+		out.Preview = toPreviewJSON(pv)
 	}
 	if rp := d.Restore; rp != nil {
 		r := &restoreJSON{Malformed: rp.Malformed, Resume: []republishJSON{}, Requarantine: quarantinedOf(rp.Requarantine), Unknown: rp.Unknown,
@@ -280,6 +267,75 @@ func toShowJSON(cfg replay.Config, d *replay.Detail) showJSON {
 			r.Resume = append(r.Resume, republishJSON{Index: e.Index, ID: text(e.ID), EventType: text(e.EventType)})
 		}
 		out.Restore = r
+	}
+	return out
+}
+
+// toPreviewJSON is what the replay does with a root blob, as show --json says it: previewJSON, or
+// crashPreviewJSON for a blob it throws on.
+func toPreviewJSON(pv *replay.Preview) any {
+	if pv.Crash != nil {
+		return crashPreviewJSON{Crash: crashJSON{Depth: pv.Crash.Depth, Stage: stageName(pv.Crash.Stage), Reason: present.CrashReason(pv.Crash.Depth)},
+			Quarantine: quarantinedOf(pv.Quarantine), QuarantineName: text(pv.QuarantineName)}
+	}
+	p := previewJSON{Malformed: pv.Malformed, Republish: []republishJSON{}, Quarantine: quarantinedOf(pv.Quarantine), Unknown: pv.Unknown,
+		PublishRequests: []publishRequestJSON{}, QuarantineName: text(pv.QuarantineName), ArchiveName: text(pv.ArchiveName), DeleteOriginal: pv.DeleteOriginal}
+	for _, r := range pv.Republish {
+		p.Republish = append(p.Republish, republishJSON{Index: r.Index, ID: text(r.ID), EventType: text(r.EventType)})
+	}
+	for _, r := range pv.PublishRequests {
+		p.PublishRequests = append(p.PublishRequests, publishRequestJSON(r))
+	}
+	return p
+}
+
+// repairJSON is what edit and resubmit did (or, with --dry-run, would do): the new blob written, the original
+// retired, the previews beside each other, and the file an edit that was not written was kept in.
+type repairJSON struct {
+	DryRun bool `json:"dryRun"`
+	// Estate is the container written to (with its context).
+	Estate   text           `json:"estate"`
+	Original text           `json:"original,omitempty"`
+	Outcome  replay.Outcome `json:"outcome"`
+	// Written is the new root dead letter; Retired the original deleted after it landed.
+	Written text `json:"written,omitempty"`
+	Retired text `json:"retired,omitempty"`
+	Error   text `json:"error,omitempty"`
+	// Kept is the file an edit that was not written was kept in.
+	Kept text `json:"kept,omitempty"`
+	// Before is the original's bytes judged at the root; After the edited ones (show's preview format).
+	Before any `json:"before,omitempty"`
+	After  any `json:"after"`
+	// Malformed is why the edited payload fails the schema (absent when it passes).
+	Malformed text          `json:"malformed,omitempty"`
+	Counted   []countedJSON `json:"counted"`
+}
+
+// countedJSON is an event whose id still carries a replay attempt.
+type countedJSON struct {
+	Index   int     `json:"index"`
+	ID      text    `json:"id"`
+	Attempt attempt `json:"attempt"`
+	Capped  bool    `json:"capped"`
+}
+
+func toRepairJSON(estate string, rp *replay.RepairPlan, r replay.Result, dryRun bool, kept string) repairJSON {
+	out := repairJSON{DryRun: dryRun, Estate: text(estate), Outcome: r.Outcome, Written: text(r.Target), Retired: text(r.Retired),
+		Error: text(present.Reason(r.Reason, present.ForceRepair)), Kept: text(kept), After: toPreviewJSON(&rp.After), Counted: []countedJSON{}}
+	if !r.Outcome.Done() {
+		out.Written = ""
+	}
+	if rp.Original != nil {
+		out.Original = text(rp.Original.Name)
+	}
+	if rp.Before != nil {
+		out.Before = toPreviewJSON(rp.Before)
+	}
+	if rp.Payload.Malformed() {
+		out.Malformed = text(rp.Payload.Err.Error())
+	}
+	for _, c := range rp.Counted {
+		out.Counted = append(out.Counted, countedJSON{Index: c.Index, ID: text(c.ID), Attempt: attempt(c.Attempt), Capped: c.Capped})
 	}
 	return out
 }

@@ -21,7 +21,7 @@ func RepairLines(rp *replay.RepairPlan, c replay.Config, force Force) []string {
 		out.add("note: no handler register (--handlers): routing and idempotency are unknown, so predictions are partial")
 	}
 	if rp.Target != "" {
-		out.add("the edited payload (%s, %d event(s)) is written as a new dead letter: %s", textfmt.Bytes(int64(len(rp.Body))), len(rp.Payload.Events), p(rp.Target))
+		out.add("the edited payload (%s, %d event(s)) goes back as a new dead letter: %s", textfmt.Bytes(int64(len(rp.Body))), len(rp.Payload.Events), p(rp.Target))
 	} else {
 		out.add("the edited payload (%s) cannot be written anywhere (below)", textfmt.Bytes(int64(len(rp.Body))))
 	}

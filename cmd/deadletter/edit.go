@@ -1,0 +1,100 @@
+package main
+
+import (
+	"errors"
+	"fmt"
+	"os"
+
+	"github.com/deadletter/deadletter/internal/opfile"
+	"github.com/deadletter/deadletter/internal/textfmt"
+	"github.com/deadletter/deadletter/replay"
+	"github.com/deadletter/deadletter/store"
+	"github.com/spf13/cobra"
+)
+
+type editOptions struct{ repairFlags }
+
+func (a *app) editCmd() *cobra.Command {
+	var o editOptions
+	cmd := &cobra.Command{
+		Use:   "edit NAME",
+		Short: "fix a payload in your editor and send it back through the replay",
+		Long: `edit opens a blob's payload in $VISUAL or $EDITOR (a temporary file only you can read, removed after). When
+the editor exits it shows what the replay will do with the edited payload — replayable, quarantined and why,
+malformed and where, a crash — beside what it would have done before, and asks. On yes it writes the edit as a new
+dead letter at the container root, in the original's subscription and hour folder (If-None-Match *, so a
+BlobCreated reaches the replay), named <original>.repaired-<its Last-Modified>.json (a retry finds it and never
+writes twice), and only after that landed deletes the original — a quarantine copy or a root blob, only if
+unchanged (If-Match); an archived record is never touched. An edit that changes nothing, or would still be
+quarantined or crash, is refused (exit 3) unless --force, as is a live root blob, whose own trigger may still
+arrive. An original changed since it was opened is neither written over nor deleted: the edit is kept in a file,
+and the report says where.`,
+		Example: `  deadletter edit 3f2a9c1e
+  EDITOR="code --wait" deadletter edit quarantine/WEBHOOKS/2026/3/14/9/3f2a9c1e-….json`,
+		Args:              exactArgs(1, "edit takes one blob name (or its URL, GUID or a unique fragment)"),
+		ValidArgsFunction: a.completeNames(anyBlob),
+		RunE:              func(cmd *cobra.Command, args []string) error { return a.runEdit(cmd, args[0], &o) },
+	}
+	o.register(cmd)
+	return cmd
+}
+
+func (a *app) runEdit(cmd *cobra.Command, arg string, o *editOptions) error {
+	if a.g.readOnly && !o.dryRun {
+		return replay.ErrReadOnly
+	}
+	if !o.yes && !o.dryRun && !a.isTerminal() { // said before the editor opens, not after the edit is made
+		return usagef("not on a terminal: pass --yes to write the edit when the editor exits (or --dry-run to look first)")
+	}
+	ctx := cmd.Context()
+	l, cfg, err := a.g.loader()
+	if err != nil {
+		return err
+	}
+	name, err := resolveOne(ctx, l, arg, a.g.container, anyBlob)
+	if err != nil {
+		return couldNotLook(ctx, err)
+	}
+	b, err := l.Container.Read(ctx, name, store.MaxBlobBytes)
+	if err != nil {
+		return couldNotLook(ctx, err)
+	}
+	now, err := serviceNow(ctx, l.Container, b.ServiceTime)
+	if err != nil {
+		return couldNotLook(ctx, err)
+	}
+	edited, err := a.editBytes(name, b.Body)
+	if err != nil {
+		return err
+	}
+	rp, err := cfg.PlanRepair(ctx, l.Container, cfg.OriginalOf(b, now), edited)
+	if err != nil {
+		return couldNotLook(ctx, err)
+	}
+	return a.repair(ctx, l.Container, cfg, &rp, &o.repairFlags, keepEdit(name, edited))
+}
+
+// editBytes hands body to the operator's editor in a temporary file only they can read, and returns what they
+// saved; the file is removed after. An editor that fails (or is killed) ends the edit with nothing written.
+func (a *app) editBytes(name string, body []byte) ([]byte, error) {
+	tmp, err := opfile.Temp("deadletter-edit-*.json", body)
+	if err != nil {
+		return nil, err
+	}
+	defer os.Remove(tmp)
+	ed, editor := opfile.Editor(tmp)
+	ed.Stdin = a.io.in
+	ed.Stdout, ed.Stderr = a.io.err, a.io.err // (standard output may be --json for a script)
+	if f, ok := fileOf(a.io.err); ok {
+		ed.Stdout, ed.Stderr = f, f
+	}
+	fmt.Fprintf(a.io.err, "editing %s in %s\n", textfmt.Printable(name), textfmt.Printable(editor))
+	if err := ed.Run(); err != nil {
+		return nil, fmt.Errorf("the editor (%s) did not finish: %w; nothing was written", textfmt.Printable(editor), err)
+	}
+	edited, err := readPayloadFile(tmp, nil)
+	if errors.Is(err, os.ErrNotExist) {
+		return nil, fmt.Errorf("the editor removed the file it was given: nothing was written")
+	}
+	return edited, err
+}

@@ -1,0 +1,92 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+
+	"github.com/deadletter/deadletter/internal/opfile"
+	"github.com/deadletter/deadletter/internal/present"
+	"github.com/deadletter/deadletter/internal/textfmt"
+	"github.com/deadletter/deadletter/replay"
+	"github.com/deadletter/deadletter/store"
+	"github.com/spf13/cobra"
+)
+
+// repairFlags are what edit and resubmit take: an action's flags, and --force.
+type repairFlags struct {
+	actionFlags
+	force bool
+}
+
+func (f *repairFlags) register(cmd *cobra.Command) {
+	f.actionFlags.register(cmd, true)
+	cmd.Flags().MarkHidden("concurrency") // (one blob: nothing to run at once)
+	cmd.Flags().BoolVar(&f.force, "force", false, "write it even where nothing changed, it would still be quarantined or crash, or its original is live")
+}
+
+// repair says what the plan will do, asks, writes it, and reports — the end of edit and resubmit. keep, when
+// set, keeps the edited bytes in a file if they were not written (refused, declined, the original changed or a
+// failure), and returns where; the file is said in the report, so no edit is lost.
+func (a *app) repair(ctx context.Context, c store.Container, cfg replay.Config, rp *replay.RepairPlan, o *repairFlags, keep func() (string, error)) error {
+	estate := a.describe(c)
+	if !o.json || !o.yes {
+		fmt.Fprintf(a.io.err, "%s\n", textfmt.Printable(estate))
+		for _, line := range present.RepairLines(rp, cfg, present.ForceRepair) {
+			fmt.Fprintf(a.io.err, "  %s\n", line)
+		}
+	}
+	var r replay.Result
+	var err error
+	if rp.Refused() && (!o.force || !rp.Refusal.Forceable || rp.Target == "") {
+		r, err = replay.Repair(ctx, c, *rp, replay.RepairOptions{Force: o.force, DryRun: true}) // (refused: writes nothing)
+	} else if err = a.confirm(o.actionFlags, present.RepairQuestion(rp, estate)); err == nil {
+		r, err = replay.Repair(ctx, c, *rp, replay.RepairOptions{Force: o.force, DryRun: o.dryRun, ReadOnly: a.g.readOnly && !o.dryRun})
+	}
+	declined := errors.Is(err, errDeclined)
+	if err != nil && !declined {
+		return err
+	}
+	kept := ""
+	if keep != nil && !o.dryRun && (declined || !r.Outcome.Done()) && r.Reason.Kind != replay.ReasonUnchanged {
+		if kept, err = keep(); err != nil {
+			return fmt.Errorf("the edit was not written, and could not be kept in a file either: %w", err)
+		}
+	}
+	if declined {
+		if kept != "" {
+			fmt.Fprintf(a.io.err, "the edit is kept in %s\n", textfmt.Printable(kept))
+		}
+		return errDeclined
+	}
+	if o.json {
+		if err := writeJSON(a.io.out, toRepairJSON(estate, rp, r, o.dryRun, kept)); err != nil {
+			return err
+		}
+	} else {
+		for _, line := range present.ResultLinesFor([]replay.Result{r}, o.dryRun, present.ForceRepair) {
+			fmt.Fprintln(a.io.out, line)
+		}
+		if r.Retired != "" {
+			fmt.Fprintf(a.io.out, "retired       %s\n", textfmt.Printable(r.Retired))
+		}
+		if kept != "" {
+			fmt.Fprintf(a.io.out, "the edit is kept in %s: fix it and send it with deadletter resubmit %s --subscription %s --replaces NAME\n",
+				textfmt.Printable(kept), textfmt.Printable(kept), textfmt.Printable(replay.ParseBlobName(rp.Target).Subscription))
+		}
+	}
+	switch {
+	case wasInterrupted(ctx):
+		return exitCode{code: exitInterrupted, err: errors.New("interrupted")}
+	case r.Outcome == replay.OutcomeFailed:
+		return exitCode{code: exitFindings}
+	case !r.Outcome.Done():
+		return exitCode{code: exitNotDone}
+	}
+	return nil
+}
+
+// keepEdit is the keep of an edit of name: the bytes in a new file of the operator's.
+func keepEdit(name string, body []byte) func() (string, error) {
+	return func() (string, error) { return opfile.Keep(name, body) }
+}

@@ -1,0 +1,134 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"strings"
+	"time"
+
+	"github.com/deadletter/deadletter/internal/textfmt"
+	"github.com/deadletter/deadletter/replay"
+	"github.com/deadletter/deadletter/store"
+	"github.com/spf13/cobra"
+)
+
+type resubmitOptions struct {
+	repairFlags
+	subscription, replaces string
+}
+
+func (a *app) resubmitCmd() *cobra.Command {
+	var o resubmitOptions
+	cmd := &cobra.Command{
+		Use:   "resubmit FILE --subscription NAME [--replaces NAME]",
+		Short: "send a payload fixed elsewhere back through the replay, as a new root dead letter",
+		Long: `resubmit writes FILE (a payload fixed by hand, "-" for standard input) as a new dead letter at the container
+root, so its BlobCreated reaches the replay function. It is judged first by the rules show uses, and the preview
+says what the replay will do with it — refused, unless --force, when it would still be malformed, quarantined or
+crash. Without --replaces it is named after its content in the subscription's current hour folder and retires
+nothing; with --replaces NAME it is named after that blob (in its subscription and hour folder, with
+.repaired-<its Last-Modified>), and that blob — a quarantine copy or a root blob, never an archived record — is
+deleted, only if unchanged, after the new blob has landed. Ids are written as they stand in FILE.`,
+		Example: `  deadletter get quarantine/WEBHOOKS/2026/3/14/9/3f2a….json --to fix.json   # fix it, then:
+  deadletter resubmit fix.json --subscription webhooks --replaces quarantine/WEBHOOKS/2026/3/14/9/3f2a….json
+  deadletter resubmit fix.json --subscription webhooks --dry-run`,
+		Args: exactArgs(1, "resubmit takes one file (- for standard input)"),
+		RunE: func(cmd *cobra.Command, args []string) error { return a.runResubmit(cmd, args[0], &o) },
+	}
+	o.register(cmd)
+	cmd.Flags().StringVar(&o.subscription, "subscription", "", "the Event Grid subscription the payload's events belong to (required without --replaces)")
+	cmd.Flags().StringVar(&o.replaces, "replaces", "", "the blob this payload replaces: deleted after the new one has landed")
+	cmd.RegisterFlagCompletionFunc("replaces", a.completeNames(anyBlob))
+	return cmd
+}
+
+func (a *app) runResubmit(cmd *cobra.Command, file string, o *resubmitOptions) error {
+	switch {
+	case o.subscription == "" && o.replaces == "":
+		return usagef("resubmit needs --subscription (the payload's subscription), or --replaces (the blob it replaces)")
+	case strings.ContainsAny(o.subscription, "/\\") || replay.HasLineTerminator(o.subscription):
+		return usagef("--subscription %s is not a subscription name", textfmt.Printable(o.subscription))
+	}
+	if a.g.readOnly && !o.dryRun {
+		return replay.ErrReadOnly
+	}
+	body, err := readPayloadFile(file, a.io.in)
+	if err != nil {
+		return err
+	}
+	ctx := cmd.Context()
+	l, cfg, err := a.g.loader()
+	if err != nil {
+		return err
+	}
+	var rp replay.RepairPlan
+	if o.replaces != "" {
+		name, err := resolveOne(ctx, l, o.replaces, a.g.container, anyBlob)
+		if err != nil {
+			return couldNotLook(ctx, err)
+		}
+		b, err := l.Container.Read(ctx, name, store.MaxBlobBytes)
+		if err != nil {
+			return couldNotLook(ctx, err)
+		}
+		if sub := replay.ParseBlobName(name).Subscription; o.subscription != "" && !strings.EqualFold(sub, o.subscription) {
+			return usagef("--replaces %s is a dead letter of %s, not of --subscription %s", textfmt.Printable(name), textfmt.Printable(sub), textfmt.Printable(o.subscription))
+		}
+		now, err := serviceNow(ctx, l.Container, b.ServiceTime)
+		if err != nil {
+			return err
+		}
+		if rp, err = cfg.PlanRepair(ctx, l.Container, cfg.OriginalOf(b, now), body); err != nil {
+			return couldNotLook(ctx, err)
+		}
+	} else {
+		now, err := l.Container.Now(ctx)
+		if err != nil {
+			return couldNotLook(ctx, err)
+		}
+		if rp, err = cfg.PlanResubmit(ctx, l.Container, o.subscription, body, now); err != nil {
+			return couldNotLook(ctx, err)
+		}
+	}
+	return a.repair(ctx, l.Container, cfg, &rp, &o.repairFlags, nil) // (the payload is in FILE already)
+}
+
+// serviceNow is the service's clock: as a read answered it, else asked.
+func serviceNow(ctx context.Context, c store.Container, read time.Time) (time.Time, error) {
+	if !read.IsZero() {
+		return read, nil
+	}
+	return c.Now(ctx)
+}
+
+// readPayloadFile reads a payload the operator fixed: a regular file (never a FIFO that would hang, nor a device),
+// or standard input for "-", at most store.MaxBlobBytes.
+func readPayloadFile(path string, stdin io.Reader) ([]byte, error) {
+	r := stdin
+	if path != "-" {
+		f, err := os.OpenFile(path, os.O_RDONLY|openNonBlocking, 0)
+		if err != nil {
+			return nil, err
+		}
+		defer f.Close()
+		fi, err := f.Stat()
+		if err != nil {
+			return nil, err
+		}
+		if !fi.Mode().IsRegular() {
+			return nil, fmt.Errorf("%s is %s, not a regular file", textfmt.Printable(path), fileKind(fi.Mode()))
+		}
+		r = f
+	}
+	b, err := io.ReadAll(io.LimitReader(r, store.MaxBlobBytes+1))
+	if err != nil {
+		return nil, err
+	}
+	if len(b) > store.MaxBlobBytes {
+		return nil, errors.New("the payload is over 64 MiB: not a dead letter Event Grid would write")
+	}
+	return b, nil
+}
