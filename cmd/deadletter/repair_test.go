@@ -237,3 +237,26 @@ func TestResubmit(t *testing.T) {
 		t.Fatalf("resubmit: %s", out)
 	}
 }
+
+// On a twin, the repaired blob is a BlobCreated like any other: the twin's replay republishes and archives it.
+func TestEditIsRehearsedOnATwin(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), "twin")
+	mustRun(t, "twin", "start", "--dir", dir)
+	d, _ := dirstore.Open(dir)
+	name := "quarantine/WEBHOOKS/2026/11/30/9/0b8c2f7e-repair.json"
+	if _, err := d.Write(context.Background(), name, []byte(noData), store.WriteOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	t.Setenv("EDITOR", editorScript(t, withData, ""))
+	t.Setenv("VISUAL", "")
+	var r map[string]any
+	json.Unmarshal([]byte(mustRun(t, "edit", name, "--dir", dir, "--yes", "--json")), &r)
+	written, _ := r["written"].(string)
+	if written == "" {
+		t.Fatalf("edit: %v", r)
+	}
+	mustRun(t, "twin", "advance", "--dir", dir, "--by", "10m")
+	if _, err := d.Stat(context.Background(), "archived/"+written); err != nil {
+		t.Fatalf("the twin's replay did not archive %s: %v\n%s", written, err, listNames(t, dir))
+	}
+}
