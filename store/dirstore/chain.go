@@ -171,7 +171,7 @@ func (fc *folderCache) release(f *folder) {
 
 // descend opens the folder segs names, one segment at a time: each must be a real directory (Lstat), and the
 // directory opened must be that very one (os.Root would follow a link swapped in meanwhile). A link on the way
-// is a refusal, a file on the way errNotFolder; with create, missing folders are made (0777 less the umask).
+// is a refusal, a file on the way errNotFolder; with create, missing folders are made (0777 less the umask; 0700 for a private Dir).
 // Folders come from, and go to, the Dir's cache.
 func (d *Dir) descend(segs []string, create bool) (*chain, error) {
 	return d.descendCached(segs, create, true)
@@ -188,7 +188,7 @@ func (d *Dir) descendCached(segs []string, create, keep bool) (*chain, error) {
 		cur := c.leaf()
 		fi, err := cur.Lstat(seg)
 		if create && errors.Is(err, fs.ErrNotExist) {
-			if err = cur.Mkdir(seg, 0o777); err == nil || errors.Is(err, fs.ErrExist) {
+			if err = cur.Mkdir(seg, d.folderPerm()); err == nil || errors.Is(err, fs.ErrExist) {
 				c.made[i] = err == nil
 				fi, err = cur.Lstat(seg)
 			}

@@ -58,6 +58,8 @@ const (
 // are listed as refused and every operation on a name behind them fails with store.ErrRefused.
 type Dir struct {
 	root string
+	// private: everything the Dir creates is its owner's only — files 0600, folders 0700 (CreatePrivate).
+	private bool
 
 	rootMu   sync.Mutex
 	r        atomic.Pointer[os.Root] // the directory root names, opened
@@ -144,6 +146,36 @@ func Create(root string) (*Dir, error) {
 		return nil, fmt.Errorf("container directory %q: %w", root, err)
 	}
 	return Open(root)
+}
+
+// CreatePrivate is Create for a directory of production payloads on an operator's machine (an export): the
+// directory, when it is made, and every file and folder the container writes in it are readable by their owner
+// only — files 0600, folders 0700, whatever the umask.
+func CreatePrivate(root string) (*Dir, error) {
+	if err := os.MkdirAll(root, 0o700); err != nil {
+		return nil, fmt.Errorf("container directory %q: %w", root, err)
+	}
+	d, err := Open(root)
+	if err != nil {
+		return nil, err
+	}
+	d.private = true
+	return d, nil
+}
+
+// filePerm and folderPerm are what the Dir creates files and folders with (less the umask).
+func (d *Dir) filePerm() fs.FileMode {
+	if d.private {
+		return 0o600
+	}
+	return 0o666
+}
+
+func (d *Dir) folderPerm() fs.FileMode {
+	if d.private {
+		return 0o700
+	}
+	return 0o777
 }
 
 // Describe implements Container.

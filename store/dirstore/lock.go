@@ -52,7 +52,7 @@ func (d *Dir) lock(exclusive bool) (held, error) {
 		c.close()
 		return held{}, err
 	}
-	f, err := flockFile(state, fi, exclusive)
+	f, err := flockFile(state, fi, exclusive, d.filePerm())
 	if err != nil {
 		c.close()
 		return held{}, err
@@ -68,12 +68,12 @@ func (d *Dir) lock(exclusive bool) (held, error) {
 
 // flockFile opens the lock file — a regular file, the one just looked at (fi; nil when it is being created), never
 // through a link — and takes the lock on it.
-func flockFile(state *os.Root, fi fs.FileInfo, exclusive bool) (*os.File, error) {
+func flockFile(state *os.Root, fi fs.FileInfo, exclusive bool, perm fs.FileMode) (*os.File, error) {
 	flag := os.O_RDONLY
 	if exclusive {
 		flag = os.O_RDWR | os.O_CREATE
 	}
-	f, err := state.OpenFile("lock", flag|openNoFollow, 0o666)
+	f, err := state.OpenFile("lock", flag|openNoFollow, perm)
 	if err != nil {
 		return nil, err
 	}

@@ -93,3 +93,15 @@ var errNotFolder = errors.New("a blob is named like a folder on its path")
 
 // missing reports whether err from a lookup means only that nothing has the name.
 func missing(err error) bool { return errors.Is(err, fs.ErrNotExist) || errors.Is(err, errNotFolder) }
+
+// PortableName is ValidateName for a directory that may lie on a case-insensitive file system (macOS, Windows),
+// or be copied to one: a name whose first segment is the state folder's in another case would land in it there.
+func PortableName(name string) error {
+	if err := ValidateName(name); err != nil {
+		return err
+	}
+	if first, _, _ := strings.Cut(name, "/"); strings.EqualFold(first, stateDir) {
+		return fmt.Errorf("%w %q: %s/ in any case is the directory container's own folder on a case-insensitive file system", store.ErrInvalidName, name, stateDir)
+	}
+	return nil
+}

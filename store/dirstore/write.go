@@ -15,12 +15,13 @@ import (
 )
 
 // writeTemp writes body to a new file in .deadletter/tmp and syncs it, so that the rename that publishes it
-// publishes its bytes too. It is created 0666 less the umask (0644 under the usual 022), like any tool's files.
-func writeTemp(h held, prefix string, body []byte, stamp func() (time.Time, bool)) (string, fs.FileInfo, error) {
+// publishes its bytes too. It is created perm less the umask (0666: 0644 under the usual 022, like any tool's
+// files; 0600 for a private Dir).
+func writeTemp(h held, prefix string, body []byte, perm fs.FileMode, stamp func() (time.Time, bool)) (string, fs.FileInfo, error) {
 	tmp := h.tmp.leaf()
 	for attempt := 0; ; attempt++ {
 		name := prefix + strconv.FormatUint(rand.Uint64(), 36)
-		f, err := tmp.OpenFile(name, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o666)
+		f, err := tmp.OpenFile(name, os.O_WRONLY|os.O_CREATE|os.O_EXCL, perm)
 		if errors.Is(err, fs.ErrExist) && attempt < 8 {
 			continue
 		}
@@ -115,7 +116,7 @@ func (d *Dir) Write(ctx context.Context, name string, body []byte, opts store.Wr
 		}
 		mc.close()
 	}
-	tmpName, fi, err := writeTemp(h, "w-", body, d.stamp)
+	tmpName, fi, err := writeTemp(h, "w-", body, d.filePerm(), d.stamp)
 	if err != nil {
 		return store.BlobInfo{}, store.OpError("write", name, err)
 	}
