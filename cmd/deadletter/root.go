@@ -158,7 +158,7 @@ stranded blobs, restore quarantined ones — without ever losing a blob. With no
 	a.globalFlags(root.PersistentFlags())
 	dash := a.dashboardFlags(root)
 	root.RunE = func(cmd *cobra.Command, _ []string) error { return a.runDashboard(cmd, dash) }
-	root.AddCommand(a.lsCmd(), a.showCmd(), a.getCmd(), a.drainCmd(), a.restoreCmd(), a.editCmd(), a.resubmitCmd(), a.ackCmd(), a.checkCmd(), a.watchCmd(), a.reportCmd(),
+	root.AddCommand(a.lsCmd(), a.showCmd(), a.getCmd(), a.drainCmd(), a.restoreCmd(), a.editCmd(), a.resubmitCmd(), a.exportCmd(), a.ackCmd(), a.checkCmd(), a.watchCmd(), a.reportCmd(),
 		a.seedCmd(), a.demoCmd(), a.twinCmd(), a.contextCmd(), a.completionCmd(root), a.versionCmd())
 	root.Annotations = map[string]string{"context": "yes"}
 	for _, c := range root.Commands() {
@@ -168,7 +168,7 @@ stranded blobs, restore quarantined ones — without ever losing a blob. With no
 			fitsTerminal(c)
 		}
 		switch c.Name() {
-		case "ls", "show", "get", "drain", "restore", "edit", "resubmit", "ack", "check", "watch", "report":
+		case "ls", "show", "get", "drain", "restore", "edit", "resubmit", "export", "ack", "check", "watch", "report":
 			if c.Annotations == nil {
 				c.Annotations = map[string]string{}
 			}

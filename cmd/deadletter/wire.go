@@ -10,6 +10,7 @@ import (
 	"github.com/deadletter/deadletter/internal/present"
 	"github.com/deadletter/deadletter/internal/textfmt"
 	"github.com/deadletter/deadletter/replay"
+	"github.com/deadletter/deadletter/store"
 )
 
 // The JSON formats of docs/json.md, in one place. Scripts depend on these names; tests assert them.
@@ -336,6 +337,39 @@ func toRepairJSON(estate string, rp *replay.RepairPlan, r replay.Result, dryRun 
 	}
 	for _, c := range rp.Counted {
 		out.Counted = append(out.Counted, countedJSON{Index: c.Index, ID: text(c.ID), Attempt: attempt(c.Attempt), Capped: c.Capped})
+	}
+	return out
+}
+
+// exportJSON is what export wrote, and what it did not, with why.
+type exportJSON struct {
+	Estate  text                `json:"estate"`
+	To      text                `json:"to"`
+	Written []exportedJSON      `json:"written"`
+	Refused []exportRefusedJSON `json:"refused"`
+}
+
+type exportedJSON struct {
+	Name text  `json:"name"`
+	Size int64 `json:"size"`
+}
+
+type exportRefusedJSON struct {
+	Name  text `json:"name"`
+	Error text `json:"error"`
+}
+
+func toExportJSON(estate, to string, res []store.Copied, missing []replay.Result) exportJSON {
+	out := exportJSON{Estate: text(estate), To: text(to), Written: []exportedJSON{}, Refused: []exportRefusedJSON{}}
+	for _, c := range res {
+		if c.Err == nil {
+			out.Written = append(out.Written, exportedJSON{Name: text(c.Name), Size: c.Size})
+		} else {
+			out.Refused = append(out.Refused, exportRefusedJSON{Name: text(c.Name), Error: text(exportError(c.Err))})
+		}
+	}
+	for _, r := range missing {
+		out.Refused = append(out.Refused, exportRefusedJSON{Name: text(r.Name), Error: text(r.Reason.Err)})
 	}
 	return out
 }
