@@ -273,7 +273,7 @@ func TestExportRoundTrips(t *testing.T) {
 		cs := storetest.AzuriteConnectionString(t)
 		az := storetest.Azure(t)
 		args := []string{"--connection-string", cs, "--container", strings.TrimPrefix(az.Describe(), "devstoreaccount1/")}
-		mustRun(t, append([]string{"seed", "--count", "10"}, args...)...)
+		mustRun(t, append([]string{"seed", "--count", "10", "--register-out", filepath.Join(t.TempDir(), "handlers.json")}, args...)...)
 		exportRoundTrip(t, args, az)
 	})
 }
