@@ -306,7 +306,7 @@ func (v *detail) Scope() *scope {
 			bind([]string{"ctrl+c"}, "ctrl+c", "quit", func() tea.Cmd { return v.e.send(quitMsg{}) }),
 		}}
 	}
-	return &scope{name: "blob", bindings: []binding{
+	return &scope{name: "blob", bindings: append([]binding{
 		bind([]string{"d"}, "d", "drain this blob", func() tea.Cmd { return v.act(actDrain) }).footer().when(v.drainOff),
 		bind([]string{"r"}, "r", "restore this blob", func() tea.Cmd { return v.act(actRestore) }).footer().when(v.restoreOff),
 		bind([]string{"a"}, "a", "ack this blob (or clear its ack)", func() tea.Cmd { return v.act(actAck) }).footer().when(v.ackOff),
@@ -326,7 +326,7 @@ func (v *detail) Scope() *scope {
 		bind([]string{"end", "G"}, "G", "bottom", func() tea.Cmd { v.move(1 << 30); return nil }),
 		bind([]string{"y"}, "y", "copy the name", func() tea.Cmd { return v.e.send(copyMsg{what: "name", text: v.name}) }),
 		bind([]string{"Y"}, "Y", "copy the raw JSON", func() tea.Cmd { return v.e.send(copyBlobMsg{v.name}) }),
-	}}
+	}, payloadKeys(v.e, v.name, v.editOff)...)}
 }
 
 func (v *detail) page() int {

@@ -181,7 +181,7 @@ func (v *eventView) Scope() *scope {
 		}
 		return ""
 	}
-	return &scope{name: "event", bindings: []binding{
+	return &scope{name: "event", bindings: append([]binding{
 		bind([]string{"esc"}, "esc", "back to the blob", func() tea.Cmd { return v.e.send(closeMsg{}) }).footer(),
 		bind([]string{"y"}, "y", "copy the event's JSON", func() tea.Cmd {
 			return v.e.send(copyMsg{what: "event's JSON", text: string(v.d.Payload.Events[v.i].Raw)})
@@ -199,7 +199,7 @@ func (v *eventView) Scope() *scope {
 		bind([]string{"pgdown", " "}, "pgdn", "page down", func() tea.Cmd { v.text.scroll(v.text.h); return nil }),
 		bind([]string{"home", "g"}, "g", "top", func() tea.Cmd { v.text.toTop(); return nil }),
 		bind([]string{"end", "G"}, "G", "bottom", func() tea.Cmd { v.text.toBottom(); return nil }),
-	}}
+	}, payloadKeys(v.e, v.d.Name, nil)...)}
 }
 
 func (v *eventView) View() string {

@@ -49,6 +49,8 @@ func (m *Model) request(msg tea.Msg) (tea.Cmd, bool) {
 		return m.copyBlob(msg.name), true
 	case copiedMsg:
 		m.status = msg.text
+	case pageBlobMsg, pagerReadyMsg, pagerDoneMsg, saveBlobMsg, editBlobMsg, editReadyMsg, editDoneMsg, repairPlannedMsg, repairDoneMsg:
+		return m.repairRequest(msg), true
 	case helpMsg:
 		m.push(newHelp(m.env(), m.top().Scope(), m.rootScopeFor(m.top())))
 	case refreshMsg:
