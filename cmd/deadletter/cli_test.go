@@ -51,7 +51,7 @@ func TestVersionHelpAndCompletion(t *testing.T) {
 	if out := mustRun(t, "--version"); !strings.Contains(out, "deadletter version") {
 		t.Fatalf("--version: %q", out)
 	}
-	for _, cmd := range []string{"ls", "show", "drain", "restore", "ack", "check", "watch", "report", "seed", "demo", "completion"} {
+	for _, cmd := range []string{"ls", "show", "get", "edit", "resubmit", "export", "drain", "restore", "ack", "check", "watch", "report", "seed", "demo", "completion"} {
 		if out := mustRun(t, cmd, "-h"); !strings.Contains(out, "Usage:") {
 			t.Errorf("%s -h: %q", cmd, out)
 		}

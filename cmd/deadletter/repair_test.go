@@ -217,6 +217,9 @@ func TestResubmit(t *testing.T) {
 	if code != 0 || !strings.Contains(errs, "republishes 1") || !strings.Contains(out, "would repair") || listNames(t, dir) != before {
 		t.Fatalf("dry run: exit %d\n%s\n%s", code, out, errs)
 	}
+	if _, errs, code = runCmd(t, "resubmit", file, "--subscription", "webhooks", "--dir", dir, "--yes", "--read-only"); code != 2 || !strings.Contains(errs, "read-only") {
+		t.Fatalf("read-only: %d %s", code, errs)
+	}
 	if _, errs, code = runCmd(t, "resubmit", file, "--dir", dir, "--yes"); code != 2 || !strings.Contains(errs, "--subscription") {
 		t.Fatalf("no subscription: %d %s", code, errs)
 	}
@@ -317,6 +320,12 @@ func exportRoundTrip(t *testing.T, src []string, c store.Container) {
 	}
 	if !strings.Contains(mustRun(t, "show", acked, "--dir", to), "exported") {
 		t.Fatal("the ack did not travel")
+	}
+	// Into the container itself: refused.
+	if src[0] == "--dir" {
+		if _, errs, code := runCmd(t, append([]string{"export", "--all", "--to", src[1]}, src...)...); code != 2 || !strings.Contains(errs, "the container itself") {
+			t.Fatalf("export into itself: exit %d %s", code, errs)
+		}
 	}
 	// Again: nothing is written over.
 	out, _, code := runCmd(t, append([]string{"export", "--all", "--to", to}, src...)...)

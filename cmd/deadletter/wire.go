@@ -321,7 +321,11 @@ type countedJSON struct {
 }
 
 func toRepairJSON(estate string, rp *replay.RepairPlan, r replay.Result, dryRun bool, kept string) repairJSON {
-	out := repairJSON{DryRun: dryRun, Estate: text(estate), Outcome: r.Outcome, Written: text(r.Target), Retired: text(r.Retired),
+	outcome := r.Outcome
+	if would, ok := dryRunOutcomes[outcome]; ok && dryRun {
+		outcome = would
+	}
+	out := repairJSON{DryRun: dryRun, Estate: text(estate), Outcome: outcome, Written: text(r.Target), Retired: text(r.Retired),
 		Error: text(present.Reason(r.Reason, present.ForceRepair)), Kept: text(kept), After: toPreviewJSON(&rp.After), Counted: []countedJSON{}}
 	if !r.Outcome.Done() {
 		out.Written = ""
@@ -427,7 +431,7 @@ func toResultsJSON(dryRun bool, rs []replay.Result, force present.Force) results
 
 // dryRunOutcomes are the outcomes a dry run reports instead of the ones only a real run can have.
 var dryRunOutcomes = map[replay.Outcome]replay.Outcome{replay.OutcomeDrained: "wouldDrain", replay.OutcomeRestored: "wouldRestore",
-	replay.OutcomeAcked: "wouldAck", replay.OutcomeCleared: "wouldClear"}
+	replay.OutcomeRepaired: "wouldRepair", replay.OutcomeAcked: "wouldAck", replay.OutcomeCleared: "wouldClear"}
 
 // maxFindingNames is how many blob names check prints per finding; the rest are counted.
 const maxFindingNames = 10

@@ -96,12 +96,12 @@ func adviceFor(s BlobState) string {
 	case a.Untriggerable:
 		return "Leave the drain alone: " + UntriggerableWhy + ". Copy it out under another name, or rename the subscription."
 	case a.Crash:
-		return "Do not drain it: the replay function crashes on it every time. Copy it out and fix it by hand."
+		return "Do not drain it: the replay function crashes on it every time. Fix its payload with deadletter edit (e in the dashboard), which sends the fix back through the replay."
 	case a.Handled:
 		return fmt.Sprintf("Leave it: the replay already handled it (%s exists) and only its delete failed; the lifecycle rule removes it. Draining would republish its events a second time.",
 			textfmt.Printable(a.HandledBy))
 	case s.Pane == replay.PaneStranded && a.Malformed:
-		return "Drain it to let the replay quarantine it whole (it can never publish it), then fix what wrote it; or copy it out."
+		return "Fix its payload with deadletter edit (e in the dashboard), which sends the fix back through the replay; or drain it to let the replay quarantine it whole (it can never publish it), then fix what wrote it."
 	case s.Pane == replay.PaneStranded:
 		return "Drain it: no trigger can still arrive, so nothing replays it otherwise."
 	case a.Stalled:
@@ -119,8 +119,10 @@ func quarantineAdvice(s BlobState) string {
 		return "It cannot be restored under its own name (see below): move it by hand."
 	case rp.Refusal.Kind == replay.ReasonLingers:
 		return "Delete its lingering original at the root first (its events are all in this copy), then restore it."
+	case rp.Malformed:
+		return "Restoring it would only quarantine it again (malformed, see below): fix its payload with deadletter edit (e in the dashboard), which sends the fix back through the replay."
 	case rp.Refused():
-		return "Restoring it would resume nothing (see below): fix the handler or the register, or copy it out."
+		return "Restoring it would resume nothing (see below): fix the handler or the register, or copy it out (deadletter get, export)."
 	}
 	return fmt.Sprintf("Restore it to resume %d event(s) the cap stopped.", len(rp.Resume))
 }
