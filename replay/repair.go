@@ -58,6 +58,9 @@ type RepairPlan struct {
 	Before *Preview
 	// Counted lists the events whose id still carries an attempt count (written as they are).
 	Counted []Counted
+	// Undiagnosed counts the edited events without Event Grid's deadLetterReason where the original's events all
+	// had one: the edit dropped the diagnostics that say why they dead-lettered (written as it stands).
+	Undiagnosed int
 	// Retire: the original is deleted (If-Match its ETag) once the new blob has landed — a quarantine copy or a
 	// root blob; an archived record never is.
 	Retire bool
@@ -131,6 +134,13 @@ func (rp *RepairPlan) judge(c Config, target string) {
 		for _, ev := range rp.Payload.Events {
 			if id := ParseID(ev.ID, c.Separator); id.Original != ev.ID {
 				rp.Counted = append(rp.Counted, Counted{Index: ev.Index, ID: ev.ID, Attempt: id.Attempt, Capped: id.Attempt.AtLeast(c.MaxReplays)})
+			}
+		}
+	}
+	if rp.Original != nil && !rp.Payload.Malformed() && diagnosed(ParsePayload(rp.Original.Body)) {
+		for _, ev := range rp.Payload.Events {
+			if ev.DeadLetterReason == "" {
+				rp.Undiagnosed++
 			}
 		}
 	}
@@ -222,4 +232,14 @@ func Repair(ctx context.Context, c store.Container, rp RepairPlan, o RepairOptio
 		r.Outcome, r.Reason = OutcomeFailed, Reason{Kind: ReasonWrittenNotRetired, Name: target, Err: err.Error()}
 	}
 	return r, nil
+}
+
+// diagnosed reports whether every event of p carries Event Grid's deadLetterReason.
+func diagnosed(p *Payload) bool {
+	for _, ev := range p.Events {
+		if ev.DeadLetterReason == "" {
+			return false
+		}
+	}
+	return len(p.Events) > 0
 }

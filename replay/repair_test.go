@@ -30,7 +30,7 @@ func TestRepairWritesThenRetires(t *testing.T) {
 		t.Fatal(err)
 	}
 	want := "WEBHOOKS/2026/11/30/9/abc.repaired-" + bi.LastModified.UTC().Format("20060102T150405Z") + ".json"
-	if rp.Refused() || rp.Target != want || !rp.Retire || len(rp.After.Republish) != 1 || !rp.Before.Malformed {
+	if rp.Refused() || rp.Target != want || !rp.Retire || len(rp.After.Republish) != 1 || !rp.Before.Malformed || rp.Undiagnosed != 0 {
 		t.Fatalf("plan: %+v", rp)
 	}
 	r, err := replay.Repair(bg, m, rp, replay.RepairOptions{})
@@ -109,7 +109,7 @@ func TestRepairOfAChangedOriginalWritesNothing(t *testing.T) {
 func TestRepairRefusals(t *testing.T) {
 	cfg := cfgWith(testRegister)
 	now := time.Date(2026, 11, 30, 12, 0, 0, 0, time.UTC)
-	good := `[{"id":"a","subject":"s","eventType":"Push","dataVersion":"1","data":1}]`
+	good := `[{"id":"a","subject":"s","eventType":"Push","dataVersion":"1","data":1,"deadLetterReason":"MaxDeliveryAttemptsExceeded"}]`
 	deep := `[{"id":"a","subject":"s","eventType":"Push","dataVersion":"1","data":` + strings.Repeat("[", 6000) + strings.Repeat("]", 6000) + `}]`
 	for _, c := range []struct {
 		name, orig, edit string
@@ -118,6 +118,7 @@ func TestRepairRefusals(t *testing.T) {
 		retire           bool
 	}{
 		{"unchanged", "quarantine/S/2026/11/30/9/x.json", good, 0, replay.ReasonUnchanged, true},
+		{"diagnostics dropped", "quarantine/S/2026/11/30/9/x.json", `[{"id":"a","subject":"s","eventType":"Push","dataVersion":"1","data":2}]`, 0, replay.ReasonNone, true},
 		{"still malformed", "quarantine/S/2026/11/30/9/x.json", `[{"id":"a"}]`, 0, replay.ReasonMalformed, true},
 		{"crash", "quarantine/S/2026/11/30/9/x.json", deep, 0, replay.ReasonCrash, true},
 		{"capped", "quarantine/S/2026/11/30/9/x.json", `[{"id":"a|2","subject":"s","eventType":"Push","dataVersion":"1","data":1}]`, 0, replay.ReasonStillQuarantined, true},
@@ -134,6 +135,9 @@ func TestRepairRefusals(t *testing.T) {
 			rp, err := cfg.PlanRepair(bg, m, cfg.OriginalOf(b, now), []byte(c.edit))
 			if err != nil || rp.Refusal.Kind != c.want || rp.Retire != c.retire {
 				t.Fatalf("plan: %v %+v", err, rp.Refusal)
+			}
+			if undiagnosed := c.name != "unchanged" && !strings.Contains(c.edit, "deadLetterReason") && !rp.Payload.Malformed(); (rp.Undiagnosed > 0) != undiagnosed {
+				t.Fatalf("undiagnosed %d", rp.Undiagnosed)
 			}
 			if c.name == "capped" && (len(rp.Counted) != 1 || !rp.Counted[0].Capped) {
 				t.Fatalf("counted ids: %+v", rp.Counted)

@@ -157,6 +157,14 @@ func TestEditFixesAMalformedPayload(t *testing.T) {
 	if out, _, code = runCmd(t, "edit", name, "--dir", dir, "--yes"); code != 3 || !strings.Contains(out, "changes nothing") {
 		t.Fatalf("unchanged: exit %d %s", code, out)
 	}
+	// An editor that fails (or is killed) ends the edit: nothing written.
+	t.Setenv("EDITOR", "false")
+	if _, errs, code = runCmd(t, "edit", name, "--dir", dir, "--yes"); code == 0 || code == 3 || !strings.Contains(errs, "nothing was written") {
+		t.Fatalf("failed editor: exit %d %s", code, errs)
+	}
+	if after := listNames(t, dir); after != before {
+		t.Fatal("an edit whose editor failed wrote")
+	}
 	// --read-only refuses before any editor opens; not on a terminal, --yes is asked for before it opens too.
 	t.Setenv("EDITOR", "false")
 	if _, errs, code = runCmd(t, "edit", name, "--dir", dir, "--yes", "--read-only"); code != 2 || !strings.Contains(errs, "read-only") {

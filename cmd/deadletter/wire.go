@@ -310,6 +310,8 @@ type repairJSON struct {
 	// Malformed is why the edited payload fails the schema (absent when it passes).
 	Malformed text          `json:"malformed,omitempty"`
 	Counted   []countedJSON `json:"counted"`
+	// Undiagnosed counts edited events that lost Event Grid's deadLetterReason the original's events had.
+	Undiagnosed int `json:"undiagnosed"`
 }
 
 // countedJSON is an event whose id still carries a replay attempt.
@@ -339,6 +341,7 @@ func toRepairJSON(estate string, rp *replay.RepairPlan, r replay.Result, dryRun 
 	if rp.Payload.Malformed() {
 		out.Malformed = text(rp.Payload.Err.Error())
 	}
+	out.Undiagnosed = rp.Undiagnosed
 	for _, c := range rp.Counted {
 		out.Counted = append(out.Counted, countedJSON{Index: c.Index, ID: text(c.ID), Attempt: attempt(c.Attempt), Capped: c.Capped})
 	}

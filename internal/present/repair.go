@@ -48,6 +48,9 @@ func RepairLines(rp *replay.RepairPlan, c replay.Config, force Force) []string {
 		}
 		out.add("  - %d id(s) still carry an attempt count, written as you left them: %s%s", n, strings.Join(ids, ", "), more)
 	}
+	if rp.Undiagnosed > 0 {
+		out.add("  - %d event(s) no longer carry Event Grid's diagnostics (deadLetterReason and the rest), which the original's had: nothing will say why they dead-lettered", rp.Undiagnosed)
+	}
 	switch o := rp.Original; {
 	case o == nil:
 		out.add("nothing is retired (name the blob it replaces with --replaces)")
