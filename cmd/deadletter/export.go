@@ -10,12 +10,14 @@ import (
 	"github.com/deadletter/deadletter/replay"
 	"github.com/deadletter/deadletter/store"
 	"github.com/deadletter/deadletter/store/dirstore"
+	"github.com/deadletter/deadletter/tui"
 	"github.com/spf13/cobra"
 )
 
 type exportOptions struct {
 	to     string
 	all    bool
+	query  string
 	json   bool
 	filter blobFilter
 }
@@ -23,7 +25,7 @@ type exportOptions struct {
 func (a *app) exportCmd() *cobra.Command {
 	var o exportOptions
 	cmd := &cobra.Command{
-		Use:   "export NAME... --to DIR | export --all [filters] --to DIR",
+		Use:   "export NAME... --to DIR | export --all [filters] --to DIR | export --filter QUERY --to DIR",
 		Short: "copy blobs, with their metadata and tags, into a directory that --dir opens as a container",
 		Long: `export copies blobs — their bytes, content type, metadata, index tags and Last-Modified — into DIR in the
 directory backend's own format, so deadletter --dir DIR opens the export as a container (show, check, report, a
@@ -31,14 +33,17 @@ twin). It never writes over a file: a name DIR already holds is left and reporte
 from another's only by case (one file on a case-insensitive disk) or that would fall under the directory's own
 .deadletter folder, never follows a link, and writes files readable by you only (0600, folders 0700): these are
 production payloads on a laptop. --all takes every blob, narrowed by ls's filters (--pane, --subscription,
---verdict, --older-than). The handler register is not part of a container: pass --handlers with --dir DIR.`,
+--verdict, --older-than); --filter takes the blobs the dashboard's filter QUERY shows (sub:, reason:, hour:,
+is:, verdict: and plain words, as / types them). The handler register is not part of a container: pass --handlers with --dir DIR.`,
 		Example: `  deadletter export --all --pane quarantine --to ./incident-1130
+  deadletter export --filter 'sub:webhooks is:malformed' --to ./webhooks-malformed
   deadletter --dir ./incident-1130 check`,
 		ValidArgsFunction: a.completeNames(anyBlob),
 		RunE:              func(cmd *cobra.Command, args []string) error { return a.runExport(cmd, args, &o) },
 	}
 	cmd.Flags().StringVar(&o.to, "to", "", "the directory to export into (created 0700 when missing)")
 	cmd.Flags().BoolVar(&o.all, "all", false, "every blob the filters keep")
+	cmd.Flags().StringVar(&o.query, "filter", "", "the blobs the dashboard's filter QUERY shows (sub:NAME reason:TEXT hour:12-01 04h is:malformed verdict:cap, words)")
 	cmd.Flags().BoolVar(&o.json, "json", false, "JSON output: what was written and what was not")
 	o.filter.flags(cmd)
 	cmd.MarkFlagDirname("to")
@@ -49,15 +54,20 @@ func (a *app) runExport(cmd *cobra.Command, args []string, o *exportOptions) err
 	switch {
 	case o.to == "":
 		return usagef("export needs --to DIR: the directory to write the blobs into")
-	case o.all && len(args) > 0:
-		return usagef("export takes names or --all, not both")
-	case !o.all && len(args) == 0:
-		return usagef("export needs blob names (or their GUIDs or fragments), or --all")
+	case (o.all || o.query != "") && len(args) > 0, o.all && o.query != "":
+		return usagef("export takes names, --all or --filter: one of them")
+	case !o.all && o.query == "" && len(args) == 0:
+		return usagef("export needs blob names (or their GUIDs or fragments), --all, or --filter QUERY")
 	case !o.all && (o.filter != blobFilter{}):
 		return usagef("--pane, --subscription, --verdict and --older-than narrow --all")
 	}
 	if err := o.filter.validate(); err != nil {
 		return err
+	}
+	if o.query != "" {
+		if err := tui.CheckFilter(o.query); err != nil {
+			return usagef("--filter: %s (--all takes everything)", textfmt.Printable(err.Error()))
+		}
 	}
 	if a.g.dir != "" {
 		src, serr := os.Stat(a.g.dir)
@@ -73,7 +83,19 @@ func (a *app) runExport(cmd *cobra.Command, args []string, o *exportOptions) err
 	}
 	var names []string
 	var missing []replay.Result
-	if o.all {
+	switch {
+	case o.query != "":
+		l.HydrateWhere(ctx, snap, nil) // (reason:, outcome: and the badges need the payloads)
+		keep, err := tui.Filter(o.query, snap, cfg)
+		if err != nil {
+			return usagef("--filter: %s", textfmt.Printable(err.Error()))
+		}
+		for i := range snap.Items {
+			if keep(i) {
+				names = append(names, snap.Items[i].Name)
+			}
+		}
+	case o.all:
 		if o.filter.needsPayload() {
 			l.HydrateWhere(ctx, snap, o.filter.listed)
 		}
@@ -82,8 +104,10 @@ func (a *app) runExport(cmd *cobra.Command, args []string, o *exportOptions) err
 				names = append(names, it.Name)
 			}
 		}
-	} else if names, missing, err = resolveNamed(a.io.err, snap, a.g.container, args, anyBlob); err != nil {
-		return err
+	default:
+		if names, missing, err = resolveNamed(a.io.err, snap, a.g.container, args, anyBlob); err != nil {
+			return err
+		}
 	}
 	blobs := make([]store.BlobInfo, 0, len(names))
 	for _, n := range names {

@@ -350,3 +350,25 @@ func lower(m map[string]string) map[string]string {
 	}
 	return out
 }
+
+// export --filter takes what the dashboard's filter shows: here, the malformed blobs of the seed.
+func TestExportFilter(t *testing.T) {
+	dir := seeded(t)
+	want := lsJSONOf(t, "--dir", dir, "--verdict", "malformed").Blobs
+	to := filepath.Join(t.TempDir(), "malformed")
+	var r struct{ Written []struct{ Name string } }
+	json.Unmarshal([]byte(mustRun(t, "export", "--filter", "is:malformed", "--to", to, "--dir", dir, "--json")), &r)
+	if len(want) == 0 || len(r.Written) != len(want) {
+		t.Fatalf("exported %d, %d malformed", len(r.Written), len(want))
+	}
+	for i, b := range want {
+		if r.Written[i].Name != b["name"] {
+			t.Fatalf("exported %v, want %v", r.Written, want)
+		}
+	}
+	for _, bad := range [][]string{{"--filter", "colour:red"}, {"--filter", "  "}, {"--filter", "x", "--all"}, {"--all", "--pane", "nowhere"}} {
+		if _, errs, code := runCmd(t, append([]string{"export", "--to", to, "--dir", dir}, bad...)...); code != 2 {
+			t.Errorf("%v: exit %d %s", bad, code, errs)
+		}
+	}
+}
