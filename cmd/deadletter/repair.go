@@ -26,8 +26,8 @@ func (f *repairFlags) register(cmd *cobra.Command) {
 }
 
 // repair says what the plan will do, asks, writes it, and reports — the end of edit and resubmit. keep, when
-// set, keeps the edited bytes in a file if they were not written (refused, declined, the original changed or a
-// failure), and returns where; the file is said in the report, so no edit is lost.
+// set, keeps the edited bytes in a file if they were not written (refused, declined, a dry run, the original
+// changed or a failure), and returns where; the file is said in the report, so no edit is lost.
 func (a *app) repair(ctx context.Context, c store.Container, cfg replay.Config, rp *replay.RepairPlan, o *repairFlags, keep func() (string, error)) error {
 	estate := a.describe(c)
 	if !o.json || !o.yes {
@@ -48,7 +48,7 @@ func (a *app) repair(ctx context.Context, c store.Container, cfg replay.Config, 
 		return err
 	}
 	kept := ""
-	if keep != nil && !o.dryRun && (declined || !r.Outcome.Done()) && r.Reason.Kind != replay.ReasonUnchanged {
+	if keep != nil && (declined || o.dryRun || !r.Outcome.Done()) && r.Reason.Kind != replay.ReasonUnchanged { // (a dry run writes nothing either)
 		if kept, err = keep(); err != nil {
 			return fmt.Errorf("the edit was not written, and could not be kept in a file either: %w", err)
 		}
@@ -71,8 +71,12 @@ func (a *app) repair(ctx context.Context, c store.Container, cfg replay.Config, 
 			fmt.Fprintf(a.io.out, "retired       %s\n", textfmt.Printable(r.Retired))
 		}
 		if kept != "" {
-			fmt.Fprintf(a.io.out, "the edit is kept in %s: fix it and send it with deadletter resubmit %s --subscription %s --replaces NAME\n",
-				textfmt.Printable(kept), textfmt.Printable(kept), textfmt.Printable(replay.ParseBlobName(rp.Target).Subscription))
+			replaces := "NAME"
+			if rp.Original != nil {
+				replaces = rp.Original.Name
+			}
+			fmt.Fprintf(a.io.out, "the edit is kept in %s: send it (fixed) with deadletter resubmit %s --replaces %s\n",
+				textfmt.Printable(kept), textfmt.Printable(kept), textfmt.Printable(replaces))
 		}
 	}
 	switch {

@@ -152,6 +152,18 @@ func TestEditFixesAMalformedPayload(t *testing.T) {
 	if b, err := os.ReadFile("0b8c2f7e-repair.edit.json"); err != nil || string(b) != broken {
 		t.Fatalf("kept edit: %q %v", b, err)
 	}
+	// A dry run writes nothing, and keeps the edit too.
+	fixed := strings.Replace(withData, "ev-1", "ev-3", 1)
+	t.Setenv("EDITOR", editorScript(t, fixed, ""))
+	if out, errs, code = runCmd(t, "edit", name, "--dir", dir, "--dry-run"); code != 0 || !strings.Contains(out, "would repair") || !strings.Contains(out, "kept in") {
+		t.Fatalf("dry run: exit %d\n%s\n%s", code, out, errs)
+	}
+	if after := listNames(t, dir); after != before {
+		t.Fatal("a dry run wrote")
+	}
+	if b, err := os.ReadFile("0b8c2f7e-repair.edit-2.json"); err != nil || string(b) != fixed {
+		t.Fatalf("kept dry-run edit: %q %v", b, err)
+	}
 	// An editor that changes nothing: refused as unchanged, nothing kept.
 	t.Setenv("EDITOR", "true")
 	if out, _, code = runCmd(t, "edit", name, "--dir", dir, "--yes"); code != 3 || !strings.Contains(out, "changes nothing") {
