@@ -83,3 +83,46 @@ func waitFile(t *testing.T, path string) {
 	}
 	t.Fatalf("%s never appeared", path)
 }
+
+// n keeps the edit in a file and writes nothing; a refused edit's y says why it is off, and f writes it anyway.
+func TestRepairDeclinedAndForcedInTmux(t *testing.T) {
+	dir, name := repairDir(t)
+	work := t.TempDir()
+	broken := strings.Replace(noData, "ev-1", "ev-2", 1) // still without data: malformed
+	editor := editorScript(t, broken, "")
+	before := listNames(t, dir)
+	tm := newTerm(t, 120, 40, "sh", "-c", `cd "$0" && exec "$@"`, work, "env", "EDITOR="+editor, "VISUAL=", binary(t), "--dir", dir, "--interval", "1h")
+	tm.screen("[1 Stranded")
+	tm.keys("2")
+	tm.screen("[2 Quarantine")
+	tm.keys("/")
+	tm.keys("-l", "0b8c2f7e")
+	tm.keys("Enter")
+	tm.screen("filter: 0b8c2f7e")
+	tm.keys("Enter")
+	tm.screen("quarantine ·")
+	tm.keys("e")
+	tm.screen("refused: the payload is malformed", "f force")
+	tm.keys("n")
+	tm.screen("the edit is kept in")
+	if b, err := os.ReadFile(filepath.Join(work, "0b8c2f7e-repair.edit.json")); err != nil || string(b) != broken {
+		t.Fatalf("kept: %q %v", b, err)
+	}
+	if listNames(t, dir) != before {
+		t.Fatal("a declined edit wrote")
+	}
+	tm.keys("e")
+	tm.screen("refused: the payload is malformed")
+	tm.keys("y")
+	tm.screen("press f to write it anyway")
+	tm.keys("f")
+	tm.screen("f: written although refused")
+	tm.keys("y")
+	tm.screen("live ·", ".repaired-") // (the new root blob's detail: the repair has returned)
+	d, _ := dirstore.Open(dir)
+	if _, err := d.Stat(context.Background(), name); err == nil {
+		t.Fatal("the quarantine copy is still there")
+	}
+	tm.keys("q")
+	tm.exited()
+}
