@@ -2,10 +2,6 @@ package tui
 
 import (
 	"fmt"
-	"regexp"
-	"slices"
-	"strings"
-	"time"
 
 	"github.com/charmbracelet/bubbles/cursor"
 	"github.com/charmbracelet/bubbles/textinput"
@@ -13,13 +9,6 @@ import (
 	"github.com/deadletter/deadletter/internal/textfmt"
 	"github.com/deadletter/deadletter/replay"
 )
-
-// The filter: words are ANDed; a plain word matches what the row shows (the blob's name — subscription, hour,
-// GUID — its dominant reason and outcome, and the badges it carries); field:value terms match the field named.
-const filterSyntax = "words are ANDed and match what a row shows: its name, reason, outcome and badges (malformed, crash, untriggerable, handled, expiring, stalled, acked) · " +
-	"sub:NAME reason:TEXT outcome:TEXT (sub:=NAME, reason:=TEXT: the whole value) · hour:12-01 04h (as the HOUR column prints it), hour:12-01T04 or hour:2026-12-01T04 · " +
-	"verdict:cap|replay|notIdempotent|unroutable|unknown|malformed|crash|handled (blobs that show it) · is:malformed is:crash is:untriggerable is:expiring is:stalled is:handled is:acked is:unread is:unreadable is:root · " +
-	`-TERM leaves out what TERM matches · "quoted text" keeps spaces · a filter that does not parse shows nothing`
 
 // filterState is what the root keeps of the filter: the query applied to every pane, the one being typed, and the
 // per-blob search keys.
@@ -106,126 +95,16 @@ func (f *filterBar) View() string { return "" }
 // overlay: the filter bar does not replace the screen.
 func (f *filterBar) overlay() {}
 
-// term is one word of a query: not leaves out what it matches; exact matches a whole value (sub:=NAME).
-type term struct {
-	field, value string
-	not, exact   bool
-}
-
-// words splits a query at spaces, keeping "quoted text" (a reason with spaces) together.
-func words(q string) []string {
-	var out []string
-	var cur strings.Builder
-	quoted := false
-	for _, r := range q {
-		switch {
-		case r == '"':
-			quoted = !quoted
-		case (r == ' ' || r == '\t') && !quoted:
-			if cur.Len() > 0 {
-				out = append(out, cur.String())
-				cur.Reset()
-			}
-		default:
-			cur.WriteRune(r)
-		}
-	}
-	if cur.Len() > 0 {
-		out = append(out, cur.String())
-	}
-	return out
-}
-
-// hourWord is the hour half of the HOUR column's form (12-01 04h), which a space parts from its date.
-var hourWord = regexp.MustCompile(`^\d{1,2}h$`)
-
-func parseQuery(q string) ([]term, error) {
-	var out []term
-	ws := words(q)
-	for i := 0; i < len(ws); i++ {
-		w := ws[i]
-		not := len(w) > 1 && w[0] == '-'
-		if not {
-			w = w[1:]
-		}
-		f, v, ok := strings.Cut(w, ":")
-		if !ok {
-			out = append(out, term{value: strings.ToLower(w), not: not})
-			continue
-		}
-		exact := false
-		if f != "hour" && strings.HasPrefix(v, "=") {
-			exact, v = true, v[1:]
-		}
-		if v == "" {
-			return nil, fmt.Errorf("%s needs a value after the colon (sub:PUSH, is:expiring)", w)
-		}
-		switch f = strings.ToLower(f); f {
-		case "sub", "subscription":
-			f = "sub"
-		case "hour":
-			if i+1 < len(ws) && hourWord.MatchString(ws[i+1]) { // hour:12-01 04h, as the column prints it
-				v += " " + ws[i+1]
-				i++
-			}
-			h, err := hourPrefix(v)
-			if err != nil {
-				return nil, err
-			}
-			v = h
-		case "reason", "outcome", "name":
-		case "verdict":
-			if !replay.IsVerdictFilter(v) { // the words ls --verdict takes
-				return nil, fmt.Errorf("verdict:%s — want %s", v, replay.VerdictFilterWords)
-			}
-		case "is":
-			if !slices.Contains(replay.IsWords, strings.ToLower(v)) {
-				return nil, fmt.Errorf("is:%s — want %s", v, strings.Join(replay.IsWords, ", "))
-			}
-		default:
-			return nil, fmt.Errorf("%s: is not a filter field (sub, reason, outcome, hour, verdict, is)", f)
-		}
-		out = append(out, term{field: f, value: strings.ToLower(v), not: not, exact: exact})
-	}
-	return out, nil
-}
-
-// hourForms are what hour: takes, each with how much of "01-02T15" it fixes.
-var hourForms = []struct {
-	layout string
-	year   bool
-}{{"01-02 15h", false}, {"01-02T15", false}, {"2006-01-02T15", true}, {"2006-01-02 15h", true}, {"01-02", false}, {"2006-01-02", true}}
-
-// hourPrefix reads what hour: was given into the key rows are matched by: "2026-12-01T04", or without the year
-// "12-01T04", or a date only.
-func hourPrefix(v string) (string, error) {
-	for _, f := range hourForms {
-		t, err := time.Parse(f.layout, v)
-		if err != nil {
-			continue
-		}
-		key := t.Format("01-02T15")
-		if !strings.Contains(f.layout, "15") {
-			key = t.Format("01-02")
-		}
-		if f.year {
-			key = t.Format("2006-") + key
-		}
-		return key, nil
-	}
-	return "", fmt.Errorf("hour:%s — want a date and hour as the HOUR column prints it (12-01 04h), 12-01T04 or 2026-12-01T04", v)
-}
-
 // match returns the filter for the applied query (nil: no filter). A query that does not parse matches nothing:
 // a typo must never widen what the screen shows, and what an action takes, to everything.
 func (f *filterState) match(snap *replay.Snapshot, cfg replay.Config) rowFilter {
-	terms, err := parseQuery(f.text)
+	q, err := replay.ParseQuery(f.text)
 	f.err = ""
 	if err != nil {
 		f.err = textfmt.Printable(err.Error()) // it quotes what was typed (or pasted)
 		return func(int) bool { return false }
 	}
-	if len(terms) == 0 {
+	if q.Empty() {
 		return nil
 	}
 	mt := &f.matcher
@@ -233,63 +112,8 @@ func (f *filterState) match(snap *replay.Snapshot, cfg replay.Config) rowFilter 
 		mt.reset(snap)
 	}
 	return func(i int) bool {
-		it := &snap.Items[i]
-		for _, t := range terms {
-			if termMatches(cfg, snap.Now, mt, i, it, t) == t.not {
-				return false
-			}
-		}
-		return true
+		return q.Matches(cfg, snap.Now, &snap.Items[i], func() string { return mt.key(i) })
 	}
-}
-
-func termMatches(cfg replay.Config, now time.Time, mt *matcher, i int, it *replay.Item, t term) bool {
-	s := it.Summary
-	switch t.field {
-	case "":
-		if strings.Contains(mt.key(i), t.value) {
-			return true
-		}
-		match, known := cfg.Is(it, now, t.value) // a badge the row carries: malformed, crash, acked…
-		return known && match
-	case "name":
-		return t.has(it.Name)
-	case "sub":
-		return t.has(it.Parsed.Subscription)
-	case "hour":
-		if it.Parsed.Hour.IsZero() {
-			return false
-		}
-		key := strings.ToLower(it.Parsed.Hour.Format("01-02T15"))
-		if len(t.value) > 4 && t.value[4] == '-' { // with the year
-			key = strings.ToLower(it.Parsed.Hour.Format("2006-01-02T15"))
-		}
-		return strings.HasPrefix(key, t.value)
-	case "reason", "outcome":
-		if s == nil {
-			return false
-		}
-		cs := s.Reasons
-		if t.field == "outcome" {
-			cs = s.Outcomes
-		}
-		for _, c := range cs {
-			if t.has(c.Value) {
-				return true
-			}
-		}
-		return false
-	}
-	match, _ := cfg.Is(it, now, t.value) // verdict: and is: (parseQuery let only known words through)
-	return match
-}
-
-// has reports whether a field's value matches the term: contains it, or is it (exact), in any case.
-func (t term) has(v string) bool {
-	if t.exact {
-		return strings.EqualFold(v, t.value)
-	}
-	return strings.Contains(strings.ToLower(v), t.value)
 }
 
 // matcher holds each blob's lower-cased search key — what its row shows — built once, again when its summary
@@ -307,15 +131,7 @@ func (mt *matcher) reset(s *replay.Snapshot) {
 func (mt *matcher) key(i int) string {
 	it := &mt.snap.Items[i]
 	if mt.keys[i] == "" || mt.summary[i] != it.Summary {
-		var b strings.Builder
-		b.WriteString(it.Name)
-		if s := it.Summary; s != nil {
-			b.WriteByte(0)
-			b.WriteString(s.Reasons.Top())
-			b.WriteByte(0)
-			b.WriteString(s.Outcomes.Top())
-		}
-		mt.keys[i], mt.summary[i] = strings.ToLower(b.String()), it.Summary
+		mt.keys[i], mt.summary[i] = replay.SearchKey(it), it.Summary
 	}
 	return mt.keys[i]
 }

@@ -13,6 +13,8 @@ import (
 	"time"
 
 	"github.com/deadletter/deadletter/internal/present"
+	"github.com/deadletter/deadletter/internal/scenario"
+	"github.com/deadletter/deadletter/replay"
 	"github.com/deadletter/deadletter/store"
 	"github.com/deadletter/deadletter/store/dirstore"
 	"github.com/deadletter/deadletter/store/storetest"
@@ -482,5 +484,57 @@ func TestGroupsRefuseUnknownWords(t *testing.T) {
 	// The flags hidden for twin's help are back for everyone else's.
 	if out := mustRun(t, "ls", "--help"); !strings.Contains(out, "--account-url") {
 		t.Errorf("ls --help lost --account-url:\n%s", out)
+	}
+}
+
+// --filter takes the dashboard's language and selects what the dashboard's filter shows for the same words: ls and
+// restore --all against the same query applied as the tables apply it (replay.Query over the listing).
+func TestFilterFlagSelectsWhatTheDashboardShows(t *testing.T) {
+	dir := seeded(t)
+	// One register for both sides, named on the command line (whatever the seed left about it).
+	reg, _ := json.Marshal(scenario.IncidentRegister)
+	handlers := filepath.Join(t.TempDir(), "handlers.json")
+	if err := os.WriteFile(handlers, reg, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	for _, q := range []string{"sub:webhooks", "is:malformed", "verdict:cap", "sub:=WEBHOOKS -is:handled", "maxdelivery", "reason:=MaxDeliveryAttemptsExceeded is:root"} {
+		got := map[string]bool{}
+		for _, b := range lsJSONOf(t, "--dir", dir, "--handlers", handlers, "--filter", q).Blobs {
+			got[b["name"].(string)] = true
+		}
+		want := map[string]bool{}
+		c, err := dirstore.Open(dir)
+		if err != nil {
+			t.Fatal(err)
+		}
+		cfg := replay.DefaultConfig()
+		cfg.Handlers = scenario.IncidentRegister
+		l := replay.NewLoader(c, cfg)
+		snap, err := l.List(context.Background())
+		if err != nil {
+			t.Fatal(err)
+		}
+		l.HydrateWhere(context.Background(), snap, nil)
+		parsed, err := replay.ParseFilter(q)
+		if err != nil {
+			t.Fatal(err)
+		}
+		keep := parsed.Select(cfg, snap)
+		for i := range snap.Items {
+			if keep(i) {
+				want[snap.Items[i].Name] = true
+			}
+		}
+		if len(want) == 0 || len(got) != len(want) {
+			t.Errorf("ls --filter %q: %d blobs, the dashboard's filter shows %d", q, len(got), len(want))
+		}
+		for n := range want {
+			if !got[n] {
+				t.Errorf("ls --filter %q lacks %s", q, n)
+			}
+		}
+	}
+	if _, errs, code := runCmd(t, "ls", "--dir", dir, "--filter", "colour:red"); code != 2 || !strings.Contains(errs, "is not a filter field") {
+		t.Errorf("a bad --filter: exit %d %s", code, errs)
 	}
 }

@@ -10,16 +10,14 @@ import (
 	"github.com/deadletter/deadletter/replay"
 	"github.com/deadletter/deadletter/store"
 	"github.com/deadletter/deadletter/store/dirstore"
-	"github.com/deadletter/deadletter/tui"
 	"github.com/spf13/cobra"
 )
 
 type exportOptions struct {
 	to     string
 	all    bool
-	query  string
 	json   bool
-	filter blobFilter
+	filter blobFilter // --filter QUERY and ls's narrowing flags
 }
 
 func (a *app) exportCmd() *cobra.Command {
@@ -43,7 +41,6 @@ is:, verdict: and plain words, as / types them). The handler register is not par
 	}
 	cmd.Flags().StringVar(&o.to, "to", "", "the directory to export into (created 0700 when missing)")
 	cmd.Flags().BoolVar(&o.all, "all", false, "every blob the filters keep")
-	cmd.Flags().StringVar(&o.query, "filter", "", "the blobs the dashboard's filter QUERY shows (sub:NAME reason:TEXT hour:12-01 04h is:malformed verdict:cap, words)")
 	cmd.Flags().BoolVar(&o.json, "json", false, "JSON output: what was written and what was not")
 	o.filter.flags(cmd)
 	cmd.MarkFlagDirname("to")
@@ -51,23 +48,19 @@ is:, verdict: and plain words, as / types them). The handler register is not par
 }
 
 func (a *app) runExport(cmd *cobra.Command, args []string, o *exportOptions) error {
+	narrowed := o.filter.pane != "" || o.filter.subscription != "" || o.filter.verdict != "" || o.filter.olderThan != 0
 	switch {
 	case o.to == "":
 		return usagef("export needs --to DIR: the directory to write the blobs into")
-	case (o.all || o.query != "") && len(args) > 0, o.all && o.query != "":
-		return usagef("export takes names, --all or --filter: one of them")
-	case !o.all && o.query == "" && len(args) == 0:
+	case (o.all || o.filter.query != "") && len(args) > 0:
+		return usagef("export takes names, or --all / --filter: not both")
+	case !o.all && o.filter.query == "" && len(args) == 0:
 		return usagef("export needs blob names (or their GUIDs or fragments), --all, or --filter QUERY")
-	case !o.all && (o.filter != blobFilter{}):
-		return usagef("--pane, --subscription, --verdict and --older-than narrow --all")
+	case !o.all && o.filter.query == "" && narrowed:
+		return usagef("--pane, --subscription, --verdict and --older-than narrow --all or --filter")
 	}
 	if err := o.filter.validate(); err != nil {
 		return err
-	}
-	if o.query != "" {
-		if err := tui.CheckFilter(o.query); err != nil {
-			return usagef("--filter: %s (--all takes everything)", textfmt.Printable(err.Error()))
-		}
 	}
 	if a.g.dir != "" {
 		src, serr := os.Stat(a.g.dir)
@@ -84,18 +77,7 @@ func (a *app) runExport(cmd *cobra.Command, args []string, o *exportOptions) err
 	var names []string
 	var missing []replay.Result
 	switch {
-	case o.query != "":
-		l.HydrateWhere(ctx, snap, nil) // (reason:, outcome: and the badges need the payloads)
-		keep, err := tui.Filter(o.query, snap, cfg)
-		if err != nil {
-			return usagef("--filter: %s", textfmt.Printable(err.Error()))
-		}
-		for i := range snap.Items {
-			if keep(i) {
-				names = append(names, snap.Items[i].Name)
-			}
-		}
-	case o.all:
+	case o.all || o.filter.query != "":
 		if o.filter.needsPayload() {
 			l.HydrateWhere(ctx, snap, o.filter.listed)
 		}

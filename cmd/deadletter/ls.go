@@ -27,6 +27,9 @@ type lsOptions struct {
 type blobFilter struct {
 	pane, subscription, verdict string
 	olderThan                   time.Duration
+	// query is --filter: the dashboard's filter language (replay.ParseQuery), the same words selecting the same blobs.
+	query  string
+	parsed replay.Query
 }
 
 func (f *blobFilter) flags(cmd *cobra.Command) {
@@ -35,6 +38,7 @@ func (f *blobFilter) flags(cmd *cobra.Command) {
 	fs.StringVar(&f.subscription, "subscription", "", "only this subscription (as in the blob name, any case)")
 	fs.StringVar(&f.verdict, "verdict", "", "only blobs holding an event with this verdict (replay, cap, notIdempotent, unroutable, unknown), or malformed, crash, handled")
 	durationVar(fs, &f.olderThan, "older-than", "only blobs at least this old (3d, 12h)")
+	fs.StringVar(&f.query, "filter", "", "only what the dashboard's filter shows for the same words ('sub:webhooks verdict:cap hour:12-01')")
 	cmd.RegisterFlagCompletionFunc("pane", cobra.FixedCompletions([]string{"stranded", "quarantine", "live", "archived"}, cobra.ShellCompDirectiveNoFileComp))
 	cmd.RegisterFlagCompletionFunc("verdict", cobra.FixedCompletions([]string{"replay", "cap", "notIdempotent", "unroutable", "unknown", "malformed", "crash", "handled"}, cobra.ShellCompDirectiveNoFileComp))
 }
@@ -53,6 +57,13 @@ func (f *blobFilter) validate() error {
 	if f.olderThan < 0 {
 		return usagef("--older-than must be ≥ 0")
 	}
+	if f.query != "" {
+		q, err := replay.ParseFilter(f.query)
+		if err != nil {
+			return usagef("--filter: %s", textfmt.Printable(err.Error()))
+		}
+		f.parsed = q
+	}
 	return nil
 }
 
@@ -65,10 +76,13 @@ func (f *blobFilter) listed(it *replay.Item) bool {
 
 // needsPayload reports whether the verdict filter has to read payloads (handled too: a quarantine copy makes a
 // blob handled only when its own payload shows every event refused).
-func (f *blobFilter) needsPayload() bool { return f.verdict != "" }
+func (f *blobFilter) needsPayload() bool { return f.verdict != "" || f.parsed.NeedsPayload() }
 
-// read reports whether an item (hydrated when needsPayload) passes the verdict filter.
+// read reports whether an item (hydrated when needsPayload) passes the verdict filter and --filter.
 func (f *blobFilter) read(cfg replay.Config, it *replay.Item, now time.Time) bool {
+	if !f.parsed.Matches(cfg, now, it, func() string { return replay.SearchKey(it) }) {
+		return false
+	}
 	if f.verdict == "" {
 		return true
 	}

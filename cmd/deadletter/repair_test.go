@@ -378,7 +378,7 @@ func TestExportFilter(t *testing.T) {
 			t.Fatalf("exported %v, want %v", r.Written, want)
 		}
 	}
-	for _, bad := range [][]string{{"--filter", "colour:red"}, {"--filter", "  "}, {"--filter", "x", "--all"}, {"--all", "--pane", "nowhere"}} {
+	for _, bad := range [][]string{{"--filter", "colour:red"}, {"--filter", "  "}, {"--pane", "stranded"}, {"--all", "--pane", "nowhere"}} {
 		if _, errs, code := runCmd(t, append([]string{"export", "--to", to, "--dir", dir}, bad...)...); code != 2 {
 			t.Errorf("%v: exit %d %s", bad, code, errs)
 		}

@@ -47,8 +47,8 @@ func (o *restoreOptions) check(names []string) error {
 		return usagef("restore needs quarantine blob names (or their GUIDs or fragments), or --all")
 	case o.all && o.force:
 		return usagef("--all restores only blobs with something to resume; --force takes named blobs")
-	case !o.all && (o.filter != blobFilter{}):
-		return usagef("--subscription, --verdict and --older-than narrow --all")
+	case !o.all && (o.filter.pane != "" || o.filter.subscription != "" || o.filter.verdict != "" || o.filter.olderThan != 0 || o.filter.query != ""):
+		return usagef("--subscription, --verdict, --older-than and --filter narrow --all")
 	case o.filter.pane != "" && o.filter.pane != string(replay.PaneQuarantine):
 		return usagef("restore --all takes quarantine blobs: --pane %s would select none", o.filter.pane)
 	}
