@@ -85,7 +85,7 @@ func (p *pager) wrap() {
 	}
 	p.lines, p.srcOf = p.lines[:0], p.srcOf[:0]
 	for i, l := range p.source {
-		for _, w := range strings.Split(ansi.Wrap(l, p.w, " "), "\n") {
+		for _, w := range hangingWrap(l, p.w) {
 			p.lines, p.srcOf = append(p.lines, w), append(p.srcOf, i)
 		}
 	}
@@ -94,6 +94,23 @@ func (p *pager) wrap() {
 		p.plain[i] = strings.ToLower(ansi.Strip(l))
 	}
 	p.find()
+}
+
+// hangingWrap wraps a line to w columns, its continuation lines indented as far as the line itself (a list item,
+// a key's help, a JSON member stay under their start) — for plain text, where the indent leaves room; a styled
+// line wraps as it is.
+func hangingWrap(l string, w int) []string {
+	body := strings.TrimLeft(l, " ")
+	indent := len(l) - len(body)
+	if indent == 0 || indent > w/2 || ansi.StringWidth(l) <= w || ansi.Strip(l) != l {
+		return strings.Split(ansi.Wrap(l, w, " "), "\n")
+	}
+	pad := strings.Repeat(" ", indent)
+	out := strings.Split(ansi.Wrap(body, w-indent, " "), "\n")
+	for k := range out {
+		out[k] = pad + out[k]
+	}
+	return out
 }
 
 // refresh hands the viewport the lines, the current match shown in reverse.
