@@ -538,3 +538,20 @@ func TestFilterFlagSelectsWhatTheDashboardShows(t *testing.T) {
 		t.Errorf("a bad --filter: exit %d %s", code, errs)
 	}
 }
+
+// check's wrapped advice keeps a quoted command on one line: "run `deadletter drain`" never breaks inside the
+// backquotes.
+func TestWrappedAdviceKeepsCommandsWhole(t *testing.T) {
+	line := "- stranded (31): 31 stranded blob(s), oldest 28d12h old: nothing replays them; run `deadletter drain --dry-run` then `deadletter drain`"
+	for w := 30; w <= 100; w++ {
+		out := fitLine(line, w)
+		for _, l := range strings.Split(out, "\n") {
+			if strings.Count(l, "`")%2 != 0 {
+				t.Fatalf("at %d columns a command is broken across lines:\n%s", w, out)
+			}
+		}
+		if strings.ReplaceAll(strings.Join(strings.Fields(out), " "), "\n", " ") != strings.Join(strings.Fields(line), " ") {
+			t.Fatalf("at %d columns the words changed:\n%s", w, out)
+		}
+	}
+}

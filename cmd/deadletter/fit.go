@@ -79,6 +79,7 @@ func wrapHanging(line string, width int, cutLong bool) string {
 	if indent > width/2 {
 		indent = min(4, width/4)
 	}
+	line, whole := keepPhrases(line)
 	if cutLong {
 		words := strings.Split(line, " ")
 		for i, w := range words {
@@ -101,7 +102,35 @@ func wrapHanging(line string, width int, cutLong bool) string {
 		}
 		line = strings.TrimLeft(parts[1], " ")
 	}
-	return strings.Join(out, "\n")
+	return whole(strings.Join(out, "\n"))
+}
+
+// phraseSpace stands for a space inside a `quoted command` while a line is wrapped, so the command stays on one
+// line ("run `deadletter drain`", never "run `deadletter" and "drain`").
+const phraseSpace, phraseHyphen = '\ue000', '\ue001' // (a hyphen too: the wrapper breaks after one)
+
+// keepPhrases joins the words of each backquoted phrase of line, and returns what gives them their spaces back (a
+// line that already holds phraseSpace is left as it is).
+func keepPhrases(line string) (string, func(string) string) {
+	if strings.ContainsAny(line, string([]rune{phraseSpace, phraseHyphen})) || strings.Count(line, "`") < 2 {
+		return line, func(s string) string { return s }
+	}
+	var b strings.Builder
+	in := false
+	for _, r := range line {
+		switch {
+		case r == '`':
+			in = !in
+		case r == ' ' && in:
+			r = phraseSpace
+		case r == '-' && in:
+			r = phraseHyphen
+		}
+		b.WriteRune(r)
+	}
+	return b.String(), func(s string) string {
+		return strings.NewReplacer(string(phraseSpace), " ", string(phraseHyphen), "-").Replace(s)
+	}
 }
 
 // reflow joins the lines of each paragraph (lines not indented, up to a blank line) into one, so the terminal's
