@@ -12,6 +12,7 @@ import (
 	tea "github.com/charmbracelet/bubbletea"
 	"github.com/charmbracelet/lipgloss"
 	"github.com/deadletter/deadletter/internal/textfmt"
+	"github.com/deadletter/deadletter/replay"
 	"github.com/deadletter/deadletter/store"
 	"github.com/muesli/termenv"
 )
@@ -239,4 +240,22 @@ func TestAClickOnATabOpensIt(t *testing.T) {
 	x = strings.Index(line, "o Overview")
 	hs.send(tea.MouseMsg{X: textfmt.Width(line[:x]), Y: 2, Button: tea.MouseButtonLeft, Action: tea.MouseActionPress})
 	hs.shows("[o Overview]")
+}
+
+// At 80 columns the results keep what the table shows of each blob — its GUID's head — however long its reason.
+func TestResultsKeepTheGUIDsHead(t *testing.T) {
+	mem, cfg := fixture(t, 0)
+	hs := newHarness(t, mem, cfg, 80, 24)
+	hs.press("<ctrl+a>", "d", "y")
+	hs.shows("Drain finished")
+	s := hs.screen()
+	shown := 0
+	for _, x := range hs.m.results.results[1:] {
+		if head := replay.FileOf(x.Name)[:6]; strings.Contains(s, head) {
+			shown++
+		}
+	}
+	if rows := min(len(hs.m.results.results)-1, 8); shown < rows {
+		t.Fatalf("only %d of the results on screen show their GUID's head:\n%s", shown, s)
+	}
 }

@@ -211,6 +211,24 @@ func (r *runView) open() tea.Cmd {
 	return tea.Batch(r.e.send(closeMsg{}), r.e.send(openBlobMsg{name}))
 }
 
+// compact is result i's line at width w: whole when it fits; else its outcome and the blob's name cut in the middle,
+// so the subscription and the GUID's head and tail — what the table shows — stay (the line under the cursor says
+// the rest).
+func (r *runView) compact(i int, line string, w int) string {
+	if textfmt.Width(line) <= w {
+		return line
+	}
+	x := r.results[i]
+	head := fmt.Sprintf("%-13s ", x.Outcome)
+	room := max(8, w-textfmt.Width(head))
+	file := textfmt.Printable(replay.FileOf(x.Name))
+	dir := textfmt.Printable(strings.TrimSuffix(x.Name, replay.FileOf(x.Name)))
+	if textfmt.Width(file)+4 >= room { // the file alone: its GUID's head and tail
+		return head + textfmt.ShortenMiddle(file, room)
+	}
+	return head + textfmt.ShortenMiddle(dir, room-textfmt.Width(file)) + file
+}
+
 // listHeight is how many results the box shows at once.
 func (r *runView) listHeight() int { return max(1, r.h-2-6-len(r.body.lines)) }
 
@@ -246,7 +264,7 @@ func (r *runView) View() string {
 			style = st.Error
 		}
 		if i != r.cursor {
-			pinned = append(pinned, style.Render(mark+textfmt.CellMiddle(lines[i], w)))
+			pinned = append(pinned, style.Render(mark+textfmt.Cell(r.compact(i, lines[i], w), w)))
 			continue
 		}
 		for j, l := range cur {
