@@ -10,6 +10,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/deadletter/deadletter/internal/azmonitor"
 	"github.com/deadletter/deadletter/internal/textfmt"
 	"github.com/spf13/pflag"
 	"go.yaml.in/yaml/v3"
@@ -27,11 +28,15 @@ import (
 //	    container: deadletter
 //	    handlers: /etc/deadletter/handlers.json
 //	    read-only: true
+//	    event-grid-topics:
+//	      - /subscriptions/…/resourceGroups/estate/providers/Microsoft.EventGrid/topics/estate-events
+//	    replay-system-topic: /subscriptions/…/providers/Microsoft.EventGrid/systemTopics/estate-storage
 
 // contextKeys are the keys a context may hold: each sets the global flag of the same name, except name and
 // connection-string-env (the variable whose value is the connection string).
 var contextKeys = []string{"name", "dir", "account-url", "connection-string-env", "connection-string-file", "container", "handlers", "ttl", "live-grace",
-	"retention", "expiring-within", "max-replays", "max-ack", "read-only", "id-separator", "node-stack-depth"}
+	"retention", "expiring-within", "max-replays", "max-ack", "read-only", "id-separator", "node-stack-depth",
+	"event-grid-topics", "replay-system-topic", "witness-window"}
 
 // namedContext is one context of the file: its values by key (as written), and the line of each.
 type namedContext struct {
@@ -143,14 +148,18 @@ func readContext(path string, n *yaml.Node) (namedContext, error) {
 		if _, dup := nc.Values[k.Value]; dup {
 			return nc, configError(path, k.Line, k.Value, "given twice in one context")
 		}
-		if v.Kind != yaml.ScalarNode || v.Tag == "!!null" {
-			return nc, configError(path, v.Line, k.Value, "want a value")
+		val, err := contextValue(path, k, v)
+		if err != nil {
+			return nc, err
 		}
-		nc.Values[k.Value], nc.Lines[k.Value] = v.Value, k.Line
+		nc.Values[k.Value], nc.Lines[k.Value] = val, k.Line
 		if f := check.Lookup(k.Value); f != nil {
-			if err := f.Value.Set(v.Value); err != nil {
-				return nc, configError(path, v.Line, k.Value, "%q: %v", v.Value, err)
+			if err := f.Value.Set(val); err != nil {
+				return nc, configError(path, v.Line, k.Value, "%q: %v", val, err)
 			}
+		}
+		if err := checkTopics(k.Value, val); err != nil {
+			return nc, configError(path, v.Line, k.Value, "%v", err)
 		}
 	}
 	nc.Name = nc.Values["name"]
@@ -167,6 +176,38 @@ func readContext(path string, n *yaml.Node) (namedContext, error) {
 		return nc, configError(path, n.Line, "", "context %q names no container (dir, account-url, connection-string-env or connection-string-file)", nc.Name)
 	}
 	return nc, nil
+}
+
+// contextValue is a context key's value as its flag takes it: a scalar, or for event-grid-topics a list of
+// resource IDs (or one), joined with commas (no resource ID holds one).
+func contextValue(path string, k, v *yaml.Node) (string, error) {
+	if k.Value == "event-grid-topics" && v.Kind == yaml.SequenceNode && len(v.Content) > 0 {
+		ids := make([]string, 0, len(v.Content))
+		for _, item := range v.Content {
+			if item.Kind != yaml.ScalarNode || item.Tag == "!!null" || item.Value == "" || strings.Contains(item.Value, ",") {
+				return "", configError(path, item.Line, k.Value, "want a list of Event Grid topics' resource IDs")
+			}
+			ids = append(ids, item.Value)
+		}
+		return strings.Join(ids, ","), nil
+	}
+	if v.Kind != yaml.ScalarNode || v.Tag == "!!null" {
+		return "", configError(path, v.Line, k.Value, "want a value")
+	}
+	return v.Value, nil
+}
+
+// checkTopics checks the witness's resource IDs when the file is read, so a typo is said with its line.
+func checkTopics(key, val string) error {
+	if key != "event-grid-topics" && key != "replay-system-topic" {
+		return nil
+	}
+	for _, id := range strings.Split(val, ",") {
+		if _, err := azmonitor.CheckTopicID(strings.TrimSpace(id)); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 // keyLine is the line of key in a mapping node (0 when absent).

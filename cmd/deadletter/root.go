@@ -12,6 +12,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/deadletter/deadletter/internal/azmonitor"
 	"github.com/deadletter/deadletter/internal/textfmt"
 	"github.com/deadletter/deadletter/replay"
 	"github.com/deadletter/deadletter/store"
@@ -48,12 +49,18 @@ type globalFlags struct {
 	readOnly                            bool
 	// timeout bounds how long a command waits on the container (0: unbounded); each command sets its default.
 	timeout time.Duration
+	// The second witness (witness.go): the Event Grid topics whose subscriptions dead-letter here, the storage
+	// system topic the replay subscription is on (Azure resource IDs), and how far back their metrics are read.
+	eventGridTopics   []string
+	replaySystemTopic string
+	witnessWindow     time.Duration
 }
 
 func newApp(io stdio) *app {
 	d := replay.DefaultConfig()
 	return &app{io: io, g: globalFlags{container: "deadletter", ttl: d.TTL, liveGrace: d.LiveGrace, retention: d.Retention,
-		expiring: d.ExpiringWithin, maxReplays: d.MaxReplays, separator: d.Separator, maxAck: replay.DefaultMaxAck}}
+		expiring: d.ExpiringWithin, maxReplays: d.MaxReplays, separator: d.Separator, maxAck: replay.DefaultMaxAck,
+		witnessWindow: azmonitor.DefaultWindow}}
 }
 
 // envVar is one environment variable a global flag reads.
@@ -69,6 +76,8 @@ var envVars = []envVar{
 	{"DEADLETTER_EXPIRING_WITHIN", "expiring-within"}, {"DEADLETTER_MAX_REPLAYS", "max-replays"},
 	{"DEADLETTER_HANDLERS", "handlers"}, {"DEADLETTER_ID_SEPARATOR", "id-separator"}, {"DEADLETTER_READ_ONLY", "read-only"},
 	{"DEADLETTER_MAX_ACK", "max-ack"}, {"DEADLETTER_NODE_STACK_DEPTH", "node-stack-depth"},
+	{"DEADLETTER_EVENT_GRID_TOPICS", "event-grid-topics"}, {"DEADLETTER_REPLAY_SYSTEM_TOPIC", "replay-system-topic"},
+	{"DEADLETTER_WITNESS_WINDOW", "witness-window"},
 }
 
 // Commands are listed in the order root adds them (what an operator needs first), not sorted. It is cobra's one
@@ -201,6 +210,9 @@ func (a *app) globalFlags(fs *pflag.FlagSet) {
 	durationVar(fs, &g.maxAck, "max-ack", "the longest an acknowledgement may last (at most 7d, never past --retention); longer acks found in tags are ignored as suspicious")
 	fs.StringVar(&a.configPath, "config", "", "the config file of named contexts (env DEADLETTER_CONFIG; default "+textfmt.Printable(defaultConfigPath())+")")
 	fs.StringVar(&a.contextFlag, "context", "", "run in this context of the config file (env DEADLETTER_CONTEXT; default its current-context)")
+	fs.StringSliceVar(&g.eventGridTopics, "event-grid-topics", g.eventGridTopics, "Event Grid topics (Azure resource IDs, comma-separated) whose delivery metrics witness whether each handler is failing now; needs Entra ID and the Monitoring Reader role")
+	fs.StringVar(&g.replaySystemTopic, "replay-system-topic", g.replaySystemTopic, "the storage account's Event Grid system topic (Azure resource ID) the replay subscription is on: its dropped triggers are blobs being stranded")
+	durationVar(fs, &g.witnessWindow, "witness-window", "how far back Event Grid's delivery metrics are read (complete minutes)")
 	durationVar(fs, &g.timeout, "timeout", "give up on the command after this long (default 30s for ls, show, check and each watch pass; none for report, actions and the dashboard, which Ctrl-C stops; 0: none)")
 }
 

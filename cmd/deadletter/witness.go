@@ -1,0 +1,63 @@
+package main
+
+import (
+	"context"
+	"time"
+
+	"github.com/Azure/azure-sdk-for-go/sdk/azcore"
+	"github.com/Azure/azure-sdk-for-go/sdk/azcore/arm"
+	"github.com/Azure/azure-sdk-for-go/sdk/azcore/policy"
+	"github.com/Azure/azure-sdk-for-go/sdk/azidentity"
+	"github.com/deadletter/deadletter/internal/azmonitor"
+	"github.com/deadletter/deadletter/replay"
+)
+
+// witnessTimeout bounds one reading of Azure Monitor: the witness is a second opinion, never worth holding up a
+// listing, a check or a drain's question for.
+const witnessTimeout = 10 * time.Second
+
+// noWitness is the witness of a context that names topics but cannot read them: it says why, every time.
+type noWitness string
+
+func (n noWitness) Witness(context.Context, time.Time) replay.WitnessReport {
+	return replay.WitnessReport{None: string(n)}
+}
+
+// witness is the second witness the flags configure: nil when no topic is named. Azure Monitor takes an ARM
+// token, which only Entra ID gives: a connection-string (or a directory) context gets a witness that says so
+// rather than one that guesses.
+func (g *globalFlags) witness() replay.Witness {
+	if len(g.eventGridTopics) == 0 && g.replaySystemTopic == "" {
+		return nil
+	}
+	if g.accountURL == "" {
+		return noWitness("no Event Grid witness: needs Entra ID (--account-url), a connection string gives no token for Azure Monitor")
+	}
+	cred, err := azidentity.NewDefaultAzureCredential(nil)
+	if err != nil {
+		return noWitness("no Event Grid witness: no Microsoft Entra ID credential: " + err.Error())
+	}
+	m, err := azmonitor.New(azmonitor.Options{Topics: g.eventGridTopics, ReplaySystemTopic: g.replaySystemTopic, Window: g.witnessWindow,
+		Credential: cred, Client: &arm.ClientOptions{ClientOptions: azcore.ClientOptions{Retry: policy.RetryOptions{MaxRetries: 1}}}})
+	if err != nil {
+		return noWitness("no Event Grid witness: " + err.Error())
+	}
+	return boundedWitness{m}
+}
+
+// boundedWitness gives a witness witnessTimeout at most.
+type boundedWitness struct{ w replay.Witness }
+
+func (b boundedWitness) Witness(ctx context.Context, now time.Time) replay.WitnessReport {
+	ctx, cancel := context.WithTimeout(ctx, witnessTimeout)
+	defer cancel()
+	return b.w.Witness(ctx, now)
+}
+
+// readWitness reads the witness when there is one (an empty report when not).
+func readWitness(ctx context.Context, w replay.Witness, now time.Time) replay.WitnessReport {
+	if w == nil {
+		return replay.WitnessReport{}
+	}
+	return w.Witness(ctx, now)
+}
