@@ -109,12 +109,12 @@ func countWhere(res []replay.Result, match func(replay.Result) bool) int {
 // every blob asked for was done; 1 when one failed; 3 when none failed but one was not done — refused, too young,
 // already handled, untriggerable, changed or gone since it was listed, not found; 130 when a signal stopped the
 // run (after the report: what was done is said first).
-func (a *app) reportResults(ctx context.Context, f actionFlags, res []replay.Result, ready ...replay.Readiness) error {
+func (a *app) reportResults(ctx context.Context, f actionFlags, res []replay.Result, ready ...resultsJSON) error {
 	tally := replay.TallyOf(res)
 	if f.json {
 		out := toResultsJSON(f.dryRun, res, f.forceHow)
-		if ready != nil {
-			out.Readiness = toReadinessJSON(ready)
+		for _, r := range ready { // a drain's readiness, both witnesses
+			out.Readiness, out.EventGrid = r.Readiness, r.EventGrid
 		}
 		if err := writeJSON(a.io.out, out); err != nil {
 			return err

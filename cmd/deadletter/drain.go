@@ -58,6 +58,7 @@ func (a *app) runDrain(cmd *cobra.Command, names []string, o *drainOptions) erro
 		o.forceHow = present.ForceByName
 	}
 	ctx := cmd.Context()
+	witness := startWitness(ctx, a.witnessOf(ctx)) // beside the listing, never holding it up
 	snap, l, cfg, err := a.g.listed(ctx)
 	if err != nil {
 		return err
@@ -83,10 +84,12 @@ func (a *app) runDrain(cmd *cobra.Command, names []string, o *drainOptions) erro
 		targets = append(targets, cfg.DrainTargetOf(&items[i], snap.Now))
 	}
 	ready := drainReadiness(cfg, snap, items)
+	wit := witness()
+	both := resultsJSON{Readiness: toReadinessJSON(ready, wit), EventGrid: toWitnessJSON(wit)}
 	if len(targets) == 0 && len(missing) == 0 {
 		if o.json {
 			out := toResultsJSON(o.dryRun, nil, o.forceHow)
-			out.Readiness = toReadinessJSON(ready)
+			out.Readiness, out.EventGrid = both.Readiness, both.EventGrid
 			return writeJSON(a.io.out, out)
 		}
 		fmt.Fprintln(a.io.out, "nothing is stranded: no blob to drain")
@@ -94,7 +97,7 @@ func (a *app) runDrain(cmd *cobra.Command, names []string, o *drainOptions) erro
 	}
 	var res []replay.Result
 	if len(targets) > 0 {
-		if err := a.askDrain(cfg, o, items, ready, snap.Now); err != nil {
+		if err := a.askDrain(cfg, o, items, ready, wit, snap.Now); err != nil {
 			return err
 		}
 		if res, err = replay.Drain(ctx, l.Container, cfg, targets, replay.DrainOptions{DryRun: o.dryRun, IncludeHandled: o.includeHandled,
@@ -102,7 +105,7 @@ func (a *app) runDrain(cmd *cobra.Command, names []string, o *drainOptions) erro
 			return err
 		}
 	}
-	return a.reportResults(ctx, o.actionFlags, append(missing, res...), ready...)
+	return a.reportResults(ctx, o.actionFlags, append(missing, res...), both)
 }
 
 // drainReadiness is the readiness of the subscriptions a drain takes (reckoned from every blob: the replay's
@@ -129,7 +132,8 @@ func (a *app) drainNamed(snap *replay.Snapshot, names []string) ([]replay.Result
 }
 
 // askDrain says what the drain will do — only the blobs it will re-upload are counted — and asks.
-func (a *app) askDrain(cfg replay.Config, o *drainOptions, items []replay.Item, ready []replay.Readiness, now time.Time) error {
+// Both witnesses are said, each named: the container's (the last dead letters) and Event Grid's (its metrics now).
+func (a *app) askDrain(cfg replay.Config, o *drainOptions, items []replay.Item, ready []replay.Readiness, wit replay.WitnessReport, now time.Time) error {
 	f := cfg.ForecastDrain(items, replay.DrainOptions{IncludeHandled: o.includeHandled, Force: o.force}, now)
 	if !o.json || !o.yes {
 		if f.Blobs > 0 {
@@ -141,7 +145,17 @@ func (a *app) askDrain(cfg replay.Config, o *drainOptions, items []replay.Item, 
 		if l := present.LastDeadLetters(ready, now); l != "" {
 			fmt.Fprintln(a.io.err, l)
 		}
+		subs := make([]string, 0, len(ready))
+		for _, r := range ready {
+			subs = append(subs, r.Subscription)
+		}
+		for _, l := range present.WitnessLines(wit, subs) {
+			fmt.Fprintln(a.io.err, l)
+		}
 		for _, w := range present.ReadinessWarnings(cfg, items, ready, now) {
+			fmt.Fprintln(a.io.err, "warning: "+w)
+		}
+		for _, w := range present.WitnessWarnings(wit, items) {
 			fmt.Fprintln(a.io.err, "warning: "+w)
 		}
 	}

@@ -113,7 +113,7 @@ func buildReport(cfg replay.Config, snap *replay.Snapshot, o *reportOptions) rep
 	}
 	slices.SortFunc(r.Drains, func(a, b drainJSON) int { return strings.Compare(string(a.Name), string(b.Name)) })
 	slices.SortFunc(r.Restores, func(a, b restoredJSON) int { return strings.Compare(string(a.Name), string(b.Name)) })
-	r.Readiness = toReadinessJSON(cfg.Readiness(snap.Items, snap.Now))
+	r.Readiness = toReadinessJSON(cfg.Readiness(snap.Items, snap.Now), replay.WitnessReport{})
 	return r
 }
 

@@ -395,6 +395,9 @@ type resultsJSON struct {
 	// Readiness (drain only) is, per subscription the drain takes, whether its handler still failed within the
 	// TTL: drained now, those events would most likely dead-letter again.
 	Readiness []readinessJSON `json:"readiness,omitempty"`
+	// EventGrid (drain only, when a witness is configured) is what Event Grid's witness read: when, and what it
+	// could not.
+	EventGrid *witnessJSON `json:"eventGrid,omitempty"`
 }
 
 type readinessJSON struct {
@@ -403,14 +406,83 @@ type readinessJSON struct {
 	// LastHour counts the dead letters written within the last TTL window (an hour, by the estate's TTL).
 	LastHour int  `json:"lastHour"`
 	Failing  bool `json:"failing"`
+	// EventGrid is the second witness's verdict on the subscription, when a witness is configured.
+	EventGrid *handlerJSON `json:"eventGrid,omitempty"`
 }
 
-func toReadinessJSON(rs []replay.Readiness) []readinessJSON {
+// handlerJSON is Event Grid's witness on one subscription: its verdict and the counts behind it.
+type handlerJSON struct {
+	Subscription text             `json:"subscription"`
+	Topic        text             `json:"topic,omitempty"`
+	Verdict      string           `json:"verdict"` // failing, recovering, healthy, noDeliveries, unknown
+	Failed       int64            `json:"failed"`
+	FailedBy     map[string]int64 `json:"failedBy,omitempty"`
+	Succeeded    int64            `json:"succeeded"`
+	DeadLettered int64            `json:"deadLettered"`
+	Dropped      int64            `json:"dropped"`
+	LastFailure  string           `json:"lastFailure,omitempty"`
+	LastSuccess  string           `json:"lastSuccess,omitempty"`
+}
+
+// witnessJSON is what a witness read: as of when, over what window, and what it could not read.
+type witnessJSON struct {
+	Source        string        `json:"source,omitempty"`
+	AsOf          string        `json:"asOf,omitempty"`
+	WindowSeconds int64         `json:"windowSeconds,omitempty"`
+	Problems      []text        `json:"problems,omitempty"`
+	None          text          `json:"none,omitempty"`
+	ReplayDropped []handlerJSON `json:"replayDropped,omitempty"`
+}
+
+func toHandlerJSON(h replay.HandlerHealth) handlerJSON {
+	j := handlerJSON{Subscription: text(h.Subscription), Topic: text(h.Topic), Verdict: h.Verdict.String(), Failed: h.Failed,
+		Succeeded: h.Succeeded, DeadLettered: h.DeadLettered, Dropped: h.Dropped}
+	if len(h.FailedBy) > 0 {
+		j.FailedBy = h.FailedBy
+	}
+	if !h.LastFailure.IsZero() {
+		j.LastFailure = rfc3339(h.LastFailure)
+	}
+	if !h.LastSuccess.IsZero() {
+		j.LastSuccess = rfc3339(h.LastSuccess)
+	}
+	return j
+}
+
+// toWitnessJSON is nil when no witness is configured.
+func toWitnessJSON(w replay.WitnessReport) *witnessJSON {
+	if !present.HasWitness(w) {
+		return nil
+	}
+	j := &witnessJSON{Source: w.Source, None: text(w.None), WindowSeconds: int64(w.Window.Seconds())}
+	if !w.AsOf.IsZero() {
+		j.AsOf = rfc3339(w.AsOf)
+	}
+	for _, p := range w.Problems {
+		j.Problems = append(j.Problems, text(present.Problem(p)))
+	}
+	for _, h := range w.Dropping() {
+		j.ReplayDropped = append(j.ReplayDropped, toHandlerJSON(h))
+	}
+	return j
+}
+
+// toReadinessJSON is the container's witness per subscription, with Event Grid's beside it when one is
+// configured (unknown when it has no word on the subscription).
+func toReadinessJSON(rs []replay.Readiness, w replay.WitnessReport) []readinessJSON {
 	out := make([]readinessJSON, 0, len(rs))
 	for _, r := range rs {
 		j := readinessJSON{Subscription: text(r.Subscription), LastHour: r.LastWindow, Failing: r.Failing}
 		if !r.NewestDeadLetter.IsZero() {
 			j.NewestDeadLetter = rfc3339(r.NewestDeadLetter)
+		}
+		if present.HasWitness(w) {
+			h, ok := w.HandlerOf(r.Subscription)
+			if !ok {
+				h = replay.HandlerHealth{Subscription: r.Subscription}
+			}
+			hj := toHandlerJSON(h)
+			j.EventGrid = &hj
 		}
 		out = append(out, j)
 	}

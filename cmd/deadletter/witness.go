@@ -54,10 +54,45 @@ func (b boundedWitness) Witness(ctx context.Context, now time.Time) replay.Witne
 	return b.w.Witness(ctx, now)
 }
 
+// witnessKey carries a witness in the command's context: one given by whoever runs the command line in process
+// (a test, the twin's simulation) beats the one the flags configure.
+type witnessKey struct{}
+
+// withWitness gives the command line run with ctx this witness.
+func withWitness(ctx context.Context, w replay.Witness) context.Context {
+	return context.WithValue(ctx, witnessKey{}, w)
+}
+
+// witnessOf is the witness a command reads: the context's, else the flags'.
+func (a *app) witnessOf(ctx context.Context) replay.Witness {
+	if w, ok := ctx.Value(witnessKey{}).(replay.Witness); ok {
+		return w
+	}
+	return a.g.witness()
+}
+
 // readWitness reads the witness when there is one (an empty report when not).
 func readWitness(ctx context.Context, w replay.Witness, now time.Time) replay.WitnessReport {
 	if w == nil {
 		return replay.WitnessReport{}
 	}
 	return w.Witness(ctx, now)
+}
+
+// startWitness reads the witness beside whatever the command does meanwhile (the listing): the answer is waited
+// for only when it is needed, and is bounded (witnessTimeout), so Azure Monitor never holds the listing up.
+func startWitness(ctx context.Context, w replay.Witness) func() replay.WitnessReport {
+	if w == nil {
+		return func() replay.WitnessReport { return replay.WitnessReport{} }
+	}
+	ch := make(chan replay.WitnessReport, 1)
+	go func() { ch <- w.Witness(ctx, time.Now()) }()
+	var rep replay.WitnessReport
+	done := false
+	return func() replay.WitnessReport {
+		if !done {
+			rep, done = <-ch, true
+		}
+		return rep
+	}
 }

@@ -1,11 +1,14 @@
 package main
 
 import (
+	"bytes"
 	"context"
+	"encoding/json"
 	"strings"
 	"testing"
 	"time"
 
+	"github.com/deadletter/deadletter/replay"
 	"github.com/spf13/pflag"
 )
 
@@ -59,5 +62,76 @@ func TestWitnessNeedsEntraID(t *testing.T) {
 	rep := readWitness(context.Background(), g.witness(), time.Now())
 	if !strings.Contains(rep.None, "no Event Grid witness: needs Entra ID") || len(rep.Handlers) != 0 {
 		t.Errorf("connection-string witness: %+v", rep)
+	}
+}
+
+// fixedWitness answers the same report every time.
+type fixedWitness replay.WitnessReport
+
+func (f fixedWitness) Witness(context.Context, time.Time) replay.WitnessReport {
+	return replay.WitnessReport(f)
+}
+
+// witnessSaying is a witness that says PUSH-NOTIFICATIONS' handler is failing now (as Event Grid's metric names
+// it: lower case), WEBHOOKS' healthy, and that the replay's triggers are being dropped.
+func witnessSaying(asOf time.Time) fixedWitness {
+	return fixedWitness{Source: "test", AsOf: asOf, Window: 15 * time.Minute,
+		Handlers: []replay.HandlerHealth{
+			{Subscription: "push-notifications", Verdict: replay.HandlerFailing, Failed: 9, FailedBy: map[string]int64{"Busy": 9}, LastFailure: asOf.Add(-time.Minute)},
+			{Subscription: "webhooks", Verdict: replay.HandlerHealthy, Succeeded: 40}},
+		Replay: []replay.HandlerHealth{{Subscription: "replay", Verdict: replay.HandlerFailing, Dropped: 3}}}
+}
+
+// runWith runs the command line in process with a witness in its context.
+func runWith(t *testing.T, w replay.Witness, args ...string) (string, string, int) {
+	t.Helper()
+	var out, errb bytes.Buffer
+	code := run(withWitness(context.Background(), w), args, stdio{in: strings.NewReader(""), out: &out, err: &errb})
+	return out.String(), errb.String(), code
+}
+
+// drain --dry-run says both witnesses, each named, and warns of the subscription Event Grid says is failing now
+// (matched to its capitalised folder); the JSON's readiness carries the verdict beside the container's.
+func TestDrainSaysEventGridWitness(t *testing.T) {
+	dir := seeded(t)
+	w := witnessSaying(time.Now().UTC().Truncate(time.Minute))
+	_, errs, code := runWith(t, w, "drain", "--dry-run", "--dir", dir)
+	if code != exitNotDone { // the seed's handled blobs are not drained
+		t.Fatalf("exit %d\n%s", code, errs)
+	}
+	for _, want := range []string{"Last dead letter:", "Event Grid, in the 15m to ", "PUSH-NOTIFICATIONS failing", "WEBHOOKS ok", "no word on FRIEND-REQUESTS, THREAD-REPLIES",
+		"warning: PUSH-NOTIFICATIONS: Event Grid says its handler is failing now: 9 failed attempt(s) (Busy 9), none delivered"} {
+		if !strings.Contains(errs, want) {
+			t.Errorf("drain's question lacks %q:\n%s", want, errs)
+		}
+	}
+	if strings.Contains(errs, "WEBHOOKS: Event Grid says") {
+		t.Errorf("a healthy handler warned of:\n%s", errs)
+	}
+	out, errs, code := runWith(t, w, "drain", "--dry-run", "--json", "--dir", dir)
+	if code != exitNotDone {
+		t.Fatalf("exit %d\n%s", code, errs)
+	}
+	var res resultsJSON
+	if err := json.Unmarshal([]byte(out), &res); err != nil {
+		t.Fatal(err)
+	}
+	verdicts := map[string]string{}
+	for _, r := range res.Readiness {
+		if r.EventGrid == nil {
+			t.Fatalf("%s has no eventGrid", r.Subscription)
+		}
+		verdicts[string(r.Subscription)] = r.EventGrid.Verdict
+	}
+	if verdicts["PUSH-NOTIFICATIONS"] != "failing" || verdicts["WEBHOOKS"] != "healthy" || verdicts["FRIEND-REQUESTS"] != "unknown" {
+		t.Errorf("verdicts: %v", verdicts)
+	}
+	if res.EventGrid == nil || res.EventGrid.AsOf == "" || len(res.EventGrid.ReplayDropped) != 1 || res.EventGrid.ReplayDropped[0].Dropped != 3 {
+		t.Errorf("eventGrid: %+v", res.EventGrid)
+	}
+	// no witness configured: the JSON stays as it was
+	out = runExit(t, exitNotDone, "drain", "--dry-run", "--json", "--dir", dir)
+	if strings.Contains(out, "eventGrid") {
+		t.Errorf("eventGrid without a witness:\n%s", out)
 	}
 }
