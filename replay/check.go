@@ -21,16 +21,28 @@ const (
 	FindingUntriggerable FindingKind = "untriggerable"
 	FindingQuarantine    FindingKind = "quarantine"
 	FindingMalformed     FindingKind = "malformed"
+	// FindingHandlerFailing: event subscriptions Event Grid's own metrics say are failing now (the second witness;
+	// see Witness). Its names are subscriptions, not blobs.
+	FindingHandlerFailing FindingKind = "handlerFailing"
+	// FindingReplayDropping: the replay subscription's triggers Event Grid dropped in the witness's window —
+	// blobs stranded now, before the TTL shows them. Its names are subscriptions.
+	FindingReplayDropping FindingKind = "replayDropping"
 )
 
 // FindingKinds lists the kinds in the order reports give them.
 var FindingKinds = [...]FindingKind{FindingExpiring, FindingStranded, FindingReplayStalled, FindingCrash, FindingUntriggerable,
-	FindingQuarantine, FindingMalformed}
+	FindingQuarantine, FindingMalformed, FindingHandlerFailing, FindingReplayDropping}
 
 // Silenced reports whether an acknowledgement silences a finding of this kind: work someone is on (stranded,
 // quarantined, a stalled replay). What is about to be lost, and what the replay can never take, stays a finding.
 func (k FindingKind) Silenced() bool {
 	return k == FindingStranded || k == FindingQuarantine || k == FindingReplayStalled
+}
+
+// OfBlobs reports whether a finding of this kind counts blobs; the witness's (handlerFailing, replayDropping)
+// count subscriptions, so series of blob counts leave them out.
+func (k FindingKind) OfBlobs() bool {
+	return k != FindingHandlerFailing && k != FindingReplayDropping
 }
 
 // Pane is the one pane every blob of this kind is in, when there is one (ls --pane lists them there).
@@ -59,6 +71,8 @@ type Finding struct {
 	// Acked lists the acknowledged blobs of this kind, oldest first (with CheckOptions.Names): for a kind an ack
 	// silences they are not in Count; for the others they are, and are listed here as acknowledged too.
 	Acked []AckedBlob
+	// Events counts, for the witness's findings, the failed delivery attempts or the dropped triggers behind it.
+	Events int64
 }
 
 // AckedBlob is an acknowledged blob as a report lists it.
@@ -107,6 +121,31 @@ type Report struct {
 	// FirstUnreadable names one, with why.
 	Unreadable      int
 	FirstUnreadable string
+	// Witness is what Event Grid's witness read for this report (see AddWitness); empty when none is configured.
+	Witness WitnessReport
+}
+
+// AddWitness adds the second witness's findings to a report: a handlerFailing finding naming each subscription
+// Event Grid says is failing now, a replayDropping one naming each replay subscription whose triggers it dropped.
+// A witness that could not be read raises nothing (unknown is not unhealthy); its problems stay in r.Witness.
+func (r *Report) AddWitness(w WitnessReport) {
+	r.Witness = w
+	if f := witnessFinding(FindingHandlerFailing, w.Failing(nil), func(h HandlerHealth) int64 { return h.Failed }); f.Count > 0 {
+		r.Findings = append(r.Findings, f)
+	}
+	if f := witnessFinding(FindingReplayDropping, w.Dropping(), func(h HandlerHealth) int64 { return h.Dropped }); f.Count > 0 {
+		r.Findings = append(r.Findings, f)
+	}
+	r.Healthy = len(r.Findings) == 0 && r.Unreadable == 0
+}
+
+func witnessFinding(kind FindingKind, hs []HandlerHealth, n func(HandlerHealth) int64) Finding {
+	f := Finding{Kind: kind, Count: len(hs)}
+	for _, h := range hs {
+		f.Names = append(f.Names, h.Subscription)
+		f.Events += n(h)
+	}
+	return f
 }
 
 // Find returns the finding of a kind, if any.

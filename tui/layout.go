@@ -193,10 +193,12 @@ func (m *Model) retryIn() string {
 var (
 	badgeLabels = map[replay.FindingKind]string{replay.FindingExpiring: "EXPIRING", replay.FindingStranded: "STRANDED",
 		replay.FindingReplayStalled: "STALLED", replay.FindingCrash: "CRASH", replay.FindingUntriggerable: "UNTRIGGERABLE",
-		replay.FindingQuarantine: "QUARANTINE", replay.FindingMalformed: "MALFORMED"}
+		replay.FindingQuarantine: "QUARANTINE", replay.FindingMalformed: "MALFORMED", replay.FindingHandlerFailing: "HANDLER FAILING",
+		replay.FindingReplayDropping: "REPLAY DROPPING"}
 	shortBadgeLabels = map[replay.FindingKind]string{replay.FindingExpiring: "EXPIRE", replay.FindingStranded: "STRAND",
 		replay.FindingReplayStalled: "STALL", replay.FindingCrash: "CRASH", replay.FindingUntriggerable: "UNTRIG",
-		replay.FindingQuarantine: "QUAR", replay.FindingMalformed: "MALF"}
+		replay.FindingQuarantine: "QUAR", replay.FindingMalformed: "MALF", replay.FindingHandlerFailing: "EGFAIL",
+		replay.FindingReplayDropping: "DROP"}
 )
 
 // alertLine is the second line: a badge per finding (or healthy), then the counts that keep blobs out of the

@@ -17,6 +17,8 @@ import (
 type monitorFlags struct {
 	maxQuarantine int
 	ignoreAcks    bool
+	// witness is Event Grid's witness the command reads beside each look (nil: none configured).
+	witness replay.Witness
 }
 
 // lookTimeout bounds a command that looks (check, each pass of watch, ls, show) unless --timeout says otherwise:
@@ -65,7 +67,8 @@ Acknowledged blobs (deadletter ack) and copies the replay already handled raise 
 // to the checker (and to also, when set: watch's metrics), and then it is dropped — a check of a million blobs
 // holds what its findings name, not the container. A pass that could not see everything is an error, never a
 // partial picture: a check must not call a container it could not read healthy.
-func look(ctx context.Context, l *replay.Loader, o replay.CheckOptions, also func([]replay.Item, time.Time)) (replay.Report, error) {
+func look(ctx context.Context, l *replay.Loader, o replay.CheckOptions, also func([]replay.Item, time.Time), w replay.Witness) (replay.Report, error) {
+	witness := startWitness(ctx, w) // beside the listing: Azure Monitor never holds it up beyond its own bound
 	twins, err := l.Twins(ctx)
 	if err != nil {
 		return replay.Report{}, couldNotLook(ctx, err)
@@ -111,9 +114,13 @@ func look(ctx context.Context, l *replay.Loader, o replay.CheckOptions, also fun
 		return replay.Report{}, couldNotLook(ctx, err)
 	case len(failed) > 0:
 		// The listing is whole: the report holds every blob, those whose payload could not be read as unknowns.
-		return k.Report(), unreadPayloads{n: len(failed), first: failed[0]}
+		r := k.Report()
+		r.AddWitness(witness())
+		return r, unreadPayloads{n: len(failed), first: failed[0]}
 	}
-	return k.Report(), nil
+	r := k.Report()
+	r.AddWitness(witness())
+	return r, nil
 }
 
 // unreadPayloads is a look that listed the whole container but could not read some payloads: not healthy, yet
@@ -158,7 +165,7 @@ func (a *app) runCheck(cmd *cobra.Command, o *checkOptions) error {
 	o.apply(&l.Config)
 	cfg := l.Config
 	l.NoCache = true // one look: keeping every summary would only hold the container in memory
-	r, err := look(ctx, l, o.checkOptions(), nil)
+	r, err := look(ctx, l, o.checkOptions(), nil, a.witnessOf(ctx))
 	if err != nil {
 		return fail(fmt.Errorf("could not check %s: %w", a.describe(l.Container), err))
 	}
@@ -191,6 +198,12 @@ func (a *app) printCheck(container string, cfg replay.Config, r replay.Report) {
 	}
 	for _, f := range r.Findings {
 		fmt.Fprintf(w, "  %-13s  %s\n", f.Kind, present.FindingMessage(f, cfg, r.Now))
+		if ev := present.WitnessEvidence(f.Kind, r.Witness); ev != nil {
+			for _, line := range ev { // a subscription and the counts behind it
+				fmt.Fprintf(w, "                  %s\n", line)
+			}
+			continue
+		}
 		shown := f.Names[:min(len(f.Names), maxFindingNames)]
 		for _, n := range shown {
 			fmt.Fprintf(w, "                  %s\n", textfmt.Printable(n))
@@ -203,6 +216,9 @@ func (a *app) printCheck(container string, cfg replay.Config, r replay.Report) {
 	for _, f := range r.Acknowledged {
 		fmt.Fprintf(w, "  %-13s  every one acknowledged, so none raises it:\n", f.Kind)
 		printAcked(w, f, false)
+	}
+	for _, line := range present.WitnessUnknown(r.Witness) {
+		fmt.Fprintf(w, "  %s\n", line)
 	}
 	if r.SuspiciousCount > 0 {
 		fmt.Fprintf(w, "  %d blob(s) carry ack tags deadletter did not write as they are: ignored, they silence nothing\n", r.SuspiciousCount)

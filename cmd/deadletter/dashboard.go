@@ -118,7 +118,7 @@ func (a *app) lookContext(cmd *cobra.Command) func(ctx context.Context, name str
 		}
 		pass, cancel := context.WithTimeout(ctx, timeout)
 		defer cancel()
-		r, err := look(pass, o.l, replay.CheckOptions{}, nil)
+		r, err := look(pass, o.l, replay.CheckOptions{}, nil, nil)
 		if err != nil {
 			row.Err = couldNotLook(pass, err).Error()
 			return row

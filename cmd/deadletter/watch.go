@@ -137,6 +137,7 @@ func (a *app) runWatch(cmd *cobra.Command, o *watchOptions) error {
 	}
 	hk := startHooks(ctx, o.exec, &lockedWriter{w: a.io.err}, []string{a.g.connString}) // its goroutine writes while the passes go on
 	defer hk.stop()
+	o.witness = a.witnessOf(ctx)
 	var prev *replay.Report
 	lastErr := ""
 	for {
@@ -185,7 +186,7 @@ func (a *app) runWatch(cmd *cobra.Command, o *watchOptions) error {
 // (err says so): its changes are still said, beside the error, so one unreadable blob does not silence every
 // other alert.
 func watchPass(ctx context.Context, l *replay.Loader, o *watchOptions, prev *replay.Report, also func([]replay.Item, time.Time)) (r replay.Report, whole bool, err error) {
-	r, err = look(ctx, l, o.checkOptions(), also)
+	r, err = look(ctx, l, o.checkOptions(), also, o.witness)
 	var unread unreadPayloads
 	if err != nil && !errors.As(err, &unread) {
 		return r, false, err

@@ -547,6 +547,27 @@ type checkJSON struct {
 	// SuspiciousAcks are blobs whose ack tags were ignored (forged, broken, too long).
 	SuspiciousAcks []suspiciousJSON `json:"suspiciousAcks"`
 	Suspicious     int              `json:"suspicious"`
+	// EventGrid is what Event Grid's witness read (when one is configured): the handlerFailing and
+	// replayDropping findings' evidence, and what could not be read.
+	EventGrid *eventGridJSON `json:"eventGrid,omitempty"`
+}
+
+// eventGridJSON is the witness as check and watch give it: when, what could not be read, every subscription.
+type eventGridJSON struct {
+	witnessJSON
+	Handlers []handlerJSON `json:"handlers"`
+}
+
+func toEventGridJSON(w replay.WitnessReport) *eventGridJSON {
+	wj := toWitnessJSON(w)
+	if wj == nil {
+		return nil
+	}
+	out := &eventGridJSON{witnessJSON: *wj, Handlers: []handlerJSON{}}
+	for _, h := range w.Handlers {
+		out.Handlers = append(out.Handlers, toHandlerJSON(h))
+	}
+	return out
 }
 
 type checkErrorJSON struct {
@@ -566,6 +587,7 @@ func toCheckJSON(cfg replay.Config, r replay.Report) checkJSON {
 	for _, s := range r.Suspicious {
 		out.SuspiciousAcks = append(out.SuspiciousAcks, suspiciousJSON{Name: text(s.Name), Why: text(s.Why)})
 	}
+	out.EventGrid = toEventGridJSON(r.Witness)
 	return out
 }
 

@@ -135,3 +135,43 @@ func TestDrainSaysEventGridWitness(t *testing.T) {
 		t.Errorf("eventGrid without a witness:\n%s", out)
 	}
 }
+
+// check raises handlerFailing and replayDropping from Event Grid's witness, with the evidence per subscription;
+// a witness that cannot be read raises nothing but is said.
+func TestCheckWitnessFindings(t *testing.T) {
+	dir := seeded(t)
+	w := witnessSaying(time.Now().UTC().Truncate(time.Minute))
+	out, errs, code := runWith(t, w, "check", "--json", "--dir", dir)
+	if code != exitFindings {
+		t.Fatalf("exit %d\n%s", code, errs)
+	}
+	var c checkJSON
+	if err := json.Unmarshal([]byte(out), &c); err != nil {
+		t.Fatal(err)
+	}
+	got := map[replay.FindingKind][]text{}
+	for _, f := range c.Findings {
+		got[f.Kind] = f.Names
+	}
+	if n := got[replay.FindingHandlerFailing]; len(n) != 1 || n[0] != "push-notifications" {
+		t.Errorf("handlerFailing: %v", n)
+	}
+	if n := got[replay.FindingReplayDropping]; len(n) != 1 || n[0] != "replay" {
+		t.Errorf("replayDropping: %v", n)
+	}
+	if c.EventGrid == nil || len(c.EventGrid.Handlers) != 2 {
+		t.Errorf("eventGrid: %+v", c.EventGrid)
+	}
+	out, _, _ = runWith(t, w, "check", "--dir", dir)
+	for _, want := range []string{"handlerFailing", "push-notifications: Event Grid says its handler is failing now: 9 failed attempt(s) (Busy 9)",
+		"replayDropping", "replay: Event Grid dropped 3 trigger(s) of the replay"} {
+		if !strings.Contains(out, want) {
+			t.Errorf("check lacks %q:\n%s", want, out)
+		}
+	}
+	refused := fixedWitness{Source: "test", AsOf: time.Now(), Window: 15 * time.Minute, Problems: []replay.WitnessProblem{{Topic: egTopic, Status: 403, Err: "AuthorizationFailed"}}}
+	out, _, _ = runWith(t, refused, "check", "--dir", dir)
+	if strings.Contains(out, "handlerFailing") || !strings.Contains(out, "Event Grid witness unknown: estate-events: refused (403 AuthorizationFailed)") {
+		t.Errorf("a refused witness:\n%s", out)
+	}
+}

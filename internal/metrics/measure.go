@@ -117,10 +117,14 @@ func (m *Measurer) Values(r replay.Report) Values {
 	v.Findings, v.Handled, v.Acked, v.Quarantine = map[replay.FindingKind]int{}, r.Handled, r.Acked, r.Quarantine
 	v.Suspicious = r.SuspiciousCount
 	for _, k := range replay.FindingKinds {
-		v.Findings[k] = 0
+		if k.OfBlobs() { // the witness's findings count subscriptions, not blobs
+			v.Findings[k] = 0
+		}
 	}
 	for _, f := range r.Findings {
-		v.Findings[f.Kind] = f.Count
+		if f.Kind.OfBlobs() {
+			v.Findings[f.Kind] = f.Count
+		}
 	}
 	if f, ok := r.Find(replay.FindingStranded); ok && r.Now.After(f.Oldest) {
 		v.OldestStranded = r.Now.Sub(f.Oldest)

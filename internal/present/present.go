@@ -138,6 +138,10 @@ func FindingMessage(f replay.Finding, cfg replay.Config, now time.Time) string {
 		return fmt.Sprintf("%d quarantined blob(s), oldest %s old: inspect with `deadletter show`, resume capped events with `deadletter restore`", f.Count, age)
 	case replay.FindingMalformed:
 		return fmt.Sprintf("%d malformed payload(s): the replay can never publish them; inspect with `deadletter show`", f.Count)
+	case replay.FindingHandlerFailing:
+		return fmt.Sprintf("%d event subscription(s) whose handler Event Grid says is failing now (%d failed attempt(s), none delivered since): their events will dead-letter within the TTL; fix the handler before draining them", f.Count, f.Events)
+	case replay.FindingReplayDropping:
+		return fmt.Sprintf("Event Grid dropped %d trigger(s) of the replay subscription(s): each is a blob stranded now, before the TTL shows it; see why the replay function refuses its deliveries", f.Events)
 	}
 	return fmt.Sprintf("%d %s", f.Count, f.Kind)
 }
@@ -159,6 +163,10 @@ func kindNoun(k replay.FindingKind) string {
 		return "quarantined blob(s)"
 	case replay.FindingMalformed:
 		return "malformed payload(s)"
+	case replay.FindingHandlerFailing:
+		return "subscription(s) failing now (Event Grid)"
+	case replay.FindingReplayDropping:
+		return "replay subscription(s) dropping triggers (Event Grid)"
 	}
 	return string(k) + " blob(s)"
 }

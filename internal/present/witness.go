@@ -167,8 +167,37 @@ func WitnessLines(w replay.WitnessReport, subs []string) []string {
 	if len(parts) > 0 {
 		out = append(out, "Event Grid, "+asOf(w)+": "+strings.Join(parts, " · ")+" ("+EventGridWitness+").")
 	}
+	for _, l := range WitnessUnknown(w) {
+		out = append(out, l+".")
+	}
+	return out
+}
+
+// WitnessEvidence is a witness finding's evidence, a line per subscription (nil for the other kinds).
+func WitnessEvidence(k replay.FindingKind, w replay.WitnessReport) []string {
+	var out []string
+	switch k {
+	case replay.FindingHandlerFailing:
+		for _, h := range w.Failing(nil) {
+			out = append(out, HandlerFailing(h, w))
+		}
+	case replay.FindingReplayDropping:
+		for _, h := range w.Dropping() {
+			out = append(out, ReplayDropping(h, w))
+		}
+	}
+	return out
+}
+
+// WitnessUnknown says what Event Grid's witness could not read (or why there is none): unknown, said, never
+// hidden. Nil when it read everything or is not configured.
+func WitnessUnknown(w replay.WitnessReport) []string {
+	if w.None != "" {
+		return []string{textfmt.Printable(w.None)}
+	}
+	var out []string
 	for _, p := range w.Problems {
-		out = append(out, "Event Grid witness unknown: "+Problem(p)+".")
+		out = append(out, "Event Grid witness unknown: "+Problem(p))
 	}
 	return out
 }
