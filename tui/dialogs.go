@@ -156,8 +156,18 @@ func newDrainDialog(e *env, items []replay.Item, limit string, ready []replay.Re
 		}
 	}
 	lines := limitLines(e, limit)
-	if l := present.LastDeadLetters(replay.ReadinessOf(ready, drained), e.snap.Now); l != "" {
+	mine := replay.ReadinessOf(ready, drained)
+	if l := present.LastDeadLetters(mine, e.snap.Now); l != "" {
 		lines = append(lines, l, "")
+	}
+	if e.witness != nil {
+		subs := make([]string, 0, len(mine))
+		for _, r := range mine {
+			subs = append(subs, r.Subscription)
+		}
+		if ls := present.WitnessLines(*e.witness, subs); len(ls) > 0 {
+			lines = append(append(lines, ls...), "")
+		}
 	}
 	lines = append(lines, readinessWarnings(e, drained, ready)...)
 	lines = append(lines, present.ForecastLines(f)...)
@@ -175,6 +185,11 @@ func readinessWarnings(e *env, items []replay.Item, ready []replay.Readiness) []
 	var out []string
 	for _, w := range present.ReadinessWarnings(e.cfg, items, ready, e.snap.Now) {
 		out = append(out, e.st.Warn.Render(w))
+	}
+	if e.witness != nil {
+		for _, w := range present.WitnessWarnings(*e.witness, items) {
+			out = append(out, e.st.Warn.Render(w))
+		}
 	}
 	if len(out) > 0 {
 		out = append(out, "")

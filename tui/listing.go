@@ -20,6 +20,7 @@ type (
 		err error
 	}
 	pollMsg     struct{ seq int }
+	witnessMsg  struct{ rep replay.WitnessReport }
 	tickMsg     struct{}
 	hydratedMsg struct{ results []replay.Hydrated }
 )
@@ -70,7 +71,19 @@ func (m *Model) refresh() tea.Cmd {
 		case <-ctx.Done():
 		}
 	}()
-	return waitFor(ch)
+	return tea.Batch(waitFor(ch), m.readWitness())
+}
+
+// readWitness reads Event Grid's witness in a command of its own, once per refresh: the listing never waits on
+// it, and a reading still under way is not doubled.
+func (m *Model) readWitness() tea.Cmd {
+	w := m.opt.Witness
+	if w == nil || m.witnessing {
+		return nil
+	}
+	m.witnessing = true
+	ctx, now := m.ctx, m.now()
+	return func() tea.Msg { return witnessMsg{rep: w.Witness(ctx, now)} }
 }
 
 func waitFor(ch chan tea.Msg) tea.Cmd { return func() tea.Msg { return <-ch } }
@@ -258,6 +271,7 @@ func (m *Model) recheck(force bool) {
 	o := m.opt.Check
 	o.Names = false
 	m.report = m.cfg.Check(m.snap, o)
+	m.report.AddWitness(m.witness)
 	m.ready = m.cfg.Readiness(m.snap.Items, m.snap.Now)
 	m.overview.setPicture(m.cfg.Picture(m.snap, replay.PictureOptions{}), m.ready)
 	m.reportCost, m.reportAt = time.Since(start), now

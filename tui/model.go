@@ -37,6 +37,9 @@ type Options struct {
 	Context string
 	// Switch, when set, is the : key: the dashboard closes to the summary of every context.
 	Switch func()
+	// Witness, when set, is Event Grid's witness: read once per refresh in a command, beside the listing (a slow
+	// or failing Azure Monitor never holds the listing up); the HANDLER column and the drain dialog say it.
+	Witness replay.Witness
 }
 
 // Minimum size the dashboard lays itself out for.
@@ -61,6 +64,10 @@ type Model struct {
 	report replay.Report
 	ready  []replay.Readiness
 	list   listing
+	// witness is what Event Grid's witness last read (empty until it answers, or without one); witnessing says a
+	// reading is under way, so a refresh never starts a second.
+	witness    replay.WitnessReport
+	witnessing bool
 
 	tables   []*table
 	overview *overview
@@ -132,7 +139,8 @@ func New(o Options) *Model {
 // in commands. They never see the root.
 func (m *Model) env() *env {
 	return &env{cfg: m.cfg, st: &m.st, painted: m.painted, snap: m.snap, loader: m.opt.Loader, ctx: m.ctx, readOnly: m.opt.ReadOnly,
-		now: m.now, serviceNow: m.serviceNow, by: m.opt.By, after: m.opt.After, concurrency: m.opt.Concurrency, renderer: m.opt.Renderer, post: m.post}
+		now: m.now, serviceNow: m.serviceNow, by: m.opt.By, after: m.opt.After, concurrency: m.opt.Concurrency, renderer: m.opt.Renderer, post: m.post,
+		witness: &m.witness}
 }
 
 // env is the read-only world a component works in.
@@ -150,7 +158,8 @@ type env struct {
 	after       func(d time.Duration, msg tea.Msg) tea.Cmd
 	concurrency int
 	renderer    *lipgloss.Renderer
-	post        func(tea.Msg) // what env.send calls: the root's mailbox
+	post        func(tea.Msg)         // what env.send calls: the root's mailbox
+	witness     *replay.WitnessReport // Event Grid's witness as last read (the root's)
 }
 
 func (e *env) paint(style *lipgloss.Style, text string) string { return e.painted.paint(style, text) }
@@ -253,6 +262,10 @@ func (m *Model) update(msg tea.Msg) tea.Cmd {
 		return m.mouse(msg)
 	case listPageMsg, listDoneMsg, pollMsg, tickMsg:
 		return m.updateListing(msg)
+	case witnessMsg:
+		m.witnessing, m.witness = false, msg.rep
+		m.recheck(true)
+		return nil
 	case hydratedMsg:
 		return m.hydrated(msg)
 	case debounceMsg:

@@ -195,7 +195,7 @@ func (o *overview) layout() {
 			o.subW = max(o.subW, min(21, 1+textfmt.Width(textfmt.Printable(s))))
 		}
 	}
-	used := o.subW + 1 + 7 + len(fates)*(fateW+1) + lastDLW + 1
+	used := o.subW + 1 + 7 + len(fates)*(fateW+1) + o.handlerW() + 1
 	reasonW := 12
 	if w >= 140 {
 		reasonW = 24 // wide: room for the top outcome
@@ -411,11 +411,11 @@ func (o *overview) reasonLegend() string {
 		for _, r := range o.pic.Reasons {
 			names = append(names, present.ShortReason(r))
 		}
-		return o.paint(&o.st.Dim, textfmt.Truncate(fmt.Sprintf("HANDLER = last dead letter, an hour late · +%d reasons off-screen: %s",
+		return o.paint(&o.st.Dim, textfmt.Truncate(fmt.Sprintf("%s · +%d reasons off-screen: %s", o.handlerLegend(),
 			o.hidden, textfmt.Printable(strings.Join(names, ", "))), o.w, "…"))
 	}
 	// The HANDLER column's lag is said once, here: it is the container's witness, an hour behind.
-	l := strings.TrimSuffix("HANDLER = last dead letter, an hour late · "+present.ReasonLegend(shown), " · ")
+	l := strings.TrimSuffix(o.handlerLegend()+" · "+present.ReasonLegend(shown), " · ")
 	return o.paint(&o.st.Dim, textfmt.Truncate(l, o.w, "…"))
 }
 
@@ -477,7 +477,7 @@ func (o *overview) gridCell(r int, c gridCol) string {
 
 func (o *overview) grid(rows int) []string {
 	p := o.pic
-	head := []string{textfmt.Cell(" SUBSCRIPTION", o.subW), textfmt.Cell("EVENTS", 7), textfmt.Cell("HANDLER", lastDLW)} // a gutter for the cursor
+	head := []string{textfmt.Cell(" SUBSCRIPTION", o.subW), textfmt.Cell("EVENTS", 7), textfmt.Cell("HANDLER", o.handlerW())} // a gutter for the cursor
 	more := o.moreAt()
 	for i, c := range o.cols {
 		if i == more {
@@ -498,7 +498,7 @@ func (o *overview) grid(rows int) []string {
 	top := max(0, min(o.row-show+1, n-show))
 	for r := top; r < top+show; r++ {
 		cells := []string{textfmt.Cell(" "+textfmt.Printable(p.Subscriptions[r]), o.subW), textfmt.Cell(thousands(p.Totals[r]), 7),
-			textfmt.Cell(o.handler(p.Subscriptions[r]), lastDLW)}
+			textfmt.Cell(o.handler(p.Subscriptions[r]), o.handlerW())}
 		for i, c := range o.cols {
 			if i == more {
 				cells = append(cells, strings.Repeat(" ", moreW))
@@ -521,24 +521,60 @@ func (o *overview) grid(rows int) []string {
 	return out
 }
 
-// lastDLW is the width of the grid's HANDLER column.
-const lastDLW = 13
+// lastDLW is the width of the grid's HANDLER column with the container's witness alone; witnessW what Event
+// Grid's adds (" · EG recovering").
+const lastDLW, witnessW = 13, 16
 
-// handler is the HANDLER column's words for a subscription: when the container last got a dead letter of it,
-// marked while that is inside the TTL window (its handler was still failing when those retries ran out). Never
-// "ok": the container cannot tell that (see present.ContainerWitness).
+// handlerW is the HANDLER column's width: wider when Event Grid's witness is configured.
+func (o *overview) handlerW() int {
+	if o.e != nil && o.e.witness != nil && present.HasWitness(*o.e.witness) {
+		return lastDLW + witnessW
+	}
+	return lastDLW
+}
+
+// witness is Event Grid's witness as the root last read it.
+func (o *overview) witness() replay.WitnessReport {
+	if o.e == nil || o.e.witness == nil {
+		return replay.WitnessReport{}
+	}
+	return *o.e.witness
+}
+
+// handler is the HANDLER column's words for a subscription, each witness named: when the container last got a
+// dead letter of it ("DL 4h57m ago", an hour late: see present.ContainerWitness) and, when configured, what Event
+// Grid's metrics say now ("EG failing"). Marked while either says the handler is failing. Never "ok" from the
+// container alone: it cannot tell that.
 func (o *overview) handler(sub string) string {
-	for _, r := range o.ready {
-		if r.Subscription != sub {
-			continue
+	w := o.witness()
+	r := replay.Readiness{Subscription: sub}
+	for _, rr := range o.ready {
+		if rr.Subscription == sub {
+			r = rr
+			break
 		}
-		cell := present.LastDeadLetterCell(r, o.pic.Now)
-		if r.Failing {
-			return o.paint(&o.st.Warn, textfmt.Cell(cell, lastDLW))
-		}
+	}
+	cell := present.HandlerCell(r, w, o.pic.Now)
+	if cell == "-" {
 		return cell
 	}
-	return "-"
+	h, _ := w.HandlerOf(sub)
+	if r.Failing || h.Verdict == replay.HandlerFailing {
+		return o.paint(&o.st.Warn, textfmt.Cell(cell, o.handlerW()))
+	}
+	return cell
+}
+
+// handlerLegend names the HANDLER column's witnesses once: the container's (DL, an hour late) and, when
+// configured, Event Grid's (EG, as of its latest complete minute).
+func (o *overview) handlerLegend() string {
+	l := "HANDLER = last dead letter, an hour late"
+	if w := o.witness(); w.Source != "" {
+		l = "HANDLER = DL last dead letter, an hour late; EG Event Grid's metrics as of " + w.AsOf.UTC().Format("15:04")
+	} else if w.None != "" {
+		l += "; " + w.None
+	}
+	return l
 }
 
 // target is the filter that opens the table at what the cursor is on, and the pane to open it in.

@@ -148,7 +148,7 @@ func (a *app) openDashboard(cmd *cobra.Command, o *dashboardOptions, with ...fun
 	}
 	o.apply(&l.Config)
 	opt := tui.Options{Loader: l, Check: replay.CheckOptions{MaxQuarantine: o.maxQuarantine}, ReadOnly: a.g.readOnly,
-		Interval: o.interval, Concurrency: o.concurrency}
+		Interval: o.interval, Concurrency: o.concurrency, Witness: a.witnessOf(cmd.Context())}
 	for _, f := range with {
 		f(&opt)
 	}

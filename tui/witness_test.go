@@ -1,0 +1,46 @@
+package tui
+
+import (
+	"context"
+	"testing"
+	"time"
+
+	"github.com/deadletter/deadletter/replay"
+)
+
+// fixedWitness answers the same report every time, and counts how often it was asked.
+type fixedWitness struct {
+	rep   replay.WitnessReport
+	asked chan struct{}
+}
+
+func (f *fixedWitness) Witness(context.Context, time.Time) replay.WitnessReport {
+	f.asked <- struct{}{}
+	return f.rep
+}
+
+// With Event Grid's witness configured, the HANDLER column names both witnesses, the badge line raises the failing
+// handler, and the drain dialog warns of the subscription Event Grid says is failing now — matched to its folder
+// whatever the case.
+func TestHandlerColumnAndDrainSayEventGrid(t *testing.T) {
+	mem, cfg := fixture(t, 40)
+	w := &fixedWitness{asked: make(chan struct{}, 16), rep: replay.WitnessReport{Source: "test", AsOf: fixedNow.Truncate(time.Minute), Window: 15 * time.Minute,
+		Handlers: []replay.HandlerHealth{{Subscription: "push-notifications", Verdict: replay.HandlerFailing, Failed: 12, FailedBy: map[string]int64{"Busy": 12}}}}}
+	hs := newHarness(t, mem, cfg, 160, 40, func(o *Options) { o.Witness = w })
+	if len(w.asked) != 1 {
+		t.Fatalf("the witness was asked %d times by the first refresh, want once", len(w.asked))
+	}
+	hs.press("o")
+	hs.shows("PUSH-NOTIFICATIONS", "· EG failing", "EG Event Grid's metrics as of", "HANDLER FAILING 1")
+	hs.press("1", "/", "push", "<enter>", "<ctrl+a>", "d")
+	hs.shows("Drain", "PUSH-NOTIFICATIONS failing", "PUSH-NOTIFICATIONS: Event Grid says its handler is failing now: 12 failed attempt(s) (Busy 12)")
+}
+
+// Without a witness the column and the dialog are as they were: the container's witness alone.
+func TestHandlerColumnWithoutWitness(t *testing.T) {
+	mem, cfg := fixture(t, 40)
+	hs := newHarness(t, mem, cfg, 160, 40)
+	hs.press("o")
+	hs.shows("HANDLER = last dead letter, an hour late")
+	hs.lacks("EG ", "Event Grid")
+}
