@@ -7,6 +7,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/deadletter/deadletter/internal/present"
 	"github.com/deadletter/deadletter/internal/textfmt"
 	"github.com/deadletter/deadletter/replay"
 	"github.com/deadletter/deadletter/store"
@@ -48,6 +49,7 @@ func (a *app) runReport(cmd *cobra.Command, o *reportOptions) error {
 	}
 	ctx, cancel := a.withTimeout(cmd, 0)
 	defer cancel()
+	witness := startWitness(ctx, a.witnessOf(ctx)) // beside the listing
 	snap, l, cfg, err := a.g.listed(ctx)
 	if err != nil {
 		return err
@@ -57,11 +59,28 @@ func (a *app) runReport(cmd *cobra.Command, o *reportOptions) error {
 		return couldNotLook(ctx, ctx.Err())
 	}
 	rep := buildReport(cfg, snap, o)
+	addWitness(&rep, cfg, snap, witness())
 	if o.format == "json" {
 		return writeJSON(a.io.out, rep)
 	}
 	writeMarkdown(a.io.out, rep)
 	return nil
+}
+
+// addWitness adds Event Grid's witness to a report: its findings, its verdict beside each subscription's
+// readiness, and what it read (nothing changes without one).
+func addWitness(r *reportJSON, cfg replay.Config, snap *replay.Snapshot, w replay.WitnessReport) {
+	if !present.HasWitness(w) {
+		return
+	}
+	var chk replay.Report
+	chk.AddWitness(w)
+	for _, f := range chk.Findings {
+		r.Findings = append(r.Findings, toFindingJSON(f, text(present.FindingMessage(f, cfg, snap.Now))))
+		r.Healthy = false
+	}
+	r.Readiness = toReadinessJSON(cfg.Readiness(snap.Items, snap.Now), w)
+	r.EventGrid = toEventGridJSON(w)
 }
 
 func buildReport(cfg replay.Config, snap *replay.Snapshot, o *reportOptions) reportJSON {

@@ -689,6 +689,8 @@ type reportJSON struct {
 	Restores        []restoredJSON     `json:"restores"`
 	// Readiness is every subscription's: has its handler recovered (see resultsJSON).
 	Readiness []readinessJSON `json:"readiness"`
+	// EventGrid is what Event Grid's witness read, when one is configured.
+	EventGrid *eventGridJSON `json:"eventGrid,omitempty"`
 }
 
 type hourJSON struct {

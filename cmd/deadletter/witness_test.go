@@ -175,3 +175,28 @@ func TestCheckWitnessFindings(t *testing.T) {
 		t.Errorf("a refused witness:\n%s", out)
 	}
 }
+
+// report --format json carries the witness's findings and its verdict beside each subscription's readiness.
+func TestReportSaysEventGridWitness(t *testing.T) {
+	dir := seeded(t)
+	out, errs, code := runWith(t, witnessSaying(time.Now().UTC().Truncate(time.Minute)), "report", "--format", "json", "--dir", dir)
+	if code != 0 {
+		t.Fatalf("exit %d\n%s", code, errs)
+	}
+	var r reportJSON
+	if err := json.Unmarshal([]byte(out), &r); err != nil {
+		t.Fatal(err)
+	}
+	kinds := map[replay.FindingKind]bool{}
+	for _, f := range r.Findings {
+		kinds[f.Kind] = true
+	}
+	if !kinds[replay.FindingHandlerFailing] || !kinds[replay.FindingReplayDropping] || r.Healthy || r.EventGrid == nil {
+		t.Errorf("findings %v, healthy %v, eventGrid %+v", kinds, r.Healthy, r.EventGrid)
+	}
+	for _, rd := range r.Readiness {
+		if rd.Subscription == "PUSH-NOTIFICATIONS" && (rd.EventGrid == nil || rd.EventGrid.Verdict != "failing") {
+			t.Errorf("PUSH-NOTIFICATIONS readiness: %+v", rd)
+		}
+	}
+}
