@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/json"
 	"strings"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -198,5 +199,45 @@ func TestReportSaysEventGridWitness(t *testing.T) {
 		if rd.Subscription == "PUSH-NOTIFICATIONS" && (rd.EventGrid == nil || rd.EventGrid.Verdict != "failing") {
 			t.Errorf("PUSH-NOTIFICATIONS readiness: %+v", rd)
 		}
+	}
+}
+
+// switchWitness says failing until recovered is set.
+type switchWitness struct {
+	failing   fixedWitness
+	recovered atomic.Bool
+}
+
+func (s *switchWitness) Witness(ctx context.Context, now time.Time) replay.WitnessReport {
+	if s.recovered.Load() {
+		return replay.WitnessReport{Source: "test", AsOf: now.Truncate(time.Minute), Window: 15 * time.Minute}
+	}
+	return s.failing.Witness(ctx, now)
+}
+
+// watch says a handler failing as a change of state, and its recovery as resolved — the broker's word, pass by pass.
+func TestWatchSaysHandlerFailingAndRecovered(t *testing.T) {
+	dir := seeded(t)
+	w := &switchWitness{failing: witnessSaying(time.Now().UTC().Truncate(time.Minute))}
+	ctx, cancel := context.WithCancel(withWitness(context.Background(), w))
+	out := &lockedBuffer{}
+	done := make(chan int)
+	go func() {
+		done <- run(ctx, []string{"watch", "--dir", dir, "--interval", "100ms"}, stdio{in: strings.NewReader(""), out: out, err: out})
+	}()
+	for deadline := time.Now().Add(20 * time.Second); !strings.Contains(out.String(), "no longer handlerFailing"); time.Sleep(20 * time.Millisecond) {
+		if strings.Contains(out.String(), "1 subscription(s) failing now (Event Grid): push-notifications") {
+			w.recovered.Store(true)
+		}
+		if time.Now().After(deadline) {
+			cancel()
+			<-done
+			t.Fatalf("watch never said the handler failing, then recovered:\n%s", out.String())
+		}
+	}
+	cancel()
+	<-done
+	if !strings.Contains(out.String(), "replay subscription(s) dropping triggers (Event Grid): replay") {
+		t.Errorf("no replayDropping line:\n%s", out.String())
 	}
 }
