@@ -104,13 +104,16 @@ func (a *app) twinAdvanceCmd() *cobra.Command {
 				return err
 			}
 			if asJSON {
-				return writeJSON(a.io.out, twinSpanJSON{From: rfc3339(from), To: rfc3339(tw.Now()), Span: span, Account: acct,
-					Violations: tw.State().Violations})
+				if err := writeJSON(a.io.out, twinSpanJSON{From: rfc3339(from), To: rfc3339(tw.Now()), Span: span, Account: acct,
+					Violations: tw.State().Violations}); err != nil {
+					return err
+				}
+				return twinBroken(acct, tw.State().Violations)
 			}
 			fmt.Fprintf(a.io.out, "twin clock %s → %s\n", from.Format(time.RFC3339), tw.Now().Format(time.RFC3339))
 			writeTotals(a.io.out, span)
 			fmt.Fprintln(a.io.out, "account: "+acct.String())
-			return nil
+			return twinBroken(acct, tw.State().Violations)
 		},
 	}
 	durationVar(cmd.Flags(), &by, "by", "how far to run the twin's clock (2h, 1d)")
@@ -174,7 +177,10 @@ func (a *app) twinStatusCmd() *cobra.Command {
 			}
 			sort.SliceStable(out.Script, func(i, j int) bool { return out.Script[i].From < out.Script[j].From })
 			if asJSON {
-				return writeJSON(a.io.out, out)
+				if err := writeJSON(a.io.out, out); err != nil {
+					return err
+				}
+				return twinBroken(acct, st.Violations)
 			}
 			w := a.io.out
 			fmt.Fprintf(w, "twin %q, clock at %s (started %s)\n", out.Scenario, out.Clock, out.Start)
@@ -192,11 +198,21 @@ func (a *app) twinStatusCmd() *cobra.Command {
 			for _, v := range st.Violations {
 				fmt.Fprintln(w, "VIOLATION: "+v)
 			}
-			return nil
+			return twinBroken(acct, st.Violations)
 		},
 	}
 	cmd.Flags().BoolVar(&asJSON, "json", false, "JSON output")
 	return cmd
+}
+
+// twinBroken is exit 1 when the twin broke its own rules — an event found nowhere, a sum that does not add up, an
+// estate rule violated — so a script or a soak that runs twin status or advance stops on it rather than reading
+// past a line it printed.
+func twinBroken(acct twin.Account, violations []string) error {
+	if acct.Balanced() && len(violations) == 0 {
+		return nil
+	}
+	return exitCode{code: exitFindings, err: fmt.Errorf("the twin broke its own rules: %s; %d violation(s)", acct, len(violations))}
 }
 
 // writeTotals says what a twin did, one fact a line.

@@ -6,7 +6,6 @@ import (
 	"time"
 
 	"github.com/deadletter/deadletter/replay"
-	"github.com/deadletter/deadletter/store"
 	"github.com/deadletter/deadletter/store/dirstore"
 )
 
@@ -70,6 +69,11 @@ func predictAll(tw *Twin, l *replay.Loader) map[string][]prediction {
 
 // The incident, run for a day in half-hour steps: after every step the account balances and the estate's rules
 // hold, and every blob the replay function ran on did what show predicted for it before the step.
+//
+// The twin's replay *is* Plan, by design (internal/estate runs replay.Config.Plan, the function show's prediction
+// calls): so this test cannot catch a bug in Plan itself — it checks that show reads the blob the replay then
+// runs on, at the moment it runs, and that the twin's plumbing around Plan keeps the account. What checks Plan
+// against the estate's own JavaScript is the Node test (replay/fidelity_node_test.go, run by ./test.sh).
 func TestTheIncidentRunsTrue(t *testing.T) {
 	tw, l := started(t, "incident")
 	a := holds(t, tw, "at the opening")
@@ -182,31 +186,6 @@ func TestAStoppedReplayStallsThenStrands(t *testing.T) {
 	holds(t, tw, "in the outage")
 	if after := stranded(); after <= before {
 		t.Fatalf("stranded %d → %d: the outage stranded nothing", before, after)
-	}
-}
-
-// The same seed gives the same estate: the same blobs, byte for byte.
-func TestTheTwinIsDeterministic(t *testing.T) {
-	list := func() map[string]int64 {
-		tw, _ := started(t, "incident")
-		l, err := store.ListAll(context.Background(), tw.dir)
-		if err != nil {
-			t.Fatal(err)
-		}
-		out := map[string]int64{}
-		for _, b := range l.Blobs {
-			out[b.Name] = b.Size
-		}
-		return out
-	}
-	a, b := list(), list()
-	if len(a) == 0 || len(a) != len(b) {
-		t.Fatalf("%d blobs, then %d", len(a), len(b))
-	}
-	for n, sz := range a {
-		if b[n] != sz {
-			t.Fatalf("%s differs between two runs of one seed", n)
-		}
 	}
 }
 
