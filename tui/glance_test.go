@@ -190,11 +190,22 @@ func TestHostileNamesFitEveryScreen(t *testing.T) {
 		mem.Backdate(ctx, name, fixedNow.Add(-time.Duration(3+i)*time.Hour))
 	}
 	for _, sz := range [][2]int{{80, 24}, {120, 40}, {97, 31}} {
-		for _, keys := range [][]string{nil, {"o"}, {"o", "<down>"}, {"<enter>"}, {"<enter>", "<enter>"}, {"d"}, {"G", "<enter>"}, {"/", "漢"}} {
+		for _, sc := range []struct {
+			keys []string
+			mark string // what shows the screen is there, not blank
+		}{
+			{nil, "[1 Stranded"}, {[]string{"o"}, "[o Overview]"}, {[]string{"o", "<down>"}, "[o Overview]"},
+			{[]string{"<enter>"}, "event 1 of"}, {[]string{"<enter>", "<enter>"}, "event 0 of"}, {[]string{"d"}, "Drain 1 stranded blob(s)?"},
+			{[]string{"G", "<enter>"}, "event 1 of"}, {[]string{"/", "漢"}, "漢字漢字"},
+		} {
 			hs := newHarness(t, mem, cfg, sz[0], sz[1])
 			hs.press("/", "<esc>")
-			hs.press(keys...)
-			checkSize(t, fmt.Sprint(keys), hs.screen(), sz[0], sz[1])
+			hs.press(sc.keys...)
+			s := hs.screen()
+			checkSize(t, fmt.Sprint(sc.keys), s, sz[0], sz[1])
+			if !strings.HasPrefix(s, "deadletter  mem/") || !strings.Contains(s, sc.mark) {
+				t.Errorf("%v at %dx%d lacks its header or %q:\n%s", sc.keys, sz[0], sz[1], sc.mark, s)
+			}
 		}
 	}
 }

@@ -99,27 +99,43 @@ func TestFiftyEventsOnOneScreen(t *testing.T) {
 }
 
 // Every screen — table, overview, detail, every dialog, help, the too-small screen — is exactly its window at
-// every size, so nothing a blob holds can push the layout off the terminal.
+// every size, so nothing a blob holds can push the layout off the terminal; and it is that screen, not a blank
+// one of the right size: at 80×24 and over it shows what marks it, below it the too-small notice.
 func TestEveryScreenFitsItsWindow(t *testing.T) {
 	mem, cfg := fixture(t, 40)
 	sizes := [][2]int{{80, 24}, {81, 25}, {100, 30}, {120, 40}, {160, 48}, {200, 60}, {250, 70}, {79, 24}, {80, 23}, {60, 15}, {20, 5}, {1, 1}}
 	screens := []struct {
 		name string
 		keys []string
+		mark string
 	}{
-		{"stranded", nil}, {"overview", []string{"o"}}, {"overview-grid", []string{"o", "<down>", "<right>"}},
-		{"quarantine", []string{"2"}}, {"detail", []string{"<enter>"}}, {"detail-end", []string{"<enter>", "G"}},
-		{"search", []string{"<enter>", "/", "ttl"}}, {"drain", []string{"d"}}, {"restore", []string{"2", "r"}},
-		{"ack", []string{"a"}}, {"help", []string{"?"}}, {"help-end", []string{"?", "<pgdown>", "<pgdown>"}},
-		{"filter", []string{"/", "webhooks"}}, {"results", []string{"2", "r", "y"}},
+		{"stranded", nil, "[1 Stranded 38]"}, {"overview", []string{"o"}, "[o Overview]"},
+		{"overview-grid", []string{"o", "<down>", "<right>"}, "[o Overview]"},
+		{"quarantine", []string{"2"}, "[2 Quarantine 7]"}, {"detail", []string{"<enter>"}, "event 1 of 5"},
+		{"detail-end", []string{"<enter>", "G"}, "event 5 of 5"}, {"search", []string{"<enter>", "/", "ttl"}, "search: ttl"},
+		{"drain", []string{"d"}, "Drain 1 stranded blob(s)?"}, {"restore", []string{"2", "r"}, "Restore 1 quarantined blob(s)?"},
+		{"ack", []string{"a"}, "Acknowledge 1 blob(s)?"}, {"help", []string{"?"}, "keys: stranded table"},
+		{"help-end", []string{"?", "<pgdown>", "<pgdown>"}, "keys: stranded table"},
+		{"filter", []string{"/", "webhooks"}, "[1 Stranded 6/38]"}, {"results", []string{"2", "r", "y"}, "Restore finished"},
 	}
+	const tooSmall = "deadletter needs at least 80×24"
 	for _, sc := range screens {
 		for _, sz := range sizes {
 			hs := newHarness(t, mem.Clone(), cfg, sz[0], sz[1])
 			hs.send(tea.WindowSizeMsg{Width: 120, Height: 40}) // act at a size where keys act…
 			hs.press(sc.keys...)
 			hs.send(tea.WindowSizeMsg{Width: sz[0], Height: sz[1]}) // …then look at every size
-			checkSize(t, sc.name, hs.screen(), sz[0], sz[1])
+			s := hs.screen()
+			checkSize(t, sc.name, s, sz[0], sz[1])
+			first := strings.TrimSpace(strings.SplitN(s, "\n", 2)[0])
+			switch {
+			case sz[0] < 80 || sz[1] < 24:
+				if first == "" || !strings.HasPrefix(tooSmall, first) && !strings.HasPrefix(first, tooSmall) {
+					t.Errorf("%s at %dx%d is not the too-small notice:\n%s", sc.name, sz[0], sz[1], s)
+				}
+			case !strings.Contains(s, sc.mark) || !strings.HasPrefix(first, "deadletter  mem/"):
+				t.Errorf("%s at %dx%d lacks its header or %q:\n%s", sc.name, sz[0], sz[1], sc.mark, s)
+			}
 		}
 	}
 }
