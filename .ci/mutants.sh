@@ -1,0 +1,165 @@
+#!/usr/bin/env bash
+# The semantic mutants: small, meaningful wrong changes to the code that guards against losing events — the twin's
+# account and alarms, the lifecycle rule, readiness's window, --all-contexts' exit code, the tables' scrolling,
+# completion's filter — each applied alone, then the tests that should notice run. A mutant the tests do not
+# notice LIVED: a test is missing. Run it before changing those parts, and after:
+#
+#   .ci/mutants.sh            every mutant (about 15 minutes on two cores; not part of CI's run)
+#   .ci/mutants.sh readiness  only the mutants whose name holds "readiness"
+#
+# Each mutant is a literal text replacement that must match exactly once (a mutant that no longer applies says
+# so: update it with the code). The file is put back after each, and on any exit. The tmux and shell tests need
+# tmux, bash-completion, zsh and fish (./test.sh installs them); without them those tests skip, and their mutants
+# would wrongly live, so the script refuses to run them. Exit 0 when every mutant was killed.
+set -uo pipefail
+cd "$(dirname "$0")/.."
+
+filter=${1:-}
+killed=0 lived=0 broken=0
+lived_names=()
+backup=$(mktemp)
+current=""
+restore() { if [ -n "$current" ]; then cp "$backup" "$current"; current=""; fi; }
+trap 'restore; rm -f "$backup"' EXIT
+trap 'restore; exit 130' INT TERM
+
+have_terminal() { command -v tmux >/dev/null && command -v zsh >/dev/null && command -v fish >/dev/null &&
+	[ -f /usr/share/bash-completion/bash_completion ]; }
+
+# mutant NAME FILE FROM TO PACKAGE TESTS [terminal]
+mutant() {
+	local name=$1 file=$2 from=$3 to=$4 pkg=$5 tests=$6 needs=${7:-}
+	[[ -n $filter && $name != *"$filter"* ]] && return
+	if [[ $needs == terminal ]] && ! have_terminal; then
+		echo "SKIPPED  $name (needs tmux, bash-completion, zsh and fish)"
+		return
+	fi
+	local body rest
+	body=$(cat "$file"; printf x) && body=${body%x}
+	rest=${body#*"$from"}
+	if [[ $rest == "$body" || $rest == *"$from"* ]]; then
+		echo "BROKEN   $name: the text to mutate is not in $file exactly once (update the mutant with the code)"
+		broken=$((broken + 1))
+		return
+	fi
+	cp "$file" "$backup"
+	current=$file
+	printf '%s' "${body/"$from"/"$to"}" >"$file"
+	local log start=$SECONDS
+	log=$(go test -count=1 -timeout 10m -run "$tests" "$pkg" 2>&1)
+	local code=$?
+	restore
+	if [ $code -eq 0 ]; then
+		echo "LIVED    $name ($pkg -run '$tests', $((SECONDS - start))s)"
+		lived=$((lived + 1))
+		lived_names+=("$name")
+	elif grep -q -e '^FAIL' -e '^--- FAIL' -e 'panic:' <<<"$log" && ! grep -q -e 'build failed' -e '\[setup failed\]' <<<"$log"; then
+		echo "killed   $name by $(grep -o -e '--- FAIL: [^ ]*' <<<"$log" | head -3 | sed 's/--- FAIL: //' | paste -sd, -) ($((SECONDS - start))s)"
+		killed=$((killed + 1))
+	else
+		echo "BROKEN   $name: the mutant does not build"
+		echo "$log" | head -20
+		broken=$((broken + 1))
+	fi
+}
+
+# ── the twin's account and alarms (internal/twin/alarms_test.go) ──
+mutant account-stops-checking-its-sum internal/twin/account.go \
+	'return len(a.Nowhere) == 0 && a.Published == a.Delivered+a.OnTheirWay+a.InBlobs+a.Lost' \
+	'return len(a.Nowhere) == 0' \
+	./internal/twin TestTheAccountChecksItsSum
+mutant account-counts-nowhere-as-in-blobs internal/twin/account.go \
+	$'\t\tdefault:\n\t\t\ta.Nowhere = append(a.Nowhere, id)' \
+	$'\t\tdefault:\n\t\t\ta.InBlobs++' \
+	./internal/twin TestALostEventIsNamed
+mutant violations-never-recorded internal/twin/replay.go \
+	'tw.st.Violations = append(tw.st.Violations, tw.st.Now.Format(time.RFC3339)+": "+fmt.Sprintf(format, args...))' \
+	'_ = fmt.Sprintf(format, args...)' \
+	./internal/twin 'IsAViolation'
+mutant replay-handles-its-own-copies internal/estate/estate.go \
+	$'\tif !replay.IsRoot(name) {\n\t\th.Ignored = true' \
+	$'\tif name == "" {\n\t\th.Ignored = true' \
+	./internal/twin TestASelfRetriggerIsAViolation
+mutant trigger-filter-lets-copies-through replay/pane.go \
+	'return !hasPrefixFold(name, ArchivedPrefix) && !hasPrefixFold(name, QuarantinePrefix)' \
+	'return name != ""' \
+	./internal/twin TestTheFilterKeepsCopiesFromTheTrigger
+mutant cap-alarm-one-late internal/twin/replay.go \
+	'a.AtLeast(tw.cfg.MaxReplays + 1)' 'a.AtLeast(tw.cfg.MaxReplays + 2)' \
+	./internal/twin TestARepublishPastTheCapIsAViolation
+mutant cap-alarm-one-early internal/twin/replay.go \
+	'a.AtLeast(tw.cfg.MaxReplays + 1)' 'a.AtLeast(tw.cfg.MaxReplays)' \
+	./internal/twin TestARepublishPastTheCapIsAViolation
+mutant copy-check-skipped internal/twin/replay.go \
+	'if _, err := tw.dir.Stat(ctx, copyName); err != nil {' \
+	'if _, err := tw.dir.Stat(ctx, copyName); err != nil && copyName == "" {' \
+	./internal/twin TestAnOriginalDeletedBeforeItsCopyIsAViolation
+mutant lifecycle-a-day-late internal/twin/twin.go \
+	'lifecycleAt = 30 * 24 * time.Hour' 'lifecycleAt = 31 * 24 * time.Hour' \
+	./internal/twin TestTheLifecycleDeletesAtExactlyTheRetention
+mutant lifecycle-a-second-early internal/twin/twin.go \
+	'lifecycleAt = 30 * 24 * time.Hour' 'lifecycleAt = 30*24*time.Hour - time.Second' \
+	./internal/twin TestTheLifecycleDeletesAtExactlyTheRetention
+mutant twin-draws-from-the-wall-clock internal/twin/twin.go \
+	'fmt.Fprintf(h, "%d/%d", tw.st.Seed, tw.st.Draws)' 'fmt.Fprintf(h, "%d/%d/%d", tw.st.Seed, tw.st.Draws, time.Now().UnixNano()%2)' \
+	./internal/twin TestTheTwinIsDeterministicByContent
+mutant twin-status-exits-0-on-a-loss cmd/deadletter/twin.go \
+	'if acct.Balanced() && len(violations) == 0 {' 'if acct.Balanced() || len(violations) == 0 {' \
+	./cmd/deadletter TestTwinStatusExitsNonZeroOnALoss
+
+# ── readiness (replay/readiness_test.go) ──
+mutant readiness-window-doubled replay/readiness.go \
+	'r.Failing = now.Sub(r.NewestDeadLetter) < c.TTL' 'r.Failing = now.Sub(r.NewestDeadLetter) < 2*c.TTL' \
+	./replay TestReadiness
+mutant readiness-count-window-doubled replay/readiness.go \
+	'if now.Sub(at) < c.TTL {' 'if now.Sub(at) < 2*c.TTL {' \
+	./replay TestReadiness
+mutant readiness-window-inclusive replay/readiness.go \
+	'r.Failing = now.Sub(r.NewestDeadLetter) < c.TTL' 'r.Failing = now.Sub(r.NewestDeadLetter) <= c.TTL' \
+	./replay TestReadiness
+mutant readiness-drained-by-last-modified replay/readiness.go \
+	$'case bi.LastModified.After(end):\n\t\treturn end, true' \
+	$'case bi.LastModified.After(end):\n\t\treturn bi.LastModified, true' \
+	./replay TestReadiness
+mutant readiness-counts-restored replay/readiness.go \
+	'store.MetaGet(bi.Metadata, MetaRestoredFrom); restored {' 'store.MetaGet(bi.Metadata, MetaRestoredFrom); restored && bi.Size < 0 {' \
+	./replay TestReadiness
+
+# ── --all-contexts (cmd/deadletter/allcontexts_test.go) ──
+mutant all-contexts-takes-the-last-non-ok cmd/deadletter/contexts.go \
+	$'case c == exitError || code == exitError:\n\t\t\tcode = exitError\n\t\tcase c != exitOK && code == exitOK:' \
+	$'case c != exitOK:' \
+	./cmd/deadletter 'TestWorstIsTheWorstInEveryPosition|TestCheckAllContextsTakesTheWorstInEveryPosition'
+mutant all-contexts-takes-the-first-non-ok cmd/deadletter/contexts.go \
+	'case c == exitError || code == exitError:' 'case code == exitError:' \
+	./cmd/deadletter 'TestWorstIsTheWorstInEveryPosition|TestCheckAllContextsTakesTheWorstInEveryPosition'
+
+# ── the tables' scrolling (tui/scroll_test.go; in tmux, cmd/deadletter/scroll_tmux_test.go) ──
+mutant table-cursor-one-row-off-screen tui/table.go \
+	'if cursor >= offset+height {' 'if cursor > offset+height {' \
+	./tui Scrolls
+mutant table-scrolls-one-short tui/table.go \
+	'offset = cursor - height + 1' 'offset = cursor - height' \
+	./tui Scrolls
+mutant table-cursor-off-screen-in-tmux tui/table.go \
+	'if cursor >= offset+height {' 'if cursor > offset+height {' \
+	./cmd/deadletter TestTablesScrollInTmux terminal
+mutant results-cursor-off-screen tui/run.go \
+	'top := max(0, min(r.cursor-rows/2, len(lines)-rows))' 'top := max(0, min(r.cursor-rows, len(lines)-rows))' \
+	./tui TestTheResultsScrollWithTheirCursor
+
+# ── completion (cmd/deadletter/completion_test.go) ──
+mutant completion-offers-names-with-escapes cmd/deadletter/completion.go \
+	'case textfmt.Printable(b.Name) != b.Name || strings.ContainsAny(b.Name, "\t\n"):' \
+	'case strings.ContainsAny(b.Name, "\t\n"):' \
+	./cmd/deadletter 'TestCompletionRunsNothing' terminal
+mutant completion-bash-unescaped cmd/deadletter/completion.go \
+	'read -ra COMPREPLY -d '"''"' < <(printf "%q\n" "${COMPREPLY[@]}")' \
+	'read -ra COMPREPLY -d '"''"' < <(printf "%s\n" "${COMPREPLY[@]}")' \
+	./cmd/deadletter 'TestCompletionRunsNothing/bash' terminal
+
+echo "killed $killed, lived $lived, broken $broken"
+if [ $lived -gt 0 ]; then
+	printf 'lived: %s\n' "${lived_names[@]}"
+fi
+[ $lived -eq 0 ] && [ $broken -eq 0 ]
