@@ -18,7 +18,7 @@ func TestReadinessBoundaries(t *testing.T) {
 		t.Fatalf("the table is written for a one-hour TTL, not %v", ttl)
 	}
 	hour := time.Date(2026, 12, 1, 11, 0, 0, 0, time.UTC) // every blob below is named by this hour
-	end := hour.Add(time.Hour - time.Second)               // …so one rewritten since is dated 11:59:59
+	end := hour.Add(time.Hour - time.Second)              // …so one rewritten since is dated 11:59:59
 	const sub = "WEBHOOKS"
 	name := DeadLetterName(sub, hour, "0c6e5b1a-0000-4000-8000-000000000001")
 	drained := map[string]string{MetaDrainCount: "1", MetaDrainedAt: "2026-12-01T12:58:00Z"}
@@ -103,6 +103,71 @@ func TestReadinessTakesTheNewest(t *testing.T) {
 		got := cfg.Readiness(items, now)
 		if len(got) != 1 || !got[0].Failing || got[0].LastWindow != 1 || !got[0].NewestDeadLetter.Equal(fresh.LastModified) {
 			t.Fatalf("readiness %+v", got)
+		}
+	}
+}
+
+// summarised is an item whose payload was read: verdicts by kind, its highest replay attempt.
+func summarised(attempt Attempt, verdicts map[Verdict]int) Item {
+	s := &Summary{MaxReplayAttempt: attempt}
+	for v, n := range verdicts {
+		s.Verdicts[v] = n
+		s.Events += n
+	}
+	return Item{Summary: s}
+}
+
+// How many more cycles the cap allows: the fewest over the items the replay would republish, from the cap minus
+// one at attempt 0 down to 0 at (or past) the cap; -1 when none would be republished.
+func TestCyclesLeftAtTheCap(t *testing.T) {
+	cfg := DefaultConfig()
+	cfg.MaxReplays = 5 // (the estate's is 2: a larger cap leaves room between its ends)
+	cap := cfg.MaxReplays
+	replays := map[Verdict]int{VerdictReplay: 2}
+	malformed := summarised(0, replays)
+	malformed.Summary.Malformed = true
+	for _, tc := range []struct {
+		what  string
+		items []Item
+		want  int
+	}{
+		{"nothing read", []Item{{}}, -1},
+		{"only capped events", []Item{summarised(Attempt(cap), map[Verdict]int{VerdictCap: 3})}, -1},
+		{"malformed", []Item{malformed}, -1},
+		{"attempt 0", []Item{summarised(0, replays)}, cap - 1},
+		{"unknown handlers count too", []Item{summarised(1, map[Verdict]int{VerdictUnknown: 1})}, cap - 2},
+		{"the fewest of two", []Item{summarised(0, replays), summarised(2, replays)}, cap - 3},
+		{"one below the cap", []Item{summarised(Attempt(cap-1), replays)}, 0},
+		{"at the cap", []Item{summarised(Attempt(cap), replays)}, 0},
+		{"far past the cap", []Item{summarised(1e20, replays), summarised(0, replays)}, 0},
+	} {
+		if got := cfg.CyclesLeft(tc.items); got != tc.want {
+			t.Errorf("%s: %d cycles left, want %d", tc.what, got, tc.want)
+		}
+	}
+}
+
+// A drain republishes when any item holds an event the replay would (or, unread or without a register, may)
+// republish; never when every one was read and is malformed, crashes, or holds only events it quarantines.
+func TestRepublishes(t *testing.T) {
+	crash := summarised(0, map[Verdict]int{VerdictReplay: 1})
+	crash.Summary.CrashDepth = 10000
+	malformed := summarised(0, map[Verdict]int{VerdictReplay: 1})
+	malformed.Summary.Malformed = true
+	capped := summarised(5, map[Verdict]int{VerdictCap: 2, VerdictNotIdempotent: 1})
+	for _, tc := range []struct {
+		what  string
+		items []Item
+		want  bool
+	}{
+		{"no items", nil, false},
+		{"unread", []Item{{}}, true},
+		{"crash, malformed, capped", []Item{crash, malformed, capped}, false},
+		{"one replayable among them", []Item{crash, capped, summarised(0, map[Verdict]int{VerdictReplay: 1})}, true},
+		{"handlers unknown", []Item{capped, summarised(0, map[Verdict]int{VerdictUnknown: 1})}, true},
+	} {
+		if got := Republishes(tc.items); got != tc.want {
+			t.Errorf("%s: republishes %v, want %v", tc.what, got, tc.want)
 		}
 	}
 }
