@@ -6,6 +6,7 @@
 #
 #   .ci/mutants.sh            every mutant (about 15 minutes on two cores; not part of CI's run)
 #   .ci/mutants.sh readiness  only the mutants whose name holds "readiness"
+#   .ci/mutants.sh --check    only check that every mutant still applies to the code (seconds)
 #
 # Each mutant is a literal text replacement that must match exactly once (a mutant that no longer applies says
 # so: update it with the code). The file is put back after each, and on any exit. The tmux and shell tests need
@@ -15,6 +16,8 @@ set -uo pipefail
 cd "$(dirname "$0")/.."
 
 filter=${1:-}
+check_only=
+if [ "$filter" = --check ]; then check_only=1 filter=; fi
 killed=0 lived=0 broken=0
 lived_names=()
 backup=$(mktemp)
@@ -30,7 +33,7 @@ have_terminal() { command -v tmux >/dev/null && command -v zsh >/dev/null && com
 mutant() {
 	local name=$1 file=$2 from=$3 to=$4 pkg=$5 tests=$6 needs=${7:-}
 	[[ -n $filter && $name != *"$filter"* ]] && return
-	if [[ $needs == terminal ]] && ! have_terminal; then
+	if [[ -z $check_only && $needs == terminal ]] && ! have_terminal; then
 		echo "SKIPPED  $name (needs tmux, bash-completion, zsh and fish)"
 		return
 	fi
@@ -40,6 +43,10 @@ mutant() {
 	if [[ $rest == "$body" || $rest == *"$from"* ]]; then
 		echo "BROKEN   $name: the text to mutate is not in $file exactly once (update the mutant with the code)"
 		broken=$((broken + 1))
+		return
+	fi
+	if [ -n "$check_only" ]; then
+		echo "applies  $name"
 		return
 	fi
 	cp "$file" "$backup"
@@ -158,6 +165,7 @@ mutant completion-bash-unescaped cmd/deadletter/completion.go \
 	'read -ra COMPREPLY -d '"''"' < <(printf "%s\n" "${COMPREPLY[@]}")' \
 	./cmd/deadletter 'TestCompletionRunsNothing/bash' terminal
 
+[ -n "$check_only" ] && { echo "broken $broken"; [ $broken -eq 0 ]; exit; }
 echo "killed $killed, lived $lived, broken $broken"
 if [ $lived -gt 0 ]; then
 	printf 'lived: %s\n' "${lived_names[@]}"
