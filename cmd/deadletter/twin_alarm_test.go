@@ -3,9 +3,11 @@ package main
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"strings"
 	"testing"
 
+	"github.com/deadletter/deadletter/internal/twin"
 	"github.com/deadletter/deadletter/replay"
 	"github.com/deadletter/deadletter/store"
 	"github.com/deadletter/deadletter/store/dirstore"
@@ -57,5 +59,19 @@ func TestTwinStatusExitsNonZeroOnALoss(t *testing.T) {
 	}
 	if out, errs, code := runCmd(t, "twin", "advance", "--dir", dir, "--by", "1m"); code != exitFindings || !strings.Contains(out, "NOWHERE") {
 		t.Fatalf("twin advance after a loss: exit %d\n%s\n%s", code, out, errs)
+	}
+}
+
+// A violation alone — the account balanced — is exit 1 too, and says how many; a clean twin is exit 0. (No
+// command can make the twin break an estate rule, so this is the seam twin status and advance share.)
+func TestTwinBrokenCountsViolations(t *testing.T) {
+	ok := twin.Account{Published: 3, Delivered: 1, InBlobs: 2, Nowhere: []string{}}
+	if err := twinBroken(ok, nil); err != nil {
+		t.Fatalf("a clean twin: %v", err)
+	}
+	err := twinBroken(ok, []string{"2026-12-01T12:00:00Z: event x|3 was republished past the cap (2)"})
+	var ec exitCode
+	if !errors.As(err, &ec) || ec.code != exitFindings || !strings.Contains(err.Error(), "1 violation(s)") {
+		t.Fatalf("a violation: %v", err)
 	}
 }
