@@ -195,8 +195,8 @@ func TestHostileNamesFitEveryScreen(t *testing.T) {
 			mark string // what shows the screen is there, not blank
 		}{
 			{nil, "[1 Stranded"}, {[]string{"o"}, "[o Overview]"}, {[]string{"o", "<down>"}, "[o Overview]"},
-			{[]string{"<enter>"}, "event 1 of"}, {[]string{"<enter>", "<enter>"}, "event 0 of"}, {[]string{"d"}, "Drain 1 stranded blob(s)?"},
-			{[]string{"G", "<enter>"}, "event 1 of"}, {[]string{"/", "漢"}, "漢字漢字"},
+			{[]string{"<enter>"}, "event #0 ("}, {[]string{"<enter>", "<enter>"}, "event #0 of"}, {[]string{"d"}, "Drain 1 stranded blob(s)?"},
+			{[]string{"G", "<enter>"}, "event #0 ("}, {[]string{"/", "漢"}, "漢字漢字"},
 		} {
 			hs := newHarness(t, mem, cfg, sz[0], sz[1])
 			hs.press("/", "<esc>")

@@ -111,8 +111,8 @@ func TestEveryScreenFitsItsWindow(t *testing.T) {
 	}{
 		{"stranded", nil, "[1 Stranded 38]"}, {"overview", []string{"o"}, "[o Overview]"},
 		{"overview-grid", []string{"o", "<down>", "<right>"}, "[o Overview]"},
-		{"quarantine", []string{"2"}, "[2 Quarantine 7]"}, {"detail", []string{"<enter>"}, "event 1 of 5"},
-		{"detail-end", []string{"<enter>", "G"}, "event 5 of 5"}, {"search", []string{"<enter>", "/", "ttl"}, "search: ttl"},
+		{"quarantine", []string{"2"}, "[2 Quarantine 7]"}, {"detail", []string{"<enter>"}, "event #0 (5 events: #0–#4)"},
+		{"detail-end", []string{"<enter>", "G"}, "event #4 (5 events: #0–#4)"}, {"search", []string{"<enter>", "/", "ttl"}, "search: ttl"},
 		{"drain", []string{"d"}, "Drain 1 stranded blob(s)?"}, {"restore", []string{"2", "r"}, "Restore 1 quarantined blob(s)?"},
 		{"ack", []string{"a"}, "Acknowledge 1 blob(s)?"}, {"help", []string{"?"}, "keys: stranded table"},
 		{"help-end", []string{"?", "<pgdown>", "<pgdown>"}, "keys: stranded table"},

@@ -103,10 +103,10 @@ func TestTheEventsTableScrollsWithItsCursor(t *testing.T) {
 	putFiftyEvents(t, mem)
 	hs := newHarness(t, mem, cfg, 80, 24)
 	hs.press("/5f0e1d2c", "<enter>", "<enter>")
-	hs.shows("event 1 of 50")
+	hs.shows("event #0 (50 events")
 	at := func(i int) {
 		t.Helper()
-		s := hs.shows(fmt.Sprintf("event %d of 50", i+1))
+		s := hs.shows(fmt.Sprintf("event #%d (50 events", i))
 		cur := cursorLines(s)
 		if len(cur) != 1 || !regexp.MustCompile(fmt.Sprintf(`^▸\s+%d a0000`, i)).MatchString(cur[0]) {
 			t.Fatalf("event %d: cursor lines %q\n%s", i, cur, s)

@@ -105,15 +105,15 @@ func TestTablesScrollInTmux(t *testing.T) {
 	tm.keys("/", "5c7011ed", "Enter")
 	tm.screen("filter: 5c7011ed")
 	tm.keys("Enter")
-	tm.screen("event 1 of 50")
+	tm.screen("event #0 (50 events")
 	for i := 1; i < 50; i++ {
 		tm.keys("Down")
-		tm.screen(fmt.Sprintf("event %d of 50", i+1))
+		tm.screen(fmt.Sprintf("event #%d (50 events", i))
 		tm.cursorRow(fmt.Sprintf("event ↓ ×%d", i), regexp.MustCompile(fmt.Sprintf(`^▸\s+%d e%02d-`, i, i)))
 	}
 	for i := 48; i >= 0; i-- {
 		tm.keys("Up")
-		tm.screen(fmt.Sprintf("event %d of 50", i+1))
+		tm.screen(fmt.Sprintf("event #%d (50 events", i))
 		tm.cursorRow(fmt.Sprintf("event ↑ back to %d", i), regexp.MustCompile(fmt.Sprintf(`^▸\s+%d e%02d-`, i, i)))
 	}
 	tm.keys("q")
