@@ -38,6 +38,7 @@ import (
 	"github.com/Azure/azure-sdk-for-go/sdk/storage/azblob/container"
 	tea "github.com/charmbracelet/bubbletea"
 	"github.com/charmbracelet/lipgloss"
+	"github.com/deadletter/deadletter/internal/made"
 	"github.com/deadletter/deadletter/internal/present"
 	"github.com/deadletter/deadletter/internal/scenario"
 	"github.com/deadletter/deadletter/internal/twin"
@@ -126,8 +127,10 @@ func phaseTwin() row {
 	dir, err := os.MkdirTemp("", "deadletter-bench-twin-")
 	must(err)
 	defer os.RemoveAll(dir)
-	tw, err := twin.Start(context.Background(), dir, "incident", 1, time.Now())
+	tw, err := twin.Start(context.Background(), dir, made.Twin, "incident", 1, time.Now())
 	must(err)
+	defer tw.Place().Forget()
+	defer tw.Close()
 	start := time.Now()
 	_, err = tw.Advance(context.Background(), tw.Now().Add(24*time.Hour))
 	must(err)

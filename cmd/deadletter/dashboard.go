@@ -10,7 +10,7 @@ import (
 	"sync"
 	"time"
 
-	"github.com/deadletter/deadletter/internal/scenario"
+	"github.com/deadletter/deadletter/internal/made"
 	"github.com/deadletter/deadletter/internal/textfmt"
 	"github.com/deadletter/deadletter/internal/twin"
 	"github.com/deadletter/deadletter/replay"
@@ -197,8 +197,8 @@ func (a *app) runDemo(cmd *cobra.Command, o *demoOptions) error {
 	if _, err := twin.ScriptOf(o.scenario); err != nil {
 		return usagef("--scenario: %s", err)
 	}
-	if o.speed <= 0 {
-		return usagef("--speed must be positive")
+	if !(o.speed > 0 && o.speed <= dirstore.MaxSpeed) {
+		return usagef("--speed must be positive and at most %d (twin seconds per second)", dirstore.MaxSpeed)
 	}
 	// Only a --dir typed for the demo: DEADLETTER_DIR names the operator's own container, and the demo must
 	// never seed fake dead letters into it.
@@ -215,23 +215,22 @@ func (a *app) runDemo(cmd *cobra.Command, o *demoOptions) error {
 	}
 	// The demo's own directory from an earlier run is cleared; anything else must not exist yet or be empty.
 	// Both that and the terminal are checked before anything is cleared or written.
-	if err := checkDemoDir(dir); err != nil {
+	old, err := checkDemoDir(dir)
+	if err != nil {
 		return err
 	}
 	if err := a.needTerminal(); err != nil {
 		return err
 	}
-	if err := resetDemo(dir); err != nil {
+	if err := resetDemo(dir, old); err != nil {
 		return err
 	}
 	fmt.Fprintf(a.io.err, "starting the rehearsal twin in %s…\n", textfmt.Printable(dir))
-	tw, err := twin.Start(cmd.Context(), dir, o.scenario, 1, time.Now())
+	tw, err := twin.Start(cmd.Context(), dir, made.Demo, o.scenario, 1, time.Now())
 	if err != nil {
 		return err
 	}
-	if err := writeRegister(dir, dirstore.RegisterPath(dir), scenario.IncidentRegister); err != nil {
-		return err
-	}
+	defer tw.Close()
 	a.g.dir, a.g.connString, a.g.accountURL = dir, "", ""
 	run := twin.NewRunner(tw, o.speed)
 	ctx, stop := context.WithCancel(cmd.Context())
@@ -262,40 +261,59 @@ func (a *app) runDemo(cmd *cobra.Command, o *demoOptions) error {
 	return err
 }
 
-// demoMarker marks a directory as the demo's own, so that a new demo may clear it and nothing else. It lives
-// in the directory container's state folder, where no blob can be.
-const demoMarker = "demo"
-
-// resetDemo empties the demo directory of an earlier run (only if it is one) and marks it. An empty directory is
-// taken as it is; any other is refused.
-func resetDemo(dir string) error {
-	ents, err := os.ReadDir(dir)
-	if err == nil && len(ents) > 0 {
-		if err := os.RemoveAll(dir); err != nil { // (checkDemoDir found the marker)
+// resetDemo empties the directory of an earlier demo — only one deadletter recorded as its demo (old), and only
+// while no other demo runs it. A new or empty directory is taken as it is.
+func resetDemo(dir string, old *made.Place) error {
+	if old != nil {
+		held, err := old.Lock("demo")
+		if err != nil {
 			return err
 		}
+		err = os.RemoveAll(dir)
+		held.Unlock()
+		if err != nil {
+			return err
+		}
+		old.Forget()
 	}
-	if err := os.MkdirAll(dir, 0o777); err != nil {
-		return err
-	}
-	return dirstore.WriteState(dir, demoMarker, []byte("deadletter demo: cleared by the next `deadletter demo`\n"))
+	return os.MkdirAll(dir, 0o777)
 }
 
-// checkDemoDir refuses a directory the demo may not clear: a file, or one that holds anything and is not an
-// earlier demo's.
-func checkDemoDir(dir string) error {
+// checkDemoDir refuses a directory the demo may not clear: a file, or one that holds anything and is not a demo
+// deadletter recorded making (outside the directory: a file inside it proves nothing). It returns the earlier
+// demo's record, when the directory is one.
+func checkDemoDir(dir string) (*made.Place, error) {
 	ents, err := os.ReadDir(dir)
 	switch {
 	case errors.Is(err, os.ErrNotExist), err == nil && len(ents) == 0:
-		return nil
+		return nil, nil
 	case err != nil:
 		if fi, serr := os.Stat(dir); serr == nil && !fi.IsDir() {
-			return usagef("--dir %s is a file, not a directory: give the demo an empty or new directory", textfmt.Printable(dir))
+			return nil, usagef("--dir %s is a file, not a directory: give the demo an empty or new directory", textfmt.Printable(dir))
 		}
-		return err
+		return nil, err
 	}
-	if _, err := dirstore.ReadState(dir, demoMarker); err != nil {
-		return usagef("%s holds blobs and is not a demo directory: the demo writes fake dead letters, so give it an empty or new --dir", textfmt.Printable(dir))
+	p, err := made.Find(dir)
+	if err == nil && p.Kind == made.Demo {
+		return p, nil
 	}
-	return nil
+	why := "deadletter keeps no record of making a demo there"
+	switch {
+	case err != nil && !made.IsNotMade(err):
+		return nil, err
+	case err != nil:
+		why = err.Error()
+	default:
+		why = "deadletter made it with " + string(p.Kind) + ", not demo"
+	}
+	var names []string
+	for _, e := range ents[:min(3, len(ents))] {
+		names = append(names, textfmt.Printable(e.Name()))
+	}
+	if len(ents) > 3 {
+		names = append(names, fmt.Sprintf("and %d more", len(ents)-3))
+	}
+	return nil, usagef("%s holds %s and is not a demo deadletter made (%s; a file inside a directory proves nothing): "+
+		"the demo clears its directory and writes fake dead letters, so give it an empty or new --dir (an old demo's directory: remove it yourself)",
+		textfmt.Printable(dir), strings.Join(names, ", "), why)
 }

@@ -20,6 +20,19 @@ import (
 	"github.com/deadletter/deadletter/store/storetest"
 )
 
+// TestMain keeps what deadletter records about the directories the tests make (internal/made) in a state
+// directory of the tests' own, for the in-process runs and the binary alike.
+func TestMain(m *testing.M) {
+	state, err := os.MkdirTemp("", "deadletter-state-")
+	if err != nil {
+		panic(err)
+	}
+	os.Setenv("XDG_STATE_HOME", state)
+	code := m.Run()
+	os.RemoveAll(state)
+	os.Exit(code)
+}
+
 func runCmd(t *testing.T, args ...string) (string, string, int) {
 	t.Helper()
 	var out, errb bytes.Buffer

@@ -13,7 +13,9 @@ import (
 	"time"
 
 	"github.com/deadletter/deadletter/internal/azmonitor"
+	"github.com/deadletter/deadletter/internal/made"
 	"github.com/deadletter/deadletter/internal/textfmt"
+	"github.com/deadletter/deadletter/internal/twin"
 	"github.com/deadletter/deadletter/replay"
 	"github.com/deadletter/deadletter/store"
 	"github.com/deadletter/deadletter/store/azureblob"
@@ -316,29 +318,26 @@ func (g *globalFlags) rules() replay.Config {
 		MaxReplays: g.maxReplays, Separator: g.separator, MaxAck: g.maxAck, StackDepth: g.stackDepth}
 }
 
-// config builds the replay configuration, loading the handler register: --handlers, or the one a seeded
-// directory carries.
+// config builds the replay configuration, loading the handler register: --handlers, or the one deadletter keeps
+// for a directory it seeded or made a twin of (internal/made). A register found inside a directory is the
+// container's data and never read.
 func (g *globalFlags) config() (replay.Config, error) {
 	c := g.rules()
-	path := g.handlers
+	path, flag := g.handlers, "--handlers"
 	if path == "" && g.dir != "" {
-		// The register a seed left in the container's state folder, read like a blob: never through a link.
-		b, err := dirstore.ReadState(g.dir, dirstore.RegisterFile)
+		p, err := made.Find(g.dir)
 		switch {
-		case errors.Is(err, fs.ErrNotExist):
+		case made.IsNotMade(err):
 		case err != nil:
 			return c, fmt.Errorf("handler register of %s: %w", textfmt.Printable(g.dir), err)
 		default:
-			reg, err := replay.ParseRegister(b)
-			if err != nil {
-				return c, fmt.Errorf("%s: %w", dirstore.RegisterPath(g.dir), err)
+			if _, err := os.Stat(p.Register()); err == nil {
+				path, flag = p.Register(), "the register of "+textfmt.Printable(g.dir)
 			}
-			c.Handlers = reg
-			return c, nil
 		}
 	}
 	if path != "" {
-		b, err := readOperatorFile("--handlers", path)
+		b, err := readOperatorFile(flag, path)
 		if err != nil {
 			return c, fmt.Errorf("handler register: %w", err)
 		}
@@ -351,10 +350,23 @@ func (g *globalFlags) config() (replay.Config, error) {
 	return c, nil
 }
 
-// open connects to the container the flags name.
+// open connects to the container the flags name. A directory that is a twin deadletter made reads its service
+// time from the twin's clock; any other reads the local clock, whatever files it holds.
 func (g *globalFlags) open() (store.Container, error) {
 	if g.dir != "" {
-		return dirstore.Open(g.dir)
+		d, err := dirstore.Open(g.dir)
+		if err != nil {
+			return nil, err
+		}
+		p, err := twin.Find(g.dir)
+		switch {
+		case made.IsNotMade(err):
+		case err != nil:
+			return nil, err
+		default:
+			d.UseClockFile(twin.ClockPath(p))
+		}
+		return d, nil
 	}
 	if g.connStringFile != "" && g.connString == "" {
 		cs, err := readConnectionStringFile(g.connStringFile)
@@ -452,17 +464,6 @@ func positiveInt(name string, v int) error {
 		return usagef("--%s must be ≥ 0 (got %s)", name, strconv.Itoa(v))
 	}
 	return nil
-}
-
-// registerFile is where seed and demo leave the register a scenario implies.
-func registerFile(g *globalFlags, explicit string) string {
-	switch {
-	case explicit != "":
-		return explicit
-	case g.dir != "":
-		return dirstore.RegisterPath(g.dir)
-	}
-	return "deadletter-handlers.json"
 }
 
 // readConnectionStringFile reads a connection string from a file: its one line, without the trailing newline an

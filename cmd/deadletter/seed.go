@@ -10,6 +10,7 @@ import (
 	"os"
 	"path/filepath"
 
+	"github.com/deadletter/deadletter/internal/made"
 	"github.com/deadletter/deadletter/internal/scenario"
 	"github.com/deadletter/deadletter/internal/textfmt"
 	"github.com/deadletter/deadletter/replay"
@@ -41,7 +42,7 @@ It never overwrites a blob (If-None-Match), so a second seed adds beside the fir
 	fs.StringVar(&o.scenario, "scenario", "incident", "scenario: incident")
 	fs.IntVar(&o.count, "count", 40, "bulk root blobs beside the fixed cases")
 	fs.Int64Var(&o.seed, "seed", 1, "random seed (the same seed writes the same incident)")
-	fs.StringVar(&o.registerOut, "register-out", "", "where to write the handler register the scenario implies (default: beside a --dir's blobs, else ./deadletter-handlers.json)")
+	fs.StringVar(&o.registerOut, "register-out", "", "where to write the handler register the scenario implies (default: for a --dir, kept by deadletter for that directory; else ./deadletter-handlers.json)")
 	fs.BoolVar(&o.force, "force", false, "seed into a container of a real account that already holds blobs")
 	return cmd
 }
@@ -55,9 +56,14 @@ func (a *app) runSeed(cmd *cobra.Command, o *seedOptions) error {
 	}
 	ctx := cmd.Context()
 	// Everything that can refuse runs before anything is created or written.
-	out := registerFile(&a.g, o.registerOut)
-	if err := registerFree(out, o.force); err != nil {
-		return err
+	out := o.registerOut
+	if out == "" && a.g.dir == "" {
+		out = "deadletter-handlers.json"
+	}
+	if out != "" {
+		if err := registerFree(out, o.force); err != nil {
+			return err
+		}
 	}
 	c, err := a.openForSeed()
 	if err != nil {
@@ -75,7 +81,7 @@ func (a *app) runSeed(cmd *cobra.Command, o *seedOptions) error {
 	if err != nil {
 		return err
 	}
-	if err := writeRegister(a.g.dir, out, rep.Register); err != nil {
+	if out, err = writeRegister(a.g.dir, out, rep.Register); err != nil {
 		return err
 	}
 	w := a.io.out
@@ -138,18 +144,26 @@ func seedGuard(ctx context.Context, c store.Container, force bool) error {
 	return nil
 }
 
-// writeRegister leaves a scenario's register at path: in a directory container's state folder through
-// store.WriteDirState (never through a link), anywhere else as the operator named it.
-func writeRegister(dir, path string, reg replay.Register) error {
+// writeRegister leaves a scenario's register at path, or — for a directory and no path — where deadletter keeps
+// the register of a directory it seeded (internal/made: outside the directory, where no blob can be), which
+// every command given the directory then reads. It returns where it wrote.
+func writeRegister(dir, path string, reg replay.Register) (string, error) {
 	b, err := json.MarshalIndent(reg, "", "  ")
 	if err != nil {
-		return err
+		return "", err
 	}
 	b = append(b, '\n')
-	if dir != "" && path == dirstore.RegisterPath(dir) {
-		return dirstore.WriteState(dir, dirstore.RegisterFile, b)
+	if path != "" {
+		return path, writeOperatorFile("--register-out", path, b)
 	}
-	return writeOperatorFile("--register-out", path, b)
+	p, err := made.Find(dir)
+	if made.IsNotMade(err) {
+		p, err = made.Make(dir, made.Seed)
+	}
+	if err != nil {
+		return "", err
+	}
+	return p.Register(), made.WriteFile(p.Register(), b)
 }
 
 // demoDir is the one directory the demo reuses per user.

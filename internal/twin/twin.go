@@ -15,19 +15,25 @@ import (
 	"errors"
 	"fmt"
 	"hash/fnv"
-	"io/fs"
 	"math"
 	"sort"
 	"time"
 
+	"github.com/deadletter/deadletter/internal/made"
 	"github.com/deadletter/deadletter/internal/scenario"
 	"github.com/deadletter/deadletter/replay"
 	"github.com/deadletter/deadletter/store"
 	"github.com/deadletter/deadletter/store/dirstore"
 )
 
-// stateFile is where a twin keeps itself, in the directory's state folder.
-const stateFile = "twin.json"
+// The twin's files, kept in the operator's state directory beside the record of its directory (internal/made):
+// never in the directory, where a planted or copied file could steer it.
+const (
+	stateFile = "state.json"
+	clockFile = "clock.json"
+	// stateFormat is the version of state.json: a newer one is refused, never half-read.
+	stateFormat = 1
+)
 
 // Event Grid's rules as the estate configures them (docs/twin.md).
 const (
@@ -148,6 +154,7 @@ type Run struct {
 
 // State is everything a twin keeps between runs.
 type State struct {
+	Format   int       `json:"format"`
 	Scenario string    `json:"scenario"`
 	Seed     int64     `json:"seed"`
 	Start    time.Time `json:"start"` // the script's time zero
@@ -181,6 +188,8 @@ type Twin struct {
 	beforeReplay func(ctx context.Context, name string)
 
 	root   string
+	place  *made.Place
+	held   *made.Held
 	dir    *dirstore.Dir
 	c      *recorder
 	cfg    replay.Config
@@ -197,14 +206,17 @@ func Config() replay.Config {
 
 // Start creates a twin of a scenario on an empty (or new) directory and runs it from the script's start to where
 // the rehearsal opens, which is opensAt on the wall clock: the incident under way. The directory's clock is left
-// there, stopped.
-func Start(ctx context.Context, root, name string, seed int64, opensAt time.Time) (*Twin, error) {
+// there, stopped. The twin is recorded in the operator's state directory as kind (made.Twin, or made.Demo for one
+// the next demo may clear), its register beside it, and held (Close lets it go).
+func Start(ctx context.Context, root string, kind made.Kind, name string, seed int64, opensAt time.Time) (*Twin, error) {
 	script, err := ScriptOf(name)
 	if err != nil {
 		return nil, err
 	}
-	if _, err := dirstore.ReadState(root, stateFile); err == nil {
+	if p, err := made.Find(root); err == nil && p.Kind.IsTwin() {
 		return nil, fmt.Errorf("%s already holds a twin (twin status shows it)", root)
+	} else if err != nil && !made.IsNotMade(err) {
+		return nil, err
 	}
 	d, err := dirstore.Create(root)
 	if err != nil {
@@ -215,9 +227,18 @@ func Start(ctx context.Context, root, name string, seed int64, opensAt time.Time
 	} else if len(l.Blobs) > 0 {
 		return nil, fmt.Errorf("%s is not empty: a twin starts on an empty directory", root)
 	}
+	place, err := made.Make(root, kind)
+	if err != nil {
+		return nil, err
+	}
+	held, err := place.Lock("twin start")
+	if err != nil {
+		return nil, err
+	}
 	opensAt = opensAt.UTC().Truncate(time.Second)
 	start := opensAt.Add(-script.Opens)
-	tw := &Twin{root: d.Root(), dir: d, cfg: Config(), script: script, st: State{Scenario: script.Name, Seed: seed, Start: start, Now: start,
+	tw := &Twin{root: d.Root(), place: place, held: held, dir: d, cfg: Config(), script: script, st: State{Format: stateFormat,
+		Scenario: script.Name, Seed: seed, Start: start, Now: start,
 		NextPublish: map[string]time.Time{}, Batches: map[string][]deadLetter{}, BatchDue: map[string]time.Time{},
 		Known: map[string]known{}, Outstanding: map[string]bool{}, Violations: []string{}}}
 	tw.c = &recorder{Container: d, tw: tw}
@@ -225,26 +246,59 @@ func Start(ctx context.Context, root, name string, seed int64, opensAt time.Time
 	for _, s := range script.Subs {
 		tw.st.NextPublish[s.Name] = start.Add(tw.gap(s))
 	}
-	if _, err := tw.Advance(ctx, opensAt); err != nil {
+	reg, err := json.MarshalIndent(tw.cfg.Handlers, "", "  ")
+	if err == nil {
+		err = made.WriteFile(place.Register(), append(reg, '\n'))
+	}
+	if err == nil {
+		_, err = tw.Advance(ctx, opensAt)
+	}
+	if err != nil {
+		held.Unlock()
 		return nil, err
 	}
 	return tw, nil
 }
 
-// Open opens the twin a directory holds.
-func Open(root string) (*Twin, error) {
-	b, err := dirstore.ReadState(root, stateFile)
-	if errors.Is(err, fs.ErrNotExist) {
-		return nil, fmt.Errorf("%s holds no twin (deadletter twin start --dir %s makes one)", root, root)
-	}
+// Find is the record of the twin a directory holds: a *made.NotMade error when deadletter made no twin there
+// (whatever files the directory holds).
+func Find(root string) (*made.Place, error) {
+	p, err := made.Find(root)
 	if err != nil {
 		return nil, err
 	}
-	var st State
-	if err := json.Unmarshal(b, &st); err != nil {
-		return nil, fmt.Errorf("%s: %w", stateFile, err)
+	if !p.Kind.IsTwin() {
+		return nil, &made.NotMade{Dir: p.Dir, Reason: "holds no twin (deadletter " + string(p.Kind) + " made it)"}
 	}
-	script, err := ScriptOf(st.Scenario)
+	return p, nil
+}
+
+// Open opens the twin a directory holds and takes its lock, for what (the command, said to a second process that
+// finds it held); Close lets it go.
+func Open(root, what string) (*Twin, error) {
+	tw, err := open(root)
+	if err != nil {
+		return nil, err
+	}
+	if tw.held, err = tw.place.Lock(what); err != nil {
+		return nil, err
+	}
+	// Read again under the lock: the holder before may have stepped it since.
+	if err := tw.load(); err != nil {
+		tw.Close()
+		return nil, err
+	}
+	return tw, nil
+}
+
+// Peek opens the twin a directory holds without its lock, to look (twin status while a demo runs it).
+func Peek(root string) (*Twin, error) { return open(root) }
+
+func open(root string) (*Twin, error) {
+	place, err := Find(root)
+	if made.IsNotMade(err) {
+		return nil, fmt.Errorf("%w (deadletter twin start --dir %s makes one)", err, root)
+	}
 	if err != nil {
 		return nil, err
 	}
@@ -252,12 +306,31 @@ func Open(root string) (*Twin, error) {
 	if err != nil {
 		return nil, err
 	}
-	heap.Init(&st.Queue)
-	tw := &Twin{root: d.Root(), dir: d, cfg: Config(), script: script, st: st}
+	tw := &Twin{root: d.Root(), place: place, dir: d, cfg: Config()}
 	tw.c = &recorder{Container: d, tw: tw}
 	d.SetClock(func() time.Time { return tw.st.Now })
+	if err := tw.load(); err != nil {
+		return nil, err
+	}
 	return tw, nil
 }
+
+// load reads the twin's state, refusing one that is damaged or hostile with the field it found wrong.
+func (tw *Twin) load() error {
+	b, err := made.ReadFile(tw.place.File(stateFile))
+	if err != nil {
+		return fmt.Errorf("the twin of %s: %w", tw.root, err)
+	}
+	st, script, err := parseState(b)
+	if err != nil {
+		return fmt.Errorf("the twin of %s: %s: %w", tw.root, tw.place.File(stateFile), err)
+	}
+	tw.st, tw.script = st, script
+	return nil
+}
+
+// Close lets the twin's lock go (a no-op for a twin only peeked at).
+func (tw *Twin) Close() { tw.held.Unlock() }
 
 // Now is the twin's clock.
 func (tw *Twin) Now() time.Time { return tw.st.Now }
@@ -268,17 +341,24 @@ func (tw *Twin) State() State { return tw.st }
 // Script is the twin's scenario.
 func (tw *Twin) Script() Script { return tw.script }
 
-// save keeps the twin's state and sets the directory's clock to its time, stopped (a running rehearsal sets its
-// own speed: see Run).
+// Place is the twin's record and the folder of its files.
+func (tw *Twin) Place() *made.Place { return tw.place }
+
+// save keeps the twin's state and sets its clock to its time, stopped (a running rehearsal sets its own speed:
+// see Run). A state too large to read back is refused before anything is written.
 func (tw *Twin) save(clock dirstore.Clock) error {
 	b, err := json.Marshal(tw.st)
 	if err != nil {
 		return err
 	}
-	if err := dirstore.WriteState(tw.root, stateFile, b); err != nil {
+	if err := made.WriteFile(tw.place.File(stateFile), b); err != nil {
 		return err
 	}
-	return dirstore.WriteClock(tw.root, clock)
+	cb, err := json.Marshal(clock)
+	if err != nil {
+		return err
+	}
+	return made.WriteFile(tw.place.File(clockFile), cb)
 }
 
 // Advance runs the twin to the time to, as fast as it can, and returns what happened in that span. Whatever

@@ -2,12 +2,28 @@ package twin
 
 import (
 	"context"
+	"errors"
+	"os"
+	"strings"
 	"testing"
 	"time"
 
+	"github.com/deadletter/deadletter/internal/made"
 	"github.com/deadletter/deadletter/replay"
 	"github.com/deadletter/deadletter/store/dirstore"
 )
+
+// TestMain keeps the twins' records in a state directory of the tests' own.
+func TestMain(m *testing.M) {
+	state, err := os.MkdirTemp("", "deadletter-state-")
+	if err != nil {
+		panic(err)
+	}
+	os.Setenv("XDG_STATE_HOME", state)
+	code := m.Run()
+	os.RemoveAll(state)
+	os.Exit(code)
+}
 
 var opens = time.Date(2026, 12, 1, 12, 0, 0, 0, time.UTC)
 
@@ -15,14 +31,16 @@ var opens = time.Date(2026, 12, 1, 12, 0, 0, 0, time.UTC)
 func started(t testing.TB, scen string) (*Twin, *replay.Loader) {
 	t.Helper()
 	dir := t.TempDir()
-	tw, err := Start(context.Background(), dir, scen, 1, opens)
+	tw, err := Start(context.Background(), dir, made.Twin, scen, 1, opens)
 	if err != nil {
 		t.Fatal(err)
 	}
+	t.Cleanup(tw.Close)
 	d, err := dirstore.Open(dir)
 	if err != nil {
 		t.Fatal(err)
 	}
+	d.UseClockFile(ClockPath(tw.place))
 	return tw, replay.NewLoader(d, Config())
 }
 
@@ -192,10 +210,15 @@ func TestAStoppedReplayStallsThenStrands(t *testing.T) {
 // A twin saved and opened again (another process: twin advance) carries on where it was.
 func TestTheTwinReopens(t *testing.T) {
 	tw, _ := started(t, "incident")
-	again, err := Open(tw.root)
+	if _, err := Open(tw.root, "test"); !errors.Is(err, made.ErrBusy) || !strings.Contains(err.Error(), "twin start") {
+		t.Fatalf("a second process opened a held twin: %v", err)
+	}
+	tw.Close()
+	again, err := Open(tw.root, "test")
 	if err != nil {
 		t.Fatal(err)
 	}
+	defer again.Close()
 	if !again.Now().Equal(tw.Now()) || again.State().Totals != tw.State().Totals {
 		t.Fatalf("reopened at %v with %+v", again.Now(), again.State().Totals)
 	}
@@ -203,7 +226,7 @@ func TestTheTwinReopens(t *testing.T) {
 		t.Fatal(err)
 	}
 	holds(t, again, "reopened and advanced")
-	if c, ok, _ := dirstore.ReadClock(tw.root); !ok || !c.Now(time.Now()).Equal(again.Now()) {
+	if c, ok, _ := dirstore.ReadClock(ClockPath(tw.place)); !ok || !c.Now(time.Now()).Equal(again.Now()) {
 		t.Fatalf("the directory's clock reads %v, the twin's %v", c.Now(time.Now()), again.Now())
 	}
 }

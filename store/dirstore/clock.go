@@ -4,19 +4,20 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"io/fs"
+	"math"
 	"os"
-	"path/filepath"
 	"time"
 )
 
-// clockFile is the state file that gives a directory container a clock of its own: the rehearsal twin's.
-const clockFile = "clock.json"
-
-// Clock is a directory container's service time, when it has one of its own (a rehearsal): At is the time it
-// showed at the wall-clock instant Wall, and it runs Speed times as fast as the wall clock since (0: stopped).
+// Clock is a directory container's service time, when it has one of its own (a rehearsal twin's): At is the time
+// it showed at the wall-clock instant Wall, and it runs Speed times as fast as the wall clock since (0: stopped).
 // Every command reads it as the service's clock — ages, panes, expiry — and every write takes it as its
 // Last-Modified, as Azure stamps a blob with its own clock.
+//
+// A clock is never read from the container: a file in a directory is data, never configuration. The twin keeps
+// its clock in the operator's state directory (internal/made) and hands its path to the Dir (UseClockFile).
 type Clock struct {
 	At    time.Time `json:"at"`
 	Wall  time.Time `json:"wall"`
@@ -26,62 +27,110 @@ type Clock struct {
 	Until time.Time `json:"until,omitzero"`
 }
 
-// Now is the clock's time at the wall-clock instant wall.
+// The bounds of a clock: a speed of at most MaxSpeed (over a day a second), a time between MinTime and MaxTime.
+// Within them time never runs backwards and never overflows.
+const MaxSpeed = 100_000
+
+var (
+	MinTime = time.Date(2000, 1, 1, 0, 0, 0, 0, time.UTC)
+	MaxTime = time.Date(9000, 1, 1, 0, 0, 0, 0, time.UTC)
+)
+
+// Check says what is wrong with a clock, naming the field; nil when it is within its bounds.
+func (c Clock) Check() error {
+	switch {
+	case math.IsNaN(c.Speed) || c.Speed < 0 || c.Speed > MaxSpeed:
+		return fmt.Errorf("speed %v: want 0 (stopped) to %d", c.Speed, MaxSpeed)
+	case c.At.Before(MinTime) || c.At.After(MaxTime):
+		return fmt.Errorf("at %s: want a time between %d and %d", c.At.Format(time.RFC3339), MinTime.Year(), MaxTime.Year())
+	case c.Speed > 0 && (c.Wall.Before(MinTime) || c.Wall.After(MaxTime)):
+		return fmt.Errorf("wall %s: want a time between %d and %d", c.Wall.Format(time.RFC3339), MinTime.Year(), MaxTime.Year())
+	}
+	return nil
+}
+
+// Now is the clock's time at the wall-clock instant wall: never before At (a wall clock set back does not run
+// it backwards) and never past MaxTime.
 func (c Clock) Now(wall time.Time) time.Time {
-	if c.Speed == 0 {
-		return c.At
+	if c.Speed <= 0 || math.IsNaN(c.Speed) || !wall.After(c.Wall) {
+		return c.At.UTC()
 	}
 	if !c.Until.IsZero() && wall.After(c.Until) {
 		wall = c.Until
 	}
-	return c.At.Add(time.Duration(float64(wall.Sub(c.Wall)) * c.Speed)).UTC()
+	ahead := float64(wall.Sub(c.Wall)) * min(c.Speed, MaxSpeed)
+	if limit := float64(MaxTime.Sub(c.At)); !(ahead < limit) {
+		return MaxTime
+	}
+	return c.At.Add(time.Duration(max(ahead, 0))).UTC()
 }
 
-// ReadClock reads a directory's clock; ok is false when it has none (the local clock is its time).
-func ReadClock(root string) (c Clock, ok bool, err error) {
-	b, err := ReadState(root, clockFile)
+// ReadClock reads a clock file (a twin's, in the operator's state directory): ok is false when there is none. A
+// clock out of its bounds is an error naming the field.
+func ReadClock(path string) (c Clock, ok bool, err error) {
+	f, err := os.Open(path)
 	if errors.Is(err, fs.ErrNotExist) {
 		return Clock{}, false, nil
 	}
 	if err != nil {
 		return Clock{}, false, err
 	}
+	defer f.Close()
+	b, err := io.ReadAll(io.LimitReader(f, 64<<10))
+	if err != nil {
+		return Clock{}, false, err
+	}
 	if err := json.Unmarshal(b, &c); err != nil {
-		return Clock{}, false, fmt.Errorf("%s: %w", clockFile, err)
+		return Clock{}, false, fmt.Errorf("%s: %w", path, err)
+	}
+	if err := c.Check(); err != nil {
+		return Clock{}, false, fmt.Errorf("%s: %w", path, err)
 	}
 	return c, true, nil
 }
 
-// WriteClock sets a directory's clock (durably: every process that opens the directory reads it).
-func WriteClock(root string, c Clock) error {
-	b, err := json.Marshal(c)
-	if err != nil {
-		return err
-	}
-	return WriteState(root, clockFile, b)
+// UseClockFile makes the Dir read its service time from a clock file (a twin's: the caller proved the directory
+// is one), re-read whenever it changes; "" is the local clock again.
+func (d *Dir) UseClockFile(path string) {
+	d.clockMu.Lock()
+	defer d.clockMu.Unlock()
+	d.clockPath, d.hasClock, d.clockStat = path, false, nil
 }
 
 // SetClock makes this Dir read its time from now (the twin's own clock, as it steps) instead of the clock file
 // or the local clock; nil undoes it.
 func (d *Dir) SetClock(now func() time.Time) { d.clockFn.Store(&now) }
 
-// now is the container's service time: a clock set on this Dir, else the directory's clock file, else the local
-// clock. The clock file is read again only when it changed (a new file — it is replaced whole — or a new size or time), so a listing of
-// 100,000 blobs costs a stat per page.
+// Rehearsal reports whether the Dir's time is a twin's clock rather than the local clock (every output says so).
+func (d *Dir) Rehearsal() bool {
+	if f := d.clockFn.Load(); f != nil && *f != nil {
+		return true
+	}
+	d.now()
+	d.clockMu.Lock()
+	defer d.clockMu.Unlock()
+	return d.hasClock
+}
+
+// now is the container's service time: a clock set on this Dir, else its clock file, else the local clock. The
+// clock file is read again only when it changed (a new file — it is replaced whole — or a new size or time), so
+// a listing of 100,000 blobs costs a stat per page. A clock file that cannot be read or is out of bounds keeps
+// the last good clock (a twin's clock never silently becomes the local one).
 func (d *Dir) now() time.Time {
 	if f := d.clockFn.Load(); f != nil && *f != nil {
 		return (*f)().UTC()
 	}
 	wall := time.Now()
-	fi, err := os.Stat(filepath.Join(d.root, stateDir, clockFile))
 	d.clockMu.Lock()
 	defer d.clockMu.Unlock()
-	switch {
-	case err != nil:
-		d.hasClock, d.clockStat = false, nil
-	case d.clockStat == nil || !os.SameFile(fi, d.clockStat) || !fi.ModTime().Equal(d.clockStat.ModTime()) || fi.Size() != d.clockStat.Size():
-		c, ok, err := ReadClock(d.root)
-		d.clock, d.hasClock, d.clockStat = c, ok && err == nil, fi
+	if d.clockPath == "" {
+		return wall.UTC()
+	}
+	fi, err := os.Stat(d.clockPath)
+	if err == nil && (d.clockStat == nil || !os.SameFile(fi, d.clockStat) || !fi.ModTime().Equal(d.clockStat.ModTime()) || fi.Size() != d.clockStat.Size()) {
+		if c, ok, err := ReadClock(d.clockPath); err == nil && ok {
+			d.clock, d.hasClock, d.clockStat = c, true, fi
+		}
 	}
 	if d.hasClock {
 		return d.clock.Now(wall)

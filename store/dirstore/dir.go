@@ -70,9 +70,10 @@ type Dir struct {
 	sweepMu sync.Mutex
 	sweptAt time.Time // when this Dir last swept crash leftovers (zero: not yet)
 
-	// The service clock (clock.go): one set on the Dir, or the clock file as last read.
+	// The service clock (clock.go): one set on the Dir, or a twin's clock file as last read.
 	clockFn   atomic.Pointer[func() time.Time]
 	clockMu   sync.Mutex
+	clockPath string // a twin's clock file (UseClockFile); "" for the local clock
 	clock     Clock
 	hasClock  bool
 	clockStat fs.FileInfo // the clock file as last read

@@ -622,24 +622,24 @@ func TestDirSideFilesThatWouldCollide(t *testing.T) {
 	}
 }
 
-// The tool's own files in a directory container (the register a seed leaves, the demo's marker) are written as
+// The mark of a directory deadletter made (internal/made) is written into its state folder as
 // blobs are: a link at the state folder or at the file is refused, and nothing lands where it points.
 func TestDirStateWritesNeverFollowLinks(t *testing.T) {
 	root, elsewhere := t.TempDir(), t.TempDir()
-	if err := dirstore.WriteState(root, dirstore.RegisterFile, []byte(`{}`)); err != nil {
+	if err := dirstore.WriteState(root, "made", []byte(`{}`)); err != nil {
 		t.Fatal(err)
 	}
-	if b, err := dirstore.ReadState(root, dirstore.RegisterFile); err != nil || string(b) != `{}` {
+	if b, err := dirstore.ReadState(root, "made"); err != nil || string(b) != `{}` {
 		t.Fatalf("%q %v", b, err)
 	}
 	linked := t.TempDir()
 	os.Symlink(elsewhere, filepath.Join(linked, ".deadletter"))
-	if err := dirstore.WriteState(linked, dirstore.RegisterFile, []byte(`{}`)); err == nil {
+	if err := dirstore.WriteState(linked, "made", []byte(`{}`)); err == nil {
 		t.Fatal("wrote through a linked state folder")
 	}
-	os.Remove(filepath.Join(root, ".deadletter", dirstore.RegisterFile))
-	os.Symlink(filepath.Join(elsewhere, "victim"), filepath.Join(root, ".deadletter", dirstore.RegisterFile))
-	if err := dirstore.WriteState(root, dirstore.RegisterFile, []byte(`{}`)); err == nil {
+	os.Remove(filepath.Join(root, ".deadletter", "made"))
+	os.Symlink(filepath.Join(elsewhere, "victim"), filepath.Join(root, ".deadletter", "made"))
+	if err := dirstore.WriteState(root, "made", []byte(`{}`)); err == nil {
 		t.Fatal("wrote over a link")
 	}
 	if ents, _ := os.ReadDir(elsewhere); len(ents) != 0 {

@@ -7,11 +7,10 @@ import (
 	"io/fs"
 	"os"
 	"path"
-	"path/filepath"
 )
 
-// ReadState reads a file of the tool's own from a directory container's state folder (the register a seed
-// left) the way every blob is read: never through a link, only a regular file, bounded. A missing file is
+// ReadState reads a file from a directory container's state folder (the mark of a directory deadletter made:
+// internal/made) the way every blob is read: never through a link, only a regular file, bounded. A missing file is
 // fs.ErrNotExist.
 func ReadState(root, name string) ([]byte, error) {
 	r, err := os.OpenRoot(root)
@@ -39,8 +38,8 @@ func ReadState(root, name string) ([]byte, error) {
 	return io.ReadAll(io.LimitReader(f, maxMetaBytes))
 }
 
-// WriteState writes a file of the tool's own into a directory container's state folder (the register a seed
-// leaves, the demo's marker) the way blobs are written: through os.Root, never through a link, to a temporary
+// WriteState writes a file into a directory container's state folder (the mark of a directory deadletter made)
+// the way blobs are written: through os.Root, never through a link, to a temporary
 // file synced and renamed over the name. A link or anything but a folder at the state folder is refused.
 func WriteState(root, name string, b []byte) error {
 	r, err := os.OpenRoot(root)
@@ -79,13 +78,3 @@ func WriteState(root, name string, b []byte) error {
 	}
 	return werr
 }
-
-// RegisterFile is the name of the handler register a seed leaves in a directory container's state folder.
-const RegisterFile = "handlers.json"
-
-// RegisterPath is where a directory container keeps the handler register a seed wrote beside its blobs (in the
-// directory's own state folder, which no blob can be named under).
-func RegisterPath(root string) string { return StateFile(root, RegisterFile) }
-
-// StateFile is a file of the tool's own in a directory container's state folder (never listed as a blob).
-func StateFile(root, name string) string { return filepath.Join(root, stateDir, name) }

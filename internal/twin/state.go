@@ -1,0 +1,159 @@
+package twin
+
+import (
+	"bytes"
+	"container/heap"
+	"encoding/json"
+	"fmt"
+	"time"
+
+	"github.com/deadletter/deadletter/internal/made"
+	"github.com/deadletter/deadletter/store/dirstore"
+)
+
+// ClockPath is the file a twin keeps its clock in: every command given the twin's directory reads its service
+// time there (dirstore.Dir.UseClockFile).
+func ClockPath(p *made.Place) string { return p.File(clockFile) }
+
+// parseState reads a twin's state and checks every field a step relies on, so a damaged or hostile file is an
+// error naming the field — never a panic, a loop without end or a clock out of range.
+func parseState(b []byte) (State, Script, error) {
+	var st State
+	dec := json.NewDecoder(bytes.NewReader(b))
+	if err := dec.Decode(&st); err != nil {
+		return st, Script{}, err
+	}
+	switch {
+	case st.Format > stateFormat:
+		return st, Script{}, fmt.Errorf("format %d: made by a newer deadletter (this one reads %d)", st.Format, stateFormat)
+	case st.Format != stateFormat:
+		return st, Script{}, fmt.Errorf("format %d: want %d", st.Format, stateFormat)
+	}
+	script, err := ScriptOf(st.Scenario)
+	if err != nil {
+		return st, script, fmt.Errorf("scenario: %w", err)
+	}
+	if err := st.check(script); err != nil {
+		return st, script, err
+	}
+	if st.NextPublish == nil {
+		st.NextPublish = map[string]time.Time{}
+	}
+	if st.Batches == nil {
+		st.Batches = map[string][]deadLetter{}
+	}
+	if st.BatchDue == nil {
+		st.BatchDue = map[string]time.Time{}
+	}
+	if st.Known == nil {
+		st.Known = map[string]known{}
+	}
+	if st.Outstanding == nil {
+		st.Outstanding = map[string]bool{}
+	}
+	if st.Violations == nil {
+		st.Violations = []string{}
+	}
+	heap.Init(&st.Queue)
+	return st, script, nil
+}
+
+// inRange checks a time of the state against the clock's bounds.
+func inRange(field string, t time.Time) error {
+	if t.Before(dirstore.MinTime) || t.After(dirstore.MaxTime) {
+		return fmt.Errorf("%s %s: want a time between %d and %d", field, t.Format(time.RFC3339), dirstore.MinTime.Year(), dirstore.MaxTime.Year())
+	}
+	return nil
+}
+
+// check is parseState's field by field check.
+func (st *State) check(script Script) error {
+	if err := inRange("start", st.Start); err != nil {
+		return err
+	}
+	if err := inRange("now", st.Now); err != nil {
+		return err
+	}
+	if st.Now.Before(st.Start) {
+		return fmt.Errorf("now %s is before start %s", st.Now.Format(time.RFC3339), st.Start.Format(time.RFC3339))
+	}
+	subs := map[string]bool{}
+	for _, s := range script.Subs {
+		subs[s.Name] = true
+	}
+	for k, t := range st.NextPublish {
+		if !subs[k] {
+			return fmt.Errorf("nextPublish[%q]: not a subscription of %s", k, script.Name)
+		}
+		if err := inRange(fmt.Sprintf("nextPublish[%q]", k), t); err != nil {
+			return err
+		}
+	}
+	if st.NextPoison < 0 || st.NextPoison > len(script.Poison) {
+		return fmt.Errorf("nextPoison %d: want 0 to %d", st.NextPoison, len(script.Poison))
+	}
+	for i, p := range st.Queue {
+		if err := p.check(subs); err != nil {
+			return fmt.Errorf("queue[%d]: %w", i, err)
+		}
+	}
+	for k, batch := range st.Batches {
+		if !subs[k] {
+			return fmt.Errorf("batches[%q]: not a subscription of %s", k, script.Name)
+		}
+		if _, ok := st.BatchDue[k]; !ok && len(batch) > 0 {
+			return fmt.Errorf("batches[%q]: no batchDue for it", k)
+		}
+	}
+	for k, t := range st.BatchDue {
+		if !subs[k] {
+			return fmt.Errorf("batchDue[%q]: not a subscription of %s", k, script.Name)
+		}
+		if err := inRange(fmt.Sprintf("batchDue[%q]", k), t); err != nil {
+			return err
+		}
+	}
+	for k, kn := range st.Known {
+		if err := inRange(fmt.Sprintf("known[%q].lastModified", k), kn.LastModified); err != nil {
+			return err
+		}
+	}
+	if len(st.Runs) > maxRuns {
+		return fmt.Errorf("runs: %d, want at most %d", len(st.Runs), maxRuns)
+	}
+	t := st.Totals
+	for name, n := range map[string]int{"published": t.Published, "delivered": t.Delivered, "deadLettered": t.DeadLettered,
+		"deadLetterBlobs": t.DeadLetterBlobs, "triggers": t.Triggers, "triggersDropped": t.TriggersDropped, "replayed": t.Replayed,
+		"republished": t.Republished, "quarantined": t.Quarantined, "archived": t.Archived, "crashed": t.Crashed,
+		"lifecycleDeleted": t.LifecycleDeleted, "lost": t.Lost} {
+		if n < 0 {
+			return fmt.Errorf("totals.%s %d: want ≥ 0", name, n)
+		}
+	}
+	return nil
+}
+
+// check is one delivery Event Grid owes, as a step relies on it.
+func (p *pending) check(subs map[string]bool) error {
+	switch {
+	case p == nil:
+		return fmt.Errorf("null: want a delivery")
+	case p.Sub == ReplayFunction:
+		if p.Blob == "" {
+			return fmt.Errorf("blob: a trigger of the replay names its blob")
+		}
+	case !subs[p.Sub]:
+		return fmt.Errorf("sub %q: not a subscription of the scenario", p.Sub)
+	case p.Event == nil:
+		return fmt.Errorf("event: a delivery to %s carries its event", p.Sub)
+	case p.Event.ID == "":
+		return fmt.Errorf("event.id: empty")
+	}
+	if p.Attempts < 0 || p.Attempts > maxAttempts {
+		return fmt.Errorf("attempts %d: want 0 to %d", p.Attempts, maxAttempts)
+	}
+	if err := inRange("due", p.Due); err != nil {
+		return err
+	}
+	return inRange("first", p.First)
+}
