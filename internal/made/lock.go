@@ -10,7 +10,10 @@ import (
 
 // Held is the lock of a made directory's files, taken: one process at a time runs a twin, so two twin processes
 // never step it at once (each would write blobs the other's state does not know).
-type Held struct{ f *os.File }
+type Held struct {
+	f      *os.File
+	holder string // the note saying who holds it
+}
 
 // Busy is a lock another process holds: who, as it said when it took it.
 type Busy struct {
@@ -38,17 +41,26 @@ func (p *Place) Lock(what string) (*Held, error) {
 	if err := tryLock(f); err != nil {
 		f.Close()
 		if errors.Is(err, errWouldBlock) {
-			holder, _ := readSmall(p.File("holder"))
-			h := strings.TrimSpace(string(holder))
-			if h == "" {
-				h = "another deadletter process"
-			}
-			return nil, &Busy{Dir: p.Dir, Holder: h}
+			return nil, &Busy{Dir: p.Dir, Holder: p.holder()}
 		}
 		return nil, err
 	}
 	WriteFile(p.File("holder"), fmt.Appendf(nil, "deadletter %s (process %d, since %s)\n", what, os.Getpid(), time.Now().Format("15:04:05")))
-	return &Held{f: f}, nil
+	return &Held{f: f, holder: p.File("holder")}, nil
+}
+
+// holder is who holds the lock, as it wrote: a holder that took the lock a moment ago may not have written yet
+// (the last one removes its note as it lets go), so a missing note is waited for, briefly.
+func (p *Place) holder() string {
+	for deadline := time.Now().Add(time.Second); ; time.Sleep(20 * time.Millisecond) {
+		b, _ := readSmall(p.File("holder"))
+		if h := strings.TrimSpace(string(b)); h != "" {
+			return h
+		}
+		if time.Now().After(deadline) {
+			return "another deadletter process"
+		}
+	}
 }
 
 // Unlock lets the next process in.
@@ -56,6 +68,7 @@ func (h *Held) Unlock() {
 	if h == nil || h.f == nil {
 		return
 	}
+	os.Remove(h.holder)
 	unlock(h.f)
 	h.f.Close()
 	h.f = nil

@@ -1,10 +1,11 @@
 package twin
 
 import (
-	"bytes"
 	"container/heap"
 	"encoding/json"
 	"fmt"
+	"reflect"
+	"strings"
 	"time"
 
 	"github.com/deadletter/deadletter/internal/made"
@@ -19,8 +20,10 @@ func ClockPath(p *made.Place) string { return p.File(clockFile) }
 // error naming the field — never a panic, a loop without end or a clock out of range.
 func parseState(b []byte) (State, Script, error) {
 	var st State
-	dec := json.NewDecoder(bytes.NewReader(b))
-	if err := dec.Decode(&st); err != nil {
+	if err := json.Unmarshal(b, &st); err != nil {
+		if path := locate(b, reflect.TypeFor[State]()); path != "" {
+			return st, Script{}, fmt.Errorf("%s: %w", path, err)
+		}
 		return st, Script{}, err
 	}
 	switch {
@@ -56,6 +59,76 @@ func parseState(b []byte) (State, Script, error) {
 	}
 	heap.Init(&st.Queue)
 	return st, script, nil
+}
+
+// locate finds the field of a JSON document that does not decode into typ — "queue[3].due" — so an error from
+// deep in a decode (a time that does not parse) names where it is; "" when no one field is to blame.
+func locate(raw []byte, typ reflect.Type) string {
+	for typ.Kind() == reflect.Pointer {
+		typ = typ.Elem()
+	}
+	fails := func(raw []byte, t reflect.Type) bool { return json.Unmarshal(raw, reflect.New(t).Interface()) != nil }
+	switch typ.Kind() {
+	case reflect.Struct:
+		if typ == reflect.TypeFor[time.Time]() {
+			return ""
+		}
+		var m map[string]json.RawMessage
+		if json.Unmarshal(raw, &m) != nil {
+			return ""
+		}
+		return locateFields(m, typ, fails)
+	case reflect.Slice:
+		var items []json.RawMessage
+		if typ.Elem().Kind() == reflect.Uint8 || json.Unmarshal(raw, &items) != nil {
+			return ""
+		}
+		for i, it := range items {
+			if fails(it, typ.Elem()) {
+				return fmt.Sprintf("[%d]", i) + dotted(locate(it, typ.Elem()))
+			}
+		}
+	case reflect.Map:
+		var m map[string]json.RawMessage
+		if json.Unmarshal(raw, &m) != nil {
+			return ""
+		}
+		for _, k := range sortedKeys(m) {
+			if fails(m[k], typ.Elem()) {
+				return fmt.Sprintf("[%q]", k) + dotted(locate(m[k], typ.Elem()))
+			}
+		}
+	}
+	return ""
+}
+
+// locateFields is locate over a struct's fields, embedded ones included.
+func locateFields(m map[string]json.RawMessage, typ reflect.Type, fails func([]byte, reflect.Type) bool) string {
+	for i := range typ.NumField() {
+		f := typ.Field(i)
+		if f.Anonymous && f.Type.Kind() == reflect.Struct {
+			if p := locateFields(m, f.Type, fails); p != "" {
+				return p
+			}
+			continue
+		}
+		name, _, _ := strings.Cut(f.Tag.Get("json"), ",")
+		if name == "" || name == "-" {
+			continue
+		}
+		if raw, ok := m[name]; ok && fails(raw, f.Type) {
+			return name + dotted(locate(raw, f.Type))
+		}
+	}
+	return ""
+}
+
+// dotted joins a field's path to its parent's: ".due", "[3]".
+func dotted(p string) string {
+	if p == "" || p[0] == '[' {
+		return p
+	}
+	return "." + p
 }
 
 // inRange checks a time of the state against the clock's bounds.

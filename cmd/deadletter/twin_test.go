@@ -1,0 +1,75 @@
+package main
+
+import (
+	"bytes"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// An account that does not balance is not exit 0: a script running twin status or advance must not read
+// "NOWHERE" under success.
+func TestTwinStatusExitsOneWhenUnbalanced(t *testing.T) {
+	dir := t.TempDir()
+	mustRun(t, "twin", "start", "--dir", dir)
+	mustRun(t, "twin", "status", "--dir", dir)
+	l := lsJSONOf(t, "--dir", dir, "--pane", "stranded")
+	if len(l.Blobs) == 0 {
+		t.Fatal("the incident has no stranded blob")
+	}
+	if err := os.Remove(filepath.Join(dir, filepath.FromSlash(l.Blobs[0]["name"].(string)))); err != nil {
+		t.Fatal(err)
+	}
+	out, errs, code := runCmd(t, "twin", "status", "--dir", dir)
+	if code != 1 || !strings.Contains(out, "NOWHERE") || !strings.Contains(errs, "does not balance") {
+		t.Fatalf("twin status with a dead letter removed by hand: exit %d\n%s%s", code, out, errs)
+	}
+	if _, _, code := runCmd(t, "twin", "advance", "--dir", dir, "--by", "1m", "--json"); code != 1 {
+		t.Fatalf("twin advance --json with events nowhere: exit %d", code)
+	}
+}
+
+// Two twin advances at once never corrupt the twin: one runs, the other refuses naming who holds it (or runs
+// after), and the account balances after.
+func TestTwoTwinAdvancesAtOnce(t *testing.T) {
+	dir := t.TempDir()
+	mustRun(t, "twin", "start", "--dir", dir)
+	bin := binary(t)
+	type result struct {
+		code int
+		errs string
+	}
+	results := make(chan result, 2)
+	for range 2 {
+		go func() {
+			var errb bytes.Buffer
+			c := exec.Command(bin, "twin", "advance", "--dir", dir, "--by", "12h")
+			c.Stderr = &errb
+			err := c.Run()
+			code := 0
+			if ee, ok := err.(*exec.ExitError); ok {
+				code = ee.ExitCode()
+			}
+			results <- result{code, errb.String()}
+		}()
+	}
+	ran := 0
+	for range 2 {
+		r := <-results
+		switch {
+		case r.code == 0:
+			ran++
+		case r.code == 2 && strings.Contains(r.errs, "is in use by deadletter twin advance (process"):
+		default:
+			t.Fatalf("a twin advance beside another: exit %d %s", r.code, r.errs)
+		}
+	}
+	if ran == 0 {
+		t.Fatal("neither advance ran")
+	}
+	if out := mustRun(t, "twin", "status", "--dir", dir); strings.Contains(out, "NOWHERE") || strings.Contains(out, "VIOLATION") {
+		t.Fatalf("after two advances at once:\n%s", out)
+	}
+}
