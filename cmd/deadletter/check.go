@@ -174,7 +174,9 @@ func (a *app) runCheck(cmd *cobra.Command, o *checkOptions) error {
 		result = exitCode{code: exitFindings}
 	}
 	if o.json {
-		if err := writeJSON(a.io.out, toCheckJSON(cfg, r)); err != nil {
+		out := toCheckJSON(cfg, r)
+		out.Rehearsal = rehearsal(l.Container)
+		if err := writeJSON(a.io.out, out); err != nil {
 			return err
 		}
 		return result

@@ -286,35 +286,75 @@ func (a *app) loadConfig(flags *pflag.FlagSet) (*configFile, error) {
 	return readConfig(path)
 }
 
-// contextName is the context a command runs in: --context, else DEADLETTER_CONTEXT, else the file's current one.
-func (a *app) contextName(flags *pflag.FlagSet, cf *configFile) (string, error) {
-	name := a.contextFlag
+// contextSource is where the context a command runs in was named: SPEC §5's precedence depends on it.
+type contextSource int
+
+const (
+	noContext   contextSource = iota
+	fromFlag                  // --context
+	fromEnv                   // DEADLETTER_CONTEXT
+	fromCurrent               // the config file's current-context
+)
+
+// contextName is the context a command runs in, and where it was named: --context, else DEADLETTER_CONTEXT, else
+// the file's current one.
+func (a *app) contextName(flags *pflag.FlagSet, cf *configFile) (string, contextSource, error) {
+	name, src := a.contextFlag, fromFlag
 	if f := flags.Lookup("context"); f == nil || !f.Changed {
-		name = os.Getenv("DEADLETTER_CONTEXT")
+		name, src = os.Getenv("DEADLETTER_CONTEXT"), fromEnv
 	}
 	if name == "" && cf != nil {
-		name = cf.Current
+		name, src = cf.Current, fromCurrent
 	}
 	if name == "" {
-		return "", nil
+		return "", noContext, nil
 	}
 	if cf == nil {
-		return "", usagef("context %q: there is no config file (%s); deadletter context --help says how to write one", name, textfmt.Printable(defaultConfigPath()))
+		return "", noContext, usagef("context %q: there is no config file (%s); deadletter context --help says how to write one", name, textfmt.Printable(defaultConfigPath()))
 	}
 	if cf.find(name) == nil {
-		return "", usagef("no context %q in %s (have: %s)", name, textfmt.Printable(cf.Path), strings.Join(cf.names(), ", "))
+		return "", noContext, usagef("no context %q in %s (have: %s)", name, textfmt.Printable(cf.Path), strings.Join(cf.names(), ", "))
 	}
-	return name, nil
+	return name, src, nil
+}
+
+// containerNamedOver is what names a container above a context named by src (SPEC §5: the command line's
+// container flag over DEADLETTER_CONTEXT and the current context; a container variable of the environment over
+// the current context) — "--dir", "$AZURE_STORAGE_ACCOUNT_CONNECTION_STRING" — or "" when the context stands.
+func containerNamedOver(flags *pflag.FlagSet, src contextSource) string {
+	if src == fromFlag || src == noContext {
+		return ""
+	}
+	for _, b := range backendFlags {
+		if f := flags.Lookup(b); f != nil && f.Changed {
+			return "--" + b
+		}
+	}
+	if src == fromCurrent {
+		for _, e := range envVars {
+			if slices.Contains(backendFlags, e.flag) && os.Getenv(e.name) != "" {
+				return "$" + e.name
+			}
+		}
+	}
+	return ""
 }
 
 // applyContext sets the global flags a context gives and the command line did not: it returns the flags it set,
 // so the environment does not override them (the command line beats the context, the context beats the
-// environment).
+// environment). A container named on the command line beats the context's container whatever backend each
+// names: --context prod --dir ./snap opens the directory, with prod's other settings.
 func applyContext(flags *pflag.FlagSet, c *namedContext) ([]string, error) {
 	var set []string
+	named := false
+	for _, b := range backendFlags {
+		if f := flags.Lookup(b); f != nil && f.Changed {
+			named = true
+		}
+	}
 	for _, key := range contextKeys {
 		v, ok := c.Values[key]
-		if !ok || key == "name" {
+		if !ok || key == "name" || named && (key == "connection-string-env" || slices.Contains(backendFlags, key)) {
 			continue
 		}
 		flag := key

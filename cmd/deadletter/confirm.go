@@ -10,6 +10,7 @@ import (
 	"sync"
 
 	"github.com/deadletter/deadletter/internal/present"
+	"github.com/deadletter/deadletter/internal/textfmt"
 	"github.com/deadletter/deadletter/replay"
 	"github.com/mattn/go-isatty"
 	"github.com/spf13/cobra"
@@ -60,6 +61,9 @@ func (a *app) confirm(f actionFlags, question string) error {
 			return usagef("not on a terminal: pass --yes to confirm (or --dry-run to look first)")
 		}
 		return usagef("not on a terminal: pass --yes to confirm")
+	}
+	if e := a.estate(); e != "" {
+		question = "In " + textfmt.Printable(e) + ": " + question
 	}
 	fmt.Fprintf(a.io.err, "%s [y/N] ", question)
 	if f, ok := a.io.err.(*fitWriter); ok {
@@ -113,6 +117,8 @@ func (a *app) reportResults(ctx context.Context, f actionFlags, res []replay.Res
 	tally := replay.TallyOf(res)
 	if f.json {
 		out := toResultsJSON(f.dryRun, res, f.forceHow)
+		out.Estate = text(a.estate())
+		out.Rehearsal = a.g.opened != nil && rehearsal(a.g.opened)
 		for _, r := range ready { // a drain's readiness, both witnesses
 			out.Readiness, out.EventGrid = r.Readiness, r.EventGrid
 		}
@@ -127,7 +133,11 @@ func (a *app) reportResults(ctx context.Context, f actionFlags, res []replay.Res
 		if f.dryRun {
 			prefix = "dry run, nothing changed: "
 		}
-		fmt.Fprintf(a.io.out, "%s%s\n", prefix, present.TallyLine(tally, f.dryRun))
+		in := ""
+		if e := a.estate(); e != "" {
+			in = " in " + textfmt.Printable(e)
+		}
+		fmt.Fprintf(a.io.out, "%s%s%s\n", prefix, present.TallyLine(tally, f.dryRun), in)
 		if n := countWhere(res, f.passedBy); n > 0 {
 			fmt.Fprintf(a.io.out, "note: %d blob(s) the replay function crashes on passed by, as every drain of all stranded blobs does (it would throw on them again); repair them, or name one with --force\n", n)
 		}

@@ -145,10 +145,30 @@ func errorText(err error) string {
 	return strings.TrimSpace(err.Error())
 }
 
-// describe names a container for a person, with its context when the command runs in one.
+// describe names a container for a person, with its context when the command runs in one, and says when its
+// time is a rehearsal twin's clock rather than the service's.
 func (a *app) describe(c interface{ Describe() string }) string {
-	if a.context == "" {
-		return c.Describe()
+	s := c.Describe()
+	if a.context != "" {
+		s = a.context + " (" + s + ")"
 	}
-	return a.context + " (" + c.Describe() + ")"
+	if rehearsal(c) {
+		s += ", a REHEARSAL on its twin's clock"
+	}
+	return s
+}
+
+// rehearsal reports whether a container's service time is a rehearsal twin's clock (dirstore.Dir.Rehearsal).
+func rehearsal(c any) bool {
+	r, ok := c.(interface{ Rehearsal() bool })
+	return ok && r.Rehearsal()
+}
+
+// estate is the container a command acts on, named for a person ("" before it is opened): every write's
+// question and result says it.
+func (a *app) estate() string {
+	if a.g.opened == nil {
+		return ""
+	}
+	return a.describe(a.g.opened)
 }

@@ -149,6 +149,9 @@ func (a *app) openDashboard(cmd *cobra.Command, o *dashboardOptions, with ...fun
 	o.apply(&l.Config)
 	opt := tui.Options{Loader: l, Check: replay.CheckOptions{MaxQuarantine: o.maxQuarantine}, ReadOnly: a.g.readOnly,
 		Interval: o.interval, Concurrency: o.concurrency, Witness: a.witnessOf(cmd.Context())}
+	if s := a.setAside; s != "" {
+		opt.Banner = func() string { return s } // the header says whose container this is, and whose it is not
+	}
 	for _, f := range with {
 		f(&opt)
 	}

@@ -34,6 +34,8 @@ type app struct {
 	configPath, contextFlag string
 	config                  *configFile
 	context                 string
+	// setAside says the context a container named above it set aside ("" when none was): SPEC §5.
+	setAside string
 }
 
 // globalFlags are the flags every command takes, before or after the command word. Defaults, then the
@@ -56,6 +58,8 @@ type globalFlags struct {
 	eventGridTopics   []string
 	replaySystemTopic string
 	witnessWindow     time.Duration
+	// opened is the container the command opened (loader), so its questions and results can name it.
+	opened store.Container
 }
 
 func newApp(io stdio) *app {
@@ -87,23 +91,26 @@ var envVars = []envVar{
 func init() { cobra.EnableCommandSorting = false }
 
 // useContext reads the config file and applies the command's context to the flags the command line left: the
-// flags it set.
+// flags it set. A container named above the context (SPEC §5) sets it aside, said on stderr and kept for the
+// dashboard's header: its settings, register included, belong to another estate.
 func (a *app) useContext(fs *pflag.FlagSet) ([]string, error) {
 	cf, err := a.loadConfig(fs)
 	if err != nil {
 		return nil, err
 	}
 	a.config = cf
-	name, err := a.contextName(fs, cf)
+	name, src, err := a.contextName(fs, cf)
 	if err != nil || name == "" {
 		return nil, err
 	}
-	if f := fs.Lookup("context"); (f == nil || !f.Changed) && os.Getenv("DEADLETTER_CONTEXT") == "" {
-		for _, b := range backendFlags {
-			if f := fs.Lookup(b); f != nil && f.Changed {
-				return nil, nil // a container named on the command line: the current context is not this one
-			}
+	if over := containerNamedOver(fs, src); over != "" {
+		which := "current-context"
+		if src == fromEnv {
+			which = "DEADLETTER_CONTEXT"
 		}
+		a.setAside = fmt.Sprintf("container from %s; %s %s set aside", over, which, textfmt.Printable(name))
+		fmt.Fprintln(a.io.err, "deadletter: "+a.setAside)
+		return nil, nil
 	}
 	a.context = name
 	return applyContext(fs, cf.find(name))
@@ -385,6 +392,7 @@ func (g *globalFlags) loader() (*replay.Loader, replay.Config, error) {
 	if err != nil {
 		return nil, replay.Config{}, err
 	}
+	g.opened = c
 	cfg, err := g.config()
 	if err != nil {
 		return nil, cfg, err

@@ -2,6 +2,7 @@ package main
 
 import (
 	"bytes"
+	"encoding/json"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -71,5 +72,34 @@ func TestTwoTwinAdvancesAtOnce(t *testing.T) {
 	}
 	if out := mustRun(t, "twin", "status", "--dir", dir); strings.Contains(out, "NOWHERE") || strings.Contains(out, "VIOLATION") {
 		t.Fatalf("after two advances at once:\n%s", out)
+	}
+}
+
+// When a rehearsal clock is in force every output says so — check's words and JSON, drain's result and JSON —
+// and a directory that is no twin never says it.
+func TestEveryOutputSaysRehearsal(t *testing.T) {
+	twinDir, plain := t.TempDir(), seeded(t)
+	mustRun(t, "twin", "start", "--dir", twinDir)
+	out, _, _ := runCmd(t, "check", "--dir", twinDir)
+	if !strings.Contains(out, "REHEARSAL") {
+		t.Fatalf("check on a twin:\n%s", out)
+	}
+	if m, _ := checkJSONOf(t, "--dir", twinDir); m["rehearsal"] != true {
+		t.Fatalf("check --json on a twin: %v", m["rehearsal"])
+	}
+	out, errs, _ := runCmd(t, "drain", "--dir", twinDir, "--dry-run", "--json")
+	var d struct {
+		Estate    string `json:"estate"`
+		Rehearsal bool   `json:"rehearsal"`
+	}
+	if json.Unmarshal([]byte(out), &d); !d.Rehearsal || !strings.Contains(d.Estate, twinDir) {
+		t.Fatalf("drain --dry-run --json on a twin: %s%s", out, errs)
+	}
+	if out, _, _ := runCmd(t, "drain", "--dir", twinDir, "--dry-run"); !strings.Contains(out, "in dir:"+twinDir+", a REHEARSAL") {
+		t.Fatalf("drain --dry-run on a twin:\n%s", out)
+	}
+	out, _, _ = runCmd(t, "check", "--dir", plain)
+	if m, _ := checkJSONOf(t, "--dir", plain); strings.Contains(out, "REHEARSAL") || m["rehearsal"] != nil {
+		t.Fatalf("a plain directory says rehearsal:\n%s", out)
 	}
 }

@@ -392,6 +392,10 @@ type resultJSON struct {
 type resultsJSON struct {
 	DryRun  bool         `json:"dryRun"`
 	Results []resultJSON `json:"results"`
+	// Estate is the container the action wrote to, as a person reads it: its context, account or directory and
+	// container; Rehearsal, that its time was a twin's clock.
+	Estate    text `json:"estate,omitempty"`
+	Rehearsal bool `json:"rehearsal,omitempty"`
 	// Readiness (drain only) is, per subscription the drain takes, whether its handler still failed within the
 	// TTL: drained now, those events would most likely dead-letter again.
 	Readiness []readinessJSON `json:"readiness,omitempty"`
@@ -550,6 +554,8 @@ type checkJSON struct {
 	// EventGrid is what Event Grid's witness read (when one is configured): the handlerFailing and
 	// replayDropping findings' evidence, and what could not be read.
 	EventGrid *eventGridJSON `json:"eventGrid,omitempty"`
+	// Rehearsal: the container's time is a twin's clock, not the service's (a directory deadletter made a twin).
+	Rehearsal bool `json:"rehearsal,omitempty"`
 }
 
 // eventGridJSON is the witness as check and watch give it: when, what could not be read, every subscription.
