@@ -88,11 +88,14 @@ func (a *app) twinAdvanceCmd() *cobra.Command {
 			if by <= 0 || by > maxAdvance {
 				return usagef("--by must be positive and at most %s (how far to run the twin's clock)", textfmt.Duration(maxAdvance))
 			}
-			tw, err := twin.Open(dir, "twin advance")
+			tw, err := twin.Open(cmd.Context(), dir, "twin advance")
 			if err != nil {
 				return err
 			}
 			defer tw.Close()
+			if r := tw.Repaired(); r != "" {
+				fmt.Fprintln(a.io.err, "note: "+r)
+			}
 			from := tw.Now()
 			span, err := tw.Advance(cmd.Context(), from.Add(by))
 			if err != nil {
@@ -104,7 +107,7 @@ func (a *app) twinAdvanceCmd() *cobra.Command {
 			}
 			if asJSON {
 				if err := writeJSON(a.io.out, twinSpanJSON{From: rfc3339(from), To: rfc3339(tw.Now()), Span: span, Account: acct,
-					Violations: tw.State().Violations}); err != nil {
+					Violations: tw.State().Violations, Repaired: tw.Repaired()}); err != nil {
 					return err
 				}
 				return twinBroken(acct, tw.State().Violations, true)
@@ -126,6 +129,8 @@ type twinSpanJSON struct {
 	Span       twin.Totals  `json:"span"`
 	Account    twin.Account `json:"account"`
 	Violations []string     `json:"violations"`
+	// Repaired says what opening the twin repaired: its last process stopped mid-step.
+	Repaired string `json:"repaired,omitempty"`
 }
 
 type twinStatusJSON struct {
@@ -136,6 +141,7 @@ type twinStatusJSON struct {
 	Totals     twin.Totals  `json:"totals"`
 	Account    twin.Account `json:"account"`
 	Violations []string     `json:"violations"`
+	Repaired   string       `json:"repaired,omitempty"`
 }
 
 type windowJSON struct {
@@ -161,7 +167,7 @@ func (a *app) twinStatusCmd() *cobra.Command {
 			}
 			// Looked at under the twin's lock when it is free; a twin a demo is running is looked at as it
 			// stands, and its account is a glimpse between two of the demo's steps.
-			tw, err := twin.Open(dir, "twin status")
+			tw, err := twin.Open(cmd.Context(), dir, "twin status")
 			running := errors.Is(err, made.ErrBusy)
 			if running {
 				fmt.Fprintln(a.io.err, "note: "+err.Error()+"; this is a glimpse between two of its steps")
@@ -171,13 +177,16 @@ func (a *app) twinStatusCmd() *cobra.Command {
 				return err
 			}
 			defer tw.Close()
+			if r := tw.Repaired(); r != "" {
+				fmt.Fprintln(a.io.err, "note: "+r)
+			}
 			acct, err := tw.Check(cmd.Context())
 			if err != nil {
 				return err
 			}
 			st, sc := tw.State(), tw.Script()
 			out := twinStatusJSON{Scenario: sc.Name, Clock: rfc3339(tw.Now()), Start: rfc3339(st.Start), Totals: st.Totals, Account: acct,
-				Violations: st.Violations, Script: []windowJSON{}}
+				Violations: st.Violations, Script: []windowJSON{}, Repaired: tw.Repaired()}
 			for _, w := range sc.Windows {
 				out.Script = append(out.Script, windowJSON{Who: w.Sub, From: rfc3339(st.Start.Add(w.From)), To: rfc3339(st.Start.Add(w.To)),
 					Outcome: w.Outcome, Status: w.Status, Why: w.Why})

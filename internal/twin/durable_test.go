@@ -27,7 +27,7 @@ func TestATwinIsTheDirectoryRecorded(t *testing.T) {
 	if err := os.CopyFS(copied, os.DirFS(tw.root)); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := Open(copied, "test"); !made.IsNotMade(err) {
+	if _, err := Open(context.Background(), copied, "test"); !made.IsNotMade(err) {
 		t.Fatalf("a copy of a twin opened as one: %v", err)
 	}
 	if err := os.RemoveAll(tw.root); err != nil {
@@ -35,7 +35,7 @@ func TestATwinIsTheDirectoryRecorded(t *testing.T) {
 	}
 	os.MkdirAll(filepath.Join(tw.root, ".deadletter"), 0o755)
 	os.WriteFile(filepath.Join(tw.root, ".deadletter", "made"), []byte("0123\n"), 0o644)
-	if _, err := Open(tw.root, "test"); !made.IsNotMade(err) || !strings.Contains(err.Error(), "replaced since") {
+	if _, err := Open(context.Background(), tw.root, "test"); !made.IsNotMade(err) || !strings.Contains(err.Error(), "replaced since") {
 		t.Fatalf("a directory put where the twin was opened as it: %v", err)
 	}
 }
@@ -80,7 +80,7 @@ func TestADamagedStateNamesTheField(t *testing.T) {
 		"queue[0].due":           edit(func(m map[string]any) { q0(m)["due"] = "soon" }),
 	} {
 		writeState(t, tw, body)
-		_, err := Open(tw.root, "test")
+		_, err := Open(context.Background(), tw.root, "test")
 		if err == nil || !strings.Contains(err.Error(), want) {
 			t.Errorf("state with %s: %v", want, err)
 		}
@@ -131,7 +131,7 @@ func TestALargeStateReopens(t *testing.T) {
 		t.Fatalf("the state is only %d bytes: not the size that broke it", fi.Size())
 	}
 	tw.Close()
-	again, err := Open(tw.root, "test")
+	again, err := Open(context.Background(), tw.root, "test")
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -9,6 +9,7 @@
 package twin
 
 import (
+	"bytes"
 	"container/heap"
 	"context"
 	"encoding/json"
@@ -187,14 +188,16 @@ type Twin struct {
 	// for the blob at that moment).
 	beforeReplay func(ctx context.Context, name string)
 
-	root   string
-	place  *made.Place
-	held   *made.Held
-	dir    *dirstore.Dir
-	c      *recorder
-	cfg    replay.Config
-	script Script
-	st     State
+	root     string
+	place    *made.Place
+	held     *made.Held
+	stepping bool   // a step is under way: its mark is on disk (repair.go)
+	repaired string // what opening repaired, said by the commands
+	dir      *dirstore.Dir
+	c        *recorder
+	cfg      replay.Config
+	script   Script
+	st       State
 }
 
 // Config is the estate's configuration as the twin runs it: the replay's defaults and the incident's handlers.
@@ -274,8 +277,9 @@ func Find(root string) (*made.Place, error) {
 }
 
 // Open opens the twin a directory holds and takes its lock, for what (the command, said to a second process that
-// finds it held); Close lets it go.
-func Open(root, what string) (*Twin, error) {
+// finds it held); Close lets it go. A twin whose last process stopped mid-step is repaired first (Repaired says
+// how).
+func Open(ctx context.Context, root, what string) (*Twin, error) {
 	tw, err := open(root)
 	if err != nil {
 		return nil, err
@@ -287,6 +291,10 @@ func Open(root, what string) (*Twin, error) {
 	if err := tw.load(); err != nil {
 		tw.Close()
 		return nil, err
+	}
+	if err := tw.repairIfStopped(ctx); err != nil {
+		tw.Close()
+		return nil, fmt.Errorf("repairing the twin of %s: %w", tw.root, err)
 	}
 	return tw, nil
 }
@@ -358,7 +366,11 @@ func (tw *Twin) save(clock dirstore.Clock) error {
 	if err != nil {
 		return err
 	}
-	return made.WriteFile(tw.place.File(clockFile), cb)
+	if err := made.WriteFile(tw.place.File(clockFile), cb); err != nil {
+		return err
+	}
+	tw.endStep()
+	return nil
 }
 
 // Advance runs the twin to the time to, as fast as it can, and returns what happened in that span. Whatever
@@ -375,6 +387,12 @@ func (tw *Twin) Advance(ctx context.Context, to time.Time) (Totals, error) {
 func (tw *Twin) step(ctx context.Context, to time.Time) error {
 	if to.Before(tw.st.Now) {
 		return fmt.Errorf("the twin's clock is at %s: it does not run backwards", tw.st.Now.Format(time.RFC3339))
+	}
+	if to.After(dirstore.MaxTime) {
+		return fmt.Errorf("the twin's clock stops at %d", dirstore.MaxTime.Year())
+	}
+	if err := tw.beginStep(); err != nil {
+		return err
 	}
 	if err := tw.notice(ctx); err != nil {
 		return err
@@ -618,7 +636,14 @@ func (tw *Twin) writeBatch(ctx context.Context, sub string) error {
 	}
 	name := replay.DeadLetterName(sub, tw.st.Now, tw.guid())
 	if _, err := tw.c.Write(ctx, name, body, store.WriteOptions{ContentType: "application/json", IfNoneMatchAny: true}); err != nil {
-		return fmt.Errorf("twin: Event Grid writing %s: %w", name, err)
+		// The same dead letters under the same name already there: a step stopped after writing them and before
+		// its state was saved, run again. They landed; take it as written.
+		b, rerr := tw.dir.Read(ctx, name, store.MaxBlobBytes)
+		if !errors.Is(err, store.ErrAlreadyExists) || rerr != nil || !bytes.Equal(b.Body, body) {
+			return fmt.Errorf("twin: Event Grid writing %s: %w", name, err)
+		}
+		tw.st.Known[name] = known{ETag: b.ETag, LastModified: b.LastModified}
+		tw.created(name, tw.st.Now)
 	}
 	tw.st.Totals.DeadLettered += len(batch)
 	tw.st.Totals.DeadLetterBlobs++

@@ -210,11 +210,11 @@ func TestAStoppedReplayStallsThenStrands(t *testing.T) {
 // A twin saved and opened again (another process: twin advance) carries on where it was.
 func TestTheTwinReopens(t *testing.T) {
 	tw, _ := started(t, "incident")
-	if _, err := Open(tw.root, "test"); !errors.Is(err, made.ErrBusy) || !strings.Contains(err.Error(), "twin start") {
+	if _, err := Open(context.Background(), tw.root, "test"); !errors.Is(err, made.ErrBusy) || !strings.Contains(err.Error(), "twin start") {
 		t.Fatalf("a second process opened a held twin: %v", err)
 	}
 	tw.Close()
-	again, err := Open(tw.root, "test")
+	again, err := Open(context.Background(), tw.root, "test")
 	if err != nil {
 		t.Fatal(err)
 	}
