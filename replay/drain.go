@@ -2,6 +2,8 @@ package replay
 
 import (
 	"context"
+	"crypto/rand"
+	"encoding/hex"
 	"errors"
 	"strconv"
 	"time"
@@ -15,7 +17,19 @@ const (
 	MetaDrainedAt  = "drainedAt"
 	// MetaRestoredFrom records which quarantine copy a restored blob came from.
 	MetaRestoredFrom = "restoredFrom"
+	// MetaDrainID and MetaRestoreID carry the id of the action that wrote the blob (one per drain or restore
+	// run): a write whose answer was lost is known for this action's by it, never by a time stamp two actions
+	// in the same second share.
+	MetaDrainID   = "drainId"
+	MetaRestoreID = "restoreId"
 )
+
+// newActionID is a fresh id for one drain or restore run: 64 random bits, hex.
+func newActionID() string {
+	var b [8]byte
+	rand.Read(b[:])
+	return hex.EncodeToString(b[:])
+}
 
 // DrainTarget is a blob to drain. With an ETag it is held to it (a blob rewritten since it was listed is
 // skipped); without one it is taken as it is read.
@@ -88,10 +102,11 @@ func Drain(ctx context.Context, c store.Container, cfg Config, targets []DrainTa
 		names[i] = t.Name
 	}
 	r := &runner{concurrency: o.Concurrency, progress: o.Progress, stopAfter: o.StopAfterFailures}
-	return r.run(ctx, names, func(ctx context.Context, i int) Result { return drainOne(ctx, c, cfg, targets[i], o) }), nil
+	id := newActionID()
+	return r.run(ctx, names, func(ctx context.Context, i int) Result { return drainOne(ctx, c, cfg, targets[i], o, id) }), nil
 }
 
-func drainOne(ctx context.Context, c store.Container, cfg Config, want DrainTarget, o DrainOptions) Result {
+func drainOne(ctx context.Context, c store.Container, cfg Config, want DrainTarget, o DrainOptions, id string) Result {
 	r, skip := leaveAlone(cfg, want, o)
 	if skip {
 		return r
@@ -134,7 +149,7 @@ func drainOne(ctx context.Context, c store.Container, cfg Config, want DrainTarg
 		r.Outcome = OutcomeCancelled
 		return r
 	}
-	return rewrite(ctx, c, b, now, r)
+	return rewrite(ctx, c, b, now, r, id)
 }
 
 // crashDepthOf is how deep a blob's payload nests past what the replay function serializes (0: it does not crash).
@@ -159,13 +174,14 @@ func handledResult(r Result, by string) Result {
 	return r
 }
 
-// rewrite is the drain's one write: the same bytes If-Match the ETag read, with the drain stamped in metadata.
+// rewrite is the drain's one write: the same bytes If-Match the ETag read, with the drain stamped in metadata —
+// its count, its time, and the id of this drain (id), by which a write whose answer was lost is known for ours.
 // The write is not tied to ctx: once started it completes, so a cancel never leaves a half-made request.
-func rewrite(ctx context.Context, c store.Container, b store.Blob, now time.Time, r Result) Result {
+func rewrite(ctx context.Context, c store.Container, b store.Blob, now time.Time, r Result, id string) Result {
 	n, _ := store.MetaGet(b.Metadata, MetaDrainCount)
 	count, _ := strconv.Atoi(n)
 	stamp := now.UTC().Format(time.RFC3339Nano)
-	meta := store.MetaWith(store.MetaWith(b.Metadata, MetaDrainCount, strconv.Itoa(count+1)), MetaDrainedAt, stamp)
+	meta := store.MetaWith(store.MetaWith(store.MetaWith(b.Metadata, MetaDrainCount, strconv.Itoa(count+1)), MetaDrainedAt, stamp), MetaDrainID, id)
 	ct := b.ContentType
 	if ct == "" {
 		ct = "application/json"
@@ -181,25 +197,27 @@ func rewrite(ctx context.Context, c store.Container, b store.Blob, now time.Time
 		switch {
 		case errors.Is(serr, store.ErrNotFound):
 			r.Outcome = OutcomeGone
-		case serr == nil && isOurDrain(cur, stamp, count+1, len(b.Body)):
+		case serr == nil && isOurDrain(cur, id, count+1, len(b.Body)):
 			// The write landed but its answer was lost; the SDK's retry then met our own new ETag.
 			r.Outcome = OutcomeDrained
 		}
 	default:
 		r.Outcome, r.Reason = OutcomeFailed, failed(err)
 		// A connection that broke after the request went out leaves the write's fate unknown: look.
-		if cur, serr := c.Stat(wctx, b.Name); serr == nil && isOurDrain(cur, stamp, count+1, len(b.Body)) {
+		if cur, serr := c.Stat(wctx, b.Name); serr == nil && isOurDrain(cur, id, count+1, len(b.Body)) {
 			r.Outcome, r.Reason = OutcomeDrained, Reason{}
 		}
 	}
 	return r
 }
 
-// isOurDrain reports whether a blob is the one this drain wrote (same stamp, count and size).
-func isOurDrain(bi store.BlobInfo, stamp string, count, size int) bool {
-	at, _ := store.MetaGet(bi.Metadata, MetaDrainedAt)
+// isOurDrain reports whether a blob is the one this drain wrote: its id, the count it wrote and the size. Two
+// drains of one blob in the same second (Azure's clock has no finer grain) carry different ids, so only the one
+// whose write landed says drained.
+func isOurDrain(bi store.BlobInfo, id string, count, size int) bool {
+	got, _ := store.MetaGet(bi.Metadata, MetaDrainID)
 	n, _ := store.MetaGet(bi.Metadata, MetaDrainCount)
-	return at == stamp && n == strconv.Itoa(count) && bi.Size == int64(size)
+	return got == id && n == strconv.Itoa(count) && bi.Size == int64(size)
 }
 
 // serviceNow is the service's clock as of a read, asking the service when the read carried none.

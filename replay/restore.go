@@ -46,10 +46,11 @@ func Restore(ctx context.Context, c store.Container, cfg Config, names []string,
 		return nil, ErrReadOnly
 	}
 	r := &runner{concurrency: o.Concurrency, progress: o.Progress, stopAfter: o.StopAfterFailures}
-	return r.run(ctx, names, func(ctx context.Context, i int) Result { return restoreOne(ctx, c, cfg, names[i], o) }), nil
+	id := newActionID()
+	return r.run(ctx, names, func(ctx context.Context, i int) Result { return restoreOne(ctx, c, cfg, names[i], o, id) }), nil
 }
 
-func restoreOne(ctx context.Context, c store.Container, cfg Config, name string, o RestoreOptions) Result {
+func restoreOne(ctx context.Context, c store.Container, cfg Config, name string, o RestoreOptions, id string) Result {
 	r := Result{Name: name}
 	if !strings.HasPrefix(name, QuarantinePrefix) {
 		r.Outcome, r.Reason = OutcomeRefused, Reason{Kind: ReasonNotQuarantine}
@@ -73,7 +74,8 @@ func restoreOne(ctx context.Context, c store.Container, cfg Config, name string,
 		return r
 	}
 	wctx := context.WithoutCancel(ctx) // once a restore writes, it finishes: a copy is never left half-done
-	target, _, err := placeCopy(wctx, c, name, b, plan, o.DryRun)
+	mine := false
+	target, _, err := placeCopy(wctx, c, name, b, plan, o.DryRun, id, &mine)
 	r.Target = target
 	var unfit nameUnfit
 	switch {
@@ -91,6 +93,9 @@ func restoreOne(ctx context.Context, c store.Container, cfg Config, name string,
 	switch err := c.Delete(wctx, name, b.ETag); {
 	case err == nil:
 		r.Outcome = OutcomeRestored
+	case !mine && (errors.Is(err, store.ErrNotFound) || errors.Is(err, store.ErrConditionFailed)) && isGone(wctx, c, name):
+		// Another restore wrote the copy and took the quarantine copy away: it restored it, not this one.
+		r.Outcome = OutcomeGone
 	case errors.Is(err, store.ErrConditionFailed) || errors.Is(err, store.ErrNotFound):
 		r.Outcome, r.Reason = OutcomeRestored, Reason{Kind: ReasonCopyLeft}
 	default:
@@ -118,7 +123,7 @@ func (c Config) PlanRestoreIn(ctx context.Context, st store.Container, name stri
 	if rp.Target != "" {
 		// The name the restore will really take: the planned one, or — where that holds a different body — the
 		// next free one, which must fit too. Worked out as the restore does it, without writing.
-		target, n, err := placeCopy(ctx, st, name, store.Blob{Body: body}, rp, true)
+		target, n, err := placeCopy(ctx, st, name, store.Blob{Body: body}, rp, true, "", nil)
 		var unfit nameUnfit
 		switch {
 		case errors.As(err, &unfit):
@@ -184,14 +189,20 @@ func (n nameUnfit) reason() Reason { return Reason{Kind: ReasonNameTaken, Name: 
 
 // placeCopy writes the restored copy under the plan's name, or — where a name holds a different body — the next
 // alternative of the plan's base name, starting from the one the plan found free; it returns the name and which
-// alternative it is. A dry run stops at the name it would write.
-func placeCopy(ctx context.Context, c store.Container, from string, b store.Blob, plan RestorePlan, dryRun bool) (string, int, error) {
+// alternative it is. A dry run stops at the name it would write. The copy carries the restore run's id (id), and
+// *mine (when given) is set when this run's write put it there — its write answered, or, its answer lost, the
+// copy carries the id — rather than finding it already there (another restore's, or an earlier run's that
+// stopped before its delete).
+func placeCopy(ctx context.Context, c store.Container, from string, b store.Blob, plan RestorePlan, dryRun bool, id string, mine *bool) (string, int, error) {
 	base := plan.base
 	if base == "" {
 		base = plan.Target
 	}
-	return place(ctx, c, placement{base: base, alt: plan.alt, body: plan.Body, contentType: b.ContentType,
-		meta: store.MetaWith(b.Metadata, MetaRestoredFrom, from)}, dryRun)
+	meta := store.MetaWith(b.Metadata, MetaRestoredFrom, from)
+	if id != "" {
+		meta = store.MetaWith(meta, MetaRestoreID, id)
+	}
+	return place(ctx, c, placement{base: base, alt: plan.alt, body: plan.Body, contentType: b.ContentType, meta: meta, id: id, mine: mine}, dryRun)
 }
 
 // placement is a new root blob written under a name fixed in advance (a restore's, a repair's): base, or the
@@ -202,6 +213,10 @@ type placement struct {
 	body        []byte
 	contentType string
 	meta        map[string]string
+	// id, when set, is the run's id the write carries in MetaRestoreID; mine, when given, is set when this
+	// write put the blob there.
+	id   string
+	mine *bool
 }
 
 // place writes p.body under the first of p's names that is free or already holds it (the write already landed),
@@ -241,7 +256,16 @@ func place(ctx context.Context, c store.Container, p placement, dryRun bool) (st
 			}
 			_, err = c.Write(ctx, target, p.body, store.WriteOptions{IfNoneMatchAny: true, ContentType: ct, Metadata: p.meta})
 			if err == nil {
+				p.wrote()
 				return target, n, nil
+			}
+			// The answer may be lost with the write done (ErrAlreadyExists: the SDK's retry met our own write):
+			// the blob is ours when it carries this run's id.
+			if cur, serr := c.Stat(ctx, target); serr == nil && p.id != "" {
+				if got, _ := store.MetaGet(cur.Metadata, MetaRestoreID); got == p.id {
+					p.wrote()
+					return target, n, nil
+				}
 			}
 			if !errors.Is(err, store.ErrAlreadyExists) {
 				// The answer may be lost with the write done: look once more before calling it failed.
@@ -255,6 +279,20 @@ func place(ctx context.Context, c store.Container, p placement, dryRun bool) (st
 		}
 	}
 	return "", maxRestoreNames, fmt.Errorf("no free restore name after %d tries", maxRestoreNames)
+}
+
+// wrote marks the placement as this run's write.
+func (p placement) wrote() {
+	if p.mine != nil {
+		*p.mine = true
+	}
+}
+
+// isGone reports whether a blob is gone now (a delete under If-Match fails on a missing blob as a condition on
+// some services, as not found on others).
+func isGone(ctx context.Context, c store.Container, name string) bool {
+	_, err := c.Stat(ctx, name)
+	return errors.Is(err, store.ErrNotFound)
 }
 
 type nameState int
