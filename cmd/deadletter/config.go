@@ -7,11 +7,14 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"runtime"
 	"slices"
+	"strconv"
 	"strings"
 
 	"github.com/deadletter/deadletter/internal/azmonitor"
 	"github.com/deadletter/deadletter/internal/textfmt"
+	"github.com/deadletter/deadletter/store/azureblob"
 	"github.com/spf13/pflag"
 	"go.yaml.in/yaml/v3"
 )
@@ -38,12 +41,14 @@ var contextKeys = []string{"name", "dir", "account-url", "connection-string-env"
 	"retention", "expiring-within", "max-replays", "max-ack", "read-only", "id-separator", "node-stack-depth",
 	"event-grid-topics", "replay-system-topic", "witness-window"}
 
-// namedContext is one context of the file: its values by key (as written), and the line of each.
+// namedContext is one context of the file: its values by key (as written), and the line of each. Err is what is
+// wrong with it: a context that is wrong stops only the commands that run in it.
 type namedContext struct {
 	Name   string
 	Values map[string]string
 	Lines  map[string]int
 	Line   int
+	Err    error
 }
 
 // configFile is a parsed config file.
@@ -52,6 +57,9 @@ type configFile struct {
 	Current  string
 	Contexts []namedContext
 	doc      yaml.Node
+	raw      []byte
+	// currentErr: current-context names no context (an error only for the commands that would run in it).
+	currentErr error
 }
 
 // configError is an error in the file, where it is.
@@ -63,7 +71,7 @@ func configError(path string, line int, key, format string, args ...any) error {
 	if key != "" {
 		where += ": " + key
 	}
-	return usagef("config %s: %s", where, fmt.Sprintf(format, args...))
+	return usagef("config %s: %s", where, azureblob.Scrub(fmt.Sprintf(format, args...)))
 }
 
 // defaultConfigPath is the config file when neither --config nor DEADLETTER_CONFIG names one.
@@ -82,7 +90,10 @@ func readConfig(path string) (*configFile, error) {
 	if err != nil {
 		return nil, err
 	}
-	cf := &configFile{Path: path}
+	if err := configPermissions(path); err != nil {
+		return nil, err
+	}
+	cf := &configFile{Path: path, raw: b}
 	if err := yaml.Unmarshal(b, &cf.doc); err != nil {
 		return nil, configError(path, 0, "", "%v", err)
 	}
@@ -113,11 +124,14 @@ func readConfig(path string) (*configFile, error) {
 			for _, c := range v.Content {
 				nc, err := readContext(path, c)
 				if err != nil {
-					return nil, err
+					nc.Err = err
+					if nc.Name == "" {
+						nc.Name = nameOf(c)
+					}
 				}
 				for _, other := range cf.Contexts {
-					if other.Name == nc.Name {
-						return nil, configError(path, nc.Lines["name"], "name", "%q names two contexts (the other at line %d)", nc.Name, other.Line)
+					if other.Name == nc.Name && nc.Err == nil {
+						nc.Err = configError(path, nc.Lines["name"], "name", "%q names two contexts (the other at line %d)", nc.Name, other.Line)
 					}
 				}
 				cf.Contexts = append(cf.Contexts, nc)
@@ -127,9 +141,47 @@ func readConfig(path string) (*configFile, error) {
 		}
 	}
 	if cf.Current != "" && cf.find(cf.Current) == nil {
-		return nil, configError(path, keyLine(root, "current-context"), "current-context", "%q is not one of the contexts", cf.Current)
+		cf.currentErr = configError(path, keyLine(root, "current-context"), "current-context", "%q is not one of the contexts", cf.Current)
 	}
+	cf.resolveRelative()
 	return cf, nil
+}
+
+// nameOf is the name a context's mapping gives, if any (for a context that is wrong, to say which).
+func nameOf(n *yaml.Node) string {
+	for i := 0; n.Kind == yaml.MappingNode && i+1 < len(n.Content); i += 2 {
+		if n.Content[i].Value == "name" && n.Content[i+1].Kind == yaml.ScalarNode {
+			return n.Content[i+1].Value
+		}
+	}
+	return ""
+}
+
+// resolveRelative makes a context's relative dir and handlers paths relative to the config file's folder, as
+// ssh and kubectl read theirs: a context means the same directory from wherever it is used.
+func (cf *configFile) resolveRelative() {
+	base := filepath.Dir(cf.Path)
+	for i := range cf.Contexts {
+		for _, k := range []string{"dir", "handlers"} {
+			if v, ok := cf.Contexts[i].Values[k]; ok && v != "" && !filepath.IsAbs(v) {
+				cf.Contexts[i].Values[k] = filepath.Join(base, v)
+			}
+		}
+	}
+}
+
+// problems are what is wrong in the file, each where it is (context list says them all).
+func (cf *configFile) problems() []error {
+	var out []error
+	if cf.currentErr != nil {
+		out = append(out, cf.currentErr)
+	}
+	for _, c := range cf.Contexts {
+		if c.Err != nil {
+			out = append(out, c.Err)
+		}
+	}
+	return out
 }
 
 // readContext reads one context and checks its values against the flags they set.
@@ -237,32 +289,146 @@ func (cf *configFile) names() []string {
 	return out
 }
 
-// setCurrent rewrites the file's current-context, keeping everything else as it was written (comments too).
-func (cf *configFile) setCurrent(name string) error {
-	if cf.find(name) == nil {
-		return usagef("no context %q in %s (have: %s)", name, textfmt.Printable(cf.Path), strings.Join(cf.names(), ", "))
+// configPermissions refuses a config file (the file a link leads to) that others may write: whoever can write it
+// chooses the container every command acts on, as ssh refuses a config others can write. Windows keeps no such
+// mode bits, and is not checked.
+func configPermissions(path string) error {
+	if runtime.GOOS == "windows" {
+		return nil
 	}
-	root := cf.doc.Content[0]
-	found := false
+	fi, err := os.Stat(path)
+	if err != nil {
+		return err
+	}
+	if m := fi.Mode().Perm(); m&0o022 != 0 {
+		who := "others"
+		if m&0o002 == 0 {
+			who = "its group"
+		}
+		return usagef("config %s is writable by %s (mode %04o): whoever can write it chooses your container; fix it with: chmod go-w %s",
+			textfmt.Printable(path), who, m, textfmt.Printable(path))
+	}
+	return nil
+}
+
+// setCurrent rewrites the file's current-context and nothing else: every other byte as written — comments, every
+// YAML document, line endings, a byte-order mark — and the file's mode; through a link, the file it leads to.
+// What it cannot rewrite that way (a current-context that is not a plain or quoted one-line value) it refuses,
+// saying so, rather than re-encoding the file.
+func (cf *configFile) setCurrent(name string) error {
+	c := cf.find(name)
+	if c == nil {
+		return usagef("no context %q in %s (have: %s)", textfmt.Printable(name), textfmt.Printable(cf.Path), strings.Join(cf.printableNames(), ", "))
+	}
+	if c.Err != nil {
+		return c.Err
+	}
+	out, err := withCurrent(cf.raw, cf.doc.Content[0], name)
+	if err != nil {
+		return configError(cf.Path, 0, "current-context", "%v: edit it by hand", err)
+	}
+	if err := rewriteInPlace(cf.Path, out); err != nil {
+		return err
+	}
+	cf.Current, cf.raw = name, out
+	return nil
+}
+
+// withCurrent is the file's bytes with current-context set to name: its value replaced where it stands, or the
+// key added as the first line (after a byte-order mark) in the file's own line ending.
+func withCurrent(raw []byte, root *yaml.Node, name string) ([]byte, error) {
+	bom := []byte{}
+	body := raw
+	if b, ok := bytes.CutPrefix(raw, []byte("\xef\xbb\xbf")); ok {
+		bom, body = []byte("\xef\xbb\xbf"), b
+	}
+	value := name
+	if strings.ContainsAny(name, ":#'\"{}[],&*!|>%@`\\") || strings.TrimSpace(name) != name || name == "" {
+		value = strconv.Quote(name)
+	}
+	eol := "\n"
+	if bytes.Contains(body, []byte("\r\n")) {
+		eol = "\r\n"
+	}
+	var v *yaml.Node
 	for i := 0; i+1 < len(root.Content); i += 2 {
 		if root.Content[i].Value == "current-context" {
-			root.Content[i+1].Value, found = name, true
+			v = root.Content[i+1]
 		}
 	}
-	if !found {
-		root.Content = append([]*yaml.Node{{Kind: yaml.ScalarNode, Value: "current-context"}, {Kind: yaml.ScalarNode, Value: name}}, root.Content...)
+	if v == nil {
+		return slices.Concat(bom, []byte("current-context: "+value+eol), body), nil
 	}
-	var buf bytes.Buffer
-	enc := yaml.NewEncoder(&buf)
-	enc.SetIndent(2)
-	if err := enc.Encode(&cf.doc); err != nil {
+	if v.Style&(yaml.LiteralStyle|yaml.FoldedStyle) != 0 {
+		return nil, fmt.Errorf("its current-context is a block scalar")
+	}
+	lines := bytes.SplitAfter(body, []byte("\n"))
+	if v.Line < 1 || v.Line > len(lines) {
+		return nil, fmt.Errorf("its current-context is not where the parser says")
+	}
+	line := lines[v.Line-1]
+	start := len(string([]rune(string(line))[:min(v.Column-1, len([]rune(string(line))))]))
+	end := start
+	switch {
+	case start >= len(line):
+		return nil, fmt.Errorf("its current-context is not where the parser says")
+	case line[start] == '"' || line[start] == '\'':
+		q := line[start]
+		end = start + 1
+		for end < len(line) && (line[end] != q || q == '"' && line[end-1] == '\\') {
+			end++
+		}
+		if end >= len(line) {
+			return nil, fmt.Errorf("its current-context spans lines")
+		}
+		end++
+	default:
+		for end < len(line) && line[end] != '\r' && line[end] != '\n' && !(line[end] == ' ' && end+1 < len(line) && line[end+1] == '#') && line[end] != ',' && line[end] != '}' {
+			end++
+		}
+		for end > start && line[end-1] == ' ' {
+			end--
+		}
+	}
+	lines[v.Line-1] = slices.Concat(line[:start], []byte(value), line[end:])
+	return slices.Concat(bom, bytes.Join(lines, nil)), nil
+}
+
+// rewriteInPlace replaces a file (through a link, the file it leads to) with b, keeping its mode: a temporary file
+// in the same folder, synced, renamed over it.
+func rewriteInPlace(path string, b []byte) error {
+	real, err := filepath.EvalSymlinks(path)
+	if err != nil {
 		return err
 	}
-	if err := writeOperatorFile("config", cf.Path, buf.Bytes()); err != nil {
+	fi, err := os.Stat(real)
+	if err != nil {
 		return err
 	}
-	cf.Current = name
-	return nil
+	if !fi.Mode().IsRegular() {
+		return fmt.Errorf("config %s leads to %s, not a regular file", textfmt.Printable(path), fileKind(fi.Mode()))
+	}
+	tmp, err := os.CreateTemp(filepath.Dir(real), "."+filepath.Base(real)+".*")
+	if err != nil {
+		return err
+	}
+	_, err = tmp.Write(b)
+	if serr := tmp.Sync(); err == nil {
+		err = serr
+	}
+	if cerr := tmp.Close(); err == nil {
+		err = cerr
+	}
+	if err == nil {
+		err = os.Chmod(tmp.Name(), fi.Mode().Perm())
+	}
+	if err == nil {
+		err = os.Rename(tmp.Name(), real)
+	}
+	if err != nil {
+		os.Remove(tmp.Name())
+	}
+	return err
 }
 
 // loadConfig finds and reads the config file: --config, else DEADLETTER_CONFIG, else the user's config
@@ -312,10 +478,29 @@ func (a *app) contextName(flags *pflag.FlagSet, cf *configFile) (string, context
 	if cf == nil {
 		return "", noContext, usagef("context %q: there is no config file (%s); deadletter context --help says how to write one", name, textfmt.Printable(defaultConfigPath()))
 	}
-	if cf.find(name) == nil {
-		return "", noContext, usagef("no context %q in %s (have: %s)", name, textfmt.Printable(cf.Path), strings.Join(cf.names(), ", "))
+	if src == fromCurrent && cf.currentErr != nil {
+		return "", noContext, cf.currentErr
+	}
+	c := cf.find(name)
+	if c == nil {
+		return "", noContext, usagef("no context %q in %s (have: %s)", textfmt.Printable(name), textfmt.Printable(cf.Path), strings.Join(cf.printableNames(), ", "))
+	}
+	if c.Err != nil {
+		return "", noContext, c.Err
 	}
 	return name, src, nil
+}
+
+// printableNames are the contexts' names, each escaped (a name may hold a newline or a bidi override).
+func (cf *configFile) printableNames() []string {
+	out := make([]string, len(cf.Contexts))
+	for i, c := range cf.Contexts {
+		out[i] = strconv.Quote(c.Name)
+		if textfmt.Printable(c.Name) == c.Name && !strings.ContainsAny(c.Name, " ,") {
+			out[i] = c.Name
+		}
+	}
+	return out
 }
 
 // containerNamedOver is what names a container above a context named by src (SPEC §5: the command line's

@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/deadletter/deadletter/internal/textfmt"
+	"github.com/deadletter/deadletter/store/azureblob"
 	"github.com/spf13/cobra"
 )
 
@@ -47,7 +48,17 @@ Keys of a context: ` + strings.Join(contextKeys, ", ") + `.`,
 				if c.Name == cf.Current {
 					mark = "*"
 				}
-				fmt.Fprintf(a.io.out, "%s %-16s %s\n", mark, textfmt.Printable(c.Name), textfmt.Printable(where(c)))
+				if c.Err != nil {
+					fmt.Fprintf(a.io.out, "%s %-16s (cannot be used: see below)\n", mark, textfmt.Printable(c.Name))
+					continue
+				}
+				fmt.Fprintf(a.io.out, "%s %-16s %s\n", mark, textfmt.Printable(c.Name), textfmt.Printable(azureblob.Scrub(where(c))))
+			}
+			if errs := cf.problems(); len(errs) > 0 {
+				for _, e := range errs[1:] {
+					fmt.Fprintln(a.io.err, "deadletter: "+errorText(e))
+				}
+				return errs[0] // (each context that is wrong stops only the commands that run in it)
 			}
 			return nil
 		},
@@ -85,12 +96,15 @@ Keys of a context: ` + strings.Join(contextKeys, ", ") + `.`,
 			}
 			c := cf.find(name)
 			if c == nil {
-				return usagef("no context %q in %s (have: %s)", name, textfmt.Printable(cf.Path), strings.Join(cf.names(), ", "))
+				return usagef("no context %q in %s (have: %s)", textfmt.Printable(name), textfmt.Printable(cf.Path), strings.Join(cf.printableNames(), ", "))
+			}
+			if c.Err != nil {
+				return c.Err
 			}
 			fmt.Fprintf(a.io.out, "context %s (%s, line %d)\n", textfmt.Printable(c.Name), textfmt.Printable(cf.Path), c.Line)
 			for _, k := range contextKeys {
 				if v, ok := c.Values[k]; ok && k != "name" {
-					fmt.Fprintf(a.io.out, "  %-22s %s\n", k, textfmt.Printable(v))
+					fmt.Fprintf(a.io.out, "  %-22s %s\n", k, textfmt.Printable(azureblob.Scrub(v))) // a SAS in an account-url is never printed
 				}
 			}
 			return nil
@@ -129,5 +143,11 @@ func (a *app) completeContexts(cmd *cobra.Command, args []string, _ string) ([]s
 	if err != nil || cf == nil || len(args) > 0 {
 		return nil, cobra.ShellCompDirectiveNoFileComp
 	}
-	return cf.names(), cobra.ShellCompDirectiveNoFileComp
+	var names []string
+	for _, n := range cf.names() {
+		if textfmt.Printable(n) == n {
+			names = append(names, n) // a name with a control character or a bidi override is never offered
+		}
+	}
+	return names, cobra.ShellCompDirectiveNoFileComp
 }

@@ -17,6 +17,9 @@ import (
 // forContext is an app for one context of the config file: the defaults, then the context's values, then what
 // the command line gave (flags beat a context). Its output goes to out and errs.
 func (a *app) forContext(cmd *cobra.Command, c *namedContext, out, errs io.Writer) (*app, error) {
+	if c.Err != nil {
+		return nil, c.Err
+	}
 	sub := newApp(stdio{in: a.io.in, out: out, err: errs})
 	sub.config, sub.context = a.config, c.Name
 	fs := pflag.NewFlagSet(c.Name, pflag.ContinueOnError)

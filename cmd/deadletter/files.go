@@ -51,6 +51,8 @@ func fileKind(m fs.FileMode) string {
 		return "a device"
 	case m&fs.ModeSocket != 0:
 		return "a socket"
+	case m&fs.ModeSymlink != 0:
+		return "a symbolic link"
 	}
 	return "not a regular file"
 }

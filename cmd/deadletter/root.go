@@ -99,6 +99,9 @@ func (a *app) useContext(fs *pflag.FlagSet) ([]string, error) {
 		return nil, err
 	}
 	a.config = cf
+	if f := fs.Lookup("all-contexts"); f != nil && f.Value.String() == "true" {
+		return nil, nil // every context, each opened in its place (eachContext): none is applied here
+	}
 	name, src, err := a.contextName(fs, cf)
 	if err != nil || name == "" {
 		return nil, err

@@ -246,6 +246,10 @@ func connectionSecrets(cs string) []string {
 
 var secretPatterns = regexp.MustCompile(`(?i)(sig=|AccountKey=|SharedAccessSignature=|Bearer\s+)[^;&\s"']+`)
 
+// Scrub removes what is secret from any text the tool prints — an account key, a SAS signature, a bearer token —
+// wherever it came from (a config file's account-url, a connection string in an error).
+func Scrub(s string) string { return secretPatterns.ReplaceAllString(s, "${1}REDACTED") }
+
 // scrub removes anything secret from a message: account keys, SAS signatures and bearer tokens.
 func (a *Container) scrub(s string) string {
 	for _, sec := range a.secrets {
