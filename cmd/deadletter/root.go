@@ -252,6 +252,7 @@ func (a *app) prepare(cmd *cobra.Command) error {
 			backendGiven = backendGiven || slices.Contains(fromContext, name)
 		}
 	}
+	a.warnSecretFlags(fs)
 	var fromEnv []string
 	for _, e := range envVars {
 		v, ok := os.LookupEnv(e.name)
@@ -281,6 +282,25 @@ func (a *app) prepare(cmd *cobra.Command) error {
 		return usagef("%v (from the environment: %s)", err, strings.Join(set, ", "))
 	}
 	return err
+}
+
+// secretInText matches an account key, a SAS or its signature in a connection string or URL.
+var secretInText = regexp.MustCompile(`(?i)(AccountKey=|SharedAccessSignature=|[?&]sig=)`)
+
+// warnSecretFlags warns when a secret was typed as a flag: every process on the machine can read a command line
+// (ps, /proc/PID/cmdline), a hook included. The variable to use instead is named. The storage emulator's
+// well-known key is no secret.
+func (a *app) warnSecretFlags(fs *pflag.FlagSet) {
+	for _, w := range []struct{ flag, instead string }{
+		{"connection-string", "export AZURE_STORAGE_ACCOUNT_CONNECTION_STRING instead"},
+		{"account-url", "sign in with Entra ID, or give a SAS connection string in AZURE_STORAGE_ACCOUNT_CONNECTION_STRING"},
+	} {
+		f := fs.Lookup(w.flag)
+		if f == nil || !f.Changed || !secretInText.MatchString(f.Value.String()) || strings.Contains(f.Value.String(), "devstoreaccount1") {
+			continue
+		}
+		fmt.Fprintf(a.io.err, "deadletter: warning: --%s holds a secret, and any process on this machine can read a command line (ps, /proc/PID/cmdline): %s\n", w.flag, w.instead)
+	}
 }
 
 // backendFlags name the container's backend: one of them, from the command line or else the environment.

@@ -24,6 +24,7 @@ type watchOptions struct {
 	json     bool
 	interval time.Duration
 	exec     string
+	execEnv  []string
 	// metricsAddr, when set, serves /metrics and /healthz there for Prometheus (internal/metrics).
 	metricsAddr string
 	allContexts bool
@@ -54,6 +55,7 @@ holds the alerting rules.`,
 	fs.BoolVar(&o.json, "json", false, "one JSON object per line")
 	durationVar(fs, &o.interval, "interval", "how often to check")
 	fs.StringVar(&o.exec, "exec", "", "run this shell command for every state, new and lost line, the line as JSON on stdin")
+	fs.StringSliceVar(&o.execEnv, "exec-env", nil, "a variable of the environment --exec may see besides PATH, HOME, LANG and the like (repeatable; never a credential variable)")
 	fs.StringVar(&o.metricsAddr, "metrics-addr", "", "serve Prometheus /metrics and /healthz on this address (e.g. :9464; port 0 picks one)")
 	fs.BoolVar(&o.allContexts, "all-contexts", false, "watch every context of the config file, each on its own schedule: lines and series carry the context")
 	return cmd
@@ -135,7 +137,7 @@ func (a *app) runWatch(cmd *cobra.Command, o *watchOptions) error {
 		}
 		defer stop()
 	}
-	hk := startHooks(ctx, o.exec, &lockedWriter{w: a.io.err}, []string{a.g.connString}) // its goroutine writes while the passes go on
+	hk := startHooks(ctx, o.exec, &lockedWriter{w: a.io.err}, []string{a.g.connString}, o.execEnv) // its goroutine writes while the passes go on
 	defer hk.stop()
 	o.witness = a.witnessOf(ctx)
 	var prev *replay.Report
@@ -317,6 +319,7 @@ type hooks struct {
 	cmd     string
 	errw    io.Writer
 	secrets []string
+	pass    []string // --exec-env
 	q       chan hookLine
 	done    chan struct{}
 	// left counts the groups whose leftovers are still within their grace (reaped in the background, so a hook
@@ -331,8 +334,8 @@ type hookLine struct {
 	env  []string
 }
 
-func startHooks(ctx context.Context, cmd string, errw io.Writer, secrets []string) *hooks {
-	h := &hooks{cmd: cmd, errw: errw, secrets: secrets, q: make(chan hookLine, hookQueue), done: make(chan struct{})}
+func startHooks(ctx context.Context, cmd string, errw io.Writer, secrets, pass []string) *hooks {
+	h := &hooks{cmd: cmd, errw: errw, secrets: secrets, pass: pass, q: make(chan hookLine, hookQueue), done: make(chan struct{})}
 	go func() {
 		defer close(h.done)
 		for l := range h.q {
@@ -367,7 +370,7 @@ func (h *hooks) stop() {
 // run runs the command once (internal/hook: its own process group or job, scrubbed environment), the line on
 // stdin; whatever it started is killed once it exits, past execTimeout, or when watch stops.
 func (h *hooks) run(ctx context.Context, l hookLine) {
-	gone, err := hook.Run(ctx, h.cmd, hook.Options{Stdin: append(l.line, '\n'), Env: l.env, Secrets: h.secrets, Output: h.errw,
+	gone, err := hook.Run(ctx, h.cmd, hook.Options{Stdin: append(l.line, '\n'), Env: l.env, Secrets: h.secrets, Pass: h.pass, Output: h.errw,
 		Timeout: execTimeout, Grace: hookGrace})
 	h.left.Add(1)
 	go func() { <-gone; h.left.Done() }()

@@ -50,3 +50,21 @@ func (l *lockedBuffer) String() string {
 	defer l.mu.Unlock()
 	return l.b.String()
 }
+
+// A hook gets an allow-list of the environment, plus the variables the operator names — never a credential
+// variable, named or not (the managed identity's, the CLI's, Terraform's).
+func TestAHookGetsAnAllowList(t *testing.T) {
+	if runtime.GOOS == "windows" {
+		t.Skip("sh")
+	}
+	for k, v := range map[string]string{"SOMETHING_ELSE": "leak1", "IDENTITY_HEADER": "leak2", "MSI_SECRET": "leak3", "ARM_CLIENT_SECRET": "leak4",
+		"AZURE_ACCESS_TOKEN": "leak5", "PASS_ME": "passed"} {
+		t.Setenv(k, v)
+	}
+	var out lockedBuffer
+	done, err := Run(context.Background(), "env", Options{Output: &out, Pass: []string{"PASS_ME", "IDENTITY_HEADER"}, Timeout: 5 * time.Second})
+	<-done
+	if err != nil || strings.Contains(out.String(), "leak") || !strings.Contains(out.String(), "PASS_ME=passed") || !strings.Contains(out.String(), "PATH=") {
+		t.Fatalf("the hook's environment (%v):\n%s", err, out.String())
+	}
+}

@@ -17,7 +17,7 @@ func shell(command string) *exec.Cmd { return exec.Command("cmd.exe", "/C", comm
 // (KILL_ON_JOB_CLOSE) or terminating it ends them all.
 type group struct{ job windows.Handle }
 
-func start(cmd *exec.Cmd) (*group, error) {
+func start(cmd *exec.Cmd, _ string) (*group, error) {
 	job, err := windows.CreateJobObject(nil, nil)
 	if err != nil {
 		return nil, err
@@ -71,3 +71,6 @@ func (g *group) reap(ctx context.Context, grace time.Duration) {
 func (g *group) kill() { windows.TerminateJobObject(g.job, 1) }
 
 func (g *group) close() { windows.CloseHandle(g.job) }
+
+// harden: the job object is the bound on Windows (KILL_ON_JOB_CLOSE takes every process started in it).
+func harden() {}

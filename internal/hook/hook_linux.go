@@ -1,0 +1,127 @@
+//go:build linux
+
+package hook
+
+import (
+	"bytes"
+	"context"
+	"os"
+	"os/exec"
+	"strconv"
+	"sync"
+	"syscall"
+	"time"
+
+	"golang.org/x/sys/unix"
+)
+
+func shell(command string) *exec.Cmd { return exec.Command("sh", "-c", command) }
+
+var hardenOnce sync.Once
+
+// harden makes deadletter, once, the subreaper of what its hooks start (an orphan — a setsid child whose parent
+// exited — is reparented to it rather than to init, so it stays within reach), and non-dumpable, so a hook (the
+// operator's uid) cannot read its /proc/PID/environ — the connection string. (Its cmdline stays readable to every
+// process on the machine: a secret given as a flag is warned about.)
+func harden() {
+	hardenOnce.Do(func() {
+		unix.Prctl(unix.PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0)
+		unix.Prctl(unix.PR_SET_DUMPABLE, 0, 0, 0, 0)
+	})
+}
+
+// group is the command's process group, and every process carrying its run's mark: a child that called setsid
+// leaves the group but not the mark.
+type group struct {
+	pgid    int
+	mark    []byte
+	orphans map[int]bool // marked processes reparented to deadletter: waited for once killed, so none is a zombie
+}
+
+func start(cmd *exec.Cmd, mark string) (*group, error) {
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	if err := cmd.Start(); err != nil {
+		return nil, err
+	}
+	return &group{pgid: cmd.Process.Pid, mark: []byte(markVar + "=" + mark), orphans: map[int]bool{}}, nil
+}
+
+// marked are the processes whose environment holds the run's mark.
+func (g *group) marked() []int {
+	ents, err := os.ReadDir("/proc")
+	if err != nil {
+		return nil
+	}
+	self := os.Getpid()
+	var out []int
+	for _, e := range ents {
+		pid, err := strconv.Atoi(e.Name())
+		if err != nil || pid == self {
+			continue
+		}
+		env, err := os.ReadFile("/proc/" + e.Name() + "/environ")
+		if err != nil || !bytes.Contains(env, g.mark) {
+			continue
+		}
+		for _, kv := range bytes.Split(env, []byte{0}) {
+			if bytes.Equal(kv, g.mark) {
+				out = append(out, pid)
+				if ppid(pid) == self {
+					g.orphans[pid] = true
+				}
+				break
+			}
+		}
+	}
+	return out
+}
+
+// ppid is a process's parent (0 when it cannot be read).
+func ppid(pid int) int {
+	b, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/stat")
+	if err != nil {
+		return 0
+	}
+	if i := bytes.LastIndexByte(b, ')'); i >= 0 && i+4 < len(b) {
+		f := bytes.Fields(b[i+2:])
+		if len(f) > 1 {
+			n, _ := strconv.Atoi(string(f[1]))
+			return n
+		}
+	}
+	return 0
+}
+
+// alive reports whether any process of the group, or any marked one, is left.
+func (g *group) alive() bool {
+	g.waitOrphans()
+	return syscall.Kill(-g.pgid, 0) == nil || len(g.marked()) > 0
+}
+
+// reap gives what the main process left behind the grace to finish, then kills it.
+func (g *group) reap(ctx context.Context, grace time.Duration) { reapGroup(ctx, g, grace) }
+
+func (g *group) kill() {
+	syscall.Kill(-g.pgid, syscall.SIGKILL)
+	for _, pid := range g.marked() {
+		syscall.Kill(pid, syscall.SIGKILL)
+	}
+	g.waitOrphans()
+}
+
+// waitOrphans collects the exit of the marked orphans that ended (only those: another child's status is not
+// deadletter's to take).
+func (g *group) waitOrphans() {
+	for pid := range g.orphans {
+		var ws syscall.WaitStatus
+		if n, err := syscall.Wait4(pid, &ws, syscall.WNOHANG, nil); n == pid || err == syscall.ECHILD {
+			delete(g.orphans, pid)
+		}
+	}
+}
+
+func (g *group) close() {
+	for deadline := time.Now().Add(time.Second); len(g.orphans) > 0 && time.Now().Before(deadline); time.Sleep(10 * time.Millisecond) {
+		g.waitOrphans()
+	}
+}

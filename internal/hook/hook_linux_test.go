@@ -1,0 +1,50 @@
+//go:build linux
+
+package hook
+
+import (
+	"context"
+	"os"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+)
+
+// running reports whether a process whose command line holds s is left.
+func running(s string) bool {
+	ents, _ := os.ReadDir("/proc")
+	for _, e := range ents {
+		if b, err := os.ReadFile("/proc/" + e.Name() + "/cmdline"); err == nil && strings.Contains(string(b), s) {
+			return true
+		}
+	}
+	return false
+}
+
+// A child that leaves the hook's process group (setsid) is stopped with it all the same: nothing a hook starts
+// outlives it.
+func TestASetsidChildDiesWithTheHook(t *testing.T) {
+	done, err := Run(context.Background(), "setsid sleep 31.4159 & setsid sh -c 'sleep 27.1828' & sleep 30",
+		Options{Timeout: 500 * time.Millisecond, Grace: 100 * time.Millisecond})
+	<-done
+	if err != ErrTimeout {
+		t.Fatalf("err %v", err)
+	}
+	for deadline := time.Now().Add(5 * time.Second); running("31.4159") || running("27.1828"); time.Sleep(20 * time.Millisecond) {
+		if time.Now().After(deadline) {
+			t.Fatal("a setsid child outlived the hook")
+		}
+	}
+}
+
+// A hook cannot read deadletter's environment (the connection string) through /proc.
+func TestAHookCannotReadDeadlettersEnvironment(t *testing.T) {
+	t.Setenv("DEADLETTER_TEST_SECRET_IN_ENV", "the-parents-secret")
+	var out lockedBuffer
+	done, _ := Run(context.Background(), "cat /proc/$TARGET/environ 2>&1; echo", Options{Output: &out, Env: []string{"TARGET=" + strconv.Itoa(os.Getpid())}, Timeout: 5 * time.Second})
+	<-done
+	if strings.Contains(out.String(), "the-parents-secret") {
+		t.Fatalf("the hook read deadletter's environment: %q", out.String())
+	}
+}
