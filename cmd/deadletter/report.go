@@ -156,9 +156,26 @@ func md(s string) string {
 	return b.String()
 }
 
-// mdCode makes untrusted text safe in a code span or fenced block, where backslashes do nothing: printable, and
-// no backtick to end it early.
-func mdCode(s string) string { return strings.ReplaceAll(textfmt.Printable(s), "`", "'") }
+// mdSpan is untrusted text as a Markdown code span, exactly as it is (made printable): CommonMark's rule — a
+// delimiter of one backtick more than the longest run inside, padded with a space where the text begins or ends
+// with one — so a backtick in a name is shown as itself and cannot end the span early.
+func mdSpan(s string) string {
+	p := textfmt.Printable(s)
+	longest, run := 0, 0
+	for _, c := range p {
+		if c == '`' {
+			run++
+			longest = max(longest, run)
+		} else {
+			run = 0
+		}
+	}
+	fence := strings.Repeat("`", longest+1)
+	if strings.HasPrefix(p, "`") || strings.HasSuffix(p, "`") {
+		p = " " + p + " "
+	}
+	return fence + p + fence
+}
 
 // writeMarkdown writes the report for a postmortem: a section per fact.
 func writeMarkdown(w io.Writer, r reportJSON) {
@@ -253,7 +270,7 @@ func mdTimeline(w io.Writer, r reportJSON) {
 func bySubscription(h hourJSON) string {
 	subs := make([]string, 0, len(h.BySubscription))
 	for s, n := range h.BySubscription {
-		subs = append(subs, fmt.Sprintf("%s %d", mdCode(s), n))
+		subs = append(subs, fmt.Sprintf("%s %d", textfmt.Printable(s), n)) // (in a fenced block, never at a line's start)
 	}
 	slices.Sort(subs)
 	return strings.Join(subs, " · ")
@@ -305,7 +322,7 @@ func mdFindings(w io.Writer, r reportJSON) {
 	for _, f := range r.Findings {
 		fmt.Fprintf(w, "- **%s** (%d): %s\n", f.Kind, f.Count, f.Message) // (deadletter's own words: no blob text in them)
 		for _, n := range f.Names {
-			fmt.Fprintf(w, "  - `%s`\n", mdCode(string(n)))
+			fmt.Fprintf(w, "  - %s\n", mdSpan(string(n)))
 		}
 		if f.More > 0 {
 			fmt.Fprintf(w, "  - … and %d more\n", f.More)

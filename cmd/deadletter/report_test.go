@@ -160,3 +160,13 @@ func TestReportOfAnEmptyContainer(t *testing.T) {
 		t.Fatalf("exit %d %s %s", code, out, errs)
 	}
 }
+
+// A name holding a backtick is shown as itself in the Markdown report — a code span CommonMark cannot end early —
+// never as a name with a quote in its place, which does not exist.
+func TestMarkdownSpanKeepsBackticks(t *testing.T) {
+	for in, want := range map[string]string{"A/x`y.json": "``A/x`y.json``", "`start": "`` `start ``", "plain": "`plain`", "a``b": "```a``b```"} {
+		if got := mdSpan(in); got != want {
+			t.Errorf("mdSpan(%q) = %q, want %q", in, got, want)
+		}
+	}
+}

@@ -447,18 +447,28 @@ func (a *app) withTimeout(cmd *cobra.Command, def time.Duration) (context.Contex
 	return context.WithTimeoutCause(cmd.Context(), a.g.timeout, fmt.Errorf("not done within --timeout %s (a slow or unreachable container, or one too large for the time: raise --timeout)", durationFlag{&a.g.timeout}))
 }
 
-// couldNotLook explains an error that ended a read: the deadline, a signal, or the error itself.
+// couldNotLook explains an error that ended a read: the deadline, a signal, or the error itself — once: an error
+// it already explained (a pass inside a pass) is said as it is, never "interrupted before …: interrupted before …".
 func couldNotLook(ctx context.Context, err error) error {
+	var done explained
+	if errors.As(err, &done) {
+		return err
+	}
 	switch {
 	case wasInterrupted(ctx):
-		return fmt.Errorf("interrupted before the container was read whole: %w", err)
+		return explained{fmt.Errorf("interrupted before the container was read whole: %w", err)}
 	case errors.Is(err, context.DeadlineExceeded) || errors.Is(context.Cause(ctx), context.DeadlineExceeded):
 		if c := context.Cause(ctx); c != nil && !errors.Is(c, context.DeadlineExceeded) {
-			return fmt.Errorf("%v: %w", c, err)
+			return explained{fmt.Errorf("%v: %w", c, err)}
 		}
 	}
 	return err
 }
+
+// explained is an error couldNotLook has explained.
+type explained struct{ error }
+
+func (e explained) Unwrap() error { return e.error }
 
 // durationFlag is a duration flag that takes days (3d, 1d12h) as well as Go durations, and prints its value the
 // way the rest of the tool prints durations, so what it prints parses back.

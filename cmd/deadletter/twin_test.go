@@ -2,6 +2,7 @@ package main
 
 import (
 	"bytes"
+	"context"
 	"encoding/json"
 	"math/rand/v2"
 	"os"
@@ -139,4 +140,14 @@ func TestTwinSurvivesKillNine(t *testing.T) {
 		t.Fatal("no round was killed mid-step: the soak proved nothing")
 	}
 	t.Logf("%d of 10 rounds killed mid-step and repaired", repaired)
+}
+
+// An interrupted read is said once: never "interrupted before the container was read whole: interrupted before…".
+func TestCouldNotLookSaysItOnce(t *testing.T) {
+	ctx, cancel := context.WithCancelCause(context.Background())
+	cancel(interrupted{os.Interrupt})
+	err := couldNotLook(ctx, couldNotLook(ctx, context.Canceled))
+	if n := strings.Count(err.Error(), "interrupted before"); n != 1 {
+		t.Fatalf("%q", err)
+	}
 }

@@ -5,6 +5,7 @@ package textfmt
 
 import (
 	"fmt"
+	"math"
 	"strconv"
 	"strings"
 	"time"
@@ -94,7 +95,7 @@ func NeedsEscape(r rune, size int) bool {
 func Duration(d time.Duration) string {
 	neg := d < 0
 	if neg {
-		d = -d
+		d = -max(d, -math.MaxInt64) // (the most negative duration has no positive: -d would stay negative)
 	}
 	var s string
 	switch {

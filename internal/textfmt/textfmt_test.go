@@ -2,6 +2,7 @@ package textfmt
 
 import (
 	"encoding/json"
+	"math"
 	"reflect"
 	"testing"
 	"time"
@@ -126,6 +127,15 @@ func TestSafeJSON(t *testing.T) {
 		var a, b any
 		if json.Unmarshal([]byte(in), &a) != nil || json.Unmarshal([]byte(got), &b) != nil || !reflect.DeepEqual(a, b) {
 			t.Errorf("SafeJSON(%q) changed the value: %v → %v", in, a, b)
+		}
+	}
+}
+
+// The most negative duration (an mtime at the end of time) prints with one minus sign, never "--9223372036s".
+func TestDurationAtTheEdges(t *testing.T) {
+	for d, want := range map[time.Duration]string{math.MinInt64: "-106751d23h", math.MaxInt64: "106751d23h", -90 * time.Second: "-1m"} {
+		if got := Duration(d); got != want {
+			t.Errorf("Duration(%d) = %q, want %q", int64(d), got, want)
 		}
 	}
 }
