@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"math/rand/v2"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -362,5 +363,36 @@ func TestOpenDetailFollowsTheTwinInTmux(t *testing.T) {
 	tm.keys("q") // (the demo writes into its directory until it ends: end it before the test removes it)
 	if code := tm.exited(); code != 0 {
 		t.Fatalf("exit %d", code)
+	}
+}
+
+// kill -9 of the demo at a random moment, three times over one directory: each time the next demo clears the
+// killed one (its own, recorded), a drain acts on what it left, and twin status finds it balanced or repairs it.
+func TestDemoSurvivesKillNineInTmux(t *testing.T) {
+	if _, err := os.Stat("/proc/self/task"); err != nil {
+		t.Skip("needs /proc to find the demo's process")
+	}
+	dir := filepath.Join(t.TempDir(), "demo")
+	rng := rand.New(rand.NewPCG(36, 40))
+	for round := range 3 {
+		tm := newTerm(t, 120, 40, binary(t), "demo", "--dir", dir, "--speed", "3000")
+		tm.screen("REHEARSAL")
+		shell := strings.TrimSpace(tm.tmux("display-message", "-p", "-t", "dl", "#{pane_pid}"))
+		kids, err := os.ReadFile("/proc/" + shell + "/task/" + shell + "/children")
+		pid, _ := strconv.Atoi(strings.Fields(string(kids) + " 0")[0])
+		if err != nil || pid == 0 {
+			t.Fatalf("the demo's process: %v %q", err, kids)
+		}
+		<-time.After(time.Duration(rng.IntN(1500)) * time.Millisecond) // the moment of the kill is the experiment
+		p, _ := os.FindProcess(pid)
+		p.Kill()
+		if code := tm.exited(); code != 137 {
+			t.Fatalf("round %d: the demo exited %d, not killed", round, code)
+		}
+		runCmd(t, "drain", "--dir", dir, "--yes")
+		out, errs, code := runCmd(t, "twin", "status", "--dir", dir)
+		if code != 0 || strings.Contains(out, "NOWHERE") {
+			t.Fatalf("round %d: twin status exit %d\n%s%s", round, code, out, errs)
+		}
 	}
 }
