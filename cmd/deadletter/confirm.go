@@ -118,7 +118,7 @@ func (a *app) reportResults(ctx context.Context, f actionFlags, res []replay.Res
 	if f.json {
 		out := toResultsJSON(f.dryRun, res, f.forceHow)
 		out.Estate = text(a.estate())
-		out.Rehearsal = a.g.opened != nil && rehearsal(a.g.opened)
+		out.Rehearsal = a.g.opened.rehearsal
 		for _, r := range ready { // a drain's readiness, both witnesses
 			out.Readiness, out.EventGrid = r.Readiness, r.EventGrid
 		}

@@ -170,7 +170,7 @@ func rehearsal(c any) bool {
 // estate is the container a command acts on, named for a person ("" before it is opened): every write's
 // question and result says it.
 func (a *app) estate() string {
-	if a.g.opened == nil {
+	if !a.g.opened.set {
 		return ""
 	}
 	return a.describe(a.g.opened)

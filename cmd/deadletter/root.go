@@ -58,8 +58,10 @@ type globalFlags struct {
 	eventGridTopics   []string
 	replaySystemTopic string
 	witnessWindow     time.Duration
-	// opened is the container the command opened (loader), so its questions and results can name it.
-	opened store.Container
+	// opened names the container the command opened (loader), so its questions and results can say it — its
+	// name, not the container itself: an app outlives its run (cobra keeps flag completions globally), and must
+	// not hold the container's open folders with it.
+	opened openedContainer
 }
 
 func newApp(io stdio) *app {
@@ -303,6 +305,16 @@ func (a *app) warnSecretFlags(fs *pflag.FlagSet) {
 	}
 }
 
+// openedContainer is what a command says of the container it opened.
+type openedContainer struct {
+	name      string
+	rehearsal bool
+	set       bool
+}
+
+func (o openedContainer) Describe() string { return o.name }
+func (o openedContainer) Rehearsal() bool  { return o.rehearsal }
+
 // backendFlags name the container's backend: one of them, from the command line or else the environment.
 var backendFlags = []string{"dir", "connection-string", "connection-string-file", "account-url"}
 
@@ -415,7 +427,7 @@ func (g *globalFlags) loader() (*replay.Loader, replay.Config, error) {
 	if err != nil {
 		return nil, replay.Config{}, err
 	}
-	g.opened = c
+	g.opened = openedContainer{name: c.Describe(), rehearsal: rehearsal(c), set: true}
 	cfg, err := g.config()
 	if err != nil {
 		return nil, cfg, err

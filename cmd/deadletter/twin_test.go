@@ -151,3 +151,13 @@ func TestCouldNotLookSaysItOnce(t *testing.T) {
 		t.Fatalf("%q", err)
 	}
 }
+
+// The dashboard opened on a twin's directory says in its header that its time is the twin's clock.
+func TestTheDashboardSaysRehearsalInTmux(t *testing.T) {
+	dir := t.TempDir()
+	mustRun(t, "twin", "start", "--dir", dir)
+	tm := newTerm(t, 120, 30, binary(t), "--dir", dir, "--interval", "1h")
+	tm.screen("REHEARSAL (the twin's clock)", "[1 Stranded")
+	tm.keys("q")
+	tm.exited()
+}
