@@ -66,12 +66,12 @@ func TestTwinStatusExitsNonZeroOnALoss(t *testing.T) {
 // command can make the twin break an estate rule, so this is the seam twin status and advance share.)
 func TestTwinBrokenCountsViolations(t *testing.T) {
 	ok := twin.Account{Published: 3, Delivered: 1, InBlobs: 2, Nowhere: []string{}}
-	if err := twinBroken(ok, nil); err != nil {
+	if err := twinBroken(ok, nil, true); err != nil {
 		t.Fatalf("a clean twin: %v", err)
 	}
-	err := twinBroken(ok, []string{"2026-12-01T12:00:00Z: event x|3 was republished past the cap (2)"})
+	err := twinBroken(ok, []string{"2026-12-01T12:00:00Z: event x|3 was republished past the cap (2)"}, true)
 	var ec exitCode
-	if !errors.As(err, &ec) || ec.code != exitFindings || !strings.Contains(err.Error(), "1 violation(s)") {
+	if !errors.As(err, &ec) || ec.code != exitFindings || !strings.Contains(err.Error(), "broken 1 time(s)") {
 		t.Fatalf("a violation: %v", err)
 	}
 }

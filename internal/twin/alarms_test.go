@@ -6,6 +6,7 @@ import (
 	"crypto/sha256"
 	"encoding/json"
 	"fmt"
+	"github.com/deadletter/deadletter/internal/made"
 	"sort"
 	"strings"
 	"testing"
@@ -360,7 +361,7 @@ func fingerprint(t *testing.T, tw *Twin) map[string][32]byte {
 func TestTheTwinIsDeterministicByContent(t *testing.T) {
 	ctx := context.Background()
 	run := func(seed int64) map[string][32]byte {
-		tw, err := Start(ctx, t.TempDir(), "incident", seed, opens)
+		tw, err := Start(ctx, t.TempDir(), made.Twin, "incident", seed, opens)
 		if err != nil {
 			t.Fatal(err)
 		}
