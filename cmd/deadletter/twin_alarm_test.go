@@ -45,7 +45,7 @@ func TestTwinStatusExitsNonZeroOnALoss(t *testing.T) {
 	}
 
 	out, errs, code := runCmd(t, "twin", "status", "--dir", dir)
-	if code != exitFindings || !strings.Contains(out, "NOWHERE") || !strings.Contains(errs, "broke its own rules") {
+	if code != exitFindings || !strings.Contains(out, "NOWHERE") || !strings.Contains(errs, "account does not balance") {
 		t.Fatalf("twin status after a loss: exit %d\n%s\n%s", code, out, errs)
 	}
 	out, _, code = runCmd(t, "twin", "status", "--dir", dir, "--json")
