@@ -111,7 +111,7 @@ mutant twin-draws-from-the-wall-clock internal/twin/twin.go \
 	'fmt.Fprintf(h, "%d/%d", tw.st.Seed, tw.st.Draws)' 'fmt.Fprintf(h, "%d/%d/%d", tw.st.Seed, tw.st.Draws, time.Now().UnixNano()%2)' \
 	./internal/twin TestTheTwinIsDeterministicByContent
 mutant twin-status-exits-0-on-a-loss cmd/deadletter/twin.go \
-	'if acct.Balanced() && len(violations) == 0 {' 'if acct.Balanced() || len(violations) == 0 {' \
+	'case settled && !acct.Balanced():' 'case false && !acct.Balanced():' \
 	./cmd/deadletter TestTwinStatusExitsNonZeroOnALoss
 
 # ── readiness (replay/readiness_test.go) ──
