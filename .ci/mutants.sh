@@ -132,6 +132,17 @@ mutant readiness-counts-restored replay/readiness.go \
 	'store.MetaGet(bi.Metadata, MetaRestoredFrom); restored {' 'store.MetaGet(bi.Metadata, MetaRestoredFrom); restored && bi.Size < 0 {' \
 	./replay TestReadiness
 
+# ── context precedence (cmd/deadletter/precedence_test.go): SPEC §5's order ──
+mutant deadletter-context-beats-the-flag cmd/deadletter/config.go \
+	'if f := flags.Lookup("context"); f == nil || !f.Changed {' 'if f := flags.Lookup("context"); f == nil || !f.Changed || os.Getenv("DEADLETTER_CONTEXT") != "" {' \
+	./cmd/deadletter TestPrecedenceEveryPair
+mutant env-container-leaves-the-current-context cmd/deadletter/config.go \
+	'	if src == fromCurrent {' '	if src == fromFlag {' \
+	./cmd/deadletter TestPrecedenceEveryPair
+mutant context-value-beats-a-typed-flag cmd/deadletter/config.go \
+	'		if f == nil || f.Changed {' '		if f == nil {' \
+	./cmd/deadletter TestPrecedenceEveryPair
+
 # ── --all-contexts (cmd/deadletter/allcontexts_test.go) ──
 mutant all-contexts-takes-the-last-non-ok cmd/deadletter/contexts.go \
 	$'case c == exitError || code == exitError:\n\t\t\tcode = exitError\n\t\tcase c != exitOK && code == exitOK:' \
