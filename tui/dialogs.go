@@ -85,10 +85,11 @@ func (b *box) scrollKeys() []binding {
 
 // limitLines say first what limits the action to these blobs (the selection, the cursor's row, this blob).
 func limitLines(e *env, limit string) []string {
+	out := []string{"On " + e.estate + ".", ""} // every question names the estate it writes to
 	if limit == "" {
-		return nil
+		return out
 	}
-	return []string{e.st.Warn.Render("It takes " + limit + "."), ""}
+	return append(out, e.st.Warn.Render("It takes "+limit+"."), "")
 }
 
 // nameLines name the blobs an action touches: the first few, then the rest, one per line (the body scrolls).

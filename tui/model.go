@@ -139,12 +139,15 @@ func New(o Options) *Model {
 // in commands. They never see the root.
 func (m *Model) env() *env {
 	return &env{cfg: m.cfg, st: &m.st, painted: m.painted, snap: m.snap, loader: m.opt.Loader, ctx: m.ctx, readOnly: m.opt.ReadOnly,
-		now: m.now, serviceNow: m.serviceNow, by: m.opt.By, after: m.opt.After, concurrency: m.opt.Concurrency, renderer: m.opt.Renderer, post: m.post,
+		estate: m.estate(),
+		now:    m.now, serviceNow: m.serviceNow, by: m.opt.By, after: m.opt.After, concurrency: m.opt.Concurrency, renderer: m.opt.Renderer, post: m.post,
 		witness: &m.witness}
 }
 
 // env is the read-only world a component works in.
 type env struct {
+	// estate names where actions write (every question and result says it).
+	estate      string
 	cfg         replay.Config
 	st          *Styles
 	painted     memo

@@ -88,11 +88,11 @@ func (v *detail) editOff() string {
 	return ""
 }
 
-// estate names the container the dashboard writes to, with its context.
+// estate names the container the dashboard writes to, with its context (escaped: both may come from a file).
 func (m *Model) estate() string {
-	d := m.opt.Loader.Container.Describe()
+	d := textfmt.Printable(m.opt.Loader.Container.Describe())
 	if m.opt.Context != "" {
-		return m.opt.Context + " (" + d + ")"
+		return textfmt.Printable(m.opt.Context) + " (" + d + ")"
 	}
 	return d
 }

@@ -140,7 +140,7 @@ func (r *runView) finish(msg actionDoneMsg) string {
 	case msg.err != nil:
 		lines = []string{r.e.st.Error.Render(textfmt.Printable(msg.err.Error()))}
 	default:
-		lines = []string{present.TallyLine(tally, false)}
+		lines = []string{present.TallyLine(tally, false) + " · on " + r.e.estate}
 		if r.cancelled && tally[replay.OutcomeCancelled] == 0 {
 			lines = append(lines, r.e.st.Warn.Render(fmt.Sprintf("The %s finished before the cancel arrived: every blob was handled.", actionVerbs[r.run.act])))
 		}
