@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
+	"github.com/deadletter/deadletter/internal/opfile"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -408,27 +409,7 @@ func rewriteInPlace(path string, b []byte) error {
 	if !fi.Mode().IsRegular() {
 		return fmt.Errorf("config %s leads to %s, not a regular file", textfmt.Printable(path), fileKind(fi.Mode()))
 	}
-	tmp, err := os.CreateTemp(filepath.Dir(real), "."+filepath.Base(real)+".*")
-	if err != nil {
-		return err
-	}
-	_, err = tmp.Write(b)
-	if serr := tmp.Sync(); err == nil {
-		err = serr
-	}
-	if cerr := tmp.Close(); err == nil {
-		err = cerr
-	}
-	if err == nil {
-		err = os.Chmod(tmp.Name(), fi.Mode().Perm())
-	}
-	if err == nil {
-		err = os.Rename(tmp.Name(), real)
-	}
-	if err != nil {
-		os.Remove(tmp.Name())
-	}
-	return err
+	return opfile.Replace(real, b, fi.Mode().Perm())
 }
 
 // loadConfig finds and reads the config file: --config, else DEADLETTER_CONFIG, else the user's config

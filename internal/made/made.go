@@ -26,6 +26,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"github.com/deadletter/deadletter/internal/opfile"
 	"io"
 	"io/fs"
 	"os"
@@ -257,25 +258,5 @@ func WriteFile(path string, b []byte) error {
 	if len(b) > maxFile {
 		return fmt.Errorf("%s: %w", path, ErrTooLarge)
 	}
-	tmp, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".*")
-	if err != nil {
-		return err
-	}
-	_, err = tmp.Write(b)
-	if serr := tmp.Sync(); err == nil {
-		err = serr
-	}
-	if cerr := tmp.Close(); err == nil {
-		err = cerr
-	}
-	if err == nil {
-		err = os.Chmod(tmp.Name(), 0o600)
-	}
-	if err == nil {
-		err = os.Rename(tmp.Name(), path)
-	}
-	if err != nil {
-		os.Remove(tmp.Name())
-	}
-	return err
+	return opfile.Replace(path, b, 0o600)
 }

@@ -1,7 +1,8 @@
 // Package opfile is the files deadletter writes on the operator's own machine — a payload saved with get or the
 // dashboard's s, an edit waiting for its editor, an edit kept after a refused repair — and the editor and pager
 // it hands them to. Payloads are production data on a laptop: every file is readable by the operator only (0600)
-// and nothing is ever written over.
+// and nothing is ever written over. Replace is the one exception, for files deadletter rewrites whole (a twin's
+// state, the config's current context, a register the operator asked for): never half written.
 package opfile
 
 import (
@@ -17,6 +18,32 @@ import (
 
 // ErrExists is a path that already holds something: deadletter never writes over it.
 var ErrExists = errors.New("already exists: not written over (name a new file, or move that one away)")
+
+// Replace writes b to path whole or not at all: a temporary file beside it, synced, given mode perm, renamed into
+// place (the old file, if any, stays until the rename).
+func Replace(path string, b []byte, perm fs.FileMode) error {
+	tmp, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".*")
+	if err != nil {
+		return err
+	}
+	_, err = tmp.Write(b)
+	if serr := tmp.Sync(); err == nil {
+		err = serr
+	}
+	if cerr := tmp.Close(); err == nil {
+		err = cerr
+	}
+	if err == nil {
+		err = os.Chmod(tmp.Name(), perm)
+	}
+	if err == nil {
+		err = os.Rename(tmp.Name(), path)
+	}
+	if err != nil {
+		os.Remove(tmp.Name())
+	}
+	return err
+}
 
 // WriteNew writes b to a new file at path, readable and writable by the operator only, synced before it returns.
 // Anything already at path — a file, a link, a FIFO — is refused (ErrExists), never followed or replaced; a
