@@ -4,7 +4,6 @@ import (
 	"errors"
 	"fmt"
 	"github.com/deadletter/deadletter/internal/opfile"
-	"io"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -20,43 +19,19 @@ const maxOperatorFile = 1 << 20
 // only a regular file, at most maxOperatorFile bytes — each refusal said with the path. A missing file is
 // fs.ErrNotExist.
 func readOperatorFile(flag, path string) ([]byte, error) {
-	f, err := os.OpenFile(path, os.O_RDONLY|openNonBlocking, 0)
-	if err != nil {
-		return nil, err
-	}
-	defer f.Close()
-	fi, err := f.Stat()
-	if err != nil {
-		return nil, err
-	}
-	if !fi.Mode().IsRegular() {
-		return nil, fmt.Errorf("%s %s is %s, not a regular file", flag, textfmt.Printable(path), fileKind(fi.Mode()))
-	}
-	b, err := io.ReadAll(io.LimitReader(f, maxOperatorFile+1))
-	if err != nil {
-		return nil, err
-	}
-	if len(b) > maxOperatorFile {
+	b, err := opfile.ReadRegular(path, maxOperatorFile)
+	var nr *opfile.NotRegularError
+	switch {
+	case errors.As(err, &nr):
+		return nil, fmt.Errorf("%s %s is %s, not a regular file", flag, textfmt.Printable(path), opfile.FileKind(nr.Mode))
+	case errors.Is(err, opfile.ErrTooLarge):
 		return nil, fmt.Errorf("%s %s is over %s: not the file deadletter expects there", flag, textfmt.Printable(path), textfmt.Bytes(maxOperatorFile))
 	}
-	return b, nil
+	return b, err
 }
 
-func fileKind(m fs.FileMode) string {
-	switch {
-	case m.IsDir():
-		return "a directory"
-	case m&fs.ModeNamedPipe != 0:
-		return "a FIFO"
-	case m&fs.ModeDevice != 0, m&fs.ModeCharDevice != 0:
-		return "a device"
-	case m&fs.ModeSocket != 0:
-		return "a socket"
-	case m&fs.ModeSymlink != 0:
-		return "a symbolic link"
-	}
-	return "not a regular file"
-}
+// fileKind names what a mode that is not a regular file is.
+func fileKind(m fs.FileMode) string { return opfile.FileKind(m) }
 
 // writeOperatorFile writes a file the operator named (--register-out): only over nothing or a regular file,
 // never through a FIFO or device, by a temporary file renamed into place.

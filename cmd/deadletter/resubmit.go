@@ -4,8 +4,8 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/deadletter/deadletter/internal/opfile"
 	"io"
-	"os"
 	"strings"
 	"time"
 
@@ -107,28 +107,21 @@ func serviceNow(ctx context.Context, c store.Container, read time.Time) (time.Ti
 // readPayloadFile reads a payload the operator fixed: a regular file (never a FIFO that would hang, nor a device),
 // or standard input for "-", at most store.MaxBlobBytes.
 func readPayloadFile(path string, stdin io.Reader) ([]byte, error) {
-	r := stdin
-	if path != "-" {
-		f, err := os.OpenFile(path, os.O_RDONLY|openNonBlocking, 0)
-		if err != nil {
-			return nil, err
+	tooLarge := errors.New("the payload is over 64 MiB: not a dead letter Event Grid would write")
+	if path == "-" {
+		b, err := io.ReadAll(io.LimitReader(stdin, store.MaxBlobBytes+1))
+		if err == nil && len(b) > store.MaxBlobBytes {
+			err = tooLarge
 		}
-		defer f.Close()
-		fi, err := f.Stat()
-		if err != nil {
-			return nil, err
-		}
-		if !fi.Mode().IsRegular() {
-			return nil, fmt.Errorf("%s is %s, not a regular file", textfmt.Printable(path), fileKind(fi.Mode()))
-		}
-		r = f
+		return b, err
 	}
-	b, err := io.ReadAll(io.LimitReader(r, store.MaxBlobBytes+1))
-	if err != nil {
-		return nil, err
+	b, err := opfile.ReadRegular(path, store.MaxBlobBytes)
+	var nr *opfile.NotRegularError
+	switch {
+	case errors.As(err, &nr):
+		return nil, fmt.Errorf("%s is %s, not a regular file", textfmt.Printable(path), opfile.FileKind(nr.Mode))
+	case errors.Is(err, opfile.ErrTooLarge):
+		return nil, tooLarge
 	}
-	if len(b) > store.MaxBlobBytes {
-		return nil, errors.New("the payload is over 64 MiB: not a dead letter Event Grid would write")
-	}
-	return b, nil
+	return b, err
 }

@@ -27,7 +27,6 @@ import (
 	"errors"
 	"fmt"
 	"github.com/deadletter/deadletter/internal/opfile"
-	"io"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -230,26 +229,11 @@ func ReadFile(path string) ([]byte, error) { return readLimited(path, maxFile) }
 func readSmall(path string) ([]byte, error) { return readLimited(path, 64<<10) }
 
 func readLimited(path string, limit int64) ([]byte, error) {
-	f, err := os.Open(path)
-	if err != nil {
-		return nil, err
-	}
-	defer f.Close()
-	fi, err := f.Stat()
-	if err != nil {
-		return nil, err
-	}
-	if !fi.Mode().IsRegular() {
-		return nil, fmt.Errorf("%s is not a regular file", path)
-	}
-	b, err := io.ReadAll(io.LimitReader(f, limit+1))
-	if err != nil {
-		return nil, err
-	}
-	if int64(len(b)) > limit {
+	b, err := opfile.ReadRegular(path, limit)
+	if errors.Is(err, opfile.ErrTooLarge) {
 		return nil, fmt.Errorf("%s: %w", path, ErrTooLarge)
 	}
-	return b, nil
+	return b, err
 }
 
 // WriteFile writes a file kept for a directory whole or not at all: a temporary file, synced, renamed over the

@@ -1,8 +1,0 @@
-//go:build unix
-
-package main
-
-import "syscall"
-
-// openNonBlocking keeps an open of a FIFO from waiting for a writer.
-const openNonBlocking = syscall.O_NONBLOCK

@@ -1,0 +1,8 @@
+//go:build unix
+
+package opfile
+
+import "syscall"
+
+// openNonBlocking opens a FIFO without waiting for a writer: it is then refused as not a regular file.
+const openNonBlocking = syscall.O_NONBLOCK

@@ -1,0 +1,63 @@
+package opfile
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"os"
+)
+
+// ErrTooLarge is a file over the limit its reader set.
+var ErrTooLarge = errors.New("over the size limit")
+
+// NotRegularError is a path that holds something other than a regular file (a FIFO, a device, a directory).
+type NotRegularError struct {
+	Path string
+	Mode fs.FileMode
+}
+
+func (e *NotRegularError) Error() string { return e.Path + " is " + FileKind(e.Mode) + ", not a regular file" }
+
+// ReadRegular reads a file the operator or deadletter keeps: opened without blocking (a FIFO cannot hang the
+// command), a regular file only (*NotRegularError), at most limit bytes (ErrTooLarge) — read so, memory never
+// holds more than limit+1 bytes of it.
+func ReadRegular(path string, limit int64) ([]byte, error) {
+	f, err := os.OpenFile(path, os.O_RDONLY|openNonBlocking, 0)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	fi, err := f.Stat()
+	if err != nil {
+		return nil, err
+	}
+	if !fi.Mode().IsRegular() {
+		return nil, &NotRegularError{Path: path, Mode: fi.Mode()}
+	}
+	b, err := io.ReadAll(io.LimitReader(f, limit+1))
+	if err != nil {
+		return nil, err
+	}
+	if int64(len(b)) > limit {
+		return nil, fmt.Errorf("%s: %w", path, ErrTooLarge)
+	}
+	return b, nil
+}
+
+// FileKind names what a mode that is not a regular file is ("a FIFO", "a directory").
+func FileKind(m fs.FileMode) string {
+	switch {
+	case m.IsDir():
+		return "a directory"
+	case m&fs.ModeNamedPipe != 0:
+		return "a FIFO"
+	case m&fs.ModeDevice != 0, m&fs.ModeCharDevice != 0:
+		return "a device"
+	case m&fs.ModeSocket != 0:
+		return "a socket"
+	case m&fs.ModeSymlink != 0:
+		return "a symbolic link"
+	}
+	return "not a regular file"
+}
