@@ -17,7 +17,9 @@ type NotRegularError struct {
 	Mode fs.FileMode
 }
 
-func (e *NotRegularError) Error() string { return e.Path + " is " + FileKind(e.Mode) + ", not a regular file" }
+func (e *NotRegularError) Error() string {
+	return e.Path + " is " + FileKind(e.Mode) + ", not a regular file"
+}
 
 // ReadRegular reads a file the operator or deadletter keeps: opened without blocking (a FIFO cannot hang the
 // command), a regular file only (*NotRegularError), at most limit bytes (ErrTooLarge) — read so, memory never
