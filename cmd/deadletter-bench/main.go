@@ -62,7 +62,7 @@ var (
 	conc     = flag.Int("c", 16, "concurrency of ours (and of the raw drain loop)")
 	smoke    = flag.Bool("smoke", false, "tiny sizes, one round, no targets: proves the tool runs (CI)")
 	rssChild = flag.String("rss-child", "", "internal: hold the directory's blobs hydrated and print peak RSS")
-	phases   = flag.String("phases", "read,drain,rss,ui,scale,twin", "which measurements to run")
+	phases   = flag.String("phases", "read,drain,rss,ui,scale,twin,build", "which measurements to run (build is skipped by -smoke: it downloads every module afresh)")
 	cpuProf  = flag.String("cpuprofile", "", "write a CPU profile of the whole run (investigating a missed target)")
 	memProf  = flag.String("memprofile", "", "write a heap profile of the scale phase's dashboard once it has listed (investigating its RSS)")
 	azBin    = flag.String("azurite", os.Getenv("DEADLETTER_AZURITE_BIN"), "azurite-blob executable (bench.sh sets DEADLETTER_AZURITE_BIN)")
@@ -112,6 +112,9 @@ func main() {
 	}
 	if want("twin") {
 		rows = append(rows, phaseTwin())
+	}
+	if want("build") && !*smoke {
+		rows = append(rows, phaseBuild()...)
 	}
 	pprof.StopCPUProfile() // before any os.Exit, which would skip a deferred stop
 	missed := printTable(rows)
