@@ -9,6 +9,7 @@ import (
 	"github.com/Azure/azure-sdk-for-go/sdk/azcore/policy"
 	"github.com/Azure/azure-sdk-for-go/sdk/azidentity"
 	"github.com/deadletter/deadletter/internal/azmonitor"
+	"github.com/deadletter/deadletter/internal/twin"
 	"github.com/deadletter/deadletter/replay"
 )
 
@@ -25,8 +26,14 @@ func (n noWitness) Witness(context.Context, time.Time) replay.WitnessReport {
 
 // witness is the second witness the flags configure: nil when no topic is named. Azure Monitor takes an ARM
 // token, which only Entra ID gives: a connection-string (or a directory) context gets a witness that says so
-// rather than one that guesses.
+// rather than one that guesses. A directory that is a twin has its own Event Grid, and its metrics: the twin
+// serves them (internal/twin), topics named or not, so every command on a rehearsal reads the broker's word too.
 func (g *globalFlags) witness() replay.Witness {
+	if g.dir != "" {
+		if _, err := twin.Find(g.dir); err == nil {
+			return boundedWitness{twin.NewDirWitness(g.dir, g.witnessWindow)}
+		}
+	}
 	if len(g.eventGridTopics) == 0 && g.replaySystemTopic == "" {
 		return nil
 	}

@@ -60,7 +60,7 @@ func (s *Script) down(sub string, t time.Duration) *Window {
 }
 
 // Scenarios are the scripts the twin knows.
-var Scenarios = []string{"incident", "replay-stopped"}
+var Scenarios = []string{"incident", "replay-stopped", "push-outage"}
 
 // ScriptOf is a scenario's script.
 func ScriptOf(name string) (Script, error) {
@@ -69,8 +69,10 @@ func ScriptOf(name string) (Script, error) {
 		return incident(false), nil
 	case "replay-stopped":
 		return incident(true), nil
+	case "push-outage":
+		return pushOutage(), nil
 	}
-	return Script{}, fmt.Errorf("unknown scenario %q (have: incident, replay-stopped)", name)
+	return Script{}, fmt.Errorf("unknown scenario %q (have: incident, replay-stopped, push-outage)", name)
 }
 
 // incident is the estate a month into a bad stretch, opened where the on-call finds it:

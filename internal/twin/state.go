@@ -191,6 +191,9 @@ func (st *State) check(script Script) error {
 			return err
 		}
 	}
+	if err := st.checkMetrics(script); err != nil {
+		return err
+	}
 	if len(st.Runs) > maxRuns {
 		return fmt.Errorf("runs: %d, want at most %d", len(st.Runs), maxRuns)
 	}

@@ -177,6 +177,8 @@ type State struct {
 	// Violations are the estate's rules the twin saw broken (it never should): a copy retriggering the replay,
 	// an event republished past the cap, an original deleted before its copies landed.
 	Violations []string `json:"violations"`
+	// Metrics are Event Grid's delivery counts per subscription per minute, the last few hours (witness.go).
+	Metrics map[string][]Minute `json:"metrics,omitempty"`
 }
 
 // maxRuns bounds the runs a twin remembers.
@@ -555,6 +557,7 @@ func (tw *Twin) attempt(ctx context.Context, p *pending) error {
 		if err != nil {
 			return err
 		}
+		tw.countAttempt(p.Sub, ok, status, outcome)
 		if ok {
 			return nil
 		}
@@ -563,12 +566,18 @@ func (tw *Twin) attempt(ctx context.Context, p *pending) error {
 			return tw.deadLetter(p, undeliverable(status)) // not retried: dead-lettered at once
 		}
 		if p.Attempts >= maxAttempts {
+			if p.Sub == ReplayFunction {
+				tw.countDropped(p.Sub)
+			}
 			return tw.giveUp(p, "MaxDeliveryAttemptsExceeded")
 		}
 		wait := backoff[min(p.Attempts-1, len(backoff)-1)]
 		next := tw.st.Now.Add(tw.jitter(wait))
 		if end := p.First.Add(eventTTL); !next.Before(end) {
 			next, p.Expire = end, true
+			if p.Sub == ReplayFunction {
+				tw.countDropped(p.Sub) // no attempt left: Event Grid has given it up
+			}
 		}
 		p.Due = next
 		heap.Push(&tw.st.Queue, p)
@@ -613,6 +622,7 @@ func (tw *Twin) deliver(ctx context.Context, p *pending) (ok bool, status int, o
 
 // deadLetter puts an event in its subscription's next dead-letter blob.
 func (tw *Twin) deadLetter(p *pending, reason string) error {
+	tw.countDeadLettered(p.Sub)
 	dl := deadLetter{event: *p.Event, Diagnostics: scenario.Diagnostics{DeadLetterReason: reason, DeliveryAttempts: p.Attempts,
 		LastDeliveryOutcome: p.Outcome, LastHTTPStatusCode: p.Status, PublishTime: p.First.Format(time.RFC3339),
 		LastDeliveryAttemptTime: p.LastTry.Format(time.RFC3339)}}

@@ -1,0 +1,187 @@
+package twin
+
+import (
+	"context"
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/deadletter/deadletter/replay"
+)
+
+// The twin is Event Grid, so it knows every delivery attempt: it counts them per subscription per minute of its
+// clock as Azure Monitor would (DeliverySuccessCount, DeliveryAttemptFailCount by Error, DeadLetteredCount,
+// DroppedEventCount), keeps the last witnessKeep of them in its state, and serves them as the second witness
+// (replay.Witness) over its directory — the same interface, the same verdicts (replay.Judge) as Azure's.
+
+// witnessKeep bounds the minutes a twin keeps: a longer --witness-window reads what there is.
+const witnessKeep = 3 * time.Hour
+
+// WitnessSource names the twin's witness in what the front ends print.
+const WitnessSource = "Event Grid metrics (the twin's simulation)"
+
+// The twin's Azure resources, as the witness names them: the application topic, the storage account's system
+// topic the storage-ledger subscription is on, and the dead-letter account's system topic the replay's trigger
+// subscription is on.
+const (
+	estateIDs         = "/subscriptions/00000000-0000-0000-0000-000000000000/resourceGroups/estate/providers/Microsoft.EventGrid/"
+	AppTopicID        = estateIDs + "topics/estate-events"
+	AssetsTopicID     = estateIDs + "systemTopics/estateassets"
+	DeadLetterTopicID = estateIDs + "systemTopics/estatedeadletter"
+	// ReplaySubscription is the replay trigger's event subscription, as Event Grid's metrics name it.
+	ReplaySubscription = "DEADLETTER-REPLAY"
+)
+
+// Minute is one subscription's counts for one minute of the twin's clock (At is its start).
+type Minute struct {
+	At           time.Time        `json:"at"`
+	Succeeded    int64            `json:"succeeded,omitempty"`
+	Failed       int64            `json:"failed,omitempty"`
+	FailedBy     map[string]int64 `json:"failedBy,omitempty"` // by Event Grid's word for the outcome (Busy, NotFound…)
+	DeadLettered int64            `json:"deadLettered,omitempty"`
+	Dropped      int64            `json:"dropped,omitempty"`
+}
+
+// count adds to the minute of the twin's clock of a subscription (the twin's name for it: ReplayFunction for the
+// trigger's), and lets go of the minutes older than witnessKeep.
+func (tw *Twin) count(sub string, add func(*Minute)) {
+	if tw.st.Metrics == nil {
+		tw.st.Metrics = map[string][]Minute{}
+	}
+	at := tw.st.Now.UTC().Truncate(time.Minute)
+	ms := tw.st.Metrics[sub]
+	if n := len(ms); n == 0 || !ms[n-1].At.Equal(at) {
+		ms = append(ms, Minute{At: at})
+	}
+	add(&ms[len(ms)-1])
+	keep := at.Add(-witnessKeep)
+	i := 0
+	for i < len(ms) && ms[i].At.Before(keep) {
+		i++
+	}
+	if i > 0 {
+		ms = append([]Minute(nil), ms[i:]...)
+	}
+	tw.st.Metrics[sub] = ms
+}
+
+// countAttempt counts one delivery attempt: delivered, or failed with Event Grid's word for why.
+func (tw *Twin) countAttempt(sub string, ok bool, status int, outcome string) {
+	tw.count(sub, func(m *Minute) {
+		if ok {
+			m.Succeeded++
+			return
+		}
+		m.Failed++
+		why := outcome
+		if why == "" {
+			why = fmt.Sprintf("HTTP %d", status)
+		}
+		if m.FailedBy == nil {
+			m.FailedBy = map[string]int64{}
+		}
+		m.FailedBy[why]++
+	})
+}
+
+func (tw *Twin) countDeadLettered(sub string) { tw.count(sub, func(m *Minute) { m.DeadLettered++ }) }
+
+// countDropped counts a trigger Event Grid has given up on: its last attempt failed and no retry is left within
+// its hour. Event Grid stops trying then (the twin's account counts it dropped when the hour ends; nothing can
+// deliver it in between), so the metric says it then — some ten minutes before its blob is old enough to be
+// called stranded.
+func (tw *Twin) countDropped(sub string) { tw.count(sub, func(m *Minute) { m.Dropped++ }) }
+
+// checkMetrics is parseState's check of the counts: known subscriptions, times in range, in order, none negative,
+// no more than witnessKeep of them.
+func (st *State) checkMetrics(script Script) error {
+	subs := map[string]bool{ReplayFunction: true}
+	for _, s := range script.Subs {
+		subs[s.Name] = true
+	}
+	for sub, ms := range st.Metrics {
+		if !subs[sub] {
+			return fmt.Errorf("metrics[%q]: not a subscription of %s", sub, script.Name)
+		}
+		if len(ms) > int(witnessKeep/time.Minute)+1 {
+			return fmt.Errorf("metrics[%q]: %d minutes, want at most %d", sub, len(ms), int(witnessKeep/time.Minute)+1)
+		}
+		for i, m := range ms {
+			field := fmt.Sprintf("metrics[%q][%d]", sub, i)
+			if err := inRange(field+".at", m.At); err != nil {
+				return err
+			}
+			if i > 0 && !m.At.After(ms[i-1].At) {
+				return fmt.Errorf("%s.at %s: not after the minute before it", field, m.At.Format(time.RFC3339))
+			}
+			if m.Succeeded < 0 || m.Failed < 0 || m.DeadLettered < 0 || m.Dropped < 0 {
+				return fmt.Errorf("%s: a count below 0", field)
+			}
+			for k, n := range m.FailedBy {
+				if n < 0 {
+					return fmt.Errorf("%s.failedBy[%q]: %d, want ≥ 0", field, k, n)
+				}
+			}
+		}
+	}
+	return nil
+}
+
+// Witness is what Event Grid's metrics say of the twin's subscriptions over the window's complete minutes, as of
+// the latest complete minute at the twin's clock: every subscription of the script (named in capitals, as the
+// metrics and the dead-letter folders name them), the replay trigger's apart. A window longer than the minutes
+// the twin keeps reads what it keeps.
+func (tw *Twin) Witness(window time.Duration) replay.WitnessReport {
+	window = min(max(window.Truncate(time.Minute), time.Minute), witnessKeep)
+	asOf := tw.st.Now.UTC().Truncate(time.Minute)
+	start := asOf.Add(-window)
+	judge := func(name, sub, topic string) replay.HandlerHealth {
+		var ms []replay.MinuteCounts
+		for _, m := range tw.st.Metrics[sub] {
+			if m.At.Before(start) || !m.At.Before(asOf) {
+				continue
+			}
+			by := map[string]int64{}
+			for k, n := range m.FailedBy {
+				by[k] = n
+			}
+			ms = append(ms, replay.MinuteCounts{At: m.At, Succeeded: m.Succeeded, Failed: m.Failed, DeadLettered: m.DeadLettered,
+				Dropped: m.Dropped, FailedBy: by})
+		}
+		return replay.Judge(name, topic, ms, asOf)
+	}
+	rep := replay.WitnessReport{Source: WitnessSource, AsOf: asOf, Window: window}
+	for _, s := range tw.script.Subs {
+		topic := AppTopicID
+		if s.System {
+			topic = AssetsTopicID
+		}
+		rep.Handlers = append(rep.Handlers, judge(strings.ToUpper(s.Name), s.Name, topic))
+	}
+	rep.Replay = []replay.HandlerHealth{judge(ReplaySubscription, ReplayFunction, DeadLetterTopicID)}
+	return rep
+}
+
+// DirWitness is the twin's witness over its directory: every read takes the twin as it stands (without its
+// lock, as twin status does while a demo runs it), so any command given the directory — and the demo's
+// dashboard, whose runner saves every step — reads Event Grid's metrics as the twin counted them.
+type DirWitness struct {
+	root   string
+	window time.Duration
+}
+
+// NewDirWitness is the witness of the twin a directory holds, over window.
+func NewDirWitness(root string, window time.Duration) DirWitness { return DirWitness{root: root, window: window} }
+
+// Witness reads the twin's counts; the now it is given is the caller's wall clock, and the twin's clock is what
+// counts. A twin it cannot read is a problem said, never a guess.
+func (w DirWitness) Witness(ctx context.Context, _ time.Time) replay.WitnessReport {
+	if err := ctx.Err(); err != nil {
+		return replay.WitnessReport{Source: WitnessSource, Problems: []replay.WitnessProblem{{Topic: AppTopicID, Err: err.Error()}}}
+	}
+	tw, err := Peek(w.root)
+	if err != nil {
+		return replay.WitnessReport{Source: WitnessSource, Problems: []replay.WitnessProblem{{Topic: AppTopicID, Err: err.Error()}}}
+	}
+	return tw.Witness(w.window)
+}
