@@ -171,7 +171,9 @@ type DirWitness struct {
 }
 
 // NewDirWitness is the witness of the twin a directory holds, over window.
-func NewDirWitness(root string, window time.Duration) DirWitness { return DirWitness{root: root, window: window} }
+func NewDirWitness(root string, window time.Duration) DirWitness {
+	return DirWitness{root: root, window: window}
+}
 
 // Witness reads the twin's counts; the now it is given is the caller's wall clock, and the twin's clock is what
 // counts. A twin it cannot read is a problem said, never a guess.
