@@ -43,7 +43,7 @@ type Minute struct {
 }
 
 // count adds to the minute of the twin's clock of a subscription (the twin's name for it: ReplayFunction for the
-// trigger's), and lets go of the minutes older than witnessKeep.
+// trigger's), and lets go of every subscription's minutes older than witnessKeep.
 func (tw *Twin) count(sub string, add func(*Minute)) {
 	if tw.st.Metrics == nil {
 		tw.st.Metrics = map[string][]Minute{}
@@ -54,15 +54,22 @@ func (tw *Twin) count(sub string, add func(*Minute)) {
 		ms = append(ms, Minute{At: at})
 	}
 	add(&ms[len(ms)-1])
-	keep := at.Add(-witnessKeep)
-	i := 0
-	for i < len(ms) && ms[i].At.Before(keep) {
-		i++
-	}
-	if i > 0 {
-		ms = append([]Minute(nil), ms[i:]...)
-	}
 	tw.st.Metrics[sub] = ms
+	keep := at.Add(-witnessKeep)
+	for s, ms := range tw.st.Metrics { // (every subscription's: a quiet one's old minutes go too)
+		if len(ms) == 0 || !ms[0].At.Before(keep) {
+			continue
+		}
+		i := 0
+		for i < len(ms) && ms[i].At.Before(keep) {
+			i++
+		}
+		if i == len(ms) {
+			delete(tw.st.Metrics, s)
+		} else {
+			tw.st.Metrics[s] = append([]Minute(nil), ms[i:]...)
+		}
+	}
 }
 
 // countAttempt counts one delivery attempt: delivered, or failed with Event Grid's word for why.
@@ -110,6 +117,9 @@ func (st *State) checkMetrics(script Script) error {
 			field := fmt.Sprintf("metrics[%q][%d]", sub, i)
 			if err := inRange(field+".at", m.At); err != nil {
 				return err
+			}
+			if m.At.After(st.Now) {
+				return fmt.Errorf("%s.at %s: after now %s", field, m.At.Format(time.RFC3339), st.Now.Format(time.RFC3339))
 			}
 			if i > 0 && !m.At.After(ms[i-1].At) {
 				return fmt.Errorf("%s.at %s: not after the minute before it", field, m.At.Format(time.RFC3339))
