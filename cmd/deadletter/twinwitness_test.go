@@ -3,6 +3,9 @@ package main
 import (
 	"context"
 	"encoding/json"
+	"path/filepath"
+	"regexp"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -167,4 +170,77 @@ func TestTwinWitnessSeesTheReplayDropping(t *testing.T) {
 		}
 	}
 	t.Fatalf("no replayDropping within three hours of the replay stopping (%d stranded)", stranded)
+}
+
+// The demo (the incident, its clock running): while the script fails PUSH-NOTIFICATIONS (busy until twenty
+// minutes after the rehearsal opens) the drain dialog warns that Event Grid says its handler is failing now; once
+// the script lets it recover, and two twin minutes on, the dialog says it recovering and warns of it no more.
+func TestDemoDrainDialogWarnsOfTheFailingHandlerInTmux(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), "demo")
+	tm := newTerm(t, 160, 50, binary(t), "demo", "--dir", dir, "--speed", "30")
+	tm.screen("REHEARSAL", "[1 Stranded", "▲CRASH 1")
+	var status struct {
+		Start string `json:"start"`
+	}
+	if err := json.Unmarshal([]byte(mustRun(t, "twin", "status", "--dir", dir, "--json")), &status); err != nil {
+		t.Fatal(err)
+	}
+	start, err := time.Parse(time.RFC3339, status.Start)
+	if err != nil {
+		t.Fatal(err)
+	}
+	script, _ := twin.ScriptOf("incident")
+	var end time.Time // when the script lets the push service, down as the rehearsal opens, recover
+	for _, w := range script.Windows {
+		if w.Sub == "push-notifications" && w.From <= script.Opens && script.Opens < w.To {
+			end = start.Add(w.To)
+		}
+	}
+	if end.IsZero() {
+		t.Fatal("the incident's script has no push outage around its opening")
+	}
+	asOfRe := regexp.MustCompile(`Event Grid, in the 15m to (\d\d):(\d\d)`)
+	// asOf is the minute the dialog's witness speaks as of, on the day nearest end.
+	asOf := func(s string) time.Time {
+		m := asOfRe.FindStringSubmatch(s)
+		if m == nil {
+			t.Fatalf("the drain dialog does not say Event Grid's witness:\n%s", s)
+		}
+		h, _ := strconv.Atoi(m[1])
+		mi, _ := strconv.Atoi(m[2])
+		at := time.Date(end.Year(), end.Month(), end.Day(), h, mi, 0, 0, time.UTC)
+		for at.Sub(end) > 12*time.Hour {
+			at = at.Add(-24 * time.Hour)
+		}
+		for end.Sub(at) > 12*time.Hour {
+			at = at.Add(24 * time.Hour)
+		}
+		return at
+	}
+	warning := "PUSH-NOTIFICATIONS: Event Grid says its handler is failing now"
+	tm.keys("C-a", "d")
+	s := tm.screen("Drain", "Event Grid, in the 15m to", warning)
+	if at := asOf(s); !at.Before(end) {
+		t.Fatalf("the first dialog is as of %s, after the script's outage ended at %s:\n%s", at.Format("15:04"), end.Format("15:04"), s)
+	}
+	tm.keys("Escape")
+	for deadline := time.Now().Add(90 * time.Second); ; {
+		time.Sleep(time.Second)
+		tm.keys("C-a", "d")
+		s = tm.screen("Drain", "Event Grid, in the 15m to")
+		tm.keys("Escape")
+		at := asOf(s)
+		if at.Before(end.Add(2 * time.Minute)) {
+			if time.Now().After(deadline) {
+				t.Fatalf("the rehearsal's clock never passed %s:\n%s", end.Format("15:04"), s)
+			}
+			continue
+		}
+		if strings.Contains(s, warning) || !regexp.MustCompile(`PUSH-NOTIFICATIONS (recovering|ok)`).MatchString(s) {
+			t.Fatalf("as of %s, two minutes after the push service recovered at %s, the dialog says:\n%s", at.Format("15:04"), end.Format("15:04"), s)
+		}
+		break
+	}
+	tm.keys("q")
+	tm.exited()
 }
