@@ -48,7 +48,7 @@ func pushVerdict(t *testing.T, dir string) (verdict, asOf string) {
 
 // A twin whose script fails PUSH-NOTIFICATIONS from T to T+1h (push-outage): drain --dry-run --json and the
 // overview (the binary's dashboard on the directory, in tmux) say it failing within two twin minutes of T — not
-// before — still failing at T+1h, and recovered within two twin minutes of T+1h. The container's own witness
+// before — still failing at T+1h, and recovered within two twin minutes of T+1h; watch's metrics endpoint follows. The container's own witness
 // cannot: its first dead letter of the outage comes an hour after T.
 func TestTwinWitnessSeesThePushOutage(t *testing.T) {
 	ctx := context.Background()
@@ -71,6 +71,22 @@ func TestTwinWitnessSeesThePushOutage(t *testing.T) {
 	tm.screen("REHEARSAL")
 	tm.keys("o")
 	tm.screenMatches(`PUSH-NOTIFICATIONS.*EG ok`)
+	// …and watch's metrics endpoint: a series per subscription for its verdict.
+	base, stop := startWatch(t, dir)
+	defer stop()
+	scrapes := func(verdicts ...string) {
+		t.Helper()
+		eventually(t, "deadletter_handler_verdict of PUSH-NOTIFICATIONS "+strings.Join(verdicts, " or "), func() bool {
+			s := scrape(t, base)
+			for _, v := range verdicts {
+				if n, ok := s.sum("deadletter_handler_verdict", "subscription", "PUSH-NOTIFICATIONS", "verdict", v); ok && n == 1 {
+					return true
+				}
+			}
+			return false
+		})
+	}
+	scrapes("healthy")
 
 	step(T)
 	if v, asOf := pushVerdict(t, dir); v != "healthy" {
@@ -91,6 +107,7 @@ func TestTwinWitnessSeesThePushOutage(t *testing.T) {
 	}
 	within(T, func(v string) bool { return v == "failing" }, "failing")
 	tm.screenMatches(`PUSH-NOTIFICATIONS.*EG failing`)
+	scrapes("failing")
 	for _, at := range []time.Duration{20 * time.Minute, 59 * time.Minute, time.Hour} {
 		step(T.Add(at))
 		if v, asOf := pushVerdict(t, dir); v != "failing" {
@@ -99,6 +116,7 @@ func TestTwinWitnessSeesThePushOutage(t *testing.T) {
 	}
 	within(T.Add(time.Hour), func(v string) bool { return v == "recovering" || v == "healthy" }, "recovered")
 	tm.screenMatches(`PUSH-NOTIFICATIONS.*EG (recovering|ok)`)
+	scrapes("recovering", "healthy")
 	tm.keys("q")
 	tm.exited()
 }

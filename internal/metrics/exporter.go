@@ -40,6 +40,9 @@ type Exporter struct {
 	suspicious     prometheus.Gauge
 	oldestStranded prometheus.Gauge
 	unread         prometheus.Gauge
+	handlers       *prometheus.GaugeVec
+	replayDropped  *prometheus.GaugeVec
+	witnessProblem prometheus.Gauge
 	lastSuccess    prometheus.Gauge
 	duration       prometheus.Histogram
 	errors         prometheus.Counter
@@ -99,6 +102,14 @@ func (h *Hub) Add(container, context string) *Exporter {
 		Help: "Age of the oldest stranded blob that needs a drain, by the storage service's clock; 0 when none."})
 	e.unread = prometheus.NewGauge(prometheus.GaugeOpts{Name: "deadletter_unread_payloads",
 		Help: "Root and quarantine blobs whose payload could not be judged (over the size limit, gone mid-pass): their verdicts, malformed and crash facts are unknown."})
+	e.handlers = prometheus.NewGaugeVec(prometheus.GaugeOpts{Name: "deadletter_handler_verdict",
+		Help: "Event Grid's witness (its delivery metrics over --witness-window, or a twin's): 1 per event subscription, labelled with its verdict (failing, recovering, healthy, noDeliveries); past 100 subscriptions the rest are counted under subscription=\"_other\". None for a topic the witness could not read (deadletter_witness_problems)."},
+		[]string{"subscription", "verdict"})
+	e.replayDropped = prometheus.NewGaugeVec(prometheus.GaugeOpts{Name: "deadletter_replay_dropped_triggers",
+		Help: "Triggers of the replay Event Grid dropped within --witness-window, per replay subscription: each a blob stranded now, before the TTL shows it."},
+		[]string{"subscription"})
+	e.witnessProblem = prometheus.NewGauge(prometheus.GaugeOpts{Name: "deadletter_witness_problems",
+		Help: "Topics Event Grid's witness could not read in the last pass (1 when it cannot read at all: no Entra ID); their subscriptions' verdicts are unknown. 0 without a witness."})
 	e.lastSuccess = prometheus.NewGauge(prometheus.GaugeOpts{Name: "deadletter_last_refresh_success_timestamp_seconds",
 		Help: "Unix time the last successful pass finished; 0 until the first one. The other gauges keep that pass's values while later passes fail."})
 	e.duration = prometheus.NewHistogram(prometheus.HistogramOpts{Name: "deadletter_refresh_duration_seconds",
@@ -113,7 +124,7 @@ func (h *Hub) Add(container, context string) *Exporter {
 	h.mu.Lock()
 	defer h.mu.Unlock()
 	prometheus.WrapRegistererWith(labels, h.reg).MustRegister(e.blobs, e.events, e.findings, e.exempt, e.quarantine, e.suspicious,
-		e.oldestStranded, e.unread, e.lastSuccess, e.duration, e.errors)
+		e.oldestStranded, e.unread, e.handlers, e.replayDropped, e.witnessProblem, e.lastSuccess, e.duration, e.errors)
 	h.exporters = append(h.exporters, e)
 	return e
 }
@@ -147,6 +158,15 @@ func (e *Exporter) Succeeded(v Values, at time.Time, took time.Duration) {
 	e.suspicious.Set(float64(v.Suspicious))
 	e.oldestStranded.Set(v.OldestStranded.Seconds())
 	e.unread.Set(float64(v.Unread))
+	e.handlers.Reset()
+	for k, n := range v.Handlers {
+		e.handlers.WithLabelValues(k.Subscription, k.Verdict.String()).Set(float64(n))
+	}
+	e.replayDropped.Reset()
+	for sub, n := range v.ReplayDropped {
+		e.replayDropped.WithLabelValues(sub).Set(float64(n))
+	}
+	e.witnessProblem.Set(float64(v.WitnessProblems))
 	e.lastSuccess.Set(float64(at.UnixNano()) / 1e9)
 	e.duration.Observe(took.Seconds())
 	e.health = health{passed: true}

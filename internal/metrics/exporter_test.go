@@ -100,6 +100,7 @@ func TestMetricsExporterPasses(t *testing.T) {
 		`deadletter_quarantine_blobs{` + c + `}`:                               1,
 		`deadletter_oldest_stranded_age_seconds{` + c + `}`:                    (29*24*time.Hour - time.Hour).Seconds(),
 		`deadletter_unread_payloads{` + c + `}`:                                1,
+		`deadletter_witness_problems{` + c + `}`:                               0, // (no witness)
 		`deadletter_last_refresh_success_timestamp_seconds{` + c + `}`:         float64(at.Unix()),
 		`deadletter_refresh_duration_seconds{` + c + `}`:                       1,
 		`deadletter_refresh_errors_total{` + c + `}`:                           0,

@@ -63,6 +63,14 @@ type Values struct {
 	// Unread counts root and quarantine blobs whose payload a successful pass still could not judge (over the
 	// size limit, gone between list and read): their verdicts, malformed and crash facts are unknown.
 	Unread int
+	// Handlers counts the subscriptions Event Grid's witness judged by subscription and verdict (1 each; past
+	// MaxSubscriptions summed under OtherSubscription); empty without a witness, or for the topics it could not
+	// read (WitnessProblems counts those).
+	Handlers map[HandlerKey]int
+	// ReplayDropped is, per replay subscription, the triggers Event Grid dropped in the witness's window.
+	ReplayDropped map[string]int64
+	// WitnessProblems counts what the witness could not read: its topics, or 1 when it cannot read at all.
+	WitnessProblems int
 }
 
 // Measure computes the Values of one pass. r must be cfg.Check of s (with watch's options): the findings are
@@ -132,6 +140,7 @@ func (m *Measurer) Values(r replay.Report) Values {
 	if len(m.perSub) > MaxSubscriptions {
 		v.Blobs = foldSubscriptions(v.Blobs, m.perSub)
 	}
+	v.Handlers, v.ReplayDropped, v.WitnessProblems = witnessValues(r.Witness)
 	return v
 }
 
