@@ -22,6 +22,9 @@ func (a *app) ackCmd() *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "ack NAME... [--for D] [--note TEXT] [--by WHO] | ack --clear NAME...",
 		Short: "acknowledge blobs: they stay visible but raise no finding until the ack expires or the blob changes",
+		Example: `  deadletter ack 6cfb4200 --for 4h --note "INC-1234: webhook vendor down"
+  deadletter ack --clear 6cfb4200`,
+		Annotations: lookingAtAnEstate(),
 		Long: `ack records that someone has seen a blob and is handling it. The blob stays in every list (dimmed, with who,
 until when and the note) but check, watch and the badges stop counting it until --for runs out (default 24h) or
 the blob changes (a drain, the replay). The ack lives in the blob's index tags — shared by everyone who looks, and

@@ -41,7 +41,7 @@ func (f *monitorFlags) checkOptions() replay.CheckOptions {
 
 type checkOptions struct {
 	monitorFlags
-	json        bool
+	out         *output
 	allContexts bool
 }
 
@@ -50,6 +50,9 @@ func (a *app) checkCmd() *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "check",
 		Short: "exit 0 healthy, 1 findings, 2 could not check (for cron and CI)",
+		Example: `  deadletter check || page-oncall          # exit 1 on findings, 2 when it could not look
+  deadletter check --json | jq '.findings[].kind'`,
+		Annotations: lookingAtAnEstate(),
 		Long: `check reads the container once and reports what needs a human: stranded, expiring, replay stalled, crash,
 quarantine (over --max-quarantine) and malformed blobs, naming them. A check that cannot see the whole container —
 unreachable, refused, interrupted, past --timeout (30s unless set), or a payload it could not read (refused, failed, over 64 MiB) — exits 2, never 0.
@@ -58,7 +61,7 @@ Acknowledged blobs (deadletter ack) and copies the replay already handled raise 
 		RunE: func(cmd *cobra.Command, _ []string) error { return a.runCheck(cmd, &o) },
 	}
 	o.monitorFlags.register(cmd)
-	cmd.Flags().BoolVar(&o.json, "json", false, "JSON output")
+	o.out = declareOutput(cmd, outText, outWide, outJSON).fitted()
 	cmd.Flags().BoolVar(&o.allContexts, "all-contexts", false, "check every context of the config file at once (exit: the worst; JSON keyed by context)")
 	return cmd
 }
@@ -145,7 +148,7 @@ func (a *app) runCheck(cmd *cobra.Command, o *checkOptions) error {
 		if err != nil {
 			return err
 		}
-		if err := a.printContexts(runs, o.json); err != nil {
+		if err := a.printContexts(runs, o.out.json()); err != nil {
 			return err
 		}
 		return worst(runs)
@@ -153,7 +156,7 @@ func (a *app) runCheck(cmd *cobra.Command, o *checkOptions) error {
 	ctx, cancel := a.withTimeout(cmd, lookTimeout)
 	defer cancel()
 	fail := func(err error) error {
-		if o.json {
+		if o.out.json() {
 			writeJSON(a.io.out, checkErrorJSON{Healthy: false, Error: text(err.Error())})
 		}
 		return exitCode{code: exitError, err: err}
@@ -173,7 +176,7 @@ func (a *app) runCheck(cmd *cobra.Command, o *checkOptions) error {
 	if !r.Healthy {
 		result = exitCode{code: exitFindings}
 	}
-	if o.json {
+	if o.out.json() {
 		out := toCheckJSON(cfg, r)
 		out.Rehearsal = rehearsal(l.Container)
 		if err := writeJSON(a.io.out, out); err != nil {

@@ -18,9 +18,10 @@ import (
 
 // actionFlags are what every command that changes the container takes.
 type actionFlags struct {
-	dryRun, yes, json bool
-	hasDryRun         bool // the command offers --dry-run
-	concurrency       int
+	dryRun, yes bool
+	out         *output
+	hasDryRun   bool // the command offers --dry-run
+	concurrency int
 	// passedBy tells the results an action left on purpose without being asked for them (a drain of every
 	// stranded blob passing a crash blob by): said in a note, they do not make the exit 3.
 	passedBy func(replay.Result) bool
@@ -35,7 +36,7 @@ func (f *actionFlags) register(cmd *cobra.Command, dryRun bool) {
 		f.hasDryRun = true
 	}
 	fs.BoolVarP(&f.yes, "yes", "y", false, "do not ask for confirmation (required when not on a terminal)")
-	fs.BoolVar(&f.json, "json", false, "JSON output")
+	f.out = declareOutput(cmd, outText, outWide, outJSON).fitted()
 	fs.IntVar(&f.concurrency, "concurrency", replay.DefaultConcurrency, "blobs handled at once")
 }
 
@@ -115,7 +116,7 @@ func countWhere(res []replay.Result, match func(replay.Result) bool) int {
 // run (after the report: what was done is said first).
 func (a *app) reportResults(ctx context.Context, f actionFlags, res []replay.Result, ready ...resultsJSON) error {
 	tally := replay.TallyOf(res)
-	if f.json {
+	if f.out.json() {
 		out := toResultsJSON(f.dryRun, res, f.forceHow)
 		out.Estate = text(a.estate())
 		out.Rehearsal = a.g.opened.rehearsal

@@ -34,6 +34,7 @@ string (connection-string-env), or signs in with Entra ID (account-url).
 Keys of a context: ` + strings.Join(contextKeys, ", ") + `.`,
 		Args: cobra.NoArgs,
 	}
+	var listOut, showOut *output
 	list := &cobra.Command{
 		Use:   "list",
 		Short: "every context, the current one marked",
@@ -43,7 +44,15 @@ Keys of a context: ` + strings.Join(contextKeys, ", ") + `.`,
 			if err != nil {
 				return err
 			}
+			if listOut.json() {
+				if err := writeJSON(a.io.out, toContextListJSON(cf)); err != nil {
+					return err
+				}
+			}
 			for _, c := range cf.Contexts {
+				if listOut.json() {
+					break
+				}
 				mark := " "
 				if c.Name == cf.Current {
 					mark = "*"
@@ -101,6 +110,9 @@ Keys of a context: ` + strings.Join(contextKeys, ", ") + `.`,
 			if c.Err != nil {
 				return c.Err
 			}
+			if showOut.json() {
+				return writeJSON(a.io.out, toContextJSON(cf, c))
+			}
 			fmt.Fprintf(a.io.out, "context %s (%s, line %d)\n", textfmt.Printable(c.Name), textfmt.Printable(cf.Path), c.Line)
 			for _, k := range contextKeys {
 				if v, ok := c.Values[k]; ok && k != "name" {
@@ -110,6 +122,8 @@ Keys of a context: ` + strings.Join(contextKeys, ", ") + `.`,
 			return nil
 		},
 	}
+	listOut = declareOutput(list, outText, outJSON)
+	showOut = declareOutput(show, outText, outJSON)
 	cmd.AddCommand(list, use, show)
 	return cmd
 }
@@ -150,4 +164,50 @@ func (a *app) completeContexts(cmd *cobra.Command, args []string, _ string) ([]s
 		}
 	}
 	return names, cobra.ShellCompDirectiveNoFileComp
+}
+
+// contextListJSON is context list -o json: every context, and which is current.
+type contextListJSON struct {
+	Current  text              `json:"current"`
+	Contexts []contextLineJSON `json:"contexts"`
+}
+
+type contextLineJSON struct {
+	Name    text    `json:"name"`
+	Current bool    `json:"current"`
+	Where   text    `json:"where,omitempty"`
+	Error   optText `json:"error,omitempty"`
+}
+
+// contextJSON is context show -o json: a context's settings as the file gives them (a SAS scrubbed).
+type contextJSON struct {
+	Name    text            `json:"name"`
+	Config  text            `json:"config"`
+	Line    int             `json:"line"`
+	Current bool            `json:"current"`
+	Values  map[string]text `json:"values"`
+}
+
+func toContextListJSON(cf *configFile) contextListJSON {
+	out := contextListJSON{Current: text(cf.Current), Contexts: []contextLineJSON{}}
+	for _, c := range cf.Contexts {
+		l := contextLineJSON{Name: text(c.Name), Current: c.Name == cf.Current}
+		if c.Err != nil {
+			l.Error = optText(errorText(c.Err))
+		} else {
+			l.Where = text(azureblob.Scrub(where(c)))
+		}
+		out.Contexts = append(out.Contexts, l)
+	}
+	return out
+}
+
+func toContextJSON(cf *configFile, c *namedContext) contextJSON {
+	out := contextJSON{Name: text(c.Name), Config: text(cf.Path), Line: c.Line, Current: c.Name == cf.Current, Values: map[string]text{}}
+	for k, v := range c.Values {
+		if k != "name" {
+			out.Values[k] = text(azureblob.Scrub(v))
+		}
+	}
+	return out
 }

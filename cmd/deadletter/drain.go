@@ -22,6 +22,10 @@ func (a *app) drainCmd() *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "drain [NAME...]",
 		Short: "re-upload stranded blobs (all, or the named ones) so the replay sees them",
+		Example: `  deadletter drain --dry-run              # what it would do, and whether each handler still fails
+  deadletter drain 6cfb4200 --yes
+  deadletter drain --json --yes | jq '.readiness'`,
+		Annotations: lookingAtAnEstate(),
 		Long: `drain re-uploads each stranded blob's identical bytes, If-Match the ETag it read, so a fresh BlobCreated
 reaches the replay function. With no names it takes every stranded blob; names may be full names, URLs, GUIDs
 or unique fragments. Blobs the replay already handled (their archived/ copy exists, or a quarantine/ copy that
@@ -67,7 +71,7 @@ func (a *app) runDrain(cmd *cobra.Command, names []string, o *drainOptions) erro
 	if err != nil {
 		return err
 	}
-	if !o.json || !o.yes {
+	if !o.out.json() || !o.yes {
 		// What is asked must be what is done: read the payloads first, so the blobs the replay already handled
 		// (a quarantine copy that holds all of them) are known before the question, not only at write time.
 		l.HydrateWhere(ctx, snap, take)
@@ -87,7 +91,7 @@ func (a *app) runDrain(cmd *cobra.Command, names []string, o *drainOptions) erro
 	wit := witness()
 	both := resultsJSON{Readiness: toReadinessJSON(ready, wit), EventGrid: toWitnessJSON(wit)}
 	if len(targets) == 0 && len(missing) == 0 {
-		if o.json {
+		if o.out.json() {
 			out := toResultsJSON(o.dryRun, nil, o.forceHow)
 			out.Readiness, out.EventGrid = both.Readiness, both.EventGrid
 			return writeJSON(a.io.out, out)
@@ -135,7 +139,7 @@ func (a *app) drainNamed(snap *replay.Snapshot, names []string) ([]replay.Result
 // Both witnesses are said, each named: the container's (the last dead letters) and Event Grid's (its metrics now).
 func (a *app) askDrain(cfg replay.Config, o *drainOptions, items []replay.Item, ready []replay.Readiness, wit replay.WitnessReport, now time.Time) error {
 	f := cfg.ForecastDrain(items, replay.DrainOptions{IncludeHandled: o.includeHandled, Force: o.force}, now)
-	if !o.json || !o.yes {
+	if !o.out.json() || !o.yes {
 		if f.Blobs > 0 {
 			fmt.Fprintf(a.io.err, "%d blob(s) to drain (stranded: older than the TTL %s, so no trigger can still reach them).\n", f.Blobs, textfmt.Duration(cfg.TTL))
 		}

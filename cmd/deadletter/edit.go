@@ -17,8 +17,9 @@ type editOptions struct{ repairFlags }
 func (a *app) editCmd() *cobra.Command {
 	var o editOptions
 	cmd := &cobra.Command{
-		Use:   "edit NAME",
-		Short: "fix a payload in your editor and send it back through the replay",
+		Use:         "edit NAME",
+		Short:       "fix a payload in your editor and send it back through the replay",
+		Annotations: lookingAtAnEstate(),
 		Long: `edit opens a blob's payload in $VISUAL or $EDITOR (a temporary file only you can read, removed after). When
 the editor exits it shows what the replay will do with the edited payload — replayable, quarantined and why,
 malformed and where, a crash — beside what it would have done before, and asks. On yes it writes the edit as a new

@@ -16,15 +16,16 @@ import (
 type exportOptions struct {
 	to     string
 	all    bool
-	json   bool
+	out    *output
 	filter blobFilter // --filter QUERY and ls's narrowing flags
 }
 
 func (a *app) exportCmd() *cobra.Command {
 	var o exportOptions
 	cmd := &cobra.Command{
-		Use:   "export NAME... --to DIR | export --all [filters] --to DIR | export --filter QUERY --to DIR",
-		Short: "copy blobs, with their metadata and tags, into a directory that --dir opens as a container",
+		Use:         "export NAME... --to DIR | export --all [filters] --to DIR | export --filter QUERY --to DIR",
+		Short:       "copy blobs, with their metadata and tags, into a directory that --dir opens as a container",
+		Annotations: lookingAtAnEstate(),
 		Long: `export copies blobs — their bytes, content type, metadata, index tags and Last-Modified — into DIR in the
 directory backend's own format, so deadletter --dir DIR opens the export as a container (show, check, report, a
 twin). It never writes over a file: a name DIR already holds is left and reported. It refuses names that differ
@@ -41,7 +42,7 @@ is:, verdict: and plain words, as / types them). The handler register is not par
 	}
 	cmd.Flags().StringVar(&o.to, "to", "", "the directory to export into (created 0700 when missing)")
 	cmd.Flags().BoolVar(&o.all, "all", false, "every blob the filters keep")
-	cmd.Flags().BoolVar(&o.json, "json", false, "JSON output: what was written and what was not")
+	o.out = declareOutput(cmd, outText, outJSON)
 	o.filter.flags(cmd)
 	cmd.MarkFlagDirname("to")
 	return cmd
@@ -113,7 +114,7 @@ func (a *app) runExport(cmd *cobra.Command, args []string, o *exportOptions) err
 			bytes += c.Size
 		}
 	}
-	if o.json {
+	if o.out.json() {
 		if err := writeJSON(a.io.out, toExportJSON(a.describe(l.Container), abs, res, missing)); err != nil {
 			return err
 		}

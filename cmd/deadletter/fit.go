@@ -168,46 +168,22 @@ func hangingIndent(line string) int {
 	return lead
 }
 
-// fitsTerminal gives a command -o wide, and marks it as one whose words are fitted to the terminal (prepare
-// wraps its output in a fitWriter unless it prints JSON or -o wide).
-func fitsTerminal(cmd *cobra.Command) {
-	if cmd.Flags().Lookup("output") == nil {
-		cmd.Flags().StringP("output", "o", "", "wide: print every line whole, however wide (on a terminal, lines are fitted to its width)")
-	}
-	if cmd.Annotations == nil {
-		cmd.Annotations = map[string]string{}
-	}
-	cmd.Annotations["fits"] = "true"
-}
-
-// fitOutput wraps the command's output in a fitWriter when it prints words (not JSON) on a terminal and -o wide
-// was not asked for.
-func (a *app) fitOutput(cmd *cobra.Command) error {
-	if cmd.Annotations["fits"] != "true" {
-		return nil
-	}
-	fs := cmd.Flags()
-	out, _ := fs.GetString("output")
-	switch out {
-	case "", "wide":
-	default:
-		return usagef("-o %q: want wide", out)
-	}
-	if out == "wide" {
-		return nil
+// fitOutput wraps the command's output in a fitWriter when its output is fitted (output.fitted), it prints
+// words (not JSON) on a terminal and -o wide was not asked for.
+func (a *app) fitOutput(cmd *cobra.Command) {
+	o := outputOf(cmd)
+	if o == nil || !o.fits || o.is(outWide) {
+		return
 	}
 	if width, ok := terminalWidth(a.io.err); ok { // what a command says before it acts, and its question
 		a.io.err = &fitWriter{w: a.io.err, width: width}
 	}
-	for _, name := range []string{"json", "jsonl"} {
-		if v, err := fs.GetBool(name); err == nil && v {
-			return nil
-		}
+	if o.anyJSON() {
+		return
 	}
 	if width, ok := terminalWidth(a.io.out); ok {
 		a.io.out = &fitWriter{w: a.io.out, width: width}
 	}
-	return nil
 }
 
 // fileOf is the file a writer writes to, through a fitWriter: for terminal checks and for what must not wait for

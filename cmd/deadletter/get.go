@@ -16,8 +16,9 @@ type getOptions struct{ to string }
 func (a *app) getCmd() *cobra.Command {
 	var o getOptions
 	cmd := &cobra.Command{
-		Use:   "get NAME [--to FILE]",
-		Short: "write one blob's exact bytes to a file or a pipe",
+		Use:         "get NAME [--to FILE]",
+		Short:       "write one blob's exact bytes to a file or a pipe",
+		Annotations: lookingAtAnEstate(),
 		Long: `get writes a blob's payload exactly as it is stored — every byte, hostile ones included — to standard output
 or, with --to, to a new file readable by you only (an existing file is never written over). It refuses to write the
 raw bytes to a terminal, as curl does: a payload can hold escape sequences that would take the terminal over

@@ -6,6 +6,7 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -61,6 +62,23 @@ func jsonGolden(t *testing.T, dir, cfgPath string, code int, args ...string) {
 		t.Fatalf("deadletter %v: exit %d, want %d\n%s%s", args, got, code, out, errs)
 	}
 	golden.RequireEqual(t, normalized(t, out, dir))
+	o := slices.Clone(args)
+	if c := slices.Index(o, "--json"); c >= 0 {
+		o = slices.Concat(o[:c], []string{"-o", "json"}, o[c+1:])
+	}
+	if c := slices.Index(o, "--format"); c >= 0 {
+		o[c] = "-o"
+	}
+	if !slices.Equal(o, args) && !writes(args) {
+		if again, errs, _ := runCmd(t, o...); again != out {
+			t.Errorf("deadletter %v prints other JSON than --json:\n%s%s", o, again, errs)
+		}
+	}
+}
+
+// writes says a command line changes the container, so is run once.
+func writes(args []string) bool {
+	return slices.Contains(args, "--yes") || slices.Contains(args, "advance")
 }
 
 func TestJSONGoldens(t *testing.T) {
@@ -84,14 +102,16 @@ func TestJSONGoldens(t *testing.T) {
 		{"twin-status", 0, []string{"twin", "status", "--dir", dir, "--json"}},
 		{"context-list", 0, []string{"context", "list"}},
 		{"context-show", 0, []string{"context", "show", "other"}},
+		{"context-list-json", 0, []string{"context", "list", "-o", "json"}},
+		{"context-show-json", 0, []string{"context", "show", "other", "-o", "json"}},
 		{"drain-dry-run", 0, []string{"drain", "--dry-run", "--json"}},
 		{"restore-dry-run", 3, []string{"restore", "--all", "--subscription", "storage-ledger", "--dry-run", "--json"}},
 		{"show", 0, []string{"show", quarantine, "--json"}},
 		// The writes, last: each changes what the ones after it read.
-		{"drain", 0, []string{"drain", strandedName, "--yes", "--json"}},
-		{"restore", 0, []string{"restore", quarantine, "--force", "--yes", "--json"}},
-		{"ack", 0, []string{"ack", "quarantine/STORAGE-LEDGER/2026/11/30/6/0032a5b8-76b6-fddb-f5e1-cf09a3c1c541.json", "--for", "4h", "--note", "INC-1", "--yes", "--json"}},
-		{"twin-advance", 0, []string{"twin", "advance", "--dir", dir, "--by", "1h", "--json"}},
+		{"drain", 0, []string{"drain", strandedName, "--yes", "-o", "json"}},
+		{"restore", 0, []string{"restore", quarantine, "--force", "--yes", "-o", "json"}},
+		{"ack", 0, []string{"ack", "quarantine/STORAGE-LEDGER/2026/11/30/6/0032a5b8-76b6-fddb-f5e1-cf09a3c1c541.json", "--for", "4h", "--note", "INC-1", "--yes", "-o", "json"}},
+		{"twin-advance", 0, []string{"twin", "advance", "--dir", dir, "--by", "1h", "-o", "json"}},
 	} {
 		t.Run(c.name, func(t *testing.T) { jsonGolden(t, dir, cfgPath, c.code, c.args...) })
 	}
@@ -123,7 +143,7 @@ func TestJSONGoldenWatch(t *testing.T) {
 	w := &lockedBuffer{}
 	done := make(chan int)
 	go func() {
-		done <- run(ctx, []string{"watch", "--dir", dir, "--json", "--interval", "1h"}, stdio{in: strings.NewReader(""), out: w, err: w})
+		done <- run(ctx, []string{"watch", "--dir", dir, "-o", "json", "--interval", "1h"}, stdio{in: strings.NewReader(""), out: w, err: w})
 	}()
 	for deadline := time.Now().Add(20 * time.Second); strings.Count(w.String(), `"event":"state"`) < len(kinds); time.Sleep(20 * time.Millisecond) {
 		if time.Now().After(deadline) {

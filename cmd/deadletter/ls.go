@@ -18,9 +18,7 @@ import (
 
 type lsOptions struct {
 	filter blobFilter
-	output string
-	json   bool
-	jsonl  bool
+	out    *output
 }
 
 // blobFilter narrows a listing the way an operator asks: by pane, subscription, verdict and age.
@@ -95,6 +93,10 @@ func (a *app) lsCmd() *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "ls",
 		Short: "every blob: pane, age, expiry, events, reasons, attempts, verdicts",
+		Example: `  deadletter ls --pane stranded
+  deadletter ls --subscription webhooks --older-than 2d -o wide
+  deadletter ls --jsonl | jq -r 'select(.expiring) | .name'`,
+		Annotations: lookingAtAnEstate(),
 		Long: `ls lists the container, most urgent first: blobs about to be lost to the lifecycle rule, then stranded,
 quarantined, live and archived ones, oldest first. On a terminal it fits the width; -o wide shows every column
 in full, -o name only the names. --json keeps the documented shape; --jsonl streams one object per line, so its
@@ -103,22 +105,13 @@ memory does not grow with the container.`,
 		RunE: func(cmd *cobra.Command, _ []string) error { return a.runLs(cmd, &o) },
 	}
 	o.filter.flags(cmd)
-	cmd.Flags().StringVarP(&o.output, "output", "o", "", "wide (every column, nothing cut) or name (names only)")
-	cmd.Flags().BoolVar(&o.json, "json", false, "JSON output (the whole listing as one document)")
-	cmd.Flags().BoolVar(&o.jsonl, "jsonl", false, "JSON lines: one blob per line, streamed as the listing arrives")
-	cmd.RegisterFlagCompletionFunc("output", cobra.FixedCompletions([]string{"wide", "name"}, cobra.ShellCompDirectiveNoFileComp))
+	o.out = declareOutput(cmd, outText, outWide, outName, outJSON, outJSONL)
 	return cmd
 }
 
 func (a *app) runLs(cmd *cobra.Command, o *lsOptions) error {
 	if err := o.filter.validate(); err != nil {
 		return err
-	}
-	if o.output != "" && o.output != "wide" && o.output != "name" {
-		return usagef("-o %q: want wide or name", o.output)
-	}
-	if o.json && o.jsonl {
-		return usagef("--json and --jsonl are two shapes of one output: choose one")
 	}
 	ctx, cancel := a.withTimeout(cmd, lookTimeout)
 	defer cancel()
@@ -127,7 +120,7 @@ func (a *app) runLs(cmd *cobra.Command, o *lsOptions) error {
 		return err
 	}
 	l.NoCache = true // one look: --jsonl's memory must not grow with the container
-	if o.json || o.jsonl {
+	if o.out.anyJSON() {
 		err = a.streamLs(ctx, l, cfg, o)
 	} else {
 		err = a.printLs(ctx, l, cfg, o)
@@ -135,7 +128,7 @@ func (a *app) runLs(cmd *cobra.Command, o *lsOptions) error {
 	if err != nil {
 		return couldNotLook(ctx, err)
 	}
-	if cfg.Handlers == nil && o.output != "name" && !o.json && !o.jsonl {
+	if cfg.Handlers == nil && !o.out.is(outName) && !o.out.anyJSON() {
 		fmt.Fprintln(a.io.err, "note: no handler register (--handlers): routing and idempotency verdicts are unknown")
 	}
 	return nil
@@ -163,7 +156,7 @@ func (a *app) streamLs(ctx context.Context, l *replay.Loader, cfg replay.Config,
 				continue
 			}
 			b := toBlobJSON(cfg, it, now)
-			if o.jsonl {
+			if o.out.jsonl() {
 				if err := writeJSONLine(w, b); err != nil {
 					return err
 				}
@@ -186,7 +179,7 @@ func (a *app) streamLs(ctx context.Context, l *replay.Loader, cfg replay.Config,
 	if err != nil {
 		return err
 	}
-	if o.json {
+	if o.out.json() {
 		if first {
 			fmt.Fprintf(w, "{\"container\": %s, \"now\": %q, \"blobs\": [", textfmt.AppendJSON(nil, l.Container.Describe()), rfc3339(listedAt))
 		}
@@ -228,7 +221,7 @@ func (a *app) printLs(ctx context.Context, l *replay.Loader, cfg replay.Config, 
 		return err
 	}
 	items := keep(snap.Items, o.filter.listed)
-	if o.output != "name" || o.filter.needsPayload() {
+	if !o.out.is(outName) || o.filter.needsPayload() {
 		hydrate(ctx, l, items, nil)
 	}
 	if ctx.Err() != nil {
@@ -241,7 +234,7 @@ func (a *app) printLs(ctx context.Context, l *replay.Loader, cfg replay.Config, 
 	}
 	slices.SortFunc(ptrs, present.Urgency(cfg, snap.Now))
 	w := a.io.out
-	if o.output == "name" {
+	if o.out.is(outName) {
 		for _, it := range ptrs {
 			fmt.Fprintln(w, textfmt.Printable(it.Name))
 		}
@@ -249,7 +242,7 @@ func (a *app) printLs(ctx context.Context, l *replay.Loader, cfg replay.Config, 
 	}
 	cols := slices.Clone(lsColumns)
 	width := 1 << 20 // piped: nothing is cut
-	if o.output != "wide" {
+	if !o.out.is(outWide) {
 		if tw, ok := terminalWidth(w); ok {
 			width = tw
 		}

@@ -30,7 +30,7 @@ func (f *repairFlags) register(cmd *cobra.Command) {
 // changed or a failure), and returns where; the file is said in the report, so no edit is lost.
 func (a *app) repair(ctx context.Context, c store.Container, cfg replay.Config, rp *replay.RepairPlan, o *repairFlags, keep func() (string, error)) error {
 	estate := a.describe(c)
-	if !o.json || !o.yes {
+	if !o.out.json() || !o.yes {
 		fmt.Fprintf(a.io.err, "%s\n", textfmt.Printable(estate))
 		for _, line := range present.RepairLines(rp, cfg, present.ForceRepair) {
 			fmt.Fprintf(a.io.err, "  %s\n", line)
@@ -59,7 +59,7 @@ func (a *app) repair(ctx context.Context, c store.Container, cfg replay.Config, 
 		}
 		return errDeclined
 	}
-	if o.json {
+	if o.out.json() {
 		if err := writeJSON(a.io.out, toRepairJSON(estate, rp, r, o.dryRun, kept)); err != nil {
 			return err
 		}

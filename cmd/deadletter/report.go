@@ -15,16 +15,19 @@ import (
 )
 
 type reportOptions struct {
-	since  time.Duration
-	format string
+	since time.Duration
+	out   *output
 	monitorFlags
 }
 
 func (a *app) reportCmd() *cobra.Command {
-	o := reportOptions{since: 72 * time.Hour, format: "md"}
+	o := reportOptions{since: 72 * time.Hour}
 	cmd := &cobra.Command{
 		Use:   "report [--since D] [--format md|json]",
 		Short: "the incident as a report for the postmortem: timeline, reasons, fates, loss horizon, findings, actions taken",
+		Example: `  deadletter report --since 24h > postmortem.md
+  deadletter report --format json | jq '.readiness'`,
+		Annotations: lookingAtAnEstate(),
 		Long: `report reads the whole container and writes the incident picture the dashboard's overview draws — when dead
 letters started (an hourly timeline over --since, the burst marked), which subscriptions and reasons, what the
 replay will do with the waiting events, what the lifecycle rule deletes within 24h and 72h — with the findings
@@ -34,16 +37,13 @@ deterministic for a given container and service time: Markdown for a postmortem,
 		RunE: func(cmd *cobra.Command, _ []string) error { return a.runReport(cmd, &o) },
 	}
 	durationVar(cmd.Flags(), &o.since, "since", "how far back the timeline reaches")
-	cmd.Flags().StringVar(&o.format, "format", o.format, "md or json")
+	o.out = declareOutput(cmd, outMD, outJSON)
+	o.out.aliasFormat(cmd, "format")
 	o.monitorFlags.register(cmd)
-	cmd.RegisterFlagCompletionFunc("format", cobra.FixedCompletions([]string{"md", "json"}, cobra.ShellCompDirectiveNoFileComp))
 	return cmd
 }
 
 func (a *app) runReport(cmd *cobra.Command, o *reportOptions) error {
-	if o.format != "md" && o.format != "json" {
-		return usagef("--format %q: want md or json", o.format)
-	}
 	if o.since < time.Hour {
 		return usagef("--since must be at least an hour (the timeline is hourly)")
 	}
@@ -60,11 +60,7 @@ func (a *app) runReport(cmd *cobra.Command, o *reportOptions) error {
 	}
 	rep := buildReport(cfg, snap, o)
 	addWitness(&rep, cfg, snap, witness())
-	if o.format == "json" {
-		return writeJSON(a.io.out, rep)
-	}
-	writeMarkdown(a.io.out, rep)
-	return nil
+	return o.out.print(a.io.out, rep, func() { writeMarkdown(a.io.out, rep) })
 }
 
 // addWitness adds Event Grid's witness to a report: its findings, its verdict beside each subscription's

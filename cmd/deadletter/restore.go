@@ -23,6 +23,10 @@ func (a *app) restoreCmd() *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "restore NAME... | restore --all [filters]",
 		Short: "move quarantined blobs back to the root so capped events resume",
+		Example: `  deadletter restore quarantine/WEBHOOKS/2026/11/30/20/30e3f153-57de-4c19-983f-484619a0e9e2.json
+  deadletter restore --all --subscription friend-requests --dry-run
+  deadletter restore 30e3f153 --force --yes`,
+		Annotations: lookingAtAnEstate(),
 		Long: `restore copies a quarantine blob back to the container root (ids stripped of any count) under a name fixed by
 the copy's Last-Modified, then deletes the quarantine copy: restoring again, or from two places at once, leaves
 one copy. Only events the cap stopped resume; a blob where nothing would resume is refused unless --force.
@@ -84,7 +88,7 @@ func (a *app) runRestore(cmd *cobra.Command, args []string, o *restoreOptions) e
 			previewed[n] = snap.Items[i].ETag
 		}
 	}
-	if o.all || !o.json || !o.yes {
+	if o.all || !o.out.json() || !o.yes {
 		for _, r := range missing { // named but not found: said before the question counts them
 			fmt.Fprintf(a.io.err, "%s: %s %s\n", textfmt.Printable(r.Name), r.Outcome, present.Reason(r.Reason, present.ForceFlag))
 		}
@@ -133,7 +137,7 @@ func (a *app) nothingToRestore(ctx context.Context, o *restoreOptions, missing [
 		return a.reportResults(ctx, o.actionFlags, missing)
 	}
 	fmt.Fprintln(a.io.err, "nothing to restore")
-	if o.json {
+	if o.out.json() {
 		return writeJSON(a.io.out, toResultsJSON(o.dryRun, nil, present.ForceFlag))
 	}
 	return nil

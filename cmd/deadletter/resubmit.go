@@ -23,8 +23,9 @@ type resubmitOptions struct {
 func (a *app) resubmitCmd() *cobra.Command {
 	var o resubmitOptions
 	cmd := &cobra.Command{
-		Use:   "resubmit FILE --subscription NAME [--replaces NAME]",
-		Short: "send a payload fixed elsewhere back through the replay, as a new root dead letter",
+		Use:         "resubmit FILE --subscription NAME [--replaces NAME]",
+		Short:       "send a payload fixed elsewhere back through the replay, as a new root dead letter",
+		Annotations: lookingAtAnEstate(),
 		Long: `resubmit writes FILE (a payload fixed by hand, "-" for standard input) as a new dead letter at the container
 root, so its BlobCreated reaches the replay function. It is judged first by the rules show uses, and the preview
 says what the replay will do with it — refused, unless --force, when it would still be malformed, quarantined or

@@ -121,6 +121,10 @@ func (a *app) useContext(fs *pflag.FlagSet) ([]string, error) {
 	return applyContext(fs, cf.find(name))
 }
 
+// lookingAtAnEstate is the annotation of a command that looks at an estate, so runs in a context (SPEC §5): each
+// such command sets it in its own literal; seed, demo and twin never take one.
+func lookingAtAnEstate() map[string]string { return map[string]string{"context": "yes"} }
+
 // unknownCommand refuses words the root does not know, suggesting the nearest command ("lss": did you mean ls?).
 func unknownCommand(cmd *cobra.Command, args []string) error {
 	if len(args) == 0 {
@@ -160,6 +164,9 @@ func (a *app) root() *cobra.Command {
 	root := &cobra.Command{
 		Use:   "deadletter",
 		Short: "the Event Grid dead-letter container, for the operator on call",
+		Example: `  deadletter --connection-string "$AZURE_STORAGE_ACCOUNT_CONNECTION_STRING"    # the dashboard
+  deadletter --account-url https://estate.blob.core.windows.net --read-only   # signed in, looking only
+  deadletter demo                                                            # a rehearsal estate`,
 		Long: `deadletter shows what is stuck in an Event Grid dead-letter blob container and why, predicts what the
 estate's replay function will do with every event, and runs the two remediations the estate allows — drain
 stranded blobs, restore quarantined ones — without ever losing a blob. With no command it opens the dashboard.`,
@@ -172,31 +179,15 @@ stranded blobs, restore quarantined ones — without ever losing a blob. With no
 	root.SetIn(a.io.in)
 	root.SetOut(a.io.out)
 	root.SetErr(a.io.err)
-	root.SetFlagErrorFunc(func(c *cobra.Command, err error) error {
-		if strings.Contains(err.Error(), "unknown flag: --json") && c.Flags().Lookup("format") != nil {
-			return usagef("%v: %s writes JSON with --format json", err, c.Name())
-		}
-		return usageError{err}
-	})
+	root.SetFlagErrorFunc(func(c *cobra.Command, err error) error { return usageError{err} })
 	a.globalFlags(root.PersistentFlags())
 	dash := a.dashboardFlags(root)
 	root.RunE = func(cmd *cobra.Command, _ []string) error { return a.runDashboard(cmd, dash) }
 	root.AddCommand(a.lsCmd(), a.showCmd(), a.getCmd(), a.drainCmd(), a.restoreCmd(), a.editCmd(), a.resubmitCmd(), a.exportCmd(), a.ackCmd(), a.checkCmd(), a.watchCmd(), a.reportCmd(),
 		a.seedCmd(), a.demoCmd(), a.twinCmd(), a.contextCmd(), a.completionCmd(root), a.versionCmd())
-	root.Annotations = map[string]string{"context": "yes"}
+	root.Annotations = lookingAtAnEstate()
 	for _, c := range root.Commands() {
 		c.Flags().SortFlags = false
-		switch c.Name() {
-		case "check", "show", "watch", "drain", "restore", "edit", "resubmit", "ack":
-			fitsTerminal(c)
-		}
-		switch c.Name() {
-		case "ls", "show", "get", "drain", "restore", "edit", "resubmit", "export", "ack", "check", "watch", "report":
-			if c.Annotations == nil {
-				c.Annotations = map[string]string{}
-			}
-			c.Annotations["context"] = "yes" // the commands that look at an estate; seed, demo and twin never take one
-		}
 	}
 	refuseUnknownSubcommands(root)
 	root.PersistentFlags().SortFlags = false
@@ -232,9 +223,7 @@ func (a *app) globalFlags(fs *pflag.FlagSet) {
 
 // prepare applies the environment to every flag not given on the command line, then validates.
 func (a *app) prepare(cmd *cobra.Command) error {
-	if err := a.fitOutput(cmd); err != nil {
-		return err
-	}
+	a.fitOutput(cmd)
 	fs := cmd.Flags()
 	// A container named on the command line beats one named in the environment, whichever backend each names:
 	// --dir with AZURE_STORAGE_ACCOUNT_CONNECTION_STRING exported opens the directory.

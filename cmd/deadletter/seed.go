@@ -31,6 +31,8 @@ func (a *app) seedCmd() *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "seed",
 		Short: "write a realistic incident into the container (a directory, Azurite, or an empty container)",
+		Example: `  deadletter seed --dir ./incident
+  deadletter seed --connection-string "UseDevelopmentStorage=true"`,
 		Long: `seed writes a realistic incident — every pane, every verdict, malformed and crashing payloads, handled copies,
 blobs about to be lost — for rehearsals and demos. It writes only to a directory, to Azurite, or to an empty
 container: a container that holds blobs in a real account needs --force, and the message names the account.

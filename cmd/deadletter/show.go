@@ -12,13 +12,16 @@ import (
 	"github.com/spf13/cobra"
 )
 
-type showOptions struct{ json bool }
+type showOptions struct{ out *output }
 
 func (a *app) showCmd() *cobra.Command {
 	var o showOptions
 	cmd := &cobra.Command{
 		Use:   "show NAME",
 		Short: "one blob: every event, its verdicts, the preview or restore prediction",
+		Example: `  deadletter show 6cfb4200                 # a unique fragment of the name
+  deadletter show WEBHOOKS/2026/11/30/19/6cfb4200-69c9-ee25-2bdd-2bcae3e70162.json --json`,
+		Annotations: lookingAtAnEstate(),
 		Long: `show reads one blob and says what the estate's replay function will do with it, event by event. NAME is the
 full name, the blob's URL, its GUID or any fragment that picks out one blob; an ambiguous fragment lists the
 candidates (exit 2).`,
@@ -39,14 +42,10 @@ candidates (exit 2).`,
 			if err != nil {
 				return couldNotLook(ctx, err)
 			}
-			if o.json {
-				return writeJSON(a.io.out, toShowJSON(cfg, d))
-			}
-			writeShow(a.io.out, d, cfg)
-			return nil
+			return o.out.print(a.io.out, toShowJSON(cfg, d), func() { writeShow(a.io.out, d, cfg) })
 		},
 	}
-	cmd.Flags().BoolVar(&o.json, "json", false, "JSON output")
+	o.out = declareOutput(cmd, outText, outWide, outJSON).fitted()
 	return cmd
 }
 

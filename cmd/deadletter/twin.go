@@ -73,7 +73,7 @@ func (a *app) twinStartCmd() *cobra.Command {
 
 func (a *app) twinAdvanceCmd() *cobra.Command {
 	var by time.Duration
-	var asJSON bool
+	var pr *output
 	cmd := &cobra.Command{
 		Use:   "advance --dir D --by DURATION [--json]",
 		Short: "run the twin forward as fast as it can and say what happened meanwhile",
@@ -105,7 +105,7 @@ func (a *app) twinAdvanceCmd() *cobra.Command {
 			if err != nil {
 				return err
 			}
-			if asJSON {
+			if pr.json() {
 				if err := writeJSON(a.io.out, twinSpanJSON{From: rfc3339(from), To: rfc3339(tw.Now()), Span: span, Account: acct,
 					Violations: tw.State().Violations, Repaired: tw.Repaired()}); err != nil {
 					return err
@@ -119,7 +119,7 @@ func (a *app) twinAdvanceCmd() *cobra.Command {
 		},
 	}
 	durationVar(cmd.Flags(), &by, "by", "how far to run the twin's clock (2h, 1d)")
-	cmd.Flags().BoolVar(&asJSON, "json", false, "JSON output")
+	pr = declareOutput(cmd, outText, outJSON)
 	return cmd
 }
 
@@ -154,7 +154,7 @@ type windowJSON struct {
 }
 
 func (a *app) twinStatusCmd() *cobra.Command {
-	var asJSON bool
+	var pr *output
 	cmd := &cobra.Command{
 		Use:     "status --dir D [--json]",
 		Short:   "the twin's clock, its script and the account of every event it published",
@@ -192,7 +192,7 @@ func (a *app) twinStatusCmd() *cobra.Command {
 					Outcome: w.Outcome, Status: w.Status, Why: w.Why})
 			}
 			sort.SliceStable(out.Script, func(i, j int) bool { return out.Script[i].From < out.Script[j].From })
-			if asJSON {
+			if pr.json() {
 				if err := writeJSON(a.io.out, out); err != nil {
 					return err
 				}
@@ -217,7 +217,7 @@ func (a *app) twinStatusCmd() *cobra.Command {
 			return twinBroken(acct, st.Violations, !running)
 		},
 	}
-	cmd.Flags().BoolVar(&asJSON, "json", false, "JSON output")
+	pr = declareOutput(cmd, outText, outJSON)
 	return cmd
 }
 

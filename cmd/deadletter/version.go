@@ -76,20 +76,20 @@ func (v versionInfo) String() string {
 }
 
 func (a *app) versionCmd() *cobra.Command {
-	var asJSON bool
+	var pr *output
 	cmd := &cobra.Command{
 		Use:   "version",
 		Short: "say the version and commit this binary was built from (the same as --version)",
 		Args:  cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			v := currentVersion()
-			if asJSON {
+			if pr.json() {
 				return writeJSON(a.io.out, versionJSON{Version: v.Version, Commit: v.Commit, Modified: v.Modified, Go: v.Go})
 			}
 			_, err := fmt.Fprintf(a.io.out, "deadletter version %s\n", v)
 			return err
 		},
 	}
-	cmd.Flags().BoolVar(&asJSON, "json", false, "write JSON: version, commit, modified, go")
+	pr = declareOutput(cmd, outText, outJSON)
 	return cmd
 }

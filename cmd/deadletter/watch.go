@@ -21,7 +21,7 @@ import (
 
 type watchOptions struct {
 	monitorFlags
-	json     bool
+	out      *output
 	interval time.Duration
 	exec     string
 	execEnv  []string
@@ -38,6 +38,9 @@ func (a *app) watchCmd() *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "watch",
 		Short: "check every --interval and print what changed, one line per kind of finding",
+		Example: `  deadletter watch --interval 1m --exec ./notify.sh
+  deadletter watch --metrics-addr 127.0.0.1:9464`,
+		Annotations: lookingAtAnEstate(),
 		Long: `watch re-checks the container every --interval. Its first pass prints the state, one line per kind of finding;
 later passes print, per kind, the blobs that appeared and the ones that went away — one line (and one --exec) for
 "12 new stranded blobs", naming the first 20. An expiring blob the lifecycle rule deleted before anyone handled
@@ -52,7 +55,7 @@ holds the alerting rules.`,
 	}
 	o.monitorFlags.register(cmd)
 	fs := cmd.Flags()
-	fs.BoolVar(&o.json, "json", false, "one JSON object per line")
+	o.out = declareOutput(cmd, outText, outWide, outJSON, outJSONL).fitted()
 	durationVar(fs, &o.interval, "interval", "how often to check")
 	fs.StringVar(&o.exec, "exec", "", "run this shell command for every state, new and lost line, the line as JSON on stdin")
 	fs.StringSliceVar(&o.execEnv, "exec-env", nil, "a variable of the environment --exec may see besides PATH, HOME, LANG and the like (repeatable; never a credential variable)")
@@ -281,7 +284,7 @@ func (a *app) emit(hk *hooks, o *watchOptions, c replay.Change) {
 	c.Time = c.Time.UTC().Truncate(time.Second)
 	j := toChangeJSON(c)
 	j.Context = text(a.context)
-	if o.json {
+	if o.out.anyJSON() { // a stream: one document a line either way
 		writeJSONLine(a.io.out, j)
 	} else {
 		a.printChange(j.Time, c)
