@@ -68,15 +68,7 @@ type DrainOptions struct {
 }
 
 // DrainTargets lists what a drain with no names takes: every stranded blob of the snapshot, handled ones marked.
-func (c Config) DrainTargets(s *Snapshot) []DrainTarget {
-	var out []DrainTarget
-	for i := range s.Items {
-		if it := &s.Items[i]; it.Pane == PaneStranded {
-			out = append(out, c.DrainTargetOf(it, s.Now))
-		}
-	}
-	return out
-}
+func (c Config) DrainTargets(s *Snapshot) []DrainTarget { return c.PlanDrainStranded(s).all }
 
 // DrainTargetOf is the drain target for one listed item.
 func (c Config) DrainTargetOf(it *Item, now time.Time) DrainTarget {

@@ -129,13 +129,13 @@ func confirmKeys(b *box, confirm func() tea.Cmd, off func() string) []binding {
 // do, and — per subscription whose handler still failed within the TTL — that those events will dead-letter again.
 type drainDialog struct {
 	box
-	f       replay.Forecast
-	targets []replay.DrainTarget
-	keys    *scope
+	plan *replay.DrainPlan
+	keys *scope
 }
 
 func newDrainDialog(e *env, items []replay.Item, limit string, ready []replay.Readiness) (*drainDialog, string) {
-	f := e.cfg.ForecastDrain(items, replay.DrainOptions{}, e.snap.Now)
+	plan := e.cfg.PlanDrain(e.snap, items, replay.DrainOptions{})
+	f := plan.Forecast
 	if !f.Asks() {
 		// Asking "drain 0 blobs?" would ask for nothing: say why nothing is drained instead.
 		var why []string
@@ -144,18 +144,8 @@ func newDrainDialog(e *env, items []replay.Item, limit string, ready []replay.Re
 		}
 		return nil, "nothing to drain: " + strings.Join(why, "; ")
 	}
-	d := &drainDialog{box: newBox(e, present.DrainQuestion(f, "stranded blob(s)")), f: f}
-	take := map[string]bool{}
-	for _, n := range f.Names {
-		take[n] = true
-	}
-	var drained []replay.Item
-	for i := range items {
-		if take[items[i].Name] {
-			d.targets = append(d.targets, e.cfg.DrainTargetOf(&items[i], e.snap.Now))
-			drained = append(drained, items[i])
-		}
-	}
+	d := &drainDialog{box: newBox(e, present.DrainQuestion(f, "stranded blob(s)")), plan: plan}
+	drained := plan.Taken
 	lines := limitLines(e, limit)
 	mine := replay.ReadinessOf(ready, drained)
 	if l := present.LastDeadLetters(mine, e.snap.Now); l != "" {
@@ -199,9 +189,9 @@ func readinessWarnings(e *env, items []replay.Item, ready []replay.Readiness) []
 }
 
 func (d *drainDialog) confirm() tea.Cmd {
-	e, targets := d.e, d.targets
-	return d.e.send(runMsg{&actionRun{act: actDrain, total: len(targets), run: func(ctx contextT, progress func(replay.Result)) ([]replay.Result, error) {
-		return replay.Drain(ctx, e.loader.Container, e.cfg, targets, replay.DrainOptions{ReadOnly: e.readOnly, Concurrency: e.concurrency, Progress: progress})
+	e, plan := d.e, d.plan
+	return d.e.send(runMsg{&actionRun{act: actDrain, total: len(plan.Items), run: func(ctx contextT, progress func(replay.Result)) ([]replay.Result, error) {
+		return plan.Run(ctx, e.loader.Container, e.cfg, replay.DrainOptions{ReadOnly: e.readOnly, Concurrency: e.concurrency, Progress: progress})
 	}}})
 }
 

@@ -3,7 +3,6 @@ package main
 import (
 	"fmt"
 	"slices"
-	"time"
 
 	"github.com/deadletter/deadletter/internal/present"
 	"github.com/deadletter/deadletter/internal/textfmt"
@@ -76,7 +75,6 @@ func (a *app) runDrain(cmd *cobra.Command, names []string, o *drainOptions) erro
 		// (a quarantine copy that holds all of them) are known before the question, not only at write time.
 		l.HydrateWhere(ctx, snap, take)
 	}
-	var targets []replay.DrainTarget
 	var items []replay.Item
 	for i := range snap.Items {
 		if it := &snap.Items[i]; take(it) {
@@ -84,13 +82,10 @@ func (a *app) runDrain(cmd *cobra.Command, names []string, o *drainOptions) erro
 		}
 	}
 	slices.SortStableFunc(items, func(a, b replay.Item) int { return present.ByHour(&a, &b) }) // names said in time order
-	for i := range items {
-		targets = append(targets, cfg.DrainTargetOf(&items[i], snap.Now))
-	}
-	ready := drainReadiness(cfg, snap, items)
+	plan := cfg.PlanDrain(snap, items, replay.DrainOptions{IncludeHandled: o.includeHandled, Force: o.force})
 	wit := witness()
-	both := resultsJSON{Readiness: toReadinessJSON(ready, wit), EventGrid: toWitnessJSON(wit)}
-	if len(targets) == 0 && len(missing) == 0 {
+	both := resultsJSON{Readiness: toReadinessJSON(plan.Readiness, wit), EventGrid: toWitnessJSON(wit)}
+	if len(items) == 0 && len(missing) == 0 {
 		if o.out.json() {
 			out := toResultsJSON(o.dryRun, nil, o.forceHow)
 			out.Readiness, out.EventGrid = both.Readiness, both.EventGrid
@@ -100,22 +95,16 @@ func (a *app) runDrain(cmd *cobra.Command, names []string, o *drainOptions) erro
 		return nil
 	}
 	var res []replay.Result
-	if len(targets) > 0 {
-		if err := a.askDrain(cfg, o, items, ready, wit, snap.Now); err != nil {
+	if len(items) > 0 {
+		if err := a.askDrain(cfg, o, plan, wit); err != nil {
 			return err
 		}
-		if res, err = replay.Drain(ctx, l.Container, cfg, targets, replay.DrainOptions{DryRun: o.dryRun, IncludeHandled: o.includeHandled,
-			Force: o.force, Concurrency: o.concurrency, Progress: a.progress(len(targets), o.dryRun)}); err != nil {
+		if res, err = plan.Run(ctx, l.Container, cfg, replay.DrainOptions{DryRun: o.dryRun, Concurrency: o.concurrency,
+			Progress: a.progress(len(items), o.dryRun)}); err != nil {
 			return err
 		}
 	}
 	return a.reportResults(ctx, o.actionFlags, append(missing, res...), both)
-}
-
-// drainReadiness is the readiness of the subscriptions a drain takes (reckoned from every blob: the replay's
-// copies and the live ones are evidence too). Never nil, so the JSON always carries the list.
-func drainReadiness(cfg replay.Config, snap *replay.Snapshot, items []replay.Item) []replay.Readiness {
-	return replay.ReadinessOf(cfg.Readiness(snap.Items, snap.Now), items)
 }
 
 // drainNamed resolves the names a drain was given: the ones that match nothing (reported notFound), and which
@@ -137,8 +126,8 @@ func (a *app) drainNamed(snap *replay.Snapshot, names []string) ([]replay.Result
 
 // askDrain says what the drain will do — only the blobs it will re-upload are counted — and asks.
 // Both witnesses are said, each named: the container's (the last dead letters) and Event Grid's (its metrics now).
-func (a *app) askDrain(cfg replay.Config, o *drainOptions, items []replay.Item, ready []replay.Readiness, wit replay.WitnessReport, now time.Time) error {
-	f := cfg.ForecastDrain(items, replay.DrainOptions{IncludeHandled: o.includeHandled, Force: o.force}, now)
+func (a *app) askDrain(cfg replay.Config, o *drainOptions, plan *replay.DrainPlan, wit replay.WitnessReport) error {
+	f, items, ready, now := plan.Forecast, plan.Items, plan.Readiness, plan.Now
 	if !o.out.json() || !o.yes {
 		if f.Blobs > 0 {
 			fmt.Fprintf(a.io.err, "%d blob(s) to drain (stranded: older than the TTL %s, so no trigger can still reach them).\n", f.Blobs, textfmt.Duration(cfg.TTL))

@@ -143,15 +143,13 @@ func TestADrainIsConsumed(t *testing.T) {
 	}
 	l.HydrateWhere(ctx, s, nil)
 	cfg := Config()
-	var targets []replay.DrainTarget
-	for i := range s.Items {
-		if it := &s.Items[i]; it.Pane == replay.PaneStranded {
-			targets = append(targets, cfg.DrainTargetOf(it, s.Now))
-		}
+	plan := cfg.PlanDrainStranded(s) // the plan the command line and the dashboard run
+	if plan.CrashLeft != 1 || len(plan.Targets) != len(plan.Items)-1 {
+		t.Fatalf("the plan takes %d of %d and leaves %d crash blob(s)", len(plan.Targets), len(plan.Items), plan.CrashLeft)
 	}
-	res, err := replay.Drain(ctx, l.Container, cfg, targets, replay.DrainOptions{})
-	// Every stranded blob is drained but the deep one, which a drain only makes the replay throw on again.
-	if tally := replay.TallyOf(res); err != nil || tally[replay.OutcomeCrash] != 1 || tally[replay.OutcomeDrained] != len(targets)-1 {
+	res, err := plan.Run(ctx, l.Container, cfg, replay.DrainOptions{})
+	// Every stranded blob is drained but the deep one, which a drain only makes the replay throw on again: as planned.
+	if tally := replay.TallyOf(res); err != nil || tally[replay.OutcomeCrash] != 1 || tally[replay.OutcomeDrained] != len(plan.Targets) {
 		t.Fatalf("drain: %v %v", tally, err)
 	}
 	if _, err := tw.Advance(ctx, tw.Now().Add(2*time.Hour)); err != nil {
@@ -166,7 +164,7 @@ func TestADrainIsConsumed(t *testing.T) {
 	}
 	left := 0
 	for _, it := range s.Items {
-		for _, tg := range targets {
+		for _, tg := range plan.Targets {
 			if it.Name == tg.Name && it.Pane == replay.PaneStranded && (it.Summary == nil || it.Summary.CrashDepth == 0) {
 				left++
 			}
