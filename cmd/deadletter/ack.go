@@ -1,6 +1,7 @@
 package main
 
 import (
+	"context"
 	"fmt"
 	"time"
 
@@ -15,12 +16,13 @@ type ackOptions struct {
 	dur      time.Duration
 	note, by string
 	clear    bool
+	filter   blobFilter
 }
 
 func (a *app) ackCmd() *cobra.Command {
 	o := ackOptions{dur: 24 * time.Hour}
 	cmd := &cobra.Command{
-		Use:   "ack NAME... [--for D] [--note TEXT] [--by WHO] | ack --clear NAME...",
+		Use:   "ack NAME... | --filter QUERY  [--for D] [--note TEXT] [--by WHO] | ack --clear NAME...",
 		Short: "acknowledge blobs: they stay visible but raise no finding until the ack expires or the blob changes",
 		Example: `  deadletter ack 6cfb4200 --for 4h --note "INC-1234: webhook vendor down"
   deadletter ack --clear 6cfb4200`,
@@ -39,14 +41,21 @@ needs the tags/write data action (Storage Blob Data Owner, or a custom role).`,
 	fs.StringVar(&o.note, "note", "", "what is being done about it")
 	fs.StringVar(&o.by, "by", "", "who acknowledges (default: user@host)")
 	fs.BoolVar(&o.clear, "clear", false, "remove the acknowledgement")
+	o.filter.queryFlag(cmd, "acknowledge (or --clear) every blob of")
 	return cmd
 }
 
 func (a *app) runAck(cmd *cobra.Command, names []string, o *ackOptions) error {
-	if len(names) == 0 {
-		return usagef("ack needs blob names (or their GUIDs or fragments)")
+	switch {
+	case len(names) == 0 && o.filter.query == "":
+		return usagef("ack needs blob names (or their GUIDs or fragments), or --filter")
+	case len(names) > 0 && o.filter.query != "":
+		return usagef("ack takes names or --filter, not both")
 	}
 	if err := o.validate(); err != nil {
+		return err
+	}
+	if err := o.filter.validate(); err != nil {
 		return err
 	}
 	if !o.clear && (o.dur <= 0 || o.dur > a.g.rules().AckLimit()) {
@@ -64,14 +73,9 @@ func (a *app) runAck(cmd *cobra.Command, names []string, o *ackOptions) error {
 	if err != nil {
 		return err
 	}
-	found, missing, err := resolveNamed(a.io.err, snap, a.g.container, names, anyBlob)
+	items, missing, err := a.ackTaken(ctx, l, cfg, snap, names, &o.filter)
 	if err != nil {
 		return err
-	}
-	var items []replay.Item
-	for _, n := range found {
-		i, _ := snap.Lookup(n)
-		items = append(items, snap.Items[i])
 	}
 	p := cfg.PreviewAck(items, snap.Now)
 	if !o.clear {
@@ -98,4 +102,27 @@ func (a *app) runAck(cmd *cobra.Command, names []string, o *ackOptions) error {
 		return err
 	}
 	return a.reportResults(ctx, o.actionFlags, append(append(missing, p.Left...), res...))
+}
+
+// ackTaken is what an ack takes: the named blobs (and the names that match nothing), or every blob --filter keeps.
+func (a *app) ackTaken(ctx context.Context, l *replay.Loader, cfg replay.Config, snap *replay.Snapshot, names []string, f *blobFilter) ([]replay.Item, []replay.Result, error) {
+	var items []replay.Item
+	if f.query != "" {
+		keep := f.selectBy(ctx, l, cfg, snap, func(*replay.Item) bool { return true })
+		for i := range snap.Items {
+			if keep(&snap.Items[i]) {
+				items = append(items, snap.Items[i])
+			}
+		}
+		return items, nil, nil
+	}
+	found, missing, err := resolveNamed(a.io.err, snap, a.g.container, names, anyBlob)
+	if err != nil {
+		return nil, nil, err
+	}
+	for _, n := range found {
+		i, _ := snap.Lookup(n)
+		items = append(items, snap.Items[i])
+	}
+	return items, missing, nil
 }

@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"encoding/json"
+	"maps"
 	"net"
 	"os"
 	"path"
@@ -533,9 +534,56 @@ func TestFilterFlagSelectsWhatTheDashboardShows(t *testing.T) {
 				t.Errorf("ls --filter %q lacks %s", q, n)
 			}
 		}
+		// The actions select the same, in their panes: drain the stranded blobs shown, restore --all the
+		// quarantined ones (their dry runs name every blob taken, left ones with their reasons), ack all shown.
+		inPane := func(p replay.Pane) map[string]bool {
+			m := map[string]bool{}
+			for i := range snap.Items {
+				if want[snap.Items[i].Name] && snap.Items[i].Pane == p {
+					m[snap.Items[i].Name] = true
+				}
+			}
+			return m
+		}
+		for _, c := range []struct {
+			want map[string]bool
+			args []string
+		}{
+			{inPane(replay.PaneStranded), []string{"drain", "--dry-run"}},
+			{inPane(replay.PaneQuarantine), []string{"restore", "--all", "--dry-run"}},
+		} {
+			out, errs, _ := runCmd(t, append(c.args, "--dir", dir, "--handlers", handlers, "--filter", q, "--json")...)
+			if names := resultNames(t, out); !maps.Equal(names, c.want) {
+				t.Errorf("%v --filter %q takes %d blobs, the dashboard's filter shows %d there:\n%v\n%v\n%s", c.args, q, len(names), len(c.want), names, c.want, errs)
+			}
+		}
 	}
-	if _, errs, code := runCmd(t, "ls", "--dir", dir, "--filter", "colour:red"); code != 2 || !strings.Contains(errs, "is not a filter field") {
-		t.Errorf("a bad --filter: exit %d %s", code, errs)
+	// ack --filter (it writes, so once, last): every blob the filter shows, in any pane.
+	q := "sub:=WEBHOOKS -is:handled"
+	parsed, _ := replay.ParseFilter(q)
+	c, _ := dirstore.Open(dir)
+	cfg := replay.DefaultConfig()
+	cfg.Handlers = scenario.IncidentRegister
+	l := replay.NewLoader(c, cfg)
+	snap, _ := l.List(context.Background())
+	l.HydrateWhere(context.Background(), snap, nil)
+	want, keep := map[string]bool{}, parsed.Select(cfg, snap)
+	for i := range snap.Items {
+		if keep(i) {
+			want[snap.Items[i].Name] = true
+		}
+	}
+	out, errs, _ := runCmd(t, "ack", "--dir", dir, "--handlers", handlers, "--filter", q, "--yes", "--json")
+	if names := resultNames(t, out); len(want) == 0 || !maps.Equal(names, want) {
+		t.Errorf("ack --filter %q acknowledged %d blobs, the dashboard's filter shows %d:\n%s", q, len(names), len(want), errs)
+	}
+	for _, args := range [][]string{{"ls"}, {"drain", "--dry-run"}, {"restore", "--all", "--dry-run"}, {"ack"}} {
+		if _, errs, code := runCmd(t, append(args, "--dir", dir, "--filter", "colour:red")...); code != 2 || !strings.Contains(errs, "is not a filter field") {
+			t.Errorf("%v a bad --filter: exit %d %s", args, code, errs)
+		}
+	}
+	if _, errs, code := runCmd(t, "drain", "--dir", dir, "--filter", "sub:webhooks", "WEBHOOKS"); code != 2 || !strings.Contains(errs, "names or --filter") {
+		t.Errorf("drain with names and --filter: exit %d %s", code, errs)
 	}
 }
 
@@ -554,4 +602,18 @@ func TestWrappedAdviceKeepsCommandsWhole(t *testing.T) {
 			t.Fatalf("at %d columns the words changed:\n%s", w, out)
 		}
 	}
+}
+
+// resultNames are the names an action's JSON results carry.
+func resultNames(t *testing.T, out string) map[string]bool {
+	t.Helper()
+	var r struct{ Results []struct{ Name string } }
+	if err := json.Unmarshal([]byte(out), &r); err != nil {
+		t.Fatalf("not JSON: %v\n%s", err, out)
+	}
+	m := map[string]bool{}
+	for _, x := range r.Results {
+		m[x.Name] = true
+	}
+	return m
 }

@@ -14,12 +14,13 @@ type drainOptions struct {
 	actionFlags
 	includeHandled bool
 	force          bool
+	filter         blobFilter
 }
 
 func (a *app) drainCmd() *cobra.Command {
 	var o drainOptions
 	cmd := &cobra.Command{
-		Use:   "drain [NAME...]",
+		Use:   "drain [NAME... | --filter QUERY]",
 		Short: "re-upload stranded blobs (all, or the named ones) so the replay sees them",
 		Example: `  deadletter drain --dry-run              # what it would do, and whether each handler still fails
   deadletter drain 6cfb4200 --yes
@@ -37,6 +38,7 @@ drain of every stranded blob passes them by with a note (exit 0); a named one le
 	}
 	o.register(cmd, true)
 	cmd.Flags().BoolVar(&o.includeHandled, "include-handled", false, "also drain the named blobs the replay already handled (their events are republished again)")
+	o.filter.queryFlag(cmd, "drain only the stranded blobs of")
 	cmd.Flags().BoolVar(&o.force, "force", false, "also drain the named blobs the replay function crashes on (it throws on them again)")
 	return cmd
 }
@@ -47,6 +49,12 @@ func (a *app) runDrain(cmd *cobra.Command, names []string, o *drainOptions) erro
 	}
 	if a.g.readOnly && !o.dryRun { // (a dry run changes nothing: read-only allows it)
 		return replay.ErrReadOnly
+	}
+	if err := o.filter.validate(); err != nil {
+		return err
+	}
+	if o.filter.query != "" && len(names) > 0 {
+		return usagef("drain takes names or --filter, not both")
 	}
 	if o.includeHandled && len(names) == 0 {
 		return usagef("--include-handled drains only blobs you name: a handled blob is republished a second time")
@@ -69,6 +77,9 @@ func (a *app) runDrain(cmd *cobra.Command, names []string, o *drainOptions) erro
 	missing, take, err := a.drainNamed(snap, names)
 	if err != nil {
 		return err
+	}
+	if o.filter.query != "" {
+		take = o.filter.selectBy(ctx, l, cfg, snap, take)
 	}
 	if !o.out.json() || !o.yes {
 		// What is asked must be what is done: read the payloads first, so the blobs the replay already handled

@@ -41,6 +41,20 @@ func (f *blobFilter) flags(cmd *cobra.Command) {
 	cmd.RegisterFlagCompletionFunc("verdict", cobra.FixedCompletions([]string{"replay", "cap", "notIdempotent", "unroutable", "unknown", "malformed", "crash", "handled"}, cobra.ShellCompDirectiveNoFileComp))
 }
 
+// queryFlag gives a command --filter alone: the commands that had no per-field filters (drain, ack).
+func (f *blobFilter) queryFlag(cmd *cobra.Command, what string) {
+	cmd.Flags().StringVar(&f.query, "filter", "", what+" what the dashboard's filter shows for the same words ('sub:webhooks verdict:cap hour:12-01')")
+}
+
+// selectBy reads, before anything is selected, the payloads a query on what only a payload tells needs (of the
+// blobs pool keeps), and returns the blobs of pool the filter keeps: a write never selects on an unread payload.
+func (f *blobFilter) selectBy(ctx context.Context, l *replay.Loader, cfg replay.Config, snap *replay.Snapshot, pool func(*replay.Item) bool) func(*replay.Item) bool {
+	if f.needsPayload() {
+		l.HydrateWhere(ctx, snap, pool)
+	}
+	return func(it *replay.Item) bool { return pool(it) && f.listed(it) && f.read(cfg, it, snap.Now) }
+}
+
 func (f *blobFilter) validate() error {
 	if f.pane != "" {
 		if _, ok := replay.ParsePane(f.pane); !ok {
