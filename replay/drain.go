@@ -11,19 +11,6 @@ import (
 	"github.com/deadletter/deadletter/store"
 )
 
-// Metadata a drain adds to the blob it re-uploads.
-const (
-	MetaDrainCount = "drainCount"
-	MetaDrainedAt  = "drainedAt"
-	// MetaRestoredFrom records which quarantine copy a restored blob came from.
-	MetaRestoredFrom = "restoredFrom"
-	// MetaDrainID and MetaRestoreID carry the id of the action that wrote the blob (one per drain or restore
-	// run): a write whose answer was lost is known for this action's by it, never by a time stamp two actions
-	// in the same second share.
-	MetaDrainID   = "drainId"
-	MetaRestoreID = "restoreId"
-)
-
 // newActionID is a fresh id for one drain or restore run: 64 random bits, hex.
 func newActionID() string {
 	var b [8]byte
@@ -170,10 +157,8 @@ func handledResult(r Result, by string) Result {
 // its count, its time, and the id of this drain (id), by which a write whose answer was lost is known for ours.
 // The write is not tied to ctx: once started it completes, so a cancel never leaves a half-made request.
 func rewrite(ctx context.Context, c store.Container, b store.Blob, now time.Time, r Result, id string) Result {
-	n, _ := store.MetaGet(b.Metadata, MetaDrainCount)
-	count, _ := strconv.Atoi(n)
-	stamp := now.UTC().Format(time.RFC3339Nano)
-	meta := store.MetaWith(store.MetaWith(store.MetaWith(b.Metadata, MetaDrainCount, strconv.Itoa(count+1)), MetaDrainedAt, stamp), MetaDrainID, id)
+	count := MarksOf(b.Metadata).Drains()
+	meta := withDrainMark(b.Metadata, now, id)
 	ct := b.ContentType
 	if ct == "" {
 		ct = "application/json"
@@ -207,9 +192,8 @@ func rewrite(ctx context.Context, c store.Container, b store.Blob, now time.Time
 // drains of one blob in the same second (Azure's clock has no finer grain) carry different ids, so only the one
 // whose write landed says drained.
 func isOurDrain(bi store.BlobInfo, id string, count, size int) bool {
-	got, _ := store.MetaGet(bi.Metadata, MetaDrainID)
-	n, _ := store.MetaGet(bi.Metadata, MetaDrainCount)
-	return got == id && n == strconv.Itoa(count) && bi.Size == int64(size)
+	m := MarksOf(bi.Metadata)
+	return m.DrainID == id && m.DrainCount == strconv.Itoa(count) && bi.Size == int64(size)
 }
 
 // serviceNow is the service's clock as of a read, asking the service when the read carried none.

@@ -29,12 +29,12 @@ type Readiness struct {
 // hour (the blob was drained since, or the replay took it later). Restored copies are not dead letters (ok false),
 // nor are names without an hour whose blob was rewritten.
 func DeadLetteredAt(bi store.BlobInfo, name BlobName) (time.Time, bool) {
-	if _, restored := store.MetaGet(bi.Metadata, MetaRestoredFrom); restored {
+	marks := MarksOf(bi.Metadata)
+	if marks.Restored() {
 		return time.Time{}, false
 	}
 	if name.Hour.IsZero() {
-		_, drained := store.MetaGet(bi.Metadata, MetaDrainCount)
-		return bi.LastModified, !drained
+		return bi.LastModified, !marks.Drained()
 	}
 	end := name.Hour.Add(time.Hour - time.Second)
 	switch {

@@ -198,10 +198,7 @@ func placeCopy(ctx context.Context, c store.Container, from string, b store.Blob
 	if base == "" {
 		base = plan.Target
 	}
-	meta := store.MetaWith(b.Metadata, MetaRestoredFrom, from)
-	if id != "" {
-		meta = store.MetaWith(meta, MetaRestoreID, id)
-	}
+	meta := withRestoreMark(b.Metadata, from, id)
 	return place(ctx, c, placement{base: base, alt: plan.alt, body: plan.Body, contentType: b.ContentType, meta: meta, id: id, mine: mine}, dryRun)
 }
 
@@ -262,7 +259,7 @@ func place(ctx context.Context, c store.Container, p placement, dryRun bool) (st
 			// The answer may be lost with the write done (ErrAlreadyExists: the SDK's retry met our own write):
 			// the blob is ours when it carries this run's id.
 			if cur, serr := c.Stat(ctx, target); serr == nil && p.id != "" {
-				if got, _ := store.MetaGet(cur.Metadata, MetaRestoreID); got == p.id {
+				if MarksOf(cur.Metadata).RestoreID == p.id {
 					p.wrote()
 					return target, n, nil
 				}

@@ -78,7 +78,7 @@ func WhereIs(ctx context.Context, c Statter, bi store.BlobInfo, since time.Time)
 				continue
 			}
 			if l.kind == WhereRestored {
-				if from, _ := store.MetaGet(st.Metadata, MetaRestoredFrom); from != "" && from != bi.Name {
+				if from := MarksOf(st.Metadata).RestoredFrom; from != "" && from != bi.Name {
 					continue // another copy's restore took that name
 				}
 			}

@@ -233,7 +233,7 @@ func (v *detail) wrapHead() []string {
 func (v *detail) sections(head []string) (_, pred, raw []string) {
 	d, cfg, st, p := v.d, v.e.cfg, v.e.st, textfmt.Printable
 	al := cfg.AlertsOf(&d.Item, d.Now)
-	drained, _ := store.MetaGet(d.Metadata, replay.MetaDrainCount)
+	drained := replay.MarksOf(d.Metadata).DrainCount
 	props := fmt.Sprintf("%s · %s old · the lifecycle rule deletes it in %s · %s", d.Pane, textfmt.Duration(d.Age),
 		textfmt.Duration(al.DeletesIn), textfmt.Bytes(d.Size))
 	if drained != "" {

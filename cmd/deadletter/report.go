@@ -10,7 +10,6 @@ import (
 	"github.com/deadletter/deadletter/internal/present"
 	"github.com/deadletter/deadletter/internal/textfmt"
 	"github.com/deadletter/deadletter/replay"
-	"github.com/deadletter/deadletter/store"
 	"github.com/spf13/cobra"
 )
 
@@ -118,12 +117,12 @@ func buildReport(cfg replay.Config, snap *replay.Snapshot, o *reportOptions) rep
 	}
 	for i := range snap.Items {
 		it := &snap.Items[i]
-		if n, ok := store.MetaGet(it.Metadata, replay.MetaDrainCount); ok {
-			at, _ := store.MetaGet(it.Metadata, replay.MetaDrainedAt)
-			r.Drains = append(r.Drains, drainJSON{Name: text(it.Name), DrainCount: text(n), DrainedAt: text(at)})
+		m := replay.MarksOf(it.Metadata)
+		if m.Drained() {
+			r.Drains = append(r.Drains, drainJSON{Name: text(it.Name), DrainCount: text(m.DrainCount), DrainedAt: text(m.DrainedAt)})
 		}
-		if from, ok := store.MetaGet(it.Metadata, replay.MetaRestoredFrom); ok {
-			r.Restores = append(r.Restores, restoredJSON{Name: text(it.Name), From: text(from)})
+		if m.Restored() {
+			r.Restores = append(r.Restores, restoredJSON{Name: text(it.Name), From: text(m.RestoredFrom)})
 		}
 	}
 	slices.SortFunc(r.Drains, func(a, b drainJSON) int { return strings.Compare(string(a.Name), string(b.Name)) })

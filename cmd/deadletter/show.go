@@ -8,7 +8,6 @@ import (
 	"github.com/deadletter/deadletter/internal/present"
 	"github.com/deadletter/deadletter/internal/textfmt"
 	"github.com/deadletter/deadletter/replay"
-	"github.com/deadletter/deadletter/store"
 	"github.com/spf13/cobra"
 )
 
@@ -67,7 +66,7 @@ func writeShow(w io.Writer, d *replay.Detail, cfg replay.Config) {
 	fmt.Fprintf(w, "%s\n", p(d.Name))
 	fmt.Fprintf(w, "  pane        %s (age %s; TTL %s)\n", d.Pane, textfmt.Duration(d.Age), textfmt.Duration(cfg.TTL))
 	fmt.Fprintf(w, "  modified    %s   deleted by the lifecycle rule at %s (in %s)\n", rfc3339(d.LastModified), rfc3339(al.ExpiresAt), textfmt.Duration(al.DeletesIn))
-	drained, _ := store.MetaGet(d.Metadata, replay.MetaDrainCount)
+	drained := replay.MarksOf(d.Metadata).DrainCount
 	if drained == "" {
 		drained = "0"
 	}
