@@ -146,8 +146,7 @@ func (m *Model) applyFilter(settled bool) {
 	m.filter.text = m.filter.typed
 	match := m.rowFilter()
 	for _, t := range m.tables {
-		t.filtered, t.filterErr = m.filter.text, m.filter.err
-		t.refilter(match, t.cursorName())
+		t.Update(filterSetMsg{text: m.filter.text, err: m.filter.err, match: match})
 	}
 	if !settled {
 		return

@@ -90,9 +90,7 @@ func (m *Model) paneView() string {
 	if m.view == 0 {
 		return m.overview.View()
 	}
-	t := m.table()
-	t.listing = m.list.running
-	return t.View()
+	return m.table().View()
 }
 
 // footer is the status line and the key line of the focused component (and the root's keys that reach it).

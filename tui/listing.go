@@ -121,12 +121,12 @@ func (m *Model) updateListing(msg tea.Msg) tea.Cmd {
 		}
 		m.list.err, m.list.loaded, m.list.goodAt = nil, true, m.snap.Now
 		for _, t := range m.tables {
-			t.keep = t.cursorName() // before the sweep moves the positions the tables hold
+			t.Update(sweepMsg{hold: true}) // before the sweep moves the positions the tables hold
 		}
 		removed := m.snap.Sweep()
 		m.rebuild(removed)
 		for _, t := range m.tables {
-			t.keep = ""
+			t.Update(sweepMsg{hold: false})
 		}
 		m.recheck(true)
 		return tea.Batch(m.poll(m.opt.Interval), m.hydrate(), m.follow())
@@ -194,7 +194,7 @@ func (m *Model) takePage(msg listPageMsg) {
 		if it.Unread() {
 			m.unread++
 		}
-		m.tableOf(it.Pane).pending = append(m.tableOf(it.Pane).pending, i)
+		m.tableOf(it.Pane).arrive(i)
 	}
 	if moved {
 		m.rebuild(true)

@@ -141,7 +141,7 @@ func (m *Model) env() *env {
 	return &env{cfg: m.cfg, st: &m.st, painted: m.painted, snap: m.snap, loader: m.opt.Loader, ctx: m.ctx, readOnly: m.opt.ReadOnly,
 		estate: m.estate(),
 		now:    m.now, serviceNow: m.serviceNow, by: m.opt.By, after: m.opt.After, concurrency: m.opt.Concurrency, renderer: m.opt.Renderer, post: m.post,
-		witness: &m.witness}
+		witness: &m.witness, listing: func() bool { return m.list.running }}
 }
 
 // env is the read-only world a component works in.
@@ -163,6 +163,7 @@ type env struct {
 	renderer    *lipgloss.Renderer
 	post        func(tea.Msg)         // what env.send calls: the root's mailbox
 	witness     *replay.WitnessReport // Event Grid's witness as last read (the root's)
+	listing     func() bool           // whether a listing is under way (the root's)
 }
 
 func (e *env) paint(style *lipgloss.Style, text string) string { return e.painted.paint(style, text) }

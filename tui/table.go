@@ -55,10 +55,9 @@ type table struct {
 	// cursor's blob through a sort, even at the top.
 	keep, pinned string
 
-	// filtered is the filter the root applies to every pane ("" when none); listing says a listing is under
-	// way (both for what the table says when it shows nothing).
+	// filtered is the filter the root applies to every pane ("" when none) and filterErr why it does not parse
+	// (what the table says when it shows nothing): set by filterSetMsg.
 	filtered, filterErr string
-	listing             bool
 
 	e    *env
 	snap *replay.Snapshot // the root's, which its rows index; the table only reads it
@@ -82,8 +81,35 @@ func newTable(p replay.Pane, e *env) *table {
 // Scope implements component.
 func (t *table) Scope() *scope { return t.keys }
 
-// Update implements component: a table takes no replies of its own.
-func (t *table) Update(tea.Msg) (component, tea.Cmd) { return t, nil }
+// Messages the root sends every table (a table changes its own state; the root never writes it).
+type (
+	// filterSetMsg applies a filter: its words, why they do not parse ("" when they do) and the rows it keeps.
+	filterSetMsg struct {
+		text, err string
+		match     rowFilter
+	}
+	// sweepMsg says the snapshot's positions are about to change (a sweep): the table holds on to the blob its
+	// cursor is on until its next reset (hold false: the reset did not come, let go).
+	sweepMsg struct{ hold bool }
+)
+
+// Update implements component: a table takes no replies of its own, only what the root tells every pane.
+func (t *table) Update(msg tea.Msg) (component, tea.Cmd) {
+	switch msg := msg.(type) {
+	case filterSetMsg:
+		t.filtered, t.filterErr = msg.text, msg.err
+		t.refilter(msg.match, t.cursorName())
+	case sweepMsg:
+		t.keep = ""
+		if msg.hold {
+			t.keep = t.cursorName()
+		}
+	}
+	return t, nil
+}
+
+// arrive takes item i of the snapshot, new in this table's pane: sorted in at the next flush.
+func (t *table) arrive(i int) { t.pending = append(t.pending, i) }
 
 // scope is the table's keys, each one of its methods. The actions come first: the key line keeps them at 80
 // columns.
@@ -537,7 +563,7 @@ func (t *table) header() string {
 // View renders exactly t.height+1 lines of t.width: the column header and the visible rows. With no row to show
 // it says why.
 func (t *table) View() string {
-	filterErr, listing := t.filterErr, t.listing
+	filterErr, listing := t.filterErr, t.e.listing != nil && t.e.listing()
 	st := t.st
 	var b strings.Builder
 	b.WriteString(t.header())
