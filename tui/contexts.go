@@ -60,6 +60,12 @@ type summary struct {
 	// looking are the contexts whose check is under way: a tick does not start another beside it, so one that
 	// hangs costs one goroutine, not one per tick.
 	looking map[string]bool
+	painted memo
+	// keys are the summary's keys as data (the dashboard's scope system): the footer and ? help list them.
+	keys *scope
+	// help is the key reference while it is open (? opens it); mail is what it posted (its esc).
+	help *help
+	mail []tea.Msg
 }
 
 type summaryRowMsg struct{ row ContextSummary }
@@ -73,8 +79,41 @@ func newSummary(o SummaryOptions) *summary {
 		o.Interval = replay.DefaultInterval
 	}
 	ctx, stop := context.WithCancel(context.Background())
-	return &summary{o: o, st: NewStyles(o.Renderer), rows: map[string]*ContextSummary{}, w: minW, h: minH, ctx: ctx, stop: stop,
-		looking: map[string]bool{}}
+	s := &summary{o: o, st: NewStyles(o.Renderer), rows: map[string]*ContextSummary{}, w: minW, h: minH, ctx: ctx, stop: stop,
+		looking: map[string]bool{}, painted: memo{}}
+	s.keys = s.scope()
+	return s
+}
+
+// scope is the summary's keys, each one of its methods.
+func (s *summary) scope() *scope {
+	empty := func() string {
+		if len(s.o.Names) == 0 {
+			return "no context in the config file"
+		}
+		return ""
+	}
+	return &scope{name: "contexts", bindings: []binding{
+		bind([]string{"enter"}, "enter", "open the context under the cursor in its dashboard (: there comes back here)", s.open).footer().when(empty),
+		bind([]string{"up", "k"}, "↑/k", "up", func() tea.Cmd { s.cursor = max(0, s.cursor-1); return nil }).footer(),
+		bind([]string{"down", "j"}, "↓/j", "down", func() tea.Cmd { s.cursor = max(0, min(len(s.o.Names)-1, s.cursor+1)); return nil }).footer(),
+		bind([]string{"R", "ctrl+r"}, "R", "refresh: check every context again now", s.lookAll).footer(),
+		bind([]string{"?"}, "?", "help: these keys", s.openHelp).footer(),
+		bind([]string{"q", "ctrl+c", "esc"}, "q", "quit", func() tea.Cmd { return tea.Quit }).footer(),
+	}}
+}
+
+func (s *summary) open() tea.Cmd {
+	s.chosen = s.o.Names[s.cursor]
+	return tea.Quit
+}
+
+// openHelp opens the key reference of the summary's scope, as ? does in the dashboard.
+func (s *summary) openHelp() tea.Cmd {
+	e := &env{st: &s.st, post: func(msg tea.Msg) { s.mail = append(s.mail, msg) }}
+	s.help = newHelp(e, s.keys, nil)
+	s.help.SetSize(s.w, s.h-1)
+	return nil
 }
 
 func (s *summary) Init() tea.Cmd { return s.lookAll() }
@@ -97,6 +136,9 @@ func (s *summary) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 	switch msg := msg.(type) {
 	case tea.WindowSizeMsg:
 		s.w, s.h = msg.Width, msg.Height
+		if s.help != nil {
+			s.help.SetSize(s.w, s.h-1)
+		}
 	case summaryRowMsg:
 		r := msg.row
 		s.rows[r.Name] = &r
@@ -104,21 +146,25 @@ func (s *summary) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 	case summaryTickMsg:
 		return s, s.lookAll()
 	case tea.KeyMsg:
-		switch msg.String() {
-		case "q", "ctrl+c", "esc":
-			return s, tea.Quit
-		case "up", "k":
-			s.cursor = max(0, s.cursor-1)
-		case "down", "j":
-			s.cursor = min(len(s.o.Names)-1, s.cursor+1)
-		case "R", "ctrl+r":
-			return s, s.lookAll()
-		case "enter":
-			if len(s.o.Names) > 0 {
-				s.chosen = s.o.Names[s.cursor]
-				return s, tea.Quit
+		keys := s.keys
+		if s.help != nil {
+			keys = s.help.Scope()
+		}
+		b, ok := keys.find(msg)
+		if !ok || b.reason() != "" {
+			return s, nil
+		}
+		cmd := b.do()
+		for _, m := range s.mail {
+			switch m.(type) {
+			case closeMsg:
+				s.help = nil
+			case quitMsg:
+				cmd = tea.Quit
 			}
 		}
+		s.mail = nil
+		return s, cmd
 	}
 	return s, nil
 }
@@ -162,6 +208,10 @@ func (s *summary) View() string {
 		lines = append(lines, line)
 	}
 	body := strings.Join(lines, "\n")
-	foot := st.Dim.Render("enter open  ↑↓ move  R refresh  q quit   (in a context's dashboard, : comes back here)")
+	keys := s.keys
+	if s.help != nil {
+		body, keys = s.help.View(), s.help.Scope()
+	}
+	foot := keyLine(st, s.painted, keys.hints(), nil, s.w)
 	return fit(body, s.w, s.h-1) + "\n" + fit(foot, s.w, 1)
 }

@@ -53,6 +53,14 @@ func TestSummaryOfEveryContext(t *testing.T) {
 	if n := slowLooks.Load(); n != 1 {
 		t.Fatalf("the context that never answers was looked at %d times at once", n)
 	}
+	// Its keys are a scope like the dashboard's: the footer lists them, ? shows them all, esc comes back.
+	tm.Send(tea.KeyMsg{Type: tea.KeyRunes, Runes: []rune("?")})
+	teatest.WaitFor(t, tm.Output(), func(b []byte) bool {
+		return bytes.Contains(b, []byte("keys: contexts")) && bytes.Contains(b, []byte("refresh: check every context again now")) &&
+			bytes.Contains(b, []byte("open the context under the cursor"))
+	}, teatest.WithDuration(10*time.Second))
+	tm.Send(tea.KeyMsg{Type: tea.KeyEsc}) // closes the help, not the summary
+	teatest.WaitFor(t, tm.Output(), func(b []byte) bool { return bytes.Contains(b, []byte("every context")) }, teatest.WithDuration(10*time.Second))
 	tm.Send(tea.KeyMsg{Type: tea.KeyDown})
 	tm.Send(tea.KeyMsg{Type: tea.KeyEnter})
 	tm.WaitFinished(t, teatest.WithFinalTimeout(5*time.Second))

@@ -38,6 +38,9 @@ func (hp *help) build() {
 	st := hp.e.st
 	out := []string{st.Title.Render("keys: "+hp.under.name) + st.Dim.Render("   esc closes · ↑↓ pgup pgdn scroll"), ""}
 	for _, s := range []*scope{hp.under, hp.root} {
+		if s == nil {
+			continue // (the contexts summary: no root's keys reach it)
+		}
 		for _, b := range s.bindings {
 			h := b.Help()
 			line := fmt.Sprintf("  %-12s %s", h.Key, h.Desc)
@@ -46,6 +49,11 @@ func (hp *help) build() {
 			}
 			out = append(out, line)
 		}
+	}
+	if hp.root == nil {
+		out = append(out, "", st.Dim.Render("Each row is a check of one context of the config file, again every --interval; a context that cannot be read says why in its row, and holds up no other."))
+		hp.text.setLines(out)
+		return
 	}
 	out = append(out, "",
 		st.Header.Render("filter")+"  "+replay.QuerySyntax,
