@@ -123,14 +123,14 @@ type Tagger interface {
 	SetTags(ctx context.Context, name string, tags map[string]string, ifMatch string) error
 }
 
-// TagReader reads one blob's index tags, for a backend whose reads do not carry them (Azure answers a download
-// with a tag count only; listings carry them whole).
 // NameValidator is implemented by containers with limits of their own on blob names (a directory's path
 // segments and bytes): a name it refuses cannot be written there, so a plan can refuse it before any write.
 type NameValidator interface {
 	ValidateName(name string) error
 }
 
+// TagReader reads one blob's index tags, for a backend whose reads do not carry them (Azure answers a download
+// with a tag count only; listings carry them whole).
 type TagReader interface {
 	Tags(ctx context.Context, name string) (map[string]string, error)
 }
