@@ -1,7 +1,6 @@
 package replay_test
 
 import (
-	"bufio"
 	"bytes"
 	"encoding/base64"
 	"encoding/json"
@@ -15,6 +14,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/deadletter/deadletter/internal/testkit"
 	"github.com/deadletter/deadletter/replay"
 )
 
@@ -162,52 +162,20 @@ func nodeStackDepth(t *testing.T) int {
 }
 
 // nodePath finds node, the reference: a failure in CI, a skip elsewhere.
-func nodePath(t *testing.T) string {
-	t.Helper()
-	node, err := exec.LookPath("node")
-	if err != nil {
-		if os.Getenv("CI") != "" {
-			t.Fatalf("node is the reference implementation and must be on PATH in CI: %v", err)
-		}
-		t.Skipf("node not on PATH (%v); set CI to make this a failure", err)
-	}
-	return node
-}
+func nodePath(t *testing.T) string { return testkit.Node(t) }
 
 // runEstateJS runs every payload through one node process under the given caps.
 func runEstateJS(t *testing.T, reg replay.Register, caps []int, bodies [][]byte) []nodeAnswer {
 	t.Helper()
-	node := nodePath(t)
-	dir := t.TempDir()
-	script, in, out := filepath.Join(dir, "estate.js"), filepath.Join(dir, "in.txt"), filepath.Join(dir, "out.txt")
 	var req bytes.Buffer
 	for i, b := range bodies {
 		fmt.Fprintf(&req, "%d %s\n", caps[i], base64.StdEncoding.EncodeToString(b))
 	}
 	regJSON, _ := json.Marshal(reg)
-	if err := os.WriteFile(script, []byte(estateJS), 0o600); err != nil {
-		t.Fatal(err)
-	}
-	if err := os.WriteFile(in, req.Bytes(), 0o600); err != nil {
-		t.Fatal(err)
-	}
-	cmd := exec.Command(node, script, in, out, string(regJSON))
-	var stderr bytes.Buffer
-	cmd.Stderr = &stderr
-	if err := cmd.Run(); err != nil {
-		t.Fatalf("node: %v\n%s", err, stderr.String())
-	}
-	f, err := os.Open(out)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer f.Close()
 	var answers []nodeAnswer
-	sc := bufio.NewScanner(f)
-	sc.Buffer(nil, 256<<20)
-	for sc.Scan() {
+	for _, line := range testkit.RunNode(t, estateJS, req.Bytes(), string(regJSON)) {
 		var a nodeAnswer
-		if err := json.Unmarshal(sc.Bytes(), &a); err != nil {
+		if err := json.Unmarshal([]byte(line), &a); err != nil {
 			t.Fatalf("node answer: %v", err)
 		}
 		answers = append(answers, a)

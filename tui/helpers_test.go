@@ -1,19 +1,18 @@
 package tui
 
 import (
-	"bytes"
 	"context"
 	"io"
 	"regexp"
 	"runtime"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
 	tea "github.com/charmbracelet/bubbletea"
 	"github.com/charmbracelet/lipgloss"
 	"github.com/deadletter/deadletter/internal/scenario"
+	"github.com/deadletter/deadletter/internal/testkit"
 	"github.com/deadletter/deadletter/replay"
 	"github.com/deadletter/deadletter/store"
 	"github.com/deadletter/deadletter/store/storetest"
@@ -60,7 +59,7 @@ type harness struct {
 	m      *Model
 	now    time.Time
 	timers []timerAt
-	clip   *lockedBuffer
+	clip   *testkit.LockedBuffer
 	// paused holds what commands return instead of delivering it, so a test can press a key while work is
 	// in flight (a cancel that arrives late); resume delivers it.
 	paused bool
@@ -81,25 +80,13 @@ type timerAt struct {
 	msg tea.Msg
 }
 
-type lockedBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (l *lockedBuffer) Write(p []byte) (int, error) {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.b.Write(p)
-}
-func (l *lockedBuffer) String() string { l.mu.Lock(); defer l.mu.Unlock(); return l.b.String() }
-
 type opt func(*Options)
 
 func readOnly(o *Options) { o.ReadOnly = true }
 
 func newHarness(t testing.TB, c store.Container, cfg replay.Config, w, h int, opts ...opt) *harness {
 	t.Helper()
-	hs := &harness{t: t, now: fixedNow, clip: &lockedBuffer{}}
+	hs := &harness{t: t, now: fixedNow, clip: &testkit.LockedBuffer{}}
 	o := Options{Loader: replay.NewLoader(c, cfg), Interval: time.Minute, Renderer: asciiRenderer(), By: "tester@host",
 		Clock: func() time.Time { return hs.now }, Clipboard: hs.clip,
 		After: func(d time.Duration, msg tea.Msg) tea.Cmd { return func() tea.Msg { return deferred{d, msg} } }}

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"errors"
+	"github.com/deadletter/deadletter/internal/testkit"
 	"io"
 	"net/http"
 	"net/http/httptest"
@@ -49,11 +50,11 @@ func waitFor(t *testing.T, d time.Duration, what string, cond func() bool) {
 }
 
 // daemon starts a long-running program and stops it when the test ends; its output is shown if the test fails.
-func daemon(t *testing.T, name string, env []string, args ...string) *lockedBuffer {
+func daemon(t *testing.T, name string, env []string, args ...string) *testkit.LockedBuffer {
 	t.Helper()
 	cmd := exec.Command(name, args...)
 	cmd.Env = env
-	out := &lockedBuffer{}
+	out := &testkit.LockedBuffer{}
 	cmd.Stdout, cmd.Stderr = out, out
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)

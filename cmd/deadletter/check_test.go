@@ -1,16 +1,15 @@
 package main
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
 	"os"
 	"path/filepath"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
+	"github.com/deadletter/deadletter/internal/testkit"
 	"github.com/deadletter/deadletter/store"
 	"github.com/deadletter/deadletter/store/dirstore"
 	"github.com/deadletter/deadletter/store/storetest"
@@ -94,19 +93,6 @@ func TestCheckOnAzurite(t *testing.T) {
 	}
 }
 
-// lockedBuffer is an io.Writer read while the watch writes to it.
-type lockedBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (l *lockedBuffer) Write(p []byte) (int, error) {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.b.Write(p)
-}
-func (l *lockedBuffer) String() string { l.mu.Lock(); defer l.mu.Unlock(); return l.b.String() }
-
 func TestWatchPrintsChangesAndRunsExec(t *testing.T) {
 	dir := t.TempDir()
 	d, _ := dirstore.Open(dir)
@@ -114,7 +100,7 @@ func TestWatchPrintsChangesAndRunsExec(t *testing.T) {
 	d.Backdate(context.Background(), "S/a.json", time.Now().Add(-2*time.Hour))
 	execOut := filepath.Join(t.TempDir(), "exec.jsonl")
 	ctx, cancel := context.WithCancel(context.Background())
-	out := &lockedBuffer{}
+	out := &testkit.LockedBuffer{}
 	done := make(chan int)
 	go func() {
 		done <- run(ctx, []string{"watch", "--dir", dir, "--json", "--interval", "100ms", "--exec", "cat >> " + execOut}, stdio{in: strings.NewReader(""), out: out, err: out})
@@ -154,7 +140,7 @@ func TestWatchDatesAnEmptyContainer(t *testing.T) {
 	d.Write(context.Background(), "S/a.json", []byte(`[{"id":"a","subject":"s","eventType":"T","dataVersion":"1","data":{}}]`), store.WriteOptions{})
 	d.Backdate(context.Background(), "S/a.json", time.Now().Add(-2*time.Hour))
 	ctx, cancel := context.WithCancel(context.Background())
-	out := &lockedBuffer{}
+	out := &testkit.LockedBuffer{}
 	done := make(chan int)
 	go func() {
 		done <- run(ctx, []string{"watch", "--dir", dir, "--json", "--interval", "100ms"}, stdio{in: strings.NewReader(""), out: out, err: out})
@@ -186,7 +172,7 @@ func TestWatchSaysLostNotResolved(t *testing.T) {
 	d.Backdate(context.Background(), name, time.Now().Add(-31*24*time.Hour))
 	execOut := filepath.Join(t.TempDir(), "exec.jsonl")
 	ctx, cancel := context.WithCancel(context.Background())
-	out := &lockedBuffer{}
+	out := &testkit.LockedBuffer{}
 	done := make(chan int)
 	go func() {
 		done <- run(ctx, []string{"watch", "--dir", dir, "--json", "--interval", "100ms", "--exec", "cat >> " + execOut}, stdio{in: strings.NewReader(""), out: out, err: out})
@@ -223,7 +209,7 @@ func TestWatchIsNotHeldByAHungExec(t *testing.T) {
 	d.Write(context.Background(), "S/a.json", body, store.WriteOptions{})
 	d.Backdate(context.Background(), "S/a.json", time.Now().Add(-2*time.Hour))
 	ctx, cancel := context.WithCancel(context.Background())
-	out := &lockedBuffer{}
+	out := &testkit.LockedBuffer{}
 	done := make(chan int)
 	go func() {
 		done <- run(ctx, []string{"watch", "--dir", dir, "--json", "--interval", "100ms", "--exec", "sleep 100"}, stdio{in: strings.NewReader(""), out: out, err: out})
@@ -259,7 +245,7 @@ func TestTimeoutZeroMeansNone(t *testing.T) {
 		t.Fatalf("check --timeout 0: exit %d %s", code, errs)
 	}
 	ctx, cancel := context.WithCancel(context.Background())
-	out := &lockedBuffer{}
+	out := &testkit.LockedBuffer{}
 	done := make(chan int)
 	go func() {
 		done <- run(ctx, []string{"watch", "--dir", dir, "--timeout", "0"}, stdio{in: strings.NewReader(""), out: out, err: out})

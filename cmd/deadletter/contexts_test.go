@@ -9,6 +9,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/deadletter/deadletter/internal/testkit"
 	"github.com/deadletter/deadletter/store/storetest"
 )
 
@@ -132,7 +133,7 @@ func TestWatchEveryContextsMetrics(t *testing.T) {
 	dev, prod := seeded(t), seeded(t)
 	p := writeConfig(t, "contexts:\n  - name: dev\n    dir: "+dev+"\n  - name: prod\n    dir: "+prod+"\n")
 	ctx, cancel := context.WithCancel(context.Background())
-	out, errb := &lockedBuffer{}, &lockedBuffer{}
+	out, errb := &testkit.LockedBuffer{}, &testkit.LockedBuffer{}
 	done := make(chan int, 1)
 	go func() {
 		done <- run(ctx, []string{"watch", "--all-contexts", "--config", p, "--interval", "100ms", "--metrics-addr", "127.0.0.1:0"},

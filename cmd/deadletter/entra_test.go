@@ -24,6 +24,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/deadletter/deadletter/internal/testkit"
 	"github.com/deadletter/deadletter/store/storetest"
 )
 
@@ -182,7 +183,7 @@ func startEntraRig(t *testing.T) *entraRig {
 	cmd := exec.Command(bin, "--blobHost", "127.0.0.1", "--blobPort", port, "--oauth", "basic", "--cert", cert, "--key", key,
 		"--inMemoryPersistence", "--skipApiVersionCheck", "--disableTelemetry", "--silent")
 	cmd.Dir = dir // anything it writes stays in the test's directory
-	var log lockedBuffer
+	var log testkit.LockedBuffer
 	cmd.Stdout, cmd.Stderr = &log, &log
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)

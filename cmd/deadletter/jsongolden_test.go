@@ -13,6 +13,7 @@ import (
 
 	"github.com/charmbracelet/x/exp/golden"
 	"github.com/deadletter/deadletter/internal/made"
+	"github.com/deadletter/deadletter/internal/testkit"
 	"github.com/deadletter/deadletter/internal/twin"
 )
 
@@ -140,7 +141,7 @@ func TestJSONGoldenWatch(t *testing.T) {
 		kinds[f.Kind] = true
 	}
 	ctx, cancel := context.WithCancel(context.Background())
-	w := &lockedBuffer{}
+	w := &testkit.LockedBuffer{}
 	done := make(chan int)
 	go func() {
 		done <- run(ctx, []string{"watch", "--dir", dir, "-o", "json", "--interval", "1h"}, stdio{in: strings.NewReader(""), out: w, err: w})

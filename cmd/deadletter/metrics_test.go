@@ -14,6 +14,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/deadletter/deadletter/internal/testkit"
 	"github.com/deadletter/deadletter/replay"
 	"github.com/deadletter/deadletter/store"
 	"github.com/deadletter/deadletter/store/dirstore"
@@ -119,7 +120,7 @@ func (s scraped) one(t *testing.T, name string, match ...string) float64 {
 func startWatch(t *testing.T, dir string) (base string, stop func() int) {
 	t.Helper()
 	ctx, cancel := context.WithCancel(context.Background())
-	out, errb := &lockedBuffer{}, &lockedBuffer{}
+	out, errb := &testkit.LockedBuffer{}, &testkit.LockedBuffer{}
 	done := make(chan int, 1)
 	go func() {
 		done <- run(ctx, []string{"watch", "--dir", dir, "--interval", "100ms", "--metrics-addr", "127.0.0.1:0"},
@@ -344,7 +345,7 @@ func TestWatchMetricsAddrThatCannotBeBound(t *testing.T) {
 	defer taken.Close()
 	for _, addr := range []string{taken.Addr().String(), "not-an-address"} {
 		ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
-		var out, errb lockedBuffer
+		var out, errb testkit.LockedBuffer
 		code := run(ctx, []string{"watch", "--dir", t.TempDir(), "--metrics-addr", addr}, stdio{in: strings.NewReader(""), out: &out, err: &errb})
 		cancel()
 		if code != exitError || !strings.Contains(errb.String(), "--metrics-addr "+addr) || out.String() != "" {
@@ -400,7 +401,7 @@ func TestWatchSpeaksWhileAPayloadIsUnreadable(t *testing.T) {
 	os.MkdirAll(filepath.Join(dir, "FIFO"), 0o755)
 	storetest.Mkfifo(t, filepath.Join(dir, "FIFO", "x.json"))
 	ctx, cancel := context.WithCancel(context.Background())
-	out, errb := &lockedBuffer{}, &lockedBuffer{}
+	out, errb := &testkit.LockedBuffer{}, &testkit.LockedBuffer{}
 	done := make(chan int, 1)
 	go func() {
 		done <- run(ctx, []string{"watch", "--dir", dir, "--interval", "100ms", "--json"}, stdio{in: strings.NewReader(""), out: out, err: errb})

@@ -12,6 +12,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/deadletter/deadletter/internal/testkit"
 	"github.com/deadletter/deadletter/store/storetest"
 )
 
@@ -83,7 +84,7 @@ func TestNoSecretInAnyOutput(t *testing.T) {
 			defer wg.Done()
 			hook := filepath.Join(t.TempDir(), "hook.jsonl")
 			ctx, cancel := context.WithCancel(context.Background())
-			out := &lockedBuffer{}
+			out := &testkit.LockedBuffer{}
 			done := make(chan int)
 			go func() {
 				done <- run(ctx, append([]string{"watch", "--json", "--interval", "1h", "--exec", "cat >> " + hook}, target...), stdio{in: strings.NewReader(""), out: out, err: out})

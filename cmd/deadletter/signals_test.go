@@ -12,6 +12,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/deadletter/deadletter/internal/testkit"
 	"github.com/deadletter/deadletter/store"
 	"github.com/deadletter/deadletter/store/storetest"
 )
@@ -43,19 +44,19 @@ func strandedOnAzurite(t *testing.T, n int) (*storetest.FaultProxy, string, stri
 }
 
 // start runs the binary with args and returns it running, its stdout and stderr.
-func start(t *testing.T, args ...string) (*exec.Cmd, *lockedBuffer, *lockedBuffer) {
+func start(t *testing.T, args ...string) (*exec.Cmd, *testkit.LockedBuffer, *testkit.LockedBuffer) {
 	t.Helper()
 	return startWith(t, nil, args...)
 }
 
 // startWith is start with variables added to the environment.
-func startWith(t *testing.T, env []string, args ...string) (*exec.Cmd, *lockedBuffer, *lockedBuffer) {
+func startWith(t *testing.T, env []string, args ...string) (*exec.Cmd, *testkit.LockedBuffer, *testkit.LockedBuffer) {
 	t.Helper()
 	cmd := exec.Command(binary(t), args...)
 	if env != nil {
 		cmd.Env = append(os.Environ(), env...)
 	}
-	out, errs := &lockedBuffer{}, &lockedBuffer{}
+	out, errs := &testkit.LockedBuffer{}, &testkit.LockedBuffer{}
 	cmd.Stdout, cmd.Stderr = out, errs
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)

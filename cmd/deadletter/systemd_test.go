@@ -9,6 +9,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/deadletter/deadletter/internal/testkit"
 	"github.com/deadletter/deadletter/store/storetest"
 )
 
@@ -67,7 +68,7 @@ func TestSystemdUnitCommandRuns(t *testing.T) {
 	}
 	cmd := exec.Command(binary(t), append(args[1:], "--container", container)...)
 	cmd.Env = []string{"HOME=" + creds, "PATH=" + os.Getenv("PATH")}
-	out := &lockedBuffer{}
+	out := &testkit.LockedBuffer{}
 	cmd.Stdout, cmd.Stderr = out, out
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)

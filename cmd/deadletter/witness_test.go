@@ -9,6 +9,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/deadletter/deadletter/internal/testkit"
 	"github.com/deadletter/deadletter/replay"
 	"github.com/spf13/pflag"
 )
@@ -223,7 +224,7 @@ func TestWatchSaysHandlerFailingAndRecovered(t *testing.T) {
 	dir := seeded(t)
 	w := &switchWitness{failing: witnessSaying(time.Now().UTC().Truncate(time.Minute))}
 	ctx, cancel := context.WithCancel(withWitness(context.Background(), w))
-	out := &lockedBuffer{}
+	out := &testkit.LockedBuffer{}
 	done := make(chan int)
 	go func() {
 		done <- run(ctx, []string{"watch", "--dir", dir, "--interval", "100ms"}, stdio{in: strings.NewReader(""), out: out, err: out})

@@ -4,6 +4,7 @@ package hook
 
 import (
 	"context"
+	"github.com/deadletter/deadletter/internal/testkit"
 	"os"
 	"strconv"
 	"strings"
@@ -41,7 +42,7 @@ func TestASetsidChildDiesWithTheHook(t *testing.T) {
 // A hook cannot read deadletter's environment (the connection string) through /proc.
 func TestAHookCannotReadDeadlettersEnvironment(t *testing.T) {
 	t.Setenv("DEADLETTER_TEST_SECRET_IN_ENV", "the-parents-secret")
-	var out lockedBuffer
+	var out testkit.LockedBuffer
 	done, _ := Run(context.Background(), "cat /proc/$TARGET/environ 2>&1; echo", Options{Output: &out, Env: []string{"TARGET=" + strconv.Itoa(os.Getpid())}, Timeout: 5 * time.Second})
 	<-done
 	if strings.Contains(out.String(), "the-parents-secret") {

@@ -1,12 +1,11 @@
 package hook
 
 import (
-	"bytes"
 	"context"
 	"errors"
+	"github.com/deadletter/deadletter/internal/testkit"
 	"runtime"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 )
@@ -25,30 +24,13 @@ func TestRunTimeoutKillsTheGroup(t *testing.T) {
 	if runtime.GOOS == "windows" {
 		t.Skip("sh")
 	}
-	var out lockedBuffer
+	var out testkit.LockedBuffer
 	start := time.Now()
 	done, err := Run(context.Background(), "echo hello; sleep 30 & sleep 30", Options{Output: &out, Timeout: 300 * time.Millisecond, Grace: 100 * time.Millisecond})
 	<-done
 	if !errors.Is(err, ErrTimeout) || time.Since(start) > 5*time.Second || !strings.Contains(out.String(), "hello") {
 		t.Fatalf("err %v after %s, output %q", err, time.Since(start), out.String())
 	}
-}
-
-type lockedBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (l *lockedBuffer) Write(p []byte) (int, error) {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.b.Write(p)
-}
-
-func (l *lockedBuffer) String() string {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.b.String()
 }
 
 // A hook gets an allow-list of the environment, plus the variables the operator names — never a credential
@@ -61,7 +43,7 @@ func TestAHookGetsAnAllowList(t *testing.T) {
 		"AZURE_ACCESS_TOKEN": "leak5", "PASS_ME": "passed"} {
 		t.Setenv(k, v)
 	}
-	var out lockedBuffer
+	var out testkit.LockedBuffer
 	done, err := Run(context.Background(), "env", Options{Output: &out, Pass: []string{"PASS_ME", "IDENTITY_HEADER"}, Timeout: 5 * time.Second})
 	<-done
 	if err != nil || strings.Contains(out.String(), "leak") || !strings.Contains(out.String(), "PASS_ME=passed") || !strings.Contains(out.String(), "PATH=") {

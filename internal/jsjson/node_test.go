@@ -1,15 +1,12 @@
 package jsjson
 
 import (
-	"bufio"
 	"bytes"
 	"encoding/base64"
 	"fmt"
+	"github.com/deadletter/deadletter/internal/testkit"
 	"math"
 	"math/rand"
-	"os"
-	"os/exec"
-	"path/filepath"
 	"strconv"
 	"strings"
 	"testing"
@@ -52,41 +49,7 @@ fs.writeFileSync(process.argv[3], out.join('\n') + '\n');
 // runNode sends requests to a single node process and returns its answers.
 func runNode(t *testing.T, requests []string) []string {
 	t.Helper()
-	node, err := exec.LookPath("node")
-	if err != nil {
-		if os.Getenv("CI") != "" {
-			t.Fatalf("node is the reference implementation and must be on PATH in CI: %v", err)
-		}
-		t.Skipf("node not on PATH (%v); set CI to make this a failure", err)
-	}
-	dir := t.TempDir()
-	script, in, out := filepath.Join(dir, "ref.js"), filepath.Join(dir, "in.txt"), filepath.Join(dir, "out.txt")
-	if err := os.WriteFile(script, []byte(nodeScript), 0o600); err != nil {
-		t.Fatal(err)
-	}
-	if err := os.WriteFile(in, []byte(strings.Join(requests, "\n")+"\n"), 0o600); err != nil {
-		t.Fatal(err)
-	}
-	cmd := exec.Command(node, script, in, out)
-	var stderr bytes.Buffer
-	cmd.Stderr = &stderr
-	if err := cmd.Run(); err != nil {
-		t.Fatalf("node: %v\n%s", err, stderr.String())
-	}
-	f, err := os.Open(out)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer f.Close()
-	var answers []string
-	sc := bufio.NewScanner(f)
-	sc.Buffer(nil, 1<<26)
-	for sc.Scan() {
-		answers = append(answers, sc.Text())
-	}
-	if err := sc.Err(); err != nil {
-		t.Fatal(err)
-	}
+	answers := testkit.RunNode(t, nodeScript, []byte(strings.Join(requests, "\n")+"\n"))
 	if len(answers) != len(requests) {
 		t.Fatalf("node answered %d of %d requests", len(answers), len(requests))
 	}
