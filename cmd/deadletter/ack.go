@@ -45,7 +45,8 @@ needs the tags/write data action (Storage Blob Data Owner, or a custom role).`,
 	return cmd
 }
 
-func (a *app) runAck(cmd *cobra.Command, names []string, o *ackOptions) error {
+// check refuses what an ack of names cannot be asked.
+func (o *ackOptions) check(names []string) error {
 	switch {
 	case len(names) == 0 && o.filter.query == "":
 		return usagef("ack needs blob names (or their GUIDs or fragments), or --filter")
@@ -55,7 +56,11 @@ func (a *app) runAck(cmd *cobra.Command, names []string, o *ackOptions) error {
 	if err := o.validate(); err != nil {
 		return err
 	}
-	if err := o.filter.validate(); err != nil {
+	return o.filter.validate()
+}
+
+func (a *app) runAck(cmd *cobra.Command, names []string, o *ackOptions) error {
+	if err := o.check(names); err != nil {
 		return err
 	}
 	if !o.clear && (o.dur <= 0 || o.dur > a.g.rules().AckLimit()) {

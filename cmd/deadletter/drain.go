@@ -43,24 +43,31 @@ drain of every stranded blob passes them by with a note (exit 0); a named one le
 	return cmd
 }
 
-func (a *app) runDrain(cmd *cobra.Command, names []string, o *drainOptions) error {
+// check refuses what a drain of names cannot be asked.
+func (o *drainOptions) check(names []string, readOnly bool) error {
 	if err := o.validate(); err != nil {
 		return err
 	}
-	if a.g.readOnly && !o.dryRun { // (a dry run changes nothing: read-only allows it)
+	if readOnly && !o.dryRun { // (a dry run changes nothing: read-only allows it)
 		return replay.ErrReadOnly
 	}
 	if err := o.filter.validate(); err != nil {
 		return err
 	}
-	if o.filter.query != "" && len(names) > 0 {
+	switch {
+	case o.filter.query != "" && len(names) > 0:
 		return usagef("drain takes names or --filter, not both")
-	}
-	if o.includeHandled && len(names) == 0 {
+	case o.includeHandled && len(names) == 0:
 		return usagef("--include-handled drains only blobs you name: a handled blob is republished a second time")
-	}
-	if o.force && len(names) == 0 {
+	case o.force && len(names) == 0:
 		return usagef("--force drains only blobs you name: the replay function throws on a crash blob again")
+	}
+	return nil
+}
+
+func (a *app) runDrain(cmd *cobra.Command, names []string, o *drainOptions) error {
+	if err := o.check(names, a.g.readOnly); err != nil {
+		return err
 	}
 	// A drain of every stranded blob passes the crash blobs by (a cron drain must not fail forever on a blob
 	// nobody can replay); one the operator named and could not have drained is not done.

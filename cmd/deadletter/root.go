@@ -244,22 +244,11 @@ func (a *app) prepare(cmd *cobra.Command) error {
 		}
 	}
 	a.warnSecretFlags(fs)
-	var fromEnv []string
-	for _, e := range envVars {
-		v, ok := os.LookupEnv(e.name)
-		f := fs.Lookup(e.flag)
-		if !ok || v == "" || f == nil || f.Changed || slices.Contains(fromContext, e.flag) || backendGiven && slices.Contains(backendFlags, e.flag) {
-			continue
-		}
-		if err := f.Value.Set(v); err != nil {
-			if f.Value.Type() == "bool" {
-				return usagef("environment variable %s is %q: want true or false (1 or 0)", e.name, v)
-			}
-			return usagef("environment variable %s: %v", e.name, err)
-		}
-		fromEnv = append(fromEnv, e.name)
+	fromEnv, err := applyEnv(fs, fromContext, backendGiven)
+	if err != nil {
+		return err
 	}
-	err := a.g.validate()
+	err = a.g.validate()
 	if err == nil {
 		return nil
 	}
@@ -273,6 +262,27 @@ func (a *app) prepare(cmd *cobra.Command) error {
 		return usagef("%v (from the environment: %s)", err, strings.Join(set, ", "))
 	}
 	return err
+}
+
+// applyEnv sets from the environment every flag neither the command line nor the context set (nor, when a
+// container was named above the environment, a backend flag), and returns the variables it used.
+func applyEnv(fs *pflag.FlagSet, fromContext []string, backendGiven bool) ([]string, error) {
+	var fromEnv []string
+	for _, e := range envVars {
+		v, ok := os.LookupEnv(e.name)
+		f := fs.Lookup(e.flag)
+		if !ok || v == "" || f == nil || f.Changed || slices.Contains(fromContext, e.flag) || backendGiven && slices.Contains(backendFlags, e.flag) {
+			continue
+		}
+		if err := f.Value.Set(v); err != nil {
+			if f.Value.Type() == "bool" {
+				return nil, usagef("environment variable %s is %q: want true or false (1 or 0)", e.name, v)
+			}
+			return nil, usagef("environment variable %s: %v", e.name, err)
+		}
+		fromEnv = append(fromEnv, e.name)
+	}
+	return fromEnv, nil
 }
 
 // secretInText matches an account key, a SAS or its signature in a connection string or URL.

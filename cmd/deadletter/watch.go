@@ -164,14 +164,7 @@ func (a *app) runWatch(cmd *cobra.Command, o *watchOptions) error {
 			return exitCode{code: exitError, err: fmt.Errorf("stopped during a pass: %w", err)}
 		}
 		publish(exp, measure, r, err, start)
-		switch {
-		case err != nil && err.Error() != lastErr:
-			a.emit(hk, o, replay.Change{Time: now, Kind: replay.KindError, Event: replay.ChangeNew, Detail: err.Error()})
-			lastErr = err.Error()
-		case err == nil && lastErr != "":
-			a.emit(hk, o, replay.Change{Time: now, Kind: replay.KindError, Event: replay.ChangeResolved})
-			lastErr = ""
-		}
+		lastErr = a.sayPassError(hk, o, now, err, lastErr)
 		if whole {
 			for _, c := range replay.Changes(prev, r, r.Now) {
 				a.emit(hk, o, c)
@@ -184,6 +177,20 @@ func (a *app) runWatch(cmd *cobra.Command, o *watchOptions) error {
 		case <-time.After(o.interval):
 		}
 	}
+}
+
+// sayPassError says a pass's error once, when it is new (not every pass it lasts), and that it resolved when a
+// pass reads again; it returns the error now in force ("" for none).
+func (a *app) sayPassError(hk *hooks, o *watchOptions, now time.Time, err error, last string) string {
+	switch {
+	case err != nil && err.Error() != last:
+		a.emit(hk, o, replay.Change{Time: now, Kind: replay.KindError, Event: replay.ChangeNew, Detail: err.Error()})
+		return err.Error()
+	case err == nil && last != "":
+		a.emit(hk, o, replay.Change{Time: now, Kind: replay.KindError, Event: replay.ChangeResolved})
+		return ""
+	}
+	return last
 }
 
 // watchPass looks at the container once and works out which expiring blobs are gone for good. whole reports
