@@ -15,7 +15,10 @@ import (
 )
 
 // component is every part of the dashboard that takes the focus or draws a region: the pane tables, the overview,
-// the detail, an event's JSON, each action's dialog, help and the filter bar.
+// the detail, an event's JSON, each action's dialog, help, the filter bar, and the frame's bars — the header, the
+// alert line, the tabs and the footer (bars.go), which draw what the root sends them (frameMsg). The root writes
+// no component's field (TestTheRootWritesNoComponentsField) and no View draws outside its SetSize
+// (TestEveryViewFitsItsSize).
 type component interface {
 	// SetSize is the region the component draws: its View is exactly w×h.
 	SetSize(w, h int)

@@ -89,8 +89,9 @@ func (f *filterBar) Update(msg tea.Msg) (component, tea.Cmd) {
 	return f, cmd
 }
 
-// View implements component: the bar is drawn over the status line, so the screen it sits on shows through.
-func (f *filterBar) View() string { return "" }
+// View implements component: the bar is one line, the text field, drawn on the footer's status line (so the
+// screen it sits on shows through).
+func (f *filterBar) View() string { return f.input.View() }
 
 // overlay: the filter bar does not replace the screen.
 func (f *filterBar) overlay() {}

@@ -5,7 +5,6 @@ import (
 	"strings"
 	"time"
 
-	"github.com/charmbracelet/lipgloss"
 	"github.com/charmbracelet/x/ansi"
 	"github.com/deadletter/deadletter/internal/textfmt"
 	"github.com/deadletter/deadletter/replay"
@@ -27,6 +26,10 @@ func (m *Model) layout() {
 		t.SetSize(w, bh-1) // below the tabs
 	}
 	m.overview.SetSize(w, bh-1)
+	m.headerBar.SetSize(w, 1)
+	m.alertBar.SetSize(w, 1)
+	m.tabsBar.SetSize(w, 1)
+	m.footerBar.SetSize(w, footerLines)
 	for _, c := range m.stack {
 		m.size(c)
 	}
@@ -49,8 +52,12 @@ func (m *Model) View() string {
 		}
 		return fit(ansi.Wrap(msg, max(m.w, 1), " "), m.w, m.h)
 	}
+	f := frameMsg{m.frame()}
+	for _, b := range m.bars() {
+		b.Update(f)
+	}
 	body := m.body()
-	return fit(m.header(), m.w, headerLines) + "\n" + m.fitBody(body) + "\n" + m.footer()
+	return m.headerBar.View() + "\n" + m.alertBar.View() + "\n" + m.fitBody(body) + "\n" + m.footerBar.View()
 }
 
 // body is the pane view (or the last component that replaces it) with the boxes above it drawn over.
@@ -66,10 +73,13 @@ func (m *Model) body() string {
 	if under >= 0 {
 		screen = m.stack[under].View()
 	} else {
-		screen = m.tabs() + "\n" + m.paneView()
+		screen = m.tabsBar.View() + "\n" + m.paneView()
 	}
 	for _, c := range m.stack[under+1:] {
-		if box := c.View(); box != "" { // (the filter bar draws on the status line)
+		if _, ok := c.(*filterBar); ok {
+			continue // it draws on the footer's status line
+		}
+		if box := c.View(); box != "" {
 			screen = placeOver(screen, box, m.w, m.bodyHeight())
 		}
 	}
@@ -93,93 +103,40 @@ func (m *Model) paneView() string {
 	return m.table().View()
 }
 
-// footer is the status line and the key line of the focused component (and the root's keys that reach it).
-func (m *Model) footer() string {
-	var status string
-	bar, filtering := m.top().(*filterBar)
-	switch {
-	case filtering && m.filter.err != "" && m.status == "":
-		status = m.paint(&m.st.Error, m.filter.err)
-	case filtering && m.status == "":
-		status = bar.input.View()
-	case m.status != "":
-		status = m.status
-	case m.list.err != nil && (m.list.loaded || len(m.snap.Items) > 0):
-		// Both ends of the error matter (what failed, and the hint at its end): a long one is cut in the middle.
-		const prefix = "! listing failed: "
-		status = m.st.Error.Render(prefix + textfmt.CellMiddle(textfmt.Printable(m.list.err.Error()), m.w-len(prefix)))
-	case m.filter.err != "":
-		status = m.paint(&m.st.Error, "filter: "+m.filter.err)
-	case m.filter.text != "" && len(m.stack) == 0:
-		status = m.paint(&m.st.Info, "filter: "+textfmt.Printable(m.filter.text)+"  (/ to change, esc clears it)")
+// frame is the state the bars draw, as the root holds it now.
+func (m *Model) frame() frame {
+	f := frame{context: m.opt.Context, readOnly: m.opt.ReadOnly, noRegist: m.cfg.Handlers == nil,
+		loaded: m.list.loaded, running: m.list.running, seen: m.list.seen, items: len(m.snap.Items), listErr: m.list.err,
+		goodAt: m.list.goodAt, now: m.snap.Now, container: m.snap.Container, report: &m.report, unread: m.unread,
+		tabs: m.tabTexts(), view: m.view, status: m.status, filterText: m.filter.text, filterErr: m.filter.err,
+		stacked: len(m.stack) > 0}
+	if m.opt.Banner != nil {
+		f.banner = m.opt.Banner()
+	}
+	if f.listErr != nil {
+		f.retryIn = m.retryIn()
+	}
+	if t := m.table(); t != nil {
+		f.selected = len(t.selected)
 	}
 	top := m.top()
+	if bar, ok := top.(*filterBar); ok {
+		f.filtering, f.filterLine = true, bar.View()
+		if m.filter.err != "" {
+			f.filterLine = m.paint(&m.st.Error, m.filter.err)
+		}
+	}
 	if _, ok := top.(overlay); ok {
-		return fit(status, m.w, 1) + "\n" + fit("", m.w, 1) // a box lists its own keys, where the eye is
+		f.boxed = true
+	} else {
+		f.keys, f.rootKeys = top.Scope().hints(), m.rootScopeFor(top).hints()
 	}
-	return fit(status, m.w, 1) + "\n" + fit(keyLine(&m.st, m.painted, top.Scope().hints(), m.rootScopeFor(top).hints(), m.w), m.w, 1)
+	return f
 }
 
-// header is the top two lines: what is open and how fresh it is, then what needs a human. The badges that change
-// what the operator may trust or do — READ-ONLY, no handler register, stale data, a rehearsal — come before the
-// container's name, which gives up its middle first on a narrow terminal.
-func (m *Model) header() string {
-	w := m.w
-	title := m.paint(&m.st.Title, "deadletter")
-	left := strings.Join(append([]string{title}, m.badges(false)...), " ")
-	if textfmt.Width(left) > w-12 {
-		left = strings.Join(append([]string{title}, m.badges(true)...), " ")
-	}
-	clock := ""
-	if m.list.loaded || len(m.snap.Items) > 0 {
-		clock = "service time " + m.snap.Now.UTC().Format("2006-01-02 15:04:05Z")
-	}
-	room := w - textfmt.Width(left) - 2
-	if clock != "" && room-len(clock)-2 < 12 {
-		clock = m.snap.Now.UTC().Format("15:04:05Z")
-	}
-	if clock != "" {
-		room -= len(clock) + 2
-	}
-	name := textfmt.ShortenMiddle(textfmt.Printable(m.snap.Container), max(room, 0))
-	line1 := left
-	if name != "" {
-		line1 += "  " + name
-	}
-	if clock != "" {
-		line1 += "  " + clock
-	}
-	return fit(line1, w, 1) + "\n" + fit(m.alertLine(), w, 1)
-}
-
-// badges are what changes what the operator may trust or do, in full or short for a narrow terminal.
-func (m *Model) badges(short bool) []string {
-	var out []string
-	if m.opt.Context != "" {
-		out = append(out, m.paint(&m.st.Badge, "ctx:"+textfmt.Printable(m.opt.Context)))
-	}
-	if m.opt.Banner != nil {
-		if b := m.opt.Banner(); b != "" {
-			out = append(out, m.paint(&m.st.Badge, b))
-		}
-	}
-	if m.opt.ReadOnly {
-		out = append(out, m.paint(&m.st.Badge, "READ-ONLY"))
-	}
-	if m.cfg.Handlers == nil {
-		label := "NO --handlers: verdicts partial"
-		if short {
-			label = "NO --handlers"
-		}
-		out = append(out, m.paint(&m.st.Badge, label))
-	}
-	switch {
-	case m.list.err != nil && m.list.loaded:
-		out = append(out, m.paint(&m.st.Stale, fmt.Sprintf("STALE since %s · retry in %s", m.list.goodAt.UTC().Format("15:04:05Z"), m.retryIn())))
-	case m.list.err != nil && len(m.snap.Items) > 0:
-		out = append(out, m.paint(&m.st.Stale, fmt.Sprintf("PARTIAL: listing failed after %s · retry in %s", thousands(len(m.snap.Items)), m.retryIn())))
-	}
-	return out
+// bars are the frame's components, in the order they are drawn.
+func (m *Model) bars() []component {
+	return []component{m.headerBar, m.alertBar, m.tabsBar, m.footerBar}
 }
 
 func (m *Model) retryIn() string {
@@ -199,73 +156,6 @@ var (
 		replay.FindingReplayDropping: "DROP"}
 )
 
-// alertLine is the second line: a badge per finding (or healthy), then the counts that keep blobs out of the
-// badges (handled, acked) — always, shortened before they go — then what is still being read.
-func (m *Model) alertLine() string {
-	type part struct{ full, short string }
-	var badges []part
-	for _, f := range m.report.Findings {
-		badges = append(badges, part{fmt.Sprintf("▲%s %s", badgeLabels[f.Kind], thousands(f.Count)), fmt.Sprintf("▲%s %s", shortBadgeLabels[f.Kind], thousands(f.Count))})
-	}
-	if n := m.report.Unreadable; n > 0 { // contents unknown: never a healthy screen (is:unreadable shows them)
-		badges = append(badges, part{fmt.Sprintf("▲UNREADABLE %s", thousands(n)), fmt.Sprintf("▲UNREAD %s", thousands(n))})
-	}
-	var counts []part
-	if n := m.report.Acked; n > 0 {
-		counts = append(counts, part{fmt.Sprintf("%d acked", n), fmt.Sprintf("%dA", n)})
-	}
-	if n := m.report.Handled; n > 0 {
-		counts = append(counts, part{fmt.Sprintf("%d handled", n), fmt.Sprintf("%dH", n)})
-	}
-	if n := m.report.SuspiciousCount; n > 0 {
-		counts = append(counts, part{fmt.Sprintf("%d forged ack(s)", n), fmt.Sprintf("%d?ack", n)})
-	}
-	var info []string
-	if m.list.running {
-		info = append(info, fmt.Sprintf("listing… %s so far", thousands(m.list.seen)))
-	}
-	if m.unread > 0 {
-		info = append(info, fmt.Sprintf("reading payloads… %s left", thousands(m.unread)))
-	}
-	join := func(ps []part, short bool, style *lipgloss.Style) []string {
-		out := make([]string, len(ps))
-		for i, p := range ps {
-			s := p.full
-			if short {
-				s = p.short
-			}
-			out[i] = m.paint(style, s)
-		}
-		return out
-	}
-	// Widest first; the badges and counts give up their long names before the progress gives up its place.
-	for _, short := range []bool{false, true} {
-		parts := join(badges, short, &m.st.Alert)
-		if len(badges) == 0 {
-			switch {
-			case m.list.loaded && m.unread == 0:
-				parts = []string{m.paint(&m.st.OK, "✓ healthy: nothing stranded, quarantined, expiring, stalled or malformed")}
-			case m.list.loaded:
-				parts = []string{m.paint(&m.st.OK, "✓ nothing so far")}
-			}
-		}
-		line := strings.Join(parts, " ")
-		if c := join(counts, short, &m.st.Dim); len(c) > 0 {
-			line += "  " + strings.Join(c, " · ")
-		}
-		if textfmt.Width(line) > m.w && !short {
-			continue
-		}
-		for i := len(info); i > 0; i-- { // what does not fit whole is left out, last first, never cut mid-word
-			if rest := strings.Join(info[:i], " · "); textfmt.Width(line)+2+textfmt.Width(rest) <= m.w {
-				return line + "  " + m.paint(&m.st.Dim, rest)
-			}
-		}
-		return line
-	}
-	return ""
-}
-
 // thousands prints a count with thousands separators: 120,000.
 func thousands(n int) string {
 	s := fmt.Sprint(n)
@@ -275,8 +165,6 @@ func thousands(n int) string {
 	return s
 }
 
-// tabs is the view line: the overview, then a tab per pane with its count (shown/total under a filter), the
-// selection and the sort.
 // tabTexts are the tabs' words, the overview first: each is drawn two cells wider (its brackets or spaces).
 func (m *Model) tabTexts() []string {
 	out := []string{"o Overview"}
@@ -290,45 +178,6 @@ func (m *Model) tabTexts() []string {
 		out = append(out, s)
 	}
 	return out
-}
-
-// tabAt is the view whose tab is drawn at column x (-1: none).
-func (m *Model) tabAt(x int) int {
-	at := 0
-	for i, s := range m.tabTexts() {
-		w := textfmt.Width(s) + 2
-		if x >= at && x < at+w {
-			return i
-		}
-		at += w
-	}
-	return -1
-}
-
-func (m *Model) tabs() string {
-	if !m.list.loaded && len(m.snap.Items) == 0 {
-		return fit(m.paint(&m.st.Dim, "no counts yet: the container has not been read"), m.w, 1) // not zeros that look healthy
-	}
-	var out []string
-	for i, s := range m.tabTexts() {
-		if i == m.view {
-			out = append(out, m.paint(&m.st.TabActive, "["+s+"]"))
-		} else {
-			out = append(out, m.paint(&m.st.Tab, " "+s+" "))
-		}
-	}
-	line := strings.Join(out, "")
-	if t := m.table(); t != nil {
-		if n := len(t.selected); n > 0 {
-			// The count is what an action will take: never cut. Where the words do not fit, the row mark says it.
-			sel := fmt.Sprintf("  %d selected", n)
-			if textfmt.Width(line)+textfmt.Width(sel) > m.w {
-				sel = fmt.Sprintf(" *%d", n)
-			}
-			line += m.paint(&m.st.Chose, sel)
-		}
-	}
-	return fit(line, m.w, 1)
 }
 
 // fit makes s exactly w columns by h lines: longer lines are cut, shorter ones padded, missing lines added.

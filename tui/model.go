@@ -71,7 +71,12 @@ type Model struct {
 
 	tables   []*table
 	overview *overview
-	view     int // 0: the overview, 1…: the panes in replay.Panes order
+	// The frame: the header, the alert line, the tabs and the footer (bars.go).
+	headerBar *headerBar
+	alertBar  *alertBar
+	tabsBar   *tabsBar
+	footerBar *footerBar
+	view      int // 0: the overview, 1…: the panes in replay.Panes order
 
 	// stack is the focus: what sits on top of the pane view, the top taking the keys — the detail, an event, a
 	// dialog, help, the filter bar, the quit question.
@@ -131,6 +136,8 @@ func New(o Options) *Model {
 	}
 	m.overview = newOverview(m.env())
 	m.filter.bar = newFilterBar(m.env())
+	e := m.env()
+	m.headerBar, m.alertBar, m.tabsBar, m.footerBar = newHeaderBar(e), newAlertBar(e), newTabsBar(e), newFooterBar(e)
 	m.layout()
 	return m
 }

@@ -255,7 +255,7 @@ func (m *Model) mouse(msg tea.MouseMsg) tea.Cmd {
 	y := msg.Y - headerLines // the body's own lines
 	if _, ok := top.(overlay); !ok && len(m.stack) == 0 {
 		if y == 0 && msg.Action == tea.MouseActionPress && msg.Button == tea.MouseButtonLeft {
-			if v := m.tabAt(msg.X); v >= 0 { // a click on a tab opens it
+			if v := m.tabsBar.at(msg.X); v >= 0 { // a click on a tab opens it
 				return m.send(viewMsg(v))
 			}
 		}

@@ -91,13 +91,35 @@ func TestTheRootWritesNoComponentsField(t *testing.T) {
 				continue
 			}
 			recv := fd.Recv.List[0].Names[0].Name
+			// Locals made of a type of this package that is no component (f := frame{…}, var f frame) are the
+			// method's own values: writing them writes no component.
+			plain := map[string]bool{}
+			ast.Inspect(fd.Body, func(n ast.Node) bool {
+				switch n := n.(type) {
+				case *ast.AssignStmt:
+					for i, r := range n.Rhs {
+						if cl, ok := r.(*ast.CompositeLit); ok && i < len(n.Lhs) && structs[typeName(cl.Type)] != nil && !isComponent[typeName(cl.Type)] {
+							if id, ok := n.Lhs[i].(*ast.Ident); ok {
+								plain[id.Name] = true
+							}
+						}
+					}
+				case *ast.ValueSpec:
+					if tn := typeName(n.Type); structs[tn] != nil && !isComponent[tn] {
+						for _, id := range n.Names {
+							plain[id.Name] = true
+						}
+					}
+				}
+				return true
+			})
 			check := func(e ast.Expr) {
 				sel, ok := e.(*ast.SelectorExpr)
 				if !ok {
 					return
 				}
-				if id, ok := sel.X.(*ast.Ident); ok && id.Name == recv {
-					return // the root's own field
+				if id, ok := sel.X.(*ast.Ident); ok && (id.Name == recv || plain[id.Name]) {
+					return // the root's own field, or a value of the method's own
 				}
 				name := sel.Sel.Name
 				if via, ok := sel.X.(*ast.SelectorExpr); ok {

@@ -54,6 +54,8 @@ type table struct {
 	// still hold the old positions until the next reset, which puts the cursor back on it. pinned holds the
 	// cursor's blob through a sort, even at the top.
 	keep, pinned string
+	// lines is the height SetSize gave: the header and height rows, or only the header in one line.
+	lines int
 
 	// filtered is the filter the root applies to every pane ("" when none) and filterErr why it does not parse
 	// (what the table says when it shows nothing): set by filterSetMsg.
@@ -285,7 +287,7 @@ func (t *table) mouse(msg tea.MouseMsg, y int) tea.Cmd {
 
 // SetSize implements the component contract: the rows the table may draw (below its header line) and its width.
 func (t *table) SetSize(w, h int) {
-	t.width, t.height = w, max(1, h-1)
+	t.width, t.height, t.lines = w, max(1, h-1), max(1, h)
 	t.widths = present.Layout(tableColumns, w-markWidth-1)
 	t.clamp()
 }
@@ -560,7 +562,7 @@ func (t *table) header() string {
 	return t.head.line
 }
 
-// View renders exactly t.height+1 lines of t.width: the column header and the visible rows. With no row to show
+// View renders exactly the lines SetSize gave (t.height+1, or the header alone in one) of t.width: the column header and the visible rows. With no row to show
 // it says why.
 func (t *table) View() string {
 	filterErr, listing := t.filterErr, t.e.listing != nil && t.e.listing()
@@ -578,12 +580,12 @@ func (t *table) View() string {
 			msg = "  listing…"
 		}
 		b.WriteString("\n" + fit(st.Dim.Render(msg), t.width, 1))
-		return fit(b.String(), t.width, t.height+1)
+		return fit(b.String(), t.width, t.lines)
 	}
 	cells := make([]string, 0, len(tableColumns)+1)
 	for n, idx := range t.visible() {
 		b.WriteString("\n")
 		cells = t.row(&b, cells[:0], idx, t.offset+n)
 	}
-	return fit(b.String(), t.width, t.height+1)
+	return fit(b.String(), t.width, t.lines)
 }
