@@ -31,7 +31,7 @@ type frame struct {
 	now             time.Time
 	container       string
 	// What needs a human, and what is still being read.
-	report *replay.Report
+	report replay.Report
 	unread int
 	// The tabs: each view's words (the overview first), the one shown, the selection of the table shown.
 	tabs     []string
@@ -148,10 +148,7 @@ func (a *alertBar) View() string { return fit(a.line(), a.w, a.h) }
 
 func (a *alertBar) line() string {
 	st, f := a.e.st, &a.f
-	rep := f.report
-	if rep == nil {
-		rep = &replay.Report{}
-	}
+	rep := &f.report
 	type part struct{ full, short string }
 	var badges []part
 	for _, fd := range rep.Findings {

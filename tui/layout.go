@@ -107,7 +107,7 @@ func (m *Model) paneView() string {
 func (m *Model) frame() frame {
 	f := frame{context: m.opt.Context, readOnly: m.opt.ReadOnly, noRegist: m.cfg.Handlers == nil,
 		loaded: m.list.loaded, running: m.list.running, seen: m.list.seen, items: len(m.snap.Items), listErr: m.list.err,
-		goodAt: m.list.goodAt, now: m.snap.Now, container: m.snap.Container, report: &m.report, unread: m.unread,
+		goodAt: m.list.goodAt, now: m.snap.Now, container: m.snap.Container, report: m.report, unread: m.unread,
 		tabs: m.tabTexts(), view: m.view, status: m.status, filterText: m.filter.text, filterErr: m.filter.err,
 		stacked: len(m.stack) > 0}
 	if m.opt.Banner != nil {
