@@ -55,7 +55,24 @@ var hourWord = regexp.MustCompile(`^\d{1,2}h$`)
 
 // ParseQuery reads a query; the error says which word is wrong and what it wants.
 func ParseQuery(q string) (Query, error) {
+	p, _, err := ParseQueryWith(q)
+	return p, err
+}
+
+// ExtraTerm is a term of a field beyond the blob language (ParseQueryWith): the record's who: and action:.
+type ExtraTerm struct {
+	Field, Value string
+	Not, Exact   bool
+}
+
+// Has reports whether a value matches the term (before its -): contains it, or is it (exact), in any case.
+func (t ExtraTerm) Has(v string) bool { return term{value: t.Value, exact: t.Exact}.has(v) }
+
+// ParseQueryWith reads a query whose language is the blob filter's plus the fields named in extra: their terms
+// come back apart, in order, for the caller to match; the rest is the blob query.
+func ParseQueryWith(q string, extra ...string) (Query, []ExtraTerm, error) {
 	var out []term
+	var more []ExtraTerm
 	ws := words(q)
 	for i := 0; i < len(ws); i++ {
 		w := ws[i]
@@ -73,7 +90,11 @@ func ParseQuery(q string) (Query, error) {
 			exact, v = true, v[1:]
 		}
 		if v == "" {
-			return Query{}, fmt.Errorf("%s needs a value after the colon (sub:PUSH, is:expiring)", w)
+			return Query{}, nil, fmt.Errorf("%s needs a value after the colon (sub:PUSH, is:expiring)", w)
+		}
+		if lf := strings.ToLower(f); slices.Contains(extra, lf) {
+			more = append(more, ExtraTerm{Field: lf, Value: strings.ToLower(v), Not: not, Exact: exact})
+			continue
 		}
 		switch f = strings.ToLower(f); f {
 		case "sub", "subscription":
@@ -85,24 +106,24 @@ func ParseQuery(q string) (Query, error) {
 			}
 			h, err := hourPrefix(v)
 			if err != nil {
-				return Query{}, err
+				return Query{}, nil, err
 			}
 			v = h
 		case "reason", "outcome", "name":
 		case "verdict":
 			if !IsVerdictFilter(v) { // the words ls --verdict takes
-				return Query{}, fmt.Errorf("verdict:%s — want %s", v, VerdictFilterWords)
+				return Query{}, nil, fmt.Errorf("verdict:%s — want %s", v, VerdictFilterWords)
 			}
 		case "is":
 			if !slices.Contains(IsWords, strings.ToLower(v)) {
-				return Query{}, fmt.Errorf("is:%s — want %s", v, strings.Join(IsWords, ", "))
+				return Query{}, nil, fmt.Errorf("is:%s — want %s", v, strings.Join(IsWords, ", "))
 			}
 		default:
-			return Query{}, fmt.Errorf("%s: is not a filter field (sub, reason, outcome, hour, verdict, is)", f)
+			return Query{}, nil, fmt.Errorf("%s: is not a filter field (%s)", f, strings.Join(append([]string{"sub", "reason", "outcome", "hour", "verdict", "is"}, extra...), ", "))
 		}
 		out = append(out, term{field: f, value: strings.ToLower(v), not: not, exact: exact})
 	}
-	return Query{terms: out}, nil
+	return Query{terms: out}, more, nil
 }
 
 // hourForms are what hour: takes, each with how much of "01-02T15" it fixes.

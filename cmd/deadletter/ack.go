@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/deadletter/deadletter/internal/present"
+	"github.com/deadletter/deadletter/internal/record"
 	"github.com/deadletter/deadletter/internal/textfmt"
 	"github.com/deadletter/deadletter/replay"
 	"github.com/spf13/cobra"
@@ -101,8 +102,17 @@ func (a *app) runAck(cmd *cobra.Command, names []string, o *ackOptions) error {
 			return err
 		}
 	}
+	act, detail := record.ActAck, "for "+textfmt.Duration(o.dur)+" by "+o.by
+	if o.clear {
+		act, detail = record.ActClear, ""
+	}
+	rec, err := a.beginRecord(ctx, cmd, l.Container, act, len(targets) == 0, targets, snap.Since(listedAt, time.Now()), detail)
+	if err != nil {
+		return err
+	}
 	res, err := replay.Acknowledge(ctx, l.Container, targets, replay.AckOptions{For: o.dur, Max: cfg.AckLimit(), Now: snap.Since(listedAt, time.Now()),
 		By: o.by, Note: o.note, Clear: o.clear})
+	rec.end(ctx, res, err)
 	if err != nil {
 		return err
 	}

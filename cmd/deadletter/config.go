@@ -40,7 +40,7 @@ import (
 // connection-string-env (the variable whose value is the connection string).
 var contextKeys = []string{"name", "dir", "account-url", "connection-string-env", "connection-string-file", "container", "handlers", "ttl", "live-grace",
 	"retention", "expiring-within", "max-replays", "max-ack", "read-only", "id-separator", "node-stack-depth",
-	"event-grid-topics", "replay-system-topic", "witness-window"}
+	"event-grid-topics", "replay-system-topic", "witness-window", "audit-container"}
 
 // namedContext is one context of the file: its values by key (as written), and the line of each. Err is what is
 // wrong with it: a context that is wrong stops only the commands that run in it.

@@ -5,8 +5,10 @@ import (
 	"slices"
 
 	"github.com/deadletter/deadletter/internal/present"
+	"github.com/deadletter/deadletter/internal/record"
 	"github.com/deadletter/deadletter/internal/textfmt"
 	"github.com/deadletter/deadletter/replay"
+	"github.com/deadletter/deadletter/store"
 	"github.com/spf13/cobra"
 )
 
@@ -117,8 +119,18 @@ func (a *app) runDrain(cmd *cobra.Command, names []string, o *drainOptions) erro
 		if err := a.askDrain(cfg, o, plan, wit); err != nil {
 			return err
 		}
-		if res, err = plan.Run(ctx, l.Container, cfg, replay.DrainOptions{DryRun: o.dryRun, Concurrency: o.concurrency,
-			Progress: a.progress(len(items), o.dryRun)}); err != nil {
+		infos := make([]store.BlobInfo, len(plan.Items))
+		for i := range plan.Items {
+			infos[i] = plan.Items[i].BlobInfo
+		}
+		rec, err := a.beginRecord(ctx, cmd, l.Container, record.ActDrain, o.dryRun, infos, plan.Now, "")
+		if err != nil {
+			return err
+		}
+		res, err = plan.Run(ctx, l.Container, cfg, replay.DrainOptions{DryRun: o.dryRun, Concurrency: o.concurrency,
+			Progress: a.progress(len(items), o.dryRun)})
+		rec.end(ctx, res, err)
+		if err != nil {
 			return err
 		}
 	}

@@ -6,6 +6,7 @@ import (
 	"os"
 
 	"github.com/deadletter/deadletter/internal/opfile"
+	"github.com/deadletter/deadletter/internal/record"
 	"github.com/deadletter/deadletter/internal/textfmt"
 	"github.com/deadletter/deadletter/replay"
 	"github.com/deadletter/deadletter/store"
@@ -72,6 +73,7 @@ func (a *app) runEdit(cmd *cobra.Command, arg string, o *editOptions) error {
 	if err != nil {
 		return couldNotLook(ctx, err)
 	}
+	o.cmd, o.action = cmd, record.ActEdit
 	return a.repair(ctx, l.Container, cfg, &rp, &o.repairFlags, keepEdit(name, edited))
 }
 

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"time"
 
 	"github.com/deadletter/deadletter/internal/opfile"
 	"github.com/deadletter/deadletter/internal/present"
@@ -17,6 +18,9 @@ import (
 type repairFlags struct {
 	actionFlags
 	force bool
+	// cmd and action name the command for the record (record.ActEdit or record.ActResubmit).
+	cmd    *cobra.Command
+	action string
 }
 
 func (f *repairFlags) register(cmd *cobra.Command) {
@@ -41,7 +45,7 @@ func (a *app) repair(ctx context.Context, c store.Container, cfg replay.Config, 
 	if rp.Refused() && (!o.force || !rp.Refusal.Forceable || rp.Target == "") {
 		r, err = replay.Repair(ctx, c, *rp, replay.RepairOptions{Force: o.force, DryRun: true}) // (refused: writes nothing)
 	} else if err = a.confirm(o.actionFlags, present.RepairQuestion(rp, estate)); err == nil {
-		r, err = replay.Repair(ctx, c, *rp, replay.RepairOptions{Force: o.force, DryRun: o.dryRun, ReadOnly: a.g.readOnly && !o.dryRun})
+		r, err = a.recordedRepair(ctx, c, rp, o)
 	}
 	declined := errors.Is(err, errDeclined)
 	if err != nil && !declined {
@@ -93,4 +97,29 @@ func (a *app) repair(ctx context.Context, c store.Container, cfg replay.Config, 
 // keepEdit is the keep of an edit of name: the bytes in a new file of the operator's.
 func keepEdit(name string, body []byte) func() (string, error) {
 	return func() (string, error) { return opfile.Keep(name, body) }
+}
+
+// recordedRepair writes the repair, recorded: the original (or, for a resubmit that replaces none, the new name)
+// with its ETag before, and the new blob and the original retired after.
+func (a *app) recordedRepair(ctx context.Context, c store.Container, rp *replay.RepairPlan, o *repairFlags) (replay.Result, error) {
+	var rec *recording
+	if o.cmd != nil && !(a.g.readOnly && !o.dryRun) {
+		intent := []store.BlobInfo{{Name: rp.Target}}
+		if rp.Original != nil {
+			intent = []store.BlobInfo{{Name: rp.Original.Name, ETag: rp.Original.ETag}}
+		}
+		var err error
+		if rec, err = a.beginRecord(ctx, o.cmd, c, o.action, o.dryRun, intent, time.Time{}, "new blob "+rp.Target); err != nil {
+			return replay.Result{}, err
+		}
+	}
+	r, err := replay.Repair(ctx, c, *rp, replay.RepairOptions{Force: o.force, DryRun: o.dryRun, ReadOnly: a.g.readOnly && !o.dryRun})
+	if rec != nil {
+		res := r
+		if rp.Original != nil {
+			res.Name = rp.Original.Name
+		}
+		rec.end(ctx, []replay.Result{res}, err)
+	}
+	return r, err
 }

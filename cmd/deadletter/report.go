@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/deadletter/deadletter/internal/present"
+	"github.com/deadletter/deadletter/internal/record"
 	"github.com/deadletter/deadletter/internal/textfmt"
 	"github.com/deadletter/deadletter/replay"
 	"github.com/spf13/cobra"
@@ -59,6 +60,11 @@ func (a *app) runReport(cmd *cobra.Command, o *reportOptions) error {
 	}
 	rep := buildReport(cfg, snap, o)
 	addWitness(&rep, cfg, snap, witness())
+	h, err := a.history(ctx, l.Container)
+	if err != nil {
+		return err
+	}
+	rep.Record = toReportRecord(ctx, snap, h, a.who())
 	return o.out.print(a.io.out, rep, func() { writeMarkdown(a.io.out, rep) })
 }
 
@@ -326,6 +332,7 @@ func mdFindings(w io.Writer, r reportJSON) {
 }
 
 func mdActions(w io.Writer, r reportJSON) {
+	mdRecord(w, r.Record)
 	fmt.Fprintf(w, "\n## Actions recorded in the container\n\n### Drains (blob metadata drainCount, drainedAt)\n\n")
 	if len(r.Drains) == 0 {
 		fmt.Fprintf(w, "None.\n")
@@ -351,4 +358,89 @@ func quietHours(n int) string {
 		return "· 1 quiet hour"
 	}
 	return fmt.Sprintf("· %d quiet hours", n)
+}
+
+// mdRecord is the report's account of what was done, from the record: every action by whom and with what
+// effect, then each kind's blobs with what became of them since.
+func mdRecord(w io.Writer, rec *reportRecordJSON) {
+	if rec == nil {
+		return
+	}
+	fmt.Fprintf(w, "\n## Actions (from the record)\n\n")
+	if rec.LocalOnly {
+		fmt.Fprintf(w, "The record is **local only** (%s): no audit container is configured, so only the actions taken from this machine are here.\n\n", md(string(rec.Local)))
+	} else {
+		fmt.Fprintf(w, "The record is shared (%s), with this machine's log (%s).\n\n", md(string(rec.Shared)), md(string(rec.Local)))
+	}
+	if len(rec.Actions) == 0 {
+		fmt.Fprintf(w, "None.\n")
+		return
+	}
+	fmt.Fprintf(w, "| started (service time) | who | action | asked by | outcome |\n|---|---|---|---|---|\n")
+	for _, a := range rec.Actions {
+		when := string(a.ServiceTime)
+		if when == "" {
+			when = a.Wall
+		}
+		who := string(a.Who.User) + "@" + string(a.Who.Host)
+		if a.Who.Principal != "" {
+			who += " (" + string(a.Who.Principal) + ")"
+		}
+		out := a.State + ": " + tallyOf(a.Blobs)
+		if a.Error != "" {
+			out += "; " + string(a.Error)
+		}
+		fmt.Fprintf(w, "| %s | %s | %s | %s | %s |\n", when, md(who), md(string(a.Action)), md(string(a.Via)), md(out))
+	}
+	type row struct{ when, who, name, target, outcome, now string }
+	kinds := []struct {
+		title   string
+		actions []string
+	}{{"Drains", []string{record.ActDrain}}, {"Restores", []string{record.ActRestore}}, {"Acks and clears", []string{record.ActAck, record.ActClear}},
+		{"Edits and resubmits", []string{record.ActEdit, record.ActResubmit, record.ActRepair}}}
+	for _, k := range kinds {
+		var rows []row
+		for _, a := range rec.Actions {
+			if !slices.Contains(k.actions, string(a.Action)) {
+				continue
+			}
+			when := string(a.ServiceTime)
+			if when == "" {
+				when = a.Wall
+			}
+			for _, b := range a.Blobs {
+				if b.Outcome == "" || !replay.Outcome(b.Outcome).Done() {
+					continue
+				}
+				rows = append(rows, row{when, string(a.Who.User) + "@" + string(a.Who.Host), string(b.Name), string(b.Target), string(b.Outcome), string(b.Now.Fate)})
+			}
+		}
+		fmt.Fprintf(w, "\n### %s: %d blob(s)\n\n", k.title, len(rows))
+		if len(rows) == 0 {
+			fmt.Fprintf(w, "None.\n")
+			continue
+		}
+		fmt.Fprintf(w, "| blob | written as | when | by | outcome | now |\n|---|---|---|---|---|---|\n")
+		for _, x := range rows {
+			fmt.Fprintf(w, "| %s | %s | %s | %s | %s | %s |\n", md(x.name), md(x.target), x.when, md(x.who), md(x.outcome), md(x.now))
+		}
+	}
+}
+
+// tallyOf counts a record's blobs per outcome, in replay's order.
+func tallyOf(bs []logBlobJSON) string {
+	t := replay.Tally{}
+	for _, b := range bs {
+		t[replay.Outcome(b.Outcome)]++
+	}
+	var parts []string
+	for _, o := range replay.Outcomes {
+		if n := t[o]; n > 0 {
+			parts = append(parts, fmt.Sprintf("%d %s", n, o))
+		}
+	}
+	if len(parts) == 0 {
+		return "no blob"
+	}
+	return strings.Join(parts, ", ")
 }

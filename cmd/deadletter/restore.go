@@ -5,6 +5,7 @@ import (
 	"fmt"
 
 	"github.com/deadletter/deadletter/internal/present"
+	"github.com/deadletter/deadletter/internal/record"
 	"github.com/deadletter/deadletter/internal/textfmt"
 	"github.com/deadletter/deadletter/replay"
 	"github.com/deadletter/deadletter/store"
@@ -113,8 +114,13 @@ func (a *app) runRestore(cmd *cobra.Command, args []string, o *restoreOptions) e
 	if err := a.confirm(o.actionFlags, present.RestoreQuestion(len(names), replay.TallyOf(missing), "blob(s)")); err != nil {
 		return err
 	}
+	rec, err := a.beginRecord(ctx, cmd, l.Container, record.ActRestore, o.dryRun, infosOf(snap, names), snap.Now, "")
+	if err != nil {
+		return err
+	}
 	res, err := replay.Restore(ctx, l.Container, cfg, names, replay.RestoreOptions{DryRun: o.dryRun, Force: o.force,
 		Concurrency: o.concurrency, Progress: a.progress(len(names), o.dryRun), Previewed: previewed})
+	rec.end(ctx, res, err)
 	if err != nil {
 		return err
 	}

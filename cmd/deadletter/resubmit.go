@@ -9,6 +9,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/deadletter/deadletter/internal/record"
 	"github.com/deadletter/deadletter/internal/textfmt"
 	"github.com/deadletter/deadletter/replay"
 	"github.com/deadletter/deadletter/store"
@@ -94,6 +95,7 @@ func (a *app) runResubmit(cmd *cobra.Command, file string, o *resubmitOptions) e
 			return couldNotLook(ctx, err)
 		}
 	}
+	o.cmd, o.action = cmd, record.ActResubmit
 	return a.repair(ctx, l.Container, cfg, &rp, &o.repairFlags, nil) // (the payload is in FILE already)
 }
 

@@ -58,6 +58,9 @@ type globalFlags struct {
 	eventGridTopics   []string
 	replaySystemTopic string
 	witnessWindow     time.Duration
+	// auditContainer is the shared record's append-blob container (record.go): a name in the estate's account,
+	// or a container's URL in another (signed in with Microsoft Entra ID).
+	auditContainer string
 	// opened names the container the command opened (loader), so its questions and results can say it — its
 	// name, not the container itself: an app outlives its run (cobra keeps flag completions globally), and must
 	// not hold the container's open folders with it.
@@ -85,7 +88,7 @@ var envVars = []envVar{
 	{"DEADLETTER_HANDLERS", "handlers"}, {"DEADLETTER_ID_SEPARATOR", "id-separator"}, {"DEADLETTER_READ_ONLY", "read-only"},
 	{"DEADLETTER_MAX_ACK", "max-ack"}, {"DEADLETTER_NODE_STACK_DEPTH", "node-stack-depth"},
 	{"DEADLETTER_EVENT_GRID_TOPICS", "event-grid-topics"}, {"DEADLETTER_REPLAY_SYSTEM_TOPIC", "replay-system-topic"},
-	{"DEADLETTER_WITNESS_WINDOW", "witness-window"},
+	{"DEADLETTER_WITNESS_WINDOW", "witness-window"}, {"DEADLETTER_AUDIT_CONTAINER", "audit-container"},
 }
 
 // Commands are listed in the order root adds them (what an operator needs first), not sorted. It is cobra's one
@@ -183,7 +186,7 @@ stranded blobs, restore quarantined ones — without ever losing a blob. With no
 	a.globalFlags(root.PersistentFlags())
 	dash := a.dashboardFlags(root)
 	root.RunE = func(cmd *cobra.Command, _ []string) error { return a.runDashboard(cmd, dash) }
-	root.AddCommand(a.lsCmd(), a.showCmd(), a.getCmd(), a.drainCmd(), a.restoreCmd(), a.editCmd(), a.resubmitCmd(), a.exportCmd(), a.ackCmd(), a.checkCmd(), a.watchCmd(), a.reportCmd(),
+	root.AddCommand(a.lsCmd(), a.showCmd(), a.getCmd(), a.drainCmd(), a.restoreCmd(), a.editCmd(), a.resubmitCmd(), a.exportCmd(), a.ackCmd(), a.checkCmd(), a.watchCmd(), a.reportCmd(), a.logCmd(), a.auditCmd(),
 		a.seedCmd(), a.demoCmd(), a.twinCmd(), a.contextCmd(), a.completionCmd(root), a.versionCmd())
 	root.Annotations = lookingAtAnEstate()
 	for _, c := range root.Commands() {
@@ -218,6 +221,7 @@ func (a *app) globalFlags(fs *pflag.FlagSet) {
 	fs.StringSliceVar(&g.eventGridTopics, "event-grid-topics", g.eventGridTopics, "Event Grid topics (Azure resource IDs, comma-separated) whose delivery metrics witness whether each handler is failing now; needs Entra ID and the Monitoring Reader role")
 	fs.StringVar(&g.replaySystemTopic, "replay-system-topic", g.replaySystemTopic, "the storage account's Event Grid system topic (Azure resource ID) the replay subscription is on: its dropped triggers are blobs being stranded")
 	durationVar(fs, &g.witnessWindow, "witness-window", "how far back Event Grid's delivery metrics are read (complete minutes)")
+	fs.StringVar(&g.auditContainer, "audit-container", g.auditContainer, "the shared record every operator on call appends to: an append-blob container in the estate's account (or its https URL in another, with Entra ID); made by deadletter audit init")
 	durationVar(fs, &g.timeout, "timeout", "give up on the command after this long (default 30s for ls, show, check and each watch pass; none for report, actions and the dashboard, which Ctrl-C stops; 0: none)")
 }
 

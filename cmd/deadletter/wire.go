@@ -697,6 +697,8 @@ type reportJSON struct {
 	Readiness []readinessJSON `json:"readiness"`
 	// EventGrid is what Event Grid's witness read, when one is configured.
 	EventGrid *eventGridJSON `json:"eventGrid,omitempty"`
+	// Record is the record's actions on this estate (record.go, log.go), when it was read.
+	Record *reportRecordJSON `json:"record,omitempty"`
 }
 
 type hourJSON struct {

@@ -64,6 +64,9 @@ type Container struct {
 	// untagged is set once the service refused to list tags (a Storage Blob Data Reader has no …/blobs/tags/read):
 	// listings then go without them, and an acknowledgement, which replaces the whole tag set, is refused.
 	untagged atomic.Bool
+	// svc and opts open the audit container (audit.go) beside this one, with the same credential.
+	svc  *azblob.Client
+	opts *azblob.ClientOptions
 }
 
 // transport keeps enough idle connections for the concurrency deadletter reads and drains with. azcore's default
@@ -138,6 +141,7 @@ func Open(o Options) (*Container, error) {
 		return nil, errors.New("no container: give --dir, --connection-string (or AZURE_STORAGE_ACCOUNT_CONNECTION_STRING), or --account-url")
 	}
 	a.client = svc.ServiceClient().NewContainerClient(o.Container)
+	a.svc, a.opts = svc, opts
 	a.account = accountOf(svc.URL())
 	if u, err := url.Parse(svc.URL()); err == nil {
 		a.endpoint = u.Scheme + "://" + u.Host

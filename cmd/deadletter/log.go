@@ -1,0 +1,335 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/deadletter/deadletter/internal/record"
+	"github.com/deadletter/deadletter/internal/textfmt"
+	"github.com/deadletter/deadletter/replay"
+	"github.com/deadletter/deadletter/store"
+	"github.com/spf13/cobra"
+)
+
+type logOptions struct {
+	since  time.Duration
+	filter string
+	out    *output
+}
+
+func (a *app) logCmd() *cobra.Command {
+	var o logOptions
+	cmd := &cobra.Command{
+		Use:   "log [--since D] [--filter Q] [-o json]",
+		Short: "the record: every action on this estate, by whom, and what became of each blob since",
+		Long: `log lists the record of the estate's actions — drain, restore, ack and clear, edit and resubmit — newest first:
+when (wall and service time), who (user@host), the command or key that asked, each blob with its ETag before and
+after and its outcome, and what became of it since, from the container as it is now (replayed and archived,
+quarantined, restored, still stranded, gone). An action whose outcome was never written (killed mid-way) is
+shown interrupted. Records are read from the local log in the state directory and, when the context names one
+(--audit-container), the shared audit container every operator on call writes to. --filter takes the
+dashboard's filter words (matched against each record's blobs) plus who:USER and action:drain|restore|ack|….`,
+		Args:        cobra.NoArgs,
+		Annotations: lookingAtAnEstate(),
+		RunE:        func(cmd *cobra.Command, _ []string) error { return a.runLog(cmd, &o) },
+	}
+	durationVar(cmd.Flags(), &o.since, "since", "only records of actions started this long ago or later (0: all)")
+	cmd.Flags().StringVar(&o.filter, "filter", "", "the dashboard's filter words against each record's blobs, plus who:USER and action:NAME ('action:drain who:alice sub:webhooks')")
+	o.out = declareOutput(cmd, outText, outJSON)
+	return cmd
+}
+
+// logFilter is log's --filter: the blob query, and the who: and action: terms.
+type logFilter struct {
+	q     replay.Query
+	extra []replay.ExtraTerm
+}
+
+func parseLogFilter(s string) (logFilter, error) {
+	q, extra, err := replay.ParseQueryWith(s, "who", "action")
+	if err == nil && q.Empty() && len(extra) == 0 {
+		err = fmt.Errorf("the query holds no words")
+	}
+	return logFilter{q, extra}, err
+}
+
+// matches reports whether a record passes: every who: and action: term, and — when the query has blob words —
+// at least one of its blobs (as listed now, or as its name tells where it is gone).
+func (f logFilter) matches(cfg replay.Config, snap *replay.Snapshot, r record.Record) bool {
+	for _, t := range f.extra {
+		var hit bool
+		switch t.Field {
+		case "who":
+			w := r.Intent.Who
+			hit = t.Has(w.User) || t.Has(w.Host) || t.Has(w.Principal) || t.Has(w.User+"@"+w.Host)
+		case "action":
+			hit = t.Has(r.Intent.Action)
+		}
+		if hit == t.Not {
+			return false
+		}
+	}
+	if f.q.Empty() {
+		return true
+	}
+	for _, b := range r.Blobs() {
+		for _, n := range []string{b.Name, b.Target} {
+			if n == "" {
+				continue
+			}
+			it := cfg.MakeItem(store.BlobInfo{Name: n}, snap.Now)
+			if i, ok := snap.Lookup(n); ok {
+				it = snap.Items[i]
+			}
+			if f.q.Matches(cfg, snap.Now, &it, func() string { return replay.SearchKey(&it) }) {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+func (a *app) runLog(cmd *cobra.Command, o *logOptions) error {
+	if o.since < 0 {
+		return usagef("--since must not be negative")
+	}
+	var f logFilter
+	if o.filter != "" {
+		var err error
+		if f, err = parseLogFilter(o.filter); err != nil {
+			return usagef("--filter: %s", textfmt.Printable(err.Error()))
+		}
+	}
+	ctx, cancel := a.withTimeout(cmd, lookTimeout)
+	defer cancel()
+	snap, l, cfg, err := a.g.listed(ctx)
+	if err != nil {
+		return err
+	}
+	h, err := a.history(ctx, l.Container)
+	if err != nil {
+		return err
+	}
+	if f.q.NeedsPayload() {
+		l.HydrateWhere(ctx, snap, nil)
+	}
+	me := a.who()
+	var keep []record.Record
+	for _, r := range h.Records {
+		if o.since > 0 && r.Intent.Wall.Before(time.Now().Add(-o.since)) {
+			continue
+		}
+		if o.filter != "" && !f.matches(cfg, snap, r) {
+			continue
+		}
+		keep = append(keep, r)
+	}
+	return o.out.print(a.io.out, toLogJSON(ctx, snap, h, keep, me), func() { a.printLog(ctx, snap, h, keep, me) })
+}
+
+// history is the estate's record: the local log and the shared audit container, this estate's records only.
+type history struct {
+	Records []record.Record
+	Local   string
+	Shared  string
+}
+
+func (a *app) history(ctx context.Context, c store.Container) (history, error) {
+	local, err := record.LocalDir()
+	if err != nil {
+		return history{}, err
+	}
+	h := history{Local: local.Describe()}
+	sinks := []record.Sink{local}
+	shared, err := a.auditLog(c)
+	if err != nil {
+		return history{}, err
+	}
+	if shared != nil {
+		sinks = append(sinks, shared)
+		h.Shared = shared.Describe()
+	}
+	all, err := record.Read(ctx, sinks...)
+	if err != nil {
+		return history{}, err
+	}
+	where := c.Describe()
+	for _, r := range all {
+		if r.Intent.Estate.Where == where {
+			h.Records = append(h.Records, r)
+		}
+	}
+	return h, nil
+}
+
+type logJSON struct {
+	Estate  text            `json:"estate"`
+	Local   text            `json:"local"`
+	Shared  optText         `json:"shared"`
+	Records []logRecordJSON `json:"records"`
+}
+
+type logRecordJSON struct {
+	ID          string        `json:"id"`
+	Action      text          `json:"action"`
+	State       string        `json:"state"`
+	Wall        string        `json:"wall"`
+	ServiceTime optText       `json:"serviceTime"`
+	Ended       optText       `json:"ended"`
+	Who         logWhoJSON    `json:"who"`
+	Mine        bool          `json:"mine"`
+	Estate      logEstateJSON `json:"estate"`
+	Via         text          `json:"via"`
+	Detail      optText       `json:"detail"`
+	Error       optText       `json:"error"`
+	Shared      bool          `json:"shared"`
+	Blobs       []logBlobJSON `json:"blobs"`
+}
+
+type logWhoJSON struct {
+	User      text    `json:"user"`
+	Host      text    `json:"host"`
+	Principal optText `json:"principal"`
+}
+
+type logEstateJSON struct {
+	Context   optText `json:"context"`
+	Where     text    `json:"where"`
+	Account   optText `json:"account"`
+	Directory optText `json:"directory"`
+	Container optText `json:"container"`
+}
+
+type logBlobJSON struct {
+	Name      text    `json:"name"`
+	ETag      optText `json:"etag"`
+	Target    optText `json:"target"`
+	ETagAfter optText `json:"etagAfter"`
+	Outcome   optText `json:"outcome"`
+	Reason    optText `json:"reason"`
+	Retired   optText `json:"retired"`
+	// Now is what became of it since, from the container as it is now.
+	Now logNowJSON `json:"now"`
+}
+
+type logNowJSON struct {
+	Where string  `json:"where"`
+	Name  optText `json:"name"`
+	At    optText `json:"at"`
+	Fate  text    `json:"fate"`
+}
+
+// whereWords name a Whereabouts' kind in JSON.
+var whereWords = map[replay.WhereKind]string{replay.WhereHere: "here", replay.WhereArchived: "archived", replay.WhereQuarantined: "quarantined",
+	replay.WhereRestored: "restored", replay.WhereDeleted: "deleted"}
+
+func optTime(t *time.Time) optText {
+	if t == nil || t.IsZero() {
+		return ""
+	}
+	return optText(rfc3339(*t))
+}
+
+func toLogJSON(ctx context.Context, snap *replay.Snapshot, h history, rs []record.Record, me record.Who) logJSON {
+	out := logJSON{Estate: text(snap.Container), Local: text(h.Local), Shared: optText(h.Shared), Records: []logRecordJSON{}}
+	for _, r := range rs {
+		in := r.Intent
+		rj := logRecordJSON{ID: in.ID, Action: text(in.Action), State: r.State(), Wall: rfc3339(in.Wall), ServiceTime: optTime(in.Service),
+			Who:  logWhoJSON{User: text(in.Who.User), Host: text(in.Who.Host), Principal: optText(in.Who.Principal)},
+			Mine: r.Mine(me), Via: text(in.Via), Detail: optText(in.Detail), Shared: r.Shared, Blobs: []logBlobJSON{},
+			Estate: logEstateJSON{Context: optText(in.Estate.Context), Where: text(in.Estate.Where), Account: optText(in.Estate.Account),
+				Directory: optText(in.Estate.Directory), Container: optText(in.Estate.Container)}}
+		if r.Outcome != nil {
+			rj.Ended, rj.Error = optText(rfc3339(r.Outcome.Wall)), optText(r.Outcome.Error)
+		}
+		for _, f := range record.Follow(ctx, snap, r) {
+			b := f.Blob
+			bj := logBlobJSON{Name: text(b.Name), ETag: optText(b.ETag), Target: optText(b.Target), ETagAfter: optText(b.ETagAfter),
+				Outcome: optText(b.Outcome), Reason: optText(b.Reason), Retired: optText(b.Retired)}
+			bj.Now = logNowJSON{Where: whereWords[f.Where.Kind], Name: optText(f.Where.Name), Fate: text(f.Fate)}
+			if !f.Where.At.IsZero() {
+				bj.Now.At = optText(rfc3339(f.Where.At))
+			}
+			if f.Err != "" {
+				bj.Now = logNowJSON{Where: "unknown", Fate: text("could not be told: " + f.Err)}
+			}
+			rj.Blobs = append(rj.Blobs, bj)
+		}
+		out.Records = append(out.Records, rj)
+	}
+	return out
+}
+
+// printLog prints the records, newest first: a heading line each, then a line per blob with what became of it.
+func (a *app) printLog(ctx context.Context, snap *replay.Snapshot, h history, rs []record.Record, me record.Who) {
+	where := "record: " + h.Local
+	if h.Shared != "" {
+		where += " and " + h.Shared
+	} else {
+		where += " (local only: no --audit-container, so other operators' actions are not here)"
+	}
+	fmt.Fprintln(a.io.out, textfmt.Printable(where))
+	if len(rs) == 0 {
+		fmt.Fprintln(a.io.out, "no action recorded on "+textfmt.Printable(snap.Container))
+		return
+	}
+	for _, r := range rs {
+		in := r.Intent
+		mine := ""
+		if r.Mine(me) {
+			mine = " (you)"
+		}
+		svc := ""
+		if in.Service != nil {
+			svc = " · service " + textfmt.Time(*in.Service)
+		}
+		fmt.Fprintf(a.io.out, "\n%s  %s  %s by %s%s · %s%s\n", in.Wall.Local().Format("2006-01-02 15:04:05"), strings.ToUpper(r.State()),
+			textfmt.Printable(in.Action), textfmt.Printable(in.Who.String()), mine, textfmt.Printable(in.Via), svc)
+		line := r.Tally()
+		if in.Detail != "" {
+			line += " · " + in.Detail
+		}
+		if r.Outcome != nil && r.Outcome.Error != "" {
+			line += " · failed: " + r.Outcome.Error
+		}
+		fmt.Fprintf(a.io.out, "  %s\n", textfmt.Printable(line))
+		for _, f := range record.Follow(ctx, snap, r) {
+			b := f.Blob
+			outcome := b.Outcome
+			if outcome == "" {
+				outcome = "?"
+			}
+			fate := f.Fate
+			if f.Err != "" {
+				fate = "could not be told: " + f.Err
+			}
+			etags := ""
+			if b.ETag != "" || b.ETagAfter != "" {
+				etags = " · " + b.ETag + " → " + b.ETagAfter
+			}
+			fmt.Fprintf(a.io.out, "  %-9s %s%s\n", textfmt.Printable(outcome), textfmt.Printable(b.Name), textfmt.Printable(etags))
+			if b.Reason != "" {
+				fmt.Fprintf(a.io.out, "            left: %s\n", textfmt.Printable(b.Reason))
+			}
+			fmt.Fprintf(a.io.out, "            now: %s\n", textfmt.Printable(fate))
+		}
+	}
+}
+
+// reportRecordJSON is the record in a report: where it was read, whether only locally, and every action.
+type reportRecordJSON struct {
+	Local     text            `json:"local"`
+	Shared    optText         `json:"shared"`
+	LocalOnly bool            `json:"localOnly"`
+	Actions   []logRecordJSON `json:"actions"`
+}
+
+func toReportRecord(ctx context.Context, snap *replay.Snapshot, h history, me record.Who) *reportRecordJSON {
+	lj := toLogJSON(ctx, snap, h, h.Records, me)
+	// Oldest first: a postmortem reads in time order.
+	slices.Reverse(lj.Records)
+	return &reportRecordJSON{Local: lj.Local, Shared: lj.Shared, LocalOnly: h.Shared == "", Actions: lj.Records}
+}

@@ -1,0 +1,130 @@
+package record
+
+import (
+	"context"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/deadletter/deadletter/internal/present"
+	"github.com/deadletter/deadletter/replay"
+	"github.com/deadletter/deadletter/store"
+)
+
+// Followed is what became of one blob of a record since the action, as the container is now.
+type Followed struct {
+	Blob Blob
+	// Name is the blob followed: the one the action wrote (a restore's copy, a repair's new blob), or the blob
+	// itself.
+	Name  string
+	Where replay.Whereabouts
+	// Fate says it in deadletter's words (present.Fate: the rule the dashboard's results use).
+	Fate string
+	// Err is why it could not be told ("" when it was).
+	Err string
+}
+
+// Since is when a record's action started: its service time, else its wall time.
+func (r Record) Since() time.Time {
+	if r.Intent.Service != nil {
+		return *r.Intent.Service
+	}
+	return r.Intent.Wall
+}
+
+// Blobs are the record's blobs as last written: the outcome's, or the intent's when it was interrupted.
+func (r Record) Blobs() []Blob {
+	if r.Outcome != nil {
+		return r.Outcome.Blobs
+	}
+	return r.Intent.Blobs
+}
+
+// Follow says what became of each blob of a record, from the snapshot the caller listed (the container as it is
+// now): replay.WhereIs, the one rule for it, asked of the snapshot.
+func Follow(ctx context.Context, snap *replay.Snapshot, r Record) []Followed {
+	since := r.Since()
+	out := make([]Followed, 0, len(r.Blobs()))
+	for _, b := range r.Blobs() {
+		name := b.Name
+		if b.Target != "" && replay.Outcome(b.Outcome).Done() {
+			name = b.Target
+		}
+		f := Followed{Blob: b, Name: name}
+		w, err := replay.WhereIs(ctx, snap, store.BlobInfo{Name: name, LastModified: since}, since)
+		if err != nil {
+			f.Err = err.Error()
+			out = append(out, f)
+			continue
+		}
+		pane := replay.PaneLive
+		if i, ok := snap.Lookup(w.Name); ok && w.Kind == replay.WhereHere {
+			pane = snap.Items[i].Pane
+		} else if w.Kind == replay.WhereHere {
+			if i, ok := snap.Lookup(name); ok {
+				pane = snap.Items[i].Pane
+			}
+		}
+		if w.Kind == replay.WhereHere && w.Name == "" {
+			w.Name = name
+		}
+		f.Where, f.Fate = w, present.Fate(w, pane)
+		if w.Kind == replay.WhereHere && strings.HasPrefix(name, replay.QuarantinePrefix) {
+			f.Fate = "still in quarantine"
+		}
+		out = append(out, f)
+	}
+	return out
+}
+
+// State is a record's state in a word: done (every blob done), partly (some left), failed (the action failed as a
+// whole, or a blob did), interrupted (no outcome written).
+func (r Record) State() string {
+	if r.Outcome == nil {
+		return "interrupted"
+	}
+	if r.Outcome.Error != "" {
+		return "failed"
+	}
+	done, failed := 0, 0
+	for _, b := range r.Outcome.Blobs {
+		switch o := replay.Outcome(b.Outcome); {
+		case o.Done():
+			done++
+		case o == replay.OutcomeFailed:
+			failed++
+		}
+	}
+	switch {
+	case failed > 0:
+		return "failed"
+	case done == len(r.Outcome.Blobs):
+		return "done"
+	}
+	return "partly"
+}
+
+// Mine reports whether the record is who's (the same user on the same host).
+func (r Record) Mine(who Who) bool { return r.Intent.Who.User == who.User && r.Intent.Who.Host == who.Host }
+
+// Tally counts the outcome's blobs per outcome, in replay's order: "3 drained, 1 changed".
+func (r Record) Tally() string {
+	if r.Outcome == nil {
+		return "interrupted: no outcome was written"
+	}
+	counts := map[string]int{}
+	for _, b := range r.Outcome.Blobs {
+		counts[b.Outcome]++
+	}
+	var parts []string
+	for _, o := range replay.Outcomes {
+		if n := counts[string(o)]; n > 0 {
+			parts = append(parts, strconv.Itoa(n)+" "+string(o))
+		}
+	}
+	if len(parts) == 0 {
+		return "no blob"
+	}
+	return strings.Join(parts, ", ")
+}
+

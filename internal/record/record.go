@@ -1,0 +1,460 @@
+// Package record is the record of what was done to an estate: every action — drain, restore, ack and clear,
+// edit and resubmit, a twin's script — appends two JSON lines under one id, its intent before it writes anything
+// and its outcome after, saying when (service and wall time), who (OS user and host, the Entra ID principal when
+// known), the estate, the command or key that asked, and each blob with its ETag before and after and its
+// outcome. A record never holds a payload, a key, a SAS or a token: only names, ETags, outcomes and
+// deadletter's own words.
+//
+// Records are kept by sinks: a log in the operator's state directory (Dir, always), and, when the context names
+// one, a shared append-blob container every operator on call writes to (store/azureblob's AuditLog). Reading
+// merges them, pairs each intent with its outcome, and calls an intent without one interrupted.
+package record
+
+import (
+	"context"
+	"crypto/rand"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+	"os/user"
+	"slices"
+	"strings"
+	"sync"
+	"time"
+)
+
+// Version is the version of the record's lines this build writes and reads.
+const Version = 1
+
+// Phase is which of a record's two lines a line is.
+type Phase string
+
+// The two phases of a record.
+const (
+	PhaseIntent  Phase = "intent"
+	PhaseOutcome Phase = "outcome"
+)
+
+// The actions a record names.
+const (
+	ActDrain       = "drain"
+	ActRestore     = "restore"
+	ActAck         = "ack"
+	ActClear       = "clear"
+	ActEdit        = "edit"
+	ActResubmit    = "resubmit"
+	ActRepair      = "repair"
+	ActTwinScript  = "twin-script"
+	maxLineBytes   = 4 << 20 // one line (an action over a few thousand blobs)
+	maxBlobsOfLine = 20000
+)
+
+// Who acted.
+type Who struct {
+	User string `json:"user"`
+	Host string `json:"host"`
+	// Principal is the Microsoft Entra ID principal's name or object id, when the estate is reached with one.
+	Principal string `json:"principal,omitempty"`
+}
+
+// String is who in a few words: user@host, and the principal.
+func (w Who) String() string {
+	s := w.User + "@" + w.Host
+	if w.Principal != "" {
+		s += " (" + w.Principal + ")"
+	}
+	return s
+}
+
+// Estate is where an action wrote.
+type Estate struct {
+	// Context is the context of the config file the command ran in ("" for none).
+	Context string `json:"context,omitempty"`
+	// Where is the container as deadletter describes it (account/container, or dir:/path): the key records
+	// are matched to an estate by.
+	Where     string `json:"where"`
+	Account   string `json:"account,omitempty"`
+	Directory string `json:"directory,omitempty"`
+	Container string `json:"container,omitempty"`
+}
+
+// Blob is one blob an action took: the ETag it had before, and — in the outcome — the ETag after, the outcome
+// and the reason for anything left.
+type Blob struct {
+	Name string `json:"name"`
+	ETag string `json:"etag,omitempty"`
+	// Target is the blob the action wrote, where that is another (a restore's copy, a repair's new blob).
+	Target    string `json:"target,omitempty"`
+	ETagAfter string `json:"etagAfter,omitempty"`
+	Outcome   string `json:"outcome,omitempty"`
+	Reason    string `json:"reason,omitempty"`
+	// Retired is the original a repair deleted.
+	Retired string `json:"retired,omitempty"`
+}
+
+// Line is one line of a record: its intent or its outcome.
+type Line struct {
+	V      int    `json:"v"`
+	ID     string `json:"id"`
+	Phase  Phase  `json:"phase"`
+	Action string `json:"action"`
+	// Wall is the operator's clock; Service the estate's (the service's, or a twin's) when known.
+	Wall    time.Time  `json:"wall"`
+	Service *time.Time `json:"serviceTime,omitempty"`
+	Who     Who        `json:"who"`
+	Estate  Estate     `json:"estate"`
+	// Via is the command (its words and the names of the flags given, never their values) or the dashboard's key.
+	Via   string `json:"via"`
+	Blobs []Blob `json:"blobs"`
+	// Detail is deadletter's words about the action as a whole (an ack's length, a twin script's change).
+	Detail string `json:"detail,omitempty"`
+	// Error is why the action as a whole failed.
+	Error string `json:"error,omitempty"`
+}
+
+// Sink keeps records: appends one line at a time, whole or not at all, and gives back everything it holds.
+type Sink interface {
+	Append(ctx context.Context, line []byte) error
+	Read(ctx context.Context) ([]Source, error)
+	// Describe says where the records are kept.
+	Describe() string
+}
+
+// Source is one file or blob of records, as read.
+type Source struct {
+	Name string
+	Data []byte
+}
+
+// Recorder writes the records of one front end's actions in one estate. A nil Recorder records nothing (read-only
+// mode: it acts on nothing).
+type Recorder struct {
+	Local Sink
+	// Shared is the audit container everyone on call writes to (nil: none).
+	Shared Sink
+	Who    Who
+	Estate Estate
+	// Warn says a shared record that could not be written (it is kept locally); nil: stderr.
+	Warn func(string)
+	// Now is the wall clock (time.Now when nil).
+	Now func() time.Time
+
+	mu sync.Mutex
+	// sharedFailed says a shared append failed during this recorder's life.
+	sharedFailed bool
+}
+
+// DefaultWho is the operator as the machine knows them: the OS user and the host name.
+func DefaultWho() Who {
+	w := Who{User: os.Getenv("USER"), Host: "?"}
+	if u, err := user.Current(); err == nil && u.Username != "" {
+		w.User = u.Username
+	}
+	if w.User == "" {
+		w.User = "?"
+	}
+	if h, err := os.Hostname(); err == nil && h != "" {
+		w.Host = h
+	}
+	return w
+}
+
+// Act is a record begun: its intent written, its outcome to come.
+type Act struct {
+	r    *Recorder
+	line Line
+}
+
+// ID is the record's id ("" for a nil recorder's).
+func (a *Act) ID() string {
+	if a == nil {
+		return ""
+	}
+	return a.line.ID
+}
+
+func newID() string {
+	var b [8]byte
+	rand.Read(b[:])
+	return hex.EncodeToString(b[:])
+}
+
+func (r *Recorder) now() time.Time {
+	if r.Now != nil {
+		return r.Now()
+	}
+	return time.Now()
+}
+
+// Begin writes the intent of an action before it writes anything: the blobs it means to take, each with the
+// ETag it was shown at. An intent that cannot be written locally is an error: the action must not run unrecorded.
+// One the shared place refuses is said (Warn) and kept locally.
+func (r *Recorder) Begin(ctx context.Context, action, via string, service time.Time, blobs []Blob, detail string) (*Act, error) {
+	if r == nil {
+		return nil, nil
+	}
+	l := Line{V: Version, ID: newID(), Phase: PhaseIntent, Action: action, Wall: r.now().UTC(), Who: r.Who, Estate: r.Estate, Via: via,
+		Blobs: blobs, Detail: detail}
+	if !service.IsZero() {
+		s := service.UTC()
+		l.Service = &s
+	}
+	if l.Blobs == nil {
+		l.Blobs = []Blob{}
+	}
+	if err := r.write(ctx, l); err != nil {
+		return nil, err
+	}
+	return &Act{r: r, line: l}, nil
+}
+
+// End writes the outcome: each blob's outcome, ETag after and reason, and the action's error if it failed as a
+// whole. A local write that fails now is returned (the action has happened: the caller says so).
+func (a *Act) End(ctx context.Context, service time.Time, blobs []Blob, failure error) error {
+	if a == nil {
+		return nil
+	}
+	l := a.line
+	l.Phase, l.Wall, l.Service, l.Blobs, l.Error = PhaseOutcome, a.r.now().UTC(), nil, blobs, ""
+	if !service.IsZero() {
+		s := service.UTC()
+		l.Service = &s
+	}
+	if l.Blobs == nil {
+		l.Blobs = []Blob{}
+	}
+	if failure != nil {
+		l.Error = failure.Error()
+	}
+	// The outcome is written even if the action's own context was cancelled: a cancel is an outcome too.
+	return a.r.write(context.WithoutCancel(ctx), l)
+}
+
+func (r *Recorder) write(ctx context.Context, l Line) error {
+	b, err := json.Marshal(l)
+	if err != nil {
+		return err
+	}
+	if len(b) > maxLineBytes {
+		return fmt.Errorf("the record of this %s is over %d bytes: act on fewer blobs at once", l.Action, maxLineBytes)
+	}
+	b = append(b, '\n')
+	if r.Local == nil {
+		return errors.New("no local record")
+	}
+	if err := r.Local.Append(ctx, b); err != nil {
+		return fmt.Errorf("cannot write the record (%s): %w — nothing was done", r.Local.Describe(), err)
+	}
+	if r.Shared != nil {
+		if err := r.Shared.Append(ctx, b); err != nil {
+			r.mu.Lock()
+			r.sharedFailed = true
+			r.mu.Unlock()
+			msg := fmt.Sprintf("the shared record (%s) could not be written: %v; kept locally in %s", r.Shared.Describe(), err, r.Local.Describe())
+			if r.Warn != nil {
+				r.Warn(msg)
+			} else {
+				fmt.Fprintln(os.Stderr, "deadletter: warning: "+msg)
+			}
+		}
+	}
+	return nil
+}
+
+// SharedFailed reports whether a shared append failed during this recorder's life.
+func (r *Recorder) SharedFailed() bool {
+	if r == nil {
+		return false
+	}
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return r.sharedFailed
+}
+
+// LineError is a record line that is not one deadletter writes: where it is, and why.
+type LineError struct {
+	Source string
+	Line   int
+	Why    string
+}
+
+func (e *LineError) Error() string {
+	return fmt.Sprintf("%s line %d: %s", e.Source, e.Line, e.Why)
+}
+
+// Parse reads a source's lines. A line that is not a record deadletter writes — not JSON, another version, no
+// id, an unknown phase, a last line cut short — is an error naming it (a hostile or truncated log is never
+// taken for records, nor crashes the reader). Empty lines are skipped.
+func Parse(src Source) ([]Line, error) {
+	var out []Line
+	data := src.Data
+	for n := 1; len(data) > 0; n++ {
+		i := strings.IndexByte(string(data), '\n')
+		if i < 0 {
+			return out, &LineError{src.Name, n, "cut short (no line end): a write was interrupted, or the file was truncated"}
+		}
+		raw := data[:i]
+		data = data[i+1:]
+		if len(strings.TrimSpace(string(raw))) == 0 {
+			continue
+		}
+		l, why := parseLine(raw)
+		if why != "" {
+			return out, &LineError{src.Name, n, why}
+		}
+		out = append(out, l)
+	}
+	return out, nil
+}
+
+func parseLine(raw []byte) (Line, string) {
+	var l Line
+	if len(raw) > maxLineBytes {
+		return l, fmt.Sprintf("over %d bytes", maxLineBytes)
+	}
+	dec := json.NewDecoder(strings.NewReader(string(raw)))
+	dec.DisallowUnknownFields()
+	if err := dec.Decode(&l); err != nil {
+		return l, "not a record: " + clipErr(err.Error())
+	}
+	if dec.More() {
+		return l, "not a record: more than one value on the line"
+	}
+	switch {
+	case l.V != Version:
+		return l, fmt.Sprintf("version %d (this deadletter reads version %d)", l.V, Version)
+	case l.ID == "" || len(l.ID) > 64 || !isHex(l.ID):
+		return l, "no record id"
+	case l.Phase != PhaseIntent && l.Phase != PhaseOutcome:
+		return l, "no phase (intent or outcome)"
+	case l.Action == "" || len(l.Action) > 32:
+		return l, "no action"
+	case l.Wall.IsZero():
+		return l, "no time"
+	case len(l.Blobs) > maxBlobsOfLine:
+		return l, fmt.Sprintf("over %d blobs", maxBlobsOfLine)
+	}
+	return l, ""
+}
+
+func isHex(s string) bool {
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		if (c < '0' || c > '9') && (c < 'a' || c > 'f') {
+			return false
+		}
+	}
+	return true
+}
+
+func clipErr(s string) string {
+	if len(s) > 120 {
+		return s[:120] + "…"
+	}
+	return s
+}
+
+// Record is one action as read back: its intent, its outcome (nil: interrupted — the intent was written and
+// nothing after it), and where it was read from.
+type Record struct {
+	Intent  Line
+	Outcome *Line
+	// Shared says the record was read from the shared place (else only from the local log).
+	Shared bool
+}
+
+// Interrupted reports whether the action's outcome was never written (killed mid-action, or still running).
+func (r Record) Interrupted() bool { return r.Outcome == nil }
+
+// Last is the record's latest line: its outcome, or its intent when interrupted.
+func (r Record) Last() Line {
+	if r.Outcome != nil {
+		return *r.Outcome
+	}
+	return r.Intent
+}
+
+// Read reads every sink given (nil ones skipped), merges their lines — a record written to both is one — and
+// pairs intents with outcomes, newest first (by the intent's wall time, then id). An unreadable line is an error;
+// a sink that cannot be read at all is an error too, naming it.
+func Read(ctx context.Context, sinks ...Sink) ([]Record, error) {
+	type key struct {
+		id    string
+		phase Phase
+	}
+	seen := map[key]bool{}
+	byID := map[string]*Record{}
+	var order []string
+	outcomes := map[string]Line{}
+	for si, s := range sinks {
+		if s == nil {
+			continue
+		}
+		srcs, err := s.Read(ctx)
+		if err != nil {
+			return nil, fmt.Errorf("cannot read the record (%s): %w", s.Describe(), err)
+		}
+		for _, src := range srcs {
+			lines, err := Parse(src)
+			if err != nil {
+				return nil, err
+			}
+			for _, l := range lines {
+				k := key{l.ID, l.Phase}
+				if seen[k] {
+					if rec := byID[l.ID]; rec != nil && si > 0 {
+						rec.Shared = true
+					}
+					continue
+				}
+				seen[k] = true
+				if l.Phase == PhaseOutcome {
+					outcomes[l.ID] = l
+					continue
+				}
+				byID[l.ID] = &Record{Intent: l, Shared: si > 0}
+				order = append(order, l.ID)
+			}
+		}
+	}
+	out := make([]Record, 0, len(order))
+	for _, id := range order {
+		rec := byID[id]
+		if o, ok := outcomes[id]; ok {
+			rec.Outcome = &o
+		}
+		out = append(out, *rec)
+	}
+	// An outcome whose intent is not held (a rotated-away intent) is still a record: its own intent.
+	for id, o := range outcomes {
+		if byID[id] == nil {
+			in := o
+			in.Phase = PhaseIntent
+			oc := o
+			out = append(out, Record{Intent: in, Outcome: &oc})
+		}
+	}
+	slices.SortStableFunc(out, func(a, b Record) int {
+		if c := b.Intent.Wall.Compare(a.Intent.Wall); c != 0 {
+			return c
+		}
+		return strings.Compare(b.Intent.ID, a.Intent.ID)
+	})
+	return out, nil
+}
+
+// EstateOf is the estate a record names: the context, and the container as deadletter describes it —
+// account/container for Azure, dir:/path for a directory.
+func EstateOf(context, where string) Estate {
+	e := Estate{Context: context, Where: where}
+	if d, ok := strings.CutPrefix(where, "dir:"); ok {
+		e.Directory = d
+		return e
+	}
+	if acct, cont, ok := strings.Cut(where, "/"); ok {
+		e.Account, e.Container = acct, cont
+	}
+	return e
+}

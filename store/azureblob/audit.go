@@ -1,0 +1,248 @@
+package azureblob
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"math/rand/v2"
+	"net/url"
+	"regexp"
+	"slices"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/Azure/azure-sdk-for-go/sdk/azcore"
+	"github.com/Azure/azure-sdk-for-go/sdk/azcore/streaming"
+	"github.com/Azure/azure-sdk-for-go/sdk/azcore/to"
+	"github.com/Azure/azure-sdk-for-go/sdk/azidentity"
+	"github.com/Azure/azure-sdk-for-go/sdk/storage/azblob/appendblob"
+	"github.com/Azure/azure-sdk-for-go/sdk/storage/azblob/blob"
+	"github.com/Azure/azure-sdk-for-go/sdk/storage/azblob/bloberror"
+	"github.com/Azure/azure-sdk-for-go/sdk/storage/azblob/container"
+	"github.com/deadletter/deadletter/internal/record"
+)
+
+// The audit log's bounds: an append blob takes at most 50,000 blocks (one line is one block), so a blob is
+// rotated well before — at AuditMaxBlocks blocks or AuditMaxBytes, whichever comes first — and every day starts
+// a new one.
+const (
+	AuditMaxBlocks = 49000
+	AuditMaxBytes  = 64 << 20
+)
+
+// auditName is a day's audit blob n: 2026-12-02.0000.jsonl.
+var auditName = regexp.MustCompile(`^\d{4}-\d{2}-\d{2}\.\d{4}\.jsonl$`)
+
+// AuditLog is the shared record: append blobs in a container of their own, one line a block, each appended at
+// the position this writer last saw the blob end at (AppendPosition) and within AuditMaxBytes (MaxSize) — so
+// concurrent writers, on any machine, never interleave or overwrite a line: the one that lost the race reads the
+// blob's new end and appends after it. A line whose append's answer was lost is known by reading it back at the
+// position it was sent for, so it is never appended twice.
+type AuditLog struct {
+	client *container.Client
+	where  string
+	scrub  func(string) string
+	now    func() time.Time
+
+	mu     sync.Mutex
+	day    string
+	seq    int
+	known  bool
+	pos    int64
+	blocks int32
+}
+
+// AuditLog is the shared record in the audit container name: a container of this account, or an https URL of a
+// container in another (reached with Microsoft Entra ID). It is never this dead-letter container.
+func (a *Container) AuditLog(name string) (*AuditLog, error) {
+	l := &AuditLog{scrub: a.scrub, now: time.Now}
+	if strings.Contains(name, "://") {
+		u, err := url.Parse(name)
+		if err != nil || u.Scheme != "https" && !(u.Scheme == "http" && a.local) || u.Host == "" || u.User != nil || u.RawQuery != "" ||
+			strings.Count(strings.Trim(u.Path, "/"), "/") != 0 && !a.local {
+			return nil, errors.New("--audit-container: want a container name, or https://<account>.blob.core.windows.net/<container> (no SAS: it is reached with Microsoft Entra ID)")
+		}
+		cred, err := azidentity.NewDefaultAzureCredential(nil)
+		if err != nil {
+			return nil, fmt.Errorf("--audit-container: no Microsoft Entra ID credential: %s", a.scrub(err.Error()))
+		}
+		c, err := container.NewClient(name, cred, &container.ClientOptions{ClientOptions: a.opts.ClientOptions})
+		if err != nil {
+			return nil, fmt.Errorf("--audit-container: %s", a.scrub(err.Error()))
+		}
+		l.client, l.where = c, accountOf(strings.TrimSuffix(name, "/"+strings.Trim(u.Path, "/")))+"/"+strings.Trim(u.Path, "/")
+		if l.where == a.Describe() {
+			return nil, errors.New("--audit-container: never the dead-letter container (a blob at its root is a BlobCreated for the replay)")
+		}
+		return l, nil
+	}
+	if err := validContainerName(name); err != nil {
+		return nil, err
+	}
+	if name == a.name {
+		return nil, errors.New("--audit-container: never the dead-letter container (a blob at its root is a BlobCreated for the replay; under a prefix it shows as a pane)")
+	}
+	l.client, l.where = a.svc.ServiceClient().NewContainerClient(name), a.account+"/"+name
+	return l, nil
+}
+
+// validContainerName is Azure's rule for container names: 3 to 63 lower-case letters, digits and single dashes.
+func validContainerName(n string) error {
+	if len(n) < 3 || len(n) > 63 || !regexp.MustCompile(`^[a-z0-9]+(-[a-z0-9]+)*$`).MatchString(n) {
+		return fmt.Errorf("--audit-container %q: a container name is 3 to 63 lower-case letters, digits and single dashes", n)
+	}
+	return nil
+}
+
+// Describe implements record.Sink.
+func (l *AuditLog) Describe() string { return "audit container " + l.where }
+
+// Create makes the audit container (nothing when it exists).
+func (l *AuditLog) Create(ctx context.Context) (created bool, err error) {
+	_, err = l.client.Create(ctx, nil)
+	switch {
+	case err == nil:
+		return true, nil
+	case bloberror.HasCode(err, bloberror.ContainerAlreadyExists):
+		return false, nil
+	}
+	return false, l.fail("create the audit container", err)
+}
+
+func (l *AuditLog) fail(op string, err error) error {
+	var re *azcore.ResponseError
+	if errors.As(err, &re) {
+		return fmt.Errorf("%s %s: %s (%d)", op, l.where, re.ErrorCode, re.StatusCode)
+	}
+	return fmt.Errorf("%s %s: %s", op, l.where, l.scrub(err.Error()))
+}
+
+// Append implements record.Sink: the line as one block at the end of the day's current blob, never interleaved.
+func (l *AuditLog) Append(ctx context.Context, line []byte) error {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	day := l.now().UTC().Format("2006-01-02")
+	if day != l.day {
+		l.day, l.seq, l.known = day, 0, false
+	}
+	size := int64(len(line))
+	maxSize := int64(AuditMaxBytes)
+	for try := 0; try < 400; try++ {
+		if l.seq > 9999 {
+			return fmt.Errorf("append to %s: no audit blob left for %s", l.where, day)
+		}
+		ab := l.client.NewAppendBlobClient(fmt.Sprintf("%s.%04d.jsonl", day, l.seq))
+		if !l.known {
+			if err := l.look(ctx, ab); err != nil {
+				return err
+			}
+			if !l.known {
+				continue // created: look again
+			}
+		}
+		if l.blocks >= AuditMaxBlocks || l.pos+size > maxSize {
+			l.seq, l.known = l.seq+1, false
+			continue
+		}
+		pos := l.pos
+		_, err := ab.AppendBlock(ctx, streaming.NopCloser(bytes.NewReader(line)), &appendblob.AppendBlockOptions{
+			AppendPositionAccessConditions: &appendblob.AppendPositionAccessConditions{AppendPosition: &pos, MaxSize: &maxSize}})
+		switch {
+		case err == nil:
+			l.pos, l.blocks = pos+size, l.blocks+1
+			return nil
+		case bloberror.HasCode(err, bloberror.AppendPositionConditionNotMet):
+			// Another writer appended first — or this one did, and the answer was lost: read what is there.
+			l.known = false
+			if ours, rerr := l.landed(ctx, ab, pos, line); rerr == nil && ours {
+				return nil
+			}
+			time.Sleep(time.Duration(rand.IntN(20)+1) * time.Millisecond)
+		case bloberror.HasCode(err, bloberror.MaxBlobSizeConditionNotMet), bloberror.HasCode(err, bloberror.BlockCountExceedsLimit):
+			l.seq, l.known = l.seq+1, false
+		default:
+			return l.fail("append to", err)
+		}
+	}
+	return fmt.Errorf("append to %s: too many writers at once; try again", l.where)
+}
+
+// look reads where the current blob ends, creating it when it does not exist (If-None-Match *: a blob another
+// writer created meanwhile is kept).
+func (l *AuditLog) look(ctx context.Context, ab *appendblob.Client) error {
+	p, err := ab.GetProperties(ctx, nil)
+	switch {
+	case bloberror.HasCode(err, bloberror.BlobNotFound):
+		_, err = ab.Create(ctx, &appendblob.CreateOptions{AccessConditions: &blob.AccessConditions{
+			ModifiedAccessConditions: &blob.ModifiedAccessConditions{IfNoneMatch: to.Ptr(azcore.ETagAny)}}})
+		if err != nil && !bloberror.HasCode(err, bloberror.BlobAlreadyExists) && !bloberror.HasCode(err, bloberror.ConditionNotMet) {
+			if bloberror.HasCode(err, bloberror.ContainerNotFound) {
+				return fmt.Errorf("append to %s: the audit container does not exist (make it with deadletter audit init)", l.where)
+			}
+			return l.fail("append to", err)
+		}
+		return nil
+	case bloberror.HasCode(err, bloberror.ContainerNotFound):
+		return fmt.Errorf("append to %s: the audit container does not exist (make it with deadletter audit init)", l.where)
+	case err != nil:
+		return l.fail("append to", err)
+	}
+	if p.BlobType == nil || *p.BlobType != blob.BlobTypeAppendBlob {
+		l.seq++ // a blob deadletter did not write holds the name: the next
+		return nil
+	}
+	l.pos, l.blocks, l.known = deref(p.ContentLength), deref(p.BlobCommittedBlockCount), true
+	return nil
+}
+
+// landed reports whether line is what the blob holds at pos.
+func (l *AuditLog) landed(ctx context.Context, ab *appendblob.Client, pos int64, line []byte) (bool, error) {
+	resp, err := ab.DownloadStream(ctx, &blob.DownloadStreamOptions{Range: blob.HTTPRange{Offset: pos, Count: int64(len(line))}})
+	if err != nil {
+		return false, err
+	}
+	defer resp.Body.Close()
+	got, err := io.ReadAll(io.LimitReader(resp.Body, int64(len(line))+1))
+	return err == nil && bytes.Equal(got, line), err
+}
+
+// Read implements record.Sink: every audit blob, oldest first, each at most AuditMaxBytes plus a line.
+func (l *AuditLog) Read(ctx context.Context) ([]record.Source, error) {
+	var names []string
+	pager := l.client.NewListBlobsFlatPager(nil)
+	for pager.More() {
+		resp, err := pager.NextPage(ctx)
+		if err != nil {
+			if bloberror.HasCode(err, bloberror.ContainerNotFound) {
+				return nil, fmt.Errorf("%s does not exist (make it with deadletter audit init)", l.where)
+			}
+			return nil, l.fail("list", err)
+		}
+		for _, it := range resp.Segment.BlobItems {
+			if it != nil && it.Name != nil && auditName.MatchString(*it.Name) {
+				names = append(names, *it.Name)
+			}
+		}
+	}
+	slices.Sort(names)
+	out := make([]record.Source, 0, len(names))
+	for _, n := range names {
+		resp, err := l.client.NewBlobClient(n).DownloadStream(ctx, nil)
+		if err != nil {
+			return nil, l.fail("read "+n+" of", err)
+		}
+		b, err := io.ReadAll(io.LimitReader(resp.Body, AuditMaxBytes+(4<<20)+1))
+		resp.Body.Close()
+		if err != nil {
+			return nil, l.fail("read "+n+" of", err)
+		}
+		if len(b) > AuditMaxBytes+(4<<20) {
+			return nil, fmt.Errorf("%s/%s is over %d bytes: not an audit blob deadletter writes", l.where, n, AuditMaxBytes)
+		}
+		out = append(out, record.Source{Name: l.where + "/" + n, Data: b})
+	}
+	return out, nil
+}
