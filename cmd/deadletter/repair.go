@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"time"
 
 	"github.com/deadletter/deadletter/internal/opfile"
 	"github.com/deadletter/deadletter/internal/present"
@@ -108,8 +107,9 @@ func (a *app) recordedRepair(ctx context.Context, c store.Container, rp *replay.
 		if rp.Original != nil {
 			intent = []store.BlobInfo{{Name: rp.Original.Name, ETag: rp.Original.ETag}}
 		}
+		now, _ := c.Now(ctx) // (the service's clock, for the record: none is no reason not to act)
 		var err error
-		if rec, err = a.beginRecord(ctx, o.cmd, c, o.action, o.dryRun, intent, time.Time{}, "new blob "+rp.Target); err != nil {
+		if rec, err = a.beginRecord(ctx, o.cmd, c, o.action, o.dryRun, intent, now, "new blob "+rp.Target); err != nil {
 			return replay.Result{}, err
 		}
 	}

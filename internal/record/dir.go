@@ -30,7 +30,10 @@ const (
 type Dir struct {
 	path string
 	now  func() time.Time
-	mu   sync.Mutex
+	// maxBytes and maxFiles bound the log (MaxFileBytes and MaxFiles; tests lower them).
+	maxBytes int64
+	maxFiles int
+	mu       sync.Mutex
 }
 
 // LocalDir is the local log in the operator's state directory (internal/made's StateDir: XDG_STATE_HOME, or the
@@ -44,7 +47,9 @@ func LocalDir() (*Dir, error) {
 }
 
 // OpenDir is a log kept in path (made on the first append).
-func OpenDir(path string) *Dir { return &Dir{path: path, now: time.Now} }
+func OpenDir(path string) *Dir {
+	return &Dir{path: path, now: time.Now, maxBytes: MaxFileBytes, maxFiles: MaxFiles}
+}
 
 // Describe implements Sink.
 func (d *Dir) Describe() string { return d.path }
@@ -83,7 +88,7 @@ func (d *Dir) Append(_ context.Context, line []byte) error {
 			return err
 		case !fi.Mode().IsRegular():
 			return &opfile.NotRegularError{Path: p, Mode: fi.Mode()}
-		case fi.Size()+int64(len(line)) > MaxFileBytes:
+		case fi.Size()+int64(len(line)) > d.maxBytes:
 			continue
 		}
 		return appendLine(p, line)
@@ -160,7 +165,7 @@ func (d *Dir) prune() error {
 	if err != nil {
 		return err
 	}
-	for i := 0; i < len(names)-(MaxFiles-1); i++ {
+	for i := 0; i < len(names)-(d.maxFiles-1); i++ {
 		if err := os.Remove(filepath.Join(d.path, names[i])); err != nil && !errors.Is(err, fs.ErrNotExist) {
 			return err
 		}
@@ -178,7 +183,7 @@ func (d *Dir) Read(context.Context) ([]Source, error) {
 	var out []Source
 	for _, n := range names {
 		p := filepath.Join(d.path, n)
-		b, err := opfile.ReadRegular(p, 2*MaxFileBytes)
+		b, err := opfile.ReadRegular(p, 2*max(d.maxBytes, MaxFileBytes))
 		if err != nil {
 			return nil, err
 		}

@@ -69,8 +69,11 @@ func Follow(ctx context.Context, snap *replay.Snapshot, r Record) []Followed {
 			w.Name = name
 		}
 		f.Where, f.Fate = w, present.Fate(w, pane)
-		if w.Kind == replay.WhereHere && strings.HasPrefix(name, replay.QuarantinePrefix) {
+		switch {
+		case w.Kind == replay.WhereHere && strings.HasPrefix(name, replay.QuarantinePrefix):
 			f.Fate = "still in quarantine"
+		case w.Kind == replay.WhereHere && b.Outcome != "" && !replay.Outcome(b.Outcome).Done():
+			f.Fate = "left as it was: still " + pane.String()
 		}
 		out = append(out, f)
 	}
@@ -105,7 +108,9 @@ func (r Record) State() string {
 }
 
 // Mine reports whether the record is who's (the same user on the same host).
-func (r Record) Mine(who Who) bool { return r.Intent.Who.User == who.User && r.Intent.Who.Host == who.Host }
+func (r Record) Mine(who Who) bool {
+	return r.Intent.Who.User == who.User && r.Intent.Who.Host == who.Host
+}
 
 // Tally counts the outcome's blobs per outcome, in replay's order: "3 drained, 1 changed".
 func (r Record) Tally() string {
@@ -127,4 +132,3 @@ func (r Record) Tally() string {
 	}
 	return strings.Join(parts, ", ")
 }
-

@@ -47,6 +47,10 @@ type AuditLog struct {
 	scrub  func(string) string
 	now    func() time.Time
 
+	// maxBlocks and maxBytes bound one blob (AuditMaxBlocks, AuditMaxBytes; tests lower them).
+	maxBlocks int32
+	maxBytes  int64
+
 	mu     sync.Mutex
 	day    string
 	seq    int
@@ -58,7 +62,7 @@ type AuditLog struct {
 // AuditLog is the shared record in the audit container name: a container of this account, or an https URL of a
 // container in another (reached with Microsoft Entra ID). It is never this dead-letter container.
 func (a *Container) AuditLog(name string) (*AuditLog, error) {
-	l := &AuditLog{scrub: a.scrub, now: time.Now}
+	l := &AuditLog{scrub: a.scrub, now: time.Now, maxBlocks: AuditMaxBlocks, maxBytes: AuditMaxBytes}
 	if strings.Contains(name, "://") {
 		u, err := url.Parse(name)
 		if err != nil || u.Scheme != "https" && !(u.Scheme == "http" && a.local) || u.Host == "" || u.User != nil || u.RawQuery != "" ||
@@ -129,7 +133,7 @@ func (l *AuditLog) Append(ctx context.Context, line []byte) error {
 		l.day, l.seq, l.known = day, 0, false
 	}
 	size := int64(len(line))
-	maxSize := int64(AuditMaxBytes)
+	maxSize := l.maxBytes
 	for try := 0; try < 400; try++ {
 		if l.seq > 9999 {
 			return fmt.Errorf("append to %s: no audit blob left for %s", l.where, day)
@@ -143,7 +147,7 @@ func (l *AuditLog) Append(ctx context.Context, line []byte) error {
 				continue // created: look again
 			}
 		}
-		if l.blocks >= AuditMaxBlocks || l.pos+size > maxSize {
+		if l.blocks >= l.maxBlocks || l.pos+size > maxSize {
 			l.seq, l.known = l.seq+1, false
 			continue
 		}

@@ -1,0 +1,329 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/deadletter/deadletter/internal/record"
+	"github.com/deadletter/deadletter/replay"
+	"github.com/deadletter/deadletter/store"
+	"github.com/deadletter/deadletter/store/azureblob"
+	"github.com/deadletter/deadletter/store/dirstore"
+	"github.com/deadletter/deadletter/store/storetest"
+)
+
+// logOf is deadletter log -o json of args.
+func logOf(t *testing.T, args ...string) logJSON {
+	t.Helper()
+	out, errs, code := runCmd(t, append([]string{"log", "-o", "json"}, args...)...)
+	if code != 0 {
+		t.Fatalf("log: exit %d\n%s%s", code, out, errs)
+	}
+	var l logJSON
+	if err := json.Unmarshal([]byte(out), &l); err != nil {
+		t.Fatalf("log -o json: %v\n%s", err, out)
+	}
+	return l
+}
+
+func namesIn(t *testing.T, dir, prefix string) []string {
+	t.Helper()
+	var out []string
+	for _, n := range strings.Split(strings.TrimSpace(mustRun(t, "ls", "--dir", dir, "-o", "name")), "\n") {
+		if n != "" && (prefix == "" && replay.IsRoot(n) || prefix != "" && strings.HasPrefix(n, prefix)) {
+			out = append(out, n)
+		}
+	}
+	return out
+}
+
+// After a drain, a restore, an ack and an edit on the demo, log -o json holds four records with user, host,
+// estate, blobs, ETags and outcomes; two hours of twin time later each drained blob's record says where it went.
+func TestTheRecordOfADrainARestoreAnAckAndAnEdit(t *testing.T) {
+	dir := t.TempDir()
+	mustRun(t, "twin", "start", "--dir", dir)
+	quarantined := namesIn(t, dir, "quarantine/")
+	if len(quarantined) < 3 {
+		t.Fatalf("the demo has %d quarantine copies", len(quarantined))
+	}
+	runExit(t, 0, "drain", "--dir", dir, "--yes")
+	runCmd(t, "restore", "--dir", dir, "--yes", "--force", quarantined[0])
+	mustRun(t, "ack", "--dir", dir, "--yes", "--for", "4h", quarantined[1])
+	// Two hours of twin time later, each drained blob's record says where it went. (Before the edit: an edit
+	// that changes events' ids is a loss in the twin's account, so its advance would fail.)
+	mustRun(t, "twin", "advance", "--dir", dir, "--by", "2h")
+	for _, r := range logOf(t, "--dir", dir).Records {
+		for _, b := range r.Blobs {
+			if r.Action != "drain" || b.Outcome != "drained" {
+				continue
+			}
+			if b.Now.Where != "archived" && b.Now.Where != "quarantined" || !strings.Contains(string(b.Now.Fate), string(b.Now.Name)) {
+				t.Fatalf("two hours later, drained %s: %+v", b.Name, b.Now)
+			}
+		}
+	}
+	t.Setenv("EDITOR", editorScript(t, withData, ""))
+	t.Setenv("VISUAL", "")
+	runCmd(t, "edit", quarantined[2], "--dir", dir, "--yes", "--force")
+
+	l := logOf(t, "--dir", dir)
+	if len(l.Records) != 4 {
+		t.Fatalf("%d records, want 4: %+v", len(l.Records), l.Records)
+	}
+	me := record.DefaultWho()
+	actions := map[string]logRecordJSON{}
+	for _, r := range l.Records {
+		actions[string(r.Action)] = r
+		if string(r.Who.User) != me.User || string(r.Who.Host) != me.Host || !r.Mine || string(r.Estate.Where) != "dir:"+dir ||
+			string(r.Estate.Directory) != dir || r.State == "interrupted" || r.ServiceTime == "" || len(r.Blobs) == 0 {
+			t.Fatalf("record %s: %+v", r.Action, r)
+		}
+		for _, b := range r.Blobs {
+			if b.ETag == "" || b.Outcome == "" {
+				t.Fatalf("%s: blob without its ETag or outcome: %+v", r.Action, b)
+			}
+			if replay.Outcome(b.Outcome).Done() && b.ETagAfter == "" && r.Action != "edit" {
+				t.Fatalf("%s: done without the ETag after: %+v", r.Action, b)
+			}
+		}
+	}
+	for _, a := range []string{"drain", "restore", "ack", "edit"} {
+		if _, ok := actions[a]; !ok {
+			t.Fatalf("no %s record: %v", a, actions)
+		}
+	}
+	if r := actions["restore"]; r.Blobs[0].Target == "" || r.Blobs[0].ETagAfter == r.Blobs[0].ETag {
+		t.Fatalf("the restore's copy: %+v", r.Blobs[0])
+	}
+	if r := actions["ack"]; r.Blobs[0].ETagAfter != r.Blobs[0].ETag || r.Blobs[0].Outcome != "acked" {
+		t.Fatalf("an ack changes no ETag: %+v", r.Blobs[0])
+	}
+	drained := 0
+	for _, b := range actions["drain"].Blobs {
+		if b.Outcome == "drained" {
+			drained++
+			if b.ETagAfter == b.ETag {
+				t.Fatalf("a drained blob kept its ETag: %+v", b)
+			}
+		}
+	}
+	if drained == 0 {
+		t.Fatal("nothing drained")
+	}
+
+	// The words say the same.
+	out := mustRun(t, "log", "--dir", dir, "--filter", "action:drain")
+	if !strings.Contains(out, "replayed: archived at") || strings.Contains(out, "restore by") {
+		t.Fatalf("log --filter action:drain:\n%s", out)
+	}
+	if out := mustRun(t, "log", "--dir", dir, "--filter", "action:ack who:"+me.User); strings.Count(out, "  ack by ") != 1 || strings.Contains(out, "drain by") {
+		t.Fatalf("log --filter action:ack:\n%s", out)
+	}
+	if out := mustRun(t, "log", "--dir", dir, "--filter", "-who:"+me.User); !strings.Contains(out, "no action recorded") {
+		t.Fatalf("log --filter -who:me:\n%s", out)
+	}
+}
+
+// The demo after 28 drains: report's Actions come from the record and list all 28, though the replay took most
+// of the drained blobs — and their drain metadata — away.
+func TestReportListsEveryDrain(t *testing.T) {
+	dir := t.TempDir()
+	mustRun(t, "twin", "start", "--dir", dir)
+	stranded := namesIn(t, dir, "")
+	runExit(t, 0, "drain", "--dir", dir, "--yes")
+	left := namesIn(t, dir, "")
+	for _, n := range left { // what a drain of everything passes by (the crash blob): named, forced
+		if out, _, _ := runCmd(t, "show", n, "--dir", dir); strings.Contains(out, "stranded") {
+			runCmd(t, "drain", n, "--dir", dir, "--yes", "--force")
+		}
+	}
+	mustRun(t, "twin", "advance", "--dir", dir, "--by", "2h")
+	out := mustRun(t, "report", "--dir", dir)
+	if len(stranded) != 28 || !strings.Contains(out, "### Drains: 28 blob(s)") {
+		t.Fatalf("%d stranded; the report:\n%s", len(stranded), out[strings.Index(out, "## Actions"):])
+	}
+	for _, n := range stranded {
+		if !strings.Contains(out, "| "+md(n)+" |") {
+			t.Fatalf("the report does not list the drain of %s", n)
+		}
+	}
+	if !strings.Contains(out, "The record is **local only**") {
+		t.Fatal("the report does not say the record is local only")
+	}
+	var rep struct {
+		Record *struct {
+			LocalOnly bool
+			Actions   []struct{ Action string }
+		}
+	}
+	if err := json.Unmarshal([]byte(mustRun(t, "report", "--dir", dir, "--format", "json")), &rep); err != nil || rep.Record == nil ||
+		!rep.Record.LocalOnly || len(rep.Record.Actions) < 2 || rep.Record.Actions[0].Action != "drain" {
+		t.Fatalf("report --format json's record: %v %+v", err, rep.Record)
+	}
+}
+
+// A local record that cannot be written stops the action before it writes; --read-only writes no record.
+func TestNoRecordNoAction(t *testing.T) {
+	dir, state := t.TempDir(), t.TempDir()
+	t.Setenv("XDG_STATE_HOME", state)
+	mustRun(t, "twin", "start", "--dir", dir)
+	before := namesIn(t, dir, "")
+	os.WriteFile(filepath.Join(state, "deadletter", "record"), []byte("a file where the record's folder goes"), 0o600)
+	_, errs, code := runCmd(t, "drain", "--dir", dir, "--yes")
+	if code == 0 || !strings.Contains(errs, "nothing was done") {
+		t.Fatalf("drain with no record: exit %d\n%s", code, errs)
+	}
+	d, _ := dirstore.Open(dir)
+	for _, n := range before {
+		if bi, _ := d.Stat(context.Background(), n); bi.Metadata[replay.MetaDrainCount] != "" {
+			t.Fatalf("%s was drained though its record could not be written", n)
+		}
+	}
+	t.Setenv("XDG_STATE_HOME", t.TempDir())
+	runCmd(t, "ack", "--dir", dir, "--yes", "--read-only", "--for", "1h", before[0])
+	if l := logOf(t, "--dir", dir); len(l.Records) != 0 {
+		t.Fatalf("read-only recorded %d actions", len(l.Records))
+	}
+}
+
+// kill -9 after the intent: log shows the action interrupted, with what the container says of its blobs now.
+func TestAnInterruptedActionIsShownSo(t *testing.T) {
+	dir := t.TempDir()
+	mustRun(t, "twin", "start", "--dir", dir)
+	name := namesIn(t, dir, "")[0]
+	local, err := record.LocalDir()
+	if err != nil {
+		t.Fatal(err)
+	}
+	r := &record.Recorder{Local: local, Who: record.DefaultWho(), Estate: record.EstateOf("", "dir:"+dir)}
+	if _, err := r.Begin(context.Background(), record.ActDrain, "deadletter drain --yes", time.Now(), []record.Blob{{Name: name, ETag: `"x"`}}, ""); err != nil {
+		t.Fatal(err)
+	}
+	l := logOf(t, "--dir", dir)
+	if len(l.Records) != 1 || l.Records[0].State != "interrupted" || l.Records[0].Blobs[0].Now.Where != "here" {
+		t.Fatalf("%+v", l.Records)
+	}
+	if out := mustRun(t, "log", "--dir", dir); !strings.Contains(out, "INTERRUPTED") || !strings.Contains(out, "stranded") {
+		t.Fatalf("log:\n%s", out)
+	}
+}
+
+// The command a record names is its words and flags, never a flag's value (a connection string's key).
+func TestARecordNamesNoFlagValue(t *testing.T) {
+	a := newApp(stdio{})
+	root := a.root()
+	root.SetArgs([]string{"drain", "--connection-string", "AccountName=a;AccountKey=SECRETKEY", "--yes", "--dry-run"})
+	cmd, _, _ := root.Find([]string{"drain"})
+	cmd.ParseFlags([]string{"--connection-string", "AccountName=a;AccountKey=SECRETKEY", "--yes"})
+	if v := via(cmd); strings.Contains(v, "SECRET") || !strings.Contains(v, "--connection-string") || !strings.HasPrefix(v, "deadletter drain") {
+		t.Fatalf("via: %q", v)
+	}
+}
+
+// Two operators (each its own state directory) acting on one Azurite estate with a shared audit container, 50
+// actions at once (50 processes, 25 each): each sees all 50 records in log, the other's included, and the shared
+// log holds every line whole — none lost, none interleaved.
+func TestTwoOperatorsSeeEachOthersRecords(t *testing.T) {
+	az := storetest.Azure(t)
+	cs := storetest.AzuriteConnectionString(t)
+	name := az.Describe()[strings.IndexByte(az.Describe(), '/')+1:]
+	var blobs []string
+	for i := 0; i < 50; i++ {
+		n := fmt.Sprintf("quarantine/S/2026/12/1/2/%02d.json", i)
+		if _, err := az.Write(context.Background(), n, []byte(`[{"id":"1","eventType":"E","subject":"s","dataVersion":"1","data":{}}]`), store.WriteOptions{}); err != nil {
+			t.Fatal(err)
+		}
+		blobs = append(blobs, n)
+	}
+	audit := storetest.NewName()
+	bin := binary(t)
+	env := func(state string) []string {
+		return append(os.Environ(), "XDG_STATE_HOME="+state, "AZURE_STORAGE_ACCOUNT_CONNECTION_STRING="+cs, "DEADLETTER_CONTAINER="+name,
+			"DEADLETTER_AUDIT_CONTAINER="+audit, "XDG_CONFIG_HOME="+state)
+	}
+	states := []string{t.TempDir(), t.TempDir()}
+	c := exec.Command(bin, "audit", "init")
+	c.Env = env(states[0])
+	if out, err := c.CombinedOutput(); err != nil || !strings.Contains(string(out), "made") {
+		t.Fatalf("audit init: %v\n%s", err, out)
+	}
+	t.Cleanup(func() {
+		if a, err := azureblob.Open(azureblob.Options{ConnectionString: cs, Container: audit}); err == nil {
+			a.DeleteContainer(context.Background())
+		}
+	})
+	var wg sync.WaitGroup
+	for i, b := range blobs {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			c := exec.Command(bin, "ack", b, "--yes", "--for", "1h")
+			c.Env = env(states[i%2])
+			if out, err := c.CombinedOutput(); err != nil || strings.Contains(string(out), "warning") {
+				t.Errorf("ack %d: %v\n%s", i, err, out)
+			}
+		}()
+	}
+	wg.Wait()
+	for i := range states {
+		c := exec.Command(bin, "log", "--json")
+		c.Env = env(states[i])
+		out, err := c.Output()
+		if err != nil {
+			t.Fatalf("log %d: %v", i, err)
+		}
+		var l struct {
+			Shared  string
+			Records []struct {
+				State string
+				Blobs []struct{ Name string }
+			}
+		}
+		if err := json.Unmarshal(out, &l); err != nil || len(l.Records) != 50 || !strings.Contains(l.Shared, audit) {
+			t.Fatalf("operator %d's log: %v, %d records", i, err, len(l.Records))
+		}
+		seen := map[string]bool{}
+		for _, r := range l.Records {
+			if r.State != "done" {
+				t.Fatalf("operator %d: a record %s", i, r.State)
+			}
+			seen[r.Blobs[0].Name] = true
+		}
+		if len(seen) != 50 {
+			t.Fatalf("operator %d sees %d of the 50 acked blobs", i, len(seen))
+		}
+		// This operator's own log holds only its 25: the other 25 came from the shared one.
+		local, _ := record.Read(context.Background(), record.OpenDir(filepath.Join(states[i], "deadletter", "record")))
+		if len(local) != 25 {
+			t.Fatalf("operator %d's local log holds %d records, want 25", i, len(local))
+		}
+	}
+	shared, err := azureblob.Open(azureblob.Options{ConnectionString: cs, Container: name})
+	if err != nil {
+		t.Fatal(err)
+	}
+	al, _ := shared.AuditLog(audit)
+	srcs, err := al.Read(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	lines := 0
+	for _, src := range srcs {
+		ls, err := record.Parse(src)
+		if err != nil {
+			t.Fatalf("the shared log: %v", err)
+		}
+		lines += len(ls)
+	}
+	if lines != 100 {
+		t.Fatalf("the shared log holds %d lines, want 100", lines)
+	}
+}

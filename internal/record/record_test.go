@@ -1,0 +1,165 @@
+package record
+
+import (
+	"context"
+	"errors"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+)
+
+func testRecorder(t *testing.T) (*Recorder, *Dir) {
+	t.Helper()
+	d := OpenDir(filepath.Join(t.TempDir(), "record"))
+	return &Recorder{Local: d, Who: Who{User: "alice", Host: "laptop"}, Estate: EstateOf("prod", "acct/deadletter")}, d
+}
+
+// An intent and an outcome under one id read back as one record; an intent alone is interrupted; newest first.
+func TestARecordIsAnIntentAndAnOutcome(t *testing.T) {
+	ctx := context.Background()
+	r, d := testRecorder(t)
+	clock := time.Date(2026, 12, 2, 4, 0, 0, 0, time.UTC)
+	r.Now = func() time.Time { clock = clock.Add(time.Second); return clock }
+	act, err := r.Begin(ctx, ActDrain, "deadletter drain --yes", clock, []Blob{{Name: "S/2026/12/1/2/a.json", ETag: `"1"`}}, "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := act.End(ctx, clock, []Blob{{Name: "S/2026/12/1/2/a.json", ETag: `"1"`, ETagAfter: `"2"`, Outcome: "drained"}}, nil); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := r.Begin(ctx, ActRestore, "dashboard: r", time.Time{}, []Blob{{Name: "quarantine/S/2026/12/1/2/b.json"}}, ""); err != nil {
+		t.Fatal(err)
+	}
+	recs, err := Read(ctx, d)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(recs) != 2 {
+		t.Fatalf("%d records, want 2", len(recs))
+	}
+	if recs[0].Intent.Action != ActRestore || !recs[0].Interrupted() || recs[0].State() != "interrupted" {
+		t.Fatalf("newest first, interrupted: %+v", recs[0])
+	}
+	if got := recs[1]; got.Interrupted() || got.State() != "done" || got.Outcome.Blobs[0].ETagAfter != `"2"` || got.Intent.Who.User != "alice" ||
+		got.Intent.Estate.Account != "acct" || got.Intent.Estate.Container != "deadletter" || got.Intent.Estate.Context != "prod" {
+		t.Fatalf("the drain: %+v", got)
+	}
+}
+
+// A local record that cannot be written stops the action before it writes: Begin fails, saying nothing was done.
+func TestAnUnwritableLocalRecordIsAnError(t *testing.T) {
+	dir := t.TempDir()
+	blocker := filepath.Join(dir, "record")
+	os.WriteFile(blocker, []byte("a file where the folder goes"), 0o600)
+	r := &Recorder{Local: OpenDir(blocker), Who: Who{User: "u", Host: "h"}}
+	if _, err := r.Begin(context.Background(), ActDrain, "x", time.Time{}, nil, ""); err == nil || !strings.Contains(err.Error(), "nothing was done") {
+		t.Fatalf("Begin on an unwritable log: %v", err)
+	}
+}
+
+type failingSink struct{}
+
+func (failingSink) Append(context.Context, []byte) error {
+	return errors.New("403 AuthorizationPermissionMismatch")
+}
+func (failingSink) Read(context.Context) ([]Source, error) { return nil, nil }
+func (failingSink) Describe() string                       { return "audit container acct/audit" }
+
+// A shared record that cannot be written is said and kept locally: the action goes on.
+func TestASharedRecordThatFailsIsSaidAndKeptLocally(t *testing.T) {
+	r, d := testRecorder(t)
+	var said []string
+	r.Shared, r.Warn = failingSink{}, func(s string) { said = append(said, s) }
+	if _, err := r.Begin(context.Background(), ActAck, "x", time.Time{}, nil, ""); err != nil {
+		t.Fatal(err)
+	}
+	if len(said) != 1 || !strings.Contains(said[0], "kept locally") || !r.SharedFailed() {
+		t.Fatalf("said %q", said)
+	}
+	if recs, _ := Read(context.Background(), d); len(recs) != 1 {
+		t.Fatalf("the local log holds %d records", len(recs))
+	}
+}
+
+// A hostile or truncated log is an error naming the file and line, never a crash nor records taken on trust.
+func TestAHostileLogIsAnErrorNamingTheLine(t *testing.T) {
+	good := `{"v":1,"id":"ab12","phase":"intent","action":"drain","wall":"2026-12-02T04:00:00Z","who":{"user":"u","host":"h"},"estate":{"where":"w"},"via":"x","blobs":[]}` + "\n"
+	for _, c := range []struct{ name, data, want string }{
+		{"cut", good + good[:40], "line 2: cut short"},
+		{"garbage", good + "\x1b[31mnot json\n", "line 2: not a record"},
+		{"unknown field", strings.Replace(good, `"via"`, `"payload":"secret","via"`, 1), "line 1: not a record"},
+		{"version", strings.Replace(good, `"v":1`, `"v":9`, 1), "line 1: version 9"},
+		{"no id", strings.Replace(good, `"ab12"`, `""`, 1), "line 1: no record id"},
+		{"phase", strings.Replace(good, `"intent"`, `"maybe"`, 1), "line 1: no phase"},
+		{"two values", strings.TrimSuffix(good, "\n") + " {}\n", "line 1: not a record: more than one value"},
+		{"deep", strings.Repeat("[", 100000) + "\n", "line 1: not a record"},
+	} {
+		_, err := Parse(Source{Name: "2026-12-02.jsonl", Data: []byte(c.data)})
+		var le *LineError
+		if !errors.As(err, &le) || !strings.Contains(err.Error(), c.want) || !strings.HasPrefix(err.Error(), "2026-12-02.jsonl ") {
+			t.Errorf("%s: %v, want %q", c.name, err, c.want)
+		}
+	}
+	if ls, err := Parse(Source{Name: "f", Data: []byte(good + "\n" + good)}); err != nil || len(ls) != 2 {
+		t.Fatalf("a good log: %d lines, %v", len(ls), err)
+	}
+}
+
+// The local log is bounded: a new file once one passes its size, a file per day, the oldest removed past the count.
+func TestTheLocalLogRotatesBySizeAndDay(t *testing.T) {
+	ctx := context.Background()
+	d := OpenDir(filepath.Join(t.TempDir(), "record"))
+	d.maxBytes, d.maxFiles = 600, 4
+	day := time.Date(2026, 12, 1, 23, 0, 0, 0, time.UTC)
+	d.now = func() time.Time { return day }
+	r := &Recorder{Local: d, Who: Who{User: "u", Host: "h"}, Estate: EstateOf("", "dir:/x"), Now: d.now}
+	for i := 0; i < 6; i++ {
+		if _, err := r.Begin(ctx, ActAck, "x", time.Time{}, []Blob{{Name: "n"}}, ""); err != nil {
+			t.Fatal(err)
+		}
+	}
+	names, _ := d.files()
+	if len(names) < 2 || names[0] != "2026-12-01.jsonl" || names[1] != "2026-12-01.1.jsonl" {
+		t.Fatalf("files by size: %v", names)
+	}
+	for _, n := range names {
+		if fi, _ := os.Stat(filepath.Join(d.path, n)); fi.Size() > d.maxBytes {
+			t.Fatalf("%s is %d bytes, over %d", n, fi.Size(), d.maxBytes)
+		}
+		if fi, _ := os.Stat(filepath.Join(d.path, n)); fi.Mode().Perm() != 0o600 {
+			t.Fatalf("%s is %v", n, fi.Mode())
+		}
+	}
+	day = day.Add(2 * time.Hour)
+	for i := 0; i < 8; i++ {
+		r.Begin(ctx, ActAck, "x", time.Time{}, nil, "")
+	}
+	names, _ = d.files()
+	if len(names) != d.maxFiles || !strings.HasPrefix(names[len(names)-1], "2026-12-02") {
+		t.Fatalf("after a day and more: %v (at most %d kept)", names, d.maxFiles)
+	}
+	recs, err := Read(ctx, d)
+	if err != nil || len(recs) == 0 {
+		t.Fatalf("%d records, %v", len(recs), err)
+	}
+}
+
+// A log file planted as a link is refused, not followed.
+func TestALinkedLogFileIsRefused(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), "record")
+	os.MkdirAll(dir, 0o700)
+	target := filepath.Join(t.TempDir(), "elsewhere")
+	os.WriteFile(target, nil, 0o600)
+	d := OpenDir(dir)
+	if err := os.Symlink(target, filepath.Join(dir, time.Now().UTC().Format("2006-01-02")+".jsonl")); err != nil {
+		t.Skip(err)
+	}
+	if err := d.Append(context.Background(), []byte("{}\n")); err == nil {
+		t.Fatal("appended through a link")
+	}
+	if b, _ := os.ReadFile(target); len(b) != 0 {
+		t.Fatalf("the link's target was written: %q", b)
+	}
+}

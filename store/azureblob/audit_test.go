@@ -1,0 +1,139 @@
+package azureblob_test
+
+import (
+	"context"
+	"fmt"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/deadletter/deadletter/internal/record"
+	"github.com/deadletter/deadletter/store/azureblob"
+	"github.com/deadletter/deadletter/store/storetest"
+)
+
+// auditPair is two writers of one audit container, each through its own client (two operators' machines).
+func auditPair(t *testing.T) (*azureblob.AuditLog, *azureblob.AuditLog, string) {
+	t.Helper()
+	c := storetest.Azure(t)
+	audit := storetest.NewName()
+	var logs [2]*azureblob.AuditLog
+	for i := range logs {
+		o, err := azureblob.Open(azureblob.Options{ConnectionString: storetest.AzuriteConnectionString(t), Container: strings.TrimPrefix(c.Describe(), "devstoreaccount1/")})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if logs[i], err = o.AuditLog(audit); err != nil {
+			t.Fatal(err)
+		}
+	}
+	ctx := context.Background()
+	if made, err := logs[0].Create(ctx); err != nil || !made {
+		t.Fatalf("audit init: %v %v", made, err)
+	}
+	if made, err := logs[1].Create(ctx); err != nil || made {
+		t.Fatalf("audit init again: %v %v", made, err)
+	}
+	t.Cleanup(func() {
+		cl, _ := azureblob.Open(azureblob.Options{ConnectionString: storetest.AzuriteConnectionString(t), Container: audit})
+		cl.DeleteContainer(context.Background())
+	})
+	return logs[0], logs[1], c.Describe()
+}
+
+// Two writers, 50 actions at once between them (each an intent and an outcome line, through the real azblob
+// client with AppendPosition conditions): every line is read back whole, none lost, none interleaved or twice,
+// and each writer sees the other's records.
+func TestFiftyConcurrentActionsNeverInterleaveALine(t *testing.T) {
+	a, b, where := auditPair(t)
+	ctx := context.Background()
+	var wg sync.WaitGroup
+	errs := make(chan error, 100)
+	ids := make(chan string, 50)
+	for i := 0; i < 50; i++ {
+		shared := a
+		if i%2 == 1 {
+			shared = b
+		}
+		r := &record.Recorder{Local: record.OpenDir(t.TempDir()), Shared: shared, Who: record.Who{User: fmt.Sprintf("op%d", i%2), Host: "h"},
+			Estate: record.EstateOf("", where), Warn: func(s string) { errs <- fmt.Errorf("%s", s) }}
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			// A line of some length, so a torn append would show.
+			blobs := []record.Blob{{Name: fmt.Sprintf("S/2026/12/1/2/%02d-%s.json", i, strings.Repeat("x", 200+i*7)), ETag: `"0x1"`}}
+			act, err := r.Begin(ctx, record.ActAck, "deadletter ack --yes", time.Now(), blobs, "")
+			if err != nil {
+				errs <- err
+				return
+			}
+			blobs[0].Outcome, blobs[0].ETagAfter = "acked", `"0x1"`
+			if err := act.End(ctx, time.Now(), blobs, nil); err != nil {
+				errs <- err
+			}
+			ids <- act.ID()
+		}()
+	}
+	wg.Wait()
+	close(errs)
+	close(ids)
+	for err := range errs {
+		t.Error(err)
+	}
+	srcs, err := a.Read(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	lines := 0
+	for _, s := range srcs {
+		ls, err := record.Parse(s)
+		if err != nil {
+			t.Fatalf("the shared log does not parse: %v", err)
+		}
+		lines += len(ls)
+	}
+	if lines != 100 {
+		t.Fatalf("%d lines in the shared log, want 100 (50 intents, 50 outcomes)", lines)
+	}
+	for _, reader := range []*azureblob.AuditLog{a, b} {
+		recs, err := record.Read(ctx, reader)
+		if err != nil {
+			t.Fatal(err)
+		}
+		users := map[string]int{}
+		for _, r := range recs {
+			if r.Interrupted() {
+				t.Fatalf("record %s has no outcome", r.Intent.ID)
+			}
+			users[r.Intent.Who.User]++
+		}
+		if len(recs) != 50 || users["op0"] != 25 || users["op1"] != 25 {
+			t.Fatalf("%d records, by user %v", len(recs), users)
+		}
+	}
+	want := map[string]bool{}
+	for id := range ids {
+		want[id] = true
+	}
+	if len(want) != 50 {
+		t.Fatalf("%d distinct ids", len(want))
+	}
+}
+
+// The audit container is never the dead-letter container, and a name Azure refuses is said as such.
+func TestTheAuditContainerIsNeverTheDeadLetterContainer(t *testing.T) {
+	c, err := azureblob.Open(azureblob.Options{ConnectionString: "UseDevelopmentStorage=true", Container: "deadletter"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := c.AuditLog("deadletter"); err == nil || !strings.Contains(err.Error(), "never the dead-letter container") {
+		t.Fatalf("the dead-letter container as the audit container: %v", err)
+	}
+	if _, err := c.AuditLog("Bad_Name"); err == nil {
+		t.Fatal("an invalid container name was taken")
+	}
+	if _, err := c.AuditLog("https://acct.blob.core.windows.net/audit?sig=SECRET"); err == nil || strings.Contains(err.Error(), "SECRET") {
+		t.Fatalf("a SAS URL: %v", err)
+	}
+}
