@@ -190,7 +190,11 @@ func readinessWarnings(e *env, items []replay.Item, ready []replay.Readiness) []
 
 func (d *drainDialog) confirm() tea.Cmd {
 	e, plan := d.e, d.plan
-	return d.e.send(runMsg{&actionRun{act: actDrain, total: len(plan.Items), run: func(ctx contextT, progress func(replay.Result)) ([]replay.Result, error) {
+	intent := make([]store.BlobInfo, len(plan.Items))
+	for i := range plan.Items {
+		intent[i] = plan.Items[i].BlobInfo
+	}
+	return d.e.send(runMsg{&actionRun{act: actDrain, total: len(plan.Items), intent: intent, run: func(ctx contextT, progress func(replay.Result)) ([]replay.Result, error) {
 		return plan.Run(ctx, e.loader.Container, e.cfg, replay.DrainOptions{ReadOnly: e.readOnly, Concurrency: e.concurrency, Progress: progress})
 	}}})
 }
@@ -313,7 +317,11 @@ func (d *restoreDialog) confirm() tea.Cmd {
 	// rewritten since the dialog showed it is skipped as changed, never restored unseen. The rest are reported
 	// as the preview found them.
 	e, names, left, previewed, force := d.e, d.plans.Writes(), d.plans.Left(), d.plans.Previewed(), d.force
-	return d.e.send(runMsg{&actionRun{act: actRestore, total: len(names) + len(left), left: left,
+	intent := make([]store.BlobInfo, len(names))
+	for i, n := range names {
+		intent[i] = store.BlobInfo{Name: n, ETag: previewed[n]}
+	}
+	return d.e.send(runMsg{&actionRun{act: actRestore, total: len(names) + len(left), left: left, intent: intent,
 		run: func(ctx contextT, progress func(replay.Result)) ([]replay.Result, error) {
 			res, err := replay.Restore(ctx, e.loader.Container, e.cfg, names, replay.RestoreOptions{ReadOnly: e.readOnly, Force: force,
 				Concurrency: e.concurrency, Progress: progress, Previewed: previewed})
@@ -424,7 +432,7 @@ func (d *ackDialog) confirm() tea.Cmd {
 	if d.act == actAck {
 		o.For = d.choices[d.ackFor]
 	}
-	return d.e.send(runMsg{&actionRun{act: d.act, total: len(targets), run: func(ctx contextT, progress func(replay.Result)) ([]replay.Result, error) {
+	return d.e.send(runMsg{&actionRun{act: d.act, total: len(targets), intent: targets, run: func(ctx contextT, progress func(replay.Result)) ([]replay.Result, error) {
 		o.Progress = progress
 		return replay.Acknowledge(ctx, e.loader.Container, targets, o)
 	}}})

@@ -108,7 +108,8 @@ func TestRestoreTakesTheCursorRow(t *testing.T) {
 func TestDetailFollowsTheReplayWithoutAKey(t *testing.T) {
 	mem, cfg := fixture(t, 0)
 	ctx := context.Background()
-	hs := newHarness(t, mem, cfg, 120, 40)
+	rec, _ := withRecord(t, mem)
+	hs := newHarness(t, mem, cfg, 120, 40, rec)
 	hs.press("<enter>")
 	name := hs.m.detail().name
 	hs.press("d", "y")
@@ -140,6 +141,6 @@ func TestDetailFollowsTheReplayWithoutAKey(t *testing.T) {
 	if d := hs.m.detail(); d == nil || d.name != archived {
 		t.Fatalf("enter on the gone blob did not open its archived record:\n%s", hs.screen())
 	}
-	hs.press("<esc>", "L")
-	hs.shows("drained", "→ now", "replayed: archived at 2026-11-30 12:02:00Z")
+	hs.press("<esc>", "L", "j") // the record: the drain, and what became of its blob (whole under the cursor)
+	hs.shows("drain by", "drained", "→ now", "replayed: archived at 2026-11-30 12:02:00Z")
 }

@@ -7,6 +7,7 @@ import (
 
 	tea "github.com/charmbracelet/bubbletea"
 	"github.com/charmbracelet/lipgloss"
+	"github.com/deadletter/deadletter/internal/record"
 	"github.com/deadletter/deadletter/replay"
 )
 
@@ -40,6 +41,13 @@ type Options struct {
 	// Witness, when set, is Event Grid's witness: read once per refresh in a command, beside the listing (a slow
 	// or failing Azure Monitor never holds the listing up); the HANDLER column and the drain dialog say it.
 	Witness replay.Witness
+	// Recorder records every action the dashboard runs (internal/record): its intent before it writes, its
+	// outcome after. Nil: nothing is recorded (read-only mode acts on nothing).
+	Recorder *record.Recorder
+	// History reads the estate's record for L (nil: L says there is none); Me is who the operator is, so their
+	// records are marked.
+	History func(ctx context.Context) ([]record.Record, error)
+	Me      record.Who
 }
 
 // Minimum size the dashboard lays itself out for.
@@ -148,6 +156,7 @@ func (m *Model) env() *env {
 	return &env{cfg: m.cfg, st: &m.st, painted: m.painted, snap: m.snap, loader: m.opt.Loader, ctx: m.ctx, readOnly: m.opt.ReadOnly,
 		estate: m.estate(),
 		now:    m.now, serviceNow: m.serviceNow, by: m.opt.By, after: m.opt.After, concurrency: m.opt.Concurrency, renderer: m.opt.Renderer, post: m.post,
+		recorder: m.opt.Recorder, history: m.opt.History, me: m.opt.Me,
 		witness: &m.witness, listing: func() bool { return m.list.running }}
 }
 
@@ -171,6 +180,9 @@ type env struct {
 	post        func(tea.Msg)         // what env.send calls: the root's mailbox
 	witness     *replay.WitnessReport // Event Grid's witness as last read (the root's)
 	listing     func() bool           // whether a listing is under way (the root's)
+	recorder    *record.Recorder
+	history     func(ctx context.Context) ([]record.Record, error)
+	me          record.Who
 }
 
 func (e *env) paint(style *lipgloss.Style, text string) string { return e.painted.paint(style, text) }

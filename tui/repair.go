@@ -7,6 +7,7 @@ import (
 
 	tea "github.com/charmbracelet/bubbletea"
 	"github.com/deadletter/deadletter/internal/opfile"
+	"github.com/deadletter/deadletter/internal/record"
 	"github.com/deadletter/deadletter/internal/present"
 	"github.com/deadletter/deadletter/internal/textfmt"
 	"github.com/deadletter/deadletter/replay"
@@ -277,9 +278,25 @@ func (d *repairDialog) cancel() tea.Cmd {
 }
 
 func (d *repairDialog) confirm() tea.Cmd {
-	rp, c, ctx, force := *d.plan, d.e.loader.Container, d.e.ctx, d.force
+	rp, c, ctx, force, rec := *d.plan, d.e.loader.Container, d.e.ctx, d.force, d.e.recorder
 	return func() tea.Msg {
+		// Recorded as the command line's edit is: the original with its ETag, then the new blob.
+		intent := []record.Blob{{Name: rp.Target}}
+		if rp.Original != nil {
+			intent = []record.Blob{{Name: rp.Original.Name, ETag: rp.Original.ETag}}
+		}
+		act, err := rec.Begin(ctx, record.ActEdit, "dashboard: key e", containerNow(ctx, c), intent, "new blob "+rp.Target)
+		if err != nil {
+			return repairDoneMsg{err: err}
+		}
 		r, err := replay.Repair(ctx, c, rp, replay.RepairOptions{Force: force})
+		if act != nil {
+			res := r
+			if rp.Original != nil {
+				res.Name = rp.Original.Name
+			}
+			act.End(ctx, containerNow(ctx, c), record.Outcomes(ctx, c, intent, []replay.Result{res}), err)
+		}
 		kept := ""
 		if err == nil && !r.Outcome.Done() && rp.Original != nil {
 			kept, _ = opfile.Keep(rp.Original.Name, rp.Body)

@@ -102,7 +102,7 @@ func (m *Model) readinessOf(sub string) *replay.Readiness {
 	return nil
 }
 
-// rootScope is the root's own keys: help, refresh, the last results, quit.
+// rootScope is the root's own keys: help, refresh, the record's history, quit.
 func (m *Model) rootScope() *scope {
 	s := &scope{name: "everywhere", bindings: []binding{
 		bind([]string{"?"}, "?", "help", func() tea.Cmd { return m.send(helpMsg{}) }).footer(),
@@ -114,14 +114,10 @@ func (m *Model) rootScope() *scope {
 				}
 				return ""
 			}),
-		bind([]string{"L"}, "L", "last results again", func() tea.Cmd {
-			m.push(m.results)
-			return nil
-		}).when(func() string {
-			if m.results == nil {
-				return "no action has finished yet"
-			}
-			return ""
+		bind([]string{"L"}, "L", "the record: every action on this estate, by whom, and what became of each blob (enter opens it)", func() tea.Cmd {
+			h := newHistoryView(m.env())
+			m.push(h)
+			return h.load()
 		}),
 	}}
 	// : is always a key: without contexts to switch between it says why it does nothing.

@@ -12,6 +12,7 @@ import (
 	"github.com/charmbracelet/lipgloss"
 	"github.com/charmbracelet/x/ansi"
 	"github.com/deadletter/deadletter/internal/present"
+	"github.com/deadletter/deadletter/internal/record"
 	"github.com/deadletter/deadletter/internal/textfmt"
 	"github.com/deadletter/deadletter/replay"
 	"github.com/deadletter/deadletter/store"
@@ -39,7 +40,15 @@ type actionRun struct {
 	total int
 	left  []replay.Result
 	run   func(ctx contextT, progress func(replay.Result)) ([]replay.Result, error)
+	// intent is the blobs the action means to write, with the ETags shown: its record's intent.
+	intent []store.BlobInfo
 }
+
+// recordActs are the record's names of the dashboard's actions, and the keys that ask for them.
+var (
+	recordActs = [...]string{actDrain: record.ActDrain, actRestore: record.ActRestore, actAck: record.ActAck, actClearAck: record.ActClear}
+	actionKeys = [...]string{actDrain: "d", actRestore: "r", actAck: "a", actClearAck: "a"}
+)
 
 type phase int
 
@@ -57,6 +66,8 @@ type (
 		id      int
 		results []replay.Result
 		err     error
+		// warned says what the record could not keep (a shared record refused: kept locally).
+		warned []string
 	}
 )
 
@@ -103,9 +114,27 @@ func (r *runView) start() tea.Cmd {
 	r.cancel, r.ch = cancel, make(chan tea.Msg, 64)
 	r.startedAt = r.e.serviceNow()
 	id := r.id
+	rec, act, start := r.e.recorder, recordActs[r.run.act], r.startedAt
 	go func() {
+		// The record's intent before anything is written: an intent that cannot be written locally stops the
+		// action (said as its error); a shared one that cannot is said in the results and kept locally.
+		var warned []string
+		if rec != nil {
+			rec.Warn = func(s string) { warned = append(warned, s) } // (one action runs at a time)
+		}
+		intended := record.Intended(r.run.intent)
+		a, err := rec.Begin(ctx, act, "dashboard: key "+actionKeys[r.run.act], start, intended, "")
+		if err != nil {
+			r.ch <- actionDoneMsg{id: id, err: err}
+			return
+		}
 		res, err := r.run.run(ctx, func(x replay.Result) { r.ch <- progressMsg{id, x} })
-		r.ch <- actionDoneMsg{id, res, err}
+		if a != nil {
+			if eerr := a.End(ctx, containerNow(ctx, r.e.loader.Container), record.Outcomes(ctx, r.e.loader.Container, intended, res), err); eerr != nil {
+				warned = append(warned, "the outcome could not be recorded: "+eerr.Error())
+			}
+		}
+		r.ch <- actionDoneMsg{id: id, results: res, err: err, warned: warned}
 	}()
 	return waitFor(r.ch)
 }
@@ -145,6 +174,9 @@ func (r *runView) finish(msg actionDoneMsg) string {
 			lines = append(lines, r.e.st.Warn.Render(fmt.Sprintf("The %s finished before the cancel arrived: every blob was handled.", actionVerbs[r.run.act])))
 		}
 	}
+	for _, w := range msg.warned {
+		lines = append(lines, r.e.st.Warn.Render(textfmt.Printable(w)))
+	}
 	r.body.setLines(lines)
 	return present.TallyLine(tally, false)
 }
@@ -166,7 +198,7 @@ func (r *runView) Scope() *scope {
 			}
 			return ""
 		}),
-		bind([]string{"esc"}, "esc", "close (L shows them again)", func() tea.Cmd { return r.e.send(closeMsg{}) }).footer(),
+		bind([]string{"esc"}, "esc", "close (L: the record keeps them)", func() tea.Cmd { return r.e.send(closeMsg{}) }).footer(),
 		bind([]string{"up", "k"}, "↑/k", "previous", move(-1)).footer(),
 		bind([]string{"down", "j"}, "↓/j", "next", move(1)),
 		bind([]string{"pgup"}, "pgup", "page up", func() tea.Cmd { return move(-r.listHeight())() }),
@@ -296,4 +328,10 @@ func (t *textInput) update(msg tea.Msg) tea.Cmd {
 	var cmd tea.Cmd
 	t.Model, cmd = t.Model.Update(msg)
 	return cmd
+}
+
+// containerNow is the container's clock for a record's outcome (zero when it cannot be read: the wall time says).
+func containerNow(ctx contextT, c store.Container) time.Time {
+	t, _ := c.Now(context.WithoutCancel(ctx))
+	return t
 }

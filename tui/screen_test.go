@@ -219,7 +219,8 @@ func TestActionsTakeWhatIsShown(t *testing.T) {
 // keys, scroll by page, and come back with L.
 func TestTallDialogsKeepTheirKeys(t *testing.T) {
 	mem, cfg := fixture(t, 40)
-	hs := newHarness(t, mem, cfg, 80, 24)
+	rec, _ := withRecord(t, mem)
+	hs := newHarness(t, mem, cfg, 80, 24, rec)
 	hs.press("2", "<ctrl+a>", "r")
 	s := hs.shows("Restore", "y confirm", "esc cancel", "lines 1–")
 	checkSize(t, "tall confirm", s, 80, 24)
@@ -249,8 +250,8 @@ func TestTallDialogsKeepTheirKeys(t *testing.T) {
 	hs.shows("Restore finished") // only esc or enter closes results
 	hs.press("<esc>")
 	hs.lacks("Restore finished")
-	hs.press("L")
-	hs.shows("Restore finished")
+	hs.press("L") // the record keeps them
+	hs.shows("restore by", "restored")
 }
 
 // A failed refresh keeps the data with STALE and the retry countdown in the header, at 80 columns too; a first

@@ -152,6 +152,9 @@ func (a *app) openDashboard(cmd *cobra.Command, o *dashboardOptions, with ...fun
 	if s := a.setAside; s != "" {
 		opt.Banner = func() string { return s } // the header says whose container this is, and whose it is not
 	}
+	if err := a.recordFor(&opt, l.Container); err != nil {
+		return err
+	}
 	if rehearsal(l.Container) {
 		opt.Banner = func() string { return "REHEARSAL (the twin's clock)" } // a twin opened with --dir (the demo says more)
 	}

@@ -10,6 +10,7 @@ import (
 	"github.com/deadletter/deadletter/replay"
 	"github.com/deadletter/deadletter/store"
 	"github.com/deadletter/deadletter/store/azureblob"
+	"github.com/deadletter/deadletter/tui"
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
 )
@@ -125,4 +126,23 @@ func infosOf(snap *replay.Snapshot, names []string) []store.BlobInfo {
 		}
 	}
 	return out
+}
+
+// recordFor gives the dashboard the record: a recorder for its actions (none in read-only mode; the dashboard
+// says what a shared record refused in its results, never on stderr under its screen) and L's history.
+func (a *app) recordFor(opt *tui.Options, c store.Container) error {
+	rec, err := a.recorder(c)
+	if err != nil {
+		return err
+	}
+	if rec != nil {
+		rec.Warn = func(string) {}
+		opt.Recorder = rec
+	}
+	opt.Me = a.who()
+	opt.History = func(ctx context.Context) ([]record.Record, error) {
+		h, err := a.history(ctx, c)
+		return h.Records, err
+	}
+	return nil
 }

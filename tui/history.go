@@ -1,0 +1,249 @@
+package tui
+
+import (
+	"fmt"
+	"slices"
+	"strings"
+	"time"
+
+	tea "github.com/charmbracelet/bubbletea"
+	"github.com/charmbracelet/x/ansi"
+	"github.com/deadletter/deadletter/internal/record"
+	"github.com/deadletter/deadletter/internal/textfmt"
+	"github.com/deadletter/deadletter/replay"
+)
+
+// historyMsg is the record as read for L.
+type historyMsg struct {
+	seq     int
+	records []record.Record
+	err     error
+}
+
+// historyRow is one line of the history: a record's heading, or one of its blobs and what became of it.
+type historyRow struct {
+	header bool
+	text   string
+	// open is the blob enter opens: where the blob is now (its archived/ or quarantine/ copy, a restore's copy),
+	// or its name when nothing of it is left to show.
+	open string
+	mine bool
+}
+
+// historyView is L: the record of every action on this estate — the current incident's first, newest first,
+// the operator's own marked — each blob with what became of it since, from the latest listing (the one rule of
+// replay.WhereIs). Enter opens the blob where it is now.
+type historyView struct {
+	box
+	seq     int
+	loading bool
+	err     string
+	records []record.Record
+	rows    []historyRow
+	cursor  int
+	earlier int // the first row of the earlier incidents' records (-1: none)
+}
+
+var historySeq int
+
+func newHistoryView(e *env) *historyView {
+	historySeq++
+	return &historyView{box: newBox(e, "The record: every action on "+e.estate), seq: historySeq, loading: true, earlier: -1}
+}
+
+// load reads the record (the local log and the shared audit container: a network call) in a command.
+func (h *historyView) load() tea.Cmd {
+	read, ctx, seq := h.e.history, h.e.ctx, h.seq
+	if read == nil {
+		h.loading, h.err = false, "no record is kept here"
+		return nil
+	}
+	return func() tea.Msg {
+		rs, err := read(ctx)
+		return historyMsg{seq: seq, records: rs, err: err}
+	}
+}
+
+func (h *historyView) Update(msg tea.Msg) (component, tea.Cmd) {
+	switch msg := msg.(type) {
+	case historyMsg:
+		if msg.seq != h.seq {
+			return h, nil
+		}
+		h.loading = false
+		if msg.err != nil {
+			h.err = msg.err.Error()
+			return h, nil
+		}
+		h.records = msg.records
+		h.rebuild()
+	case followMsg:
+		h.rebuild()
+	}
+	return h, nil
+}
+
+// incidentStart is when the current incident began, as the listing shows it: the oldest blob still waiting
+// (stranded, quarantined, live); with none waiting, the last hour.
+func incidentStart(s *replay.Snapshot) time.Time {
+	start := s.Now.Add(-time.Hour)
+	for i := range s.Items {
+		it := &s.Items[i]
+		if it.Pane != replay.PaneArchived && it.LastModified.Before(start) {
+			start = it.LastModified
+		}
+	}
+	return start
+}
+
+// rebuild lays the records out as rows: the current incident's first, then the earlier ones, each newest first.
+func (h *historyView) rebuild() {
+	if h.e.snap == nil {
+		return
+	}
+	start := incidentStart(h.e.snap)
+	rs := slices.Clone(h.records)
+	slices.SortStableFunc(rs, func(a, b record.Record) int {
+		ca, cb := !a.Since().Before(start), !b.Since().Before(start)
+		switch {
+		case ca && !cb:
+			return -1
+		case cb && !ca:
+			return 1
+		}
+		return b.Intent.Wall.Compare(a.Intent.Wall)
+	})
+	h.rows, h.earlier = nil, -1
+	for _, r := range rs {
+		if h.earlier < 0 && r.Since().Before(start) {
+			h.earlier = len(h.rows)
+		}
+		in := r.Intent
+		mine := r.Mine(h.e.me)
+		who := in.Who.String()
+		if mine {
+			who += " (you)"
+		}
+		head := fmt.Sprintf("%s  %s  %s by %s · %s · %s", in.Wall.Local().Format("01-02 15:04:05"), strings.ToUpper(r.State()), in.Action, who, in.Via, r.Tally())
+		first := ""
+		var blobs []historyRow
+		for _, f := range record.Follow(h.e.ctx, h.e.snap, r) {
+			open := f.Name
+			if f.Where.Name != "" && f.Where.Kind != replay.WhereDeleted {
+				open = f.Where.Name
+			}
+			if first == "" {
+				first = open
+			}
+			fate := f.Fate
+			if f.Err != "" {
+				fate = "could not be told: " + f.Err
+			}
+			outcome := f.Blob.Outcome
+			if outcome == "" {
+				outcome = "?"
+			}
+			blobs = append(blobs, historyRow{text: fmt.Sprintf("%-9s %s → now %s", outcome, f.Blob.Name, fate), open: open, mine: mine})
+		}
+		h.rows = append(h.rows, historyRow{header: true, text: head, open: first, mine: mine})
+		h.rows = append(h.rows, blobs...)
+	}
+	h.cursor = max(0, min(h.cursor, len(h.rows)-1))
+}
+
+func (h *historyView) open() tea.Cmd {
+	if h.cursor >= len(h.rows) || h.rows[h.cursor].open == "" {
+		return nil
+	}
+	return tea.Batch(h.e.send(closeMsg{}), h.e.send(openBlobMsg{h.rows[h.cursor].open}))
+}
+
+func (h *historyView) Scope() *scope {
+	move := func(n int) func() tea.Cmd {
+		return func() tea.Cmd { h.cursor = max(0, min(len(h.rows)-1, h.cursor+n)); return nil }
+	}
+	return &scope{name: "history", modal: true, bindings: []binding{
+		bind([]string{"enter"}, "enter", "open the blob where it is now", h.open).footer().when(func() string {
+			if len(h.rows) == 0 {
+				return "no record to open"
+			}
+			return ""
+		}),
+		bind([]string{"esc", "L"}, "esc", "close", func() tea.Cmd { return h.e.send(closeMsg{}) }).footer(),
+		bind([]string{"up", "k"}, "↑/k", "previous", move(-1)).footer(),
+		bind([]string{"down", "j"}, "↓/j", "next", move(1)),
+		bind([]string{"pgup"}, "pgup", "page up", func() tea.Cmd { return move(-h.listHeight())() }),
+		bind([]string{"pgdown"}, "pgdn", "page down", func() tea.Cmd { return move(h.listHeight())() }),
+		bind([]string{"home", "g"}, "g", "first", move(-len(h.rows))),
+		bind([]string{"end", "G"}, "G", "last", move(len(h.rows))),
+		bind([]string{"q", "ctrl+c"}, "q", "quit", func() tea.Cmd { return h.e.send(quitMsg{}) }),
+	}}
+}
+
+// listHeight is how many rows the box shows at once.
+func (h *historyView) listHeight() int { return max(1, h.h-2-6-len(h.body.lines)) }
+
+func (h *historyView) View() string {
+	st := h.e.st
+	switch {
+	case h.loading:
+		h.body.setLines([]string{st.Dim.Render("reading the record…")})
+		return h.render(nil, h.Scope())
+	case h.err != "":
+		h.body.setLines([]string{st.Error.Render(textfmt.Printable(h.err))})
+		return h.render(nil, h.Scope())
+	case len(h.rows) == 0:
+		h.body.setLines([]string{"No action is recorded on this estate yet."})
+		return h.render(nil, h.Scope())
+	}
+	h.body.setLines([]string{st.Dim.Render(fmt.Sprintf("%d record(s), the current incident's first, newest first · ★ yours", len(h.records)))})
+	rows, w := h.listHeight(), h.inner-4
+	// The row under the cursor whole, wrapped (a fate names the copy the blob became); the rest cut to a line.
+	cur := h.rows[h.cursor].text
+	if !h.rows[h.cursor].header {
+		cur = "    " + cur
+	}
+	wrapped := strings.Split(ansi.Wrap(textfmt.Printable(cur), w, "/-. "), "\n")
+	rows = max(1, rows-len(wrapped)+1)
+	top := max(0, min(h.cursor-rows/2, len(h.rows)-rows))
+	var pinned []string
+	for i := top; i < min(len(h.rows), top+rows); i++ {
+		row := h.rows[i]
+		if i == h.earlier {
+			pinned = append(pinned, st.Dim.Render("  — earlier incidents —"))
+		}
+		mark := "  "
+		if row.mine && row.header {
+			mark = "★ "
+		}
+		text := textfmt.Printable(row.text)
+		if !row.header {
+			text = "    " + text
+		}
+		line := mark + textfmt.Cell(ansi.Truncate(text, w, "…"), w)
+		switch {
+		case i == h.cursor:
+			for j, l := range wrapped {
+				m := "  "
+				if j == 0 {
+					m = mark
+				}
+				pre := " "
+				if j == 0 {
+					pre = "▸"
+				}
+				pinned = append(pinned, st.Cursor.Render(pre+m+textfmt.Cell(l, w)))
+			}
+		case row.header:
+			pinned = append(pinned, " "+st.Title.Render(line))
+		default:
+			pinned = append(pinned, " "+line)
+		}
+	}
+	if len(h.rows) > rows {
+		pinned = append(pinned, st.Dim.Render(fmt.Sprintf("  row %d of %d", h.cursor+1, len(h.rows))))
+	}
+	return h.render(pinned, h.Scope())
+}
+
+func (h *historyView) overlay() {}

@@ -1,0 +1,86 @@
+package tui
+
+import (
+	"context"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/deadletter/deadletter/internal/record"
+	"github.com/deadletter/deadletter/store"
+)
+
+// withRecord gives the dashboard a record kept in a folder of the test's: its recorder and L's history.
+func withRecord(t testing.TB, c store.Container) (opt, *record.Dir) {
+	d := record.OpenDir(filepath.Join(t.TempDir(), "record"))
+	me := record.Who{User: "tester", Host: "host"}
+	return func(o *Options) {
+		o.Recorder = &record.Recorder{Local: d, Who: me, Estate: record.EstateOf("", c.Describe())}
+		o.Me = me
+		o.History = func(ctx context.Context) ([]record.Record, error) { return record.Read(ctx, d) }
+	}, d
+}
+
+// L is the record: the dashboard's own drain recorded with the key that asked, another operator's ack beside it
+// unmarked, the operator's marked; enter on the drain opens its blob where it is now.
+func TestLShowsTheRecordAndOpensTheBlobWhereItIsNow(t *testing.T) {
+	mem, cfg := fixture(t, 0)
+	ctx := context.Background()
+	o, d := withRecord(t, mem)
+	hs := newHarness(t, mem, cfg, 120, 40, o)
+	other := &record.Recorder{Local: d, Who: record.Who{User: "bob", Host: "desk"}, Estate: record.EstateOf("", mem.Describe()),
+		Now: func() time.Time { return time.Now().Add(-time.Hour) }}
+	hs.press("<enter>")
+	name := hs.m.detail().name
+	act, err := other.Begin(ctx, record.ActAck, "deadletter ack", fixedNow, []record.Blob{{Name: name, ETag: `"e"`}}, "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	act.End(ctx, fixedNow, []record.Blob{{Name: name, ETag: `"e"`, ETagAfter: `"e"`, Outcome: "acked"}}, nil)
+	hs.press("d", "y")
+	hs.shows("Drain finished", "1 drained")
+	hs.press("<esc>", "<esc>", "L")
+	hs.shows("The record: every action on", "drain by tester@host (you)", "dashboard: key d", "ack by bob@desk", "1 drained")
+	screen := hs.screen()
+	if !strings.Contains(screen, "★") || strings.Index(screen, "drain by") > strings.Index(screen, "ack by bob") {
+		t.Fatalf("yours marked, newest first:\n%s", screen)
+	}
+	if strings.Contains(screen[strings.Index(screen, "ack by bob")-4:strings.Index(screen, "ack by bob")], "★") {
+		t.Fatalf("another's record marked as yours:\n%s", screen)
+	}
+	recs, _ := record.Read(ctx, d)
+	if len(recs) != 2 || recs[0].Intent.Action != record.ActDrain || recs[0].Outcome == nil || recs[0].Outcome.Blobs[0].ETagAfter == "" ||
+		recs[0].Intent.Blobs[0].ETag == "" {
+		t.Fatalf("the dashboard's drain as recorded: %+v", recs)
+	}
+
+	// The replay takes the drained blob: the history says so, and enter opens its archived record.
+	b, err := mem.Read(ctx, name, store.MaxBlobBytes)
+	if err != nil {
+		t.Fatal(err)
+	}
+	mem.Clock = mem.Clock.Add(time.Minute)
+	archived := "archived/" + name
+	mem.Write(ctx, archived, b.Body, store.WriteOptions{ContentType: "application/json"})
+	mem.Delete(ctx, name, b.ETag)
+	hs.advance(time.Minute)
+	hs.press("g", "j") // the drained blob's row, whole under the cursor
+	hs.shows("replayed: archived at 2026-11-30 12:01:00Z", "(archived/")
+	hs.press("<enter>")
+	if dv := hs.m.detail(); dv == nil || dv.name != archived {
+		t.Fatalf("enter on the drain's record did not open %s:\n%s", archived, hs.screen())
+	}
+}
+
+// Read-only: no recorder, nothing recorded; L still reads the record.
+func TestReadOnlyRecordsNothing(t *testing.T) {
+	mem, cfg := fixture(t, 0)
+	o, d := withRecord(t, mem)
+	hs := newHarness(t, mem, cfg, 120, 40, o, func(o *Options) { o.Recorder, o.ReadOnly = nil, true })
+	hs.press("L")
+	hs.shows("No action is recorded on this estate yet.")
+	if recs, _ := record.Read(context.Background(), d); len(recs) != 0 {
+		t.Fatalf("%d records", len(recs))
+	}
+}
