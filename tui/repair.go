@@ -7,8 +7,8 @@ import (
 
 	tea "github.com/charmbracelet/bubbletea"
 	"github.com/deadletter/deadletter/internal/opfile"
-	"github.com/deadletter/deadletter/internal/record"
 	"github.com/deadletter/deadletter/internal/present"
+	"github.com/deadletter/deadletter/internal/record"
 	"github.com/deadletter/deadletter/internal/textfmt"
 	"github.com/deadletter/deadletter/replay"
 	"github.com/deadletter/deadletter/store"
