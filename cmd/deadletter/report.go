@@ -31,8 +31,10 @@ func (a *app) reportCmd() *cobra.Command {
 		Long: `report reads the whole container and writes the incident picture the dashboard's overview draws — when dead
 letters started (an hourly timeline over --since, the burst marked), which subscriptions and reasons, what the
 replay will do with the waiting events, what the lifecycle rule deletes within 24h and 72h — with the findings
-and the actions recorded in blob metadata (drains: drainCount, drainedAt; restores: the restored copies). It is
-deterministic for a given container and service time: Markdown for a postmortem, or JSON.`,
+and the actions taken: from the record (deadletter log: every drain, restore, ack and edit, by whom, and what
+became of each blob; it says when the record is local only), and what blob metadata still shows (drainCount,
+drainedAt, the restored copies). It is deterministic for a given container, record and service time: Markdown for
+a postmortem, or JSON.`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error { return a.runReport(cmd, &o) },
 	}

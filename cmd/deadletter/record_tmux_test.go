@@ -1,0 +1,36 @@
+package main
+
+import (
+	"regexp"
+	"testing"
+)
+
+// In tmux, L shows the record — a drain done on the command line, by whom — and enter on a drained blob's row
+// opens it where it is now: two hours of twin time later, the replay's archived/ or quarantine/ copy.
+func TestTheRecordInTmux(t *testing.T) {
+	dir := t.TempDir()
+	mustRun(t, "twin", "start", "--dir", dir)
+	mustRun(t, "drain", "--dir", dir, "--yes")
+	mustRun(t, "twin", "advance", "--dir", dir, "--by", "2h")
+	tm := newTerm(t, 140, 45, binary(t), "--dir", dir, "--interval", "1h")
+	tm.screen("[1 Stranded")
+	tm.keys("L")
+	tm.screen("The record: every action on", "drain by", "(you)", "deadletter drain --dir --yes", "27 drained")
+	tm.keys("j") // the first drained blob, whole under the cursor
+	s := tm.screen("→ now")
+	// (Only the row under the cursor is whole: the others are cut before their fate's words end.)
+	m := regexp.MustCompile(`(replayed: archived|taken by the replay and quarantined) at \d{4}-`).FindStringSubmatch(s)
+	if m == nil {
+		t.Fatalf("the drained blob's row does not say where it went:\n%s", s)
+	}
+	tm.keys("Enter")
+	want := "archived ·"
+	if m[1] != "replayed: archived" {
+		want = "quarantine ·"
+	}
+	tm.screen(want)
+	tm.keys("q")
+	if code := tm.exited(); code != 0 {
+		t.Fatalf("exit %d", code)
+	}
+}
