@@ -29,7 +29,13 @@ func (a *app) recorder(c store.Container) (*record.Recorder, error) {
 	if err != nil {
 		return nil, err
 	}
-	rec := &record.Recorder{Local: local, Who: a.who(), Estate: a.recordEstate(c),
+	who := a.who()
+	if ab, ok := c.(*azureblob.Container); ok {
+		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+		who.Principal = ab.Principal(ctx) // (signed in with Entra ID: who it is; "" for a key or a SAS)
+		cancel()
+	}
+	rec := &record.Recorder{Local: local, Who: who, Estate: a.recordEstate(c),
 		Warn: func(s string) { fmt.Fprintln(a.io.err, "deadletter: warning: "+s) }}
 	if shared != nil {
 		rec.Shared = shared
@@ -145,4 +151,16 @@ func (a *app) recordFor(opt *tui.Options, c store.Container) error {
 		return h.Records, err
 	}
 	return nil
+}
+
+// recordTwinScript records a change to a twin's script (twin script set) on the twin's container c: call it
+// before the change is written — an error means it must not be — and the returned end with the change's error
+// after. change is deadletter's words for it (no payload). For the twin's script command to call.
+func (a *app) recordTwinScript(ctx context.Context, cmd *cobra.Command, c store.Container, change string) (end func(error), err error) {
+	now, _ := c.Now(ctx)
+	rec, err := a.beginRecord(ctx, cmd, c, record.ActTwinScript, false, nil, now, change)
+	if err != nil {
+		return nil, err
+	}
+	return func(failure error) { rec.endBlobs(ctx, []record.Blob{}, failure) }, nil
 }

@@ -327,3 +327,33 @@ func TestTwoOperatorsSeeEachOthersRecords(t *testing.T) {
 		t.Fatalf("the shared log holds %d lines, want 100", lines)
 	}
 }
+
+// A twin script change is recorded through recordTwinScript (for twin script set), and a hostile blob name in a
+// record is escaped in log's words, never sent raw to the terminal.
+func TestATwinScriptChangeAndAHostileNameAreRecorded(t *testing.T) {
+	dir := t.TempDir()
+	mustRun(t, "twin", "start", "--dir", dir)
+	a := newApp(stdio{in: strings.NewReader(""), out: os.Stdout, err: os.Stderr})
+	a.g.dir = dir
+	c, err := a.g.open()
+	if err != nil {
+		t.Fatal(err)
+	}
+	cmd, _, _ := a.root().Find([]string{"twin"})
+	end, err := a.recordTwinScript(context.Background(), cmd, c, "WEBHOOKS recovers at +2h")
+	if err != nil {
+		t.Fatal(err)
+	}
+	end(nil)
+	local, _ := record.LocalDir()
+	r := &record.Recorder{Local: local, Who: record.DefaultWho(), Estate: record.EstateOf("", c.Describe())}
+	act, _ := r.Begin(context.Background(), record.ActDrain, "x", time.Now(), []record.Blob{{Name: "EVIL/2026/12/1/2/\x1b]0;pwned\x07.json"}}, "")
+	act.End(context.Background(), time.Now(), []record.Blob{{Name: "EVIL/2026/12/1/2/\x1b]0;pwned\x07.json", Outcome: "gone"}}, nil)
+	out := mustRun(t, "log", "--dir", dir)
+	if !strings.Contains(out, "twin-script by") || !strings.Contains(out, "WEBHOOKS recovers at +2h") {
+		t.Fatalf("log:\n%s", out)
+	}
+	if strings.ContainsAny(out, "\x1b\x07") || !strings.Contains(out, `\x1b]0;pwned\x07`) {
+		t.Fatalf("a hostile name reached the terminal raw:\n%q", out)
+	}
+}

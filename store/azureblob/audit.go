@@ -3,6 +3,8 @@ package azureblob
 import (
 	"bytes"
 	"context"
+	"encoding/base64"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -15,6 +17,7 @@ import (
 	"time"
 
 	"github.com/Azure/azure-sdk-for-go/sdk/azcore"
+	"github.com/Azure/azure-sdk-for-go/sdk/azcore/policy"
 	"github.com/Azure/azure-sdk-for-go/sdk/azcore/streaming"
 	"github.com/Azure/azure-sdk-for-go/sdk/azcore/to"
 	"github.com/Azure/azure-sdk-for-go/sdk/azidentity"
@@ -249,4 +252,47 @@ func (l *AuditLog) Read(ctx context.Context) ([]record.Source, error) {
 		out = append(out, record.Source{Name: l.where + "/" + n, Data: b})
 	}
 	return out, nil
+}
+
+// Principal names the Microsoft Entra ID principal the container is reached as — its user principal name, else
+// its display name, else its object id — read from the claims of the token the credential gives for storage
+// (cached by the credential; the token itself is never kept or said). "" for a key or a SAS, or when it cannot
+// be told.
+func (a *Container) Principal(ctx context.Context) string {
+	if a.token == nil {
+		return ""
+	}
+	tok, err := a.token.GetToken(ctx, policy.TokenRequestOptions{Scopes: []string{"https://storage.azure.com/.default"}})
+	if err != nil {
+		return ""
+	}
+	return principalOf(tok.Token)
+}
+
+// principalOf reads a JWT's payload (unverified: it names, it does not authorize) for who it was issued to.
+func principalOf(jwt string) string {
+	parts := strings.Split(jwt, ".")
+	if len(parts) != 3 {
+		return ""
+	}
+	b, err := base64.RawURLEncoding.DecodeString(strings.TrimRight(parts[1], "="))
+	if err != nil {
+		return ""
+	}
+	var c struct {
+		UPN               string `json:"upn"`
+		PreferredUsername string `json:"preferred_username"`
+		UniqueName        string `json:"unique_name"`
+		Name              string `json:"name"`
+		OID               string `json:"oid"`
+	}
+	if json.Unmarshal(b, &c) != nil {
+		return ""
+	}
+	for _, v := range []string{c.UPN, c.PreferredUsername, c.UniqueName, c.Name, c.OID} {
+		if v != "" && len(v) <= 256 {
+			return v
+		}
+	}
+	return ""
 }

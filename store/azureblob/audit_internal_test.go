@@ -2,6 +2,7 @@ package azureblob
 
 import (
 	"context"
+	"encoding/base64"
 	"fmt"
 	"os"
 	"strings"
@@ -60,5 +61,26 @@ func TestTheAuditLogRotatesBeforeTheBlockLimit(t *testing.T) {
 	}
 	if got := all.String(); got != "line 0\nline 1\nline 2\nline 3\nline 4\nline 5\nline 6\nnext day\n" {
 		t.Fatalf("read back %q", got)
+	}
+}
+
+// The record names an Entra ID principal from its token's claims: the UPN first, the object id last; a token that
+// is not a JWT names no one.
+func TestPrincipalOfAToken(t *testing.T) {
+	jwt := func(claims string) string {
+		return "eyJhbGciOiJub25lIn0." + base64.RawURLEncoding.EncodeToString([]byte(claims)) + ".sig"
+	}
+	for claims, want := range map[string]string{
+		`{"upn":"alice@contoso.com","name":"Alice","oid":"0000-1"}`: "alice@contoso.com",
+		`{"name":"deploy-bot","oid":"0000-2"}`:                      "deploy-bot",
+		`{"oid":"0000-3"}`:                                          "0000-3",
+		`not json`:                                                  "",
+	} {
+		if got := principalOf(jwt(claims)); got != want {
+			t.Errorf("%s: %q, want %q", claims, got, want)
+		}
+	}
+	if principalOf("opaque-token") != "" {
+		t.Error("an opaque token named someone")
 	}
 }

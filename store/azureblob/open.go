@@ -67,6 +67,9 @@ type Container struct {
 	// svc and opts open the audit container (audit.go) beside this one, with the same credential.
 	svc  *azblob.Client
 	opts *azblob.ClientOptions
+	// token is the Microsoft Entra ID credential requests are signed with (nil for a key or a SAS): Principal
+	// names who it is, for the record.
+	token azcore.TokenCredential
 }
 
 // transport keeps enough idle connections for the concurrency deadletter reads and drains with. azcore's default
@@ -137,6 +140,7 @@ func Open(o Options) (*Container, error) {
 		if err != nil {
 			return nil, fmt.Errorf("--account-url: %s", a.scrub(err.Error()))
 		}
+		a.token = cred
 	default:
 		return nil, errors.New("no container: give --dir, --connection-string (or AZURE_STORAGE_ACCOUNT_CONNECTION_STRING), or --account-url")
 	}
