@@ -325,6 +325,8 @@ type reportRecordJSON struct {
 	Shared    optText         `json:"shared"`
 	LocalOnly bool            `json:"localOnly"`
 	Actions   []logRecordJSON `json:"actions"`
+	// Error says why the record could not be read (the actions are then unknown, not none).
+	Error optText `json:"error,omitempty"`
 }
 
 func toReportRecord(ctx context.Context, snap *replay.Snapshot, h history, me record.Who) *reportRecordJSON {

@@ -357,3 +357,27 @@ func TestATwinScriptChangeAndAHostileNameAreRecorded(t *testing.T) {
 		t.Fatalf("a hostile name reached the terminal raw:\n%q", out)
 	}
 }
+
+// A record that is not one deadletter writes is an error naming its line in log; report still reports, saying
+// the record could not be read.
+func TestAHostileRecordIsSaid(t *testing.T) {
+	dir, state := t.TempDir(), t.TempDir()
+	t.Setenv("XDG_STATE_HOME", state)
+	mustRun(t, "twin", "start", "--dir", dir)
+	mustRun(t, "ack", "--dir", dir, "--yes", "--for", "1h", namesIn(t, dir, "")[0])
+	files, _ := filepath.Glob(filepath.Join(state, "deadletter", "record", "*.jsonl"))
+	if len(files) != 1 {
+		t.Fatalf("record files %v", files)
+	}
+	f, _ := os.OpenFile(files[0], os.O_APPEND|os.O_WRONLY, 0)
+	f.WriteString(`{"v":1,"id":"ff","phase":"intent","action":"drain","wall":"2026-12-02T04:00:00Z","who":{"user":"x","host":"y"},"estate":{"where":"dir:` + dir + `"},"via":"forged`)
+	f.Close()
+	_, errs, code := runCmd(t, "log", "--dir", dir)
+	if code == 0 || !strings.Contains(errs, filepath.Base(files[0])+" line 3: cut short") {
+		t.Fatalf("log of a cut record: exit %d\n%s", code, errs)
+	}
+	out := mustRun(t, "report", "--dir", dir)
+	if !strings.Contains(out, "**The record could not be read**") || !strings.Contains(out, "line 3") {
+		t.Fatalf("report:\n%s", out[strings.Index(out, "## Actions"):])
+	}
+}

@@ -62,11 +62,13 @@ func (a *app) runReport(cmd *cobra.Command, o *reportOptions) error {
 	}
 	rep := buildReport(cfg, snap, o)
 	addWitness(&rep, cfg, snap, witness())
-	h, err := a.history(ctx, l.Container)
-	if err != nil {
-		return err
+	// A record that cannot be read (a hostile or cut line, an audit container refused) is said in the report, whose
+	// other sections stand on the container alone.
+	if h, err := a.history(ctx, l.Container); err != nil {
+		rep.Record = &reportRecordJSON{Error: optText(err.Error()), Actions: []logRecordJSON{}}
+	} else {
+		rep.Record = toReportRecord(ctx, snap, h, a.who())
 	}
-	rep.Record = toReportRecord(ctx, snap, h, a.who())
 	return o.out.print(a.io.out, rep, func() { writeMarkdown(a.io.out, rep) })
 }
 
@@ -369,6 +371,10 @@ func mdRecord(w io.Writer, rec *reportRecordJSON) {
 		return
 	}
 	fmt.Fprintf(w, "\n## Actions (from the record)\n\n")
+	if rec.Error != "" {
+		fmt.Fprintf(w, "**The record could not be read**, so the actions taken are not known here: %s\n", md(string(rec.Error)))
+		return
+	}
 	if rec.LocalOnly {
 		fmt.Fprintf(w, "The record is **local only** (%s): no audit container is configured, so only the actions taken from this machine are here.\n\n", md(string(rec.Local)))
 	} else {
