@@ -164,10 +164,10 @@ func rewrite(ctx context.Context, c store.Container, b store.Blob, now time.Time
 		ct = "application/json"
 	}
 	wctx := context.WithoutCancel(ctx)
-	_, err := c.Write(wctx, b.Name, b.Body, store.WriteOptions{IfMatch: b.ETag, ContentType: ct, Metadata: meta})
+	written, err := c.Write(wctx, b.Name, b.Body, store.WriteOptions{IfMatch: b.ETag, ContentType: ct, Metadata: meta})
 	switch {
 	case err == nil:
-		r.Outcome = OutcomeDrained
+		r.Outcome, r.NewETag = OutcomeDrained, written.ETag
 	case errors.Is(err, store.ErrConditionFailed) || errors.Is(err, store.ErrNotFound):
 		r.Outcome = OutcomeChanged
 		cur, serr := c.Stat(wctx, b.Name)
@@ -176,13 +176,13 @@ func rewrite(ctx context.Context, c store.Container, b store.Blob, now time.Time
 			r.Outcome = OutcomeGone
 		case serr == nil && isOurDrain(cur, id, count+1, len(b.Body)):
 			// The write landed but its answer was lost; the SDK's retry then met our own new ETag.
-			r.Outcome = OutcomeDrained
+			r.Outcome, r.NewETag = OutcomeDrained, cur.ETag
 		}
 	default:
 		r.Outcome, r.Reason = OutcomeFailed, failed(err)
 		// A connection that broke after the request went out leaves the write's fate unknown: look.
 		if cur, serr := c.Stat(wctx, b.Name); serr == nil && isOurDrain(cur, id, count+1, len(b.Body)) {
-			r.Outcome, r.Reason = OutcomeDrained, Reason{}
+			r.Outcome, r.Reason, r.NewETag = OutcomeDrained, Reason{}, cur.ETag
 		}
 	}
 	return r

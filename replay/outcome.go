@@ -78,6 +78,9 @@ type Result struct {
 	Reason Reason
 	// Resume is how many events a restore sets moving again.
 	Resume int
+	// NewETag is the ETag of what the action wrote, where it knows it without asking (a drain's re-upload): the
+	// record's "ETag after" (internal/record asks the container where it is empty).
+	NewETag string
 }
 
 // Tally counts results per outcome.

@@ -310,7 +310,11 @@ func (a *app) printLog(ctx context.Context, snap *replay.Snapshot, h history, rs
 			if b.ETag != "" || b.ETagAfter != "" {
 				etags = " · " + b.ETag + " → " + b.ETagAfter
 			}
-			fmt.Fprintf(a.io.out, "  %-9s %s%s\n", textfmt.Printable(outcome), textfmt.Printable(b.Name), textfmt.Printable(etags))
+			target := ""
+			if b.Target != "" {
+				target = " → " + b.Target
+			}
+			fmt.Fprintf(a.io.out, "  %-9s %s%s%s\n", textfmt.Printable(outcome), textfmt.Printable(b.Name), textfmt.Printable(target), textfmt.Printable(etags))
 			if b.Reason != "" {
 				fmt.Fprintf(a.io.out, "            left: %s\n", textfmt.Printable(b.Reason))
 			}

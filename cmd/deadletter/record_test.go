@@ -55,6 +55,13 @@ func TestTheRecordOfADrainARestoreAnAckAndAnEdit(t *testing.T) {
 		t.Fatalf("the demo has %d quarantine copies", len(quarantined))
 	}
 	runExit(t, 0, "drain", "--dir", dir, "--yes")
+	// The ETag after is the drained blob's own, as the container has it now.
+	d, _ := dirstore.Open(dir)
+	for _, b := range logOf(t, "--dir", dir).Records[0].Blobs {
+		if bi, err := d.Stat(context.Background(), string(b.Name)); b.Outcome == "drained" && (err != nil || bi.ETag != string(b.ETagAfter)) {
+			t.Fatalf("%s: recorded ETag after %s, the container says %s (%v)", b.Name, b.ETagAfter, bi.ETag, err)
+		}
+	}
 	runCmd(t, "restore", "--dir", dir, "--yes", "--force", quarantined[0])
 	mustRun(t, "ack", "--dir", dir, "--yes", "--for", "4h", quarantined[1])
 	// Two hours of twin time later, each drained blob's record says where it went. (Before the edit: an edit

@@ -19,8 +19,8 @@ func Intended(bis []store.BlobInfo) []Blob {
 }
 
 // Outcomes is the outcome's blobs: each result with the ETag it was shown at (from intended, by name), the
-// outcome, the reason in deadletter's words, and — for the blobs it wrote — the ETag the written blob has now
-// (asked of st, a few at a time; "" where it cannot be told).
+// outcome, the reason in deadletter's words, and — for the blobs it wrote — the ETag the write returned, else the
+// one the written blob has now (asked of st, a few at a time; "" where it cannot be told).
 func Outcomes(ctx context.Context, st replay.Statter, intended []Blob, res []replay.Result) []Blob {
 	before := make(map[string]string, len(intended))
 	for _, b := range intended {
@@ -41,6 +41,10 @@ func Outcomes(ctx context.Context, st replay.Statter, intended []Blob, res []rep
 		written := r.Name
 		if r.Target != "" {
 			written = r.Target
+		}
+		if r.NewETag != "" {
+			out[i].ETagAfter = r.NewETag
+			continue
 		}
 		if st == nil || !r.Outcome.Done() {
 			continue
