@@ -80,7 +80,11 @@ func (a *Container) AuditLog(name string) (*AuditLog, error) {
 		if err != nil {
 			return nil, fmt.Errorf("--audit-container: %s", a.scrub(err.Error()))
 		}
-		l.client, l.where = c, accountOf(strings.TrimSuffix(name, "/"+strings.Trim(u.Path, "/")))+"/"+strings.Trim(u.Path, "/")
+		path := strings.Trim(u.Path, "/")
+		l.client, l.where = c, accountOf(u.Scheme+"://"+u.Host)+"/"+path
+		if acct, cont, ok := strings.Cut(path, "/"); ok { // the emulator's path style: /ACCOUNT/CONTAINER
+			l.where = acct + "/" + cont
+		}
 		if l.where == a.Describe() {
 			return nil, errors.New("--audit-container: never the dead-letter container (a blob at its root is a BlobCreated for the replay)")
 		}

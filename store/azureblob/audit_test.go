@@ -137,3 +137,14 @@ func TestTheAuditContainerIsNeverTheDeadLetterContainer(t *testing.T) {
 		t.Fatalf("a SAS URL: %v", err)
 	}
 }
+
+// The dead-letter container named by its URL, path-style as the emulator has it, is refused too.
+func TestTheAuditContainerURLIsNeverTheDeadLetterContainer(t *testing.T) {
+	c, err := azureblob.Open(azureblob.Options{ConnectionString: "UseDevelopmentStorage=true", Container: "deadletter"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := c.AuditLog("http://127.0.0.1:10000/devstoreaccount1/deadletter"); err == nil || !strings.Contains(err.Error(), "never the dead-letter container") {
+		t.Fatalf("the dead-letter container by URL: %v", err)
+	}
+}
