@@ -9,8 +9,10 @@ import (
 	"time"
 
 	"github.com/charmbracelet/x/exp/golden"
+	"github.com/deadletter/deadletter/internal/record"
 	"github.com/deadletter/deadletter/internal/scenario"
 	"github.com/deadletter/deadletter/replay"
+	"github.com/deadletter/deadletter/store"
 	"github.com/deadletter/deadletter/store/storetest"
 )
 
@@ -43,12 +45,42 @@ func reportOf(t *testing.T) (reportJSON, *replay.Snapshot, replay.Config) {
 	return buildReport(cfg, snap, &reportOptions{since: 72 * time.Hour}), snap, cfg
 }
 
+// withRecord puts the record of reportOf's actions in a report, as runReport does: a drain and a restore by one
+// operator, and an ack by another, at fixed times, local only.
+func withRecord(t *testing.T, r *reportJSON, snap *replay.Snapshot) {
+	t.Helper()
+	var drained, restored []record.Blob
+	for _, it := range snap.Items {
+		if _, ok := store.MetaGet(it.Metadata, replay.MetaDrainCount); ok {
+			drained = append(drained, record.Blob{Name: it.Name, ETag: `"before"`, ETagAfter: it.ETag, Outcome: "drained"})
+		}
+		if from, ok := store.MetaGet(it.Metadata, replay.MetaRestoredFrom); ok {
+			restored = append(restored, record.Blob{Name: from, ETag: `"q"`, Target: it.Name, ETagAfter: it.ETag, Outcome: "restored"})
+		}
+	}
+	at := func(m int) time.Time { return reportNow.Add(time.Duration(m-30) * time.Minute) }
+	rec := func(id, action, user string, m int, blobs []record.Blob) record.Record {
+		svc := at(m)
+		in := record.Line{V: 1, ID: id, Phase: record.PhaseIntent, Action: action, Wall: at(m), Service: &svc,
+			Who: record.Who{User: user, Host: "laptop"}, Estate: record.EstateOf("", snap.Container), Via: "deadletter " + action + " --yes", Blobs: blobs}
+		out := in
+		out.Phase = record.PhaseOutcome
+		return record.Record{Intent: in, Outcome: &out}
+	}
+	ack := []record.Blob{{Name: drained[0].Name, ETag: drained[0].ETagAfter, ETagAfter: drained[0].ETagAfter, Outcome: "acked"}}
+	h := history{Local: "/home/oncall/.local/state/deadletter/record", Records: []record.Record{
+		rec("c3", record.ActAck, "bob", 3, ack), rec("b2", record.ActRestore, "alice", 2, restored), rec("a1", record.ActDrain, "alice", 1, drained)}}
+	r.Record = toReportRecord(context.Background(), snap, h, record.Who{User: "alice", Host: "laptop"})
+}
+
 func TestReportMarkdown(t *testing.T) {
-	r, _, _ := reportOf(t)
+	r, snap, _ := reportOf(t)
+	withRecord(t, &r, snap)
 	var b bytes.Buffer
 	writeMarkdown(&b, r)
 	golden.RequireEqual(t, b.Bytes())
-	again, _, _ := reportOf(t)
+	again, snap, _ := reportOf(t)
+	withRecord(t, &again, snap)
 	var b2 bytes.Buffer
 	writeMarkdown(&b2, again)
 	if b.String() != b2.String() {
