@@ -30,6 +30,8 @@ import (
 var (
 	nScaleDir   = flag.Int("scale-dir", 1_000_000, "blobs in the directory of the scale phase")
 	nScaleAzure = flag.Int("scale-azure", 50_000, "blobs on Azurite in the scale phase")
+	scaleFrom   = flag.String("scale-from", "", "a directory of dead letters to open in the scale phase instead of writing -scale-dir blobs (investigating; -scale-write-only makes one)")
+	scaleWrite  = flag.String("scale-write-only", "", "write -scale-dir blobs into this directory and exit")
 	scaleChild  = flag.String("scale-child", "", "internal: open the dashboard on the directory and report its scale figures")
 )
 
@@ -98,14 +100,22 @@ type scaleFigures struct {
 // phaseScale: a million blobs in a directory (first row, full listing, peak RSS, a cursor move at 1M rows), and
 // on Azurite the time to the first row against a full raw listing of the same container.
 func phaseScale() []row {
-	dir, err := os.MkdirTemp("", "deadletter-scale-")
-	must(err)
-	defer os.RemoveAll(dir)
-	fmt.Fprintf(os.Stderr, "writing %d blobs into a directory…\n", *nScaleDir)
-	writeDir(dir, *nScaleDir)
+	dir := *scaleFrom
+	if dir == "" {
+		d, err := os.MkdirTemp("", "deadletter-scale-")
+		must(err)
+		defer os.RemoveAll(d)
+		fmt.Fprintf(os.Stderr, "writing %d blobs into a directory…\n", *nScaleDir)
+		writeDir(d, *nScaleDir)
+		dir = d
+	}
 	self, err := os.Executable()
 	must(err)
-	out, err := exec.Command(self, "-scale-child", dir).Output()
+	args := []string{"-scale-child", dir}
+	if *memProf != "" {
+		args = append(args, "-memprofile", *memProf)
+	}
+	out, err := exec.Command(self, args...).Output()
 	must(err)
 	var f scaleFigures
 	must(json.Unmarshal(out, &f))
@@ -113,7 +123,7 @@ func phaseScale() []row {
 	rows := []row{
 		{name: fmt.Sprintf("dir %d blobs: first row on screen", n), ours: secs(f.FirstRow), value: f.FirstRow.Seconds(), limit: 1, unit: "s"},
 		{name: fmt.Sprintf("dir %d blobs: full listing in the dashboard", n), ours: secs(f.FullList)},
-		{name: fmt.Sprintf("dir %d blobs: peak RSS, all listed", n), ours: fmt.Sprintf("%.0f MB", f.RSSMB), value: f.RSSMB, limit: 1024, unit: "MB"},
+		{name: fmt.Sprintf("dir %d blobs: peak RSS, all listed", n), ours: fmt.Sprintf("%.0f MB", f.RSSMB), value: f.RSSMB, limit: 512, unit: "MB"},
 		{name: fmt.Sprintf("dashboard %d rows: cursor move (Update+View)", n), ours: fmt.Sprintf("%.3f ms", f.MoveMs), value: f.MoveMs, limit: 0.5, unit: "ms"},
 		{name: fmt.Sprintf("dashboard %d rows: View", n), ours: fmt.Sprintf("%.3f ms", f.ViewMs), value: f.ViewMs, limit: 0.5, unit: "ms"},
 	}
@@ -176,6 +186,7 @@ func scaleReport(dir string) {
 		must(pprof.WriteHeapProfile(p))
 		must(p.Close())
 	}
+	runtime.KeepAlive(db) // the profile is of the dashboard holding the listing, not of what is left once it is freed
 	out, _ := json.Marshal(f)
 	fmt.Println(string(out))
 }
