@@ -2,6 +2,7 @@ package replay
 
 import (
 	"fmt"
+	"math"
 	"strconv"
 	"strings"
 	"time"
@@ -12,8 +13,29 @@ import (
 // after any archived/ or quarantine/ prefix.
 type BlobName struct {
 	Subscription string
-	// Hour is the UTC hour the blob was written in; zero when the name does not follow the pattern.
-	Hour time.Time
+	// hours since the Unix epoch of the hour the name says (valid when dated): four bytes, not time.Time's 24,
+	// because a snapshot holds one BlobName per listed blob.
+	hours int32
+	dated bool
+}
+
+// Hour is the UTC hour the blob was written in; zero when the name does not follow the pattern.
+func (b BlobName) Hour() time.Time {
+	if !b.dated {
+		return time.Time{}
+	}
+	return time.Unix(int64(b.hours)*3600, 0).UTC()
+}
+
+// withHour dates a name by its hour (one the four bytes cannot hold — hundreds of thousands of years away — leaves
+// it undated, like any name off the pattern).
+func (b BlobName) withHour(t time.Time) BlobName {
+	h := t.Unix() / 3600
+	if h < math.MinInt32 || h > math.MaxInt32 {
+		return b
+	}
+	b.hours, b.dated = int32(h), true
+	return b
 }
 
 // FileOf is the last path segment of a blob name (the GUID and .json for an Event Grid name).
@@ -43,8 +65,7 @@ func ParseBlobName(name string) BlobName {
 	if n[1] < 1 || n[1] > 12 || n[2] < 1 || n[2] > 31 || n[3] > 23 {
 		return bn
 	}
-	bn.Hour = time.Date(n[0], time.Month(n[1]), n[2], n[3], 0, 0, 0, time.UTC)
-	return bn
+	return bn.withHour(time.Date(n[0], time.Month(n[1]), n[2], n[3], 0, 0, 0, time.UTC))
 }
 
 // DeadLetterName is the name Event Grid gives a dead-letter blob written at t.

@@ -163,7 +163,10 @@ func (r Report) Find(k FindingKind) (Finding, bool) {
 // far. One pass, no allocation per blob unless names are wanted.
 func (c Config) Check(s *Snapshot, o CheckOptions) Report {
 	k := c.NewChecker(o)
-	k.Add(s.Items, s.Now)
+	k.now(s.Now)
+	for _, it := range s.Items {
+		k.add(it, s.Now)
+	}
 	return k.Report()
 }
 
@@ -187,40 +190,48 @@ func (c Config) NewChecker(o CheckOptions) *Checker {
 
 // Add takes blobs classified at the service time now (their payloads read, where the findings need them).
 func (k *Checker) Add(items []Item, now time.Time) {
+	k.now(now)
+	for i := range items {
+		k.add(&items[i], now)
+	}
+}
+
+func (k *Checker) now(now time.Time) {
 	if now.After(k.r.Now) {
 		k.r.Now = now
 	}
-	for i := range items {
-		it := &items[i]
-		k.r.Counts[it.Pane]++
-		if it.ReadFailed && it.Pane != PaneArchived {
-			if k.r.Unreadable == 0 {
-				k.r.FirstUnreadable = it.Name + ": " + it.ReadErr
-			}
-			k.r.Unreadable++
+}
+
+// add counts one blob.
+func (k *Checker) add(it *Item, now time.Time) {
+	k.r.Counts[it.Pane]++
+	if it.ReadFailed && it.Pane != PaneArchived {
+		if k.r.Unreadable == 0 {
+			k.r.FirstUnreadable = it.Name + ": " + it.ReadErr
 		}
-		a := k.cfg.AlertsOf(it, now)
-		if a.Suspicious != "" {
-			if k.r.SuspiciousCount++; len(k.r.Suspicious) < MaxSuspicious {
-				k.r.Suspicious = append(k.r.Suspicious, SuspiciousAck{Name: it.Name, Why: a.Suspicious})
-			}
+		k.r.Unreadable++
+	}
+	a := k.cfg.AlertsOf(it, now)
+	if a.Suspicious != "" {
+		if k.r.SuspiciousCount++; len(k.r.Suspicious) < MaxSuspicious {
+			k.r.Suspicious = append(k.r.Suspicious, SuspiciousAck{Name: it.Name, Why: a.Suspicious})
 		}
-		if a.Acked {
-			k.r.Acked++
-		}
-		if a.Handled {
-			k.r.Handled++
+	}
+	if a.Acked {
+		k.r.Acked++
+	}
+	if a.Handled {
+		k.r.Handled++
+		return
+	}
+	for _, kind := range FindingKinds {
+		if !raises(kind, it, a) {
 			continue
 		}
-		for _, kind := range FindingKinds {
-			if !raises(kind, it, a) {
-				continue
-			}
-			if kind == FindingQuarantine && !a.Acked {
-				k.r.Quarantine++
-			}
-			k.of(kind).add(it, a, k.o.Names, a.Acked && kind.Silenced())
+		if kind == FindingQuarantine && !a.Acked {
+			k.r.Quarantine++
 		}
+		k.of(kind).add(it, a, k.o.Names, a.Acked && kind.Silenced())
 	}
 }
 

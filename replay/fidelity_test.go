@@ -348,7 +348,7 @@ func TestSeedCrashAndHandled(t *testing.T) {
 	snap.Apply(l.Hydrate(ctx, infos)...)
 	var crashes, handledArchived, handledQuarantine []string
 	for i := range snap.Items {
-		it := &snap.Items[i]
+		it := snap.Items[i]
 		if it.Summary == nil {
 			t.Fatalf("%s not hydrated", it.Name)
 		}
@@ -443,11 +443,11 @@ func TestHandledNeedsARealCopy(t *testing.T) {
 		cfg.MakeItem(store.BlobInfo{Name: "quarantine/S/crash.json", LastModified: old}, now),
 	}, now)
 	i, _ := snap.Lookup("S/a.json")
-	if it := &snap.Items[i]; it.ArchivedTwin || it.QuarantineTwin || cfg.AlertsOf(it, now).Handled {
+	if it := snap.Items[i]; it.ArchivedTwin || it.QuarantineTwin || cfg.AlertsOf(it, now).Handled {
 		t.Fatalf("refused entries made a handled blob: %+v", it)
 	}
 	i, _ = snap.Lookup("S/crash.json")
-	crash := &snap.Items[i]
+	crash := snap.Items[i]
 	s := replay.Summary{Events: 1, CrashDepth: 5000}
 	s.Verdicts[replay.VerdictCap] = 1 // refused events only: handled, were it not a crash
 	crash.Summary = &s
@@ -531,8 +531,8 @@ func TestForecastLeavesOutWhatTheDrainSkips(t *testing.T) {
 	var items []replay.Item
 	var targets []replay.DrainTarget
 	for i := range snap.Items {
-		items = append(items, snap.Items[i])
-		targets = append(targets, cfg.DrainTargetOf(&snap.Items[i], snap.Now))
+		items = append(items, *snap.Items[i])
+		targets = append(targets, cfg.DrainTargetOf(snap.Items[i], snap.Now))
 	}
 	f := replay.DefaultConfig().ForecastDrain(items, replay.DrainOptions{}, time.Now())
 	if f.Blobs != 1 || f.NotStranded != 2 {

@@ -150,11 +150,11 @@ func TestBlobNames(t *testing.T) {
 	}
 	for _, name := range []string{n, replay.ArchivedPrefix + n, replay.QuarantinePrefix + n} {
 		bn := replay.ParseBlobName(name)
-		if bn.Subscription != "PUSH-NOTIFICATIONS" || !bn.Hour.Equal(time.Date(2026, 3, 4, 5, 0, 0, 0, time.UTC)) {
+		if bn.Subscription != "PUSH-NOTIFICATIONS" || !bn.Hour().Equal(time.Date(2026, 3, 4, 5, 0, 0, 0, time.UTC)) {
 			t.Errorf("ParseBlobName(%q) = %+v", name, bn)
 		}
 	}
-	if bn := replay.ParseBlobName("odd/name"); bn.Subscription != "odd" || !bn.Hour.IsZero() {
+	if bn := replay.ParseBlobName("odd/name"); bn.Subscription != "odd" || !bn.Hour().IsZero() {
 		t.Errorf("odd name: %+v", bn)
 	}
 }

@@ -201,7 +201,7 @@ func readError(err error) string {
 func (l *Loader) HydrateWhere(ctx context.Context, s *Snapshot, keep func(*Item) bool) {
 	var todo []store.BlobInfo
 	for i := range s.Items {
-		if it := &s.Items[i]; it.Unread() && (keep == nil || keep(it)) {
+		if it := s.Items[i]; it.Unread() && (keep == nil || keep(it)) {
 			todo = append(todo, it.BlobInfo)
 		}
 	}

@@ -102,7 +102,7 @@ func (c Config) Picture(s *Snapshot, o PictureOptions) Picture {
 	}
 	pb := newPictureBuilder(s.Now, o.Window)
 	for i := range s.Items {
-		pb.add(&s.Items[i], c.AlertsOf(&s.Items[i], s.Now))
+		pb.add(s.Items[i], c.AlertsOf(s.Items[i], s.Now))
 	}
 	return pb.finish()
 }
@@ -173,7 +173,7 @@ func (pb *pictureBuilder) add(it *Item, a Alerts) {
 	n := max(sm.Events, 1)
 	st.total += n
 	p.Events += n
-	if h := it.Parsed.Hour; !h.IsZero() && !h.Before(pb.first) && !h.After(pb.last) {
+	if h := it.Parsed.Hour(); !h.IsZero() && !h.Before(pb.first) && !h.After(pb.last) {
 		st.hours[int(h.Sub(pb.first)/time.Hour)] += n
 	} else {
 		p.Before += n

@@ -191,7 +191,7 @@ func ParseFilter(q string) (Query, error) {
 // NeedsPayload: reason:, outcome:, verdict: and the badges read the payloads).
 func (q Query) Select(c Config, s *Snapshot) func(i int) bool {
 	return func(i int) bool {
-		it := &s.Items[i]
+		it := s.Items[i]
 		return q.Matches(c, s.Now, it, func() string { return SearchKey(it) })
 	}
 }
@@ -223,12 +223,12 @@ func (t term) matches(cfg Config, now time.Time, it *Item, key func() string) bo
 	case "sub":
 		return t.has(it.Parsed.Subscription)
 	case "hour":
-		if it.Parsed.Hour.IsZero() {
+		if it.Parsed.Hour().IsZero() {
 			return false
 		}
-		key := strings.ToLower(it.Parsed.Hour.Format("01-02T15"))
+		key := strings.ToLower(it.Parsed.Hour().Format("01-02T15"))
 		if len(t.value) > 4 && t.value[4] == '-' { // with the year
-			key = strings.ToLower(it.Parsed.Hour.Format("2006-01-02T15"))
+			key = strings.ToLower(it.Parsed.Hour().Format("2006-01-02T15"))
 		}
 		return strings.HasPrefix(key, t.value)
 	case "reason", "outcome":

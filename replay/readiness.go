@@ -33,13 +33,13 @@ func DeadLetteredAt(bi store.BlobInfo, name BlobName) (time.Time, bool) {
 	if marks.Restored() {
 		return time.Time{}, false
 	}
-	if name.Hour.IsZero() {
+	if name.Hour().IsZero() {
 		return bi.LastModified, !marks.Drained()
 	}
-	end := name.Hour.Add(time.Hour - time.Second)
+	end := name.Hour().Add(time.Hour - time.Second)
 	switch {
-	case bi.LastModified.Before(name.Hour):
-		return name.Hour, true
+	case bi.LastModified.Before(name.Hour()):
+		return name.Hour(), true
 	case bi.LastModified.After(end):
 		return end, true
 	}
@@ -49,10 +49,9 @@ func DeadLetteredAt(bi store.BlobInfo, name BlobName) (time.Time, bool) {
 // Readiness works out, per subscription of the items (every pane: the replay's copies are evidence too), when its
 // newest dead letter was written and whether its handler was still failing within the TTL before now. Most
 // recently failing first, then by name.
-func (c Config) Readiness(items []Item, now time.Time) []Readiness {
+func (c Config) Readiness(items []*Item, now time.Time) []Readiness {
 	by := map[string]*Readiness{}
-	for i := range items {
-		it := &items[i]
+	for _, it := range items {
 		sub := it.Parsed.Subscription
 		if sub == "" || it.Refused != "" {
 			continue

@@ -66,7 +66,7 @@ func TestReadinessBoundaries(t *testing.T) {
 	for _, r := range rows {
 		t.Run(r.what, func(t *testing.T) {
 			it := cfg.MakeItem(store.BlobInfo{Name: r.name, LastModified: r.modified, Metadata: r.meta}, r.now)
-			got := cfg.Readiness([]Item{it}, r.now)
+			got := cfg.Readiness([]*Item{&it}, r.now)
 			if r.newest.IsZero() {
 				if len(got) != 0 {
 					t.Fatalf("%s is no dead letter, yet readiness %+v", r.name, got)
@@ -99,7 +99,7 @@ func TestReadinessTakesTheNewest(t *testing.T) {
 		return cfg.MakeItem(store.BlobInfo{Name: DeadLetterName("PUSH", m, "g"+d.String()), LastModified: m}, now)
 	}
 	old, fresh, edge := at(3*time.Hour), at(10*time.Minute), at(cfg.TTL)
-	for _, items := range [][]Item{{old, fresh, edge}, {fresh, edge, old}, {edge, old, fresh}} {
+	for _, items := range [][]*Item{{&old, &fresh, &edge}, {&fresh, &edge, &old}, {&edge, &old, &fresh}} {
 		got := cfg.Readiness(items, now)
 		if len(got) != 1 || !got[0].Failing || got[0].LastWindow != 1 || !got[0].NewestDeadLetter.Equal(fresh.LastModified) {
 			t.Fatalf("readiness %+v", got)

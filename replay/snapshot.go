@@ -40,13 +40,7 @@ func (c Config) MakeItem(bi store.BlobInfo, now time.Time) Item {
 }
 
 // SnapshotGCPercent is the garbage collector's target the deadletter binary runs with (GOGC, unless the
-// environment sets it): collect once the heap has grown by 40% of the live set, not by all of it.
-//
-// deadletter's heap is one large, long-lived Snapshot — about 430 bytes per listed blob — and little garbage per
-// page or frame. With Go's default of 100 the heap grows to twice that snapshot before each collection: at a
-// million blobs a dashboard holding 440 MB peaked at 1.3 GB of RSS. Measured on that million (./bench.sh -phases
-// scale): GOGC 100 → 1.35 GB, 50 → 0.95 GB, 40 → 0.85 GB, 30 → 0.80 GB, with the full listing taking 10–13 s
-// throughout. 40 keeps a margin under the 1 GB target without collecting all the time.
+// environment sets it).
 const SnapshotGCPercent = 40
 
 // Snapshot is one refresh of the container: the listing, classified against the service clock, with payload
@@ -56,9 +50,9 @@ type Snapshot struct {
 	Container string
 	// Now is the service's clock at the listing; every age is measured against it.
 	Now   time.Time
-	Items []Item
+	Items []*Item
 
-	index map[string]int // name → position in Items
+	index nameIndex // name → position in Items
 	seen  []uint32       // the listing generation that last saw each item
 	gen   uint32
 }
@@ -69,7 +63,7 @@ func (s *Snapshot) Since(listedAt, local time.Time) time.Time { return s.Now.Add
 
 // NewSnapshot is an empty snapshot of the named container.
 func NewSnapshot(container string) *Snapshot {
-	return &Snapshot{Container: container, index: map[string]int{}}
+	return &Snapshot{Container: container}
 }
 
 // Begin starts a new listing over the snapshot: items the listing does not see again are dropped by Sweep.
@@ -79,18 +73,13 @@ func (s *Snapshot) Begin() { s.gen++ }
 // their summary when the ETag is unchanged), and the replay's twin copies are linked both ways. It returns the
 // positions of the items added, so a table can take just those.
 func (s *Snapshot) Merge(items []Item, now time.Time) (added []int) {
-	if s.index == nil {
-		s.index = make(map[string]int, len(s.Items))
-		for i := range s.Items {
-			s.index[s.Items[i].Name] = i
-		}
-	}
+	s.indexed()
 	if now.After(s.Now) {
 		s.Now = now
 	}
 	for _, it := range items {
-		if i, ok := s.index[it.Name]; ok {
-			old := &s.Items[i]
+		if i, ok := s.index.lookup(s.Items, it.Name); ok {
+			old := s.Items[i]
 			if old.ETag == it.ETag && it.Summary == nil {
 				it.Summary, it.ReadErr, it.ReadFailed = old.Summary, old.ReadErr, old.ReadFailed
 			}
@@ -99,13 +88,20 @@ func (s *Snapshot) Merge(items []Item, now time.Time) (added []int) {
 			s.mark(i)
 			continue
 		}
-		s.index[it.Name] = len(s.Items)
-		s.Items = append(s.Items, it)
+		s.Items = append(s.Items, &it)
+		s.index.add(s.Items, len(s.Items)-1)
 		s.seen = append(s.seen, s.gen)
 		added = append(added, len(s.Items)-1)
 		s.link(len(s.Items) - 1)
 	}
 	return added
+}
+
+// indexed makes sure every item is in the index (a Snapshot made as a literal, with Items, has none yet).
+func (s *Snapshot) indexed() {
+	if s.index.n != len(s.Items) {
+		s.index.rebuild(s.Items, 2*len(s.Items))
+	}
 }
 
 func (s *Snapshot) mark(i int) {
@@ -128,7 +124,7 @@ func (s *Snapshot) link(i int) {
 	}
 	for _, p := range [...]string{ArchivedPrefix, QuarantinePrefix} {
 		if root, ok := cutPrefix(name, p); ok {
-			if r, ok := s.index[root]; ok {
+			if r, ok := s.index.lookup(s.Items, root); ok {
 				if p == ArchivedPrefix {
 					s.Items[r].ArchivedTwin = true
 				} else {
@@ -141,7 +137,7 @@ func (s *Snapshot) link(i int) {
 
 // isCopy reports whether the snapshot holds a real blob (not a refused entry) by that name.
 func (s *Snapshot) isCopy(name string) bool {
-	i, ok := s.index[name]
+	i, ok := s.index.lookup(s.Items, name)
 	return ok && s.Items[i].Refused == ""
 }
 
@@ -167,10 +163,7 @@ func (s *Snapshot) Sweep() bool {
 	clear(s.Items[len(kept):])
 	s.Items, s.seen = kept, seen
 	if removed {
-		s.index = make(map[string]int, len(s.Items))
-		for i := range s.Items {
-			s.index[s.Items[i].Name] = i
-		}
+		s.index.rebuild(s.Items, 2*len(s.Items))
 		for i := range s.Items {
 			if IsRoot(s.Items[i].Name) {
 				s.link(i)
@@ -194,7 +187,7 @@ func (s *Snapshot) InPane(p Pane) []Item {
 	var out []Item
 	for _, it := range s.Items {
 		if it.Pane == p {
-			out = append(out, it)
+			out = append(out, *it)
 		}
 	}
 	return out
@@ -211,14 +204,8 @@ func (s *Snapshot) Stat(_ context.Context, name string) (store.BlobInfo, error) 
 
 // Lookup finds a blob's position in Items by name.
 func (s *Snapshot) Lookup(name string) (int, bool) {
-	if s.index == nil {
-		s.index = make(map[string]int, len(s.Items))
-		for i := range s.Items {
-			s.index[s.Items[i].Name] = i
-		}
-	}
-	i, ok := s.index[name]
-	return i, ok
+	s.indexed()
+	return s.index.lookup(s.Items, name)
 }
 
 // Apply puts hydrated results into the snapshot (matching by name and ETag, so a result for an older version

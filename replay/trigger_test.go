@@ -49,9 +49,13 @@ func TestUntriggerableBlobs(t *testing.T) {
 	}
 	var targets []replay.DrainTarget
 	for i := range snap.Items {
-		targets = append(targets, cfg.DrainTargetOf(&snap.Items[i], snap.Now))
+		targets = append(targets, cfg.DrainTargetOf(snap.Items[i], snap.Now))
 	}
-	f := cfg.ForecastDrain(snap.Items, replay.DrainOptions{}, snap.Now)
+	var items []replay.Item
+	for _, it := range snap.Items {
+		items = append(items, *it)
+	}
+	f := cfg.ForecastDrain(items, replay.DrainOptions{}, snap.Now)
 	if f.Blobs != 1 || f.Untriggerable != 3 || len(f.Names) != 1 {
 		t.Fatalf("forecast %+v", f)
 	}

@@ -29,7 +29,7 @@ func TestEveryOverviewCellOpensWhatItCounts(t *testing.T) {
 		}
 		sum, cells := 0, 0
 		for i := range snap.Items {
-			it := &snap.Items[i]
+			it := snap.Items[i]
 			n := 0
 			if counted(it) {
 				n = contributes(it)
@@ -103,7 +103,7 @@ func TestEveryOverviewCellOpensWhatItCounts(t *testing.T) {
 		q, _ := o.target()
 		hour := p.Hours[len(p.Hours)-o.hours+h]
 		check("hour "+hour.Format("01-02T15"), q, p.HourTotal(len(p.Hours)-o.hours+h), func(it *replay.Item) int {
-			if it.Parsed.Hour.Equal(hour) {
+			if it.Parsed.Hour().Equal(hour) {
 				return max(it.Summary.Events, 1)
 			}
 			return 0

@@ -113,7 +113,7 @@ func (f *filterState) match(snap *replay.Snapshot, cfg replay.Config) rowFilter 
 		mt.reset(snap)
 	}
 	return func(i int) bool {
-		return q.Matches(cfg, snap.Now, &snap.Items[i], func() string { return mt.key(i) })
+		return q.Matches(cfg, snap.Now, snap.Items[i], func() string { return mt.key(i) })
 	}
 }
 
@@ -130,7 +130,7 @@ func (mt *matcher) reset(s *replay.Snapshot) {
 }
 
 func (mt *matcher) key(i int) string {
-	it := &mt.snap.Items[i]
+	it := mt.snap.Items[i]
 	if mt.keys[i] == "" || mt.summary[i] != it.Summary {
 		mt.keys[i], mt.summary[i] = replay.SearchKey(it), it.Summary
 	}

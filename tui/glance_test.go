@@ -55,11 +55,11 @@ func TestFilterReadsWhatTheScreenShows(t *testing.T) {
 	// The HOUR column's own text, of a row on screen, finds that row.
 	filterTo(hs, "")
 	it, _ := hs.m.table().current()
-	printed := it.Parsed.Hour.Format("01-02 15h")
+	printed := it.Parsed.Hour().Format("01-02 15h")
 	if n := filterTo(hs, "hour:"+printed); n == 0 {
 		t.Fatalf("hour:%s (as the column prints it) matches nothing", printed)
 	}
-	if a, b := filterTo(hs, "hour:"+printed), filterTo(hs, "hour:"+it.Parsed.Hour.Format("2006-01-02T15")); a != b {
+	if a, b := filterTo(hs, "hour:"+printed), filterTo(hs, "hour:"+it.Parsed.Hour().Format("2006-01-02T15")); a != b {
 		t.Fatalf("hour:%s matches %d, the ISO form %d", printed, a, b)
 	}
 

@@ -88,7 +88,7 @@ func (h *historyView) Update(msg tea.Msg) (component, tea.Cmd) {
 func incidentStart(s *replay.Snapshot) time.Time {
 	start := s.Now.Add(-time.Hour)
 	for i := range s.Items {
-		it := &s.Items[i]
+		it := s.Items[i]
 		if it.Pane != replay.PaneArchived && it.LastModified.Before(start) {
 			start = it.LastModified
 		}

@@ -189,7 +189,7 @@ func (m *Model) takePage(msg listPageMsg) {
 		m.list.nowAt = m.now() // the local time the service's clock was read at: Snapshot.Since counts from it
 	}
 	for _, i := range m.snap.Merge(msg.items, msg.now) {
-		it := &m.snap.Items[i]
+		it := m.snap.Items[i]
 		m.counts[it.Pane]++
 		if it.Unread() {
 			m.unread++
@@ -236,7 +236,7 @@ func (m *Model) rebuild(all bool) {
 	m.unread = 0
 	byPane := map[replay.Pane][]int{}
 	for i := range m.snap.Items {
-		it := &m.snap.Items[i]
+		it := m.snap.Items[i]
 		m.counts[it.Pane]++
 		if it.Unread() {
 			m.unread++
@@ -285,7 +285,7 @@ func (m *Model) hydrate() tea.Cmd {
 	var batch []store.BlobInfo
 	seen := map[int]bool{}
 	add := func(i int) {
-		it := &m.snap.Items[i]
+		it := m.snap.Items[i]
 		if it.Unread() && !seen[i] && len(batch) < hydrateBatch {
 			seen[i] = true
 			batch = append(batch, it.BlobInfo)
@@ -319,7 +319,7 @@ func (m *Model) hydrated(msg hydratedMsg) tea.Cmd {
 		if !ok || m.snap.Items[i].ETag != h.ETag {
 			continue
 		}
-		it := &m.snap.Items[i]
+		it := m.snap.Items[i]
 		if it.Unread() && (h.Summary != nil || h.ReadErr != "") {
 			m.unread--
 		}

@@ -251,7 +251,7 @@ func (t *table) targets() ([]replay.Item, string) {
 	var sel []replay.Item
 	for _, i := range t.rows {
 		if it := t.snap.Items[i]; t.selected[it.Name] {
-			sel = append(sel, it)
+			sel = append(sel, *it)
 		}
 	}
 	if len(sel) > 0 {
@@ -306,7 +306,7 @@ func (t *table) less() func(a, b int) int {
 	c, _ := t.column(t.sortBy)
 	items := t.snap.Items
 	return func(a, b int) int {
-		x, y := &items[a], &items[b]
+		x, y := items[a], items[b]
 		switch {
 		case c.Less(x, y):
 			if t.desc {
@@ -451,7 +451,7 @@ func (t *table) current() (*replay.Item, bool) {
 	if t.cursor >= len(t.rows) || t.rows[t.cursor] >= len(t.snap.Items) {
 		return nil, false // (positions from before a sweep: the reset that follows it fixes them)
 	}
-	return &t.snap.Items[t.rows[t.cursor]], true
+	return t.snap.Items[t.rows[t.cursor]], true
 }
 
 // toggle selects or unselects the row under the cursor.
@@ -497,7 +497,7 @@ func (t *table) sortables() []string {
 
 // row draws one blob's line into b, painted for the cursor, the selection and its alerts.
 func (t *table) row(b *strings.Builder, cells []string, idx, row int) []string {
-	it := &t.snap.Items[idx]
+	it := t.snap.Items[idx]
 	r := present.RowOf(t.cfg, it, t.snap.Now)
 	mark := []rune("   ")
 	if row == t.cursor {

@@ -125,8 +125,8 @@ func (a *app) ackTaken(ctx context.Context, l *replay.Loader, cfg replay.Config,
 	if f.query != "" {
 		keep := f.selectBy(ctx, l, cfg, snap, func(*replay.Item) bool { return true })
 		for i := range snap.Items {
-			if keep(&snap.Items[i]) {
-				items = append(items, snap.Items[i])
+			if keep(snap.Items[i]) {
+				items = append(items, *snap.Items[i])
 			}
 		}
 		return items, nil, nil
@@ -137,7 +137,7 @@ func (a *app) ackTaken(ctx context.Context, l *replay.Loader, cfg replay.Config,
 	}
 	for _, n := range found {
 		i, _ := snap.Lookup(n)
-		items = append(items, snap.Items[i])
+		items = append(items, *snap.Items[i])
 	}
 	return items, missing, nil
 }

@@ -97,7 +97,7 @@ func (a *app) runDrain(cmd *cobra.Command, names []string, o *drainOptions) erro
 	}
 	var items []replay.Item
 	for i := range snap.Items {
-		if it := &snap.Items[i]; take(it) {
+		if it := snap.Items[i]; take(it) {
 			items = append(items, *it)
 		}
 	}

@@ -83,7 +83,7 @@ func (a *app) runExport(cmd *cobra.Command, args []string, o *exportOptions) err
 			l.HydrateWhere(ctx, snap, o.filter.listed)
 		}
 		for i := range snap.Items {
-			if it := &snap.Items[i]; o.filter.listed(it) && o.filter.read(cfg, it, snap.Now) {
+			if it := snap.Items[i]; o.filter.listed(it) && o.filter.read(cfg, it, snap.Now) {
 				names = append(names, it.Name)
 			}
 		}

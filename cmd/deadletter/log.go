@@ -82,7 +82,7 @@ func (f logFilter) matches(cfg replay.Config, snap *replay.Snapshot, r record.Re
 			}
 			it := cfg.MakeItem(store.BlobInfo{Name: n}, snap.Now)
 			if i, ok := snap.Lookup(n); ok {
-				it = snap.Items[i]
+				it = *snap.Items[i]
 			}
 			if f.q.Matches(cfg, snap.Now, &it, func() string { return replay.SearchKey(&it) }) {
 				return true

@@ -234,7 +234,12 @@ func (a *app) printLs(ctx context.Context, l *replay.Loader, cfg replay.Config, 
 	if err != nil {
 		return err
 	}
-	items := keep(snap.Items, o.filter.listed)
+	var items []replay.Item
+	for _, it := range snap.Items {
+		if o.filter.listed(it) {
+			items = append(items, *it)
+		}
+	}
 	if !o.out.is(outName) || o.filter.needsPayload() {
 		hydrate(ctx, l, items, nil)
 	}

@@ -126,7 +126,7 @@ func buildReport(cfg replay.Config, snap *replay.Snapshot, o *reportOptions) rep
 		r.Loss = append(r.Loss, lossJSON{WithinHours: int(lo.Within.Hours()), Blobs: lo.Blobs, Events: lo.Events, Unread: lo.Unread})
 	}
 	for i := range snap.Items {
-		it := &snap.Items[i]
+		it := snap.Items[i]
 		m := replay.MarksOf(it.Metadata)
 		if m.Drained() {
 			r.Drains = append(r.Drains, drainJSON{Name: text(it.Name), DrainCount: text(m.DrainCount), DrainedAt: text(m.DrainedAt)})

@@ -129,7 +129,7 @@ func TestReportJSON(t *testing.T) {
 	// payload that does not parse, EVS 0, counts one dead letter).
 	evs := 0
 	for i := range snap.Items {
-		if it := &snap.Items[i]; it.Summary != nil && !cfg.AlertsOf(it, snap.Now).Handled {
+		if it := snap.Items[i]; it.Summary != nil && !cfg.AlertsOf(it, snap.Now).Handled {
 			evs += max(it.Summary.Events, 1)
 		}
 	}

@@ -131,7 +131,7 @@ func (a *app) runRestore(cmd *cobra.Command, args []string, o *restoreOptions) e
 func (o *restoreOptions) quarantineBlobs(snap *replay.Snapshot) []string {
 	var names []string
 	for i := range snap.Items {
-		if it := &snap.Items[i]; it.Pane == replay.PaneQuarantine && o.filter.listed(it) {
+		if it := snap.Items[i]; it.Pane == replay.PaneQuarantine && o.filter.listed(it) {
 			names = append(names, it.Name)
 		}
 	}

@@ -77,7 +77,9 @@ type Values struct {
 // taken from it so the metrics and `check --json` can never disagree; the per-blob breakdowns come from s.
 func Measure(s *replay.Snapshot, r replay.Report, cfg replay.Config) Values {
 	m := NewMeasurer(cfg)
-	m.Add(s.Items, s.Now)
+	for _, it := range s.Items {
+		m.AddItem(it, s.Now)
+	}
 	return m.Values(r)
 }
 
@@ -95,26 +97,30 @@ func NewMeasurer(cfg replay.Config) *Measurer {
 
 // Add takes blobs classified at the service time now, their payloads read where watch reads them.
 func (m *Measurer) Add(items []replay.Item, now time.Time) {
-	v := &m.v
 	for i := range items {
-		it := &items[i]
-		sub := textfmt.Printable(it.Parsed.Subscription)
-		m.perSub[sub]++
-		v.Blobs[BlobKey{it.Pane, sub}]++
-		if it.Pane == replay.PaneArchived {
-			continue
-		}
-		if it.Summary == nil {
-			v.Unread++
-			continue
-		}
-		if m.cfg.AlertsOf(it, now).Crash {
-			continue // the replay crashes on it: none of its events gets the fate its verdict says
-		}
-		for _, vd := range replay.AllVerdicts {
-			if n := it.Summary.Verdicts.Of(vd); n > 0 {
-				v.Events[EventKey{it.Pane, vd}] += n
-			}
+		m.AddItem(&items[i], now)
+	}
+}
+
+// AddItem counts one blob.
+func (m *Measurer) AddItem(it *replay.Item, now time.Time) {
+	v := &m.v
+	sub := textfmt.Printable(it.Parsed.Subscription)
+	m.perSub[sub]++
+	v.Blobs[BlobKey{it.Pane, sub}]++
+	if it.Pane == replay.PaneArchived {
+		return
+	}
+	if it.Summary == nil {
+		v.Unread++
+		return
+	}
+	if m.cfg.AlertsOf(it, now).Crash {
+		return // the replay crashes on it: none of its events gets the fate its verdict says
+	}
+	for _, vd := range replay.AllVerdicts {
+		if n := it.Summary.Verdicts.Of(vd); n > 0 {
+			v.Events[EventKey{it.Pane, vd}] += n
 		}
 	}
 }

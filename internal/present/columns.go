@@ -184,7 +184,7 @@ func ByHour(a, b *replay.Item) int {
 	if c := strings.Compare(a.Parsed.Subscription, b.Parsed.Subscription); c != 0 {
 		return c
 	}
-	if c := a.Parsed.Hour.Compare(b.Parsed.Hour); c != 0 {
+	if c := a.Parsed.Hour().Compare(b.Parsed.Hour()); c != 0 {
 		return c
 	}
 	return strings.Compare(a.Name, b.Name)
@@ -253,12 +253,12 @@ var (
 		Less: func(a, b *replay.Item) bool { return a.Parsed.Subscription < b.Parsed.Subscription }}
 	ColHour = BlobColumn{ID: "hour", Title: "HOUR", Min: 9, Max: 9, Priority: 40,
 		Cell: func(r Row) string {
-			if r.Item.Parsed.Hour.IsZero() {
+			if r.Item.Parsed.Hour().IsZero() {
 				return "-"
 			}
-			return r.Item.Parsed.Hour.Format("01-02 15h")
+			return r.Item.Parsed.Hour().Format("01-02 15h")
 		},
-		Less: func(a, b *replay.Item) bool { return a.Parsed.Hour.Before(b.Parsed.Hour) }}
+		Less: func(a, b *replay.Item) bool { return a.Parsed.Hour().Before(b.Parsed.Hour()) }}
 	ColAge = BlobColumn{ID: "age", Title: "AGE", Min: 7, Max: 8, Priority: 85,
 		Cell: func(r Row) string {
 			s := textfmt.Duration(r.Item.Age)
