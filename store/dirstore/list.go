@@ -11,6 +11,7 @@ import (
 	"strings"
 	"sync"
 	"syscall"
+	"unsafe"
 
 	"github.com/deadletter/deadletter/store"
 )
@@ -277,6 +278,21 @@ type folderReader struct {
 	// meta is the side-file folder, opened at the first file; nil when there is none.
 	meta      *chain
 	metaTried bool
+	// names is the block the folder's blob names are cut from (see name).
+	names []byte
+}
+
+// name is the folder's path, "/" and n, cut from a block shared by the folder's names: a snapshot holds every
+// listed name for as long as it lives, and one allocation per name, rounded up to its size class, cost a million-
+// blob listing 14 MB more. Bytes of the block are never written again once a name is cut from them.
+func (f *folderReader) name(n string) string {
+	size := len(f.rel) + 1 + len(n)
+	if cap(f.names)-len(f.names) < size {
+		f.names = make([]byte, 0, max(size, 16<<10))
+	}
+	start := len(f.names)
+	f.names = append(append(append(f.names, f.rel...), '/'), n...)
+	return unsafe.String(&f.names[start], size)
 }
 
 // entry is one entry of the folder as a listed blob (ok false: not listed — a folder, handed to the walk, or a
@@ -288,7 +304,7 @@ func (f *folderReader) entry(e fs.DirEntry) (bi store.BlobInfo, ok bool, err err
 	}
 	rel := n
 	if f.rel != "" {
-		rel = f.rel + "/" + n
+		rel = f.name(n)
 	}
 	fi, err := e.Info()
 	if missing(err) {
