@@ -18,7 +18,6 @@ import (
 	"os/exec"
 	"path/filepath"
 	"runtime"
-	"runtime/debug"
 	"runtime/pprof"
 	"sort"
 	"strconv"
@@ -38,6 +37,7 @@ import (
 	"github.com/Azure/azure-sdk-for-go/sdk/storage/azblob/container"
 	tea "github.com/charmbracelet/bubbletea"
 	"github.com/charmbracelet/lipgloss"
+	"github.com/deadletter/deadletter/internal/heap"
 	"github.com/deadletter/deadletter/internal/made"
 	"github.com/deadletter/deadletter/internal/present"
 	"github.com/deadletter/deadletter/internal/scenario"
@@ -70,15 +70,17 @@ var (
 
 func main() {
 	flag.Parse()
-	if _, set := os.LookupEnv("GOGC"); !set { // the children measure memory as the deadletter binary runs
-		debug.SetGCPercent(replay.SnapshotGCPercent)
-	}
+	heap.Tune() // the children measure memory as the deadletter binary runs
 	if *rssChild != "" {
 		holdAndReport(*rssChild)
 		return
 	}
 	if *scaleChild != "" {
 		scaleReport(*scaleChild)
+		return
+	}
+	if *scaleWrite != "" {
+		writeDir(*scaleWrite, *nScaleDir)
 		return
 	}
 	if *smoke {

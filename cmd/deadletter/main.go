@@ -10,12 +10,11 @@ import (
 	"io"
 	"os"
 	"os/signal"
-	"runtime/debug"
 	"strings"
 	"syscall"
 
+	"github.com/deadletter/deadletter/internal/heap"
 	"github.com/deadletter/deadletter/internal/textfmt"
-	"github.com/deadletter/deadletter/replay"
 )
 
 // Exit codes shared by every command (the README lists them).
@@ -31,9 +30,7 @@ const (
 )
 
 func main() {
-	if _, set := os.LookupEnv("GOGC"); !set { // GOGC, when set, wins as for any Go program
-		debug.SetGCPercent(replay.SnapshotGCPercent)
-	}
+	heap.Tune() // GOGC and GOMEMLIMIT, when set, win as for any Go program
 	ctx, cancel := context.WithCancelCause(context.Background())
 	sigs := make(chan os.Signal, 2)
 	signal.Notify(sigs, os.Interrupt, syscall.SIGTERM)
