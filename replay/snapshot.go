@@ -39,10 +39,6 @@ func (c Config) MakeItem(bi store.BlobInfo, now time.Time) Item {
 	return it
 }
 
-// SnapshotGCPercent is the garbage collector's target the deadletter binary runs with (GOGC, unless the
-// environment sets it).
-const SnapshotGCPercent = 40
-
 // Snapshot is one refresh of the container: the listing, classified against the service clock, with payload
 // summaries filled in as they are read. A listing arrives page by page; Merge takes each page and Sweep ends
 // it, so a screen can show the first rows of a million-blob container at once.
@@ -53,7 +49,7 @@ type Snapshot struct {
 	Items []*Item
 
 	index nameIndex // name → position in Items
-	seen  []uint32       // the listing generation that last saw each item
+	seen  []uint32  // the listing generation that last saw each item
 	gen   uint32
 }
 
