@@ -44,6 +44,9 @@ var unstable = []struct {
 func normalized(t *testing.T, out, dir string) []byte {
 	t.Helper()
 	out = strings.ReplaceAll(out, dir, "DIR")
+	if state := os.Getenv("XDG_STATE_HOME"); state != "" { // TestMain's, a temporary directory of its own
+		out = strings.ReplaceAll(out, state, "STATE")
+	}
 	out = strings.ReplaceAll(out, filepath.Dir(filepath.Dir(dir)), "TMP")
 	for _, u := range unstable {
 		out = u.re.ReplaceAllString(out, u.with)
