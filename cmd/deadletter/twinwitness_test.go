@@ -254,7 +254,9 @@ func TestDemoDrainDialogWarnsOfTheFailingHandlerInTmux(t *testing.T) {
 			}
 			continue
 		}
-		if strings.Contains(s, warning) || !regexp.MustCompile(`PUSH-NOTIFICATIONS (recovering|ok)`).MatchString(s) {
+		// The dialog wraps its lines (at a hyphen too: "PUSH-" then "NOTIFICATIONS"): read it as one line.
+		flat := regexp.MustCompile(`-\s+`).ReplaceAllString(regexp.MustCompile(`[│\s]+`).ReplaceAllString(s, " "), "-")
+		if strings.Contains(flat, warning) || !regexp.MustCompile(`PUSH-NOTIFICATIONS (recovering|ok)`).MatchString(flat) {
 			t.Fatalf("as of %s, two minutes after the push service recovered at %s, the dialog says:\n%s", at.Format("15:04"), end.Format("15:04"), s)
 		}
 		break
