@@ -4,7 +4,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"sort"
 	"strings"
 	"time"
 
@@ -17,7 +16,7 @@ import (
 // twinCmd is the rehearsal twin: an estate simulated on a directory (internal/twin, docs/twin.md).
 func (a *app) twinCmd() *cobra.Command {
 	cmd := &cobra.Command{
-		Use:   "twin start|advance|status",
+		Use:   "twin start|advance|status|script|diff|rm",
 		Short: "a rehearsal estate on a directory: Event Grid, the replay function and failing handlers, on a clock of its own",
 		Long: `twin simulates the estate on a directory container so an incident can be rehearsed: the application's
 subscriptions with Event Grid's retries and dead-lettering, the replay trigger and its filter, the replay function
@@ -26,7 +25,7 @@ which every other command reads as the service's. Whatever drain, restore or the
 directory reaches the twin's replay trigger as it would on Azure. deadletter demo runs one with its clock going.`,
 		Args: cobra.NoArgs,
 	}
-	cmd.AddCommand(a.twinStartCmd(), a.twinAdvanceCmd(), a.twinStatusCmd())
+	cmd.AddCommand(a.twinStartCmd(), a.twinAdvanceCmd(), a.twinStatusCmd(), a.twinScriptCmd(), a.twinDiffCmd(), a.twinRmCmd())
 	return cmd
 }
 
@@ -39,16 +38,37 @@ func (a *app) twinDir() (string, error) {
 }
 
 func (a *app) twinStartCmd() *cobra.Command {
-	var scen string
+	var scen, from string
 	var seed int64
+	var out outputFlag
 	cmd := &cobra.Command{
-		Use:   "start --dir D [--scenario incident] [--seed N]",
-		Short: "create a twin on an empty directory, its clock where the incident is under way",
+		Use:   "start --dir D [--scenario incident] [--seed N] | start --dir D --from SOURCE",
+		Short: "create a twin on an empty directory: of a scenario, its clock where the incident is under way, or of a container",
+		Long: `start creates a twin on an empty (or new) directory. With --scenario it runs the scenario's month up to where the
+rehearsal opens. With --from SOURCE — a context of the config file, a connection string or a directory, as
+--context, --connection-string and --dir would name it — it copies a snapshot of that container (names, bytes,
+Last-Modified, metadata, index tags; read only on the source, by the engine export uses, resumable: run it again
+after an interruption) and infers the script from the evidence: a subscription whose readiness (or, with
+--event-grid-topics, Event Grid's metrics) says failing is down until further notice, every other up, the replay
+running. The twin's clock starts at the source's service time. The directory is yours only (0700) and keeps no
+credential of the source; twin rm removes it.`,
 		Example: `  deadletter twin start --dir ./rehearsal
-  deadletter twin start --dir ./stall --scenario replay-stopped`,
+  deadletter twin start --dir ./stall --scenario replay-stopped
+  deadletter twin start --dir ./prod-rehearsal --from prod
+  deadletter twin start --dir ./snap-rehearsal --from ./incident-1130`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			dir, err := a.twinDir()
+			if err != nil {
+				return err
+			}
+			if from != "" {
+				if cmd.Flags().Changed("scenario") || cmd.Flags().Changed("seed") {
+					return usagef("--from copies a container: --scenario and --seed make a scenario's twin")
+				}
+				return a.startFrom(cmd, dir, from, out)
+			}
+			asJSON, err := out.asJSON(cmd)
 			if err != nil {
 				return err
 			}
@@ -60,6 +80,10 @@ func (a *app) twinStartCmd() *cobra.Command {
 				return err
 			}
 			defer tw.Close()
+			if asJSON {
+				return writeJSON(a.io.out, map[string]any{"dir": tw.Place().Dir, "scenario": tw.Script().Name, "clock": rfc3339(tw.Now()),
+					"totals": tw.State().Totals, "script": scriptJSONOf(tw)})
+			}
 			fmt.Fprintf(a.io.out, "twin %q started in %s; its clock stands at %s\n", tw.Script().Name, textfmt.Printable(dir), tw.Now().Format(time.RFC3339))
 			writeTotals(a.io.out, tw.State().Totals)
 			return nil
@@ -67,6 +91,8 @@ func (a *app) twinStartCmd() *cobra.Command {
 	}
 	cmd.Flags().StringVar(&scen, "scenario", "incident", "the script: "+strings.Join(twin.Scenarios, " or "))
 	cmd.Flags().Int64Var(&seed, "seed", 1, "the twin's randomness (the same seed, the same run)")
+	cmd.Flags().StringVar(&from, "from", "", "copy this container into the twin: a context's name, a connection string or a directory")
+	out.register(cmd)
 	cmd.RegisterFlagCompletionFunc("scenario", cobra.FixedCompletions(twin.Scenarios, cobra.ShellCompDirectiveNoFileComp))
 	return cmd
 }
@@ -135,6 +161,7 @@ type twinSpanJSON struct {
 
 type twinStatusJSON struct {
 	Scenario   string       `json:"scenario"`
+	Source     string       `json:"source,omitempty"`
 	Clock      string       `json:"clock"`
 	Start      string       `json:"start"`
 	Script     []windowJSON `json:"script"`
@@ -145,9 +172,11 @@ type twinStatusJSON struct {
 }
 
 type windowJSON struct {
-	Who     string `json:"who"`
-	From    string `json:"from"`
+	Who  string `json:"who"`
+	From string `json:"from"`
+	// To is empty for a window until further notice.
 	To      string `json:"to"`
+	Now     bool   `json:"now"` // the twin's clock is inside it
 	Outcome string `json:"outcome"`
 	Status  int    `json:"status,omitempty"`
 	Why     string `json:"why"`
@@ -185,13 +214,8 @@ func (a *app) twinStatusCmd() *cobra.Command {
 				return err
 			}
 			st, sc := tw.State(), tw.Script()
-			out := twinStatusJSON{Scenario: sc.Name, Clock: rfc3339(tw.Now()), Start: rfc3339(st.Start), Totals: st.Totals, Account: acct,
-				Violations: st.Violations, Script: []windowJSON{}, Repaired: tw.Repaired()}
-			for _, w := range sc.Windows {
-				out.Script = append(out.Script, windowJSON{Who: w.Sub, From: rfc3339(st.Start.Add(w.From)), To: rfc3339(st.Start.Add(w.To)),
-					Outcome: w.Outcome, Status: w.Status, Why: w.Why})
-			}
-			sort.SliceStable(out.Script, func(i, j int) bool { return out.Script[i].From < out.Script[j].From })
+			out := twinStatusJSON{Scenario: sc.Name, Source: st.Source, Clock: rfc3339(tw.Now()), Start: rfc3339(st.Start), Totals: st.Totals, Account: acct,
+				Violations: st.Violations, Script: scriptJSONOf(tw), Repaired: tw.Repaired()}
 			if pr.json() {
 				if err := writeJSON(a.io.out, out); err != nil {
 					return err
@@ -200,14 +224,11 @@ func (a *app) twinStatusCmd() *cobra.Command {
 			}
 			w := a.io.out
 			fmt.Fprintf(w, "twin %q, clock at %s (started %s)\n", out.Scenario, out.Clock, out.Start)
-			fmt.Fprintln(w, "script:")
-			for _, s := range out.Script {
-				mark := " "
-				if s.From <= out.Clock && out.Clock < s.To {
-					mark = "▶"
-				}
-				fmt.Fprintf(w, "  %s %s → %s  %-18s %s (%s)\n", mark, s.From, s.To, s.Who, s.Outcome, s.Why)
+			if out.Source != "" {
+				fmt.Fprintf(w, "a twin of %s\n", textfmt.Printable(out.Source))
 			}
+			fmt.Fprintln(w, "script:")
+			writeScript(w, out.Script)
 			fmt.Fprintln(w, "all its life:")
 			writeTotals(w, st.Totals)
 			fmt.Fprintln(w, "account: "+acct.String())

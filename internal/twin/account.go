@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"sort"
+	"strings"
 
 	"github.com/deadletter/deadletter/replay"
 	"github.com/deadletter/deadletter/store"
@@ -21,12 +22,12 @@ func (tw *Twin) whereabouts(ctx context.Context) (whereabouts, error) {
 	sep := tw.cfg.Separator
 	for _, p := range tw.st.Queue {
 		if p.Event != nil {
-			w.inFlight[replay.ParseID(p.Event.ID, sep).Original] = true
+			w.inFlight[eventKey(p.Event.ID, sep)] = true
 		}
 	}
 	for _, batch := range tw.st.Batches {
 		for _, dl := range batch {
-			w.inFlight[replay.ParseID(dl.ID, sep).Original] = true
+			w.inFlight[eventKey(dl.ID, sep)] = true
 		}
 	}
 	l, err := store.ListAll(ctx, tw.dir)
@@ -92,4 +93,33 @@ func (a Account) String() string {
 		s += fmt.Sprintf("; %d NOWHERE", len(a.Nowhere))
 	}
 	return s
+}
+
+// eventKey is the event an id names, for the account: its original id (replay.ParseID). An id the estate cannot
+// count (one holding a line terminator) grows a suffix on every republish while it stays the same event: its
+// suffixes are taken off too.
+func eventKey(id, sep string) string {
+	p := replay.ParseID(id, sep)
+	if !p.Uncountable || sep == "" {
+		return p.Original
+	}
+	for {
+		i := strings.LastIndex(id, sep)
+		if i <= 0 || !allDigits(id[i+len(sep):]) {
+			return id
+		}
+		id = id[:i]
+	}
+}
+
+func allDigits(s string) bool {
+	if s == "" {
+		return false
+	}
+	for i := 0; i < len(s); i++ {
+		if s[i] < '0' || s[i] > '9' {
+			return false
+		}
+	}
+	return true
 }

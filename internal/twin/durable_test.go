@@ -75,7 +75,14 @@ func TestADamagedStateNamesTheField(t *testing.T) {
 		"now 0273":               edit(func(m map[string]any) { m["now"] = "0273-01-01T00:00:00Z" }),
 		"format 9":               edit(func(m map[string]any) { m["format"] = 9 }),
 		"nextPoison 99":          edit(func(m map[string]any) { m["nextPoison"] = 99 }),
-		"scenario":               edit(func(m map[string]any) { m["scenario"] = "x" }),
+		"scenario": edit(func(m map[string]any) { // a format-1 state names its scenario, and has no script of its own
+			m["format"], m["scenario"] = 1, "x"
+			delete(m, "script")
+		}),
+		"script: windows[0].sub \"nope\"": edit(func(m map[string]any) {
+			m["script"].(map[string]any)["windows"].([]any)[0].(map[string]any)["sub"] = "nope"
+		}),
+		"rules.ttl": edit(func(m map[string]any) { m["rules"].(map[string]any)["ttl"] = -1 }),
 		"state.json":             []byte(`{"format":1,`),
 		"queue[0].due":           edit(func(m map[string]any) { q0(m)["due"] = "soon" }),
 	} {

@@ -105,6 +105,8 @@ func (tw *Twin) republishArchived(ctx context.Context, nowhere map[string]bool) 
 	type found struct {
 		attempt replay.Attempt
 		body    json.RawMessage
+		from    string // the subscription of the blob it was archived from
+		id      string
 	}
 	latest := map[string]found{} // an event archived more than once goes back as its latest republish
 	for _, bi := range l.Blobs {
@@ -119,18 +121,20 @@ func (tw *Twin) republishArchived(ctx context.Context, nowhere map[string]bool) 
 		pv := tw.cfg.Plan(orig, b.Body, replay.ParsePayload(b.Body))
 		for _, e := range pv.Republish {
 			p := replay.ParseID(e.ID, tw.cfg.Separator)
-			if f, ok := latest[p.Original]; nowhere[p.Original] && (!ok || f.attempt < p.Attempt) {
-				latest[p.Original] = found{p.Attempt, e.Body}
+			k := eventKey(e.ID, tw.cfg.Separator)
+			if f, ok := latest[k]; nowhere[k] && (!ok || f.attempt < p.Attempt || p.Uncountable && len(e.ID) > len(f.id)) {
+				latest[k] = found{id: e.ID, attempt: p.Attempt, body: e.Body, from: replay.ParseBlobName(orig).Subscription}
 			}
 		}
 	}
-	var evs []json.RawMessage
+	n := 0
 	for _, id := range sortedKeys(latest) {
-		evs = append(evs, latest[id].body)
+		f := latest[id]
 		delete(nowhere, id)
+		if err := (&publisher{tw: tw, from: f.from}).Publish(ctx, []json.RawMessage{f.body}); err != nil {
+			return n, err
+		}
+		n++
 	}
-	if len(evs) == 0 {
-		return 0, nil
-	}
-	return len(evs), (&publisher{tw: tw}).Publish(ctx, evs)
+	return n, nil
 }

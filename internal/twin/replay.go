@@ -20,7 +20,7 @@ func (tw *Twin) replay(ctx context.Context, name string) (bool, int, string, err
 	if tw.beforeReplay != nil {
 		tw.beforeReplay(ctx, name)
 	}
-	pub := &publisher{tw: tw}
+	pub := &publisher{tw: tw, from: replay.ParseBlobName(name).Subscription}
 	h, err := estate.Handle(ctx, tw.c, tw.cfg, name, pub)
 	run := Run{At: tw.st.Now, Blob: name, Published: h.Published, Archived: h.Archived, Deleted: h.Deleted, Missing: h.Missing}
 	if h.Quarantined {
@@ -95,8 +95,13 @@ func (tw *Twin) violate(format string, args ...any) {
 }
 
 // publisher is the application topic as the replay function publishes to it: each republished event goes back
-// to its subscription's delivery, one attempt further on.
-type publisher struct{ tw *Twin }
+// to its subscription's delivery, one attempt further on. From is the subscription of the blob being replayed: an
+// event type no subscription of the script names (a twin of a container knows its subscriptions by their dead
+// letters, not their filters) goes back to it.
+type publisher struct {
+	tw   *Twin
+	from string
+}
 
 func (p *publisher) Publish(ctx context.Context, events []json.RawMessage) error {
 	tw := p.tw
@@ -110,6 +115,9 @@ func (p *publisher) Publish(ctx context.Context, events []json.RawMessage) error
 		}
 		sub := tw.subOf(ev.EventType)
 		if sub == "" {
+			sub, _ = tw.script.Who(p.from)
+		}
+		if sub == "" || sub == ReplayFunction {
 			return fmt.Errorf("the topic has no subscription for %s", ev.EventType)
 		}
 		ev.Metadata = "1"
@@ -121,7 +129,7 @@ func (p *publisher) Publish(ctx context.Context, events []json.RawMessage) error
 // subOf is the subscription an event type goes to.
 func (tw *Twin) subOf(eventType string) string {
 	for _, s := range tw.script.Subs {
-		if s.EventType == eventType && !s.System {
+		if s.EventType != "" && s.EventType == eventType && !s.System {
 			return s.Name
 		}
 	}
@@ -133,20 +141,21 @@ func (tw *Twin) nextExpiry() (time.Time, bool) {
 	var at time.Time
 	found := false
 	for _, k := range tw.st.Known {
-		if t := k.LastModified.Add(lifecycleAt); !found || t.Before(at) {
+		if t := tw.cfg.ExpiresAt(k.LastModified); !found || t.Before(at) {
 			at, found = t, true
 		}
 	}
 	return at, found
 }
 
-// lifecycle is the container's lifecycle rule: every blob past 30 days since its last modification is deleted.
+// lifecycle is the container's lifecycle rule (replay.Config.Retention): every blob past it since its last
+// modification is deleted.
 // The events of a dead letter or a quarantine copy it deletes are lost, unless they are on their way or in
 // another blob still.
 func (tw *Twin) lifecycle(ctx context.Context) error {
 	var doomed []string
 	for _, name := range sortedKeys(tw.st.Known) {
-		if !tw.st.Known[name].LastModified.Add(lifecycleAt).After(tw.st.Now) {
+		if !tw.cfg.ExpiresAt(tw.st.Known[name].LastModified).After(tw.st.Now) {
 			doomed = append(doomed, name)
 		}
 	}
@@ -176,8 +185,9 @@ func (tw *Twin) lifecycle(ctx context.Context) error {
 	return nil
 }
 
+// isArchived is the replay's own prefix rule (the archived pane), not a restatement of it.
 func isArchived(name string) bool {
-	return len(name) >= len(replay.ArchivedPrefix) && name[:len(replay.ArchivedPrefix)] == replay.ArchivedPrefix
+	return replay.DefaultConfig().Classify(name, 0) == replay.PaneArchived
 }
 
 // eventIDs are the original ids of the events a blob holds, read leniently (a payload the schema refuses still
@@ -192,7 +202,7 @@ func eventIDs(body []byte, sep string) []string {
 	var out []string
 	for _, e := range evs {
 		if id, ok := e.ID.(string); ok {
-			out = append(out, replay.ParseID(id, sep).Original)
+			out = append(out, eventKey(id, sep))
 		}
 	}
 	return out

@@ -2,7 +2,12 @@ package twin
 
 import (
 	"fmt"
+	"math"
+	"sort"
+	"strings"
 	"time"
+
+	"github.com/deadletter/deadletter/replay"
 )
 
 // Sub is one Event Grid subscription of the estate and the handler behind it.
@@ -119,6 +124,185 @@ func incident(replayStopped bool) Script {
 		s.Name = "replay-stopped"
 		s.Windows = append(s.Windows, Window{Sub: ReplayFunction, From: at(5 * time.Minute), To: at(3 * time.Hour), Status: 503, Outcome: "Busy",
 			Why: "the replay function was stopped (a bad deploy)"})
+	}
+	return s
+}
+
+// UntilFurtherNotice is a window's end when none is set: the handler stays as it is until the script is changed.
+const UntilFurtherNotice = time.Duration(math.MaxInt64)
+
+// check is a script as a step relies on it (one read from a twin's state).
+func (s *Script) check() error {
+	if len(s.Subs) > 10000 || len(s.Windows) > 10000 || len(s.Poison) > 10000 {
+		return fmt.Errorf("more than 10,000 subscriptions, windows or poison events")
+	}
+	subs := map[string]bool{}
+	for i, sub := range s.Subs {
+		switch {
+		case sub.Name == "" || sub.Name == AllHandlers || strings.EqualFold(sub.Name, ReplayFunction):
+			return fmt.Errorf("subs[%d].name %q: want a subscription's name", i, sub.Name)
+		case subs[sub.Name]:
+			return fmt.Errorf("subs[%d].name %q: twice", i, sub.Name)
+		case !(sub.Rate >= 0 && sub.Rate <= 3600):
+			return fmt.Errorf("subs[%d].rate %g: want 0 to 3600 events an hour", i, sub.Rate)
+		}
+		subs[sub.Name] = true
+	}
+	for i, w := range s.Windows {
+		switch {
+		case w.Sub != AllHandlers && w.Sub != ReplayFunction && !subs[w.Sub]:
+			return fmt.Errorf("windows[%d].sub %q: not a subscription of the script", i, w.Sub)
+		case w.From < 0 || w.To <= w.From:
+			return fmt.Errorf("windows[%d]: from %s to %s is no stretch of time", i, w.From, w.To)
+		}
+	}
+	for i, p := range s.Poison {
+		if !subs[p.Sub] {
+			return fmt.Errorf("poison[%d].sub %q: not a subscription of the script", i, p.Sub)
+		}
+	}
+	return nil
+}
+
+// Who is the script's own spelling of a subscription named in any case, or ReplayFunction for "replay".
+func (s *Script) Who(name string) (string, error) {
+	if strings.EqualFold(name, ReplayFunction) {
+		return ReplayFunction, nil
+	}
+	var names []string
+	for _, sub := range s.Subs {
+		if strings.EqualFold(sub.Name, name) {
+			return sub.Name, nil
+		}
+		names = append(names, sub.Name)
+	}
+	return "", fmt.Errorf("%q is not a subscription of the twin's script (have: %s, or replay)", name, strings.Join(names, ", "))
+}
+
+// Change is one edit of a script: a subscription's handler (or the replay) down with a status, or up, from From
+// until To (offsets from the script's start; To UntilFurtherNotice when no end is given).
+type Change struct {
+	Who      string        `json:"who"`
+	Down     bool          `json:"down"`
+	From, To time.Duration `json:"-"`
+	Status   int           `json:"status,omitempty"`
+	Why      string        `json:"why,omitempty"`
+}
+
+// Apply makes the change: whatever the script said of Who between From and To is replaced — by a window down
+// with Status, or by nothing (up). A window of every handler (AllHandlers) it overlaps is split into one per
+// subscription first, so bringing one handler up leaves the others as they were. Who is taken in any case.
+func (s *Script) Apply(c Change) (Change, error) {
+	who, err := s.Who(c.Who)
+	if err != nil {
+		return c, err
+	}
+	c.Who = who
+	if c.To <= c.From {
+		return c, fmt.Errorf("until must come after at")
+	}
+	overlaps := func(w Window) bool { return w.From < c.To && c.From < w.To }
+	var out []Window
+	for _, w := range s.Windows {
+		if w.Sub == AllHandlers && who != ReplayFunction && overlaps(w) {
+			for _, sub := range s.Subs {
+				v := w
+				v.Sub = sub.Name
+				out = append(out, v)
+			}
+			continue
+		}
+		out = append(out, w)
+	}
+	kept := out[:0:0]
+	for _, w := range out {
+		if w.Sub != who || !overlaps(w) {
+			kept = append(kept, w)
+			continue
+		}
+		if w.From < c.From {
+			v := w
+			v.To = c.From
+			kept = append(kept, v)
+		}
+		if c.To < w.To {
+			v := w
+			v.From = c.To
+			kept = append(kept, v)
+		}
+	}
+	if c.Down {
+		why := c.Why
+		if why == "" {
+			why = "set by hand (twin script set)"
+		}
+		kept = append(kept, Window{Sub: who, From: c.From, To: c.To, Status: c.Status, Outcome: OutcomeOf(c.Status), Why: why})
+	}
+	sort.SliceStable(kept, func(i, j int) bool {
+		if kept[i].From != kept[j].From {
+			return kept[i].From < kept[j].From
+		}
+		return kept[i].Sub < kept[j].Sub
+	})
+	s.Windows = kept
+	return c, nil
+}
+
+// OutcomeOf is Event Grid's word for a handler's answer (0: none — a timeout).
+func OutcomeOf(status int) string {
+	switch status {
+	case 0:
+		return "TimedOut"
+	case 400:
+		return "BadRequest"
+	case 401:
+		return "Unauthorized"
+	case 403:
+		return "Forbidden"
+	case 404:
+		return "NotFound"
+	case 413:
+		return "PayloadTooLarge"
+	case 429:
+		return "TooManyRequests"
+	case 500:
+		return "InternalServerError"
+	case 503:
+		return "Busy"
+	}
+	return fmt.Sprintf("HTTP%d", status)
+}
+
+// Down is the window a subscription's handler (or the replay) is down in at offset t (nil: up).
+func (s *Script) Down(who string, t time.Duration) *Window { return s.down(who, t) }
+
+// Infer is the script the evidence of a container implies, for a twin of it: every subscription found (its
+// events published no more — the twin rehearses what the container holds), each down until further notice when
+// it is failing — by Event Grid's metrics when a witness gave a verdict on it, else by its readiness (a dead
+// letter inside the last TTL) — and up when not; the replay running.
+func Infer(subs []string, ready []replay.Readiness, wit replay.WitnessReport) Script {
+	s := Script{Name: "snapshot", Windows: []Window{}, Poison: []Poison{}}
+	failing := map[string]string{}
+	for _, r := range ready {
+		if r.Failing {
+			failing[r.Subscription] = fmt.Sprintf("readiness: %d dead-letter blob(s) in the TTL before the snapshot", r.LastWindow)
+		}
+	}
+	seen := map[string]bool{}
+	for _, name := range subs {
+		if name == "" || seen[name] || name == AllHandlers || strings.EqualFold(name, ReplayFunction) {
+			continue
+		}
+		seen[name] = true
+		s.Subs = append(s.Subs, Sub{Name: name})
+		why, down := failing[name]
+		if h, ok := wit.HandlerOf(name); ok && h.Verdict > replay.HandlerNoDeliveries {
+			down = h.Verdict == replay.HandlerFailing
+			why = "Event Grid's metrics: its handler is " + h.Verdict.String()
+		}
+		if down {
+			s.Windows = append(s.Windows, Window{Sub: name, From: 0, To: UntilFurtherNotice, Status: 503, Outcome: OutcomeOf(503), Why: why})
+		}
 	}
 	return s
 }

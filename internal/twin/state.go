@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/deadletter/deadletter/internal/made"
+	"github.com/deadletter/deadletter/replay"
 	"github.com/deadletter/deadletter/store/dirstore"
 )
 
@@ -28,13 +29,30 @@ func parseState(b []byte) (State, Script, error) {
 	}
 	switch {
 	case st.Format > stateFormat:
-		return st, Script{}, fmt.Errorf("format %d: made by a newer deadletter (this one reads %d)", st.Format, stateFormat)
-	case st.Format != stateFormat:
-		return st, Script{}, fmt.Errorf("format %d: want %d", st.Format, stateFormat)
+		return st, Script{}, fmt.Errorf("format %d: made by a newer deadletter (this one reads %d and older): upgrade deadletter, or remove the twin (twin rm)", st.Format, stateFormat)
+	case st.Format < 1:
+		return st, Script{}, fmt.Errorf("format %d: want 1 to %d", st.Format, stateFormat)
 	}
-	script, err := ScriptOf(st.Scenario)
-	if err != nil {
-		return st, script, fmt.Errorf("scenario: %w", err)
+	// Format 1 kept neither script nor rules: its scenario's script and the defaults it ran by are taken, and the
+	// next save writes format 2.
+	var script Script
+	if st.Script != nil {
+		script = *st.Script
+		if err := script.check(); err != nil {
+			return st, script, fmt.Errorf("script: %w", err)
+		}
+	} else {
+		var err error
+		if script, err = ScriptOf(st.Scenario); err != nil {
+			return st, script, fmt.Errorf("scenario: %w", err)
+		}
+	}
+	if st.Rules == nil {
+		r := RulesOf(replay.DefaultConfig())
+		st.Rules = &r
+	}
+	if err := st.Rules.check(); err != nil {
+		return st, script, err
 	}
 	if err := st.check(script); err != nil {
 		return st, script, err

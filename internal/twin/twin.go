@@ -32,17 +32,54 @@ import (
 const (
 	stateFile = "state.json"
 	clockFile = "clock.json"
-	// stateFormat is the version of state.json: a newer one is refused, never half-read.
-	stateFormat = 1
+	// snapshotFile lists the blobs the twin held when its rehearsal opened (twin diff's "before"), one JSON
+	// object a line.
+	snapshotFile = "snapshot.jsonl"
+	// stateFormat is the version of state.json: a newer one is refused, never half-read; an older one is
+	// upgraded as it is read (format 1 kept no script and no rules: its scenario's and the defaults are taken).
+	stateFormat = 2
 )
 
-// Event Grid's rules as the estate configures them (docs/twin.md).
+// Event Grid's rules the estate's configuration does not name (docs/twin.md). The time-to-live, the lifecycle
+// rule and the replay's cap are the twin's replay.Config (Rules): the same values every other command judges by.
 const (
 	maxAttempts = 10              // the estate's AzureEventSubscriptionRetryPolicy
-	eventTTL    = time.Hour       // …and its one-hour event time-to-live
 	batchWindow = 5 * time.Minute // dead letters of a subscription expiring together share a blob
-	lifecycleAt = 30 * 24 * time.Hour
 )
+
+// Rules are the estate's settings a twin runs by, kept in its state so every step uses the values it started
+// with: Event Grid's time-to-live (replay.Config.TTL), the lifecycle rule (Retention), the replay's cap and
+// id separator.
+type Rules struct {
+	TTL        time.Duration `json:"ttl"`
+	Retention  time.Duration `json:"retention"`
+	MaxReplays int           `json:"maxReplays"`
+	Separator  string        `json:"separator"`
+}
+
+// RulesOf are the rules of a configuration.
+func RulesOf(c replay.Config) Rules {
+	return Rules{TTL: c.TTL, Retention: c.Retention, MaxReplays: c.MaxReplays, Separator: c.Separator}
+}
+
+// apply sets the rules on a configuration.
+func (r Rules) apply(c *replay.Config) {
+	c.TTL, c.Retention, c.MaxReplays, c.Separator = r.TTL, r.Retention, r.MaxReplays, r.Separator
+}
+
+func (r Rules) check() error {
+	switch {
+	case r.TTL <= 0 || r.TTL > 7*24*time.Hour:
+		return fmt.Errorf("rules.ttl %s: want a positive duration of at most 7 days", r.TTL)
+	case r.Retention <= 0 || r.Retention > 100*365*24*time.Hour:
+		return fmt.Errorf("rules.retention %s: want a positive duration of at most 100 years", r.Retention)
+	case r.MaxReplays < 0 || r.MaxReplays > 1000:
+		return fmt.Errorf("rules.maxReplays %d: want 0 to 1000", r.MaxReplays)
+	case r.Separator == "":
+		return fmt.Errorf("rules.separator: empty")
+	}
+	return nil
+}
 
 // backoff is Event Grid's retry schedule: the wait before attempt n+1 (n from 1), then every 12 hours.
 var backoff = []time.Duration{10 * time.Second, 30 * time.Second, time.Minute, 5 * time.Minute, 10 * time.Minute,
@@ -155,12 +192,20 @@ type Run struct {
 
 // State is everything a twin keeps between runs.
 type State struct {
-	Format   int       `json:"format"`
-	Scenario string    `json:"scenario"`
-	Seed     int64     `json:"seed"`
-	Start    time.Time `json:"start"` // the script's time zero
-	Now      time.Time `json:"now"`
-	Draws    uint64    `json:"draws"` // random draws so far (the twin's randomness is a function of seed and draw)
+	Format   int    `json:"format"`
+	Scenario string `json:"scenario"`
+	// Source is what a twin started --from copied (a context's name, a directory, an account and container —
+	// never a credential); empty for a scenario's twin.
+	Source string `json:"source,omitempty"`
+	// Script is the script the twin runs, as edited (twin script set): the scenario's at its start, or the one
+	// inferred from a source's evidence.
+	Script *Script `json:"script,omitempty"`
+	// Rules are the settings it runs by (see Rules).
+	Rules *Rules    `json:"rules,omitempty"`
+	Seed  int64     `json:"seed"`
+	Start time.Time `json:"start"` // the script's time zero
+	Now   time.Time `json:"now"`
+	Draws uint64    `json:"draws"` // random draws so far (the twin's randomness is a function of seed and draw)
 
 	NextPublish map[string]time.Time    `json:"nextPublish"`
 	NextPoison  int                     `json:"nextPoison"`
@@ -174,12 +219,38 @@ type State struct {
 	Totals      Totals          `json:"totals"`
 	// Runs are the replay function's recent runs (for the tests' prediction check and twin status).
 	Runs []Run `json:"runs"`
+	// Acted are the operator's actions the twin took in, by the blob they wrote: each drain and restore, by the run
+	// id it stamped (the replay's copies keep no metadata, so twin diff asks here what led a blob where it is).
+	Acted map[string][]Act `json:"acted,omitempty"`
 	// Violations are the estate's rules the twin saw broken (it never should): a copy retriggering the replay,
 	// an event republished past the cap, an original deleted before its copies landed.
 	Violations []string `json:"violations"`
 	// Metrics are Event Grid's delivery counts per subscription per minute, the last few hours (witness.go).
 	Metrics map[string][]Minute `json:"metrics,omitempty"`
 }
+
+// Act is one action of the operator on a blob: a drain or a restore, its run id, when, and (restore) from what.
+type Act struct {
+	Kind string    `json:"kind"` // drain or restore
+	ID   string    `json:"id,omitempty"`
+	At   time.Time `json:"at"`
+	From string    `json:"from,omitempty"`
+}
+
+// String says the action in a few words.
+func (a Act) String() string {
+	s := a.Kind + " at " + a.At.UTC().Format(time.RFC3339)
+	if a.ID != "" {
+		s += " (run " + a.ID + ")"
+	}
+	if a.From != "" {
+		s += " from " + a.From
+	}
+	return s
+}
+
+// Acts are the actions the twin took in on a blob (nil: none).
+func (tw *Twin) Acts(name string) []Act { return tw.st.Acted[name] }
 
 // maxRuns bounds the runs a twin remembers.
 const maxRuns = 1000
@@ -202,20 +273,34 @@ type Twin struct {
 	st       State
 }
 
-// Config is the estate's configuration as the twin runs it: the replay's defaults and the incident's handlers.
+// Config is the estate's configuration as a scenario's twin runs it: the replay's defaults and the incident's
+// handlers.
 func Config() replay.Config {
 	cfg := replay.DefaultConfig()
 	cfg.Handlers = scenario.IncidentRegister
 	return cfg
 }
 
+// Config is the configuration the twin runs by: its rules and its register.
+func (tw *Twin) Config() replay.Config { return tw.cfg }
+
 // Start creates a twin of a scenario on an empty (or new) directory and runs it from the script's start to where
 // the rehearsal opens, which is opensAt on the wall clock: the incident under way. The directory's clock is left
 // there, stopped. The twin is recorded in the operator's state directory as kind (made.Twin, or made.Demo for one
 // the next demo may clear), its register beside it, and held (Close lets it go).
 func Start(ctx context.Context, root string, kind made.Kind, name string, seed int64, opensAt time.Time) (*Twin, error) {
+	return StartConfig(ctx, root, kind, name, seed, opensAt, Config())
+}
+
+// StartConfig is Start with the estate's rules and register of cfg (its TTL, lifecycle rule, cap, separator and
+// handlers) in place of the defaults.
+func StartConfig(ctx context.Context, root string, kind made.Kind, name string, seed int64, opensAt time.Time, cfg replay.Config) (*Twin, error) {
 	script, err := ScriptOf(name)
 	if err != nil {
+		return nil, err
+	}
+	rules := RulesOf(cfg)
+	if err := rules.check(); err != nil {
 		return nil, err
 	}
 	if p, err := made.Find(root); err == nil && p.Kind.IsTwin() {
@@ -242,14 +327,16 @@ func Start(ctx context.Context, root string, kind made.Kind, name string, seed i
 	}
 	opensAt = opensAt.UTC().Truncate(time.Second)
 	start := opensAt.Add(-script.Opens)
-	tw := &Twin{root: d.Root(), place: place, held: held, dir: d, cfg: Config(), script: script, st: State{Format: stateFormat,
-		Scenario: script.Name, Seed: seed, Start: start, Now: start,
+	tw := &Twin{root: d.Root(), place: place, held: held, dir: d, cfg: cfg, script: script, st: State{Format: stateFormat,
+		Scenario: script.Name, Seed: seed, Start: start, Now: start, Rules: &rules,
 		NextPublish: map[string]time.Time{}, Batches: map[string][]deadLetter{}, BatchDue: map[string]time.Time{},
 		Known: map[string]known{}, Outstanding: map[string]bool{}, Violations: []string{}}}
 	tw.c = &recorder{Container: d, tw: tw}
 	d.SetClock(func() time.Time { return tw.st.Now })
 	for _, s := range script.Subs {
-		tw.st.NextPublish[s.Name] = start.Add(tw.gap(s))
+		if s.Rate > 0 {
+			tw.st.NextPublish[s.Name] = start.Add(tw.gap(s))
+		}
 	}
 	reg, err := json.MarshalIndent(tw.cfg.Handlers, "", "  ")
 	if err == nil {
@@ -257,6 +344,9 @@ func Start(ctx context.Context, root string, kind made.Kind, name string, seed i
 	}
 	if err == nil {
 		_, err = tw.Advance(ctx, opensAt)
+	}
+	if err == nil {
+		err = tw.writeSnapshot(ctx)
 	}
 	if err != nil {
 		held.Unlock()
@@ -316,7 +406,7 @@ func open(root string) (*Twin, error) {
 	if err != nil {
 		return nil, err
 	}
-	tw := &Twin{root: d.Root(), place: place, dir: d, cfg: Config()}
+	tw := &Twin{root: d.Root(), place: place, dir: d}
 	tw.c = &recorder{Container: d, tw: tw}
 	d.SetClock(func() time.Time { return tw.st.Now })
 	if err := tw.load(); err != nil {
@@ -336,6 +426,16 @@ func (tw *Twin) load() error {
 		return fmt.Errorf("the twin of %s: %s: %w", tw.root, tw.place.File(stateFile), err)
 	}
 	tw.st, tw.script = st, script
+	tw.cfg = replay.DefaultConfig()
+	st.Rules.apply(&tw.cfg)
+	tw.cfg.Handlers = scenario.IncidentRegister
+	if b, err := made.ReadFile(tw.place.Register()); err == nil {
+		reg, err := replay.ParseRegister(b)
+		if err != nil {
+			return fmt.Errorf("the twin of %s: %s: %w", tw.root, tw.place.Register(), err)
+		}
+		tw.cfg.Handlers = reg
+	}
 	return nil
 }
 
@@ -357,6 +457,8 @@ func (tw *Twin) Place() *made.Place { return tw.place }
 // save keeps the twin's state and sets its clock to its time, stopped (a running rehearsal sets its own speed:
 // see Run). A state too large to read back is refused before anything is written.
 func (tw *Twin) save(clock dirstore.Clock) error {
+	script, rules := tw.script, RulesOf(tw.cfg)
+	tw.st.Script, tw.st.Rules, tw.st.Format = &script, &rules, stateFormat
 	b, err := json.Marshal(tw.st)
 	if err != nil {
 		return err
@@ -535,7 +637,7 @@ func (tw *Twin) newEvent(s Sub, data json.RawMessage) *event {
 // enqueue hands an event to Event Grid: counted as published (a republished one is the same event, on its way
 // again), its first delivery due now.
 func (tw *Twin) enqueue(sub string, ev *event, poison bool) {
-	orig := replay.ParseID(ev.ID, tw.cfg.Separator).Original
+	orig := eventKey(ev.ID, tw.cfg.Separator)
 	if !tw.st.Outstanding[orig] {
 		tw.st.Totals.Published++
 		tw.st.Outstanding[orig] = true
@@ -573,7 +675,7 @@ func (tw *Twin) attempt(ctx context.Context, p *pending) error {
 		}
 		wait := backoff[min(p.Attempts-1, len(backoff)-1)]
 		next := tw.st.Now.Add(tw.jitter(wait))
-		if end := p.First.Add(eventTTL); !next.Before(end) {
+		if end := p.First.Add(tw.cfg.TTL); !next.Before(end) {
 			next, p.Expire = end, true
 			if p.Sub == ReplayFunction {
 				tw.countDropped(p.Sub) // no attempt left: Event Grid has given it up
@@ -615,7 +717,7 @@ func (tw *Twin) deliver(ctx context.Context, p *pending) (ok bool, status int, o
 	if p.Poison {
 		return false, 400, "BadRequest", nil
 	}
-	delete(tw.st.Outstanding, replay.ParseID(p.Event.ID, tw.cfg.Separator).Original)
+	delete(tw.st.Outstanding, eventKey(p.Event.ID, tw.cfg.Separator))
 	tw.st.Totals.Delivered++
 	return true, 200, "", nil
 }
@@ -691,8 +793,9 @@ func (tw *Twin) notice(ctx context.Context) error {
 	})
 	for _, bi := range fresh {
 		tw.st.Known[bi.Name] = known{ETag: bi.ETag, LastModified: bi.LastModified}
+		tw.acted(bi)
 		at := bi.LastModified
-		if at.Before(tw.st.Now.Add(-eventTTL)) {
+		if at.Before(tw.st.Now.Add(-tw.cfg.TTL)) {
 			at = tw.st.Now // (written while the twin's clock stood further back: delivered now)
 		}
 		tw.created(bi.Name, maxTime(at, tw.st.Now))
@@ -703,6 +806,23 @@ func (tw *Twin) notice(ctx context.Context) error {
 		}
 	}
 	return nil
+}
+
+// acted records the action another command's write was, by what it stamped in the blob's metadata.
+func (tw *Twin) acted(bi store.BlobInfo) {
+	var a Act
+	if id, ok := store.MetaGet(bi.Metadata, replay.MetaDrainID); ok {
+		a = Act{Kind: "drain", ID: id, At: bi.LastModified}
+	} else if id, ok := store.MetaGet(bi.Metadata, replay.MetaRestoreID); ok {
+		from, _ := store.MetaGet(bi.Metadata, replay.MetaRestoredFrom)
+		a = Act{Kind: "restore", ID: id, At: bi.LastModified, From: from}
+	} else {
+		return
+	}
+	if tw.st.Acted == nil {
+		tw.st.Acted = map[string][]Act{}
+	}
+	tw.st.Acted[bi.Name] = append(tw.st.Acted[bi.Name], a)
 }
 
 func maxTime(a, b time.Time) time.Time {

@@ -1,0 +1,622 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"slices"
+	"sort"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/deadletter/deadletter/internal/made"
+	"github.com/deadletter/deadletter/internal/present"
+	"github.com/deadletter/deadletter/internal/textfmt"
+	"github.com/deadletter/deadletter/internal/twin"
+	"github.com/deadletter/deadletter/replay"
+	"github.com/deadletter/deadletter/store"
+	"github.com/mattn/go-isatty"
+	"github.com/spf13/cobra"
+	"github.com/spf13/pflag"
+)
+
+// outputFlag is a twin command's -o text|json, with --json as its alias.
+type outputFlag struct {
+	o    string
+	json bool
+}
+
+func (f *outputFlag) register(cmd *cobra.Command) {
+	cmd.Flags().StringVarP(&f.o, "output", "o", "text", "text or json")
+	cmd.Flags().BoolVar(&f.json, "json", false, "JSON output (the same as -o json)")
+	cmd.RegisterFlagCompletionFunc("output", cobra.FixedCompletions([]string{"text", "json"}, cobra.ShellCompDirectiveNoFileComp))
+}
+
+// asJSON reports whether the command prints JSON; an output it does not have is a usage error naming those it has.
+func (f *outputFlag) asJSON(cmd *cobra.Command) (bool, error) {
+	switch f.o {
+	case "text", "":
+		return f.json, nil
+	case "json":
+		return true, nil
+	}
+	return false, usagef("-o %s: %s prints text or json", f.o, cmd.CommandPath())
+}
+
+// sourceApp is an app opened on a twin's SOURCE: a context of the config file, a connection string or a
+// directory — as --context, --connection-string and --dir would name it. The command line's other settings
+// (--ttl, --handlers, --container…) apply over a context's, as they do for every command; its --dir is the twin's,
+// never the source's. It returns what to call the source in the twin's record: no credential.
+func (a *app) sourceApp(cmd *cobra.Command, src string) (*app, string, error) {
+	cf, err := a.loadConfig(cmd.Flags())
+	if err != nil {
+		return nil, "", err
+	}
+	sub := newApp(a.io)
+	sub.config = cf
+	fs := pflag.NewFlagSet("source", pflag.ContinueOnError)
+	sub.globalFlags(fs)
+	var setErr error
+	cmd.Flags().Visit(func(f *pflag.Flag) {
+		if g := fs.Lookup(f.Name); g != nil && setErr == nil && f.Name != "context" && !slices.Contains(backendFlags, f.Name) {
+			setErr = fs.Set(f.Name, f.Value.String())
+		}
+	})
+	if setErr != nil {
+		return nil, "", setErr
+	}
+	var describe string
+	switch c := cf.findOrNil(src); {
+	case c != nil:
+		if c.Err != nil {
+			return nil, "", c.Err
+		}
+		if _, err := applyContext(fs, c); err != nil {
+			return nil, "", err
+		}
+		sub.context, describe = c.Name, "context "+c.Name
+	case looksLikeConnectionString(src):
+		if secretInText.MatchString(src) && !strings.Contains(src, "devstoreaccount1") {
+			fmt.Fprintln(a.io.err, "deadletter: warning: --from holds a secret, and any process on this machine can read a command line: name a context whose connection-string-env holds it instead")
+		}
+		if err := fs.Set("connection-string", src); err != nil {
+			return nil, "", err
+		}
+	default:
+		fi, err := os.Stat(src)
+		if err != nil || !fi.IsDir() {
+			return nil, "", usagef("--from %s: not a context of the config file, a connection string or a directory", textfmt.Printable(src))
+		}
+		abs, _ := filepath.Abs(src)
+		if err := fs.Set("dir", abs); err != nil {
+			return nil, "", err
+		}
+		describe = "directory " + abs
+	}
+	if err := sub.g.validate(); err != nil {
+		return nil, "", err
+	}
+	return sub, describe, nil
+}
+
+// findOrNil is the context of that name, nil without a config file or such a context.
+func (cf *configFile) findOrNil(name string) *namedContext {
+	if cf == nil {
+		return nil
+	}
+	return cf.find(name)
+}
+
+// looksLikeConnectionString: a storage connection string names its account, endpoint or the emulator.
+func looksLikeConnectionString(s string) bool {
+	l := strings.ToLower(s)
+	for _, k := range []string{"usedevelopmentstorage=", "accountname=", "blobendpoint=", "sharedaccesssignature=", "defaultendpointsprotocol="} {
+		if strings.Contains(l, k) {
+			return true
+		}
+	}
+	return false
+}
+
+// startFrom makes a twin of SOURCE in dir: lists it once, infers the script from its evidence, and copies it.
+func (a *app) startFrom(cmd *cobra.Command, dir, src string, out outputFlag) error {
+	asJSON, err := out.asJSON(cmd)
+	if err != nil {
+		return err
+	}
+	sub, describe, err := a.sourceApp(cmd, src)
+	if err != nil {
+		return err
+	}
+	if sub.g.dir != "" {
+		s, serr := os.Stat(sub.g.dir)
+		d, derr := os.Stat(dir)
+		if serr == nil && derr == nil && os.SameFile(s, d) {
+			return usagef("--from %s is the twin's own --dir", textfmt.Printable(src))
+		}
+	}
+	ctx := cmd.Context()
+	l, cfg, err := sub.g.loader()
+	if err != nil {
+		return err
+	}
+	if describe == "" {
+		describe = l.Container.Describe()
+	} else if sub.context != "" {
+		describe += " (" + l.Container.Describe() + ")"
+	}
+	snap, err := l.List(ctx)
+	if err != nil {
+		return couldNotLook(ctx, err)
+	}
+	blobs := make([]store.BlobInfo, 0, len(snap.Items))
+	var subs []string
+	seen := map[string]bool{}
+	for i := range snap.Items {
+		it := &snap.Items[i]
+		blobs = append(blobs, it.BlobInfo)
+		if s := it.Parsed.Subscription; s != "" && !seen[s] && it.Refused == "" {
+			seen[s] = true
+			subs = append(subs, s)
+		}
+	}
+	sort.Strings(subs)
+	ready := cfg.Readiness(snap.Items, snap.Now)
+	wit := readWitness(ctx, sub.witnessOf(ctx), snap.Now)
+	script := twin.Infer(subs, ready, wit)
+	progress := a.copyProgress(len(blobs))
+	tw, err := twin.StartFrom(ctx, dir, twin.From{Source: l.Container, Describe: describe, Blobs: blobs, Now: snap.Now, Config: cfg,
+		Script: script, Progress: progress.add})
+	progress.done()
+	if err != nil {
+		if wasInterrupted(ctx) {
+			return exitCode{code: exitInterrupted, err: err}
+		}
+		return err
+	}
+	defer tw.Close()
+	if asJSON {
+		return writeJSON(a.io.out, twinStartJSON{Dir: tw.Place().Dir, Source: describe, Blobs: progress.n, Bytes: progress.bytes,
+			Clock: rfc3339(tw.Now()), Script: scriptJSONOf(tw)})
+	}
+	fmt.Fprintf(a.io.out, "twin of %s started in %s: %d blob(s) (%s) copied; its clock stands at %s, the source's service time\n",
+		textfmt.Printable(describe), textfmt.Printable(tw.Place().Dir), progress.n, textfmt.Bytes(progress.bytes), tw.Now().Format(time.RFC3339))
+	fmt.Fprintln(a.io.out, "the script, inferred from the evidence (twin script set changes it):")
+	writeScript(a.io.out, scriptJSONOf(tw))
+	return nil
+}
+
+// copyProgress counts a twin's copy and, on a terminal, shows it as a bar on one line.
+type copyProgress struct {
+	w        io.Writer
+	total    int
+	n        int
+	bytes    int64
+	terminal bool
+	last     time.Time
+}
+
+func (a *app) copyProgress(total int) *copyProgress {
+	f, ok := a.io.err.(*os.File)
+	return &copyProgress{w: a.io.err, total: total, terminal: ok && isatty.IsTerminal(f.Fd())}
+}
+
+func (p *copyProgress) add(c store.Copied) {
+	if c.Err == nil {
+		p.n++
+		p.bytes += c.Size
+	}
+	if p.terminal && (time.Since(p.last) > 100*time.Millisecond || p.n == p.total) {
+		p.last = time.Now()
+		const width = 30
+		filled := width
+		if p.total > 0 {
+			filled = width * p.n / p.total
+		}
+		fmt.Fprintf(p.w, "\rcopying [%s%s] %d/%d blob(s), %s", strings.Repeat("█", filled), strings.Repeat("░", width-filled), p.n, p.total, textfmt.Bytes(p.bytes))
+	}
+}
+
+func (p *copyProgress) done() {
+	if p.terminal {
+		fmt.Fprintln(p.w)
+	}
+}
+
+type twinStartJSON struct {
+	Dir    string       `json:"dir"`
+	Source string       `json:"source"`
+	Blobs  int          `json:"blobs"`
+	Bytes  int64        `json:"bytes"`
+	Clock  string       `json:"clock"`
+	Script []windowJSON `json:"script"`
+}
+
+// scriptJSONOf is the twin's script as status, script show and start print it: every window, in time order; a
+// window without end is "until further notice" (to empty).
+func scriptJSONOf(tw *twin.Twin) []windowJSON {
+	st, sc := tw.State(), tw.Script()
+	out := []windowJSON{}
+	for _, w := range sc.Windows {
+		to := ""
+		if w.To != twin.UntilFurtherNotice {
+			to = rfc3339(st.Start.Add(w.To))
+		}
+		out = append(out, windowJSON{Who: w.Sub, From: rfc3339(st.Start.Add(w.From)), To: to, Outcome: w.Outcome, Status: w.Status, Why: w.Why,
+			Now: !tw.Now().Before(st.Start.Add(w.From)) && (w.To == twin.UntilFurtherNotice || tw.Now().Before(st.Start.Add(w.To)))})
+	}
+	sort.SliceStable(out, func(i, j int) bool { return out[i].From < out[j].From })
+	return out
+}
+
+func writeScript(w io.Writer, script []windowJSON) {
+	if len(script) == 0 {
+		fmt.Fprintln(w, "  every handler and the replay up")
+	}
+	for _, s := range script {
+		mark := " "
+		if s.Now {
+			mark = "▶"
+		}
+		to := s.To
+		if to == "" {
+			to = "until further notice"
+		}
+		status := ""
+		if s.Status != 0 {
+			status = " " + strconv.Itoa(s.Status)
+		}
+		fmt.Fprintf(w, "  %s %s → %s  %-18s down: %s%s (%s)\n", mark, s.From, to, textfmt.Printable(s.Who), s.Outcome, status, textfmt.Printable(s.Why))
+	}
+}
+
+// twinScriptCmd edits and shows the twin's script: who is down, from when, until when, with what status.
+func (a *app) twinScriptCmd() *cobra.Command {
+	cmd := &cobra.Command{
+		Use:   "script set|show",
+		Short: "the twin's script: which handlers are down, when, with what status — shown and changed",
+		Args:  cobra.NoArgs,
+	}
+	cmd.AddCommand(a.twinScriptSetCmd(), a.twinScriptShowCmd())
+	return cmd
+}
+
+func (a *app) twinScriptShowCmd() *cobra.Command {
+	var out outputFlag
+	cmd := &cobra.Command{
+		Use:     "show --dir D [-o json]",
+		Short:   "the twin's script, ▶ marking what is down now",
+		Example: `  deadletter twin script show --dir ./rehearsal`,
+		Args:    cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			asJSON, err := out.asJSON(cmd)
+			if err != nil {
+				return err
+			}
+			dir, err := a.twinDir()
+			if err != nil {
+				return err
+			}
+			tw, err := twin.Peek(dir)
+			if err != nil {
+				return err
+			}
+			script := scriptJSONOf(tw)
+			if asJSON {
+				return writeJSON(a.io.out, map[string]any{"clock": rfc3339(tw.Now()), "script": script})
+			}
+			fmt.Fprintf(a.io.out, "twin clock at %s\n", tw.Now().Format(time.RFC3339))
+			writeScript(a.io.out, script)
+			return nil
+		},
+	}
+	out.register(cmd)
+	return cmd
+}
+
+// parseTwinTime reads a time of the script: RFC 3339, "now", or +DURATION from the twin's clock.
+func parseTwinTime(flag, s string, now time.Time) (time.Time, error) {
+	switch {
+	case s == "" || s == "now":
+		return now, nil
+	case strings.HasPrefix(s, "+"):
+		d, err := textfmt.ParseDuration(s[1:])
+		if err != nil || d < 0 {
+			return time.Time{}, usagef("--%s %s: want a time (2026-05-01T12:00:00Z), now, or +DURATION from the twin's clock (+30m)", flag, s)
+		}
+		return now.Add(d), nil
+	}
+	t, err := time.Parse(time.RFC3339, s)
+	if err != nil {
+		return time.Time{}, usagef("--%s %s: want a time (2026-05-01T12:00:00Z), now, or +DURATION from the twin's clock (+30m)", flag, s)
+	}
+	return t, nil
+}
+
+func (a *app) twinScriptSetCmd() *cobra.Command {
+	var at, until string
+	var status int
+	var out outputFlag
+	cmd := &cobra.Command{
+		Use:   "set SUB down|up --dir D [--at T] [--until T] [--status N]",
+		Short: "bring a handler (or the replay) down with a status, or up, from a time until a time",
+		Long: `set changes the twin's script. SUB is a subscription of the twin (in any case) or replay. down makes every
+delivery to it fail with --status (503 unless given; 0 is a timeout; 400, 403 and 413 dead-letter at once) from
+--at until --until; up makes it answer again over that stretch. T is a time (RFC 3339), now, or +DURATION from the
+twin's clock; --at defaults to now and --until to further notice.`,
+		Example: `  deadletter twin script set webhooks up --at +30m --dir ./rehearsal
+  deadletter twin script set friend-requests down --status 500 --until +2h --dir ./rehearsal
+  deadletter twin script set replay down --at +10m --until +1h --dir ./rehearsal`,
+		Args: cobra.ExactArgs(2),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			asJSON, err := out.asJSON(cmd)
+			if err != nil {
+				return err
+			}
+			dir, err := a.twinDir()
+			if err != nil {
+				return err
+			}
+			var down bool
+			switch strings.ToLower(args[1]) {
+			case "down":
+				down = true
+			case "up":
+			default:
+				return usagef("%s: want down or up", textfmt.Printable(args[1]))
+			}
+			if cmd.Flags().Changed("status") && !down {
+				return usagef("--status says how a handler fails: it goes with down")
+			}
+			if status != 0 && (status < 100 || status > 599) {
+				return usagef("--status %d: want an HTTP status (100–599), or 0 for a timeout", status)
+			}
+			tw, err := twin.Open(cmd.Context(), dir, "twin script set")
+			if err != nil {
+				return err
+			}
+			defer tw.Close()
+			now, start := tw.Now(), tw.State().Start
+			from, err := parseTwinTime("at", at, now)
+			if err != nil {
+				return err
+			}
+			to := start.Add(twin.UntilFurtherNotice)
+			if until != "" {
+				if to, err = parseTwinTime("until", until, now); err != nil {
+					return err
+				}
+			}
+			if from.Before(start) {
+				return usagef("--at %s is before the twin's start (%s)", from.Format(time.RFC3339), start.Format(time.RFC3339))
+			}
+			if !to.After(from) {
+				return usagef("--until must come after --at")
+			}
+			c := twin.Change{Who: args[0], Down: down, From: from.Sub(start), To: to.Sub(start), Status: status}
+			if until == "" {
+				c.To = twin.UntilFurtherNotice
+			}
+			if c, err = tw.ChangeScript(c); err != nil {
+				return usagef("%s", err)
+			}
+			word := "up"
+			if down {
+				word = fmt.Sprintf("down (%s", twin.OutcomeOf(c.Status))
+				if c.Status != 0 {
+					word += " " + strconv.Itoa(c.Status)
+				}
+				word += ")"
+			}
+			if asJSON {
+				return writeJSON(a.io.out, map[string]any{"clock": rfc3339(tw.Now()), "changed": c.Who, "script": scriptJSONOf(tw)})
+			}
+			end := "until further notice"
+			if until != "" {
+				end = "until " + to.Format(time.RFC3339)
+			}
+			fmt.Fprintf(a.io.out, "%s %s from %s %s\n", textfmt.Printable(c.Who), word, from.Format(time.RFC3339), end)
+			writeScript(a.io.out, scriptJSONOf(tw))
+			return nil
+		},
+	}
+	cmd.Flags().StringVar(&at, "at", "", "from when: a time, now, or +DURATION from the twin's clock (default now)")
+	cmd.Flags().StringVar(&until, "until", "", "until when: a time, or +DURATION from the twin's clock (default: until further notice)")
+	cmd.Flags().IntVar(&status, "status", 503, "the HTTP status a down handler answers (0: it times out)")
+	out.register(cmd)
+	return cmd
+}
+
+// diffJSON is twin diff's answer: per blob of the snapshot the twin opened on, what became of it.
+type diffJSON struct {
+	Clock  string         `json:"clock"`
+	Opened string         `json:"opened"`
+	Blobs  []diffBlobJSON `json:"blobs"`
+	Counts map[string]int `json:"counts"`
+}
+
+type diffBlobJSON struct {
+	Name text `json:"name"`
+	// Kind is the fate in a word: here (where it was, not stranded), stranded, replayed, quarantined, restored,
+	// lost (the lifecycle rule deleted it), gone (deleted otherwise).
+	Kind    string `json:"kind"`
+	Fate    text   `json:"fate"`
+	Where   text   `json:"where,omitempty"`
+	At      string `json:"at,omitempty"`
+	Changed bool   `json:"changed"`
+	// Actions are the operator's actions that led there, as their runs stamped the blob (drain, restore).
+	Actions []text `json:"actions"`
+}
+
+func (a *app) twinDiffCmd() *cobra.Command {
+	var out outputFlag
+	var all bool
+	cmd := &cobra.Command{
+		Use:   "diff --dir D [--all] [-o json]",
+		Short: "what became of each blob the twin opened on: replayed, back in quarantine, stranded again, lost — and which actions led there",
+		Long: `diff compares the rehearsal with the snapshot the twin opened on: for each blob it held then, where it is now
+(the rule every screen uses: replay.WhereIs) — replayed (archived, its events republished), back in quarantine,
+stranded again, restored, lost to the lifecycle rule — and the drains and restores that led there, by the run ids
+they stamped. Text shows the blobs whose fate changed (--all: every blob); JSON every blob.`,
+		Example: `  deadletter drain --dir ./rehearsal --yes && deadletter twin advance --dir ./rehearsal --by 3h
+  deadletter twin diff --dir ./rehearsal`,
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			asJSON, err := out.asJSON(cmd)
+			if err != nil {
+				return err
+			}
+			dir, err := a.twinDir()
+			if err != nil {
+				return err
+			}
+			d, err := a.twinDiff(cmd.Context(), dir)
+			if err != nil {
+				return err
+			}
+			if asJSON {
+				return writeJSON(a.io.out, d)
+			}
+			fmt.Fprintf(a.io.out, "the twin opened at %s; its clock is at %s\n", d.Opened, d.Clock)
+			for _, b := range d.Blobs {
+				if !all && b.Kind == "here" && !b.Changed {
+					continue
+				}
+				acts := "no action"
+				if len(b.Actions) > 0 {
+					var s []string
+					for _, x := range b.Actions {
+						s = append(s, string(x))
+					}
+					acts = strings.Join(s, "; ")
+				}
+				fmt.Fprintf(a.io.out, "%-11s %s\n            %s — %s\n", b.Kind, textfmt.Printable(string(b.Name)), textfmt.Printable(string(b.Fate)), textfmt.Printable(acts))
+			}
+			var kinds []string
+			for k, n := range d.Counts {
+				kinds = append(kinds, fmt.Sprintf("%d %s", n, k))
+			}
+			sort.Strings(kinds)
+			fmt.Fprintf(a.io.out, "%d blob(s): %s\n", len(d.Blobs), strings.Join(kinds, ", "))
+			return nil
+		},
+	}
+	cmd.Flags().BoolVar(&all, "all", false, "text: every blob, also those where they were and unchanged")
+	out.register(cmd)
+	return cmd
+}
+
+// twinDiff works out the fate of every blob of the twin's snapshot, on the container as every command sees it.
+func (a *app) twinDiff(ctx context.Context, dir string) (diffJSON, error) {
+	tw, err := twin.Peek(dir)
+	if err != nil {
+		return diffJSON{}, err
+	}
+	c, err := a.g.open()
+	if err != nil {
+		return diffJSON{}, err
+	}
+	cfg := tw.Config()
+	l := replay.NewLoader(c, cfg)
+	snap, err := l.List(ctx)
+	if err != nil {
+		return diffJSON{}, couldNotLook(ctx, err)
+	}
+	st := tw.State()
+	opened := st.Start.Add(tw.Script().Opens)
+	d := diffJSON{Clock: rfc3339(snap.Now), Opened: rfc3339(opened), Blobs: []diffBlobJSON{}, Counts: map[string]int{}}
+	seenActs := map[string]bool{}
+	err = tw.Snapshot(func(sb twin.SnapshotBlob) error {
+		bi := store.BlobInfo{Name: sb.Name, ETag: sb.ETag, Size: sb.Size, LastModified: sb.LastModified}
+		w, err := replay.WhereIs(ctx, snap, bi, opened)
+		if err != nil {
+			return err
+		}
+		b := diffBlobJSON{Name: text(sb.Name), Actions: []text{}}
+		if w.Kind != replay.WhereDeleted && w.Kind != replay.WhereHere {
+			b.Where, b.At = text(w.Name), rfc3339(w.At)
+		}
+		pane := replay.PaneLive
+		if i, ok := snap.Lookup(sb.Name); ok {
+			pane = snap.Items[i].Pane
+			b.Changed = snap.Items[i].ETag != sb.ETag
+		}
+		b.Fate = text(present.Fate(w, pane))
+		switch w.Kind {
+		case replay.WhereHere:
+			b.Kind = "here"
+			if pane == replay.PaneStranded {
+				b.Kind = "stranded"
+			}
+		case replay.WhereArchived:
+			b.Kind = "replayed"
+		case replay.WhereQuarantined:
+			b.Kind = "quarantined"
+		case replay.WhereRestored:
+			b.Kind = "restored"
+		default:
+			b.Kind, b.Changed = "gone", true
+			if !snap.Now.Before(cfg.ExpiresAt(sb.LastModified)) {
+				b.Kind, b.Fate = "lost", "lost to the lifecycle rule: deleted "+text(textfmt.Duration(cfg.Retention))+" after its Last-Modified, its events with it"
+			}
+		}
+		for _, n := range []string{sb.Name, w.Name, rootOf(w.Name)} {
+			if n == "" || seenActs[n] {
+				continue
+			}
+			seenActs[n] = true
+			for _, act := range tw.Acts(n) {
+				b.Actions = append(b.Actions, text(act.String()))
+			}
+		}
+		clear(seenActs)
+		d.Counts[b.Kind]++
+		d.Blobs = append(d.Blobs, b)
+		return nil
+	})
+	return d, err
+}
+
+// rootOf is the root blob a replay's copy was made of ("" for a root blob).
+func rootOf(name string) string {
+	for _, p := range []string{replay.ArchivedPrefix, replay.QuarantinePrefix} {
+		if r, ok := strings.CutPrefix(name, p); ok {
+			return r
+		}
+	}
+	return ""
+}
+
+func (a *app) twinRmCmd() *cobra.Command {
+	cmd := &cobra.Command{
+		Use:   "rm --dir D",
+		Short: "remove a twin: its directory and everything deadletter kept for it (only a directory it made as a twin)",
+		Long: `rm removes a twin deadletter made (twin start, or the demo's): its directory — production payloads, for a twin
+started --from a container — and its record, clock and state. Any other directory is refused and left as it is,
+whatever it holds; so is a twin another process is running.`,
+		Example: `  deadletter twin rm --dir ./rehearsal`,
+		Args:    cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			dir, err := a.twinDir()
+			if err != nil {
+				return err
+			}
+			if err := twin.Remove(dir); err != nil {
+				if made.IsNotMade(err) {
+					return exitCode{code: exitError, err: fmt.Errorf("%w: twin rm removes only a twin deadletter made; nothing removed", err)}
+				}
+				if errors.Is(err, made.ErrBusy) {
+					return exitCode{code: exitError, err: fmt.Errorf("%w: nothing removed", err)}
+				}
+				return err
+			}
+			fmt.Fprintf(a.io.out, "twin in %s removed\n", textfmt.Printable(dir))
+			return nil
+		},
+	}
+	return cmd
+}

@@ -1,0 +1,332 @@
+package twin
+
+import (
+	"bufio"
+	"container/heap"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"strings"
+	"time"
+
+	"github.com/deadletter/deadletter/internal/made"
+	"github.com/deadletter/deadletter/replay"
+	"github.com/deadletter/deadletter/store"
+	"github.com/deadletter/deadletter/store/dirstore"
+)
+
+// copyingFile marks a twin whose copy from its source is under way: a start --from that stopped (Ctrl-C, a lost
+// connection, kill -9) is resumed by the next one, which copies only what is not there yet.
+const copyingFile = "copying"
+
+// From is what a twin of a container starts from: the source as listed once (a snapshot), its service time, the
+// configuration it is judged by and the script its evidence implies (Infer).
+type From struct {
+	// Source is read only: listed blobs are read and copied, nothing is written to it.
+	Source store.Container
+	// Describe names the source for the twin's record: a context, a directory, an account and container — never
+	// a credential.
+	Describe string
+	// Blobs are the source's listing, in the order they are copied.
+	Blobs []store.BlobInfo
+	// Now is the source's service time when it was listed: the twin's clock starts there.
+	Now    time.Time
+	Config replay.Config
+	Script Script
+	// Progress is told of each blob as it is copied (or found copied by an earlier, interrupted start).
+	Progress func(store.Copied)
+}
+
+// copyChunk is how many blobs one call of the copy engine takes: the twin's memory is the listing and a chunk's
+// results, whatever the size of the container.
+const copyChunk = 512
+
+// StartFrom creates a twin of a container on an empty (or new) directory: a copy of every blob — name, bytes,
+// content type, metadata, index tags and Last-Modified, by the engine export uses (store.Copy) — then the twin's
+// state: its clock at the source's service time, stopped; every copied blob known to it; the root blobs still
+// inside the TTL on their trigger's way (as Event Grid still holds their BlobCreated); every event the blobs hold
+// outstanding; the script as inferred. The directory is the operator's only (0700, files 0600); the source's
+// credential is kept nowhere. An interrupted start is resumed by the next one on the same directory.
+func StartFrom(ctx context.Context, root string, f From) (*Twin, error) {
+	rules := RulesOf(f.Config)
+	if err := rules.check(); err != nil {
+		return nil, err
+	}
+	if err := f.Script.check(); err != nil {
+		return nil, fmt.Errorf("the inferred script: %w", err)
+	}
+	place, err := made.Find(root)
+	resume := false
+	switch {
+	case err == nil && place.Kind == made.Twin:
+		if _, serr := os.Stat(place.File(copyingFile)); serr != nil {
+			return nil, fmt.Errorf("%s already holds a twin (twin status shows it; twin rm removes it)", root)
+		}
+		resume = true
+	case err == nil:
+		return nil, fmt.Errorf("%s holds a %s deadletter made, not a twin: give twin start an empty or new directory", root, place.Kind)
+	case !made.IsNotMade(err):
+		return nil, err
+	}
+	d, err := dirstore.CreatePrivate(root)
+	if err != nil {
+		return nil, err
+	}
+	if err := os.Chmod(d.Root(), 0o700); err != nil {
+		return nil, err
+	}
+	if !resume {
+		if l, err := store.ListAll(ctx, d); err != nil {
+			return nil, err
+		} else if len(l.Blobs) > 0 {
+			return nil, fmt.Errorf("%s is not empty: a twin starts on an empty directory", root)
+		}
+		if place, err = made.Make(root, made.Twin); err != nil {
+			return nil, err
+		}
+	}
+	held, err := place.Lock("twin start --from")
+	if err != nil {
+		return nil, err
+	}
+	tw, err := startFrom(ctx, d, place, held, f, rules)
+	if err != nil {
+		held.Unlock()
+		return nil, err
+	}
+	return tw, nil
+}
+
+func startFrom(ctx context.Context, d *dirstore.Dir, place *made.Place, held *made.Held, f From, rules Rules) (*Twin, error) {
+	if err := made.WriteFile(place.File(copyingFile), []byte(f.Describe+"\n")); err != nil {
+		return nil, err
+	}
+	if err := copyFrom(ctx, d, f); err != nil {
+		return nil, err
+	}
+	now := f.Now.UTC().Truncate(time.Second)
+	script := f.Script
+	script.Opens = 0
+	tw := &Twin{root: d.Root(), place: place, held: held, dir: d, cfg: f.Config, script: script, st: State{Format: stateFormat,
+		Scenario: script.Name, Source: f.Describe, Start: now, Now: now, Rules: &rules,
+		NextPublish: map[string]time.Time{}, Batches: map[string][]deadLetter{}, BatchDue: map[string]time.Time{},
+		Known: map[string]known{}, Outstanding: map[string]bool{}, Violations: []string{}}}
+	tw.c = &recorder{Container: d, tw: tw}
+	d.SetClock(func() time.Time { return tw.st.Now })
+	tw.cfg.Handlers = f.Config.Handlers
+	if f.Config.Handlers != nil {
+		reg, err := json.MarshalIndent(f.Config.Handlers, "", "  ")
+		if err != nil {
+			return nil, err
+		}
+		if err := made.WriteFile(place.Register(), append(reg, '\n')); err != nil {
+			return nil, err
+		}
+	} else {
+		os.Remove(place.Register())
+	}
+	// What the twin knows: every blob, as copied. A root blob still inside the TTL has its BlobCreated on its way
+	// (Event Grid holds it until the hour from its write runs out); an older one's trigger is long gone.
+	err := d.List(ctx, "", func(p store.Page) error {
+		for _, bi := range p.Blobs {
+			tw.st.Known[bi.Name] = known{ETag: bi.ETag, LastModified: bi.LastModified}
+			if replay.Triggers(bi.Name) && now.Sub(bi.LastModified) < tw.cfg.TTL {
+				first := bi.LastModified
+				if first.After(now) {
+					first = now
+				}
+				tw.pushTrigger(bi.Name, now, first)
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	// Every event the blobs hold is outstanding: published before the snapshot, and in a blob now.
+	w, err := tw.whereabouts(ctx)
+	if err != nil {
+		return nil, err
+	}
+	for id := range w.inBlobs {
+		tw.st.Outstanding[id] = true
+		tw.st.Totals.Published++
+	}
+	if err := tw.writeSnapshot(ctx); err != nil {
+		return nil, err
+	}
+	if err := tw.save(dirstore.Clock{At: tw.st.Now, Wall: time.Now()}); err != nil {
+		return nil, err
+	}
+	if err := os.Remove(place.File(copyingFile)); err != nil && !errors.Is(err, fs.ErrNotExist) {
+		return nil, err
+	}
+	return tw, nil
+}
+
+// copyFrom copies the listing chunk by chunk with the one copy engine. A name the twin holds already was copied by
+// an interrupted start: its Last-Modified is put right (the step a kill may have cut short) and it counts as done.
+// Any blob not copied fails the start, naming the first; the next start resumes.
+func copyFrom(ctx context.Context, d *dirstore.Dir, f From) error {
+	failed, first := 0, ""
+	for i := 0; i < len(f.Blobs); i += copyChunk {
+		chunk := f.Blobs[i:min(i+copyChunk, len(f.Blobs))]
+		res, err := store.Copy(ctx, d, f.Source, chunk, store.CopyOptions{Check: dirstore.PortableName})
+		if err != nil {
+			return err
+		}
+		for j, c := range res {
+			if errors.Is(c.Err, store.ErrAlreadyExists) {
+				c.Err = resumeOne(ctx, d, chunk[j])
+				c.Size = chunk[j].Size
+			}
+			if c.Err != nil && !errors.Is(c.Err, store.ErrRefused) {
+				failed++
+				if first == "" {
+					first = fmt.Sprintf("%s: %v", c.Name, c.Err)
+				}
+			}
+			if f.Progress != nil {
+				f.Progress(c)
+			}
+		}
+		if err := ctx.Err(); err != nil {
+			return fmt.Errorf("the copy was interrupted (the same twin start --from resumes it): %w", err)
+		}
+	}
+	if failed > 0 {
+		return fmt.Errorf("%d blob(s) not copied (the same twin start --from resumes): first, %s", failed, first)
+	}
+	return nil
+}
+
+// resumeOne takes a blob an interrupted start copied: the same size as the source's, its Last-Modified the
+// source's again.
+func resumeOne(ctx context.Context, d *dirstore.Dir, src store.BlobInfo) error {
+	got, err := d.Stat(ctx, src.Name)
+	if err != nil {
+		return err
+	}
+	if src.Size != 0 && got.Size != src.Size {
+		return fmt.Errorf("the twin holds %d bytes under this name, the source %d", got.Size, src.Size)
+	}
+	if !src.LastModified.IsZero() && !got.LastModified.Equal(src.LastModified) {
+		return d.Backdate(ctx, src.Name, src.LastModified)
+	}
+	return nil
+}
+
+// pushTrigger puts a BlobCreated on its way to the replay, due at due, its hour counted from first.
+func (tw *Twin) pushTrigger(name string, due, first time.Time) {
+	heap.Push(&tw.st.Queue, &pending{Due: due, Sub: ReplayFunction, Blob: name, First: first})
+}
+
+// SnapshotBlob is one blob of the twin as its rehearsal opened.
+type SnapshotBlob struct {
+	Name         string    `json:"name"`
+	ETag         string    `json:"etag"`
+	Size         int64     `json:"size"`
+	LastModified time.Time `json:"lastModified"`
+}
+
+// writeSnapshot records the blobs the twin holds now, one a line: what twin diff compares the rehearsal with.
+func (tw *Twin) writeSnapshot(ctx context.Context) error {
+	if tw.place == nil {
+		return nil
+	}
+	path := tw.place.File(snapshotFile)
+	tmp, err := os.CreateTemp(filepath.Dir(path), ".snapshot-*")
+	if err != nil {
+		return err
+	}
+	defer os.Remove(tmp.Name())
+	w := bufio.NewWriter(tmp)
+	enc := json.NewEncoder(w)
+	err = tw.dir.List(ctx, "", func(p store.Page) error {
+		for _, bi := range p.Blobs {
+			if err := enc.Encode(SnapshotBlob{Name: bi.Name, ETag: bi.ETag, Size: bi.Size, LastModified: bi.LastModified}); err != nil {
+				return err
+			}
+		}
+		return nil
+	})
+	if err == nil {
+		err = w.Flush()
+	}
+	if err == nil {
+		err = tmp.Sync()
+	}
+	if cerr := tmp.Close(); err == nil {
+		err = cerr
+	}
+	if err != nil {
+		return err
+	}
+	return os.Rename(tmp.Name(), path)
+}
+
+// Snapshot calls f with each blob the twin held when its rehearsal opened, in name order.
+func (tw *Twin) Snapshot(f func(SnapshotBlob) error) error {
+	file, err := os.Open(tw.place.File(snapshotFile))
+	if errors.Is(err, fs.ErrNotExist) {
+		return fmt.Errorf("the twin of %s keeps no snapshot of its opening (made by an older deadletter: twin rm and start it again)", tw.root)
+	}
+	if err != nil {
+		return err
+	}
+	defer file.Close()
+	dec := json.NewDecoder(bufio.NewReader(file))
+	for {
+		var b SnapshotBlob
+		if err := dec.Decode(&b); errors.Is(err, io.EOF) {
+			return nil
+		} else if err != nil {
+			return fmt.Errorf("%s: %w", tw.place.File(snapshotFile), err)
+		}
+		if err := f(b); err != nil {
+			return err
+		}
+	}
+}
+
+// ChangeScript is the one place a twin's script is changed (twin script set, the dashboard): the change is
+// applied to the script (Script.Apply) and the twin saved, its clock stopped where it stands. It returns the
+// change as applied (Who in the script's spelling).
+func (tw *Twin) ChangeScript(c Change) (Change, error) {
+	script := tw.script
+	script.Windows = append([]Window(nil), script.Windows...)
+	c, err := script.Apply(c)
+	if err != nil {
+		return c, err
+	}
+	tw.script = script
+	return c, tw.save(dirstore.Clock{At: tw.st.Now, Wall: time.Now()})
+}
+
+// Remove deletes a twin: its directory and everything deadletter kept for it. Only a directory deadletter
+// recorded making as a twin (or the demo's) is removed, and only while no process runs it; anything else is
+// refused, its files left.
+func Remove(root string) error {
+	p, err := Find(root)
+	if err != nil {
+		return err
+	}
+	if strings.TrimSpace(p.Dir) == "" || filepath.Dir(p.Dir) == p.Dir {
+		return fmt.Errorf("refusing to remove %q", p.Dir)
+	}
+	held, err := p.Lock("twin rm")
+	if err != nil {
+		return err
+	}
+	err = os.RemoveAll(p.Dir)
+	held.Unlock()
+	if err != nil {
+		return err
+	}
+	return p.Forget()
+}
