@@ -82,9 +82,9 @@ func TestADamagedStateNamesTheField(t *testing.T) {
 		"script: windows[0].sub \"nope\"": edit(func(m map[string]any) {
 			m["script"].(map[string]any)["windows"].([]any)[0].(map[string]any)["sub"] = "nope"
 		}),
-		"rules.ttl": edit(func(m map[string]any) { m["rules"].(map[string]any)["ttl"] = -1 }),
-		"state.json":             []byte(`{"format":1,`),
-		"queue[0].due":           edit(func(m map[string]any) { q0(m)["due"] = "soon" }),
+		"rules.ttl":    edit(func(m map[string]any) { m["rules"].(map[string]any)["ttl"] = -1 }),
+		"state.json":   []byte(`{"format":1,`),
+		"queue[0].due": edit(func(m map[string]any) { q0(m)["due"] = "soon" }),
 	} {
 		writeState(t, tw, body)
 		_, err := Open(context.Background(), tw.root, "test")
