@@ -1,0 +1,220 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"reflect"
+	"sort"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/deadletter/deadletter/store"
+	"github.com/deadletter/deadletter/store/storetest"
+)
+
+// failingOf is what report says of the readiness: the subscriptions failing.
+func failingOf(t *testing.T, args ...string) []string {
+	t.Helper()
+	var r struct {
+		Readiness []struct {
+			Subscription string `json:"subscription"`
+			Failing      bool   `json:"failing"`
+		} `json:"readiness"`
+	}
+	if err := json.Unmarshal([]byte(mustRun(t, append([]string{"report", "--format", "json"}, args...)...)), &r); err != nil {
+		t.Fatal(err)
+	}
+	out := []string{}
+	for _, x := range r.Readiness {
+		if x.Failing {
+			out = append(out, x.Subscription)
+		}
+	}
+	sort.Strings(out)
+	return out
+}
+
+// downOf is what twin script show says is down now, until further notice.
+func downOf(t *testing.T, dir string) []string {
+	t.Helper()
+	var s struct {
+		Script []windowJSON `json:"script"`
+	}
+	if err := json.Unmarshal([]byte(mustRun(t, "twin", "script", "show", "--dir", dir, "-o", "json")), &s); err != nil {
+		t.Fatal(err)
+	}
+	out := []string{}
+	for _, w := range s.Script {
+		if w.Now && w.To == "" {
+			out = append(out, w.Who)
+		}
+	}
+	sort.Strings(out)
+	return out
+}
+
+// sameListing compares two ls --json listings blob by blob: names, sizes, Last-Modified, panes and what the
+// payloads say; the ages differ by exactly the time between the two clocks.
+func sameListing(t *testing.T, src, tw lsOut) {
+	t.Helper()
+	if len(src.Blobs) == 0 || len(src.Blobs) != len(tw.Blobs) {
+		t.Fatalf("the source lists %d blobs, the twin %d", len(src.Blobs), len(tw.Blobs))
+	}
+	srcNow, _ := time.Parse(time.RFC3339, src.Now)
+	twNow, _ := time.Parse(time.RFC3339, tw.Now)
+	drift := srcNow.Sub(twNow).Seconds()
+	for i := range src.Blobs {
+		a, b := src.Blobs[i], tw.Blobs[i]
+		if d := a["ageSeconds"].(float64) - b["ageSeconds"].(float64); d < drift-1 || d > drift+1 {
+			t.Errorf("%s: age %v in the source, %v in the twin, clocks %s apart", a["name"], a["ageSeconds"], b["ageSeconds"], srcNow.Sub(twNow))
+		}
+		for _, k := range []string{"ageSeconds", "expiring", "expiresAt"} {
+			delete(a, k)
+			delete(b, k)
+		}
+		if !reflect.DeepEqual(a, b) {
+			t.Fatalf("blob %d differs:\nsource %v\ntwin   %v", i, a, b)
+		}
+	}
+}
+
+// twin start --from a seeded Azurite container: the twin lists as the source does (names, sizes, ages, panes,
+// verdicts — its register copied), the source's ETags are unchanged, the twin is the operator's only (0700) and
+// keeps no credential, and the inferred script marks down exactly what the readiness says is failing.
+func TestTwinFromAzurite(t *testing.T) {
+	cs := storetest.AzuriteConnectionString(t)
+	az := storetest.Azure(t)
+	container := strings.TrimPrefix(az.Describe(), "devstoreaccount1/")
+	reg := filepath.Join(t.TempDir(), "handlers.json")
+	src := []string{"--connection-string", cs, "--container", container, "--handlers", reg}
+	mustRun(t, append([]string{"seed", "--count", "12", "--register-out", reg}, src...)...)
+	etags := func() map[string]string {
+		l, err := store.ListAll(context.Background(), az)
+		if err != nil {
+			t.Fatal(err)
+		}
+		m := map[string]string{}
+		for _, b := range l.Blobs {
+			m[b.Name] = b.ETag
+		}
+		return m
+	}
+	before := etags()
+	dir := filepath.Join(t.TempDir(), "twin")
+	var started twinStartJSON
+	out := mustRun(t, "twin", "start", "--dir", dir, "--from", cs, "--container", container, "--handlers", reg, "-o", "json")
+	if err := json.Unmarshal([]byte(out), &started); err != nil {
+		t.Fatalf("%v\n%s", err, out)
+	}
+	if started.Blobs != len(before) {
+		t.Fatalf("copied %d blobs of %d", started.Blobs, len(before))
+	}
+	sameListing(t, lsJSONOf(t, src...), lsJSONOf(t, "--dir", dir))
+	if after := etags(); !reflect.DeepEqual(before, after) {
+		t.Fatal("the source's ETags changed: twin start --from wrote to it")
+	}
+	if fi, err := os.Stat(dir); err != nil || fi.Mode().Perm() != 0o700 {
+		t.Fatalf("the twin's directory: %v %v, want 0700", fi.Mode(), err)
+	}
+	status := mustRun(t, "twin", "status", "--dir", dir, "--json")
+	if strings.Contains(status, "Eby4vDM") || strings.Contains(status, "AccountKey") {
+		t.Fatal("twin status holds the source's key")
+	}
+	if got, want := downOf(t, dir), failingOf(t, src...); !reflect.DeepEqual(got, want) {
+		t.Fatalf("the inferred script has %v down, the readiness says %v failing", got, want)
+	}
+}
+
+// The question a twin answers: on a twin of the incident, webhooks brought up in half an hour, drain, three
+// hours on — twin diff names every drained blob's fate, and it is what show predicted before the drain
+// (replayed, quarantined, or — crashing — stranded again), the drain's run id beside it.
+func TestTwinFromDrainAdvanceDiff(t *testing.T) {
+	src := seeded(t)
+	dir := filepath.Join(t.TempDir(), "twin")
+	mustRun(t, "twin", "start", "--dir", dir, "--from", src)
+	sameListing(t, lsJSONOf(t, "--dir", src), lsJSONOf(t, "--dir", dir))
+	if got, want := downOf(t, dir), failingOf(t, "--dir", src); !reflect.DeepEqual(got, want) || len(want) == 0 {
+		t.Fatalf("the inferred script has %v down, the readiness says %v failing", got, want)
+	}
+	mustRun(t, "twin", "script", "set", "webhooks", "up", "--at", "+30m", "--dir", dir)
+	predicted := map[string]string{}
+	for _, b := range lsJSONOf(t, "--dir", dir, "--pane", "stranded").Blobs {
+		name := b["name"].(string)
+		var s struct {
+			Preview map[string]any `json:"preview"`
+		}
+		json.Unmarshal([]byte(mustRun(t, "show", name, "--json", "--dir", dir)), &s)
+		switch {
+		case s.Preview["crash"] != nil:
+			predicted[name] = "stranded"
+		case s.Preview["archiveName"] != nil:
+			predicted[name] = "replayed"
+		case s.Preview["quarantineName"] != nil:
+			predicted[name] = "quarantined"
+		default:
+			t.Fatalf("show predicts nothing of %s: %v", name, s.Preview)
+		}
+	}
+	var drained resultsJSON
+	// (exit 3: the blob the replay crashes on passed by, as every drain of all stranded blobs does)
+	json.Unmarshal([]byte(runExit(t, 3, "drain", "--yes", "--json", "--dir", dir)), &drained)
+	mustRun(t, "twin", "advance", "--by", "3h", "--dir", dir)
+	var d diffJSON
+	if err := json.Unmarshal([]byte(mustRun(t, "twin", "diff", "-o", "json", "--dir", dir)), &d); err != nil {
+		t.Fatal(err)
+	}
+	fates := map[string]diffBlobJSON{}
+	for _, b := range d.Blobs {
+		fates[string(b.Name)] = b
+	}
+	n, kinds := 0, map[string]bool{}
+	for _, r := range drained.Results {
+		if r.Outcome != "drained" {
+			continue
+		}
+		n++
+		name := string(r.Name)
+		f, ok := fates[name]
+		switch {
+		case !ok:
+			t.Fatalf("twin diff says nothing of drained %s", name)
+		case f.Kind != predicted[name]:
+			t.Errorf("%s: %s (%s); show predicted %s", name, f.Kind, f.Fate, predicted[name])
+		case len(f.Actions) == 0 || !strings.Contains(string(f.Actions[0]), "drain at"):
+			t.Errorf("%s: the drain that led there is not named: %v", name, f.Actions)
+		}
+		kinds[f.Kind] = true
+	}
+	if n == 0 || !kinds["replayed"] || !kinds["quarantined"] {
+		t.Fatalf("%d drained, fates %v: the incident should have both replayed and quarantined", n, kinds)
+	}
+}
+
+// twin rm removes a twin deadletter made, and refuses anything else, leaving it as it is.
+func TestTwinRm(t *testing.T) {
+	other := seeded(t)
+	out, errs, code := runCmd(t, "twin", "rm", "--dir", other)
+	if code == 0 || !strings.Contains(errs, "twin rm removes only a twin deadletter made") {
+		t.Fatalf("twin rm of a seeded directory: exit %d\n%s%s", code, out, errs)
+	}
+	plain := t.TempDir()
+	os.WriteFile(filepath.Join(plain, "keep.json"), []byte("[]"), 0o600)
+	if _, _, code := runCmd(t, "twin", "rm", "--dir", plain); code == 0 {
+		t.Fatal("twin rm removed a directory deadletter did not make")
+	}
+	if _, err := os.Stat(filepath.Join(plain, "keep.json")); err != nil {
+		t.Fatal("twin rm touched a directory it refused")
+	}
+	dir := filepath.Join(t.TempDir(), "twin")
+	mustRun(t, "twin", "start", "--dir", dir, "--from", other)
+	mustRun(t, "twin", "rm", "--dir", dir)
+	if _, err := os.Stat(dir); !os.IsNotExist(err) {
+		t.Fatalf("the twin is still there: %v", err)
+	}
+	if _, _, code := runCmd(t, "twin", "status", "--dir", dir); code == 0 {
+		t.Fatal("twin status after rm")
+	}
+}
