@@ -84,12 +84,16 @@ func ScriptOf(name string) (Script, error) {
 //   - a month ago the Function App was stopped for two hours (the budget guard): the replay was down with it, so
 //     the dead letters of that first hour found no replay within their trigger's hour — stranded ever since, and
 //     now a day from the lifecycle rule;
+//   - three days ago a bad deploy of the friend-requests handler answered 500 for four hours while the replay
+//     ran: its events went round the replay until the cap quarantined them (capped events, restorable now);
 //   - two days ago the storage ledger timed out for two hours: its dead letters are quarantined (no function
 //     claims storage's event type);
 //   - yesterday evening the Function App was stopped again, for three hours: more stranded dead letters, of
 //     every subscription;
-//   - since it came back the webhook handler answers 404 (its URL changed) and the push-notification service is
-//     busy; a buggy publisher sent a thread reply the schema refuses and one nested too deep to serialize.
+//   - since it came back the webhook handler answers 404 (its URL changed; its events are not idempotent), and
+//     the push-notification service is busy until three hours after the opening (its events are idempotent: a
+//     drain before then dead-letters them again, one attempt further on); a buggy publisher sent a thread reply
+//     the schema refuses and one nested too deep to serialize.
 //
 // replayStopped adds the replay being stopped again just after the rehearsal opens: what STALLED looks like,
 // and then stranded.
@@ -109,11 +113,12 @@ func incident(replayStopped bool) Script {
 		Windows: []Window{
 			{Sub: AllHandlers, From: 0, To: 2 * time.Hour, Status: 503, Outcome: "Busy", Why: "the budget guard stopped the Function App"},
 			{Sub: ReplayFunction, From: 0, To: 2 * time.Hour, Status: 503, Outcome: "Busy", Why: "the budget guard stopped the Function App"},
+			{Sub: "friend-requests", From: at(-3 * day), To: at(-3*day + 4*time.Hour), Status: 500, Outcome: "InternalServerError", Why: "a bad deploy of the friend-requests handler (rolled back)"},
 			{Sub: "storage-ledger", From: at(-2 * day), To: at(-2*day + 2*time.Hour), Outcome: "TimedOut", Why: "the ledger's table timed out"},
 			{Sub: AllHandlers, From: at(-8 * time.Hour), To: at(-5 * time.Hour), Outcome: "TimedOut", Why: "the budget guard stopped the Function App again"},
 			{Sub: ReplayFunction, From: at(-8 * time.Hour), To: at(-5 * time.Hour), Outcome: "TimedOut", Why: "the budget guard stopped the Function App again"},
 			{Sub: "webhooks", From: at(-3 * time.Hour), To: at(2 * time.Hour), Status: 404, Outcome: "NotFound", Why: "the webhook endpoint's URL changed"},
-			{Sub: "push-notifications", From: at(-40 * time.Minute), To: at(20 * time.Minute), Status: 503, Outcome: "Busy", Why: "the push service is throttling"},
+			{Sub: "push-notifications", From: at(-40 * time.Minute), To: at(3 * time.Hour), Status: 503, Outcome: "Busy", Why: "the push service is throttling"},
 		},
 		Poison: []Poison{
 			{Sub: "thread-replies", At: at(-3 * time.Hour), Kind: "schema"},
