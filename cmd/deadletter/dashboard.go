@@ -177,6 +177,7 @@ type demoOptions struct {
 	dashboardOptions
 	scenario string
 	speed    float64
+	fresh    bool
 }
 
 func (a *app) demoCmd() *cobra.Command {
@@ -187,17 +188,20 @@ func (a *app) demoCmd() *cobra.Command {
 		Long: `demo starts a rehearsal twin of an incident (see deadletter twin) in one demo directory per user (under the
 user's cache directory, or --dir) and opens the dashboard on it with the twin's clock running — a minute a second
 by default. The estate keeps going while you act: drain the stranded blobs and watch the replay consume them,
-or dead-letter them again where a handler still fails. p pauses the clock. The directory is printed, so the
-twin can be looked at again (--dir) or run on (deadletter twin advance).`,
+or dead-letter them again where a handler still fails. p pauses the clock. Quit and run demo again: it resumes
+the rehearsal where you left it (its clock, drains, acks and script) and says so; --fresh starts over. The
+directory is printed, so the twin can be looked at again (--dir) or run on (deadletter twin advance).`,
 		Example: `  deadletter demo
+  deadletter demo --fresh                         # start the rehearsal over
   deadletter demo --speed 600                     # ten minutes a second
-  deadletter demo --scenario replay-stopped        # the replay stops just after it opens`,
+  deadletter demo --fresh --scenario replay-stopped # the replay stops just after it opens`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error { return a.runDemo(cmd, o) },
 	}
 	o.register(cmd)
 	cmd.Flags().StringVar(&o.scenario, "scenario", o.scenario, "the twin's script: "+strings.Join(twin.Scenarios, " or "))
 	cmd.Flags().Float64Var(&o.speed, "speed", o.speed, "how fast the twin's clock runs: twin seconds per second")
+	cmd.Flags().BoolVar(&o.fresh, "fresh", false, "start the rehearsal over (without it, demo resumes the one it left)")
 	cmd.RegisterFlagCompletionFunc("scenario", cobra.FixedCompletions(twin.Scenarios, cobra.ShellCompDirectiveNoFileComp))
 	return cmd
 }
@@ -231,11 +235,7 @@ func (a *app) runDemo(cmd *cobra.Command, o *demoOptions) error {
 	if err := a.needTerminal(); err != nil {
 		return err
 	}
-	if err := resetDemo(dir, old); err != nil {
-		return err
-	}
-	fmt.Fprintf(a.io.err, "starting the rehearsal twin in %s…\n", textfmt.Printable(dir))
-	tw, err := twin.Start(cmd.Context(), dir, made.Demo, o.scenario, 1, time.Now())
+	tw, err := a.openDemo(cmd, o, dir, old)
 	if err != nil {
 		return err
 	}
@@ -265,9 +265,47 @@ func (a *app) runDemo(cmd *cobra.Command, o *demoOptions) error {
 	if rerr := <-done; err == nil && rerr != nil && !errors.Is(rerr, context.Canceled) {
 		err = rerr
 	}
-	fmt.Fprintf(a.io.out, "the rehearsal is kept at %s (its clock stopped where you left it)\n  look again: deadletter --dir %s\n  run it on:  deadletter twin advance --dir %s --by 1h\n",
-		textfmt.Printable(dir), textfmt.Printable(dir), textfmt.Printable(dir))
+	fmt.Fprintf(a.io.out, "the rehearsal is kept at %s (its clock stopped where you left it)\n  resume it:  deadletter demo%s (--fresh starts over)\n  look again: deadletter --dir %s\n  run it on:  deadletter twin advance --dir %s --by 1h\n",
+		textfmt.Printable(dir), demoDirFlag(cmd, dir), textfmt.Printable(dir), textfmt.Printable(dir))
 	return err
+}
+
+// demoDirFlag is the --dir a demo was given, to say how to come back to it ("" for the default directory).
+func demoDirFlag(cmd *cobra.Command, dir string) string {
+	if f := cmd.Flag("dir"); f != nil && f.Changed {
+		return " --dir " + textfmt.Printable(dir)
+	}
+	return ""
+}
+
+// openDemo resumes the demo's twin the directory holds (old: the record of an earlier demo), or — with --fresh,
+// or when there is none — clears it and starts the scenario over. A twin another version made is upgraded as it
+// is opened, or refused with what to do.
+func (a *app) openDemo(cmd *cobra.Command, o *demoOptions, dir string, old *made.Place) (*twin.Twin, error) {
+	if old != nil && !o.fresh {
+		tw, err := twin.Open(cmd.Context(), dir, "demo")
+		switch {
+		case errors.Is(err, made.ErrBusy):
+			return nil, err
+		case err != nil:
+			return nil, fmt.Errorf("%w\n(the rehearsal kept there cannot be resumed: deadletter demo --fresh%s starts over)", err, demoDirFlag(cmd, dir))
+		}
+		if f := cmd.Flag("scenario"); f != nil && f.Changed && tw.Script().Name != o.scenario {
+			tw.Close()
+			return nil, usagef("the rehearsal kept in %s is the %s scenario: demo --fresh --scenario %s starts %s over", textfmt.Printable(dir), tw.Script().Name, o.scenario, o.scenario)
+		}
+		if r := tw.Repaired(); r != "" {
+			fmt.Fprintln(a.io.err, "note: "+r)
+		}
+		fmt.Fprintf(a.io.err, "resuming the rehearsal in %s where you left it: its clock at %s, your drains, acks and script kept (deadletter demo --fresh starts over)\n",
+			textfmt.Printable(dir), tw.Now().Format("2006-01-02 15:04:05Z"))
+		return tw, nil
+	}
+	if err := resetDemo(dir, old); err != nil {
+		return nil, err
+	}
+	fmt.Fprintf(a.io.err, "starting the rehearsal twin in %s…\n", textfmt.Printable(dir))
+	return twin.Start(cmd.Context(), dir, made.Demo, o.scenario, 1, time.Now())
 }
 
 // resetDemo empties the directory of an earlier demo — only one deadletter recorded as its demo (old), and only

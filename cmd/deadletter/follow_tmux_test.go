@@ -366,8 +366,9 @@ func TestOpenDetailFollowsTheTwinInTmux(t *testing.T) {
 	}
 }
 
-// kill -9 of the demo at a random moment, three times over one directory: each time the next demo clears the
-// killed one (its own, recorded), a drain acts on what it left, and twin status finds it balanced or repairs it.
+// kill -9 of the demo at a random moment, three times over one directory: each time the next demo resumes the
+// killed one (its own, recorded; repaired when it was killed mid-step), a drain acts on what it left, and twin
+// status finds it balanced or repairs it.
 func TestDemoSurvivesKillNineInTmux(t *testing.T) {
 	if _, err := os.Stat("/proc/self/task"); err != nil {
 		t.Skip("needs /proc to find the demo's process")

@@ -1,0 +1,64 @@
+package main
+
+import (
+	"encoding/json"
+	"fmt"
+	"path/filepath"
+	"testing"
+	"time"
+)
+
+// Quitting the demo and starting it again comes back where it was: the drain made in the first run is still
+// done (the stranded blobs it took are not stranded again), the twin's clock is not back at the opening, and the
+// twin is the same one; demo --fresh starts over, on the opening's stranded blobs.
+func TestDemoResumesAndFreshStartsOverInTmux(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), "demo")
+	tm := newTerm(t, 120, 40, binary(t), "demo", "--dir", dir, "--speed", "60")
+	s := tm.screen("REHEARSAL", "[1 Stranded", "▲CRASH 1")
+	before := strandedCount(t, s)
+	tm.keys("C-a", "d")
+	tm.screen(fmt.Sprintf("Drain %d stranded blob(s)?", before-1))
+	tm.keys("y")
+	tm.screen("Drain finished", fmt.Sprintf("%d drained", before-1))
+	tm.keys("Escape")
+	tm.keys("q")
+	if code := tm.exited(); code != 0 {
+		t.Fatalf("exit %d", code)
+	}
+	tm.screen("resume it:  deadletter demo --dir")
+	clock := func() time.Time {
+		var st struct {
+			Clock  string `json:"clock"`
+			Totals struct {
+				Published int `json:"published"`
+			} `json:"totals"`
+		}
+		json.Unmarshal([]byte(mustRun(t, "twin", "status", "--dir", dir, "--json")), &st)
+		c, _ := time.Parse(time.RFC3339, st.Clock)
+		return c
+	}
+	left := clock()
+
+	tm = newTerm(t, 120, 40, binary(t), "demo", "--dir", dir, "--speed", "60")
+	s = tm.screen("REHEARSAL", "[1 Stranded")
+	if n := strandedCount(t, s); n >= before-1 {
+		t.Fatalf("the demo started again on %d stranded (the first run drained %d of %d): its drain is gone\n%s", n, before-1, before, s)
+	}
+	tm.keys("q")
+	if code := tm.exited(); code != 0 {
+		t.Fatalf("exit %d", code)
+	}
+	if again := clock(); again.Before(left) {
+		t.Fatalf("the resumed rehearsal's clock went back from %s to %s", left, again)
+	}
+
+	tm = newTerm(t, 120, 40, binary(t), "demo", "--dir", dir, "--speed", "60", "--fresh")
+	s = tm.screen("REHEARSAL", "[1 Stranded", "▲CRASH 1")
+	if n := strandedCount(t, s); n != before {
+		t.Fatalf("demo --fresh opened on %d stranded, the first demo on %d\n%s", n, before, s)
+	}
+	tm.keys("q")
+	if code := tm.exited(); code != 0 {
+		t.Fatalf("exit %d", code)
+	}
+}
