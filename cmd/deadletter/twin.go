@@ -75,7 +75,11 @@ credential of the source; twin rm removes it.`,
 			if _, err := twin.ScriptOf(scen); err != nil {
 				return usagef("--scenario: %s", err)
 			}
-			tw, err := twin.Start(cmd.Context(), dir, made.Twin, scen, seed, time.Now())
+			// The estate's rules the command line gives (--ttl, --retention, --max-replays, --id-separator) are the
+			// twin's: it runs by them from now on.
+			cfg, r := twin.Config(), a.g.rules()
+			cfg.TTL, cfg.Retention, cfg.MaxReplays, cfg.Separator = r.TTL, r.Retention, r.MaxReplays, r.Separator
+			tw, err := twin.StartConfig(cmd.Context(), dir, made.Twin, scen, seed, time.Now(), cfg)
 			if err != nil {
 				return err
 			}
