@@ -83,6 +83,10 @@ func main() {
 		writeDir(*scaleWrite, *nScaleDir)
 		return
 	}
+	if *fromChild != "" {
+		twinFromReport(*fromChild)
+		return
+	}
 	if *smoke {
 		*nList, *nHydrate, *nDrain, *nRSS, *nRows, *rounds, *nScaleDir, *nScaleAzure = 300, 200, 200, 2000, 2000, 1, 3000, 300
 	}

@@ -20,6 +20,7 @@ import (
 	tea "github.com/charmbracelet/bubbletea"
 	"github.com/charmbracelet/lipgloss"
 	"github.com/deadletter/deadletter/internal/scenario"
+	"github.com/deadletter/deadletter/internal/twin"
 	"github.com/deadletter/deadletter/replay"
 	"github.com/deadletter/deadletter/store/dirstore"
 	"github.com/deadletter/deadletter/tui"
@@ -33,6 +34,7 @@ var (
 	scaleFrom   = flag.String("scale-from", "", "a directory of dead letters to open in the scale phase instead of writing -scale-dir blobs (investigating; -scale-write-only makes one)")
 	scaleWrite  = flag.String("scale-write-only", "", "write -scale-dir blobs into this directory and exit")
 	scaleChild  = flag.String("scale-child", "", "internal: open the dashboard on the directory and report its scale figures")
+	fromChild   = flag.String("twin-from-child", "", "internal: start a twin --from the directory and report its time and peak RSS")
 )
 
 // dashboard is the real dashboard driven without a terminal, as tea.Program drives it: every command runs in a
@@ -119,6 +121,10 @@ func phaseScale() []row {
 	must(err)
 	var f scaleFigures
 	must(json.Unmarshal(out, &f))
+	out, err = exec.Command(self, "-twin-from-child", dir).Output()
+	must(err)
+	var tf twinFromFigures
+	must(json.Unmarshal(out, &tf))
 	n := *nScaleDir
 	rows := []row{
 		{name: fmt.Sprintf("dir %d blobs: first row on screen", n), ours: secs(f.FirstRow), value: f.FirstRow.Seconds(), limit: 1, unit: "s"},
@@ -126,6 +132,8 @@ func phaseScale() []row {
 		{name: fmt.Sprintf("dir %d blobs: peak RSS, all listed", n), ours: fmt.Sprintf("%.0f MB", f.RSSMB), value: f.RSSMB, limit: 512, unit: "MB"},
 		{name: fmt.Sprintf("dashboard %d rows: cursor move (Update+View)", n), ours: fmt.Sprintf("%.3f ms", f.MoveMs), value: f.MoveMs, limit: 0.5, unit: "ms"},
 		{name: fmt.Sprintf("dashboard %d rows: View", n), ours: fmt.Sprintf("%.3f ms", f.ViewMs), value: f.ViewMs, limit: 0.5, unit: "ms"},
+		{name: fmt.Sprintf("twin start --from dir %d blobs: time", n), ours: secs(tf.Took)},
+		{name: fmt.Sprintf("twin start --from dir %d blobs: peak RSS", n), ours: fmt.Sprintf("%.0f MB", tf.RSSMB), value: tf.RSSMB, limit: 1024, unit: "MB"},
 	}
 	return append(rows, scaleAzure())
 }
@@ -225,4 +233,34 @@ func scaleAzure() row {
 	})
 	return row{name: fmt.Sprintf("azurite %d blobs: first row vs full raw listing", *nScaleAzure), ours: secs(first), raw: secs(rawList),
 		ratio: first.Seconds() / rawList.Seconds(), target: 0.25}
+}
+
+type twinFromFigures struct {
+	Took  time.Duration
+	RSSMB float64
+}
+
+// twinFromReport runs in a child process of its own, so its peak RSS is the twin's copy alone: twin start --from
+// the directory (listed once, its script inferred, every blob copied by the copy engine, the twin's state written)
+// into a directory of its own, its records in a state directory of its own.
+func twinFromReport(dir string) {
+	ctx := context.Background()
+	work, err := os.MkdirTemp("", "deadletter-twin-from-")
+	must(err)
+	defer os.RemoveAll(work)
+	must(os.Setenv("XDG_STATE_HOME", filepath.Join(work, "state")))
+	d, err := dirstore.Open(dir)
+	must(err)
+	cfg := replay.DefaultConfig()
+	cfg.Handlers = scenario.IncidentRegister
+	start := time.Now()
+	snap, err := replay.NewLoader(d, cfg).List(ctx)
+	must(err)
+	blobs, script := twin.SnapshotOf(snap, cfg, replay.WitnessReport{})
+	tw, err := twin.StartFrom(ctx, filepath.Join(work, "twin"), twin.From{Source: d, Describe: "directory " + dir, Blobs: blobs, Now: snap.Now,
+		Config: cfg, Script: script})
+	must(err)
+	tw.Close()
+	out, _ := json.Marshal(twinFromFigures{Took: time.Since(start), RSSMB: peakRSSMB()})
+	fmt.Println(string(out))
 }

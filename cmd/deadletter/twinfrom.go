@@ -153,21 +153,7 @@ func (a *app) startFrom(cmd *cobra.Command, dir, src string, out outputFlag) err
 	if err != nil {
 		return couldNotLook(ctx, err)
 	}
-	blobs := make([]store.BlobInfo, 0, len(snap.Items))
-	var subs []string
-	seen := map[string]bool{}
-	for i := range snap.Items {
-		it := &snap.Items[i]
-		blobs = append(blobs, it.BlobInfo)
-		if s := it.Parsed.Subscription; s != "" && !seen[s] && it.Refused == "" {
-			seen[s] = true
-			subs = append(subs, s)
-		}
-	}
-	sort.Strings(subs)
-	ready := cfg.Readiness(snap.Items, snap.Now)
-	wit := readWitness(ctx, sub.witnessOf(ctx), snap.Now)
-	script := twin.Infer(subs, ready, wit)
+	blobs, script := twin.SnapshotOf(snap, cfg, readWitness(ctx, sub.witnessOf(ctx), snap.Now))
 	progress := a.copyProgress(len(blobs))
 	tw, err := twin.StartFrom(ctx, dir, twin.From{Source: l.Container, Describe: describe, Blobs: blobs, Now: snap.Now, Config: cfg,
 		Script: script, Progress: progress.add})

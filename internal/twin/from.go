@@ -11,7 +11,9 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"sort"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/deadletter/deadletter/internal/made"
@@ -42,9 +44,31 @@ type From struct {
 	Progress func(store.Copied)
 }
 
-// copyChunk is how many blobs one call of the copy engine takes: the twin's memory is the listing and a chunk's
-// results, whatever the size of the container.
-const copyChunk = 512
+// SnapshotOf is what a twin of a container starts from, out of one listing of it: the blobs to copy, in the
+// listing's order, and the script the evidence implies (Infer: the subscriptions the listing names, their
+// readiness at the listing's time, and the witness's verdicts when there is one).
+func SnapshotOf(snap *replay.Snapshot, cfg replay.Config, wit replay.WitnessReport) ([]store.BlobInfo, Script) {
+	blobs := make([]store.BlobInfo, 0, len(snap.Items))
+	var subs []string
+	seen := map[string]bool{}
+	for i := range snap.Items {
+		it := &snap.Items[i]
+		blobs = append(blobs, it.BlobInfo)
+		if s := it.Parsed.Subscription; s != "" && !seen[s] && it.Refused == "" {
+			seen[s] = true
+			subs = append(subs, s)
+		}
+	}
+	sort.Strings(subs)
+	return blobs, Infer(subs, cfg.Readiness(snap.Items, snap.Now), wit)
+}
+
+// copyChunk is how many blobs one call of the copy engine takes: the twin's memory is the listing and the chunks'
+// results under way, whatever the size of the container.
+const copyChunk = 256
+
+// copyWorkers is how many chunks are copied at once.
+const copyWorkers = replay.DefaultConcurrency
 
 // StartFrom creates a twin of a container on an empty (or new) directory: a copy of every blob — name, bytes,
 // content type, metadata, index tags and Last-Modified, by the engine export uses (store.Copy) — then the twin's
@@ -169,37 +193,62 @@ func startFrom(ctx context.Context, d *dirstore.Dir, place *made.Place, held *ma
 	return tw, nil
 }
 
-// copyFrom copies the listing chunk by chunk with the one copy engine. A name the twin holds already was copied by
-// an interrupted start: its Last-Modified is put right (the step a kill may have cut short) and it counts as done.
+// copyFrom copies the listing chunk by chunk with the one copy engine, copyWorkers chunks at once (each write is
+// synced: one at a time a million blobs would take hours). A name the twin holds already was copied by an
+// interrupted start: its Last-Modified is put right (the step a kill may have cut short) and it counts as done.
 // Any blob not copied fails the start, naming the first; the next start resumes.
 func copyFrom(ctx context.Context, d *dirstore.Dir, f From) error {
+	var mu sync.Mutex
 	failed, first := 0, ""
-	for i := 0; i < len(f.Blobs); i += copyChunk {
-		chunk := f.Blobs[i:min(i+copyChunk, len(f.Blobs))]
-		res, err := store.Copy(ctx, d, f.Source, chunk, store.CopyOptions{Check: dirstore.PortableName})
-		if err != nil {
-			return err
-		}
-		for j, c := range res {
-			if errors.Is(c.Err, store.ErrAlreadyExists) {
-				c.Err = resumeOne(ctx, d, chunk[j])
-				c.Size = chunk[j].Size
-			}
-			if c.Err != nil && !errors.Is(c.Err, store.ErrRefused) {
-				failed++
-				if first == "" {
-					first = fmt.Sprintf("%s: %v", c.Name, c.Err)
+	chunks := make(chan []store.BlobInfo)
+	var wg sync.WaitGroup
+	var copyErr error
+	for range copyWorkers {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for chunk := range chunks {
+				res, err := store.Copy(ctx, d, f.Source, chunk, store.CopyOptions{Check: dirstore.PortableName})
+				if err != nil {
+					mu.Lock()
+					copyErr = err
+					mu.Unlock()
+					continue
+				}
+				for j, c := range res {
+					if errors.Is(c.Err, store.ErrAlreadyExists) {
+						c.Err = resumeOne(ctx, d, chunk[j])
+						c.Size = chunk[j].Size
+					}
+					mu.Lock()
+					if c.Err != nil && !errors.Is(c.Err, store.ErrRefused) {
+						failed++
+						if first == "" {
+							first = fmt.Sprintf("%s: %v", c.Name, c.Err)
+						}
+					}
+					if f.Progress != nil {
+						f.Progress(c)
+					}
+					mu.Unlock()
 				}
 			}
-			if f.Progress != nil {
-				f.Progress(c)
-			}
-		}
-		if err := ctx.Err(); err != nil {
-			return fmt.Errorf("the copy was interrupted (the same twin start --from resumes it): %w", err)
+		}()
+	}
+	for i := 0; i < len(f.Blobs) && ctx.Err() == nil; i += copyChunk {
+		select {
+		case chunks <- f.Blobs[i:min(i+copyChunk, len(f.Blobs))]:
+		case <-ctx.Done():
 		}
 	}
-	if failed > 0 {
+	close(chunks)
+	wg.Wait()
+	switch {
+	case ctx.Err() != nil:
+		return fmt.Errorf("the copy was interrupted (the same twin start --from resumes it): %w", ctx.Err())
+	case copyErr != nil:
+		return copyErr
+	case failed > 0:
 		return fmt.Errorf("%d blob(s) not copied (the same twin start --from resumes): first, %s", failed, first)
 	}
 	return nil
