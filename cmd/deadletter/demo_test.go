@@ -40,8 +40,10 @@ func namesOf(l lsOut) []string {
 //   - drained at the opening, the blobs whose handlers recovered are consumed within the twin's minutes
 //     (replayed), the webhook events are quarantined (not idempotent), the one nested too deep stays (it crashes
 //     the replay every time), and nothing raises STALLED;
-//   - drained while its handler still fails, an idempotent subscription's events (push-notifications) come back
+//   - drained while its handler still fails, an idempotent subscription's events (blob-deletions) come back
 //     an hour later, one attempt further on.
+//
+// (The subscription still failing is blob-deletions, its handler down until three hours after the opening.)
 func TestTheDemoTeachesWhatTheDocsSay(t *testing.T) {
 	dir := t.TempDir()
 	mustRun(t, "twin", "start", "--dir", dir)
@@ -59,16 +61,16 @@ func TestTheDemoTeachesWhatTheDocsSay(t *testing.T) {
 	}
 	target := string(restored.Results[0].Target)
 
-	push := namesOf(lsJSONOf(t, "--dir", dir, "--pane", "stranded", "--subscription", "PUSH-NOTIFICATIONS"))
-	if len(push) == 0 {
-		t.Fatal("no stranded push-notifications blob at the opening")
+	failing := namesOf(lsJSONOf(t, "--dir", dir, "--pane", "stranded", "--subscription", "BLOB-DELETIONS"))
+	if len(failing) == 0 {
+		t.Fatal("no stranded blob-deletions blob at the opening")
 	}
 	before := map[string]float64{}
 	existed := map[string]bool{}
-	for _, n := range namesOf(lsJSONOf(t, "--dir", dir, "--subscription", "PUSH-NOTIFICATIONS")) {
+	for _, n := range namesOf(lsJSONOf(t, "--dir", dir, "--subscription", "BLOB-DELETIONS")) {
 		existed[n] = true
 	}
-	for _, n := range push {
+	for _, n := range failing {
 		for id, a := range eventsOf(t, dir, n) {
 			before[id] = a
 		}
@@ -91,7 +93,7 @@ func TestTheDemoTeachesWhatTheDocsSay(t *testing.T) {
 		}
 		kinds[sub][b.Kind]++
 	}
-	for _, sub := range []string{"BLOB-DELETIONS", "FRIEND-REQUESTS"} {
+	for _, sub := range []string{"BLOB-DELETIONS", "FRIEND-REQUESTS", "PUSH-NOTIFICATIONS"} {
 		if k := kinds[sub]; k["replayed"] == 0 || len(k) != 1 {
 			t.Errorf("%s drained, a quarter of an hour on: %v (want every blob replayed)", sub, k)
 		}
@@ -114,7 +116,7 @@ func TestTheDemoTeachesWhatTheDocsSay(t *testing.T) {
 	mustRun(t, "twin", "advance", "--by", "75m", "--dir", dir)
 	// Back as a new dead letter (which the running replay takes at once: its archived copy shows it).
 	again := 0
-	for _, n := range namesOf(lsJSONOf(t, "--dir", dir, "--subscription", "PUSH-NOTIFICATIONS")) {
+	for _, n := range namesOf(lsJSONOf(t, "--dir", dir, "--subscription", "BLOB-DELETIONS")) {
 		if existed[n] || existed[rootOf(n)] {
 			continue
 		}
@@ -128,7 +130,7 @@ func TestTheDemoTeachesWhatTheDocsSay(t *testing.T) {
 		}
 	}
 	if again == 0 {
-		t.Fatal("an hour and a half after the drain, no push-notifications event came back one attempt further on")
+		t.Fatal("an hour and a half after the drain, no blob-deletions event came back one attempt further on")
 	}
 
 	mustRun(t, "twin", "advance", "--by", "30m", "--dir", dir)

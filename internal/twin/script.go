@@ -90,10 +90,11 @@ func ScriptOf(name string) (Script, error) {
 //     claims storage's event type);
 //   - yesterday evening the Function App was stopped again, for three hours: more stranded dead letters, of
 //     every subscription;
-//   - since it came back the webhook handler answers 404 (its URL changed; its events are not idempotent), and
-//     the push-notification service is busy until three hours after the opening (its events are idempotent: a
-//     drain before then dead-letters them again, one attempt further on); a buggy publisher sent a thread reply
-//     the schema refuses and one nested too deep to serialize.
+//   - since it came back the webhook handler answers 404 (its URL changed; its events are not idempotent), the
+//     push-notification service is busy until twenty minutes after the opening, and the blob-deletion handler
+//     fails from two hours before the opening until three hours after (its events are idempotent: a drain before
+//     then dead-letters them again, one attempt further on); a buggy publisher sent a thread reply the schema
+//     refuses and one nested too deep to serialize.
 //
 // replayStopped adds the replay being stopped again just after the rehearsal opens: what STALLED looks like,
 // and then stranded.
@@ -118,7 +119,8 @@ func incident(replayStopped bool) Script {
 			{Sub: AllHandlers, From: at(-8 * time.Hour), To: at(-5 * time.Hour), Outcome: "TimedOut", Why: "the budget guard stopped the Function App again"},
 			{Sub: ReplayFunction, From: at(-8 * time.Hour), To: at(-5 * time.Hour), Outcome: "TimedOut", Why: "the budget guard stopped the Function App again"},
 			{Sub: "webhooks", From: at(-3 * time.Hour), To: at(2 * time.Hour), Status: 404, Outcome: "NotFound", Why: "the webhook endpoint's URL changed"},
-			{Sub: "push-notifications", From: at(-40 * time.Minute), To: at(3 * time.Hour), Status: 503, Outcome: "Busy", Why: "the push service is throttling"},
+			{Sub: "push-notifications", From: at(-40 * time.Minute), To: at(20 * time.Minute), Status: 503, Outcome: "Busy", Why: "the push service is throttling"},
+			{Sub: "blob-deletions", From: at(-2 * time.Hour), To: at(3 * time.Hour), Status: 500, Outcome: "InternalServerError", Why: "the blob-deletion handler fails on a full queue"},
 		},
 		Poison: []Poison{
 			{Sub: "thread-replies", At: at(-3 * time.Hour), Kind: "schema"},
