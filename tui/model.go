@@ -34,6 +34,8 @@ type Options struct {
 	Banner func() string
 	// Pause, when set, is the p key: it pauses a rehearsal's clock or runs it again, and says which.
 	Pause func() string
+	// Rehearsal, when set, is a running twin's controls: t opens its screen (the script, the account, the clock).
+	Rehearsal Rehearsal
 	// Context is the config file's context the dashboard shows (in the header), when it runs in one.
 	Context string
 	// Switch, when set, is the : key: the dashboard closes to the summary of every context.

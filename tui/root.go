@@ -136,6 +136,13 @@ func (m *Model) rootScope() *scope {
 			return m.refresh()
 		}).footer())
 	}
+	if m.opt.Rehearsal != nil {
+		s.bindings = append(s.bindings, bind([]string{"t"}, "t", "rehearsal: its script, its account, its clock (pause, speed, jump ahead)", func() tea.Cmd {
+			ts := newTwinScreen(m.env(), m.opt.Rehearsal)
+			m.push(ts)
+			return ts.start()
+		}).footer())
+	}
 	return s
 }
 

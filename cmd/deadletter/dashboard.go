@@ -248,12 +248,17 @@ func (a *app) runDemo(cmd *cobra.Command, o *demoOptions) error {
 	err = a.openDashboard(cmd, &o.dashboardOptions, func(opt *tui.Options) {
 		opt.Banner = func() string {
 			now, paused := run.Now()
-			state := fmt.Sprintf("×%g", o.speed)
+			state := fmt.Sprintf("×%g", run.Speed())
 			if paused {
 				state = "PAUSED"
 			}
-			return fmt.Sprintf("REHEARSAL %s %s", now.Format("01-02 15:04"), state)
+			banner := fmt.Sprintf("REHEARSAL %s %s", now.Format("01-02 15:04"), state)
+			if f := run.FailingNow(); f != "" {
+				banner += " · failing: " + f // what the script has down now (t shows it all)
+			}
+			return banner
 		}
+		opt.Rehearsal = rehearsalControls{run: run}
 		opt.Pause = func() string {
 			if run.Toggle() {
 				return "the rehearsal's clock is paused (p runs it again)"

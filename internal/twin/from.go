@@ -347,6 +347,11 @@ func (tw *Twin) Snapshot(f func(SnapshotBlob) error) error {
 // applied to the script (Script.Apply) and the twin saved, its clock stopped where it stands. It returns the
 // change as applied (Who in the script's spelling).
 func (tw *Twin) ChangeScript(c Change) (Change, error) {
+	return tw.changeScript(c, dirstore.Clock{At: tw.st.Now, Wall: time.Now()})
+}
+
+// changeScript applies a change and saves the twin with its clock as clock (a running rehearsal's keeps running).
+func (tw *Twin) changeScript(c Change, clock dirstore.Clock) (Change, error) {
 	script := tw.script
 	script.Windows = append([]Window(nil), script.Windows...)
 	c, err := script.Apply(c)
@@ -354,7 +359,7 @@ func (tw *Twin) ChangeScript(c Change) (Change, error) {
 		return c, err
 	}
 	tw.script = script
-	return c, tw.save(dirstore.Clock{At: tw.st.Now, Wall: time.Now()})
+	return c, tw.save(clock)
 }
 
 // Remove deletes a twin: its directory and everything deadletter kept for it. Only a directory deadletter

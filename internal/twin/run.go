@@ -27,11 +27,12 @@ type Runner struct {
 	paused  bool
 	gen     int // bumped by Toggle: a tick that read the clock before it does not write its own over it
 	err     error
+	script  Script // the twin's script as last changed (control.go), read by the header without the step lock
 }
 
 // NewRunner makes a runner for the twin at speed (twin seconds per wall second).
 func NewRunner(tw *Twin, speed float64) *Runner {
-	return &Runner{tw: tw, speed: speed, tick: 250 * time.Millisecond}
+	return &Runner{tw: tw, speed: speed, tick: 250 * time.Millisecond, script: tw.script}
 }
 
 // lease is how long the clock file runs on without its runner: killed, the rehearsal stops a moment later.

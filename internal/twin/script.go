@@ -281,7 +281,7 @@ func OutcomeOf(status int) string {
 }
 
 // Down is the window a subscription's handler (or the replay) is down in at offset t (nil: up).
-func (s *Script) Down(who string, t time.Duration) *Window { return s.down(who, t) }
+func (s Script) Down(who string, t time.Duration) *Window { return s.down(who, t) }
 
 // Infer is the script the evidence of a container implies, for a twin of it: every subscription found (its
 // events published no more — the twin rehearses what the container holds), each down until further notice when

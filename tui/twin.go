@@ -1,0 +1,248 @@
+package tui
+
+import (
+	"context"
+	"fmt"
+	"time"
+
+	tea "github.com/charmbracelet/bubbletea"
+	"github.com/deadletter/deadletter/internal/textfmt"
+)
+
+// Rehearsal is a running rehearsal twin's controls (the demo passes its twin's): the t screen shows its clock,
+// script and account and changes them. Every method but Toggle may wait on the twin's step and runs in a command.
+type Rehearsal interface {
+	// Look reads the rehearsal as it stands, its account included.
+	Look(ctx context.Context) (RehearsalLook, error)
+	// Toggle pauses the clock or runs it again; it reports whether it is paused now. It does no I/O.
+	Toggle() bool
+	// SetSpeed runs the clock at speed (twin seconds per second) and returns the speed it took.
+	SetSpeed(speed float64) float64
+	// Jump runs the rehearsal ahead by d at once.
+	Jump(ctx context.Context, d time.Duration) error
+	// Change brings who (a subscription, or "replay") down with status until further notice, or up, from now.
+	Change(who string, down bool, status int) error
+}
+
+// RehearsalLook is the rehearsal as Look read it.
+type RehearsalLook struct {
+	Clock  time.Time
+	Speed  float64
+	Paused bool
+	// Script is every window of the script, in time order.
+	Script []RehearsalWindow
+	// Who are the subscriptions of the script, then "replay": what the screen can bring down or up.
+	Who []string
+	// Account is the account of every event, in one line; Balanced whether it adds up.
+	Account  string
+	Balanced bool
+	Source   string
+}
+
+// RehearsalWindow is one stretch of the script when a handler (or the replay) is down.
+type RehearsalWindow struct {
+	Who      string
+	From, To time.Time // To zero: until further notice
+	Status   int
+	Outcome  string
+	Why      string
+}
+
+// twinScreen is the t screen: the rehearsal's clock, its script and its account, with their keys.
+type twinScreen struct {
+	e      *env
+	r      Rehearsal
+	text   pager
+	look   RehearsalLook
+	err    string
+	cursor int
+	seq    int
+	keys   *scope
+}
+
+type twinLookMsg struct {
+	seq  int
+	look RehearsalLook
+	err  error
+}
+
+// twinDoneMsg is an action on the rehearsal finished: said on the status line, then looked at again.
+type twinDoneMsg struct {
+	said string
+	err  error
+}
+
+func newTwinScreen(e *env, r Rehearsal) *twinScreen {
+	ts := &twinScreen{e: e, r: r, text: newPager(e.st)}
+	ts.keys = &scope{name: "rehearsal", bindings: []binding{
+		bind([]string{"esc", "t"}, "esc", "back: close the rehearsal screen", func() tea.Cmd { return ts.e.send(closeMsg{}) }).footer(),
+		bind([]string{"p"}, "p", "pause the rehearsal's clock, or run it again", ts.toggle),
+		bind([]string{"+", "="}, "+", "faster: the clock at twice its speed", func() tea.Cmd { return ts.speed(2) }).footer(),
+		bind([]string{"-"}, "-", "slower: the clock at half its speed", func() tea.Cmd { return ts.speed(0.5) }).footer(),
+		bind([]string{"f"}, "f", "+15m: jump ahead 15 minutes", func() tea.Cmd { return ts.jump(15 * time.Minute) }).footer(),
+		bind([]string{"F"}, "F", "+1h: jump ahead an hour", func() tea.Cmd { return ts.jump(time.Hour) }),
+		bind([]string{"up", "k"}, "↑/k", "previous subscription", func() tea.Cmd { ts.move(-1); return nil }),
+		bind([]string{"down", "j"}, "↓/j", "next subscription", func() tea.Cmd { ts.move(1); return nil }),
+		bind([]string{"d"}, "d", "down: the chosen handler fails (503) from now, until further notice", func() tea.Cmd { return ts.change(true) }).footer(),
+		bind([]string{"u"}, "u", "up: the chosen handler answers from now", func() tea.Cmd { return ts.change(false) }).footer(),
+	}}
+	return ts
+}
+
+// start is the screen's first look.
+func (ts *twinScreen) start() tea.Cmd { return ts.refresh() }
+
+func (ts *twinScreen) refresh() tea.Cmd {
+	ts.seq++
+	seq, r, ctx := ts.seq, ts.r, ts.e.ctx
+	return func() tea.Msg {
+		l, err := r.Look(ctx)
+		return twinLookMsg{seq: seq, look: l, err: err}
+	}
+}
+
+func (ts *twinScreen) toggle() tea.Cmd {
+	said := "the rehearsal's clock runs again"
+	if ts.r.Toggle() {
+		said = "the rehearsal's clock is paused (p runs it again)"
+	}
+	return tea.Batch(ts.e.status(said), ts.refresh())
+}
+
+func (ts *twinScreen) speed(by float64) tea.Cmd {
+	r, want := ts.r, ts.look.Speed*by
+	if want <= 0 {
+		want = 60 * by
+	}
+	return func() tea.Msg {
+		got := r.SetSpeed(want)
+		return twinDoneMsg{said: fmt.Sprintf("the rehearsal's clock runs at ×%g", got)}
+	}
+}
+
+func (ts *twinScreen) jump(d time.Duration) tea.Cmd {
+	r, ctx := ts.r, ts.e.ctx
+	return func() tea.Msg {
+		err := r.Jump(ctx, d)
+		return twinDoneMsg{said: "the rehearsal jumped " + textfmt.Duration(d) + " ahead", err: err}
+	}
+}
+
+func (ts *twinScreen) move(by int) {
+	if n := len(ts.look.Who); n > 0 {
+		ts.cursor = (ts.cursor + by + n) % n
+	}
+}
+
+func (ts *twinScreen) change(down bool) tea.Cmd {
+	if ts.cursor >= len(ts.look.Who) {
+		return ts.e.status("no subscription to change yet")
+	}
+	r, who := ts.r, ts.look.Who[ts.cursor]
+	return func() tea.Msg {
+		err := r.Change(who, down, 503)
+		said := who + " up from now"
+		if down {
+			said = who + " down (503) from now, until further notice"
+		}
+		return twinDoneMsg{said: said, err: err}
+	}
+}
+
+func (ts *twinScreen) SetSize(w, h int) { ts.text.SetSize(w, h) }
+
+func (ts *twinScreen) Scope() *scope { return ts.keys }
+
+func (ts *twinScreen) Update(msg tea.Msg) (component, tea.Cmd) {
+	switch msg := msg.(type) {
+	case twinLookMsg:
+		if msg.seq == ts.seq {
+			ts.look, ts.err = msg.look, ""
+			if msg.err != nil {
+				ts.err = msg.err.Error()
+			}
+			ts.move(0)
+		}
+	case twinDoneMsg:
+		if msg.err != nil {
+			ts.e.post(statusMsg{text: msg.err.Error(), warn: true})
+		} else {
+			ts.e.post(statusMsg{text: msg.said})
+		}
+		return ts, ts.refresh()
+	case followMsg:
+		return ts, ts.refresh()
+	}
+	return ts, nil
+}
+
+func (ts *twinScreen) View() string {
+	off := ts.text.vp.YOffset
+	ts.text.setLines(ts.lines())
+	ts.text.vp.SetYOffset(off)
+	return ts.text.View()
+}
+
+// lines are the screen: the clock, the script, the subscriptions to bring down or up, the account.
+func (ts *twinScreen) lines() []string {
+	st, l := ts.e.st, ts.look
+	if l.Clock.IsZero() && ts.err == "" {
+		return []string{st.Title.Render("rehearsal"), "", "  reading the rehearsal…"}
+	}
+	state := fmt.Sprintf("×%g", l.Speed)
+	if l.Paused {
+		state = "PAUSED"
+	}
+	out := []string{st.Title.Render("rehearsal") + st.Dim.Render("   p pause · + faster · - slower · f +15m · F +1h · ↑↓ choose · d down · u up · esc close"), ""}
+	if l.Source != "" {
+		out = append(out, "  a twin of "+textfmt.Printable(l.Source))
+	}
+	out = append(out, fmt.Sprintf("  clock  %s  %s", l.Clock.UTC().Format("2006-01-02 15:04:05Z"), state), "",
+		st.Header.Render("script")+st.Dim.Render("  (▶ now)"))
+	if len(l.Script) == 0 {
+		out = append(out, "    every handler and the replay up")
+	}
+	for _, w := range l.Script {
+		mark := " "
+		if !l.Clock.Before(w.From) && (w.To.IsZero() || l.Clock.Before(w.To)) {
+			mark = "▶"
+		}
+		until := "until further notice"
+		if !w.To.IsZero() {
+			until = "until " + w.To.UTC().Format("01-02 15:04")
+		}
+		status := w.Outcome
+		if w.Status != 0 {
+			status = fmt.Sprintf("%d %s", w.Status, w.Outcome)
+		}
+		who := w.Who
+		if who == "*" {
+			who = "every handler"
+		}
+		out = append(out, fmt.Sprintf("  %s %-20s down %-22s from %s %s  %s", mark, textfmt.Printable(who), status,
+			w.From.UTC().Format("01-02 15:04"), until, st.Dim.Render(textfmt.Printable(w.Why))))
+	}
+	out = append(out, "", st.Header.Render("handlers now")+st.Dim.Render("  (↑↓ choose · d down · u up)"))
+	for i, who := range l.Who {
+		cur := " "
+		if i == ts.cursor {
+			cur = "▸"
+		}
+		now := "up"
+		for _, w := range l.Script {
+			if (w.Who == who || w.Who == "*" && who != "replay") && !l.Clock.Before(w.From) && (w.To.IsZero() || l.Clock.Before(w.To)) {
+				now = "DOWN " + w.Outcome
+			}
+		}
+		out = append(out, fmt.Sprintf("  %s %-20s %s", cur, textfmt.Printable(who), now))
+	}
+	acct := "account: " + l.Account
+	if !l.Balanced && l.Account != "" {
+		acct = st.Warn.Render(acct + " — does not balance")
+	}
+	out = append(out, "", acct)
+	if ts.err != "" {
+		out = append(out, st.Warn.Render("could not read the rehearsal: "+ts.err))
+	}
+	return out
+}

@@ -1,0 +1,90 @@
+package tui
+
+import (
+	"context"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+)
+
+// fakeRehearsal is a rehearsal's controls that record what the screen asked of them.
+type fakeRehearsal struct {
+	mu      sync.Mutex
+	look    RehearsalLook
+	calls   []string
+	looks   int
+	changed []string
+}
+
+func (f *fakeRehearsal) Look(context.Context) (RehearsalLook, error) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	f.looks++
+	return f.look, nil
+}
+
+func (f *fakeRehearsal) Toggle() bool {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	f.look.Paused = !f.look.Paused
+	f.calls = append(f.calls, "toggle")
+	return f.look.Paused
+}
+
+func (f *fakeRehearsal) SetSpeed(s float64) float64 {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	f.look.Speed = s
+	return s
+}
+
+func (f *fakeRehearsal) Jump(_ context.Context, d time.Duration) error {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	f.look.Clock = f.look.Clock.Add(d)
+	return nil
+}
+
+func (f *fakeRehearsal) Change(who string, down bool, status int) error {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	word := "up"
+	if down {
+		word = "down"
+	}
+	f.changed = append(f.changed, who+" "+word)
+	return nil
+}
+
+// t opens the rehearsal's screen: its clock, its script (▶ what is down now), the handlers to bring down or up,
+// the account; p, +, -, f and d/u act on the rehearsal and the screen shows the result; it fits its region.
+func TestTheRehearsalScreen(t *testing.T) {
+	mem, cfg := fixture(t, 10)
+	clock := fixedNow.Truncate(time.Second)
+	f := &fakeRehearsal{look: RehearsalLook{Clock: clock, Speed: 60, Who: []string{"webhooks", "friend-requests", "replay"},
+		Script: []RehearsalWindow{{Who: "webhooks", From: clock.Add(-time.Hour), To: clock.Add(time.Hour), Status: 404, Outcome: "NotFound", Why: "its URL changed"}},
+		Account: "100 published = 90 delivered + 2 on their way + 8 in blobs + 0 lost", Balanced: true}}
+	hs := newHarness(t, mem, cfg, 140, 36)
+	hs.lacks("t rehearsal") // no rehearsal, no t
+	hs = newHarness(t, mem, cfg, 140, 36, func(o *Options) { o.Rehearsal = f })
+	hs.shows("t rehearsal")
+	hs.press("t")
+	s := hs.shows("rehearsal", "×60", "▶ webhooks", "404 NotFound", "its URL changed", "▸ webhooks", "DOWN NotFound", "friend-requests      up",
+		"100 published = 90 delivered")
+	checkSize(t, "the rehearsal screen", s, 140, 36)
+	hs.press("+")
+	hs.shows("×120", "the rehearsal's clock runs at ×120")
+	hs.press("-", "-")
+	hs.shows("×30")
+	hs.press("f")
+	hs.shows(clock.Add(15*time.Minute).UTC().Format("15:04:05Z"), "jumped 15m ahead")
+	hs.press("p")
+	hs.shows("PAUSED")
+	hs.press("j", "d", "k", "u")
+	if got := strings.Join(f.changed, ", "); got != "friend-requests down, webhooks up" {
+		t.Fatalf("the screen changed the script: %s", got)
+	}
+	hs.press("<esc>")
+	hs.lacks("handlers now")
+}
