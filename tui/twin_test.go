@@ -63,7 +63,7 @@ func TestTheRehearsalScreen(t *testing.T) {
 	mem, cfg := fixture(t, 10)
 	clock := fixedNow.Truncate(time.Second)
 	f := &fakeRehearsal{look: RehearsalLook{Clock: clock, Speed: 60, Who: []string{"webhooks", "friend-requests", "replay"},
-		Script: []RehearsalWindow{{Who: "webhooks", From: clock.Add(-time.Hour), To: clock.Add(time.Hour), Status: 404, Outcome: "NotFound", Why: "its URL changed"}},
+		Script:  []RehearsalWindow{{Who: "webhooks", From: clock.Add(-time.Hour), To: clock.Add(time.Hour), Status: 404, Outcome: "NotFound", Why: "its URL changed"}},
 		Account: "100 published = 90 delivered + 2 on their way + 8 in blobs + 0 lost", Balanced: true}}
 	hs := newHarness(t, mem, cfg, 140, 36)
 	hs.lacks("t rehearsal") // no rehearsal, no t
