@@ -199,12 +199,35 @@ func (ts *twinScreen) lines() []string {
 	}
 	out = append(out, fmt.Sprintf("  clock  %s  %s", l.Clock.UTC().Format("2006-01-02 15:04:05Z"), state), "",
 		st.Header.Render("script")+st.Dim.Render("  (▶ now)"))
-	if len(l.Script) == 0 {
-		out = append(out, "    every handler and the replay up")
+	out = append(out, ts.scriptLines()...)
+	out = append(out, "", st.Header.Render("handlers now")+st.Dim.Render("  (↑↓ choose · d down · u up)"))
+	out = append(out, ts.handlerLines()...)
+	acct := "account: " + l.Account
+	if !l.Balanced && l.Account != "" {
+		acct = st.Warn.Render(acct + " — does not balance")
 	}
+	out = append(out, "", acct)
+	if ts.err != "" {
+		out = append(out, st.Warn.Render("could not read the rehearsal: "+ts.err))
+	}
+	return out
+}
+
+// downNow reports whether a window has who down at the clock's time.
+func (l RehearsalLook) downNow(w RehearsalWindow) bool {
+	return !l.Clock.Before(w.From) && (w.To.IsZero() || l.Clock.Before(w.To))
+}
+
+// scriptLines are the script's windows, ▶ marking those in force now.
+func (ts *twinScreen) scriptLines() []string {
+	l := ts.look
+	if len(l.Script) == 0 {
+		return []string{"    every handler and the replay up"}
+	}
+	var out []string
 	for _, w := range l.Script {
 		mark := " "
-		if !l.Clock.Before(w.From) && (w.To.IsZero() || l.Clock.Before(w.To)) {
+		if l.downNow(w) {
 			mark = "▶"
 		}
 		until := "until further notice"
@@ -220,9 +243,15 @@ func (ts *twinScreen) lines() []string {
 			who = "every handler"
 		}
 		out = append(out, fmt.Sprintf("  %s %-20s down %-22s from %s %s  %s", mark, textfmt.Printable(who), status,
-			w.From.UTC().Format("01-02 15:04"), until, st.Dim.Render(textfmt.Printable(w.Why))))
+			w.From.UTC().Format("01-02 15:04"), until, ts.e.st.Dim.Render(textfmt.Printable(w.Why))))
 	}
-	out = append(out, "", st.Header.Render("handlers now")+st.Dim.Render("  (↑↓ choose · d down · u up)"))
+	return out
+}
+
+// handlerLines are the subscriptions and the replay, each up or down now, the chosen one marked.
+func (ts *twinScreen) handlerLines() []string {
+	l := ts.look
+	var out []string
 	for i, who := range l.Who {
 		cur := " "
 		if i == ts.cursor {
@@ -230,19 +259,11 @@ func (ts *twinScreen) lines() []string {
 		}
 		now := "up"
 		for _, w := range l.Script {
-			if (w.Who == who || w.Who == "*" && who != "replay") && !l.Clock.Before(w.From) && (w.To.IsZero() || l.Clock.Before(w.To)) {
+			if (w.Who == who || w.Who == "*" && who != "replay") && l.downNow(w) {
 				now = "DOWN " + w.Outcome
 			}
 		}
 		out = append(out, fmt.Sprintf("  %s %-20s %s", cur, textfmt.Printable(who), now))
-	}
-	acct := "account: " + l.Account
-	if !l.Balanced && l.Account != "" {
-		acct = st.Warn.Render(acct + " — does not balance")
-	}
-	out = append(out, "", acct)
-	if ts.err != "" {
-		out = append(out, st.Warn.Render("could not read the rehearsal: "+ts.err))
 	}
 	return out
 }

@@ -304,6 +304,52 @@ func (a *app) twinScriptShowCmd() *cobra.Command {
 	return cmd
 }
 
+// parseScriptSet reads script set's down|up and checks --status against it.
+func parseScriptSet(cmd *cobra.Command, word string, status int) (bool, error) {
+	var down bool
+	switch strings.ToLower(word) {
+	case "down":
+		down = true
+	case "up":
+	default:
+		return false, usagef("%s: want down or up", textfmt.Printable(word))
+	}
+	if cmd.Flags().Changed("status") && !down {
+		return false, usagef("--status says how a handler fails: it goes with down")
+	}
+	if status != 0 && (status < 100 || status > 599) {
+		return false, usagef("--status %d: want an HTTP status (100–599), or 0 for a timeout", status)
+	}
+	return down, nil
+}
+
+// scriptChange is script set's change, its times read against the twin's clock: from --at (default now) until
+// --until (default further notice).
+func scriptChange(tw *twin.Twin, who string, down bool, at, until string, status int) (twin.Change, time.Time, time.Time, error) {
+	now, start := tw.Now(), tw.State().Start
+	from, err := parseTwinTime("at", at, now)
+	if err != nil {
+		return twin.Change{}, from, from, err
+	}
+	to := start.Add(twin.UntilFurtherNotice)
+	if until != "" {
+		if to, err = parseTwinTime("until", until, now); err != nil {
+			return twin.Change{}, from, to, err
+		}
+	}
+	if from.Before(start) {
+		return twin.Change{}, from, to, usagef("--at %s is before the twin's start (%s)", from.Format(time.RFC3339), start.Format(time.RFC3339))
+	}
+	if !to.After(from) {
+		return twin.Change{}, from, to, usagef("--until must come after --at")
+	}
+	c := twin.Change{Who: who, Down: down, From: from.Sub(start), To: to.Sub(start), Status: status}
+	if until == "" {
+		c.To = twin.UntilFurtherNotice
+	}
+	return c, from, to, nil
+}
+
 // parseTwinTime reads a time of the script: RFC 3339, "now", or +DURATION from the twin's clock.
 func parseTwinTime(flag, s string, now time.Time) (time.Time, error) {
 	switch {
@@ -347,45 +393,18 @@ twin's clock; --at defaults to now and --until to further notice.`,
 			if err != nil {
 				return err
 			}
-			var down bool
-			switch strings.ToLower(args[1]) {
-			case "down":
-				down = true
-			case "up":
-			default:
-				return usagef("%s: want down or up", textfmt.Printable(args[1]))
-			}
-			if cmd.Flags().Changed("status") && !down {
-				return usagef("--status says how a handler fails: it goes with down")
-			}
-			if status != 0 && (status < 100 || status > 599) {
-				return usagef("--status %d: want an HTTP status (100–599), or 0 for a timeout", status)
+			down, err := parseScriptSet(cmd, args[1], status)
+			if err != nil {
+				return err
 			}
 			tw, err := twin.Open(cmd.Context(), dir, "twin script set")
 			if err != nil {
 				return err
 			}
 			defer tw.Close()
-			now, start := tw.Now(), tw.State().Start
-			from, err := parseTwinTime("at", at, now)
+			c, from, to, err := scriptChange(tw, args[0], down, at, until, status)
 			if err != nil {
 				return err
-			}
-			to := start.Add(twin.UntilFurtherNotice)
-			if until != "" {
-				if to, err = parseTwinTime("until", until, now); err != nil {
-					return err
-				}
-			}
-			if from.Before(start) {
-				return usagef("--at %s is before the twin's start (%s)", from.Format(time.RFC3339), start.Format(time.RFC3339))
-			}
-			if !to.After(from) {
-				return usagef("--until must come after --at")
-			}
-			c := twin.Change{Who: args[0], Down: down, From: from.Sub(start), To: to.Sub(start), Status: status}
-			if until == "" {
-				c.To = twin.UntilFurtherNotice
 			}
 			if c, err = tw.ChangeScript(c); err != nil {
 				return usagef("%s", err)
