@@ -218,3 +218,35 @@ func TestTwinRm(t *testing.T) {
 		t.Fatal("twin status after rm")
 	}
 }
+
+// twin script set's grammar: a subscription in any case or replay, down|up, --at/--until as times or +DURATION,
+// --status with down only; what it refuses is a usage error naming the choices, and the script is unchanged.
+func TestTwinScriptSetGrammar(t *testing.T) {
+	dir := t.TempDir()
+	mustRun(t, "twin", "start", "--dir", dir)
+	before := mustRun(t, "twin", "script", "show", "--dir", dir, "-o", "json")
+	for _, bad := range [][]string{
+		{"nope", "down"}, {"webhooks", "sideways"}, {"webhooks", "up", "--status", "500"}, {"webhooks", "down", "--status", "42"},
+		{"webhooks", "down", "--at", "soon"}, {"webhooks", "down", "--at", "+1h", "--until", "+30m"},
+	} {
+		_, errs, code := runCmd(t, append([]string{"twin", "script", "set", "--dir", dir}, bad...)...)
+		if code != 2 {
+			t.Errorf("twin script set %v: exit %d\n%s", bad, code, errs)
+		}
+	}
+	if _, errs, _ := runCmd(t, "twin", "script", "set", "nope", "down", "--dir", dir); !strings.Contains(errs, "webhooks") || !strings.Contains(errs, "replay") {
+		t.Errorf("an unknown subscription does not list the choices: %s", errs)
+	}
+	if got := mustRun(t, "twin", "script", "show", "--dir", dir, "-o", "json"); got != before {
+		t.Fatal("a refused change changed the script")
+	}
+	mustRun(t, "twin", "script", "set", "Friend-Requests", "down", "--status", "0", "--until", "+2h", "--dir", dir)
+	mustRun(t, "twin", "script", "set", "REPLAY", "down", "--at", "+10m", "--dir", dir)
+	out := mustRun(t, "twin", "script", "show", "--dir", dir)
+	if !strings.Contains(out, "friend-requests") || !strings.Contains(out, "TimedOut") || !strings.Contains(out, "replay") || !strings.Contains(out, "until further notice") {
+		t.Fatalf("script show after the changes:\n%s", out)
+	}
+	if _, _, code := runCmd(t, "twin", "script", "show", "--dir", dir, "-o", "yaml"); code != 2 {
+		t.Fatal("-o yaml is not a usage error")
+	}
+}

@@ -208,19 +208,17 @@ func copyFrom(ctx context.Context, d *dirstore.Dir, f From) error {
 		go func() {
 			defer wg.Done()
 			for chunk := range chunks {
-				res, err := store.Copy(ctx, d, f.Source, chunk, store.CopyOptions{Check: dirstore.PortableName})
-				if err != nil {
-					mu.Lock()
-					copyErr = err
-					mu.Unlock()
-					continue
+				byName := make(map[string]store.BlobInfo, len(chunk))
+				for _, b := range chunk {
+					byName[b.Name] = b
 				}
-				for j, c := range res {
+				done := func(c store.Copied) { // each blob as it is done: the progress moves blob by blob
 					if errors.Is(c.Err, store.ErrAlreadyExists) {
-						c.Err = resumeOne(ctx, d, chunk[j])
-						c.Size = chunk[j].Size
+						c.Err = resumeOne(ctx, d, byName[c.Name])
+						c.Size = byName[c.Name].Size
 					}
 					mu.Lock()
+					defer mu.Unlock()
 					if c.Err != nil && !errors.Is(c.Err, store.ErrRefused) {
 						failed++
 						if first == "" {
@@ -230,6 +228,10 @@ func copyFrom(ctx context.Context, d *dirstore.Dir, f From) error {
 					if f.Progress != nil {
 						f.Progress(c)
 					}
+				}
+				if _, err := store.Copy(ctx, d, f.Source, chunk, store.CopyOptions{Check: dirstore.PortableName, Progress: done}); err != nil {
+					mu.Lock()
+					copyErr = err
 					mu.Unlock()
 				}
 			}
