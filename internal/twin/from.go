@@ -130,7 +130,15 @@ func startFrom(ctx context.Context, d *dirstore.Dir, place *made.Place, held *ma
 	if err := made.WriteFile(place.File(copyingFile), []byte(f.Describe+"\n")); err != nil {
 		return nil, err
 	}
-	if err := copyFrom(ctx, d, f); err != nil {
+	// The copy is resumable whatever a crash leaves (a blob short or missing is copied again): its writes are
+	// made durable together at its end, not one by one.
+	d.SetUnsynced(true)
+	err := copyFrom(ctx, d, f)
+	d.SetUnsynced(false)
+	if err == nil {
+		err = d.Flush()
+	}
+	if err != nil {
 		return nil, err
 	}
 	now := f.Now.UTC().Truncate(time.Second)
@@ -156,7 +164,7 @@ func startFrom(ctx context.Context, d *dirstore.Dir, place *made.Place, held *ma
 	}
 	// What the twin knows: every blob, as copied. A root blob still inside the TTL has its BlobCreated on its way
 	// (Event Grid holds it until the hour from its write runs out); an older one's trigger is long gone.
-	err := d.List(ctx, "", func(p store.Page) error {
+	err = d.List(ctx, "", func(p store.Page) error {
 		for _, bi := range p.Blobs {
 			tw.st.Known[bi.Name] = known{ETag: bi.ETag, LastModified: bi.LastModified}
 			if replay.Triggers(bi.Name) && now.Sub(bi.LastModified) < tw.cfg.TTL {
@@ -214,7 +222,7 @@ func copyFrom(ctx context.Context, d *dirstore.Dir, f From) error {
 				}
 				done := func(c store.Copied) { // each blob as it is done: the progress moves blob by blob
 					if errors.Is(c.Err, store.ErrAlreadyExists) {
-						c.Err = resumeOne(ctx, d, byName[c.Name])
+						c.Err = resumeOne(ctx, d, f.Source, byName[c.Name])
 						c.Size = byName[c.Name].Size
 					}
 					mu.Lock()
@@ -257,14 +265,21 @@ func copyFrom(ctx context.Context, d *dirstore.Dir, f From) error {
 }
 
 // resumeOne takes a blob an interrupted start copied: the same size as the source's, its Last-Modified the
-// source's again.
-func resumeOne(ctx context.Context, d *dirstore.Dir, src store.BlobInfo) error {
+// source's again. One cut short (the copy's writes are flushed only at its end) is copied again.
+func resumeOne(ctx context.Context, d *dirstore.Dir, source store.Container, src store.BlobInfo) error {
 	got, err := d.Stat(ctx, src.Name)
 	if err != nil {
 		return err
 	}
-	if src.Size != 0 && got.Size != src.Size {
-		return fmt.Errorf("the twin holds %d bytes under this name, the source %d", got.Size, src.Size)
+	if got.Size != src.Size {
+		if err := d.Delete(ctx, src.Name, ""); err != nil {
+			return err
+		}
+		res, err := store.Copy(ctx, d, source, []store.BlobInfo{src}, store.CopyOptions{Check: dirstore.PortableName})
+		if err != nil {
+			return err
+		}
+		return res[0].Err
 	}
 	if !src.LastModified.IsZero() && !got.LastModified.Equal(src.LastModified) {
 		return d.Backdate(ctx, src.Name, src.LastModified)

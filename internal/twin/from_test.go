@@ -13,7 +13,8 @@ import (
 )
 
 // A twin started --from a container and interrupted mid-copy is resumed by the next start on the same
-// directory: it copies what is missing, puts right a Last-Modified the interruption left, and ends with a twin
+// directory: it copies what is missing, puts right a Last-Modified the interruption left, copies again a blob cut
+// short, and ends with a twin
 // that holds every blob as the source does (names, sizes, Last-Modified), its account balanced; a third start
 // refuses (the twin exists). The source is never written.
 func TestAnInterruptedStartFromResumes(t *testing.T) {
@@ -51,6 +52,10 @@ func TestAnInterruptedStartFromResumes(t *testing.T) {
 		t.Fatalf("%d of %d copied before the interruption", len(copied.Blobs), len(blobs))
 	}
 	if err := os.Chtimes(filepath.Join(dir, filepath.FromSlash(copied.Blobs[0].Name)), snap.Now, snap.Now); err != nil {
+		t.Fatal(err)
+	}
+	// …and one cut short (its bytes not flushed when the machine stopped).
+	if err := os.Truncate(filepath.Join(dir, filepath.FromSlash(copied.Blobs[1].Name)), 0); err != nil {
 		t.Fatal(err)
 	}
 	f.Progress = nil

@@ -60,6 +60,8 @@ type Dir struct {
 	root string
 	// private: everything the Dir creates is its owner's only — files 0600, folders 0700 (CreatePrivate).
 	private bool
+	// unsynced: writes are not synced one by one (SetUnsynced, a resumable bulk copy); Flush makes them durable.
+	unsynced bool
 
 	rootMu   sync.Mutex
 	r        atomic.Pointer[os.Root] // the directory root names, opened

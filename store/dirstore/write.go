@@ -17,7 +17,7 @@ import (
 // writeTemp writes body to a new file in .deadletter/tmp and syncs it, so that the rename that publishes it
 // publishes its bytes too. It is created perm less the umask (0666: 0644 under the usual 022, like any tool's
 // files; 0600 for a private Dir).
-func writeTemp(h held, prefix string, body []byte, perm fs.FileMode, stamp func() (time.Time, bool)) (string, fs.FileInfo, error) {
+func writeTemp(h held, prefix string, body []byte, perm fs.FileMode, stamp func() (time.Time, bool), sync bool) (string, fs.FileInfo, error) {
 	tmp := h.tmp.leaf()
 	for attempt := 0; ; attempt++ {
 		name := prefix + strconv.FormatUint(rand.Uint64(), 36)
@@ -32,7 +32,7 @@ func writeTemp(h held, prefix string, body []byte, perm fs.FileMode, stamp func(
 		if t, ok := stamp(); ok && err == nil { // a rehearsal's clock, not the file system's, says when it was written
 			err = tmp.Chtimes(name, t, t)
 		}
-		if err == nil {
+		if err == nil && sync {
 			err = f.Sync()
 		}
 		var fi fs.FileInfo
@@ -66,6 +66,9 @@ func (d *Dir) publish(tmpName string, tmpInfo fs.FileInfo, c *chain, dst, base s
 	got, err := c.leaf().Lstat(base)
 	if err != nil || !os.SameFile(got, tmpInfo) {
 		return &refusal{path.Dir(dst), "a folder that changed while it was written to (replaced by a link?)"}
+	}
+	if d.unsynced {
+		return nil // (a bulk copy: Flush makes it durable)
 	}
 	return c.sync()
 }
@@ -116,7 +119,7 @@ func (d *Dir) Write(ctx context.Context, name string, body []byte, opts store.Wr
 		}
 		mc.close()
 	}
-	tmpName, fi, err := writeTemp(h, "w-", body, d.filePerm(), d.stamp)
+	tmpName, fi, err := writeTemp(h, "w-", body, d.filePerm(), d.stamp, !d.unsynced)
 	if err != nil {
 		return store.BlobInfo{}, store.OpError("write", name, err)
 	}
