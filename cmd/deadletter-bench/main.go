@@ -151,6 +151,7 @@ type row struct {
 	name, ours, raw string
 	ratio, target   float64 // ratio 0: an absolute figure
 	value, limit    float64 // absolute: value against limit (0: no target)
+	failed          bool    // the measurement could not be made (ours says why): a missed target
 	unit            string
 }
 
@@ -171,6 +172,8 @@ func printTable(rows []row) int {
 			if r.value > r.limit {
 				mark, missed = "  MISSED", missed+1
 			}
+		case r.failed:
+			mark, missed = "  MISSED", missed+1
 		}
 		if *smoke {
 			mark = ""

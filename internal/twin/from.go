@@ -180,14 +180,28 @@ func startFrom(ctx context.Context, d *dirstore.Dir, place *made.Place, held *ma
 	if err != nil {
 		return nil, err
 	}
-	// Every event the blobs hold is outstanding: published before the snapshot, and in a blob now.
-	w, err := tw.whereabouts(ctx)
+	// Every event the blobs hold is outstanding: published before the snapshot, and in a blob now (read blob by
+	// blob: nothing but the ids is kept).
+	err = d.List(ctx, "", func(p store.Page) error {
+		for _, bi := range p.Blobs {
+			if isArchived(bi.Name) {
+				continue // a record of what was republished: not where an event is
+			}
+			b, err := d.Read(ctx, bi.Name, store.MaxBlobBytes)
+			if err != nil {
+				return err
+			}
+			for _, id := range eventIDs(b.Body, tw.cfg.Separator) {
+				if !tw.st.Outstanding[id] {
+					tw.st.Outstanding[id] = true
+					tw.st.Totals.Published++
+				}
+			}
+		}
+		return nil
+	})
 	if err != nil {
 		return nil, err
-	}
-	for id := range w.inBlobs {
-		tw.st.Outstanding[id] = true
-		tw.st.Totals.Published++
 	}
 	if err := tw.writeSnapshot(ctx); err != nil {
 		return nil, err
