@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"path/filepath"
+	"strings"
 	"testing"
 	"time"
 )
@@ -60,5 +61,48 @@ func TestDemoResumesAndFreshStartsOverInTmux(t *testing.T) {
 	tm.keys("q")
 	if code := tm.exited(); code != 0 {
 		t.Fatalf("exit %d", code)
+	}
+}
+
+// The demo's t screen on the real twin: the header says what the script has failing now, t shows the script and
+// the account, u brings the chosen handler up from now — the header stops naming it, and the twin keeps the change
+// (twin script show reads it after the demo ends).
+func TestDemoRehearsalScreenInTmux(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), "demo")
+	tm := newTerm(t, 200, 45, binary(t), "demo", "--dir", dir, "--speed", "1")
+	tm.screen("REHEARSAL", "failing: ", "push-notifications 503")
+	tm.keys("t")
+	tm.screen("handlers now", "▸ push-notifications", "DOWN Busy", "account: ", "published =")
+	tm.keys("u")
+	tm.screen("push-notifications up from now")
+	for deadline := time.Now().Add(20 * time.Second); ; time.Sleep(100 * time.Millisecond) {
+		s := tm.capture()
+		if !strings.Contains(s, "push-notifications 503") && strings.Contains(s, "failing: ") {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("the header still names push-notifications failing:\n%s", s)
+		}
+	}
+	tm.keys("Escape")
+	tm.screen("[1 Stranded")
+	tm.keys("q")
+	if code := tm.exited(); code != 0 {
+		t.Fatalf("exit %d", code)
+	}
+	// Kept: the push outage now ends where u was pressed, not twenty minutes after the opening.
+	var show struct {
+		Clock  string       `json:"clock"`
+		Script []windowJSON `json:"script"`
+	}
+	json.Unmarshal([]byte(mustRun(t, "twin", "script", "show", "--dir", dir, "-o", "json")), &show)
+	clock, _ := time.Parse(time.RFC3339, show.Clock)
+	for _, w := range show.Script {
+		if w.Who != "push-notifications" {
+			continue
+		}
+		if to, err := time.Parse(time.RFC3339, w.To); err != nil || to.After(clock) {
+			t.Fatalf("the dashboard's change was not kept: push-notifications down until %s, the clock at %s", w.To, show.Clock)
+		}
 	}
 }
