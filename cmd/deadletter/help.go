@@ -3,6 +3,7 @@ package main
 import (
 	"bytes"
 	"slices"
+	"strings"
 
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
@@ -30,15 +31,22 @@ func (a *app) setHelp(root *cobra.Command) {
 
 // globalsRead are the global flags the commands that take no estate read (and their subcommands): their help lists
 // only these, not --account-url, --ttl, --read-only and the rest they would ignore.
-var globalsRead = map[string][]string{"twin": {"dir", "config"}}
+var globalsRead = map[string][]string{"twin": {"dir", "config"},
+	// twin start runs the twin by the estate's rules, and --from reads its SOURCE as a command that looks at an
+	// estate does (its register, container and the witness's topics included).
+	"twin start": {"dir", "config", "container", "handlers", "ttl", "live-grace", "retention", "expiring-within", "max-replays",
+		"id-separator", "node-stack-depth", "event-grid-topics", "replay-system-topic", "witness-window", "timeout"}}
 
 // hideGlobalsNotRead hides, for one help text, the global flags c does not read; the returned func shows them again.
 func hideGlobalsNotRead(c *cobra.Command) func() {
 	var read []string
 	for p := c; p != nil; p = p.Parent() {
-		if r, ok := globalsRead[p.Name()]; ok && p.HasParent() && !p.Parent().HasParent() {
+		if r, ok := globalsRead[p.Name()]; ok && p.HasParent() && !p.Parent().HasParent() && read == nil {
 			read = r
 		}
+	}
+	if r, ok := globalsRead[strings.TrimPrefix(c.CommandPath(), c.Root().Name()+" ")]; ok {
+		read = r // the command's own list, over its group's
 	}
 	if read == nil {
 		return func() {}

@@ -46,7 +46,7 @@ func (a *app) twinStartCmd() *cobra.Command {
 		Short: "create a twin on an empty directory: of a scenario, its clock where the incident is under way, or of a container",
 		Long: `start creates a twin on an empty (or new) directory. With --scenario it runs the scenario's month up to where the
 rehearsal opens. With --from SOURCE — a context of the config file, a connection string or a directory, as
---context, --connection-string and --dir would name it — it copies a snapshot of that container (names, bytes,
+--context, a connection string or --dir would name it — it copies a snapshot of that container (names, bytes,
 Last-Modified, metadata, index tags; read only on the source, by the engine export uses, resumable: run it again
 after an interruption) and infers the script from the evidence: a subscription whose readiness (or, with
 --event-grid-topics, Event Grid's metrics) says failing is down until further notice, every other up, the replay
