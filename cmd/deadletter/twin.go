@@ -40,7 +40,7 @@ func (a *app) twinDir() (string, error) {
 func (a *app) twinStartCmd() *cobra.Command {
 	var scen, from string
 	var seed int64
-	var out outputFlag
+	var pr *output
 	cmd := &cobra.Command{
 		Use:   "start --dir D [--scenario incident] [--seed N] | start --dir D --from SOURCE",
 		Short: "create a twin on an empty directory: of a scenario, its clock where the incident is under way, or of a container",
@@ -66,12 +66,9 @@ credential of the source; twin rm removes it.`,
 				if cmd.Flags().Changed("scenario") || cmd.Flags().Changed("seed") {
 					return usagef("--from copies a container: --scenario and --seed make a scenario's twin")
 				}
-				return a.startFrom(cmd, dir, from, out)
+				return a.startFrom(cmd, dir, from, pr.json())
 			}
-			asJSON, err := out.asJSON(cmd)
-			if err != nil {
-				return err
-			}
+			asJSON := pr.json()
 			if _, err := twin.ScriptOf(scen); err != nil {
 				return usagef("--scenario: %s", err)
 			}
@@ -96,7 +93,7 @@ credential of the source; twin rm removes it.`,
 	cmd.Flags().StringVar(&scen, "scenario", "incident", "the script: "+strings.Join(twin.Scenarios, " or "))
 	cmd.Flags().Int64Var(&seed, "seed", 1, "the twin's randomness (the same seed, the same run)")
 	cmd.Flags().StringVar(&from, "from", "", "copy this container into the twin: a context's name, a connection string or a directory")
-	out.register(cmd)
+	pr = declareOutput(cmd, outText, outJSON)
 	cmd.RegisterFlagCompletionFunc("scenario", cobra.FixedCompletions(twin.Scenarios, cobra.ShellCompDirectiveNoFileComp))
 	return cmd
 }

@@ -24,29 +24,6 @@ import (
 	"github.com/spf13/pflag"
 )
 
-// outputFlag is a twin command's -o text|json, with --json as its alias.
-type outputFlag struct {
-	o    string
-	json bool
-}
-
-func (f *outputFlag) register(cmd *cobra.Command) {
-	cmd.Flags().StringVarP(&f.o, "output", "o", "text", "text or json")
-	cmd.Flags().BoolVar(&f.json, "json", false, "JSON output (the same as -o json)")
-	cmd.RegisterFlagCompletionFunc("output", cobra.FixedCompletions([]string{"text", "json"}, cobra.ShellCompDirectiveNoFileComp))
-}
-
-// asJSON reports whether the command prints JSON; an output it does not have is a usage error naming those it has.
-func (f *outputFlag) asJSON(cmd *cobra.Command) (bool, error) {
-	switch f.o {
-	case "text", "":
-		return f.json, nil
-	case "json":
-		return true, nil
-	}
-	return false, usagef("-o %s: %s prints text or json", f.o, cmd.CommandPath())
-}
-
 // sourceApp is an app opened on a twin's SOURCE: a context of the config file, a connection string or a
 // directory — as --context, --connection-string and --dir would name it. The command line's other settings
 // (--ttl, --handlers, --container…) apply over a context's, as they do for every command; its --dir is the twin's,
@@ -123,11 +100,7 @@ func looksLikeConnectionString(s string) bool {
 }
 
 // startFrom makes a twin of SOURCE in dir: lists it once, infers the script from its evidence, and copies it.
-func (a *app) startFrom(cmd *cobra.Command, dir, src string, out outputFlag) error {
-	asJSON, err := out.asJSON(cmd)
-	if err != nil {
-		return err
-	}
+func (a *app) startFrom(cmd *cobra.Command, dir, src string, asJSON bool) error {
 	sub, describe, err := a.sourceApp(cmd, src)
 	if err != nil {
 		return err
@@ -272,17 +245,14 @@ func (a *app) twinScriptCmd() *cobra.Command {
 }
 
 func (a *app) twinScriptShowCmd() *cobra.Command {
-	var out outputFlag
+	var pr *output
 	cmd := &cobra.Command{
 		Use:     "show --dir D [-o json]",
 		Short:   "the twin's script, ▶ marking what is down now",
 		Example: `  deadletter twin script show --dir ./rehearsal`,
 		Args:    cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			asJSON, err := out.asJSON(cmd)
-			if err != nil {
-				return err
-			}
+			asJSON := pr.json()
 			dir, err := a.twinDir()
 			if err != nil {
 				return err
@@ -300,7 +270,7 @@ func (a *app) twinScriptShowCmd() *cobra.Command {
 			return nil
 		},
 	}
-	out.register(cmd)
+	pr = declareOutput(cmd, outText, outJSON)
 	return cmd
 }
 
@@ -372,7 +342,7 @@ func parseTwinTime(flag, s string, now time.Time) (time.Time, error) {
 func (a *app) twinScriptSetCmd() *cobra.Command {
 	var at, until string
 	var status int
-	var out outputFlag
+	var pr *output
 	cmd := &cobra.Command{
 		Use:   "set SUB down|up --dir D [--at T] [--until T] [--status N]",
 		Short: "bring a handler (or the replay) down with a status, or up, from a time until a time",
@@ -385,10 +355,7 @@ twin's clock; --at defaults to now and --until to further notice.`,
   deadletter twin script set replay down --at +10m --until +1h --dir ./rehearsal`,
 		Args: cobra.ExactArgs(2),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			asJSON, err := out.asJSON(cmd)
-			if err != nil {
-				return err
-			}
+			asJSON := pr.json()
 			dir, err := a.twinDir()
 			if err != nil {
 				return err
@@ -432,7 +399,7 @@ twin's clock; --at defaults to now and --until to further notice.`,
 	cmd.Flags().StringVar(&at, "at", "", "from when: a time, now, or +DURATION from the twin's clock (default now)")
 	cmd.Flags().StringVar(&until, "until", "", "until when: a time, or +DURATION from the twin's clock (default: until further notice)")
 	cmd.Flags().IntVar(&status, "status", 503, "the HTTP status a down handler answers (0: it times out)")
-	out.register(cmd)
+	pr = declareOutput(cmd, outText, outJSON)
 	return cmd
 }
 
@@ -458,7 +425,7 @@ type diffBlobJSON struct {
 }
 
 func (a *app) twinDiffCmd() *cobra.Command {
-	var out outputFlag
+	var pr *output
 	var all bool
 	cmd := &cobra.Command{
 		Use:   "diff --dir D [--all] [-o json]",
@@ -471,10 +438,7 @@ they stamped. Text shows the blobs whose fate changed (--all: every blob); JSON 
   deadletter twin diff --dir ./rehearsal`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			asJSON, err := out.asJSON(cmd)
-			if err != nil {
-				return err
-			}
+			asJSON := pr.json()
 			dir, err := a.twinDir()
 			if err != nil {
 				return err
@@ -511,7 +475,7 @@ they stamped. Text shows the blobs whose fate changed (--all: every blob); JSON 
 		},
 	}
 	cmd.Flags().BoolVar(&all, "all", false, "text: every blob, also those where they were and unchanged")
-	out.register(cmd)
+	pr = declareOutput(cmd, outText, outJSON)
 	return cmd
 }
 

@@ -162,28 +162,33 @@ func startFrom(ctx context.Context, d *dirstore.Dir, place *made.Place, held *ma
 	} else {
 		os.Remove(place.Register())
 	}
-	// What the twin knows: every blob, as copied. A root blob still inside the TTL has its BlobCreated on its way
-	// (Event Grid holds it until the hour from its write runs out); an older one's trigger is long gone.
-	err = d.List(ctx, "", func(p store.Page) error {
+	if err := tw.takeIn(ctx, now); err != nil {
+		return nil, err
+	}
+	if err := tw.writeSnapshot(ctx); err != nil {
+		return nil, err
+	}
+	if err := tw.save(dirstore.Clock{At: tw.st.Now, Wall: time.Now()}); err != nil {
+		return nil, err
+	}
+	if err := os.Remove(place.File(copyingFile)); err != nil && !errors.Is(err, fs.ErrNotExist) {
+		return nil, err
+	}
+	return tw, nil
+}
+
+// takeIn is what the twin of a copied container knows: every blob, as copied — a root blob still inside the TTL
+// with its BlobCreated on its way (Event Grid holds it until the hour from its write runs out; an older one's
+// trigger is long gone) — and every event the blobs hold outstanding: published before the snapshot, in a blob
+// now (read blob by blob: nothing but the ids is kept).
+func (tw *Twin) takeIn(ctx context.Context, now time.Time) error {
+	d := tw.dir
+	return d.List(ctx, "", func(p store.Page) error {
 		for _, bi := range p.Blobs {
 			tw.st.Known[bi.Name] = known{ETag: bi.ETag, LastModified: bi.LastModified}
 			if replay.Triggers(bi.Name) && now.Sub(bi.LastModified) < tw.cfg.TTL {
-				first := bi.LastModified
-				if first.After(now) {
-					first = now
-				}
-				tw.pushTrigger(bi.Name, now, first)
+				tw.pushTrigger(bi.Name, now, minTime(bi.LastModified, now))
 			}
-		}
-		return nil
-	})
-	if err != nil {
-		return nil, err
-	}
-	// Every event the blobs hold is outstanding: published before the snapshot, and in a blob now (read blob by
-	// blob: nothing but the ids is kept).
-	err = d.List(ctx, "", func(p store.Page) error {
-		for _, bi := range p.Blobs {
 			if isArchived(bi.Name) {
 				continue // a record of what was republished: not where an event is
 			}
@@ -200,19 +205,13 @@ func startFrom(ctx context.Context, d *dirstore.Dir, place *made.Place, held *ma
 		}
 		return nil
 	})
-	if err != nil {
-		return nil, err
+}
+
+func minTime(a, b time.Time) time.Time {
+	if a.Before(b) {
+		return a
 	}
-	if err := tw.writeSnapshot(ctx); err != nil {
-		return nil, err
-	}
-	if err := tw.save(dirstore.Clock{At: tw.st.Now, Wall: time.Now()}); err != nil {
-		return nil, err
-	}
-	if err := os.Remove(place.File(copyingFile)); err != nil && !errors.Is(err, fs.ErrNotExist) {
-		return nil, err
-	}
-	return tw, nil
+	return b
 }
 
 // copyFrom copies the listing chunk by chunk with the one copy engine, copyWorkers chunks at once (each write is
