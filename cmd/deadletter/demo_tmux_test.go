@@ -22,6 +22,7 @@ func TestDemoResumesAndFreshStartsOverInTmux(t *testing.T) {
 	tm.keys("y")
 	tm.screen("Drain finished", fmt.Sprintf("%d drained", before-1))
 	tm.keys("Escape")
+	gone(tm, "Drain finished") // (an esc and a q typed at once read as alt+q)
 	tm.keys("q")
 	if code := tm.exited(); code != 0 {
 		t.Fatalf("exit %d", code)
@@ -85,7 +86,7 @@ func TestDemoRehearsalScreenInTmux(t *testing.T) {
 		}
 	}
 	tm.keys("Escape")
-	tm.screen("[1 Stranded")
+	gone(tm, "handlers now")
 	tm.keys("q")
 	if code := tm.exited(); code != 0 {
 		t.Fatalf("exit %d", code)
@@ -103,6 +104,16 @@ func TestDemoRehearsalScreenInTmux(t *testing.T) {
 		}
 		if to, err := time.Parse(time.RFC3339, w.To); err != nil || to.After(clock) {
 			t.Fatalf("the dashboard's change was not kept: push-notifications down until %s, the clock at %s", w.To, show.Clock)
+		}
+	}
+}
+
+// gone waits (with a deadline) until the terminal no longer shows text.
+func gone(tm *tmuxTerm, text string) {
+	tm.t.Helper()
+	for deadline := time.Now().Add(20 * time.Second); strings.Contains(tm.capture(), text); time.Sleep(50 * time.Millisecond) {
+		if time.Now().After(deadline) {
+			tm.t.Fatalf("the terminal still shows %q:\n%s", text, tm.capture())
 		}
 	}
 }
