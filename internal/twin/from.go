@@ -51,8 +51,7 @@ func SnapshotOf(snap *replay.Snapshot, cfg replay.Config, wit replay.WitnessRepo
 	blobs := make([]store.BlobInfo, 0, len(snap.Items))
 	var subs []string
 	seen := map[string]bool{}
-	for i := range snap.Items {
-		it := &snap.Items[i]
+	for _, it := range snap.Items {
 		blobs = append(blobs, it.BlobInfo)
 		if s := it.Parsed.Subscription; s != "" && !seen[s] && it.Refused == "" {
 			seen[s] = true
