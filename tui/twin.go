@@ -6,6 +6,7 @@ import (
 	"time"
 
 	tea "github.com/charmbracelet/bubbletea"
+	"github.com/deadletter/deadletter/internal/record"
 	"github.com/deadletter/deadletter/internal/textfmt"
 )
 
@@ -138,12 +139,22 @@ func (ts *twinScreen) change(down bool) tea.Cmd {
 	if ts.cursor >= len(ts.look.Who) {
 		return ts.e.status("no subscription to change yet")
 	}
-	r, who := ts.r, ts.look.Who[ts.cursor]
+	r, who, e := ts.r, ts.look.Who[ts.cursor], ts.e
 	return func() tea.Msg {
-		err := r.Change(who, down, 503)
 		said := who + " up from now"
 		if down {
 			said = who + " down (503) from now, until further notice"
+		}
+		// Recorded as the command line's twin script set is: the intent first (a local record that cannot be
+		// written stops the change), the outcome after.
+		now := e.serviceNow()
+		act, err := e.recorder.Begin(e.ctx, record.ActTwinScript, "dashboard: rehearsal screen", now, []record.Blob{}, said)
+		if err != nil {
+			return twinDoneMsg{said: said, err: err}
+		}
+		err = r.Change(who, down, 503)
+		if eerr := act.End(e.ctx, e.serviceNow(), []record.Blob{}, err); eerr != nil && err == nil {
+			said += " (the record's outcome could not be written: " + eerr.Error() + ")"
 		}
 		return twinDoneMsg{said: said, err: err}
 	}

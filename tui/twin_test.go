@@ -6,6 +6,8 @@ import (
 	"sync"
 	"testing"
 	"time"
+
+	"github.com/deadletter/deadletter/internal/record"
 )
 
 // fakeRehearsal is a rehearsal's controls that record what the screen asked of them.
@@ -67,7 +69,8 @@ func TestTheRehearsalScreen(t *testing.T) {
 		Account: "100 published = 90 delivered + 2 on their way + 8 in blobs + 0 lost", Balanced: true}}
 	hs := newHarness(t, mem, cfg, 140, 36)
 	hs.lacks("t rehearsal") // no rehearsal, no t
-	hs = newHarness(t, mem, cfg, 140, 36, func(o *Options) { o.Rehearsal = f })
+	rec, d := withRecord(t, mem)
+	hs = newHarness(t, mem, cfg, 140, 36, rec, func(o *Options) { o.Rehearsal = f })
 	hs.shows("t rehearsal")
 	hs.press("t")
 	s := hs.shows("rehearsal", "×60", "▶ webhooks", "404 NotFound", "its URL changed", "▸ webhooks", "DOWN NotFound", "friend-requests      up",
@@ -84,6 +87,17 @@ func TestTheRehearsalScreen(t *testing.T) {
 	hs.press("j", "d", "k", "u")
 	if got := strings.Join(f.changed, ", "); got != "friend-requests down, webhooks up" {
 		t.Fatalf("the screen changed the script: %s", got)
+	}
+	// each change is in the record, as twin script set's are
+	recs, err := record.Read(context.Background(), d)
+	var said []string
+	for _, r := range recs {
+		if r.Intent.Action == record.ActTwinScript && r.Outcome != nil {
+			said = append(said, r.Intent.Detail)
+		}
+	}
+	if err != nil || len(said) != 2 || !strings.Contains(strings.Join(said, " · "), "friend-requests down (503)") {
+		t.Fatalf("the record of the screen's changes: %q %v", said, err)
 	}
 	hs.press("<esc>")
 	hs.lacks("handlers now")

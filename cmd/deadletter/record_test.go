@@ -7,6 +7,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"sync"
 	"testing"
@@ -346,18 +347,13 @@ func TestATwinScriptChangeAndAHostileNameAreRecorded(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	cmd, _, _ := a.root().Find([]string{"twin"})
-	end, err := a.recordTwinScript(context.Background(), cmd, c, "WEBHOOKS recovers at +2h")
-	if err != nil {
-		t.Fatal(err)
-	}
-	end(nil)
+	mustRun(t, "twin", "script", "set", "webhooks", "up", "--at", "+2h", "--dir", dir)
 	local, _ := record.LocalDir()
 	r := &record.Recorder{Local: local, Who: record.DefaultWho(), Estate: record.EstateOf("", c.Describe())}
 	act, _ := r.Begin(context.Background(), record.ActDrain, "x", time.Now(), []record.Blob{{Name: "EVIL/2026/12/1/2/\x1b]0;pwned\x07.json"}}, "")
 	act.End(context.Background(), time.Now(), []record.Blob{{Name: "EVIL/2026/12/1/2/\x1b]0;pwned\x07.json", Outcome: "gone"}}, nil)
 	out := mustRun(t, "log", "--dir", dir)
-	if !strings.Contains(out, "twin-script by") || !strings.Contains(out, "WEBHOOKS recovers at +2h") {
+	if !strings.Contains(out, "twin-script by") || !regexp.MustCompile(`webhooks up from \S+Z`).MatchString(out) {
 		t.Fatalf("log:\n%s", out)
 	}
 	if strings.ContainsAny(out, "\x1b\x07") || !strings.Contains(out, `\x1b]0;pwned\x07`) {

@@ -19,6 +19,7 @@ import (
 	"github.com/deadletter/deadletter/internal/twin"
 	"github.com/deadletter/deadletter/replay"
 	"github.com/deadletter/deadletter/store"
+	"github.com/deadletter/deadletter/store/dirstore"
 	"github.com/mattn/go-isatty"
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
@@ -373,7 +374,20 @@ twin's clock; --at defaults to now and --until to further notice.`,
 			if err != nil {
 				return err
 			}
-			if c, err = tw.ChangeScript(c); err != nil {
+			change := fmt.Sprintf("%s %s from %s", c.Who, args[1], from.Format(time.RFC3339))
+			if until != "" {
+				change += " until " + to.Format(time.RFC3339)
+			}
+			if down {
+				change += fmt.Sprintf(" (status %d)", c.Status)
+			}
+			ended, err := a.recordScriptChange(cmd, dir, change)
+			if err != nil {
+				return err
+			}
+			c, err = tw.ChangeScript(c)
+			ended(err)
+			if err != nil {
 				return usagef("%s", err)
 			}
 			word := "up"
@@ -588,4 +602,14 @@ whatever it holds; so is a twin another process is running.`,
 		},
 	}
 	return cmd
+}
+
+// recordScriptChange records a change of the twin's script in the record, as every action is: before it is
+// written (a local record that cannot be written stops it), its end after.
+func (a *app) recordScriptChange(cmd *cobra.Command, dir, change string) (func(error), error) {
+	c, err := dirstore.Open(dir)
+	if err != nil {
+		return nil, err
+	}
+	return a.recordTwinScript(cmd.Context(), cmd, c, change)
 }
