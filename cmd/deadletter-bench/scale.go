@@ -133,7 +133,7 @@ func phaseScale() []row {
 		{name: fmt.Sprintf("dashboard %d rows: cursor move (Update+View)", n), ours: fmt.Sprintf("%.3f ms", f.MoveMs), value: f.MoveMs, limit: 0.5, unit: "ms"},
 		{name: fmt.Sprintf("dashboard %d rows: View", n), ours: fmt.Sprintf("%.3f ms", f.ViewMs), value: f.ViewMs, limit: 0.5, unit: "ms"},
 		twinFromRow(n, tf),
-		{name: fmt.Sprintf("twin start --from dir %d blobs: peak RSS", n), ours: fmt.Sprintf("%.0f MB", tf.RSSMB), value: tf.RSSMB, limit: 1024, unit: "MB"},
+		{name: fmt.Sprintf("twin start --from dir %d blobs: peak RSS", n), ours: fmt.Sprintf("%.0f MB", tf.RSSMB), value: tf.RSSMB, limit: 512, unit: "MB"},
 	}
 	return append(rows, scaleAzure())
 }
