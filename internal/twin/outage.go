@@ -12,17 +12,9 @@ func pushOutage() Script {
 	opens := 3*time.Hour + 30*time.Minute
 	at := func(d time.Duration) time.Duration { return opens + d }
 	return Script{Name: "push-outage", Opens: opens,
-		Subs: []Sub{
-			{Name: "push-notifications", EventType: "ProcessPushNotification", Rate: 240},
-			{Name: "friend-requests", EventType: "ProcessFriendRequest", Rate: 8},
-			{Name: "thread-replies", EventType: "ProcessThreadReply", Rate: 6},
-			{Name: "webhooks", EventType: "ProcessWebhook", Rate: 3},
-			{Name: "blob-deletions", EventType: "ProcessBlobDeletion", Rate: 4},
-			{Name: "storage-ledger", EventType: "Microsoft.Storage.BlobCreated", System: true, Rate: 2},
-		},
+		Subs: estateSubs(240),
 		Windows: []Window{
-			{Sub: AllHandlers, From: 0, To: 2 * time.Hour, Status: 503, Outcome: "Busy", Why: "the budget guard stopped the Function App"},
-			{Sub: ReplayFunction, From: 0, To: 2 * time.Hour, Status: 503, Outcome: "Busy", Why: "the budget guard stopped the Function App"},
+			budgetGuardStop[0], budgetGuardStop[1],
 			{Sub: "push-notifications", From: at(PushOutageFrom), To: at(PushOutageFrom + time.Hour), Status: 503, Outcome: "Busy",
 				Why: "the push service is down"},
 		},

@@ -98,22 +98,33 @@ func ScriptOf(name string) (Script, error) {
 //
 // replayStopped adds the replay being stopped again just after the rehearsal opens: what STALLED looks like,
 // and then stranded.
+// estateSubs are the estate's event subscriptions and the events each publishes an hour (push: pushRate).
+func estateSubs(pushRate float64) []Sub {
+	return []Sub{
+		{Name: "push-notifications", EventType: "ProcessPushNotification", Rate: pushRate},
+		{Name: "friend-requests", EventType: "ProcessFriendRequest", Rate: 8},
+		{Name: "thread-replies", EventType: "ProcessThreadReply", Rate: 6},
+		{Name: "webhooks", EventType: "ProcessWebhook", Rate: 3},
+		{Name: "blob-deletions", EventType: "ProcessBlobDeletion", Rate: 4},
+		{Name: "storage-ledger", EventType: "Microsoft.Storage.BlobCreated", System: true, Rate: 2},
+	}
+}
+
+// budgetGuardStop is the estate's first two hours in every scenario: the budget guard stopped the Function App,
+// every handler and the replay with it.
+var budgetGuardStop = [2]Window{
+	{Sub: AllHandlers, From: 0, To: 2 * time.Hour, Status: 503, Outcome: "Busy", Why: "the budget guard stopped the Function App"},
+	{Sub: ReplayFunction, From: 0, To: 2 * time.Hour, Status: 503, Outcome: "Busy", Why: "the budget guard stopped the Function App"},
+}
+
 func incident(replayStopped bool) Script {
 	const day = 24 * time.Hour
 	opens := 29*day + 2*time.Hour
 	at := func(d time.Duration) time.Duration { return opens + d } // offsets from where the rehearsal opens
 	s := Script{Name: "incident", Opens: opens,
-		Subs: []Sub{
-			{Name: "push-notifications", EventType: "ProcessPushNotification", Rate: 12},
-			{Name: "friend-requests", EventType: "ProcessFriendRequest", Rate: 8},
-			{Name: "thread-replies", EventType: "ProcessThreadReply", Rate: 6},
-			{Name: "webhooks", EventType: "ProcessWebhook", Rate: 3},
-			{Name: "blob-deletions", EventType: "ProcessBlobDeletion", Rate: 4},
-			{Name: "storage-ledger", EventType: "Microsoft.Storage.BlobCreated", System: true, Rate: 2},
-		},
+		Subs: estateSubs(12),
 		Windows: []Window{
-			{Sub: AllHandlers, From: 0, To: 2 * time.Hour, Status: 503, Outcome: "Busy", Why: "the budget guard stopped the Function App"},
-			{Sub: ReplayFunction, From: 0, To: 2 * time.Hour, Status: 503, Outcome: "Busy", Why: "the budget guard stopped the Function App"},
+			budgetGuardStop[0], budgetGuardStop[1],
 			{Sub: "friend-requests", From: at(-3 * day), To: at(-3*day + 4*time.Hour), Status: 500, Outcome: "InternalServerError", Why: "a bad deploy of the friend-requests handler (rolled back)"},
 			{Sub: "storage-ledger", From: at(-2 * day), To: at(-2*day + 2*time.Hour), Outcome: "TimedOut", Why: "the ledger's table timed out"},
 			{Sub: AllHandlers, From: at(-8 * time.Hour), To: at(-5 * time.Hour), Outcome: "TimedOut", Why: "the budget guard stopped the Function App again"},
