@@ -140,8 +140,8 @@ func TestTheRecordOfADrainARestoreAnAckAndAnEdit(t *testing.T) {
 	}
 }
 
-// The demo after 28 drains: report's Actions come from the record and list all 28, though the replay took most
-// of the drained blobs — and their drain metadata — away.
+// The demo after a drain of every stranded blob (25 in today's incident): report's Actions come from the record
+// and list every one, though the replay took most of the drained blobs — and their drain metadata — away.
 func TestReportListsEveryDrain(t *testing.T) {
 	dir := t.TempDir()
 	mustRun(t, "twin", "start", "--dir", dir)
@@ -155,7 +155,7 @@ func TestReportListsEveryDrain(t *testing.T) {
 	}
 	mustRun(t, "twin", "advance", "--dir", dir, "--by", "2h")
 	out := mustRun(t, "report", "--dir", dir)
-	if len(stranded) != 28 || !strings.Contains(out, "### Drains: 28 blob(s)") {
+	if len(stranded) < 20 || !strings.Contains(out, fmt.Sprintf("### Drains: %d blob(s)", len(stranded))) {
 		t.Fatalf("%d stranded; the report:\n%s", len(stranded), out[strings.Index(out, "## Actions"):])
 	}
 	for _, n := range stranded {
