@@ -3,7 +3,6 @@ package main
 import (
 	"errors"
 	"fmt"
-	"os"
 	"path/filepath"
 
 	"github.com/deadletter/deadletter/internal/textfmt"
@@ -63,12 +62,8 @@ func (a *app) runExport(cmd *cobra.Command, args []string, o *exportOptions) err
 	if err := o.filter.validate(); err != nil {
 		return err
 	}
-	if a.g.dir != "" {
-		src, serr := os.Stat(a.g.dir)
-		dst, derr := os.Stat(o.to)
-		if serr == nil && derr == nil && os.SameFile(src, dst) {
-			return usagef("--to %s is the container itself", textfmt.Printable(o.to))
-		}
+	if a.g.dir != "" && overlap(a.g.dir, o.to) { // the export's files would land in the container as blobs
+		return usagef("--to %s and the container %s overlap: the export would write into what it copies", textfmt.Printable(o.to), textfmt.Printable(a.g.dir))
 	}
 	ctx := cmd.Context()
 	snap, l, cfg, err := a.g.listed(ctx)

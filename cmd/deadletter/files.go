@@ -3,11 +3,12 @@ package main
 import (
 	"errors"
 	"fmt"
-	"github.com/deadletter/deadletter/internal/opfile"
 	"io/fs"
 	"os"
 	"path/filepath"
+	"strings"
 
+	"github.com/deadletter/deadletter/internal/opfile"
 	"github.com/deadletter/deadletter/internal/textfmt"
 )
 
@@ -45,4 +46,36 @@ func writeOperatorFile(flag, path string, b []byte) error {
 		return err
 	}
 	return opfile.Replace(path, b, 0o644)
+}
+
+// overlap reports whether one of two directories is, or lies inside, the other — through symbolic links too; a
+// path that does not exist yet is judged by its nearest existing parent. A copy from one into the other would
+// write into its own source: a twin's or an export's files would show up in the container as blobs.
+func overlap(a, b string) bool {
+	ra, rb := realPath(a), realPath(b)
+	return within(ra, rb) || within(rb, ra)
+}
+
+// within reports whether path is dir or lies under it (both absolute and clean).
+func within(path, dir string) bool {
+	rel, err := filepath.Rel(dir, path)
+	return err == nil && rel != ".." && !strings.HasPrefix(rel, ".."+string(filepath.Separator)) && !filepath.IsAbs(rel)
+}
+
+// realPath is path made absolute with every symbolic link of its existing part resolved.
+func realPath(path string) string {
+	abs, err := filepath.Abs(path)
+	if err != nil {
+		return filepath.Clean(path)
+	}
+	var rest []string
+	for p := abs; ; p = filepath.Dir(p) {
+		if r, err := filepath.EvalSymlinks(p); err == nil {
+			return filepath.Join(append([]string{r}, rest...)...)
+		}
+		if filepath.Dir(p) == p {
+			return abs
+		}
+		rest = append([]string{filepath.Base(p)}, rest...)
+	}
 }

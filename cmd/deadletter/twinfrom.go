@@ -106,12 +106,8 @@ func (a *app) startFrom(cmd *cobra.Command, dir, src string, asJSON bool) error 
 	if err != nil {
 		return err
 	}
-	if sub.g.dir != "" {
-		s, serr := os.Stat(sub.g.dir)
-		d, derr := os.Stat(dir)
-		if serr == nil && derr == nil && os.SameFile(s, d) {
-			return usagef("--from %s is the twin's own --dir", textfmt.Printable(src))
-		}
+	if sub.g.dir != "" && overlap(sub.g.dir, dir) { // nothing is written to the source
+		return usagef("--from %s and the twin's --dir %s overlap: the twin would write into its source", textfmt.Printable(src), textfmt.Printable(dir))
 	}
 	ctx := cmd.Context()
 	l, cfg, err := sub.g.loader()
