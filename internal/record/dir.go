@@ -97,9 +97,17 @@ func (d *Dir) Append(_ context.Context, line []byte) error {
 }
 
 func appendLine(p string, line []byte) error {
-	f, err := os.OpenFile(p, os.O_WRONLY|os.O_APPEND|os.O_CREATE|noFollow, 0o600)
+	f, err := os.OpenFile(p, os.O_RDWR|os.O_APPEND|os.O_CREATE|noFollow, 0o600)
 	if err != nil {
 		return err
+	}
+	// A file whose last line was cut short (a crash mid-write, a disk that filled) would glue this line onto it
+	// and lose both: start on a line of its own. The cut line stays, and reading names it.
+	var last [1]byte
+	if fi, serr := f.Stat(); serr == nil && fi.Size() > 0 {
+		if _, rerr := f.ReadAt(last[:], fi.Size()-1); rerr == nil && last[0] != '\n' {
+			line = append([]byte{'\n'}, line...)
+		}
 	}
 	n, err := f.Write(line) // one write: O_APPEND places it whole at the end
 	if err == nil && n < len(line) {

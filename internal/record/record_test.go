@@ -1,6 +1,7 @@
 package record
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"os"
@@ -161,5 +162,34 @@ func TestALinkedLogFileIsRefused(t *testing.T) {
 	}
 	if b, _ := os.ReadFile(target); len(b) != 0 {
 		t.Fatalf("the link's target was written: %q", b)
+	}
+}
+
+// A line appended after one a crash cut short starts on a line of its own: the cut line is the one lost (and named
+// when read), never the record written after it.
+func TestALineAfterACutOneStandsAlone(t *testing.T) {
+	d := OpenDir(t.TempDir())
+	good := []byte(`{"v":1,"id":"ab12","phase":"intent","action":"drain","wall":"2026-12-02T04:00:00Z","who":{"user":"u","host":"h"},"estate":{"where":"w"},"via":"x","blobs":[]}` + "\n")
+	if err := d.Append(context.Background(), good); err != nil {
+		t.Fatal(err)
+	}
+	files, _ := filepath.Glob(filepath.Join(d.path, "*.jsonl"))
+	if len(files) != 1 {
+		t.Fatalf("files %v", files)
+	}
+	if err := os.Truncate(files[0], int64(len(good)-10)); err != nil {
+		t.Fatal(err)
+	}
+	next := bytes.Replace(good, []byte(`"ab12"`), []byte(`"cd34"`), 1)
+	if err := d.Append(context.Background(), next); err != nil {
+		t.Fatal(err)
+	}
+	data, _ := os.ReadFile(files[0])
+	lines := strings.Split(strings.TrimSuffix(string(data), "\n"), "\n")
+	if len(lines) != 2 || lines[1] != strings.TrimSuffix(string(next), "\n") {
+		t.Fatalf("the log after a cut line:\n%s", data)
+	}
+	if _, err := Parse(Source{Name: "f", Data: data}); err == nil || !strings.Contains(err.Error(), "line 1") {
+		t.Fatalf("the cut line is not named: %v", err)
 	}
 }
