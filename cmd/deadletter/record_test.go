@@ -222,6 +222,10 @@ func TestAnInterruptedActionIsShownSo(t *testing.T) {
 	if out := mustRun(t, "log", "--dir", dir); !strings.Contains(out, "INTERRUPTED") || !strings.Contains(out, "stranded") {
 		t.Fatalf("log:\n%s", out)
 	}
+	// the report counts its blob, not "no blob"
+	if out := mustRun(t, "report", "--dir", dir); !strings.Contains(out, "1 with no outcome written") {
+		t.Fatalf("report:\n%s", out[strings.Index(out, "## Actions"):])
+	}
 }
 
 // The command a record names is its words and flags, never a flag's value (a connection string's key).

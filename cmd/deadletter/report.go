@@ -437,8 +437,12 @@ func mdRecord(w io.Writer, rec *reportRecordJSON) {
 
 // tallyOf counts a record's blobs per outcome, in replay's order.
 func tallyOf(bs []logBlobJSON) string {
-	t := replay.Tally{}
+	t, unknown := replay.Tally{}, 0
 	for _, b := range bs {
+		if b.Outcome == "" {
+			unknown++ // an interrupted action's blob: its intent says it, no outcome was written
+			continue
+		}
 		t[replay.Outcome(b.Outcome)]++
 	}
 	var parts []string
@@ -446,6 +450,9 @@ func tallyOf(bs []logBlobJSON) string {
 		if n := t[o]; n > 0 {
 			parts = append(parts, fmt.Sprintf("%d %s", n, o))
 		}
+	}
+	if unknown > 0 {
+		parts = append(parts, fmt.Sprintf("%d with no outcome written", unknown))
 	}
 	if len(parts) == 0 {
 		return "no blob"
