@@ -532,11 +532,11 @@ func (a *app) twinDiff(ctx context.Context, dir string) (diffJSON, error) {
 				b.Kind = "stranded"
 			}
 		case replay.WhereArchived:
-			b.Kind = "replayed"
+			b.Kind, b.Changed = "replayed", true
 		case replay.WhereQuarantined:
-			b.Kind = "quarantined"
+			b.Kind, b.Changed = "quarantined", true
 		case replay.WhereRestored:
-			b.Kind = "restored"
+			b.Kind, b.Changed = "restored", true
 		default:
 			b.Kind, b.Changed = "gone", true
 			if !snap.Now.Before(cfg.ExpiresAt(sb.LastModified)) {

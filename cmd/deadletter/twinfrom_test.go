@@ -185,6 +185,8 @@ func TestTwinFromDrainAdvanceDiff(t *testing.T) {
 			t.Errorf("%s: %s (%s); show predicted %s", name, f.Kind, f.Fate, predicted[name])
 		case len(f.Actions) == 0 || !strings.Contains(string(f.Actions[0]), "drain at"):
 			t.Errorf("%s: the drain that led there is not named: %v", name, f.Actions)
+		case !f.Changed:
+			t.Errorf("%s: %s, yet not changed", name, f.Kind)
 		}
 		kinds[f.Kind] = true
 	}
