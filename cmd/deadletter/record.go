@@ -155,9 +155,8 @@ func (a *app) recordFor(opt *tui.Options, c store.Container) error {
 
 // recordTwinScript records a change to a twin's script (twin script set) on the twin's container c: call it
 // before the change is written — an error means it must not be — and the returned end with the change's error
-// after. change is deadletter's words for it (no payload). For the twin's script command to call.
-func (a *app) recordTwinScript(ctx context.Context, cmd *cobra.Command, c store.Container, change string) (end func(error), err error) {
-	now, _ := c.Now(ctx)
+// after. now is the twin's clock; change is deadletter's words for it (no payload).
+func (a *app) recordTwinScript(ctx context.Context, cmd *cobra.Command, c store.Container, now time.Time, change string) (end func(error), err error) {
 	rec, err := a.beginRecord(ctx, cmd, c, record.ActTwinScript, false, nil, now, change)
 	if err != nil {
 		return nil, err

@@ -340,7 +340,7 @@ func TestTwoOperatorsSeeEachOthersRecords(t *testing.T) {
 	}
 }
 
-// A twin script change is recorded through recordTwinScript (for twin script set), and a hostile blob name in a
+// A twin script change is recorded (at the twin's clock; a refused one not at all), and a hostile blob name in a
 // record is escaped in log's words, never sent raw to the terminal.
 func TestATwinScriptChangeAndAHostileNameAreRecorded(t *testing.T) {
 	dir := t.TempDir()
@@ -351,7 +351,24 @@ func TestATwinScriptChangeAndAHostileNameAreRecorded(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	runExit(t, exitError, "twin", "script", "set", "nosuch", "down", "--dir", dir) // refused: recorded nowhere
+	mustRun(t, "twin", "advance", "--by", "30m", "--dir", dir)                     // the twin's clock is not the wall's
 	mustRun(t, "twin", "script", "set", "webhooks", "up", "--at", "+2h", "--dir", dir)
+	var l struct {
+		Records []struct{ Action, State, ServiceTime string }
+	}
+	if err := json.Unmarshal([]byte(mustRun(t, "log", "--dir", dir, "-o", "json")), &l); err != nil {
+		t.Fatal(err)
+	}
+	var st struct{ Clock string }
+	json.Unmarshal([]byte(mustRun(t, "twin", "status", "--dir", dir, "--json")), &st)
+	clock, _ := time.Parse(time.RFC3339, st.Clock)
+	if len(l.Records) != 1 || l.Records[0].Action != "twin-script" {
+		t.Fatalf("the script's records: %+v", l.Records)
+	}
+	if at, err := time.Parse(time.RFC3339, l.Records[0].ServiceTime); err != nil || clock.Sub(at) < 0 || clock.Sub(at) > 5*time.Minute {
+		t.Fatalf("the change is recorded at %s; the twin's clock is at %s", l.Records[0].ServiceTime, st.Clock)
+	}
 	local, _ := record.LocalDir()
 	r := &record.Recorder{Local: local, Who: record.DefaultWho(), Estate: record.EstateOf("", c.Describe())}
 	act, _ := r.Begin(context.Background(), record.ActDrain, "x", time.Now(), []record.Blob{{Name: "EVIL/2026/12/1/2/\x1b]0;pwned\x07.json"}}, "")

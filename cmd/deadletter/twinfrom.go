@@ -377,7 +377,13 @@ twin's clock; --at defaults to now and --until to further notice.`,
 			if down {
 				change += fmt.Sprintf(" (status %d)", c.Status)
 			}
-			ended, err := a.recordScriptChange(cmd, dir, change)
+			// a change the script refuses is a usage error and records nothing
+			trial := tw.Script()
+			trial.Windows = slices.Clone(trial.Windows)
+			if _, err := trial.Apply(c); err != nil {
+				return usagef("%s", err)
+			}
+			ended, err := a.recordScriptChange(cmd, dir, tw.Now(), change)
 			if err != nil {
 				return err
 			}
@@ -602,10 +608,10 @@ whatever it holds; so is a twin another process is running.`,
 
 // recordScriptChange records a change of the twin's script in the record, as every action is: before it is
 // written (a local record that cannot be written stops it), its end after.
-func (a *app) recordScriptChange(cmd *cobra.Command, dir, change string) (func(error), error) {
+func (a *app) recordScriptChange(cmd *cobra.Command, dir string, now time.Time, change string) (func(error), error) {
 	c, err := dirstore.Open(dir)
 	if err != nil {
 		return nil, err
 	}
-	return a.recordTwinScript(cmd.Context(), cmd, c, change)
+	return a.recordTwinScript(cmd.Context(), cmd, c, now, change)
 }
