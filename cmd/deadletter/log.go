@@ -53,6 +53,12 @@ func parseLogFilter(s string) (logFilter, error) {
 	if err == nil && q.Empty() && len(extra) == 0 {
 		err = fmt.Errorf("the query holds no words")
 	}
+	for _, t := range extra {
+		// an action no record can name (a typo: action:drian) is refused, as is:bogus is, not matched by nothing
+		if t.Field == "action" && err == nil && !slices.ContainsFunc(record.Actions, t.Has) {
+			err = fmt.Errorf("action:%s names no action; the actions are %s", t.Value, strings.Join(record.Actions, ", "))
+		}
+	}
 	return logFilter{q, extra}, err
 }
 

@@ -138,6 +138,9 @@ func TestTheRecordOfADrainARestoreAnAckAndAnEdit(t *testing.T) {
 	if out := mustRun(t, "log", "--dir", dir, "--filter", "-who:"+me.User); !strings.Contains(out, "no action recorded") {
 		t.Fatalf("log --filter -who:me:\n%s", out)
 	}
+	if _, errs, code := runCmd(t, "log", "--dir", dir, "--filter", "action:drian"); code != exitError || !strings.Contains(errs, "the actions are drain, restore") {
+		t.Fatalf("log --filter action:drian (a typo): exit %d\n%s", code, errs)
+	}
 }
 
 // The demo after a drain of every stranded blob (25 in today's incident): report's Actions come from the record

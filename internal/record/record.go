@@ -51,6 +51,9 @@ const (
 	maxBlobsOfLine = 20000
 )
 
+// Actions are every action a record can name, in the order the docs list them.
+var Actions = []string{ActDrain, ActRestore, ActAck, ActClear, ActEdit, ActResubmit, ActRepair, ActTwinScript}
+
 // Who acted.
 type Who struct {
 	User string `json:"user"`
