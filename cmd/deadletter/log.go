@@ -7,6 +7,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/deadletter/deadletter/internal/made"
 	"github.com/deadletter/deadletter/internal/record"
 	"github.com/deadletter/deadletter/internal/textfmt"
 	"github.com/deadletter/deadletter/replay"
@@ -163,8 +164,16 @@ func (a *app) history(ctx context.Context, c store.Container) (history, error) {
 		return history{}, err
 	}
 	where := c.Describe()
+	// A directory deadletter made (a twin, the demo, a seed) is this estate only since it was made: the records of
+	// an earlier one at the same path (twin rm and start again, demo --fresh) are another estate's.
+	var since time.Time
+	if d, ok := strings.CutPrefix(where, "dir:"); ok {
+		if p, err := made.Find(d); err == nil {
+			since = p.Created
+		}
+	}
 	for _, r := range all {
-		if r.Intent.Estate.Where == where {
+		if r.Intent.Estate.Where == where && !r.Intent.Wall.Before(since) {
 			h.Records = append(h.Records, r)
 		}
 	}

@@ -408,3 +408,18 @@ func TestAHostileRecordIsSaid(t *testing.T) {
 		t.Fatalf("report:\n%s", out[strings.Index(out, "## Actions"):])
 	}
 }
+
+// A twin started again where one was removed is an estate of its own: the old twin's records are not its.
+func TestARecordDoesNotOutliveItsTwin(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), "twin")
+	mustRun(t, "twin", "start", "--dir", dir)
+	mustRun(t, "ack", "--dir", dir, "--yes", "--for", "1h", namesIn(t, dir, "")[0])
+	if out := mustRun(t, "log", "--dir", dir); !strings.Contains(out, "ack by") {
+		t.Fatalf("log before:\n%s", out)
+	}
+	mustRun(t, "twin", "rm", "--dir", dir)
+	mustRun(t, "twin", "start", "--dir", dir)
+	if out := mustRun(t, "log", "--dir", dir); !strings.Contains(out, "no action recorded") {
+		t.Fatalf("a new twin at the old one's path shows its records:\n%s", out)
+	}
+}

@@ -195,7 +195,7 @@ func Make(dir string, kind Kind) (*Place, error) {
 	if _, err := rand.Read(id[:]); err != nil {
 		return nil, err
 	}
-	r := Record{Format: Format, Kind: kind, ID: hex.EncodeToString(id[:]), Dir: abs, Created: time.Now().UTC().Truncate(time.Second)}
+	r := Record{Format: Format, Kind: kind, ID: hex.EncodeToString(id[:]), Dir: abs, Created: time.Now().UTC()} // to the nanosecond: the record of an estate begins at it (log)
 	if err := os.RemoveAll(folder); err != nil {
 		return nil, err
 	}
