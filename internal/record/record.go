@@ -11,6 +11,7 @@
 package record
 
 import (
+	"bytes"
 	"context"
 	"crypto/rand"
 	"encoding/hex"
@@ -23,6 +24,7 @@ import (
 	"strings"
 	"sync"
 	"time"
+	"unicode/utf8"
 )
 
 // Version is the version of the record's lines this build writes and reads.
@@ -460,4 +462,49 @@ func EstateOf(context, where string) Estate {
 		e.Account, e.Container = acct, cont
 	}
 	return e
+}
+
+// blobWire is Blob as a record line holds it. JSON strings hold only UTF-8, and a blob name need not be UTF-8
+// (a directory's file names are bytes): such a name is kept exactly in nameBytes (targetBytes, retiredBytes),
+// beside its printable form, so the record names the blob that is there rather than one that never was.
+type blobWire struct {
+	blobFields
+	NameBytes    []byte `json:"nameBytes,omitempty"`
+	TargetBytes  []byte `json:"targetBytes,omitempty"`
+	RetiredBytes []byte `json:"retiredBytes,omitempty"`
+}
+
+type blobFields Blob // Blob's fields without its methods
+
+// exact is s's bytes when JSON cannot hold them as they are.
+func exact(s string) []byte {
+	if utf8.ValidString(s) {
+		return nil
+	}
+	return []byte(s)
+}
+
+// MarshalJSON writes a blob with its names kept exactly.
+func (b Blob) MarshalJSON() ([]byte, error) {
+	return json.Marshal(blobWire{blobFields: blobFields(b), NameBytes: exact(b.Name), TargetBytes: exact(b.Target), RetiredBytes: exact(b.Retired)})
+}
+
+// UnmarshalJSON reads a blob, its names as they were (unknown fields refused, as in the whole line).
+func (b *Blob) UnmarshalJSON(data []byte) error {
+	var w blobWire
+	dec := json.NewDecoder(bytes.NewReader(data))
+	dec.DisallowUnknownFields()
+	if err := dec.Decode(&w); err != nil {
+		return err
+	}
+	*b = Blob(w.blobFields)
+	for _, f := range []struct {
+		raw []byte
+		to  *string
+	}{{w.NameBytes, &b.Name}, {w.TargetBytes, &b.Target}, {w.RetiredBytes, &b.Retired}} {
+		if f.raw != nil {
+			*f.to = string(f.raw)
+		}
+	}
+	return nil
 }
