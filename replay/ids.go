@@ -68,6 +68,23 @@ func ParseID(id, sep string) ReplayID {
 	return ReplayID{Original: id}
 }
 
+// EventOf is the event an id names across republishes: its original id. An id the estate cannot count (one
+// holding a line terminator) grows a suffix on every republish while it stays the same event: for it, every
+// trailing separator-and-digits suffix is taken off.
+func EventOf(id, sep string) string {
+	p := ParseID(id, sep)
+	if !p.Uncountable || sep == "" {
+		return p.Original
+	}
+	for {
+		i := strings.LastIndex(id, sep)
+		if i <= 0 || !allDigits(id[i+len(sep):]) {
+			return id
+		}
+		id = id[:i]
+	}
+}
+
 func allDigits(s string) bool {
 	if s == "" {
 		return false

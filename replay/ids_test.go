@@ -162,3 +162,20 @@ func TestHugeAttempts(t *testing.T) {
 		t.Fatalf("%+v %s", inf, inf.Attempt)
 	}
 }
+
+// The event an id names across republishes: the original of a countable id; for one the estate cannot count,
+// every suffix it grew on republish taken off.
+func TestEventOf(t *testing.T) {
+	for _, c := range []struct{ id, want string }{
+		{"evt-1", "evt-1"},
+		{"evt-1-replay-3", "evt-1"},
+		{"a\nb", "a\nb"},
+		{"a\nb-replay-1-replay-2", "a\nb"},
+		{"a\nb-replay-x", "a\nb-replay-x"},
+		{"-replay-1", "-replay-1"},
+	} {
+		if got := replay.EventOf(c.id, "-replay-"); got != c.want {
+			t.Errorf("EventOf(%q) = %q, want %q", c.id, got, c.want)
+		}
+	}
+}

@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 	"sort"
-	"strings"
 
 	"github.com/deadletter/deadletter/replay"
 	"github.com/deadletter/deadletter/store"
@@ -95,31 +94,5 @@ func (a Account) String() string {
 	return s
 }
 
-// eventKey is the event an id names, for the account: its original id (replay.ParseID). An id the estate cannot
-// count (one holding a line terminator) grows a suffix on every republish while it stays the same event: its
-// suffixes are taken off too.
-func eventKey(id, sep string) string {
-	p := replay.ParseID(id, sep)
-	if !p.Uncountable || sep == "" {
-		return p.Original
-	}
-	for {
-		i := strings.LastIndex(id, sep)
-		if i <= 0 || !allDigits(id[i+len(sep):]) {
-			return id
-		}
-		id = id[:i]
-	}
-}
-
-func allDigits(s string) bool {
-	if s == "" {
-		return false
-	}
-	for i := 0; i < len(s); i++ {
-		if s[i] < '0' || s[i] > '9' {
-			return false
-		}
-	}
-	return true
-}
+// eventKey is the event an id names, for the account (replay.EventOf).
+func eventKey(id, sep string) string { return replay.EventOf(id, sep) }
