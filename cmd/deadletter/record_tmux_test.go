@@ -21,8 +21,9 @@ func TestTheRecordInTmux(t *testing.T) {
 	// as many drained as the drain said
 	tm.screen("The record: every action on", "drain by", "(you)", "deadletter drain --dir --yes", said[0])
 	tm.keys("j") // the first drained blob, whole under the cursor
-	s := tm.screen("→ now")
-	// (Only the row under the cursor is whole: the others are cut before their fate's words end.)
+	// (Only the row under the cursor is whole: the others are cut before their fate's words end.) Wait for the
+	// cursor to reach it: the key may land after a first capture.
+	s := tm.screenMatches(`(replayed: archived|taken by the replay and quarantined) at \d{4}-`)
 	m := regexp.MustCompile(`(replayed: archived|taken by the replay and quarantined) at \d{4}-`).FindStringSubmatch(s)
 	if m == nil {
 		t.Fatalf("the drained blob's row does not say where it went:\n%s", s)
