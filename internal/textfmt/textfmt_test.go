@@ -6,6 +6,8 @@ import (
 	"reflect"
 	"testing"
 	"time"
+
+	"github.com/charmbracelet/x/ansi"
 )
 
 func TestPrintable(t *testing.T) {
@@ -137,5 +139,24 @@ func TestDurationAtTheEdges(t *testing.T) {
 		if got := Duration(d); got != want {
 			t.Errorf("Duration(%d) = %q, want %q", int64(d), got, want)
 		}
+	}
+}
+
+// The fast measure agrees with the grapheme rules on what it takes, and hands over everything else.
+func TestPlainWidthAgreesWithTheGraphemeRules(t *testing.T) {
+	for _, s := range []string{
+		"", "abc", "ecc3935b-…d03279d91", "\x1b[1;38;5;203m▸ STRANDED\x1b[0m 3h55m", "AGE↓ · ↑ │ ─ ╭╮╰╯ ★ ▲",
+		"▸\u0301", "…\ufe0f", "★\ufe0f", "a\u200db", "👍🏽", "⚠️", "日本", "\x1b]8;;http://x\x1b\\link\x1b]8;;\x1b\\", "\x1b[", "\x1b[31",
+		"tab\there", "e\u0301", "\x7f", "→\u20d7",
+	} {
+		if got, want := Width(s), ansi.StringWidth(s); got != want {
+			t.Errorf("Width(%q) = %d, the grapheme rules say %d", s, got, want)
+		}
+	}
+	if _, ok := plainWidth("▸\u0301"); ok {
+		t.Error("a symbol with a combining mark took the fast path")
+	}
+	if w, ok := plainWidth("\x1b[31m…\x1b[0m"); !ok || w != 1 {
+		t.Errorf("a coloured ellipsis: %d %v", w, ok)
 	}
 }
