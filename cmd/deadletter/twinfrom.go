@@ -307,6 +307,9 @@ func scriptChange(tw *twin.Twin, who string, down bool, at, until string, status
 	if from.Before(start) {
 		return twin.Change{}, from, to, usagef("--at %s is before the twin's start (%s)", from.Format(time.RFC3339), start.Format(time.RFC3339))
 	}
+	if until == "" && !to.After(from) { // further notice is a bound of its own, the script's far end
+		return twin.Change{}, from, to, usagef("--at %s is past the far end of the twin's script (%s)", from.Format(time.RFC3339), to.Format(time.RFC3339))
+	}
 	if !to.After(from) {
 		return twin.Change{}, from, to, usagef("--until must come after --at")
 	}

@@ -236,6 +236,9 @@ func TestTwinScriptSetGrammar(t *testing.T) {
 			t.Errorf("twin script set %v: exit %d\n%s", bad, code, errs)
 		}
 	}
+	if _, errs, _ := runCmd(t, "twin", "script", "set", "webhooks", "down", "--at", "9999-01-01T00:00:00Z", "--dir", dir); !strings.Contains(errs, "past the far end") {
+		t.Errorf("an --at past the script's end, no --until: %s", errs)
+	}
 	if _, errs, _ := runCmd(t, "twin", "script", "set", "nope", "down", "--dir", dir); !strings.Contains(errs, "webhooks") || !strings.Contains(errs, "replay") {
 		t.Errorf("an unknown subscription does not list the choices: %s", errs)
 	}
