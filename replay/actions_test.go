@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"github.com/deadletter/deadletter/internal/blob"
 	"strings"
 	"sync"
 	"testing"
@@ -135,13 +136,13 @@ func TestDrainTwiceFindsEverythingYoung(t *testing.T) {
 		if string(after.Body) != string(before.Body) || after.ETag == before.ETag || after.ContentType != "application/json" {
 			t.Fatalf("drain must re-upload the identical bytes under a new ETag: %+v", after.BlobInfo)
 		}
-		if v, _ := store.MetaGet(after.Metadata, replay.MetaDrainCount); v != "1" {
+		if v, _ := blob.MetaGet(after.Metadata, replay.MetaDrainCount); v != "1" {
 			t.Fatalf("drainCount = %q (%v)", v, after.Metadata)
 		}
-		if v, _ := store.MetaGet(after.Metadata, replay.MetaDrainedAt); v == "" {
+		if v, _ := blob.MetaGet(after.Metadata, replay.MetaDrainedAt); v == "" {
 			t.Fatal("no drainedAt")
 		}
-		if v, _ := store.MetaGet(after.Metadata, "origin"); v != "eventgrid" {
+		if v, _ := blob.MetaGet(after.Metadata, "origin"); v != "eventgrid" {
 			t.Fatalf("metadata lost: %v", after.Metadata)
 		}
 		// A second drain of the same blobs (by name) finds them young: the re-upload dated them.
@@ -158,7 +159,7 @@ func TestDrainTwiceFindsEverythingYoung(t *testing.T) {
 		strand(t, c, cfg, names[0])
 		replay.Drain(bg, c, cfg, named(names[0]), replay.DrainOptions{})
 		third, _ := c.Read(bg, names[0], 1<<20)
-		if v, _ := store.MetaGet(third.Metadata, replay.MetaDrainCount); v != "2" {
+		if v, _ := blob.MetaGet(third.Metadata, replay.MetaDrainCount); v != "2" {
 			t.Fatalf("drainCount after two drains = %q", v)
 		}
 	})

@@ -2,6 +2,7 @@ package replay_test
 
 import (
 	"context"
+	"github.com/deadletter/deadletter/internal/blob"
 	"sync"
 	"testing"
 	"time"
@@ -57,7 +58,7 @@ func TestTwoDrainsAtOnceReportWhatEachDid(t *testing.T) {
 		t.Fatalf("the first drain %v, the second %v: exactly one drained it", outcomes(first), outcomes(second))
 	}
 	b, _ := d.Read(bg, name, 1<<20)
-	if n, _ := store.MetaGet(b.Metadata, replay.MetaDrainCount); n != "1" {
+	if n, _ := blob.MetaGet(b.Metadata, replay.MetaDrainCount); n != "1" {
 		t.Fatalf("drainCount %s: the blob was written twice", n)
 	}
 }

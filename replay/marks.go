@@ -1,14 +1,13 @@
 package replay
 
 import (
+	"github.com/deadletter/deadletter/internal/blob"
 	"strconv"
 	"time"
-
-	"github.com/deadletter/deadletter/store"
 )
 
 // The metadata schema: what deadletter's own actions write into a blob's metadata, read and written here only —
-// the front ends ask Marks, never store.MetaGet with a key of the schema.
+// the front ends ask Marks, never blob.MetaGet with a key of the schema.
 //
 // Metadata a drain adds to the blob it re-uploads, and a restore to the copy it writes.
 const (
@@ -38,11 +37,11 @@ type Marks struct {
 // MarksOf reads the action marks of metadata (names in any case, as Azure keeps them).
 func MarksOf(md map[string]string) Marks {
 	var m Marks
-	m.DrainCount, m.drained = store.MetaGet(md, MetaDrainCount)
-	m.DrainedAt, _ = store.MetaGet(md, MetaDrainedAt)
-	m.DrainID, _ = store.MetaGet(md, MetaDrainID)
-	m.RestoredFrom, m.restored = store.MetaGet(md, MetaRestoredFrom)
-	m.RestoreID, _ = store.MetaGet(md, MetaRestoreID)
+	m.DrainCount, m.drained = blob.MetaGet(md, MetaDrainCount)
+	m.DrainedAt, _ = blob.MetaGet(md, MetaDrainedAt)
+	m.DrainID, _ = blob.MetaGet(md, MetaDrainID)
+	m.RestoredFrom, m.restored = blob.MetaGet(md, MetaRestoredFrom)
+	m.RestoreID, _ = blob.MetaGet(md, MetaRestoreID)
 	return m
 }
 
@@ -60,14 +59,14 @@ func (m Marks) Drains() int {
 func withDrainMark(md map[string]string, now time.Time, id string) map[string]string {
 	count := MarksOf(md).Drains() + 1
 	stamp := now.UTC().Format(time.RFC3339Nano)
-	return store.MetaWith(store.MetaWith(store.MetaWith(md, MetaDrainCount, strconv.Itoa(count)), MetaDrainedAt, stamp), MetaDrainID, id)
+	return blob.MetaWith(blob.MetaWith(blob.MetaWith(md, MetaDrainCount, strconv.Itoa(count)), MetaDrainedAt, stamp), MetaDrainID, id)
 }
 
 // withRestoreMark is md with the quarantine copy a restore came from and, when set, the restore's id.
 func withRestoreMark(md map[string]string, from, id string) map[string]string {
-	md = store.MetaWith(md, MetaRestoredFrom, from)
+	md = blob.MetaWith(md, MetaRestoredFrom, from)
 	if id != "" {
-		md = store.MetaWith(md, MetaRestoreID, id)
+		md = blob.MetaWith(md, MetaRestoreID, id)
 	}
 	return md
 }

@@ -1,6 +1,7 @@
 package replay
 
 import (
+	"github.com/deadletter/deadletter/internal/blob"
 	"testing"
 	"time"
 
@@ -56,7 +57,7 @@ func TestReadinessBoundaries(t *testing.T) {
 
 		// A restored copy is the operator's write, not Event Grid's: no evidence, however fresh.
 		{"restored, just written", name, hour.Add(5 * time.Minute), restored, hour.Add(6 * time.Minute), false, time.Time{}},
-		{"restored and drained", name, hour.Add(5 * time.Minute), store.MetaWith(restored, MetaDrainCount, "1"), hour.Add(6 * time.Minute), false, time.Time{}},
+		{"restored and drained", name, hour.Add(5 * time.Minute), blob.MetaWith(restored, MetaDrainCount, "1"), hour.Add(6 * time.Minute), false, time.Time{}},
 
 		// A name without an hour is dated by its Last-Modified, unless a drain rewrote it.
 		{"hourless, a second inside", sub + "/odd.json", written, nil, written.Add(ttl - time.Second), true, written},

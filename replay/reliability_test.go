@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/deadletter/deadletter/internal/blob"
 	"hash/fnv"
 	"math/rand"
 	"net/http"
@@ -97,7 +98,7 @@ func TestDrainThroughFaults(t *testing.T) {
 	drained := 0
 	for _, r := range res {
 		bi, err := direct.Stat(bg, r.Name)
-		n, _ := store.MetaGet(bi.Metadata, replay.MetaDrainCount)
+		n, _ := blob.MetaGet(bi.Metadata, replay.MetaDrainCount)
 		switch {
 		case err != nil:
 			t.Errorf("%s: %s, and the blob is gone: %v", r.Name, r.Outcome, err)
@@ -263,7 +264,7 @@ func TestDrainWhoseAnswersAreLost(t *testing.T) {
 	p.SetFaults(nil)
 	for _, r := range res {
 		bi, _ := direct.Stat(bg, r.Name)
-		if n, _ := store.MetaGet(bi.Metadata, replay.MetaDrainCount); r.Outcome != replay.OutcomeDrained || n != "1" {
+		if n, _ := blob.MetaGet(bi.Metadata, replay.MetaDrainCount); r.Outcome != replay.OutcomeDrained || n != "1" {
 			t.Fatalf("%s: %s %+v, drainCount %q", r.Name, r.Outcome, r.Reason, n)
 		}
 	}

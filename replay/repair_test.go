@@ -3,6 +3,7 @@ package replay_test
 import (
 	"bytes"
 	"errors"
+	"github.com/deadletter/deadletter/internal/blob"
 	"strings"
 	"testing"
 	"time"
@@ -41,7 +42,7 @@ func TestRepairWritesThenRetires(t *testing.T) {
 	if err != nil || string(got.Body) != fixed {
 		t.Fatalf("new blob: %q %v", got.Body, err)
 	}
-	if from, _ := store.MetaGet(got.Metadata, replay.MetaRepairedFrom); from != orig {
+	if from, _ := blob.MetaGet(got.Metadata, replay.MetaRepairedFrom); from != orig {
 		t.Fatalf("metadata %v", got.Metadata)
 	}
 	if _, err := m.Stat(bg, orig); !errors.Is(err, store.ErrNotFound) {

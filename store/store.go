@@ -15,11 +15,12 @@ import (
 	"slices"
 	"strings"
 	"time"
+
+	"github.com/deadletter/deadletter/internal/blob"
 )
 
-// MaxBlobBytes is the largest payload Read will return. Event Grid writes at most ~1 MB per dead-letter blob, so
-// anything far beyond it is not a dead letter; refusing it keeps one hostile blob from exhausting memory.
-const MaxBlobBytes = 64 << 20
+// MaxBlobBytes is the largest payload Read will return (blob.MaxBytes: a dead letter is at most ~1 MB).
+const MaxBlobBytes = blob.MaxBytes
 
 // Typed errors. Every implementation wraps one of these (with the blob name) so errors.Is works.
 var (
@@ -45,22 +46,9 @@ var (
 	ErrNameTaken = errors.New("the name is held by a folder of other blobs")
 )
 
-// BlobInfo is what a listing says about one blob, without downloading it.
-type BlobInfo struct {
-	Name         string
-	Size         int64
-	ETag         string
-	LastModified time.Time
-	ContentType  string
-	Metadata     map[string]string
-	// Tags are the blob's index tags (acknowledgements live there): changing them changes neither the ETag nor
-	// Last-Modified.
-	Tags map[string]string
-	// Refused says why an entry the listing found is not a readable blob (a directory container's symbolic
-	// link or FIFO); empty for every real blob. Refused entries are listed, never skipped silently, so that
-	// nothing hidden behind one can make the container look healthy.
-	Refused string
-}
+// BlobInfo is what a listing says about one blob, without downloading it. It is blob.Info, defined beneath the
+// store so that the replay rules can judge blobs without importing the store.
+type BlobInfo = blob.Info
 
 // Blob is a downloaded blob: its properties as of the read, and its bytes.
 type Blob struct {
@@ -157,32 +145,6 @@ func ListAll(ctx context.Context, c Container) (Listing, error) {
 	}
 	SortByName(l.Blobs)
 	return l, nil
-}
-
-// MetaGet looks a metadata key up case-insensitively, as Azure treats metadata names.
-func MetaGet(m map[string]string, key string) (string, bool) {
-	if v, ok := m[key]; ok {
-		return v, true
-	}
-	for k, v := range m {
-		if strings.EqualFold(k, key) {
-			return v, true
-		}
-	}
-	return "", false
-}
-
-// MetaWith returns a copy of m with key set to value, dropping any other spelling of key (Azure metadata names
-// are case-insensitive, and the SDK may hand them back re-cased).
-func MetaWith(m map[string]string, key, value string) map[string]string {
-	out := make(map[string]string, len(m)+1)
-	for k, v := range m {
-		if !strings.EqualFold(k, key) {
-			out[k] = v
-		}
-	}
-	out[key] = value
-	return out
 }
 
 // OpError is how every backend says which operation on which blob failed, keeping the typed error for errors.Is.

@@ -5,6 +5,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/deadletter/deadletter/internal/blob"
 	"io"
 	"strings"
 	"sync"
@@ -170,7 +171,7 @@ func TestFlow(t *testing.T) {
 			// Every drained blob carries the drain's metadata.
 			drained := 0
 			for _, b := range l.Blobs {
-				if _, ok := store.MetaGet(b.Metadata, replay.MetaDrainCount); ok {
+				if _, ok := blob.MetaGet(b.Metadata, replay.MetaDrainCount); ok {
 					drained++
 				}
 			}

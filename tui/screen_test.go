@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/deadletter/deadletter/internal/blob"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -197,7 +198,7 @@ func TestActionsTakeWhatIsShown(t *testing.T) {
 	drained := 0
 	l, _ := store.ListAll(context.Background(), mem)
 	for _, b := range l.Blobs {
-		if _, ok := store.MetaGet(b.Metadata, replay.MetaDrainCount); ok {
+		if _, ok := blob.MetaGet(b.Metadata, replay.MetaDrainCount); ok {
 			drained++
 			if !strings.HasPrefix(b.Name, "WEBHOOKS/") {
 				t.Fatalf("drained %s, which the filter did not show", b.Name)

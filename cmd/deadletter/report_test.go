@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"github.com/deadletter/deadletter/internal/blob"
 	"strings"
 	"testing"
 	"time"
@@ -12,7 +13,6 @@ import (
 	"github.com/deadletter/deadletter/internal/record"
 	"github.com/deadletter/deadletter/internal/scenario"
 	"github.com/deadletter/deadletter/replay"
-	"github.com/deadletter/deadletter/store"
 	"github.com/deadletter/deadletter/store/storetest"
 )
 
@@ -51,10 +51,10 @@ func withRecord(t *testing.T, r *reportJSON, snap *replay.Snapshot) {
 	t.Helper()
 	var drained, restored []record.Blob
 	for _, it := range snap.Items {
-		if _, ok := store.MetaGet(it.Metadata, replay.MetaDrainCount); ok {
+		if _, ok := blob.MetaGet(it.Metadata, replay.MetaDrainCount); ok {
 			drained = append(drained, record.Blob{Name: it.Name, ETag: `"before"`, ETagAfter: it.ETag, Outcome: "drained"})
 		}
-		if from, ok := store.MetaGet(it.Metadata, replay.MetaRestoredFrom); ok {
+		if from, ok := blob.MetaGet(it.Metadata, replay.MetaRestoredFrom); ok {
 			restored = append(restored, record.Blob{Name: from, ETag: `"q"`, Target: it.Name, ETagAfter: it.ETag, Outcome: "restored"})
 		}
 	}

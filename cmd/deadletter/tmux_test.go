@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"fmt"
+	"github.com/deadletter/deadletter/internal/blob"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -162,7 +163,7 @@ func drainCounts(t *testing.T, dir string) int {
 	}
 	n := 0
 	for _, b := range l.Blobs {
-		if _, ok := store.MetaGet(b.Metadata, replay.MetaDrainCount); ok {
+		if _, ok := blob.MetaGet(b.Metadata, replay.MetaDrainCount); ok {
 			n++
 		}
 	}
@@ -184,7 +185,7 @@ func TestFilteredDrainInTmux(t *testing.T) {
 	l, _ := store.ListAll(context.Background(), d)
 	drained := 0
 	for _, b := range l.Blobs {
-		if _, ok := store.MetaGet(b.Metadata, replay.MetaDrainCount); ok {
+		if _, ok := blob.MetaGet(b.Metadata, replay.MetaDrainCount); ok {
 			drained++
 			if !strings.HasPrefix(b.Name, "WEBHOOKS/") {
 				t.Fatalf("drained %s, which the filter hid", b.Name)

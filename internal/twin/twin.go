@@ -15,6 +15,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"github.com/deadletter/deadletter/internal/blob"
 	"hash/fnv"
 	"math"
 	"sort"
@@ -811,10 +812,10 @@ func (tw *Twin) notice(ctx context.Context) error {
 // acted records the action another command's write was, by what it stamped in the blob's metadata.
 func (tw *Twin) acted(bi store.BlobInfo) {
 	var a Act
-	if id, ok := store.MetaGet(bi.Metadata, replay.MetaDrainID); ok {
+	if id, ok := blob.MetaGet(bi.Metadata, replay.MetaDrainID); ok {
 		a = Act{Kind: "drain", ID: id, At: bi.LastModified}
-	} else if id, ok := store.MetaGet(bi.Metadata, replay.MetaRestoreID); ok {
-		from, _ := store.MetaGet(bi.Metadata, replay.MetaRestoredFrom)
+	} else if id, ok := blob.MetaGet(bi.Metadata, replay.MetaRestoreID); ok {
+		from, _ := blob.MetaGet(bi.Metadata, replay.MetaRestoredFrom)
 		a = Act{Kind: "restore", ID: id, At: bi.LastModified, From: from}
 	} else {
 		return

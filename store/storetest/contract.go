@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/deadletter/deadletter/internal/blob"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -74,7 +75,7 @@ func contractIfMatch(t *testing.T, c store.Container) {
 	if err != nil || string(b.Body) != "two" || b.ETag != v2.ETag || b.ContentType != "application/json" {
 		t.Fatalf("read back: %+v %v", b, err)
 	}
-	if v, ok := store.MetaGet(b.Metadata, "drainCount"); !ok || v != "1" {
+	if v, ok := blob.MetaGet(b.Metadata, "drainCount"); !ok || v != "1" {
 		t.Fatalf("metadata did not survive: %v", b.Metadata)
 	}
 	st, err := c.Stat(ctx, "B/1.json")
