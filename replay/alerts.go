@@ -49,7 +49,7 @@ func (c Config) AlertsOf(it *Item, now time.Time) Alerts {
 		a.MayCrash = s.MayCrash > 0 && IsRoot(it.Name)
 	}
 	a.Untriggerable = Untriggerable(it.Name)
-	if ack, st, why := c.AckOf(it.BlobInfo, now); st != AckNone {
+	if ack, st, why := c.AckOf(it.Info, now); st != AckNone {
 		a.Ack, a.Suspicious = &ack, why
 		a.Acked = st == AckActive && !c.IgnoreAcks
 	}

@@ -199,7 +199,7 @@ func (c Config) PreviewAck(items []Item, now time.Time) AckPreview {
 		if a.Expiring {
 			p.Expiring = append(p.Expiring, Expiring{Name: it.Name, DeletesIn: a.DeletesIn})
 		}
-		p.Targets = append(p.Targets, it.BlobInfo)
+		p.Targets = append(p.Targets, it.Info)
 	}
 	p.Clear = allAcked && len(p.Targets) > 0
 	return p

@@ -27,7 +27,7 @@ type Detail struct {
 // the clock without reading it again (a screen that stays open keeps counting down).
 func (d *Detail) At(c Config, now time.Time) *Detail {
 	out := *d
-	it := c.MakeItem(d.BlobInfo, now)
+	it := c.MakeItem(d.Info, now)
 	out.Age, out.Pane, out.Now = it.Age, it.Pane, now
 	return &out
 }
@@ -89,7 +89,7 @@ func (l *Loader) Inspect(ctx context.Context, name string) (*Detail, error) {
 		}
 	}
 	if b.Body == nil && b.Size > 0 {
-		d.ReadErr = readError(store.ErrTooLarge)
+		d.ReadErr = TooLargeToRead()
 		d.Payload = &Payload{Err: &MalformedError{Offset: -1, Element: -1, Msg: d.ReadErr}}
 		return d, nil
 	}

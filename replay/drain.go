@@ -59,7 +59,7 @@ func (c Config) DrainTargets(s *Snapshot) []DrainTarget { return c.PlanDrainStra
 
 // DrainTargetOf is the drain target for one listed item.
 func (c Config) DrainTargetOf(it *Item, now time.Time) DrainTarget {
-	t := DrainTarget{BlobInfo: it.BlobInfo, HandledBy: c.AlertsOf(it, now).HandledBy, QuarantineTwin: it.QuarantineTwin,
+	t := DrainTarget{BlobInfo: it.Info, HandledBy: c.AlertsOf(it, now).HandledBy, QuarantineTwin: it.QuarantineTwin,
 		ListedLive: it.Pane == PaneLive}
 	if it.Summary != nil && IsRoot(it.Name) {
 		t.CrashDepth = it.Summary.CrashDepth

@@ -343,7 +343,7 @@ func TestSeedCrashAndHandled(t *testing.T) {
 	}
 	var infos []store.BlobInfo
 	for _, it := range snap.Items {
-		infos = append(infos, it.BlobInfo)
+		infos = append(infos, it.Info)
 	}
 	snap.Apply(l.Hydrate(ctx, infos)...)
 	var crashes, handledArchived, handledQuarantine []string

@@ -1,9 +1,9 @@
 package replay
 
 import (
+	"fmt"
+	"github.com/deadletter/deadletter/internal/blob"
 	"time"
-
-	"github.com/deadletter/deadletter/store"
 )
 
 // Forecast is a drain before it runs: which blobs it will re-upload, which it leaves and why (as the results
@@ -34,7 +34,7 @@ type Forecast struct {
 	CrashLeft int
 	// Refused counts entries the store will not read (a link, a FIFO in a directory container).
 	Refused int
-	// TooLarge counts the stranded blobs over store.MaxBlobBytes: the drain never reads them, so it fails on them.
+	// TooLarge counts the stranded blobs over blob.MaxBytes: the drain never reads them, so it fails on them.
 	TooLarge int
 	// Acked counts the blobs among Blobs an operator acknowledged (as of now): the re-upload changes them, which
 	// ends their acks.
@@ -65,9 +65,9 @@ func (c Config) ForecastDrain(items []Item, o DrainOptions, now time.Time) Forec
 			}
 			continue
 		}
-		if it.Size > store.MaxBlobBytes {
+		if it.Size > blob.MaxBytes {
 			f.TooLarge++
-			f.Left = append(f.Left, Result{Name: it.Name, Outcome: OutcomeFailed, Reason: Reason{Kind: ReasonFailed, Err: readError(store.ErrTooLarge)}})
+			f.Left = append(f.Left, Result{Name: it.Name, Outcome: OutcomeFailed, Reason: Reason{Kind: ReasonFailed, Err: TooLargeToRead()}})
 			continue
 		}
 		f.Names = append(f.Names, it.Name)
@@ -77,7 +77,7 @@ func (c Config) ForecastDrain(items []Item, o DrainOptions, now time.Time) Forec
 		}
 		f.Blobs++
 		f.Bytes += it.Size
-		if _, st, _ := c.AckOf(it.BlobInfo, now); st == AckActive {
+		if _, st, _ := c.AckOf(it.Info, now); st == AckActive {
 			f.Acked++
 		}
 		s := it.Summary
@@ -127,3 +127,8 @@ func leaveAlone(cfg Config, t DrainTarget, o DrainOptions) (Result, bool) {
 // Asks reports whether the drain has anything to ask about: blobs it will re-upload, or unreadable ones it tries.
 // (Blobs over the size limit, handled and not stranded ones, it only reports.)
 func (f Forecast) Asks() bool { return f.Blobs+f.Unreadable > 0 }
+
+// TooLargeToRead is why a blob over blob.MaxBytes is not read: it is not a dead letter Event Grid wrote.
+func TooLargeToRead() string {
+	return fmt.Sprintf("not read: larger than %d MiB, so not a dead letter Event Grid wrote", blob.MaxBytes>>20)
+}

@@ -3,7 +3,6 @@ package replay
 import (
 	"context"
 	"errors"
-	"fmt"
 	"sync"
 	"time"
 
@@ -191,7 +190,7 @@ func (l *Loader) hydrateOne(ctx context.Context, bi store.BlobInfo) Hydrated {
 
 func readError(err error) string {
 	if errors.Is(err, store.ErrTooLarge) {
-		return fmt.Sprintf("not read: larger than %d MiB, so not a dead letter Event Grid wrote", store.MaxBlobBytes>>20)
+		return TooLargeToRead()
 	}
 	return err.Error()
 }
@@ -202,7 +201,7 @@ func (l *Loader) HydrateWhere(ctx context.Context, s *Snapshot, keep func(*Item)
 	var todo []store.BlobInfo
 	for i := range s.Items {
 		if it := s.Items[i]; it.Unread() && (keep == nil || keep(it)) {
-			todo = append(todo, it.BlobInfo)
+			todo = append(todo, it.Info)
 		}
 	}
 	s.Apply(l.Hydrate(ctx, todo)...)

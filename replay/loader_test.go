@@ -50,7 +50,7 @@ func TestHydrateReadsBigPayloadsOneAtATime(t *testing.T) {
 	}
 	var infos []store.BlobInfo
 	for _, it := range snap.Items {
-		infos = append(infos, it.BlobInfo)
+		infos = append(infos, it.Info)
 	}
 	for _, got := range l.Hydrate(ctx, infos) {
 		if got.Summary == nil {

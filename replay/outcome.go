@@ -1,14 +1,5 @@
 package replay
 
-import (
-	"context"
-	"errors"
-	"sync"
-
-	"github.com/deadletter/deadletter/store"
-	"golang.org/x/sync/errgroup"
-)
-
 // Outcome is what an action did to one blob.
 type Outcome string
 
@@ -49,22 +40,6 @@ func (o Outcome) Done() bool {
 	return o == OutcomeDrained || o == OutcomeRestored || o == OutcomeRepaired || o == OutcomeAcked || o == OutcomeCleared
 }
 
-// readFailed is the outcome of an action whose read of its blob failed: the blob is missing (missing), the
-// action was cancelled meanwhile, an entry the store refuses, or the read failed.
-func readFailed(ctx context.Context, r Result, err error, missing Outcome) Result {
-	switch {
-	case errors.Is(err, store.ErrNotFound):
-		r.Outcome, r.Reason = missing, Reason{Kind: ReasonNotFound}
-	case errors.Is(err, store.ErrRefused):
-		r.Outcome, r.Reason = OutcomeRefused, Reason{Kind: ReasonRefusedEntry, Err: err.Error()}
-	case ctx.Err() != nil:
-		r.Outcome = OutcomeCancelled
-	default:
-		r.Outcome, r.Reason = OutcomeFailed, failed(err)
-	}
-	return r
-}
-
 // Result is one blob's outcome.
 type Result struct {
 	Name    string
@@ -93,87 +68,4 @@ func TallyOf(rs []Result) Tally {
 		t[r.Outcome]++
 	}
 	return t
-}
-
-// ErrReadOnly is returned by every action in read-only mode, before anything is touched.
-var ErrReadOnly = errors.New("read-only mode: drain, restore, ack and repair are disabled")
-
-// StopAfterFailures is how many blobs in a row may fail before an action stops: an endpoint that fails every
-// request should not be hammered through ten thousand blobs before the operator hears of it.
-const StopAfterFailures = 10
-
-// runner carries one action over its targets: bounded concurrency, results in target order, progress per blob,
-// and two ways to stop — the caller's cancel, and a run of consecutive failures. Blobs not yet started when it
-// stops come back cancelled, untouched, saying why.
-type runner struct {
-	concurrency int
-	progress    func(Result)
-	stopAfter   int
-
-	mu      sync.Mutex
-	streak  int
-	why     Reason
-	tripped context.CancelFunc
-}
-
-func (r *runner) run(ctx context.Context, names []string, do func(ctx context.Context, i int) Result) []Result {
-	ctx, stop := context.WithCancel(ctx)
-	defer stop()
-	r.tripped = stop
-	n := r.concurrency
-	if n <= 0 {
-		n = DefaultConcurrency
-	}
-	results := make([]Result, len(names))
-	var g errgroup.Group
-	g.SetLimit(n)
-	for i := range names {
-		g.Go(func() error {
-			r.one(ctx, i, names[i], do, results)
-			return nil
-		})
-	}
-	g.Wait()
-	return results
-}
-
-// one runs the action on target i (or says why it did not) and records and reports its result.
-func (r *runner) one(ctx context.Context, i int, name string, do func(ctx context.Context, i int) Result, results []Result) {
-	res := Result{Name: name, Outcome: OutcomeCancelled}
-	if ctx.Err() == nil {
-		res = do(ctx, i)
-	}
-	if res.Outcome == OutcomeCancelled && res.Reason.Kind == ReasonNone {
-		res.Reason = r.stopReason()
-	}
-	r.count(res)
-	results[i] = res
-	if r.progress != nil {
-		r.progress(res)
-	}
-}
-
-func (r *runner) count(res Result) {
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	switch {
-	case res.Outcome == OutcomeFailed:
-		r.streak++
-		limit := r.stopAfter
-		if limit == 0 {
-			limit = StopAfterFailures
-		}
-		if limit > 0 && r.streak >= limit && r.why.Kind == ReasonNone {
-			r.why = Reason{Kind: ReasonStopped, Count: r.streak, Err: res.Reason.Err}
-			r.tripped()
-		}
-	case res.Outcome != OutcomeCancelled:
-		r.streak = 0
-	}
-}
-
-func (r *runner) stopReason() Reason {
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	return r.why
 }

@@ -1,10 +1,10 @@
 package replay
 
 import (
+	"github.com/deadletter/deadletter/internal/blob"
 	"sort"
 	"time"
 
-	"github.com/deadletter/deadletter/store"
 )
 
 // Readiness answers the question an on-call asks before draining: has this subscription's handler recovered, or
@@ -28,7 +28,7 @@ type Readiness struct {
 // falls inside the hour (a root blob as written, or the replay's copy of it made at once), else at the end of the
 // hour (the blob was drained since, or the replay took it later). Restored copies are not dead letters (ok false),
 // nor are names without an hour whose blob was rewritten.
-func DeadLetteredAt(bi store.BlobInfo, name BlobName) (time.Time, bool) {
+func DeadLetteredAt(bi blob.Info, name BlobName) (time.Time, bool) {
 	marks := MarksOf(bi.Metadata)
 	if marks.Restored() {
 		return time.Time{}, false
@@ -56,7 +56,7 @@ func (c Config) Readiness(items []*Item, now time.Time) []Readiness {
 		if sub == "" || it.Refused != "" {
 			continue
 		}
-		at, ok := DeadLetteredAt(it.BlobInfo, it.Parsed)
+		at, ok := DeadLetteredAt(it.Info, it.Parsed)
 		if !ok {
 			continue
 		}

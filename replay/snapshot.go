@@ -1,10 +1,9 @@
 package replay
 
 import (
-	"context"
+	"github.com/deadletter/deadletter/internal/blob"
 	"time"
 
-	"github.com/deadletter/deadletter/store"
 )
 
 // Item is one blob of a snapshot: its properties, pane and clock facts, and its payload summary once read. A
@@ -12,7 +11,7 @@ import (
 // the lifecycle rule deletes the blob is Config.ExpiresAt of LastModified, answered by AlertsOf) and the small
 // fields sit together.
 type Item struct {
-	store.BlobInfo
+	blob.Info
 	Age time.Duration
 	// Parsed is what the name says.
 	Parsed BlobName
@@ -30,9 +29,9 @@ type Item struct {
 }
 
 // MakeItem classifies one listed blob against the service clock now.
-func (c Config) MakeItem(bi store.BlobInfo, now time.Time) Item {
+func (c Config) MakeItem(bi blob.Info, now time.Time) Item {
 	age := now.Sub(bi.LastModified)
-	it := Item{BlobInfo: bi, Pane: c.Classify(bi.Name, age), Age: age, Parsed: ParseBlobName(bi.Name)}
+	it := Item{Info: bi, Pane: c.Classify(bi.Name, age), Age: age, Parsed: ParseBlobName(bi.Name)}
 	if bi.Refused != "" {
 		it.ReadErr, it.ReadFailed = "refused: "+bi.Refused, true
 	}
@@ -187,15 +186,6 @@ func (s *Snapshot) InPane(p Pane) []Item {
 		}
 	}
 	return out
-}
-
-// Stat is the blob as the snapshot last listed it (store.ErrNotFound when it is not there): WhereIs asks it, so a
-// screen follows where blobs went without a call to the container.
-func (s *Snapshot) Stat(_ context.Context, name string) (store.BlobInfo, error) {
-	if i, ok := s.Lookup(name); ok {
-		return s.Items[i].BlobInfo, nil
-	}
-	return store.BlobInfo{}, store.ErrNotFound
 }
 
 // Lookup finds a blob's position in Items by name.

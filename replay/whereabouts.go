@@ -24,6 +24,19 @@ type Statter interface {
 	Stat(ctx context.Context, name string) (store.BlobInfo, error)
 }
 
+// Listed is a snapshot as a Statter: a blob as the snapshot last listed it (store.ErrNotFound when it is not
+// there), so a screen follows where blobs went without a call to the container.
+func Listed(s *Snapshot) Statter { return listed{s} }
+
+type listed struct{ s *Snapshot }
+
+func (l listed) Stat(_ context.Context, name string) (store.BlobInfo, error) {
+	if i, ok := l.s.Lookup(name); ok {
+		return l.s.Items[i].Info, nil
+	}
+	return store.BlobInfo{}, store.ErrNotFound
+}
+
 // WhereKind is what became of a blob.
 type WhereKind uint8
 

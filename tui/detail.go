@@ -77,7 +77,7 @@ type (
 func newDetail(name string, e *env, ready func(string) *replay.Readiness) *detail {
 	v := &detail{e: e, name: name, ready: ready, pred: newPager(e.st), raw: newPager(e.st)}
 	if i, ok := e.snap.Lookup(name); ok {
-		v.listed = e.snap.Items[i].BlobInfo
+		v.listed = e.snap.Items[i].Info
 	} else {
 		v.listed = store.BlobInfo{Name: name}
 	}
@@ -92,7 +92,7 @@ func (v *detail) load() tea.Cmd {
 	seq, name, l, ctx := v.seq, v.name, v.e.loader, v.e.ctx
 	listed := v.listed
 	if v.d != nil {
-		listed = v.d.BlobInfo
+		listed = v.d.Info
 	}
 	return func() tea.Msg {
 		d, err := l.Inspect(ctx, name)
@@ -111,7 +111,7 @@ func (v *detail) Update(msg tea.Msg) (component, tea.Cmd) {
 		if msg.seq == v.seq && msg.name == v.name {
 			v.d, v.err, v.gone = msg.d, msg.err, nil
 			if v.d != nil {
-				v.listed = v.d.BlobInfo
+				v.listed = v.d.Info
 			}
 			v.build()
 		}

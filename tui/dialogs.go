@@ -192,7 +192,7 @@ func (d *drainDialog) confirm() tea.Cmd {
 	e, plan := d.e, d.plan
 	intent := make([]store.BlobInfo, len(plan.Items))
 	for i := range plan.Items {
-		intent[i] = plan.Items[i].BlobInfo
+		intent[i] = plan.Items[i].Info
 	}
 	return d.e.send(runMsg{&actionRun{act: actDrain, total: len(plan.Items), intent: intent, run: func(ctx contextT, progress func(replay.Result)) ([]replay.Result, error) {
 		return plan.Run(ctx, e.loader.Container, e.cfg, replay.DrainOptions{ReadOnly: e.readOnly, Concurrency: e.concurrency, Progress: progress})
@@ -233,7 +233,7 @@ func (d *restoreDialog) read() tea.Cmd {
 	l, ctx := d.e.loader, d.e.ctx
 	infos := make([]store.BlobInfo, len(d.items))
 	for i := range d.items {
-		infos[i] = d.items[i].BlobInfo
+		infos[i] = d.items[i].Info
 	}
 	return func() tea.Msg { return restorePlansMsg{d: d, preview: l.PreviewRestore(ctx, infos, false)} }
 }

@@ -288,7 +288,7 @@ func (m *Model) hydrate() tea.Cmd {
 		it := m.snap.Items[i]
 		if it.Unread() && !seen[i] && len(batch) < hydrateBatch {
 			seen[i] = true
-			batch = append(batch, it.BlobInfo)
+			batch = append(batch, it.Info)
 		}
 	}
 	if t := m.table(); t != nil {

@@ -221,7 +221,7 @@ func (r *runView) follow() {
 		case x.Outcome != replay.OutcomeDrained:
 			continue
 		}
-		w, err := replay.WhereIs(r.e.ctx, r.e.snap, store.BlobInfo{Name: name, LastModified: r.startedAt}, r.startedAt)
+		w, err := replay.WhereIs(r.e.ctx, replay.Listed(r.e.snap), store.BlobInfo{Name: name, LastModified: r.startedAt}, r.startedAt)
 		if err != nil {
 			continue
 		}

@@ -121,7 +121,7 @@ func (a *app) runDrain(cmd *cobra.Command, names []string, o *drainOptions) erro
 		}
 		infos := make([]store.BlobInfo, len(plan.Items))
 		for i := range plan.Items {
-			infos[i] = plan.Items[i].BlobInfo
+			infos[i] = plan.Items[i].Info
 		}
 		rec, err := a.beginRecord(ctx, cmd, l.Container, record.ActDrain, o.dryRun, infos, plan.Now, "")
 		if err != nil {

@@ -90,7 +90,7 @@ func (a *app) runExport(cmd *cobra.Command, args []string, o *exportOptions) err
 	blobs := make([]store.BlobInfo, 0, len(names))
 	for _, n := range names {
 		if i, ok := snap.Lookup(n); ok {
-			blobs = append(blobs, snap.Items[i].BlobInfo)
+			blobs = append(blobs, snap.Items[i].Info)
 		}
 	}
 	dst, err := dirstore.CreatePrivate(o.to)

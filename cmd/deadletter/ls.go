@@ -219,7 +219,7 @@ func hydrate(ctx context.Context, l *replay.Loader, items []replay.Item, want fu
 	for i := range items {
 		if it := &items[i]; it.Unread() && (want == nil || want(it)) {
 			at[it.Name] = i
-			todo = append(todo, it.BlobInfo)
+			todo = append(todo, it.Info)
 		}
 	}
 	for _, h := range l.Hydrate(ctx, todo) {

@@ -128,7 +128,7 @@ func infosOf(snap *replay.Snapshot, names []string) []store.BlobInfo {
 	for i, n := range names {
 		out[i] = store.BlobInfo{Name: n}
 		if j, ok := snap.Lookup(n); ok {
-			out[i] = snap.Items[j].BlobInfo
+			out[i] = snap.Items[j].Info
 		}
 	}
 	return out

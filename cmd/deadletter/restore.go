@@ -97,7 +97,7 @@ func (a *app) runRestore(cmd *cobra.Command, args []string, o *restoreOptions) e
 		for i, n := range names {
 			blobs[i] = store.BlobInfo{Name: n}
 			if j, ok := snap.Lookup(n); ok {
-				blobs[i] = snap.Items[j].BlobInfo
+				blobs[i] = snap.Items[j].Info
 			}
 		}
 		p := l.PreviewRestore(ctx, blobs, o.force)

@@ -520,7 +520,7 @@ func (a *app) twinDiff(ctx context.Context, dir string) (diffJSON, error) {
 	seenActs := map[string]bool{}
 	err = tw.Snapshot(func(sb twin.SnapshotBlob) error {
 		bi := store.BlobInfo{Name: sb.Name, ETag: sb.ETag, Size: sb.Size, LastModified: sb.LastModified}
-		w, err := replay.WhereIs(ctx, snap, bi, opened)
+		w, err := replay.WhereIs(ctx, replay.Listed(snap), bi, opened)
 		if err != nil {
 			return err
 		}

@@ -51,7 +51,7 @@ func Follow(ctx context.Context, snap *replay.Snapshot, r Record) []Followed {
 			name = b.Target
 		}
 		f := Followed{Blob: b, Name: name}
-		w, err := replay.WhereIs(ctx, snap, store.BlobInfo{Name: name, LastModified: since}, since)
+		w, err := replay.WhereIs(ctx, replay.Listed(snap), store.BlobInfo{Name: name, LastModified: since}, since)
 		if err != nil {
 			f.Err = err.Error()
 			out = append(out, f)

@@ -52,7 +52,7 @@ func SnapshotOf(snap *replay.Snapshot, cfg replay.Config, wit replay.WitnessRepo
 	var subs []string
 	seen := map[string]bool{}
 	for _, it := range snap.Items {
-		blobs = append(blobs, it.BlobInfo)
+		blobs = append(blobs, it.Info)
 		if s := it.Parsed.Subscription; s != "" && !seen[s] && it.Refused == "" {
 			seen[s] = true
 			subs = append(subs, s)
