@@ -80,16 +80,16 @@ if [ $# -eq 0 ]; then
   echo "test.sh: deploy/ (Kubernetes manifests, the OCI image, the PrometheusRule) vets and passes"
 fi
 if [ $# -eq 0 ]; then
-  # A failing input is saved under replay/testdata/fuzz and fails the run at once. The fuzz engine itself can
+  # A failing input is saved under replay/rules/testdata/fuzz and fails the run at once. The fuzz engine itself can
   # stumble under load (a worker that does not start or stop, with no input saved): that gets one retry.
   for target in FuzzParseID FuzzParsePayload; do
     for attempt in 1 2; do
-      if go test ./replay -run '^$' -fuzz "^$target\$" -fuzztime 5s >"$workdir/fuzz.log" 2>&1; then
+      if go test ./replay/rules -run '^$' -fuzz "^$target\$" -fuzztime 5s >"$workdir/fuzz.log" 2>&1; then
         break
       fi
       cat "$workdir/fuzz.log"
-      if [ -n "$(ls -A "replay/testdata/fuzz/$target" 2>/dev/null)" ] || [ $attempt = 2 ]; then
-        echo "test.sh: $target failed; a failing input, if any, is under replay/testdata/fuzz/$target" >&2
+      if [ -n "$(ls -A "replay/rules/testdata/fuzz/$target" 2>/dev/null)" ] || [ $attempt = 2 ]; then
+        echo "test.sh: $target failed; a failing input, if any, is under replay/rules/testdata/fuzz/$target" >&2
         exit 1
       fi
       echo "test.sh: $target stopped without a failing input; retrying once" >&2

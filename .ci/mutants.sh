@@ -84,10 +84,10 @@ mutant violations-never-recorded internal/twin/replay.go \
 	'_ = fmt.Sprintf(format, args...)' \
 	./internal/twin 'IsAViolation'
 mutant replay-handles-its-own-copies internal/estate/estate.go \
-	$'\tif !replay.IsRoot(name) {\n\t\th.Ignored = true' \
+	$'\tif !rules.IsRoot(name) {\n\t\th.Ignored = true' \
 	$'\tif name == "" {\n\t\th.Ignored = true' \
 	./internal/twin TestASelfRetriggerIsAViolation
-mutant trigger-filter-lets-copies-through replay/pane.go \
+mutant trigger-filter-lets-copies-through replay/rules/pane.go \
 	'return !hasPrefixFold(name, ArchivedPrefix) && !hasPrefixFold(name, QuarantinePrefix)' \
 	'return name != ""' \
 	./internal/twin TestTheFilterKeepsCopiesFromTheTrigger
@@ -101,11 +101,11 @@ mutant copy-check-skipped internal/twin/replay.go \
 	'if _, err := tw.dir.Stat(ctx, copyName); err != nil {' \
 	'if _, err := tw.dir.Stat(ctx, copyName); err != nil && copyName == "" {' \
 	./internal/twin TestAnOriginalDeletedBeforeItsCopyIsAViolation
-mutant lifecycle-a-day-late internal/twin/twin.go \
-	'lifecycleAt = 30 * 24 * time.Hour' 'lifecycleAt = 31 * 24 * time.Hour' \
+mutant lifecycle-a-day-late replay/rules/config.go \
+	'return lastModified.Add(c.Retention) }' 'return lastModified.Add(c.Retention + 24*time.Hour) }' \
 	./internal/twin TestTheLifecycleDeletesAtExactlyTheRetention
-mutant lifecycle-a-second-early internal/twin/twin.go \
-	'lifecycleAt = 30 * 24 * time.Hour' 'lifecycleAt = 30*24*time.Hour - time.Second' \
+mutant lifecycle-a-second-early replay/rules/config.go \
+	'return lastModified.Add(c.Retention) }' 'return lastModified.Add(c.Retention - time.Second) }' \
 	./internal/twin TestTheLifecycleDeletesAtExactlyTheRetention
 mutant twin-draws-from-the-wall-clock internal/twin/twin.go \
 	'fmt.Fprintf(h, "%d/%d", tw.st.Seed, tw.st.Draws)' 'fmt.Fprintf(h, "%d/%d/%d", tw.st.Seed, tw.st.Draws, time.Now().UnixNano()%2)' \
@@ -114,23 +114,23 @@ mutant twin-status-exits-0-on-a-loss cmd/deadletter/twin.go \
 	'case settled && !acct.Balanced():' 'case false && !acct.Balanced():' \
 	./cmd/deadletter TestTwinStatusExitsNonZeroOnALoss
 
-# ── readiness (replay/readiness_test.go) ──
-mutant readiness-window-doubled replay/readiness.go \
+# ── readiness (replay/rules/readiness_test.go) ──
+mutant readiness-window-doubled replay/rules/readiness.go \
 	'r.Failing = now.Sub(r.NewestDeadLetter) < c.TTL' 'r.Failing = now.Sub(r.NewestDeadLetter) < 2*c.TTL' \
-	./replay TestReadiness
-mutant readiness-count-window-doubled replay/readiness.go \
+	./replay/rules TestReadiness
+mutant readiness-count-window-doubled replay/rules/readiness.go \
 	'if now.Sub(at) < c.TTL {' 'if now.Sub(at) < 2*c.TTL {' \
-	./replay TestReadiness
-mutant readiness-window-inclusive replay/readiness.go \
+	./replay/rules TestReadiness
+mutant readiness-window-inclusive replay/rules/readiness.go \
 	'r.Failing = now.Sub(r.NewestDeadLetter) < c.TTL' 'r.Failing = now.Sub(r.NewestDeadLetter) <= c.TTL' \
-	./replay TestReadiness
-mutant readiness-drained-by-last-modified replay/readiness.go \
+	./replay/rules TestReadiness
+mutant readiness-drained-by-last-modified replay/rules/readiness.go \
 	$'case bi.LastModified.After(end):\n\t\treturn end, true' \
 	$'case bi.LastModified.After(end):\n\t\treturn bi.LastModified, true' \
-	./replay TestReadiness
-mutant readiness-counts-restored replay/readiness.go \
-	'store.MetaGet(bi.Metadata, MetaRestoredFrom); restored {' 'store.MetaGet(bi.Metadata, MetaRestoredFrom); restored && bi.Size < 0 {' \
-	./replay TestReadiness
+	./replay/rules TestReadiness
+mutant readiness-counts-restored replay/rules/readiness.go \
+	'if marks.Restored() {' 'if marks.Restored() && bi.Size < 0 {' \
+	./replay/rules TestReadiness
 
 # ── context precedence (cmd/deadletter/precedence_test.go): SPEC §5's order ──
 mutant deadletter-context-beats-the-flag cmd/deadletter/config.go \

@@ -5,11 +5,13 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"github.com/deadletter/deadletter/internal/blob"
 	"strings"
 	"sync"
 	"testing"
 	"time"
+
+	"github.com/deadletter/deadletter/internal/blob"
+	"github.com/deadletter/deadletter/replay/rules"
 
 	"github.com/deadletter/deadletter/internal/estate"
 
@@ -24,7 +26,7 @@ var bg = context.Background()
 
 // testCfg is the estate's configuration with the test register, and a TTL the backend can reach: an hour on a
 // directory (blobs are backdated), two seconds on Azurite (which cannot backdate, so tests wait it out).
-func testCfg(c store.Container) replay.Config {
+func testCfg(c store.Container) rules.Config {
 	cfg := cfgWith(testRegister)
 	if !isDir(c) {
 		cfg.TTL = 2 * time.Second
@@ -41,7 +43,7 @@ func isDir(c store.Container) bool {
 }
 
 // strand makes root blobs older than the TTL.
-func strand(t *testing.T, c store.Container, cfg replay.Config, names ...string) {
+func strand(t *testing.T, c store.Container, cfg rules.Config, names ...string) {
 	t.Helper()
 	if isDir(c) {
 		for _, n := range names {
@@ -82,7 +84,7 @@ func put(t *testing.T, c store.Container, name string, events ...string) store.B
 	return bi
 }
 
-func snapshot(t *testing.T, c store.Container, cfg replay.Config) *replay.Snapshot {
+func snapshot(t *testing.T, c store.Container, cfg rules.Config) *rules.Snapshot {
 	t.Helper()
 	s, err := replay.NewLoader(c, cfg).List(bg)
 	if err != nil {
@@ -92,16 +94,16 @@ func snapshot(t *testing.T, c store.Container, cfg replay.Config) *replay.Snapsh
 }
 
 // named are drain targets the way an operator names them: no ETag, taken as they are read.
-func named(names ...string) []replay.DrainTarget {
-	out := make([]replay.DrainTarget, len(names))
+func named(names ...string) []rules.DrainTarget {
+	out := make([]rules.DrainTarget, len(names))
 	for i, n := range names {
 		out[i].Name = n
 	}
 	return out
 }
 
-func outcomes(rs []replay.Result) map[string]replay.Outcome {
-	m := map[string]replay.Outcome{}
+func outcomes(rs []rules.Result) map[string]rules.Outcome {
+	m := map[string]rules.Outcome{}
 	for _, r := range rs {
 		m[r.Name] = r.Outcome
 	}
@@ -120,7 +122,7 @@ func TestDrainTwiceFindsEverythingYoung(t *testing.T) {
 		strand(t, c, cfg, names...)
 		before, _ := c.Read(bg, names[0], 1<<20)
 
-		res, err := replay.Drain(bg, c, cfg, cfg.DrainTargets(snapshot(t, c, cfg)), replay.DrainOptions{})
+		res, err := replay.Drain(bg, c, cfg, cfg.DrainTargets(snapshot(t, c, cfg)), rules.DrainOptions{})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -128,7 +130,7 @@ func TestDrainTwiceFindsEverythingYoung(t *testing.T) {
 			t.Fatalf("drained %v, want the three stranded root blobs only", res)
 		}
 		for _, r := range res {
-			if r.Outcome != replay.OutcomeDrained {
+			if r.Outcome != rules.OutcomeDrained {
 				t.Fatalf("%+v", r)
 			}
 		}
@@ -136,19 +138,19 @@ func TestDrainTwiceFindsEverythingYoung(t *testing.T) {
 		if string(after.Body) != string(before.Body) || after.ETag == before.ETag || after.ContentType != "application/json" {
 			t.Fatalf("drain must re-upload the identical bytes under a new ETag: %+v", after.BlobInfo)
 		}
-		if v, _ := blob.MetaGet(after.Metadata, replay.MetaDrainCount); v != "1" {
+		if v, _ := blob.MetaGet(after.Metadata, rules.MetaDrainCount); v != "1" {
 			t.Fatalf("drainCount = %q (%v)", v, after.Metadata)
 		}
-		if v, _ := blob.MetaGet(after.Metadata, replay.MetaDrainedAt); v == "" {
+		if v, _ := blob.MetaGet(after.Metadata, rules.MetaDrainedAt); v == "" {
 			t.Fatal("no drainedAt")
 		}
 		if v, _ := blob.MetaGet(after.Metadata, "origin"); v != "eventgrid" {
 			t.Fatalf("metadata lost: %v", after.Metadata)
 		}
 		// A second drain of the same blobs (by name) finds them young: the re-upload dated them.
-		res, _ = replay.Drain(bg, c, cfg, named(names...), replay.DrainOptions{})
+		res, _ = replay.Drain(bg, c, cfg, named(names...), rules.DrainOptions{})
 		for _, r := range res {
-			if r.Outcome != replay.OutcomeYoung {
+			if r.Outcome != rules.OutcomeYoung {
 				t.Fatalf("second drain: %+v", r)
 			}
 		}
@@ -157,9 +159,9 @@ func TestDrainTwiceFindsEverythingYoung(t *testing.T) {
 		}
 		// A third, after the blobs strand again, counts up.
 		strand(t, c, cfg, names[0])
-		replay.Drain(bg, c, cfg, named(names[0]), replay.DrainOptions{})
+		replay.Drain(bg, c, cfg, named(names[0]), rules.DrainOptions{})
 		third, _ := c.Read(bg, names[0], 1<<20)
-		if v, _ := blob.MetaGet(third.Metadata, replay.MetaDrainCount); v != "2" {
+		if v, _ := blob.MetaGet(third.Metadata, rules.MetaDrainCount); v != "2" {
 			t.Fatalf("drainCount after two drains = %q", v)
 		}
 	})
@@ -170,8 +172,8 @@ func TestDrainNamedExcludedAndGone(t *testing.T) {
 		cfg := testCfg(c)
 		put(t, c, "quarantine/S/q.json", ev("y", "Push", ""))
 		put(t, c, "S/young.json", ev("y", "Push", ""))
-		res, _ := replay.Drain(bg, c, cfg, named("quarantine/S/q.json", "archived/x", "S/young.json", "S/none.json"), replay.DrainOptions{})
-		want := map[string]replay.Outcome{"quarantine/S/q.json": replay.OutcomeExcluded, "archived/x": replay.OutcomeExcluded, "S/young.json": replay.OutcomeYoung, "S/none.json": replay.OutcomeGone}
+		res, _ := replay.Drain(bg, c, cfg, named("quarantine/S/q.json", "archived/x", "S/young.json", "S/none.json"), rules.DrainOptions{})
+		want := map[string]rules.Outcome{"quarantine/S/q.json": rules.OutcomeExcluded, "archived/x": rules.OutcomeExcluded, "S/young.json": rules.OutcomeYoung, "S/none.json": rules.OutcomeGone}
 		if got := outcomes(res); fmt.Sprint(got) != fmt.Sprint(want) {
 			t.Fatalf("got %v want %v", got, want)
 		}
@@ -206,22 +208,22 @@ func TestDrainRacingAnotherWriter(t *testing.T) {
 			}
 		}
 		c.Log = nil
-		res, err := replay.Drain(bg, c, cfg, targets, replay.DrainOptions{Concurrency: 4})
+		res, err := replay.Drain(bg, c, cfg, targets, rules.DrainOptions{Concurrency: 4})
 		if err != nil {
 			t.Fatal(err)
 		}
 		for i, r := range res {
-			want := []replay.Outcome{replay.OutcomeDrained, replay.OutcomeGone, replay.OutcomeChanged}[i%3]
+			want := []rules.Outcome{rules.OutcomeDrained, rules.OutcomeGone, rules.OutcomeChanged}[i%3]
 			if r.Outcome != want {
 				t.Fatalf("%s: %s, want %s", r.Name, r.Outcome, want)
 			}
 			b, err := inner.Read(bg, r.Name, 1<<20)
 			switch want {
-			case replay.OutcomeGone:
+			case rules.OutcomeGone:
 				if !errors.Is(err, store.ErrNotFound) {
 					t.Fatalf("%s was resurrected", r.Name)
 				}
-			case replay.OutcomeChanged:
+			case rules.OutcomeChanged:
 				if string(b.Body) != `["rewritten by the replay"]` {
 					t.Fatalf("%s overwritten: %s", r.Name, b.Body)
 				}
@@ -249,7 +251,7 @@ func TestDrainCancelTouchesNothingAfter(t *testing.T) {
 	ctx, cancel := context.WithCancel(bg)
 	var mu sync.Mutex
 	done := 0
-	res, _ := replay.Drain(ctx, d, cfg, targets, replay.DrainOptions{Concurrency: 1, Progress: func(replay.Result) {
+	res, _ := replay.Drain(ctx, d, cfg, targets, rules.DrainOptions{Concurrency: 1, Progress: func(rules.Result) {
 		mu.Lock()
 		defer mu.Unlock()
 		if done++; done == 5 {
@@ -260,9 +262,9 @@ func TestDrainCancelTouchesNothingAfter(t *testing.T) {
 	for i, r := range res {
 		b, _ := d.Stat(bg, r.Name)
 		switch r.Outcome {
-		case replay.OutcomeDrained:
+		case rules.OutcomeDrained:
 			drained++
-		case replay.OutcomeCancelled:
+		case rules.OutcomeCancelled:
 			if b.ETag != targets[i].ETag {
 				t.Fatalf("%s was touched after the cancel", r.Name)
 			}
@@ -318,7 +320,7 @@ func TestRestoreThenHandleDoesWhatWasPredicted(t *testing.T) {
 			t.Fatalf("prediction: %+v", d.Restore)
 		}
 		res, err := replay.Restore(bg, c, cfg, []string{q}, replay.RestoreOptions{})
-		if err != nil || res[0].Outcome != replay.OutcomeRestored || res[0].Resume != 2 {
+		if err != nil || res[0].Outcome != rules.OutcomeRestored || res[0].Resume != 2 {
 			t.Fatalf("%+v %v", res, err)
 		}
 		target := res[0].Target
@@ -329,7 +331,7 @@ func TestRestoreThenHandleDoesWhatWasPredicted(t *testing.T) {
 			t.Fatal("the quarantine copy was not deleted")
 		}
 		b, _ := c.Read(bg, target, 1<<20)
-		for _, e := range replay.ParsePayload(b.Body).Events {
+		for _, e := range rules.ParsePayload(b.Body).Events {
 			if strings.Contains(e.ID, "|") {
 				t.Fatalf("restored id keeps a count: %q", e.ID)
 			}
@@ -342,12 +344,12 @@ func TestRestoreThenHandleDoesWhatWasPredicted(t *testing.T) {
 		if got := strings.Join(pub.ids(), ","); got != "cap-a|1,cap-b|1" {
 			t.Fatalf("republished %q, predicted %v", got, d.Restore.Resume)
 		}
-		qb, err := c.Read(bg, replay.QuarantinePrefix+target, 1<<20)
+		qb, err := c.Read(bg, rules.QuarantinePrefix+target, 1<<20)
 		if err != nil {
 			t.Fatal(err)
 		}
 		var ids []string
-		for _, e := range replay.ParsePayload(qb.Body).Events {
+		for _, e := range rules.ParsePayload(qb.Body).Events {
 			ids = append(ids, e.ID)
 		}
 		if strings.Join(ids, ",") != "hook,blob" || !h.Archived || !h.Deleted {
@@ -362,14 +364,14 @@ func TestRestoreRefusals(t *testing.T) {
 		put(t, c, "quarantine/S/hooks.json", ev("hook", "Webhook", ""))
 		c.Write(bg, "quarantine/S/bad.json", []byte(`{"not":"an array"}`), store.WriteOptions{})
 		res, _ := replay.Restore(bg, c, cfg, []string{"quarantine/S/hooks.json", "quarantine/S/bad.json", "S/root.json", "quarantine/S/none.json"}, replay.RestoreOptions{})
-		want := []replay.Outcome{replay.OutcomeRefused, replay.OutcomeRefused, replay.OutcomeRefused, replay.OutcomeNotFound}
-		why := []replay.ReasonKind{replay.ReasonNothingResumes, replay.ReasonMalformed, replay.ReasonNotQuarantine, replay.ReasonNotFound}
+		want := []rules.Outcome{rules.OutcomeRefused, rules.OutcomeRefused, rules.OutcomeRefused, rules.OutcomeNotFound}
+		why := []rules.ReasonKind{rules.ReasonNothingResumes, rules.ReasonMalformed, rules.ReasonNotQuarantine, rules.ReasonNotFound}
 		for i, r := range res {
 			if r.Outcome != want[i] || r.Reason.Kind != why[i] {
 				t.Fatalf("%d: %+v", i, r)
 			}
 		}
-		if !res[0].Reason.Forceable || res[0].Reason.Count != 1 || res[0].Reason.Verdicts.Of(replay.VerdictNotIdempotent) != 1 || !res[1].Reason.Forceable {
+		if !res[0].Reason.Forceable || res[0].Reason.Count != 1 || res[0].Reason.Verdicts.Of(rules.VerdictNotIdempotent) != 1 || !res[1].Reason.Forceable {
 			t.Fatalf("%+v", res)
 		}
 		l, _ := store.ListAll(bg, c)
@@ -377,7 +379,7 @@ func TestRestoreRefusals(t *testing.T) {
 			t.Fatalf("a refused restore wrote something: %+v", l.Blobs)
 		}
 		res, _ = replay.Restore(bg, c, cfg, []string{"quarantine/S/bad.json"}, replay.RestoreOptions{Force: true})
-		if res[0].Outcome != replay.OutcomeRestored {
+		if res[0].Outcome != rules.OutcomeRestored {
 			t.Fatalf("--force: %+v", res)
 		}
 		b, _ := c.Read(bg, res[0].Target, 100)
@@ -399,7 +401,7 @@ func TestRestoreFailureBetweenCopyAndDelete(t *testing.T) {
 		for try := 0; try < 3; try++ { // a delete that keeps failing writes no new copy on any retry
 			writes := c.Writes.Load()
 			res, _ := replay.Restore(bg, c, cfg, []string{q}, replay.RestoreOptions{})
-			if res[0].Outcome != replay.OutcomeFailed || res[0].Reason.Kind != replay.ReasonCopiedNotDeleted || res[0].Reason.Name != res[0].Target {
+			if res[0].Outcome != rules.OutcomeFailed || res[0].Reason.Kind != rules.ReasonCopiedNotDeleted || res[0].Reason.Name != res[0].Target {
 				t.Fatalf("try %d: %+v", try, res)
 			}
 			if want := int64(0); try > 0 && c.Writes.Load()-writes != want {
@@ -411,7 +413,7 @@ func TestRestoreFailureBetweenCopyAndDelete(t *testing.T) {
 		}
 		c.BeforeDelete = nil
 		res, _ := replay.Restore(bg, c, cfg, []string{q}, replay.RestoreOptions{})
-		if res[0].Outcome != replay.OutcomeRestored {
+		if res[0].Outcome != rules.OutcomeRestored {
 			t.Fatalf("after the delete works again: %+v", res)
 		}
 		if _, err := inner.Stat(bg, q); !errors.Is(err, store.ErrNotFound) {
@@ -431,7 +433,7 @@ func restoredCopies(t *testing.T, c store.Container) []string {
 	}
 	var out []string
 	for _, b := range l.Blobs {
-		if replay.IsRoot(b.Name) && strings.Contains(b.Name, ".restored-") {
+		if rules.IsRoot(b.Name) && strings.Contains(b.Name, ".restored-") {
 			out = append(out, b.Name)
 		}
 	}
@@ -463,7 +465,7 @@ func TestConcurrentRestoresLeaveOneCopy(t *testing.T) {
 				}
 				for _, r := range res {
 					// gone: another restorer wrote the copy and took the quarantine copy first.
-					if r.Outcome != replay.OutcomeRestored && r.Outcome != replay.OutcomeNotFound && r.Outcome != replay.OutcomeGone {
+					if r.Outcome != rules.OutcomeRestored && r.Outcome != rules.OutcomeNotFound && r.Outcome != rules.OutcomeGone {
 						t.Errorf("%+v", r)
 					}
 				}
@@ -475,7 +477,7 @@ func TestConcurrentRestoresLeaveOneCopy(t *testing.T) {
 		}
 		l, _ := store.ListAll(bg, c)
 		for _, b := range l.Blobs {
-			if !replay.IsRoot(b.Name) {
+			if !rules.IsRoot(b.Name) {
 				t.Fatalf("a quarantine copy survived: %s", b.Name)
 			}
 		}
@@ -489,21 +491,21 @@ func TestRestoreTargetAvoidsExistingNames(t *testing.T) {
 	cfg := testCfg(d)
 	q := "quarantine/S/g.json"
 	qi := put(t, d, q, ev("a", "Push", ""))
-	tgt, _ := replay.RestoreTarget(q, qi.LastModified)
+	tgt, _ := rules.RestoreTarget(q, qi.LastModified)
 	put(t, d, tgt, ev("x", "Push", ""))
-	put(t, d, replay.ArchivedPrefix+replay.AlternateTarget(tgt, 2), ev("x", "Push", ""))
+	put(t, d, rules.ArchivedPrefix+rules.AlternateTarget(tgt, 2), ev("x", "Push", ""))
 	res, _ := replay.Restore(bg, d, cfg, []string{q}, replay.RestoreOptions{DryRun: true})
-	if res[0].Outcome != replay.OutcomeRestored || res[0].Target != replay.AlternateTarget(tgt, 3) {
+	if res[0].Outcome != rules.OutcomeRestored || res[0].Target != rules.AlternateTarget(tgt, 3) {
 		t.Fatalf("%+v", res)
 	}
 	// The replay already consumed an earlier restore of this copy: its archived/ twin holds the body.
 	body, _ := d.Read(bg, q, 1<<20)
-	d.Write(bg, replay.ArchivedPrefix+replay.AlternateTarget(tgt, 3), body.Body, store.WriteOptions{})
+	d.Write(bg, rules.ArchivedPrefix+rules.AlternateTarget(tgt, 3), body.Body, store.WriteOptions{})
 	res, _ = replay.Restore(bg, d, cfg, []string{q}, replay.RestoreOptions{})
-	if res[0].Outcome != replay.OutcomeRestored || res[0].Target != replay.AlternateTarget(tgt, 3) {
+	if res[0].Outcome != rules.OutcomeRestored || res[0].Target != rules.AlternateTarget(tgt, 3) {
 		t.Fatalf("%+v", res)
 	}
-	if _, err := d.Stat(bg, replay.AlternateTarget(tgt, 3)); !errors.Is(err, store.ErrNotFound) {
+	if _, err := d.Stat(bg, rules.AlternateTarget(tgt, 3)); !errors.Is(err, store.ErrNotFound) {
 		t.Fatal("a landed restore was written a second time")
 	}
 }
@@ -515,7 +517,7 @@ func TestReadOnlyTouchesNothing(t *testing.T) {
 	put(t, c, "quarantine/S/a.json", ev("a", "Push", ""))
 	strand(t, c, cfg, "S/a.json")
 	w, dl := c.Writes.Load(), c.Deletes.Load()
-	if _, err := replay.Drain(bg, c, cfg, cfg.DrainTargets(snapshot(t, c, cfg)), replay.DrainOptions{ReadOnly: true}); !errors.Is(err, replay.ErrReadOnly) {
+	if _, err := replay.Drain(bg, c, cfg, cfg.DrainTargets(snapshot(t, c, cfg)), rules.DrainOptions{ReadOnly: true}); !errors.Is(err, replay.ErrReadOnly) {
 		t.Fatal(err)
 	}
 	if _, err := replay.Restore(bg, c, cfg, []string{"quarantine/S/a.json"}, replay.RestoreOptions{ReadOnly: true}); !errors.Is(err, replay.ErrReadOnly) {
@@ -533,9 +535,9 @@ func TestDryRunWritesNothing(t *testing.T) {
 	put(t, c, "quarantine/S/b.json", ev("b", "Push", ""))
 	strand(t, c, cfg, "S/a.json")
 	w := c.Writes.Load()
-	dr, _ := replay.Drain(bg, c, cfg, cfg.DrainTargets(snapshot(t, c, cfg)), replay.DrainOptions{DryRun: true})
+	dr, _ := replay.Drain(bg, c, cfg, cfg.DrainTargets(snapshot(t, c, cfg)), rules.DrainOptions{DryRun: true})
 	rr, _ := replay.Restore(bg, c, cfg, []string{"quarantine/S/b.json"}, replay.RestoreOptions{DryRun: true})
-	if dr[0].Outcome != replay.OutcomeDrained || rr[0].Outcome != replay.OutcomeRestored || rr[0].Target == "" || c.Writes.Load() != w || c.Deletes.Load() != 0 {
+	if dr[0].Outcome != rules.OutcomeDrained || rr[0].Outcome != rules.OutcomeRestored || rr[0].Target == "" || c.Writes.Load() != w || c.Deletes.Load() != 0 {
 		t.Fatalf("dry run: %+v %+v writes %d", dr, rr, c.Writes.Load()-w)
 	}
 }
@@ -585,7 +587,7 @@ func TestRestoreHeldToWhatWasPreviewed(t *testing.T) {
 		shown := put(t, c, name, ev("a|9", "Push", ""))
 		put(t, c, name, ev("a|9", "Push", ""), ev("b|9", "Push", "")) // rewritten after the preview
 		res, _ := replay.Restore(bg, c, cfg, []string{name}, replay.RestoreOptions{Previewed: map[string]string{name: shown.ETag}})
-		if res[0].Outcome != replay.OutcomeChanged {
+		if res[0].Outcome != rules.OutcomeChanged {
 			t.Fatalf("%+v", res[0])
 		}
 		l, _ := store.ListAll(bg, c)
@@ -594,7 +596,7 @@ func TestRestoreHeldToWhatWasPreviewed(t *testing.T) {
 		}
 		now, _ := c.Stat(bg, name)
 		res, _ = replay.Restore(bg, c, cfg, []string{name}, replay.RestoreOptions{Previewed: map[string]string{name: now.ETag}})
-		if res[0].Outcome != replay.OutcomeRestored {
+		if res[0].Outcome != rules.OutcomeRestored {
 			t.Fatalf("%+v", res[0])
 		}
 	})
@@ -608,37 +610,37 @@ func TestRestoreNamesThatCannotBeWritten(t *testing.T) {
 	long := "quarantine/S/1/" + strings.Repeat("z", 230) + ".json"
 	qi := put(t, d, long, ev("a", "Push", ""))
 	b, _ := d.Read(bg, long, 1<<20)
-	rp, err := cfg.PlanRestoreIn(bg, d, long, b.Body, replay.ParsePayload(b.Body), qi.LastModified)
-	if err != nil || rp.Target != "" || rp.Refusal.Kind != replay.ReasonCannotHold {
+	rp, err := replay.PlanRestoreIn(bg, d, cfg, long, b.Body, rules.ParsePayload(b.Body), qi.LastModified)
+	if err != nil || rp.Target != "" || rp.Refusal.Kind != rules.ReasonCannotHold {
 		t.Fatalf("a segment past the directory's limit: %v %+v", err, rp)
 	}
 	seg := strings.Repeat("a", 240)
 	base := "S/" + seg + "/" + seg + "/" + seg + "/" + seg + "/" + strings.Repeat("x", 16) + ".json" // 987: the quarantine/ copy of its restore is 1,024
-	q := replay.QuarantinePrefix + base
+	q := rules.QuarantinePrefix + base
 	qi = put(t, d, q, ev("a", "Push", ""))
-	tgt, err := replay.RestoreTarget(q, qi.LastModified)
-	if err != nil || len(replay.QuarantinePrefix+tgt) != replay.MaxNameLength {
-		t.Fatalf("target %d characters: %v", len(replay.QuarantinePrefix+tgt), err)
+	tgt, err := rules.RestoreTarget(q, qi.LastModified)
+	if err != nil || len(rules.QuarantinePrefix+tgt) != rules.MaxNameLength {
+		t.Fatalf("target %d characters: %v", len(rules.QuarantinePrefix+tgt), err)
 	}
 	put(t, d, tgt, ev("someone else's", "Push", ""))
 	b, _ = d.Read(bg, q, 1<<20)
-	if rp, err := cfg.PlanRestoreIn(bg, d, q, b.Body, replay.ParsePayload(b.Body), qi.LastModified); err != nil || rp.Target != "" || rp.Refusal.Kind != replay.ReasonNameTaken {
+	if rp, err := replay.PlanRestoreIn(bg, d, cfg, q, b.Body, rules.ParsePayload(b.Body), qi.LastModified); err != nil || rp.Target != "" || rp.Refusal.Kind != rules.ReasonNameTaken {
 		t.Fatalf("the plan does not see the taken name: %v %+v", err, rp)
 	}
 	for _, dry := range []bool{true, false} {
 		res, _ := replay.Restore(bg, d, cfg, []string{q}, replay.RestoreOptions{DryRun: dry, Force: true})
-		if res[0].Outcome != replay.OutcomeRefused || res[0].Reason.Kind != replay.ReasonNameTaken || res[0].Reason.Name != replay.AlternateTarget(tgt, 2) {
+		if res[0].Outcome != rules.OutcomeRefused || res[0].Reason.Kind != rules.ReasonNameTaken || res[0].Reason.Name != rules.AlternateTarget(tgt, 2) {
 			t.Fatalf("dry run %v: %+v", dry, res)
 		}
 	}
 	// A short name whose restore name is taken: the plan names the one the restore will take.
 	short := "quarantine/S/short.json"
 	qi = put(t, d, short, ev("a", "Push", ""))
-	tgt, _ = replay.RestoreTarget(short, qi.LastModified)
+	tgt, _ = rules.RestoreTarget(short, qi.LastModified)
 	put(t, d, tgt, ev("someone else's", "Push", ""))
 	b, _ = d.Read(bg, short, 1<<20)
-	if rp, err := cfg.PlanRestoreIn(bg, d, short, b.Body, replay.ParsePayload(b.Body), qi.LastModified); err != nil || rp.Target != replay.AlternateTarget(tgt, 2) {
-		t.Fatalf("the plan names %q, want %q (%v)", rp.Target, replay.AlternateTarget(tgt, 2), err)
+	if rp, err := replay.PlanRestoreIn(bg, d, cfg, short, b.Body, rules.ParsePayload(b.Body), qi.LastModified); err != nil || rp.Target != rules.AlternateTarget(tgt, 2) {
+		t.Fatalf("the plan names %q, want %q (%v)", rp.Target, rules.AlternateTarget(tgt, 2), err)
 	}
 	if _, err := d.Stat(bg, q); err != nil {
 		t.Fatal("the quarantine copy went:", err)
@@ -653,17 +655,17 @@ func TestRestoreMovesOnFromItsBaseName(t *testing.T) {
 	cfg := testCfg(h)
 	q := "quarantine/S/race.json"
 	qi := put(t, d, q, ev("a", "Push", ""))
-	base, _ := replay.RestoreTarget(q, qi.LastModified)
+	base, _ := rules.RestoreTarget(q, qi.LastModified)
 	put(t, d, base, ev("someone else's", "Push", ""))
 	h.BeforeWrite = func(name string, o store.WriteOptions) error {
-		if name == replay.AlternateTarget(base, 2) && o.IfNoneMatchAny {
+		if name == rules.AlternateTarget(base, 2) && o.IfNoneMatchAny {
 			put(t, d, name, ev("a second hand's", "Push", "")) // wins the race for -2
 		}
 		return nil
 	}
 	res, _ := replay.Restore(bg, h, cfg, []string{q}, replay.RestoreOptions{})
-	if res[0].Outcome != replay.OutcomeRestored || res[0].Target != replay.AlternateTarget(base, 3) {
-		t.Fatalf("%+v, want the copy at %s", res, replay.AlternateTarget(base, 3))
+	if res[0].Outcome != rules.OutcomeRestored || res[0].Target != rules.AlternateTarget(base, 3) {
+		t.Fatalf("%+v, want the copy at %s", res, rules.AlternateTarget(base, 3))
 	}
 }
 
@@ -674,15 +676,15 @@ func TestRestoreMovesOnFromAFolder(t *testing.T) {
 	cfg := testCfg(d)
 	q := "quarantine/S/2026/1/1/1/g.json"
 	qi := put(t, d, q, ev("a|2", "Push", ""))
-	target, _ := replay.RestoreTarget(q, qi.LastModified)
+	target, _ := rules.RestoreTarget(q, qi.LastModified)
 	put(t, d, target+"/other.json", ev("x", "Push", "")) // a folder now holds the target name
 	for _, dry := range []bool{true, false} {
 		res, err := replay.Restore(bg, d, cfg, []string{q}, replay.RestoreOptions{DryRun: dry})
-		if err != nil || res[0].Outcome != replay.OutcomeRestored || res[0].Target != replay.AlternateTarget(target, 2) {
+		if err != nil || res[0].Outcome != rules.OutcomeRestored || res[0].Target != rules.AlternateTarget(target, 2) {
 			t.Fatalf("dry run %v: %+v %v", dry, res, err)
 		}
 	}
-	if _, err := d.Stat(bg, replay.AlternateTarget(target, 2)); err != nil {
+	if _, err := d.Stat(bg, rules.AlternateTarget(target, 2)); err != nil {
 		t.Fatal(err)
 	}
 }

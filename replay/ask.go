@@ -5,6 +5,7 @@ import (
 	"errors"
 	"time"
 
+	"github.com/deadletter/deadletter/replay/rules"
 	"github.com/deadletter/deadletter/store"
 	"golang.org/x/sync/errgroup"
 )
@@ -20,7 +21,7 @@ type RestoreEntry struct {
 	Detail *Detail
 	// Left is what the restore comes to for it without writing anything — refused, could not be read, not found
 	// — with Outcome empty when the restore will write it.
-	Left Result
+	Left rules.Result
 	// Forceable: refused without --force, restored with it.
 	Forceable bool
 }
@@ -40,7 +41,7 @@ type RestorePreview struct {
 func (l *Loader) PreviewRestore(ctx context.Context, blobs []store.BlobInfo, force bool) *RestorePreview {
 	p := &RestorePreview{Entries: make([]RestoreEntry, len(blobs)), Force: force}
 	var g errgroup.Group
-	g.SetLimit(DefaultConcurrency)
+	g.SetLimit(rules.DefaultConcurrency)
 	for i, bi := range blobs {
 		g.Go(func() error {
 			e := &p.Entries[i]
@@ -50,7 +51,7 @@ func (l *Loader) PreviewRestore(ctx context.Context, blobs []store.BlobInfo, for
 				e.Left = UnreadRestore(ctx, bi.Name, err)
 				if errors.Is(err, store.ErrNotFound) && !bi.LastModified.IsZero() {
 					if w, werr := WhereIs(ctx, l.Container, bi, time.Time{}); werr == nil && w.Kind == WhereRestored {
-						e.Left = Result{Name: bi.Name, Outcome: OutcomeGone, Target: w.Name, Reason: Reason{Kind: ReasonAlreadyRestored, Name: w.Name}}
+						e.Left = rules.Result{Name: bi.Name, Outcome: rules.OutcomeGone, Target: w.Name, Reason: rules.Reason{Kind: rules.ReasonAlreadyRestored, Name: w.Name}}
 					}
 				}
 				return nil
@@ -81,7 +82,7 @@ func (p *RestorePreview) SetForce(force bool) {
 		case refused && !force:
 			e.Left = unforced
 		default:
-			e.Left = Result{}
+			e.Left = rules.Result{}
 		}
 	}
 }
@@ -109,8 +110,8 @@ func (p *RestorePreview) Writes() []string {
 }
 
 // Left are the results of the blobs the restore will not write.
-func (p *RestorePreview) Left() []Result {
-	var out []Result
+func (p *RestorePreview) Left() []rules.Result {
+	var out []rules.Result
 	for i := range p.Entries {
 		if !p.Entries[i].Writes() {
 			out = append(out, p.Entries[i].Left)
@@ -155,52 +156,11 @@ func (p *RestorePreview) Counts() RestoreCounts {
 			if e.Detail.Restore.Lingers != "" {
 				c.Lingering++
 			}
-		case e.Left.Outcome == OutcomeRefused:
+		case e.Left.Outcome == rules.OutcomeRefused:
 			c.Refused++
 		default:
 			c.Unreadable++
 		}
 	}
 	return c
-}
-
-// AckPreview is an acknowledgement (or its clearing) before it is written.
-type AckPreview struct {
-	// Targets are the blobs it writes tags on, as listed (each write is If-Match their ETag).
-	Targets []store.BlobInfo
-	// Clear: every target is acknowledged already, so the action clears the acks.
-	Clear bool
-	// Expiring are the targets the lifecycle rule is about to delete: an ack does not silence that.
-	Expiring []Expiring
-	// Left are the blobs given that an ack means nothing for (the replay's archived/ records).
-	Left []Result
-}
-
-// Expiring is a blob close to lifecycle deletion.
-type Expiring struct {
-	Name      string
-	DeletesIn time.Duration
-}
-
-// PreviewAck is what acknowledging the given blobs at the service time now would do.
-func (c Config) PreviewAck(items []Item, now time.Time) AckPreview {
-	var p AckPreview
-	allAcked := true
-	for i := range items {
-		it := &items[i]
-		if it.Pane == PaneArchived {
-			p.Left = append(p.Left, Result{Name: it.Name, Outcome: OutcomeExcluded, Reason: Reason{Kind: ReasonNotRoot}})
-			continue
-		}
-		a := c.AlertsOf(it, now)
-		if !a.Acked {
-			allAcked = false
-		}
-		if a.Expiring {
-			p.Expiring = append(p.Expiring, Expiring{Name: it.Name, DeletesIn: a.DeletesIn})
-		}
-		p.Targets = append(p.Targets, it.Info)
-	}
-	p.Clear = allAcked && len(p.Targets) > 0
-	return p
 }

@@ -3,121 +3,23 @@ package replay
 import (
 	"context"
 	"errors"
-	"slices"
 	"time"
 
+	"github.com/deadletter/deadletter/replay/rules"
 	"github.com/deadletter/deadletter/store"
 	"golang.org/x/sync/errgroup"
 )
-
-// ChangeEvent is what happened to a finding between two passes of watch.
-type ChangeEvent string
-
-// The events of watch: the state found by the first pass, findings that appeared, findings that went away.
-const (
-	ChangeState    ChangeEvent = "state"
-	ChangeNew      ChangeEvent = "new"
-	ChangeResolved ChangeEvent = "resolved"
-	// ChangeLost: blobs that were expiring are gone, deleted by the lifecycle rule before anyone handled them —
-	// not a resolution.
-	ChangeLost ChangeEvent = "lost"
-)
-
-// KindError is watch's own kind for a pass that could not read the container (and for when it can again).
-const KindError FindingKind = "error"
-
-// MaxChangeNames is how many blob names one change carries; the rest are counted.
-const MaxChangeNames = 20
-
-// Change is one line of watch: for one kind of finding, the blobs that appeared or went away in one pass —
-// grouped, so a notifier hears "12 new stranded blobs" once, not twelve times.
-type Change struct {
-	Time  time.Time
-	Kind  FindingKind
-	Event ChangeEvent
-	// Count is how many blobs the change is about; Total how many of this kind there are now.
-	Count, Total int
-	// Names are the first MaxChangeNames of them, oldest first; More counts the rest.
-	Names []string
-	More  int
-	// Detail is free text for the error kind.
-	Detail string
-}
-
-// Changes compares two reports (made with CheckOptions.Names) and says, per kind, what appeared and what went
-// away. A nil prev is the first pass: one state line per kind found. A replay stall is one begin and one end, not
-// one line per live blob.
-func Changes(prev *Report, cur Report, now time.Time) []Change {
-	now = now.UTC().Truncate(time.Second)
-	var out []Change
-	if prev == nil {
-		for _, f := range cur.Findings {
-			out = append(out, change(now, f.Kind, ChangeState, f.Names, f.Count))
-		}
-		return out
-	}
-	for _, k := range FindingKinds {
-		was, _ := prev.Find(k)
-		is, _ := cur.Find(k)
-		if k == FindingReplayStalled {
-			switch {
-			case was.Count == 0 && is.Count > 0:
-				out = append(out, change(now, k, ChangeNew, is.Names, is.Count))
-			case was.Count > 0 && is.Count == 0:
-				out = append(out, change(now, k, ChangeResolved, was.Names, 0))
-			}
-			continue
-		}
-		if added := missing(is.Names, was.Names); len(added) > 0 {
-			out = append(out, change(now, k, ChangeNew, added, is.Count))
-		}
-		gone := missing(was.Names, is.Names)
-		if k == FindingExpiring && len(cur.Lost) > 0 {
-			lost := missing(gone, missing(gone, cur.Lost)) // gone ∩ Lost, in gone's order
-			if len(lost) > 0 {
-				out = append(out, change(now, k, ChangeLost, lost, is.Count))
-			}
-			gone = missing(gone, cur.Lost)
-		}
-		if len(gone) > 0 {
-			out = append(out, change(now, k, ChangeResolved, gone, is.Count))
-		}
-	}
-	return out
-}
-
-func change(now time.Time, k FindingKind, ev ChangeEvent, names []string, total int) Change {
-	c := Change{Time: now, Kind: k, Event: ev, Count: len(names), Total: total}
-	c.Names = slices.Clone(names[:min(len(names), MaxChangeNames)])
-	c.More = len(names) - len(c.Names)
-	return c
-}
-
-// missing is the names of a that b does not hold, in a's order.
-func missing(a, b []string) []string {
-	in := make(map[string]struct{}, len(b))
-	for _, n := range b {
-		in[n] = struct{}{}
-	}
-	var out []string
-	for _, n := range a {
-		if _, ok := in[n]; !ok {
-			out = append(out, n)
-		}
-	}
-	return out
-}
 
 // Lost says which of the blobs prev found expiring the lifecycle rule has deleted by now: past their deadline,
 // and nothing of them left — not the blob (a drain keeps its name), not a restored copy (a restore writes
 // RestoreTarget, which the replay may have archived or quarantined since). A blob handled any of those ways is
 // resolved, not lost.
-func (c Config) Lost(ctx context.Context, st store.Container, prev *Report, cur Report, now time.Time) ([]string, error) {
+func Lost(ctx context.Context, st store.Container, c rules.Config, prev *rules.Report, cur rules.Report, now time.Time) ([]string, error) {
 	if prev == nil {
 		return nil, nil
 	}
-	was, _ := prev.Find(FindingExpiring)
-	is, _ := cur.Find(FindingExpiring)
+	was, _ := prev.Find(rules.FindingExpiring)
+	is, _ := cur.Find(rules.FindingExpiring)
 	still := make(map[string]bool, len(is.Names))
 	for _, n := range is.Names {
 		still[n] = true
@@ -130,7 +32,7 @@ func (c Config) Lost(ctx context.Context, st store.Container, prev *Report, cur 
 	}
 	lost, errs := make([]bool, len(due)), make([]error, len(due))
 	var g errgroup.Group
-	g.SetLimit(DefaultConcurrency)
+	g.SetLimit(rules.DefaultConcurrency)
 	for j := range due {
 		g.Go(func() error {
 			lost[j], errs[j] = nothingLeftOf(ctx, st, was.Names[due[j]], was.Written[due[j]], prev.Now)
@@ -156,7 +58,7 @@ func (c Config) Lost(ctx context.Context, st store.Container, prev *Report, cur 
 // replay's copies of that.
 func nothingLeftOf(ctx context.Context, st store.Container, name string, written, seen time.Time) (bool, error) {
 	since := time.Time{}
-	if IsRoot(name) {
+	if rules.IsRoot(name) {
 		since = seen
 	}
 	w, err := WhereIs(ctx, st, store.BlobInfo{Name: name, LastModified: written}, since)

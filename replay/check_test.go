@@ -8,12 +8,13 @@ import (
 	"time"
 
 	"github.com/deadletter/deadletter/replay"
+	"github.com/deadletter/deadletter/replay/rules"
 
 	"github.com/deadletter/deadletter/store"
 	"github.com/deadletter/deadletter/store/storetest"
 )
 
-func report(t *testing.T, c store.Container, cfg replay.Config, o replay.CheckOptions) replay.Report {
+func report(t *testing.T, c store.Container, cfg rules.Config, o rules.CheckOptions) rules.Report {
 	t.Helper()
 	l := replay.NewLoader(c, cfg)
 	s, err := l.List(bg)
@@ -24,7 +25,7 @@ func report(t *testing.T, c store.Container, cfg replay.Config, o replay.CheckOp
 	return cfg.Check(s, o)
 }
 
-func kinds(r replay.Report) string {
+func kinds(r rules.Report) string {
 	var k []string
 	for _, f := range r.Findings {
 		k = append(k, string(f.Kind))
@@ -37,7 +38,7 @@ func TestCheckFindingsComeAndGo(t *testing.T) {
 	t0 := time.Date(2026, 11, 30, 12, 0, 0, 0, time.UTC)
 	mem := storetest.NewMem(t0)
 	cfg := cfgWith(testRegister)
-	o := replay.CheckOptions{Names: true}
+	o := rules.CheckOptions{Names: true}
 	at := func(d time.Duration) { mem.Clock = t0.Add(d) }
 
 	if r := report(t, mem, cfg, o); !r.Healthy || kinds(r) != "" {
@@ -56,7 +57,7 @@ func TestCheckFindingsComeAndGo(t *testing.T) {
 	if kinds(r) != "stranded" {
 		t.Fatalf("stranded: %s", kinds(r))
 	}
-	f, _ := r.Find(replay.FindingStranded)
+	f, _ := r.Find(rules.FindingStranded)
 	if f.Count != 1 || !f.Oldest.Equal(t0) || len(f.Names) != 1 {
 		t.Fatalf("%+v", f)
 	}
@@ -66,8 +67,8 @@ func TestCheckFindingsComeAndGo(t *testing.T) {
 		t.Fatalf("expiring: %s", kinds(r))
 	}
 	// A drain dates it: young again, nothing to report.
-	res, _ := replay.Drain(bg, mem, cfg, named("S/a.json"), replay.DrainOptions{})
-	if res[0].Outcome != replay.OutcomeDrained {
+	res, _ := replay.Drain(bg, mem, cfg, named("S/a.json"), rules.DrainOptions{})
+	if res[0].Outcome != rules.OutcomeDrained {
 		t.Fatal(res)
 	}
 	if r := report(t, mem, cfg, o); !r.Healthy {
@@ -79,7 +80,7 @@ func TestCheckFindingsComeAndGo(t *testing.T) {
 	if r := report(t, mem, cfg, o); kinds(r) != "quarantine,malformed" {
 		t.Fatalf("quarantine+malformed: %s", kinds(r))
 	}
-	if r := report(t, mem, cfg, replay.CheckOptions{MaxQuarantine: 1}); kinds(r) != "malformed" {
+	if r := report(t, mem, cfg, rules.CheckOptions{MaxQuarantine: 1}); kinds(r) != "malformed" {
 		t.Fatalf("under --max-quarantine: %s", kinds(r))
 	}
 	mem.Delete(bg, "S/bad.json", "")
@@ -97,14 +98,14 @@ func TestChanges(t *testing.T) {
 	for i := range many {
 		many[i] = fmt.Sprintf("S/%02d.json", i)
 	}
-	a := replay.Report{Findings: []replay.Finding{{Kind: replay.FindingStranded, Count: 44, Names: many}, {Kind: replay.FindingReplayStalled, Count: 1, Names: []string{"l"}}}}
-	got := replay.Changes(nil, a, now)
-	if len(got) != 2 || got[0].Event != replay.ChangeState || got[0].Count != 44 || len(got[0].Names) != replay.MaxChangeNames || got[0].More != 24 ||
-		got[1].Kind != replay.FindingReplayStalled || got[0].Time.Nanosecond() != 0 {
+	a := rules.Report{Findings: []rules.Finding{{Kind: rules.FindingStranded, Count: 44, Names: many}, {Kind: rules.FindingReplayStalled, Count: 1, Names: []string{"l"}}}}
+	got := rules.Changes(nil, a, now)
+	if len(got) != 2 || got[0].Event != rules.ChangeState || got[0].Count != 44 || len(got[0].Names) != rules.MaxChangeNames || got[0].More != 24 ||
+		got[1].Kind != rules.FindingReplayStalled || got[0].Time.Nanosecond() != 0 {
 		t.Fatalf("first pass: %+v", got)
 	}
-	b := replay.Report{Findings: []replay.Finding{{Kind: replay.FindingStranded, Count: 44, Names: append(many[2:], "S/new-1.json", "S/new-2.json")}}}
-	got = replay.Changes(&a, b, now)
+	b := rules.Report{Findings: []rules.Finding{{Kind: rules.FindingStranded, Count: 44, Names: append(many[2:], "S/new-1.json", "S/new-2.json")}}}
+	got = rules.Changes(&a, b, now)
 	var lines []string
 	for _, c := range got {
 		lines = append(lines, fmt.Sprintf("%s %s %d/%d %v", c.Event, c.Kind, c.Count, c.Total, c.Names))
@@ -113,7 +114,7 @@ func TestChanges(t *testing.T) {
 	if strings.Join(lines, "|") != want {
 		t.Fatalf("%q", lines)
 	}
-	if len(replay.Changes(&b, b, now)) != 0 {
+	if len(rules.Changes(&b, b, now)) != 0 {
 		t.Fatal("no change, no line")
 	}
 }
@@ -175,20 +176,20 @@ func TestExpiringBlobsThatAreLost(t *testing.T) {
 	}
 	// An earlier cycle's quarantine copy of S/partial.json holds one of its two events: not handled, and not a
 	// copy the replay made of it when it went.
-	_, older := replay.Twins("S/partial.json")
+	_, older := rules.Twins("S/partial.json")
 	put(t, mem, older, ev("a", "Push", ""))
 	mem.Backdate(bg, older, past)
-	prev := report(t, mem, cfg, replay.CheckOptions{Names: true})
-	if f, _ := prev.Find(replay.FindingExpiring); f.Count != len(blobs)+1 {
+	prev := report(t, mem, cfg, rules.CheckOptions{Names: true})
+	if f, _ := prev.Find(rules.FindingExpiring); f.Count != len(blobs)+1 {
 		t.Fatalf("expiring: %+v", f)
 	}
-	restored, _ := replay.RestoreTarget("quarantine/S/restored.json", past)
-	consumed, _ := replay.RestoreTarget("quarantine/S/consumed.json", past)
-	archived, _ := replay.Twins(consumed)
+	restored, _ := rules.RestoreTarget("quarantine/S/restored.json", past)
+	consumed, _ := rules.RestoreTarget("quarantine/S/consumed.json", past)
+	archived, _ := rules.Twins(consumed)
 	put(t, mem, restored, ev("a", "Push", ""))
 	put(t, mem, archived, ev("a", "Push", ""))
-	replayArchived, _ := replay.Twins("S/archived.json")
-	_, replayQuarantined := replay.Twins("S/quarantined.json")
+	replayArchived, _ := rules.Twins("S/archived.json")
+	_, replayQuarantined := rules.Twins("S/quarantined.json")
 	put(t, mem, replayArchived, ev("a|9", "Push", ""))
 	put(t, mem, replayQuarantined, ev("a", "Push", ""))
 	for n := range blobs {
@@ -197,15 +198,15 @@ func TestExpiringBlobsThatAreLost(t *testing.T) {
 		}
 	}
 	put(t, mem, "S/drained.json", ev("a|9", "Push", "")) // drained: rewritten under its name
-	cur := report(t, mem, cfg, replay.CheckOptions{Names: true})
-	lost, err := cfg.Lost(bg, mem, &prev, cur, now)
+	cur := report(t, mem, cfg, rules.CheckOptions{Names: true})
+	lost, err := replay.Lost(bg, mem, cfg, &prev, cur, now)
 	if slices.Sort(lost); err != nil || strings.Join(lost, " ") != "S/gone.json S/partial.json quarantine/S/deleted.json" {
 		t.Fatalf("lost %v %v", lost, err)
 	}
 	cur.Lost = lost
 	var lines []string
-	for _, c := range replay.Changes(&prev, cur, now) {
-		if c.Kind == replay.FindingExpiring {
+	for _, c := range rules.Changes(&prev, cur, now) {
+		if c.Kind == rules.FindingExpiring {
 			lines = append(lines, fmt.Sprintf("%s %d", c.Event, c.Count))
 		}
 	}
@@ -221,21 +222,21 @@ func TestACrashBlobIsACrashOnly(t *testing.T) {
 	t0 := time.Date(2026, 11, 30, 12, 0, 0, 0, time.UTC)
 	mem := storetest.NewMem(t0)
 	cfg := cfgWith(testRegister)
-	o := replay.CheckOptions{Names: true}
-	put(t, mem, "S/deep.json", ev("a", "Webhook", `,"extra":`+nested(replay.CertainStackDepth+10, "1"))) // quarantined whole: too deep
+	o := rules.CheckOptions{Names: true}
+	put(t, mem, "S/deep.json", ev("a", "Webhook", `,"extra":`+nested(rules.CertainStackDepth+10, "1"))) // quarantined whole: too deep
 	mem.Clock = t0.Add(2 * time.Hour)
 	if r := report(t, mem, cfg, o); kinds(r) != "crash" {
 		t.Fatalf("a stranded crash blob raises %q, want crash alone", kinds(r))
 	}
-	res, _ := replay.Drain(bg, mem, cfg, named("S/deep.json"), replay.DrainOptions{})
-	if res[0].Outcome != replay.OutcomeCrash || !res[0].Reason.Is(replay.ReasonCrash) || !res[0].Reason.Forceable {
+	res, _ := replay.Drain(bg, mem, cfg, named("S/deep.json"), rules.DrainOptions{})
+	if res[0].Outcome != rules.OutcomeCrash || !res[0].Reason.Is(rules.ReasonCrash) || !res[0].Reason.Forceable {
 		t.Fatalf("an unforced drain of the crash blob: %+v", res[0])
 	}
 	if r := report(t, mem, cfg, o); kinds(r) != "crash" {
 		t.Fatalf("the unforced drain changed it: %q", kinds(r))
 	}
-	res, _ = replay.Drain(bg, mem, cfg, named("S/deep.json"), replay.DrainOptions{Force: true})
-	if res[0].Outcome != replay.OutcomeDrained {
+	res, _ = replay.Drain(bg, mem, cfg, named("S/deep.json"), rules.DrainOptions{Force: true})
+	if res[0].Outcome != rules.OutcomeDrained {
 		t.Fatalf("a forced drain: %+v", res[0])
 	}
 	mem.Clock = mem.Clock.Add(cfg.LiveGrace + time.Minute) // live, past the grace: the replay threw on it again

@@ -2,10 +2,12 @@ package replay_test
 
 import (
 	"context"
-	"github.com/deadletter/deadletter/internal/blob"
 	"sync"
 	"testing"
 	"time"
+
+	"github.com/deadletter/deadletter/internal/blob"
+	"github.com/deadletter/deadletter/replay/rules"
 
 	"github.com/deadletter/deadletter/replay"
 	"github.com/deadletter/deadletter/store"
@@ -46,19 +48,19 @@ func TestTwoDrainsAtOnceReportWhatEachDid(t *testing.T) {
 	put(t, d, name, ev("a", "Push", ""))
 	d.SetClock(func() time.Time { return at })
 	cfg := cfgWith(testRegister)
-	var first []replay.Result
+	var first []rules.Result
 	c := &interloper{Container: d, before: func() {
-		first, _ = replay.Drain(bg, d, cfg, named(name), replay.DrainOptions{})
+		first, _ = replay.Drain(bg, d, cfg, named(name), rules.DrainOptions{})
 	}}
-	second, err := replay.Drain(bg, c, cfg, named(name), replay.DrainOptions{})
+	second, err := replay.Drain(bg, c, cfg, named(name), rules.DrainOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}
-	if outcomes(first)[name] != replay.OutcomeDrained || outcomes(second)[name] == replay.OutcomeDrained {
+	if outcomes(first)[name] != rules.OutcomeDrained || outcomes(second)[name] == rules.OutcomeDrained {
 		t.Fatalf("the first drain %v, the second %v: exactly one drained it", outcomes(first), outcomes(second))
 	}
 	b, _ := d.Read(bg, name, 1<<20)
-	if n, _ := blob.MetaGet(b.Metadata, replay.MetaDrainCount); n != "1" {
+	if n, _ := blob.MetaGet(b.Metadata, rules.MetaDrainCount); n != "1" {
 		t.Fatalf("drainCount %s: the blob was written twice", n)
 	}
 }
@@ -72,13 +74,13 @@ func TestTwoRestoresAtOnceReportWhatEachDid(t *testing.T) {
 	put(t, d, name, ev("a|10", "Push", ""))
 	cfg := cfgWith(testRegister)
 	o := replay.RestoreOptions{Force: true}
-	var first []replay.Result
+	var first []rules.Result
 	c := &interloper{Container: d, before: func() { first, _ = replay.Restore(bg, d, cfg, []string{name}, o) }}
 	second, err := replay.Restore(bg, c, cfg, []string{name}, o)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if outcomes(first)[name] != replay.OutcomeRestored || outcomes(second)[name] != replay.OutcomeGone {
+	if outcomes(first)[name] != rules.OutcomeRestored || outcomes(second)[name] != rules.OutcomeGone {
 		t.Fatalf("the first restore %v, the second %v: exactly one restored it", outcomes(first), outcomes(second))
 	}
 	l, _ := store.ListAll(bg, d)

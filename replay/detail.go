@@ -5,27 +5,28 @@ import (
 	"errors"
 	"time"
 
+	"github.com/deadletter/deadletter/replay/rules"
 	"github.com/deadletter/deadletter/store"
 )
 
 // Detail is everything about one blob: the show command and the dashboard's detail view.
 type Detail struct {
 	// Item is the blob with its summary filled in (Item.Summary is never nil once the body was read).
-	Item
+	rules.Item
 	Body       []byte
-	Payload    *Payload
-	Judgements []Judgement
+	Payload    *rules.Payload
+	Judgements []rules.Judgement
 	// Reasons are the derived quarantine reasons (quarantine blobs only), aligned with Payload.Events.
-	Reasons []Verdict
-	Preview *Preview
-	Restore *RestorePlan
+	Reasons []rules.Verdict
+	Preview *rules.Preview
+	Restore *rules.RestorePlan
 	// Now is the service time the blob was read at: its age and alerts are measured against it.
 	Now time.Time
 }
 
 // At is the detail as of the service time now, its blob unchanged: its age, pane and what makes it urgent follow
 // the clock without reading it again (a screen that stays open keeps counting down).
-func (d *Detail) At(c Config, now time.Time) *Detail {
+func (d *Detail) At(c rules.Config, now time.Time) *Detail {
 	out := *d
 	it := c.MakeItem(d.Info, now)
 	out.Age, out.Pane, out.Now = it.Age, it.Pane, now
@@ -36,27 +37,27 @@ func (d *Detail) At(c Config, now time.Time) *Detail {
 // reports it — refused where the plan refuses and force is off, or where there is nothing to write even with it;
 // failed where the payload could not be read — and whether it comes to that at all. What a restore asks about is
 // what it will write: the rest is this.
-func (d *Detail) NotRestored(force bool) (Result, bool) {
-	r := Result{Name: d.Name, Outcome: OutcomeRefused, Reason: Reason{Kind: ReasonNotQuarantine}}
+func (d *Detail) NotRestored(force bool) (rules.Result, bool) {
+	r := rules.Result{Name: d.Name, Outcome: rules.OutcomeRefused, Reason: rules.Reason{Kind: rules.ReasonNotQuarantine}}
 	switch {
 	case d.ReadErr != "": // no plan: the payload could not be read
-		r.Outcome, r.Reason = OutcomeFailed, Reason{Kind: ReasonFailed, Err: d.ReadErr}
+		r.Outcome, r.Reason = rules.OutcomeFailed, rules.Reason{Kind: rules.ReasonFailed, Err: d.ReadErr}
 		return r, true
 	case d.Restore == nil:
 		return r, true
 	}
 	r.Resume = len(d.Restore.Resume)
-	why, refused := d.Restore.refusal(force)
+	why, refused := d.Restore.RefusedWith(force)
 	r.Reason = why
 	return r, refused
 }
 
 // EventVerdicts is what to show for event i: the derived reason of a quarantine blob (derived is then true),
 // the judged verdicts of a root or archived one, and none for a malformed payload, which is quarantined whole.
-func (d *Detail) EventVerdicts(i int) (vs VerdictSet, derived bool) {
+func (d *Detail) EventVerdicts(i int) (vs rules.VerdictSet, derived bool) {
 	switch {
 	case i < len(d.Reasons):
-		return SetOf(d.Reasons[i]), true
+		return rules.SetOf(d.Reasons[i]), true
 	case d.Payload.Malformed() || i >= len(d.Judgements):
 		return 0, false
 	}
@@ -83,32 +84,32 @@ func (l *Loader) Inspect(ctx context.Context, name string) (*Detail, error) {
 		b.Tags = tags
 	}
 	d := &Detail{Item: l.Config.MakeItem(b.BlobInfo, now), Now: now}
-	if IsRoot(name) {
+	if rules.IsRoot(name) {
 		if d.ArchivedTwin, d.QuarantineTwin, err = l.twins(ctx, name); err != nil {
 			return nil, err
 		}
 	}
 	if b.Body == nil && b.Size > 0 {
-		d.ReadErr = TooLargeToRead()
-		d.Payload = &Payload{Err: &MalformedError{Offset: -1, Element: -1, Msg: d.ReadErr}}
+		d.ReadErr = rules.TooLargeToRead()
+		d.Payload = &rules.Payload{Err: &rules.MalformedError{Offset: -1, Element: -1, Msg: d.ReadErr}}
 		return d, nil
 	}
 	d.Body = b.Body
-	d.Payload = ParsePayload(b.Body)
+	d.Payload = rules.ParsePayload(b.Body)
 	s := l.Config.Summarize(name, d.Payload)
 	d.Summary = &s
 	for _, ev := range d.Payload.Events {
 		d.Judgements = append(d.Judgements, l.Config.Judge(ev.ID, ev.EventType))
-		if d.Pane == PaneQuarantine && !d.Payload.Malformed() {
+		if d.Pane == rules.PaneQuarantine && !d.Payload.Malformed() {
 			d.Reasons = append(d.Reasons, l.Config.QuarantineReason(ev.ID, ev.EventType))
 		}
 	}
 	switch d.Pane {
-	case PaneLive, PaneStranded:
+	case rules.PaneLive, rules.PaneStranded:
 		pv := l.Config.Plan(name, b.Body, d.Payload)
 		d.Preview = &pv
-	case PaneQuarantine:
-		rp, err := l.Config.PlanRestoreIn(ctx, l.Container, name, b.Body, d.Payload, b.LastModified)
+	case rules.PaneQuarantine:
+		rp, err := PlanRestoreIn(ctx, l.Container, l.Config, name, b.Body, d.Payload, b.LastModified)
 		if err != nil {
 			return nil, err
 		}
@@ -119,7 +120,7 @@ func (l *Loader) Inspect(ctx context.Context, name string) (*Detail, error) {
 
 // twins looks up the replay function's copies of a root blob, which say whether it was already handled.
 func (l *Loader) twins(ctx context.Context, root string) (archived, quarantine bool, err error) {
-	a, q := Twins(root)
+	a, q := rules.Twins(root)
 	found := [2]bool{}
 	for i, n := range [...]string{a, q} {
 		_, err := l.Container.Stat(ctx, n)

@@ -1,6 +1,7 @@
-// Package replay holds the estate's dead-letter rules, each in exactly one function — which pane a blob is in,
-// what a payload is, how a replay id counts attempts, how each event is judged, what the replay function will do
-// with a blob, what needs a human — and the operations over a container that follow from them: listing and
-// reading (Loader), drain, restore, acknowledgement, check and the changes watch reports. The command line and
-// the dashboard both call it. It never imports azblob or the UI; it talks to storage through store.Container.
+// Package replay is the operations over a dead-letter container that follow from the estate's rules
+// (replay/rules): listing and reading (Loader), drain, restore, acknowledgement, repair and resubmit, what became
+// of a blob (WhereIs), the blobs the lifecycle rule took (Lost). Each action writes only under an ETag condition
+// and reports a result per blob. The command line, the dashboard and the twin all call it; it never imports
+// azblob or the UI, talks to storage through store.Container, and looks nothing up in the environment (who
+// acknowledges is given by the caller).
 package replay

@@ -5,6 +5,7 @@ import (
 	"testing"
 
 	"github.com/deadletter/deadletter/replay"
+	"github.com/deadletter/deadletter/replay/rules"
 	"github.com/deadletter/deadletter/store"
 	"github.com/deadletter/deadletter/store/storetest"
 )
@@ -24,7 +25,7 @@ func TestTheDrainDoesWhatItsPlanSays(t *testing.T) {
 		s := snapshot(t, c, cfg)
 		plan := cfg.PlanDrainStranded(s)
 		if !slices.Equal(plan.Names, []string{names[0], names[2]}) || len(plan.Left) != 1 || plan.Left[0].Name != names[1] ||
-			plan.Left[0].Outcome != replay.OutcomeHandled || len(plan.Targets) != 2 || len(plan.Items) != 3 {
+			plan.Left[0].Outcome != rules.OutcomeHandled || len(plan.Targets) != 2 || len(plan.Items) != 3 {
 			t.Fatalf("plan: names %v, left %+v, %d targets of %d", plan.Names, plan.Left, len(plan.Targets), len(plan.Items))
 		}
 		for i, tg := range plan.Targets {
@@ -32,11 +33,11 @@ func TestTheDrainDoesWhatItsPlanSays(t *testing.T) {
 				t.Fatalf("target %d %s is not held to the ETag listed (%q, listed %q)", i, tg.Name, tg.ETag, plan.Taken[i].ETag)
 			}
 		}
-		dry, err := plan.Run(bg, c, cfg, replay.DrainOptions{DryRun: true})
+		dry, err := replay.DrainAsPlanned(bg, c, cfg, plan, rules.DrainOptions{DryRun: true})
 		if err != nil {
 			t.Fatal(err)
 		}
-		want := map[string]replay.Outcome{names[0]: replay.OutcomeDrained, names[1]: replay.OutcomeHandled, names[2]: replay.OutcomeDrained}
+		want := map[string]rules.Outcome{names[0]: rules.OutcomeDrained, names[1]: rules.OutcomeHandled, names[2]: rules.OutcomeDrained}
 		for i, r := range dry {
 			if r.Name != plan.Items[i].Name || r.Outcome != want[r.Name] {
 				t.Fatalf("dry run %d: %s %s, want %s in the plan's order", i, r.Name, r.Outcome, want[r.Name])
@@ -44,8 +45,8 @@ func TestTheDrainDoesWhatItsPlanSays(t *testing.T) {
 		}
 		put(t, c, names[2], ev("x-changed", "Push", "")) // rewritten after the plan: its ETag moved
 		strand(t, c, cfg, names[2])
-		res, _ := plan.Run(bg, c, cfg, replay.DrainOptions{})
-		if got := outcomes(res); got[names[0]] != replay.OutcomeDrained || got[names[1]] != replay.OutcomeHandled || got[names[2]] != replay.OutcomeChanged {
+		res, _ := replay.DrainAsPlanned(bg, c, cfg, plan, rules.DrainOptions{})
+		if got := outcomes(res); got[names[0]] != rules.OutcomeDrained || got[names[1]] != rules.OutcomeHandled || got[names[2]] != rules.OutcomeChanged {
 			t.Fatalf("drain: %v", got)
 		}
 	})

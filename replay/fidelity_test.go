@@ -9,326 +9,10 @@ import (
 
 	"github.com/deadletter/deadletter/internal/scenario"
 	"github.com/deadletter/deadletter/replay"
+	"github.com/deadletter/deadletter/replay/rules"
 	"github.com/deadletter/deadletter/store"
 	"github.com/deadletter/deadletter/store/storetest"
 )
-
-// The exactness rules (docs/estate.md: how exact the prediction is), each with named cases: what the estate's JavaScript (Buffer.toString,
-// JSON.parse, the schema, JSON.stringify) would write, byte for byte. The expected bytes here are what Node
-// prints; fidelity_node_test.go checks the same against a real node process over a few hundred payloads.
-
-const fidelityName = "S/2026/1/1/1/g.json"
-
-func plan(t *testing.T, body string) replay.Preview {
-	t.Helper()
-	p := replay.ParsePayload([]byte(body))
-	if p.Malformed() {
-		t.Fatalf("malformed: %v", p.Err)
-	}
-	return cfgWith(testRegister).Plan(fidelityName, []byte(body), p)
-}
-
-// event is an element of the estate's schema with the given id, eventType, data and extra members.
-func event(id, typ, data, extra string) string {
-	return `{"id":"` + id + `","subject":"/s","eventType":"` + typ + `","dataVersion":"1","data":` + data + extra + `}`
-}
-
-func TestFidelityNumbers(t *testing.T) {
-	for _, c := range []struct{ name, data, want string }{
-		{"1.0 is 1", `1.0`, `1`},
-		{"1E2 is 100", `1E2`, `100`},
-		{"-0 is 0", `-0`, `0`},
-		{"1e21 keeps an exponent", `1e21`, `1e+21`},
-		{"1e20 does not", `1e20`, `100000000000000000000`},
-		{"beyond double is null", `1e400`, `null`},
-		{"past 2^53 rounds", `123456789012345678901`, `123456789012345680000`},
-		{"small", `[0.0000001,1e-7,0.000001,-1.50e-3]`, `[1e-7,1e-7,0.000001,-0.0015]`},
-		{"nested in objects", `{"a":{"b":[1.10,2E+0,-0.0]}}`, `{"a":{"b":[1.1,2,0]}}`},
-	} {
-		t.Run(c.name, func(t *testing.T) {
-			pv := plan(t, "["+event("a", "Push", c.data, "")+"]")
-			want := `{"data":` + c.want + `,"dataVersion":"1","eventType":"Push","id":"a|1","subject":"/s"}`
-			if string(pv.Republish[0].Body) != want {
-				t.Fatalf("body %s\nwant %s", pv.Republish[0].Body, want)
-			}
-		})
-	}
-}
-
-func TestFidelityStrings(t *testing.T) {
-	for _, c := range []struct{ name, data, want string }{
-		{`\u00e9 is é`, `"caf\u00e9"`, `"café"`},
-		{`\/ is /`, `"a\/b"`, `"a/b"`},
-		{"lone surrogate is escaped lowercase", `"x\uD800y\uDFFF"`, `"x\ud800y\udfff"`},
-		{"a pair is one character", `"\ud83d\ude00"`, "\"\U0001F600\""},
-		{"invalid UTF-8 per maximal subsequence", "\"a\xe2\x82b\xffc\xed\xa0\x80d\xf0\x9f\x98\"", "\"a\ufffdb\ufffdc\ufffd\ufffd\ufffdd\ufffd\""},
-		{"controls", `"\u0001\u001f\b\t\n\f\r\"\\\u007f\u2028"`, "\"\\u0001\\u001f\\b\\t\\n\\f\\r\\\"\\\\\x7f\u2028\""},
-	} {
-		t.Run(c.name, func(t *testing.T) {
-			pv := plan(t, "["+event("a", "Push", c.data, "")+"]")
-			want := `{"data":` + c.want + `,"dataVersion":"1","eventType":"Push","id":"a|1","subject":"/s"}`
-			if string(pv.Republish[0].Body) != want {
-				t.Fatalf("body %q\nwant %q", pv.Republish[0].Body, want)
-			}
-		})
-	}
-}
-
-func TestFidelityKeys(t *testing.T) {
-	for _, c := range []struct{ name, data, want string }{
-		{"duplicates collapse to the last value, first position", `{"a":1,"b":2,"a":3}`, `{"a":3,"b":2}`},
-		{"escaped duplicate", `{"a":1,"\u0061":2}`, `{"a":2}`},
-		{"index keys first, ascending", `{"b":1,"10":2,"0":3,"01":4,"-1":5,"4294967295":6,"4294967294":7}`, `{"0":3,"10":2,"4294967294":7,"b":1,"01":4,"-1":5,"4294967295":6}`},
-		{"nested __proto__ is data", `{"__proto__":{"x":1},"y":2}`, `{"__proto__":{"x":1},"y":2}`},
-	} {
-		t.Run(c.name, func(t *testing.T) {
-			pv := plan(t, "["+event("a", "Push", c.data, "")+"]")
-			want := `{"data":` + c.want + `,"dataVersion":"1","eventType":"Push","id":"a|1","subject":"/s"}`
-			if string(pv.Republish[0].Body) != want {
-				t.Fatalf("body %s\nwant %s", pv.Republish[0].Body, want)
-			}
-		})
-	}
-	// The schema reads the last duplicate too: the id the estate counts is the last one.
-	pv := plan(t, `[{"id":"x|9","subject":"/s","eventType":"Push","dataVersion":"1","data":null,"id":"x|1"}]`)
-	if string(pv.Republish[0].Body) != `{"data":null,"dataVersion":"1","eventType":"Push","id":"x|2","subject":"/s"}` {
-		t.Fatalf("duplicate id: %s", pv.Republish[0].Body)
-	}
-}
-
-func TestFidelityRepublishIDs(t *testing.T) {
-	for _, c := range []struct{ name, id, want string }{
-		{"no count", `a`, `a|1`},
-		{"a count", `a|1`, `a|2`},
-		{"zero-padded count", `a|001`, `a|2`},
-		{"lone surrogate original", `lone-\ud800|1`, `lone-\ud800|2`},
-		{"escaped separator", `b\u007c1`, `b|2`},
-		{"line terminator: never counted", `x\n|1`, `x\n|1|1`},
-	} {
-		t.Run(c.name, func(t *testing.T) {
-			pv := plan(t, "["+event(c.id, "Push", "1", "")+"]")
-			want := `{"data":1,"dataVersion":"1","eventType":"Push","id":"` + c.want + `","subject":"/s"}`
-			if string(pv.Republish[0].Body) != want {
-				t.Fatalf("body %s\nwant %s", pv.Republish[0].Body, want)
-			}
-		})
-	}
-}
-
-// The quarantine copy is JSON.stringify of the refused elements as JSON.parse built them, {...raw, id} with the
-// original id in place and a top-level __proto__ dropped.
-func TestFidelityQuarantineCopy(t *testing.T) {
-	for _, c := range []struct{ name, elem, want string }{
-		{"diagnostics kept, id in place, count stripped",
-			`{"subject":"/s","id":"a|2","eventType":"Push","dataVersion":"1","data":{"k":1.0},"deadLetterReason":"MaxDeliveryAttemptsExceeded","deliveryAttempts":10}`,
-			`{"subject":"/s","id":"a","eventType":"Push","dataVersion":"1","data":{"k":1},"deadLetterReason":"MaxDeliveryAttemptsExceeded","deliveryAttempts":10}`},
-		{"whitespace and escapes normalised",
-			"{ \"id\" : \"w\\u00e9|3\" ,\n\t\"subject\":\"\\/s\", \"eventType\":\"Webhook\",\"dataVersion\":\"1\",\"data\": [ 1E2 , -0 ] }",
-			`{"id":"wé","subject":"/s","eventType":"Webhook","dataVersion":"1","data":[100,0]}`},
-		{"top-level __proto__ dropped, nested kept",
-			`{"__proto__":{"evil":true},"id":"p","subject":"/s","eventType":"Webhook","dataVersion":"1","data":{"__proto__":{"x":1}}}`,
-			`{"id":"p","subject":"/s","eventType":"Webhook","dataVersion":"1","data":{"__proto__":{"x":1}}}`},
-		{"duplicates collapsed, index keys first",
-			`{"id":"d|1","7":"seven","subject":"/s","eventType":"Nope","dataVersion":"1","data":null,"subject":"/t","0":"zero","id":"d|5"}`,
-			`{"0":"zero","7":"seven","id":"d","subject":"/t","eventType":"Nope","dataVersion":"1","data":null}`},
-		{"lone surrogate id", `{"id":"\udc00","subject":"s","eventType":"Webhook","dataVersion":"1","data":"\ud800"}`,
-			`{"id":"\udc00","subject":"s","eventType":"Webhook","dataVersion":"1","data":"\ud800"}`},
-	} {
-		t.Run(c.name, func(t *testing.T) {
-			pv := plan(t, "["+c.elem+","+event("ok", "Push", "1", "")+"]")
-			if want := "[" + c.want + "]"; string(pv.QuarantineBody) != want {
-				t.Fatalf("quarantine copy %s\nwant %s", pv.QuarantineBody, want)
-			}
-			if len(pv.Republish) != 1 || pv.ArchiveName == "" {
-				t.Fatalf("%+v", pv)
-			}
-		})
-	}
-	// A malformed payload's copy stays its raw bytes.
-	raw := "[" + event("a|1", "Push", "1.0", "") + `,{"id":"b"}]`
-	p := replay.ParsePayload([]byte(raw))
-	if pv := cfgWith(testRegister).Plan(fidelityName, []byte(raw), p); !pv.Malformed || string(pv.QuarantineBody) != raw {
-		t.Fatalf("malformed copy %s", pv.QuarantineBody)
-	}
-}
-
-// The publish chunks are counted on the exact JSON.stringify bytes: \u00e9 is the 2-byte é (not 6 bytes of
-// escape) and 1.0 is 1 (not 3), so each can decide whether two events share a request.
-func TestFidelityChunkBoundary(t *testing.T) {
-	for _, c := range []struct {
-		name, raw, out string
-	}{
-		{`\u00e9 counts 2 bytes`, `\u00e9`, "é"},
-		{`1.0 counts 1 byte`, `1.0`, `1`},
-		{`\/ counts 1 byte`, `\/`, `/`},
-	} {
-		t.Run(c.name, func(t *testing.T) {
-			// Two events, the first padded so that the request is exactly MaxPublishBytes with the exact bytes.
-			small := event("b", "Push", `"`+c.raw+`"`, "")
-			if c.raw == "1.0" {
-				small = event("b", "Push", c.raw, "")
-			}
-			smallOut := `{"data":"` + c.out + `","dataVersion":"1","eventType":"Push","id":"b|1","subject":"/s"}`
-			if c.raw == "1.0" {
-				smallOut = `{"data":1,"dataVersion":"1","eventType":"Push","id":"b|1","subject":"/s"}`
-			}
-			bigOut := func(pad int) string {
-				return `{"data":"` + strings.Repeat("x", pad) + `","dataVersion":"1","eventType":"Push","id":"a|1","subject":"/s"}`
-			}
-			pad := replay.MaxPublishBytes - 1 - (len(smallOut) + 1) - 1 - len(bigOut(0))
-			for _, extra := range []int{0, 1} {
-				body := "[" + event("a", "Push", `"`+strings.Repeat("x", pad+extra)+`"`, "") + "," + small + "]"
-				pv := plan(t, body)
-				if string(pv.Republish[1].Body) != smallOut || string(pv.Republish[0].Body) != bigOut(pad+extra) {
-					t.Fatalf("bodies %q", pv.Republish[1].Body)
-				}
-				switch {
-				case extra == 0 && (len(pv.PublishRequests) != 1 || pv.PublishRequests[0].Bytes != replay.MaxPublishBytes):
-					t.Fatalf("exactly at the limit: %+v", pv.PublishRequests)
-				case extra == 1 && len(pv.PublishRequests) != 2:
-					t.Fatalf("one byte over: %+v", pv.PublishRequests)
-				}
-				// Counting the payload's text instead (len(c.raw) for len(c.out)) would have split even the first.
-			}
-		})
-	}
-}
-
-func TestFidelityDataRequired(t *testing.T) {
-	for _, c := range []struct{ name, body, want string }{
-		{"absent", `[{"id":"a","subject":"s","eventType":"Push","dataVersion":"1"}]`, `element 0, field "data": missing (required; any value, null included)`},
-		{"absent in the second", "[" + event("a", "Push", "1", "") + `,{"id":"b","subject":"s","eventType":"Push","dataVersion":"1","Data":{}}]`, `element 1, field "data": missing (required; any value, null included)`},
-		{"only nested", `[{"id":"a","subject":"s","eventType":"Push","dataVersion":"1","x":{"data":1}}]`, `element 0, field "data": missing (required; any value, null included)`},
-	} {
-		t.Run(c.name, func(t *testing.T) {
-			p := replay.ParsePayload([]byte(c.body))
-			if !p.Malformed() || p.Err.Error() != c.want {
-				t.Fatalf("%v", p.Err)
-			}
-			if pv := cfgWith(testRegister).Plan(fidelityName, []byte(c.body), p); !pv.Malformed || string(pv.QuarantineBody) != c.body || !pv.DeleteOriginal {
-				t.Fatalf("%+v", pv)
-			}
-		})
-	}
-	for _, data := range []string{`null`, `false`, `0`, `""`, `[]`, `{}`} {
-		if p := replay.ParsePayload([]byte("[" + event("a", "Push", data, "") + "]")); p.Malformed() {
-			t.Errorf("data %s: %v", data, p.Err)
-		}
-	}
-}
-
-// nested is v wrapped in n arrays.
-func nested(n int, v string) string { return strings.Repeat("[", n) + v + strings.Repeat("]", n) }
-
-// The replay function crashes where JSON.stringify does: on what it serializes — the five envelope fields of an
-// event it republishes (so a deep field the schema does not keep costs nothing), the whole element of one it
-// quarantines — past the depth every runtime overflows at; between the depths the known runtimes accept it may
-// crash (a warning). Depths count the array the value sits in and the element object: data nested d levels is
-// d+2 deep. (node_test checks the same against the node on this machine, with its measured stack depth.)
-func TestFidelityDepth(t *testing.T) {
-	c := cfgWith(testRegister)
-	over, safe := replay.CertainStackDepth+1, replay.SafeStackDepth
-	extra := func(d int) string { return `,"extra":` + nested(d-2, "") }
-	for _, tc := range []struct {
-		name  string
-		body  string
-		crash int // the crash's depth (0: none)
-		stage replay.CrashStage
-		may   int
-	}{
-		{"deep data crashes the republish", "[" + event("a", "Push", nested(over-2, "1"), "") + "]", over, replay.StagePublish, 0},
-		{"at the safe depth nothing happens", "[" + event("a", "Push", nested(safe-2, "1"), "") + "]", 0, 0, 0},
-		{"one deeper may crash", "[" + event("a", "Push", nested(safe-1, "1"), "") + "]", 0, 0, safe + 1},
-		{"up to the certain depth it may", "[" + event("a", "Push", nested(over-3, "1"), "") + "]", 0, 0, over - 1},
-		{"a deep extra field of a republished event costs nothing", "[" + event("a", "Push", "1", extra(10001)) + "]", 0, 0, 0},
-		{"a deep extra field of a quarantined event crashes first", "[" + event("a|5", "Push", "1", extra(over)) + "]", over, replay.StageQuarantine, 0},
-		{"a refused event's data crashes before anything is written", "[" + event("a", "Push", "1", "") + "," + event("b", "Webhook", `{"x":`+nested(over-3, "")+`}`, "") + "]", over, replay.StageQuarantine, 0},
-		{"deep republish after a shallow quarantine: the copy is written first", "[" + event("a|5", "Push", "1", "") + "," + event("b", "Push", nested(over-2, ""), "") + "]", over, replay.StagePublish, 0},
-	} {
-		t.Run(tc.name, func(t *testing.T) {
-			p := replay.ParsePayload([]byte(tc.body))
-			if p.Malformed() {
-				t.Fatalf("malformed %v", p.Err)
-			}
-			pv := c.Plan(fidelityName, []byte(tc.body), p)
-			s := c.Summarize(fidelityName, p)
-			if s.MayCrash != tc.may || pv.MayCrash != tc.may {
-				t.Fatalf("may crash: summary %d, preview %d, want %d", s.MayCrash, pv.MayCrash, tc.may)
-			}
-			if tc.crash == 0 {
-				if pv.Crash != nil || s.CrashDepth != 0 || len(pv.Republish)+len(pv.Quarantine) != len(p.Events) || !pv.DeleteOriginal {
-					t.Fatalf("%+v", pv)
-				}
-				return
-			}
-			if pv.Crash == nil || pv.Crash.Depth != tc.crash || pv.Crash.Stage != tc.stage || pv.DeleteOriginal || len(pv.Republish) != 0 ||
-				pv.ArchiveName != "" || len(pv.PublishRequests) != 0 {
-				t.Fatalf("crash preview %+v", pv)
-			}
-			// Before anything: no quarantine copy. After the copy: the copy is what it would be without the crash.
-			if wrote := pv.QuarantineName != ""; wrote != (tc.stage == replay.StagePublish && len(pv.Quarantine) > 0) {
-				t.Fatalf("quarantine copy %q at stage %d", pv.QuarantineName, tc.stage)
-			}
-			// The verdicts stay as judged; the crash is the blob's outcome.
-			if s.CrashDepth != tc.crash || s.Malformed || s.Verdicts[replay.VerdictReplay]+s.Verdicts[replay.VerdictCap]+s.Verdicts[replay.VerdictNotIdempotent] != len(p.Events) {
-				t.Fatalf("summary %+v", s)
-			}
-		})
-	}
-	// A pinned runtime (--node-stack-depth) is exact: no band.
-	pinned := c
-	pinned.StackDepth = 3000
-	body := "[" + event("a", "Push", nested(2999, ""), "") + "]"
-	if pv := pinned.Plan(fidelityName, []byte(body), replay.ParsePayload([]byte(body))); pv.Crash == nil || pv.Crash.Depth != 3001 || pv.MayCrash != 0 {
-		t.Fatalf("pinned at 3000, depth 3001: %+v", pv)
-	}
-	// JSON.stringify never sees a value a duplicate key threw away: the estate serializes what JSON.parse kept.
-	body = `[{"id":"a","subject":"s","eventType":"Push","dataVersion":"1","data":` + nested(6000, "") + `,"data":1}]`
-	p := replay.ParsePayload([]byte(body))
-	if pv := c.Plan(fidelityName, []byte(body), p); p.Malformed() || pv.Crash != nil || pv.MayCrash != 0 || string(pv.Republish[0].Body) != `{"data":1,"dataVersion":"1","eventType":"Push","id":"a|1","subject":"s"}` {
-		t.Fatalf("%+v", pv)
-	}
-	// A malformed payload is quarantined as its raw bytes, however deep: nothing is serialized.
-	for _, deep := range []string{nested(100000, ""), "[" + nested(5000, "") + `,{"id":1}]`, `[{"id":"a","subject":"s","eventType":"Push","dataVersion":"1","x":` + nested(5000, "") + `}]`} {
-		p := replay.ParsePayload([]byte(deep))
-		pv := c.Plan(fidelityName, []byte(deep), p)
-		if !p.Malformed() || pv.Crash != nil || !pv.Malformed || string(pv.QuarantineBody) != deep || c.Summarize(fidelityName, p).CrashDepth != 0 {
-			t.Fatalf("malformed deep payload: %v %+v", p.Err, pv.Crash)
-		}
-	}
-}
-
-// Restore strips counts the same way: the restored copy is JSON.stringify of the re-serialized elements when any
-// id carried a count, the original bytes when none did; a payload that deep is refused.
-func TestFidelityRestoreBody(t *testing.T) {
-	c := cfgWith(testRegister)
-	now := time.Date(2026, 11, 30, 3, 4, 5, 0, time.UTC)
-	for _, tc := range []struct{ name, body, want string }{
-		{"a count stripped, the rest re-serialized",
-			"[" + event("a|2", "Push", `{"n":1.0}`, `,"__proto__":1`) + ",\n " + event("b", "Push", `"\u00e9"`, "") + "]",
-			`[{"id":"a","subject":"/s","eventType":"Push","dataVersion":"1","data":{"n":1}},{"id":"b","subject":"/s","eventType":"Push","dataVersion":"1","data":"é"}]`},
-		{"no count: the bytes unchanged",
-			"[" + event("a", "Push", `{"n":1.0}`, "") + ",\n " + event("b", "Push", `"\u00e9"`, "") + "]", ""},
-		{"lone surrogate original", "[" + event(`\ud800|9`, "Push", `1E2`, "") + "]",
-			`[{"id":"\ud800","subject":"/s","eventType":"Push","dataVersion":"1","data":100}]`},
-	} {
-		t.Run(tc.name, func(t *testing.T) {
-			rp := c.PlanRestore("quarantine/"+fidelityName, []byte(tc.body), replay.ParsePayload([]byte(tc.body)), now)
-			want := tc.want
-			if want == "" {
-				want = tc.body
-			}
-			if string(rp.Body) != want || rp.Refused() {
-				t.Fatalf("restored copy %s\nwant %s (%+v)", rp.Body, want, rp.Refusal)
-			}
-		})
-	}
-	deep := "[" + event("a|2", "Push", nested(5000, ""), "") + "]"
-	rp := c.PlanRestore("quarantine/"+fidelityName, []byte(deep), replay.ParsePayload([]byte(deep)), now)
-	if len(rp.Resume) != 1 || rp.Crash == nil || rp.Crash.Depth != 5002 || rp.Crash.Stage != replay.StagePublish || rp.Refusal.Kind != replay.ReasonCrash || rp.Refusal.Depth != 5002 {
-		t.Fatalf("deep restore: %+v", rp)
-	}
-}
 
 // The seeded incident holds what the replay function itself leaves behind: one blob it crashes on (stranded,
 // shown with its depth, previewed as a crash) and two it handled whose delete failed (an archived twin; a
@@ -357,12 +41,12 @@ func TestSeedCrashAndHandled(t *testing.T) {
 		}
 		if it.Summary.CrashDepth > 0 {
 			crashes = append(crashes, it.Name)
-			if it.Pane != replay.PaneStranded || it.Summary.Malformed || it.Summary.CrashDepth <= replay.CertainStackDepth {
+			if it.Pane != rules.PaneStranded || it.Summary.Malformed || it.Summary.CrashDepth <= rules.CertainStackDepth {
 				t.Errorf("crash blob %s: pane %s %+v", it.Name, it.Pane, it.Summary)
 			}
 		}
 		if a := cfg.AlertsOf(it, snap.Now); a.Handled {
-			if strings.HasPrefix(a.HandledBy, replay.ArchivedPrefix) {
+			if strings.HasPrefix(a.HandledBy, rules.ArchivedPrefix) {
 				handledArchived = append(handledArchived, it.Name)
 			} else {
 				handledQuarantine = append(handledQuarantine, it.Name)
@@ -379,7 +63,7 @@ func TestSeedCrashAndHandled(t *testing.T) {
 	// The twins hold what the replay function wrote: the same bytes archived, the refused events quarantined.
 	for _, n := range []string{handledArchived[0], handledQuarantine[0]} {
 		root, _ := mem.Read(ctx, n, store.MaxBlobBytes)
-		pv := cfg.Plan(n, root.Body, replay.ParsePayload(root.Body))
+		pv := cfg.Plan(n, root.Body, rules.ParsePayload(root.Body))
 		twin, want := pv.ArchiveName, root.Body
 		if n == handledQuarantine[0] {
 			twin, want = pv.QuarantineName, pv.QuarantineBody
@@ -404,13 +88,13 @@ func TestDrainSkipsHandledWithoutHydration(t *testing.T) {
 		t.Fatal(err)
 	}
 	targets := cfg.DrainTargets(snap)
-	res, err := replay.Drain(ctx, mem, cfg, targets, replay.DrainOptions{DryRun: true})
+	res, err := replay.Drain(ctx, mem, cfg, targets, rules.DrainOptions{DryRun: true})
 	if err != nil {
 		t.Fatal(err)
 	}
 	var handled []string
 	for _, r := range res {
-		if r.Outcome == replay.OutcomeHandled {
+		if r.Outcome == rules.OutcomeHandled {
 			handled = append(handled, r.Name)
 		}
 	}
@@ -418,9 +102,9 @@ func TestDrainSkipsHandledWithoutHydration(t *testing.T) {
 		t.Fatalf("handled %v, want the two the scenario leaves", handled)
 	}
 	// Named with --include-handled, they are drained.
-	res, _ = replay.Drain(ctx, mem, cfg, targets, replay.DrainOptions{DryRun: true, IncludeHandled: true})
+	res, _ = replay.Drain(ctx, mem, cfg, targets, rules.DrainOptions{DryRun: true, IncludeHandled: true})
 	for _, r := range res {
-		if r.Outcome == replay.OutcomeHandled {
+		if r.Outcome == rules.OutcomeHandled {
 			t.Fatalf("%s skipped with IncludeHandled", r.Name)
 		}
 	}
@@ -430,12 +114,12 @@ func TestDrainSkipsHandledWithoutHydration(t *testing.T) {
 // would be is not one, and a blob the replay crashes on was never quarantined by it, whatever sits at its
 // quarantine name.
 func TestHandledNeedsARealCopy(t *testing.T) {
-	cfg := replay.DefaultConfig()
+	cfg := rules.DefaultConfig()
 	cfg.Handlers = scenario.IncidentRegister
 	now := time.Date(2026, 11, 30, 12, 0, 0, 0, time.UTC)
 	old := now.Add(-3 * time.Hour)
-	snap := replay.NewSnapshot("t")
-	snap.Merge([]replay.Item{
+	snap := rules.NewSnapshot("t")
+	snap.Merge([]rules.Item{
 		cfg.MakeItem(store.BlobInfo{Name: "S/a.json", LastModified: old}, now),
 		cfg.MakeItem(store.BlobInfo{Name: "archived/S/a.json", LastModified: old, Refused: "a symbolic link"}, now),
 		cfg.MakeItem(store.BlobInfo{Name: "quarantine/S/a.json", LastModified: old, Refused: "a FIFO"}, now),
@@ -448,8 +132,8 @@ func TestHandledNeedsARealCopy(t *testing.T) {
 	}
 	i, _ = snap.Lookup("S/crash.json")
 	crash := snap.Items[i]
-	s := replay.Summary{Events: 1, CrashDepth: 5000}
-	s.Verdicts[replay.VerdictCap] = 1 // refused events only: handled, were it not a crash
+	s := rules.Summary{Events: 1, CrashDepth: 5000}
+	s.Verdicts[rules.VerdictCap] = 1 // refused events only: handled, were it not a crash
 	crash.Summary = &s
 	if a := cfg.AlertsOf(crash, now); a.Handled || !a.Crash {
 		t.Fatalf("a crash blob beside a quarantine name: %+v", a)
@@ -467,25 +151,25 @@ func TestRestoreRefusesWhileTheOriginalLingers(t *testing.T) {
 	var lingering string
 	for _, it := range snap.Items {
 		if it.QuarantineTwin {
-			_, lingering = replay.Twins(it.Name)
+			_, lingering = rules.Twins(it.Name)
 		}
 	}
 	if lingering == "" {
 		t.Fatal("the scenario has no quarantine copy beside its original")
 	}
 	d, err := l.Inspect(ctx, lingering)
-	if err != nil || d.Restore == nil || d.Restore.Refusal.Kind != replay.ReasonLingers {
+	if err != nil || d.Restore == nil || d.Restore.Refusal.Kind != rules.ReasonLingers {
 		t.Fatalf("plan: %v %+v", err, d.Restore)
 	}
 	res, _ := replay.Restore(ctx, mem, cfg, []string{lingering}, replay.RestoreOptions{})
-	if res[0].Outcome != replay.OutcomeRefused || res[0].Reason.Kind != replay.ReasonLingers {
+	if res[0].Outcome != rules.OutcomeRefused || res[0].Reason.Kind != rules.ReasonLingers {
 		t.Fatalf("restore: %+v", res[0])
 	}
 	if _, err := mem.Stat(ctx, lingering); err != nil {
 		t.Fatalf("the quarantine copy went: %v", err)
 	}
 	res, _ = replay.Restore(ctx, mem, cfg, []string{lingering}, replay.RestoreOptions{Force: true})
-	if res[0].Outcome != replay.OutcomeRestored {
+	if res[0].Outcome != rules.OutcomeRestored {
 		t.Fatalf("forced: %+v", res[0])
 	}
 }
@@ -493,23 +177,23 @@ func TestRestoreRefusesWhileTheOriginalLingers(t *testing.T) {
 // The drain forecast says what the replay function will do: nothing for a blob it crashes on (its events are
 // neither republished nor quarantined), nothing for a handled blob the drain skips.
 func TestForecastCountsWhatHappens(t *testing.T) {
-	crash := replay.Summary{Events: 1, CrashDepth: 5000}
-	crash.Verdicts[replay.VerdictReplay] = 1
-	plain := replay.Summary{Events: 3}
-	plain.Verdicts[replay.VerdictReplay], plain.Verdicts[replay.VerdictCap] = 2, 1
-	items := []replay.Item{{Summary: &crash}, {Summary: &plain}}
+	crash := rules.Summary{Events: 1, CrashDepth: 5000}
+	crash.Verdicts[rules.VerdictReplay] = 1
+	plain := rules.Summary{Events: 3}
+	plain.Verdicts[rules.VerdictReplay], plain.Verdicts[rules.VerdictCap] = 2, 1
+	items := []rules.Item{{Summary: &crash}, {Summary: &plain}}
 	for i := range items {
-		items[i].Name, items[i].Pane = fmt.Sprintf("S/%d.json", i), replay.PaneStranded
+		items[i].Name, items[i].Pane = fmt.Sprintf("S/%d.json", i), rules.PaneStranded
 	}
 	// Unforced, the crash blob is left (a drain only makes the replay throw again); forced, it is drained and
 	// its events still go nowhere.
-	f := replay.DefaultConfig().ForecastDrain(items, replay.DrainOptions{}, time.Now())
-	if f.Blobs != 1 || f.CrashLeft != 1 || len(f.Left) != 1 || f.Left[0].Outcome != replay.OutcomeCrash || f.Crash != 0 ||
-		f.Verdicts.Of(replay.VerdictReplay) != 2 || f.Verdicts.Of(replay.VerdictCap) != 1 {
+	f := rules.DefaultConfig().ForecastDrain(items, rules.DrainOptions{}, time.Now())
+	if f.Blobs != 1 || f.CrashLeft != 1 || len(f.Left) != 1 || f.Left[0].Outcome != rules.OutcomeCrash || f.Crash != 0 ||
+		f.Verdicts.Of(rules.VerdictReplay) != 2 || f.Verdicts.Of(rules.VerdictCap) != 1 {
 		t.Fatalf("forecast %+v", f)
 	}
-	f = replay.DefaultConfig().ForecastDrain(items, replay.DrainOptions{Force: true}, time.Now())
-	if f.Blobs != 2 || f.Crash != 1 || f.CrashLeft != 0 || f.Verdicts.Of(replay.VerdictReplay) != 2 || f.Verdicts.Of(replay.VerdictCap) != 1 {
+	f = rules.DefaultConfig().ForecastDrain(items, rules.DrainOptions{Force: true}, time.Now())
+	if f.Blobs != 2 || f.Crash != 1 || f.CrashLeft != 0 || f.Verdicts.Of(rules.VerdictReplay) != 2 || f.Verdicts.Of(rules.VerdictCap) != 1 {
 		t.Fatalf("forced forecast %+v", f)
 	}
 }
@@ -520,7 +204,7 @@ func TestForecastLeavesOutWhatTheDrainSkips(t *testing.T) {
 	now := time.Date(2026, 11, 30, 12, 0, 0, 0, time.UTC)
 	mem := storetest.NewMem(now)
 	cfg := testCfg(mem)
-	ev := event("a", "T", "null", "")
+	ev := `{"id":"a","subject":"/s","eventType":"T","dataVersion":"1","data":null}`
 	for name, at := range map[string]time.Time{"S/old.json": now.Add(-3 * cfg.TTL), "S/young.json": now.Add(-cfg.TTL / 2), "quarantine/S/q.json": now.Add(-3 * cfg.TTL)} {
 		put(t, mem, name, ev)
 		if err := mem.Backdate(bg, name, at); err != nil {
@@ -528,25 +212,25 @@ func TestForecastLeavesOutWhatTheDrainSkips(t *testing.T) {
 		}
 	}
 	snap := snapshot(t, mem, cfg)
-	var items []replay.Item
-	var targets []replay.DrainTarget
+	var items []rules.Item
+	var targets []rules.DrainTarget
 	for i := range snap.Items {
 		items = append(items, *snap.Items[i])
 		targets = append(targets, cfg.DrainTargetOf(snap.Items[i], snap.Now))
 	}
-	f := replay.DefaultConfig().ForecastDrain(items, replay.DrainOptions{}, time.Now())
+	f := rules.DefaultConfig().ForecastDrain(items, rules.DrainOptions{}, time.Now())
 	if f.Blobs != 1 || f.NotStranded != 2 {
 		t.Fatalf("forecast %+v: want 1 blob to drain, 2 not stranded", f)
 	}
 	// The young blob comes of age before the drain runs: it was not in the question, so it is not drained.
 	mem.Clock = now.Add(cfg.TTL)
-	res, err := replay.Drain(bg, mem, cfg, targets, replay.DrainOptions{})
+	res, err := replay.Drain(bg, mem, cfg, targets, rules.DrainOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}
 	drained := 0
 	for _, r := range res {
-		if r.Outcome == replay.OutcomeDrained {
+		if r.Outcome == rules.OutcomeDrained {
 			drained++
 			if r.Name != "S/old.json" {
 				t.Errorf("drained %s, which the question did not count", r.Name)
@@ -556,15 +240,15 @@ func TestForecastLeavesOutWhatTheDrainSkips(t *testing.T) {
 	if drained != f.Blobs {
 		t.Fatalf("asked about %d, drained %d: %+v", f.Blobs, drained, res)
 	}
-	unreadable := replay.Item{Pane: replay.PaneStranded, ReadFailed: true, ReadErr: "too large"}
+	unreadable := rules.Item{Pane: rules.PaneStranded, ReadFailed: true, ReadErr: "too large"}
 	unreadable.Name = "S/big.json"
 	// Unreadable (a refused entry, a failed read): tried again, asked about, but not counted as drained.
-	if f := replay.DefaultConfig().ForecastDrain([]replay.Item{unreadable}, replay.DrainOptions{}, time.Now()); f.Blobs != 0 || f.Unreadable != 1 || f.Unread != 0 || !f.Asks() {
+	if f := rules.DefaultConfig().ForecastDrain([]rules.Item{unreadable}, rules.DrainOptions{}, time.Now()); f.Blobs != 0 || f.Unreadable != 1 || f.Unread != 0 || !f.Asks() {
 		t.Fatalf("unreadable forecast %+v", f)
 	}
 	// Over the size limit the drain never reads it: not a blob it will drain.
 	unreadable.Size = store.MaxBlobBytes + 1
-	if f := replay.DefaultConfig().ForecastDrain([]replay.Item{unreadable}, replay.DrainOptions{}, time.Now()); f.Blobs != 0 || f.TooLarge != 1 || f.Asks() {
+	if f := rules.DefaultConfig().ForecastDrain([]rules.Item{unreadable}, rules.DrainOptions{}, time.Now()); f.Blobs != 0 || f.TooLarge != 1 || f.Asks() {
 		t.Fatalf("too large forecast %+v", f)
 	}
 }
@@ -574,10 +258,10 @@ var incidentNow = time.Date(2026, 11, 30, 12, 0, 0, 0, time.UTC)
 
 // seededIncident is the incident scenario (with count bulk blobs) in memory at incidentNow, and the rules with its
 // handler register.
-func seededIncident(t *testing.T, count int) (*storetest.Mem, replay.Config) {
+func seededIncident(t *testing.T, count int) (*storetest.Mem, rules.Config) {
 	t.Helper()
 	mem := storetest.NewMem(incidentNow)
-	cfg := replay.DefaultConfig()
+	cfg := rules.DefaultConfig()
 	if _, err := scenario.Seed(context.Background(), mem, scenario.SeedOptions{Count: count, Seed: 7, Config: cfg}); err != nil {
 		t.Fatal(err)
 	}

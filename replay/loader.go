@@ -6,6 +6,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/deadletter/deadletter/replay/rules"
 	"github.com/deadletter/deadletter/store"
 	"golang.org/x/sync/errgroup"
 	"golang.org/x/sync/semaphore"
@@ -16,7 +17,7 @@ import (
 // more than the container does.
 type Loader struct {
 	Container store.Container
-	Config    Config
+	Config    rules.Config
 	// Concurrency bounds parallel downloads (DefaultConcurrency when ≤ 0).
 	Concurrency int
 	// NoCache keeps no summaries between listings: a single look (check, ls) has no next listing to save a
@@ -37,21 +38,21 @@ const hydrateBudget = 32 << 20
 
 type cached struct {
 	etag    string
-	summary *Summary
+	summary *rules.Summary
 	readErr string
 	failed  bool
 	gen     uint32 // the listing that last saw the blob
 }
 
 // NewLoader makes a loader.
-func NewLoader(c store.Container, cfg Config) *Loader {
-	return &Loader{Container: c, Config: cfg, Concurrency: DefaultConcurrency, cache: map[string]cached{}, inFlight: semaphore.NewWeighted(hydrateBudget)}
+func NewLoader(c store.Container, cfg rules.Config) *Loader {
+	return &Loader{Container: c, Config: cfg, Concurrency: rules.DefaultConcurrency, cache: map[string]cached{}, inFlight: semaphore.NewWeighted(hydrateBudget)}
 }
 
 // Stream lists the container page by page: each page's blobs are classified against that page's service clock,
 // given the summaries already cached for the same ETag (nothing is downloaded), and handed to visit. When the
 // listing completes, cache entries of blobs it did not see are dropped.
-func (l *Loader) Stream(ctx context.Context, visit func(items []Item, now time.Time) error) error {
+func (l *Loader) Stream(ctx context.Context, visit func(items []rules.Item, now time.Time) error) error {
 	l.mu.Lock()
 	l.gen++
 	gen := l.gen
@@ -59,7 +60,7 @@ func (l *Loader) Stream(ctx context.Context, visit func(items []Item, now time.T
 	dated := false
 	err := l.Container.List(ctx, "", func(p store.Page) error {
 		dated = dated || !p.ServiceTime.IsZero()
-		items := make([]Item, len(p.Blobs))
+		items := make([]rules.Item, len(p.Blobs))
 		l.mu.Lock()
 		for i, bi := range p.Blobs {
 			items[i] = l.Config.MakeItem(bi, p.ServiceTime)
@@ -97,10 +98,10 @@ func (l *Loader) Stream(ctx context.Context, visit func(items []Item, now time.T
 }
 
 // List enumerates the whole container into one snapshot.
-func (l *Loader) List(ctx context.Context) (*Snapshot, error) {
-	snap := NewSnapshot(l.Container.Describe())
+func (l *Loader) List(ctx context.Context) (*rules.Snapshot, error) {
+	snap := rules.NewSnapshot(l.Container.Describe())
 	snap.Begin()
-	err := l.Stream(ctx, func(items []Item, now time.Time) error {
+	err := l.Stream(ctx, func(items []rules.Item, now time.Time) error {
 		snap.Merge(items, now)
 		return nil
 	})
@@ -110,24 +111,14 @@ func (l *Loader) List(ctx context.Context) (*Snapshot, error) {
 	return snap, nil
 }
 
-// Hydrated is the outcome of reading one blob's payload.
-type Hydrated struct {
-	Name    string
-	ETag    string
-	Summary *Summary
-	ReadErr string
-	// Failed: the payload could not be read, so what it holds is unknown (see Item.ReadFailed).
-	Failed bool
-}
-
 // Hydrate reads and summarizes the given blobs with bounded concurrency and returns what it found, in the order
 // given. A blob that cannot be read gets a ReadErr and never stops the others; once ctx is cancelled the blobs
 // not yet started are left out.
-func (l *Loader) Hydrate(ctx context.Context, blobs []store.BlobInfo) []Hydrated {
-	out := make([]Hydrated, len(blobs))
+func (l *Loader) Hydrate(ctx context.Context, blobs []store.BlobInfo) []rules.Hydrated {
+	out := make([]rules.Hydrated, len(blobs))
 	n := l.Concurrency
 	if n <= 0 {
-		n = DefaultConcurrency
+		n = rules.DefaultConcurrency
 	}
 	var g errgroup.Group
 	g.SetLimit(n)
@@ -149,27 +140,27 @@ func (l *Loader) Hydrate(ctx context.Context, blobs []store.BlobInfo) []Hydrated
 	return done
 }
 
-func (l *Loader) hydrateOne(ctx context.Context, bi store.BlobInfo) Hydrated {
+func (l *Loader) hydrateOne(ctx context.Context, bi store.BlobInfo) rules.Hydrated {
 	if bi.Refused != "" {
-		return Hydrated{Name: bi.Name, ETag: bi.ETag, ReadErr: "refused: " + bi.Refused, Failed: true}
+		return rules.Hydrated{Name: bi.Name, ETag: bi.ETag, ReadErr: "refused: " + bi.Refused, Failed: true}
 	}
 	l.mu.Lock()
 	c, ok := l.cache[bi.Name]
 	gen := l.gen
 	l.mu.Unlock()
 	if ok && c.etag == bi.ETag {
-		return Hydrated{Name: bi.Name, ETag: bi.ETag, Summary: c.summary, ReadErr: c.readErr, Failed: c.failed}
+		return rules.Hydrated{Name: bi.Name, ETag: bi.ETag, Summary: c.summary, ReadErr: c.readErr, Failed: c.failed}
 	}
-	h := Hydrated{Name: bi.Name, ETag: bi.ETag}
+	h := rules.Hydrated{Name: bi.Name, ETag: bi.ETag}
 	weight := min(max(bi.Size, 1), hydrateBudget)
 	if err := l.inFlight.Acquire(ctx, weight); err != nil {
-		return Hydrated{} // cancelled while waiting: nothing learned
+		return rules.Hydrated{} // cancelled while waiting: nothing learned
 	}
 	defer l.inFlight.Release(weight)
 	b, err := l.Container.Read(ctx, bi.Name, store.MaxBlobBytes)
 	switch {
 	case err != nil && ctx.Err() != nil:
-		return Hydrated{} // cancelled: nothing learned, nothing cached
+		return rules.Hydrated{} // cancelled: nothing learned, nothing cached
 	case err != nil:
 		h.ReadErr = readError(err)
 		// Gone since the listing: nothing is there to judge. Anything else — over the size limit included — leaves
@@ -177,7 +168,7 @@ func (l *Loader) hydrateOne(ctx context.Context, bi store.BlobInfo) Hydrated {
 		h.Failed = !errors.Is(err, store.ErrNotFound)
 	default:
 		h.ETag = b.ETag
-		s := l.Config.Summarize(bi.Name, ParsePayload(b.Body))
+		s := l.Config.Summarize(bi.Name, rules.ParsePayload(b.Body))
 		h.Summary = &s
 	}
 	if !l.NoCache && (h.Summary != nil || errors.Is(err, store.ErrTooLarge)) {
@@ -190,14 +181,14 @@ func (l *Loader) hydrateOne(ctx context.Context, bi store.BlobInfo) Hydrated {
 
 func readError(err error) string {
 	if errors.Is(err, store.ErrTooLarge) {
-		return TooLargeToRead()
+		return rules.TooLargeToRead()
 	}
 	return err.Error()
 }
 
 // HydrateWhere reads the payloads of the snapshot's items that keep accepts (nil: all) and have none yet, and
 // puts the summaries in place.
-func (l *Loader) HydrateWhere(ctx context.Context, s *Snapshot, keep func(*Item) bool) {
+func (l *Loader) HydrateWhere(ctx context.Context, s *rules.Snapshot, keep func(*rules.Item) bool) {
 	var todo []store.BlobInfo
 	for i := range s.Items {
 		if it := s.Items[i]; it.Unread() && (keep == nil || keep(it)) {

@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/deadletter/deadletter/replay"
+	"github.com/deadletter/deadletter/replay/rules"
 	"github.com/deadletter/deadletter/store"
 	"github.com/deadletter/deadletter/store/dirstore"
 	"github.com/deadletter/deadletter/store/storetest"
@@ -43,7 +44,7 @@ func TestHydrateReadsBigPayloadsOneAtATime(t *testing.T) {
 		for old := m.Load(); n > old && !m.CompareAndSwap(old, n); old = m.Load() {
 		}
 	}}}
-	l := replay.NewLoader(h, replay.DefaultConfig())
+	l := replay.NewLoader(h, rules.DefaultConfig())
 	snap, err := l.List(ctx)
 	if err != nil {
 		t.Fatal(err)
@@ -93,7 +94,7 @@ func TestUnreadableSurvivesTheCache(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	cfg := replay.DefaultConfig()
+	cfg := rules.DefaultConfig()
 	l := replay.NewLoader(d, cfg)
 	for pass := range 3 {
 		s, err := l.List(bg)
@@ -101,7 +102,7 @@ func TestUnreadableSurvivesTheCache(t *testing.T) {
 			t.Fatal(err)
 		}
 		l.HydrateWhere(bg, s, nil)
-		if r := cfg.Check(s, replay.CheckOptions{}); r.Healthy || r.Unreadable != 2 {
+		if r := cfg.Check(s, rules.CheckOptions{}); r.Healthy || r.Unreadable != 2 {
 			t.Fatalf("pass %d: healthy %v, %d unreadable", pass, r.Healthy, r.Unreadable)
 		}
 	}

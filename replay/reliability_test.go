@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"github.com/deadletter/deadletter/internal/blob"
 	"hash/fnv"
 	"math/rand"
 	"net/http"
@@ -12,6 +11,9 @@ import (
 	"sync"
 	"testing"
 	"time"
+
+	"github.com/deadletter/deadletter/internal/blob"
+	"github.com/deadletter/deadletter/replay/rules"
 
 	"github.com/deadletter/deadletter/replay"
 
@@ -85,7 +87,7 @@ func TestDrainThroughFaults(t *testing.T) {
 	names := seedRoot(t, direct, 40)
 	strand(t, direct, cfg, names...)
 	p.SetFaults(faulty(1, 0.3))
-	res, err := replay.Drain(bg, via, cfg, cfg.DrainTargets(snapshot(t, via, cfg)), replay.DrainOptions{Concurrency: 8})
+	res, err := replay.Drain(bg, via, cfg, cfg.DrainTargets(snapshot(t, via, cfg)), rules.DrainOptions{Concurrency: 8})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -98,18 +100,18 @@ func TestDrainThroughFaults(t *testing.T) {
 	drained := 0
 	for _, r := range res {
 		bi, err := direct.Stat(bg, r.Name)
-		n, _ := blob.MetaGet(bi.Metadata, replay.MetaDrainCount)
+		n, _ := blob.MetaGet(bi.Metadata, rules.MetaDrainCount)
 		switch {
 		case err != nil:
 			t.Errorf("%s: %s, and the blob is gone: %v", r.Name, r.Outcome, err)
-		case r.Outcome == replay.OutcomeDrained && n != "1":
+		case r.Outcome == rules.OutcomeDrained && n != "1":
 			t.Errorf("%s: drainCount %q: drained once, counted once", r.Name, n)
-		case r.Outcome == replay.OutcomeFailed && n != "" || r.Outcome == replay.OutcomeFailed && r.Reason.Err == "":
+		case r.Outcome == rules.OutcomeFailed && n != "" || r.Outcome == rules.OutcomeFailed && r.Reason.Err == "":
 			t.Errorf("%s: failed (%+v) but changed (drainCount %q)", r.Name, r.Reason, n)
-		case r.Outcome != replay.OutcomeDrained && r.Outcome != replay.OutcomeFailed:
+		case r.Outcome != rules.OutcomeDrained && r.Outcome != rules.OutcomeFailed:
 			t.Errorf("%s: %s %+v", r.Name, r.Outcome, r.Reason)
 		}
-		if r.Outcome == replay.OutcomeDrained {
+		if r.Outcome == rules.OutcomeDrained {
 			drained++
 		}
 	}
@@ -144,27 +146,27 @@ func TestSecondActorBetweenReadAndWrite(t *testing.T) {
 		}
 		return storetest.Fault{}
 	})
-	res, _ := replay.Drain(bg, via, cfg, cfg.DrainTargets(snapshot(t, via, cfg)), replay.DrainOptions{})
+	res, _ := replay.Drain(bg, via, cfg, cfg.DrainTargets(snapshot(t, via, cfg)), rules.DrainOptions{})
 	p.SetFaults(nil)
-	seen := map[replay.Outcome]int{}
+	seen := map[rules.Outcome]int{}
 	for _, r := range res {
 		seen[r.Outcome]++
 		b, err := direct.Read(bg, r.Name, 1<<20)
 		switch r.Outcome {
-		case replay.OutcomeGone:
+		case rules.OutcomeGone:
 			if !errors.Is(err, store.ErrNotFound) {
 				t.Fatalf("%s resurrected", r.Name)
 			}
-		case replay.OutcomeChanged:
+		case rules.OutcomeChanged:
 			if string(b.Body) != `["the replay got there first"]` {
 				t.Fatalf("%s overwritten", r.Name)
 			}
-		case replay.OutcomeDrained:
+		case rules.OutcomeDrained:
 		default:
 			t.Fatalf("%+v", r)
 		}
 	}
-	if seen[replay.OutcomeGone] == 0 || seen[replay.OutcomeChanged] == 0 || seen[replay.OutcomeDrained] == 0 {
+	if seen[rules.OutcomeGone] == 0 || seen[rules.OutcomeChanged] == 0 || seen[rules.OutcomeDrained] == 0 {
 		t.Fatalf("outcomes %v: the hash should give all three", seen)
 	}
 }
@@ -186,7 +188,7 @@ func TestRestoreWhoseAnswerIsLost(t *testing.T) {
 	})
 	res, _ := replay.Restore(bg, via, cfg, []string{q}, replay.RestoreOptions{})
 	p.SetFaults(nil)
-	if res[0].Outcome != replay.OutcomeRestored || !lost {
+	if res[0].Outcome != rules.OutcomeRestored || !lost {
 		t.Fatalf("%+v (lost %v)", res, lost)
 	}
 	l, _ := store.ListAll(bg, direct)
@@ -220,21 +222,21 @@ func TestContainerVanishesMidDrain(t *testing.T) {
 		}
 		return storetest.Fault{}
 	})
-	res, err := replay.Drain(bg, via, cfg, targets, replay.DrainOptions{Concurrency: 1})
+	res, err := replay.Drain(bg, via, cfg, targets, rules.DrainOptions{Concurrency: 1})
 	if err != nil {
 		t.Fatal(err)
 	}
-	seen := map[replay.Outcome]int{}
+	seen := map[rules.Outcome]int{}
 	for _, r := range res {
 		seen[r.Outcome]++
-		if r.Outcome == replay.OutcomeFailed && !errors.Is(errors.New(r.Reason.Err), store.ErrContainerNotFound) && !strings.Contains(r.Reason.Err, store.ErrContainerNotFound.Error()) {
+		if r.Outcome == rules.OutcomeFailed && !errors.Is(errors.New(r.Reason.Err), store.ErrContainerNotFound) && !strings.Contains(r.Reason.Err, store.ErrContainerNotFound.Error()) {
 			t.Fatalf("unclear error: %+v", r.Reason)
 		}
-		if r.Outcome == replay.OutcomeCancelled && (r.Reason.Kind != replay.ReasonStopped || r.Reason.Count != replay.StopAfterFailures) {
+		if r.Outcome == rules.OutcomeCancelled && (r.Reason.Kind != rules.ReasonStopped || r.Reason.Count != replay.StopAfterFailures) {
 			t.Fatalf("a stopped drain must say why: %+v", r)
 		}
 	}
-	if seen[replay.OutcomeDrained] != 4 || seen[replay.OutcomeFailed] != replay.StopAfterFailures || seen[replay.OutcomeCancelled] != len(names)-4-replay.StopAfterFailures {
+	if seen[rules.OutcomeDrained] != 4 || seen[rules.OutcomeFailed] != replay.StopAfterFailures || seen[rules.OutcomeCancelled] != len(names)-4-replay.StopAfterFailures {
 		t.Fatalf("outcomes %v", seen)
 	}
 	if _, err := store.ListAll(bg, direct); !errors.Is(err, store.ErrContainerNotFound) {
@@ -260,11 +262,11 @@ func TestDrainWhoseAnswersAreLost(t *testing.T) {
 		}
 		return storetest.Fault{}
 	})
-	res, _ := replay.Drain(bg, via, cfg, cfg.DrainTargets(snapshot(t, via, cfg)), replay.DrainOptions{})
+	res, _ := replay.Drain(bg, via, cfg, cfg.DrainTargets(snapshot(t, via, cfg)), rules.DrainOptions{})
 	p.SetFaults(nil)
 	for _, r := range res {
 		bi, _ := direct.Stat(bg, r.Name)
-		if n, _ := blob.MetaGet(bi.Metadata, replay.MetaDrainCount); r.Outcome != replay.OutcomeDrained || n != "1" {
+		if n, _ := blob.MetaGet(bi.Metadata, rules.MetaDrainCount); r.Outcome != rules.OutcomeDrained || n != "1" {
 			t.Fatalf("%s: %s %+v, drainCount %q", r.Name, r.Outcome, r.Reason, n)
 		}
 	}

@@ -3,10 +3,12 @@ package replay_test
 import (
 	"bytes"
 	"errors"
-	"github.com/deadletter/deadletter/internal/blob"
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/deadletter/deadletter/internal/blob"
+	"github.com/deadletter/deadletter/replay/rules"
 
 	"github.com/deadletter/deadletter/replay"
 	"github.com/deadletter/deadletter/store"
@@ -25,8 +27,8 @@ func TestRepairWritesThenRetires(t *testing.T) {
 	fixed := `[{"id":"a","subject":"s","eventType":"Push","dataVersion":"1","data":{},"deadLetterReason":"x"}]`
 	bi, _ := m.Write(bg, orig, []byte(broken), store.WriteOptions{})
 	b, _ := m.Read(bg, orig, store.MaxBlobBytes)
-	o := cfg.OriginalOf(b, now)
-	rp, err := cfg.PlanRepair(bg, m, o, []byte(fixed))
+	o := cfg.OriginalOf(b.BlobInfo, b.Body, now)
+	rp, err := replay.PlanRepair(bg, m, cfg, o, []byte(fixed))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -35,14 +37,14 @@ func TestRepairWritesThenRetires(t *testing.T) {
 		t.Fatalf("plan: %+v", rp)
 	}
 	r, err := replay.Repair(bg, m, rp, replay.RepairOptions{})
-	if err != nil || r.Outcome != replay.OutcomeRepaired || r.Target != want || r.Retired != orig {
+	if err != nil || r.Outcome != rules.OutcomeRepaired || r.Target != want || r.Retired != orig {
 		t.Fatalf("repair: %+v %v", r, err)
 	}
 	got, err := m.Read(bg, want, store.MaxBlobBytes)
 	if err != nil || string(got.Body) != fixed {
 		t.Fatalf("new blob: %q %v", got.Body, err)
 	}
-	if from, _ := blob.MetaGet(got.Metadata, replay.MetaRepairedFrom); from != orig {
+	if from, _ := blob.MetaGet(got.Metadata, rules.MetaRepairedFrom); from != orig {
 		t.Fatalf("metadata %v", got.Metadata)
 	}
 	if _, err := m.Stat(bg, orig); !errors.Is(err, store.ErrNotFound) {
@@ -50,7 +52,7 @@ func TestRepairWritesThenRetires(t *testing.T) {
 	}
 	// The same repair again (a retry after a lost answer): the new blob is found, nothing is written twice.
 	r, _ = replay.Repair(bg, m, rp, replay.RepairOptions{})
-	if r.Outcome != replay.OutcomeRepaired || r.Target != want {
+	if r.Outcome != rules.OutcomeRepaired || r.Target != want {
 		t.Fatalf("retry: %+v", r)
 	}
 	l, _ := store.ListAll(bg, m)
@@ -68,9 +70,9 @@ func TestRepairNeverRetiresBeforeTheWrite(t *testing.T) {
 	h := &storetest.Hooked{Container: m}
 	h.BeforeWrite = func(string, store.WriteOptions) error { return errors.New("the service is down") }
 	b, _ := m.Read(bg, orig, store.MaxBlobBytes)
-	rp, _ := cfg.PlanRepair(bg, h, cfg.OriginalOf(b, m.Clock), []byte(`[{"id":"a","subject":"s","eventType":"Push","dataVersion":"1","data":1}]`))
+	rp, _ := replay.PlanRepair(bg, h, cfg, cfg.OriginalOf(b.BlobInfo, b.Body, m.Clock), []byte(`[{"id":"a","subject":"s","eventType":"Push","dataVersion":"1","data":1}]`))
 	r, _ := replay.Repair(bg, h, rp, replay.RepairOptions{})
-	if r.Outcome != replay.OutcomeFailed || h.Writes.Load() == 0 {
+	if r.Outcome != rules.OutcomeFailed || h.Writes.Load() == 0 {
 		t.Fatalf("%+v", r)
 	}
 	for _, c := range h.Calls() {
@@ -90,10 +92,10 @@ func TestRepairOfAChangedOriginalWritesNothing(t *testing.T) {
 	orig := "quarantine/S/2026/11/30/9/x.json"
 	m.Write(bg, orig, []byte(`[1]`), store.WriteOptions{})
 	b, _ := m.Read(bg, orig, store.MaxBlobBytes)
-	rp, _ := cfg.PlanRepair(bg, m, cfg.OriginalOf(b, m.Clock), []byte(`[{"id":"a","subject":"s","eventType":"Push","dataVersion":"1","data":1}]`))
+	rp, _ := replay.PlanRepair(bg, m, cfg, cfg.OriginalOf(b.BlobInfo, b.Body, m.Clock), []byte(`[{"id":"a","subject":"s","eventType":"Push","dataVersion":"1","data":1}]`))
 	m.Write(bg, orig, []byte(`[2]`), store.WriteOptions{}) // someone else, meanwhile
 	r, _ := replay.Repair(bg, m, rp, replay.RepairOptions{})
-	if r.Outcome != replay.OutcomeChanged || r.Reason.Kind != replay.ReasonChangedSinceOpened {
+	if r.Outcome != rules.OutcomeChanged || r.Reason.Kind != rules.ReasonChangedSinceOpened {
 		t.Fatalf("%+v", r)
 	}
 	l, _ := store.ListAll(bg, m)
@@ -115,25 +117,25 @@ func TestRepairRefusals(t *testing.T) {
 	for _, c := range []struct {
 		name, orig, edit string
 		age              time.Duration
-		want             replay.ReasonKind
+		want             rules.ReasonKind
 		retire           bool
 	}{
-		{"unchanged", "quarantine/S/2026/11/30/9/x.json", good, 0, replay.ReasonUnchanged, true},
-		{"diagnostics dropped", "quarantine/S/2026/11/30/9/x.json", `[{"id":"a","subject":"s","eventType":"Push","dataVersion":"1","data":2}]`, 0, replay.ReasonNone, true},
-		{"still malformed", "quarantine/S/2026/11/30/9/x.json", `[{"id":"a"}]`, 0, replay.ReasonMalformed, true},
-		{"crash", "quarantine/S/2026/11/30/9/x.json", deep, 0, replay.ReasonCrash, true},
-		{"capped", "quarantine/S/2026/11/30/9/x.json", `[{"id":"a|2","subject":"s","eventType":"Push","dataVersion":"1","data":1}]`, 0, replay.ReasonStillQuarantined, true},
-		{"not idempotent", "quarantine/S/2026/11/30/9/x.json", `[{"id":"a","subject":"s","eventType":"Webhook","dataVersion":"1","data":1}]`, 0, replay.ReasonStillQuarantined, true},
-		{"live root", "S/2026/11/30/11/x.json", `[{"id":"b","subject":"s","eventType":"Push","dataVersion":"1","data":1}]`, time.Minute, replay.ReasonLiveOriginal, true},
-		{"stranded root", "S/2026/11/30/9/x.json", `[{"id":"b","subject":"s","eventType":"Push","dataVersion":"1","data":1}]`, 3 * time.Hour, replay.ReasonNone, true},
-		{"archived", "archived/S/2026/11/30/9/x.json", `[{"id":"b","subject":"s","eventType":"Push","dataVersion":"1","data":1}]`, 3 * time.Hour, replay.ReasonNone, false},
+		{"unchanged", "quarantine/S/2026/11/30/9/x.json", good, 0, rules.ReasonUnchanged, true},
+		{"diagnostics dropped", "quarantine/S/2026/11/30/9/x.json", `[{"id":"a","subject":"s","eventType":"Push","dataVersion":"1","data":2}]`, 0, rules.ReasonNone, true},
+		{"still malformed", "quarantine/S/2026/11/30/9/x.json", `[{"id":"a"}]`, 0, rules.ReasonMalformed, true},
+		{"crash", "quarantine/S/2026/11/30/9/x.json", deep, 0, rules.ReasonCrash, true},
+		{"capped", "quarantine/S/2026/11/30/9/x.json", `[{"id":"a|2","subject":"s","eventType":"Push","dataVersion":"1","data":1}]`, 0, rules.ReasonStillQuarantined, true},
+		{"not idempotent", "quarantine/S/2026/11/30/9/x.json", `[{"id":"a","subject":"s","eventType":"Webhook","dataVersion":"1","data":1}]`, 0, rules.ReasonStillQuarantined, true},
+		{"live root", "S/2026/11/30/11/x.json", `[{"id":"b","subject":"s","eventType":"Push","dataVersion":"1","data":1}]`, time.Minute, rules.ReasonLiveOriginal, true},
+		{"stranded root", "S/2026/11/30/9/x.json", `[{"id":"b","subject":"s","eventType":"Push","dataVersion":"1","data":1}]`, 3 * time.Hour, rules.ReasonNone, true},
+		{"archived", "archived/S/2026/11/30/9/x.json", `[{"id":"b","subject":"s","eventType":"Push","dataVersion":"1","data":1}]`, 3 * time.Hour, rules.ReasonNone, false},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			m := storetest.NewMem(now)
 			m.Write(bg, c.orig, []byte(good), store.WriteOptions{})
 			m.Backdate(bg, c.orig, now.Add(-c.age))
 			b, _ := m.Read(bg, c.orig, store.MaxBlobBytes)
-			rp, err := cfg.PlanRepair(bg, m, cfg.OriginalOf(b, now), []byte(c.edit))
+			rp, err := replay.PlanRepair(bg, m, cfg, cfg.OriginalOf(b.BlobInfo, b.Body, now), []byte(c.edit))
 			if err != nil || rp.Refusal.Kind != c.want || rp.Retire != c.retire {
 				t.Fatalf("plan: %v %+v", err, rp.Refusal)
 			}
@@ -147,15 +149,15 @@ func TestRepairRefusals(t *testing.T) {
 				t.Fatalf("read-only: %v", err)
 			}
 			r, _ := replay.Repair(bg, m, rp, replay.RepairOptions{})
-			if c.want != replay.ReasonNone {
-				if r.Outcome != replay.OutcomeRefused {
+			if c.want != rules.ReasonNone {
+				if r.Outcome != rules.OutcomeRefused {
 					t.Fatalf("not refused: %+v", r)
 				}
-				if r, _ = replay.Repair(bg, m, rp, replay.RepairOptions{Force: true}); r.Outcome != replay.OutcomeRepaired {
+				if r, _ = replay.Repair(bg, m, rp, replay.RepairOptions{Force: true}); r.Outcome != rules.OutcomeRepaired {
 					t.Fatalf("forced: %+v", r)
 				}
 			}
-			if r.Outcome != replay.OutcomeRepaired {
+			if r.Outcome != rules.OutcomeRepaired {
 				t.Fatalf("%+v", r)
 			}
 			_, err = m.Stat(bg, c.orig)
@@ -175,18 +177,18 @@ func TestRepairNames(t *testing.T) {
 	m.Write(bg, orig, []byte(`[]`), store.WriteOptions{})
 	b, _ := m.Read(bg, orig, store.MaxBlobBytes)
 	fixed := []byte(`[{"id":"a","subject":"s","eventType":"Push","dataVersion":"1","data":1}]`)
-	target, _ := replay.RepairTarget(orig, b.LastModified)
+	target, _ := rules.RepairTarget(orig, b.LastModified)
 	m.Write(bg, target, []byte("someone else's"), store.WriteOptions{})
-	rp, _ := cfg.PlanRepair(bg, m, cfg.OriginalOf(b, now), fixed)
-	if rp.Target != replay.AlternateTarget(target, 2) {
+	rp, _ := replay.PlanRepair(bg, m, cfg, cfg.OriginalOf(b.BlobInfo, b.Body, now), fixed)
+	if rp.Target != rules.AlternateTarget(target, 2) {
 		t.Fatalf("target %q", rp.Target)
 	}
-	rs, _ := cfg.PlanResubmit(bg, m, "webhooks", fixed, now)
+	rs, _ := replay.PlanResubmit(bg, m, cfg, "webhooks", fixed, now)
 	if !strings.HasPrefix(rs.Target, "WEBHOOKS/2026/11/30/12/resubmitted-") || rs.Retire || rs.Original != nil || rs.Refused() {
 		t.Fatalf("resubmit: %+v", rs)
 	}
-	again, _ := cfg.PlanResubmit(bg, m, "webhooks", fixed, now.Add(time.Minute))
-	other, _ := cfg.PlanResubmit(bg, m, "webhooks", append(bytes.Clone(fixed), ' '), now)
+	again, _ := replay.PlanResubmit(bg, m, cfg, "webhooks", fixed, now.Add(time.Minute))
+	other, _ := replay.PlanResubmit(bg, m, cfg, "webhooks", append(bytes.Clone(fixed), ' '), now)
 	if again.Target != rs.Target || other.Target == rs.Target {
 		t.Fatalf("resubmit names: %q %q %q", rs.Target, again.Target, other.Target)
 	}
@@ -199,13 +201,13 @@ func TestRepairOnAzurite(t *testing.T) {
 	cfg := cfgWith(testRegister)
 	orig := "quarantine/S/2026/11/30/9/x.json"
 	fixed := []byte(`[{"id":"a","subject":"s","eventType":"Push","dataVersion":"1","data":1}]`)
-	open := func() replay.RepairPlan {
+	open := func() rules.RepairPlan {
 		t.Helper()
 		b, err := az.Read(bg, orig, store.MaxBlobBytes)
 		if err != nil {
 			t.Fatal(err)
 		}
-		rp, err := cfg.PlanRepair(bg, az, cfg.OriginalOf(b, b.ServiceTime), fixed)
+		rp, err := replay.PlanRepair(bg, az, cfg, cfg.OriginalOf(b.BlobInfo, b.Body, b.ServiceTime), fixed)
 		if err != nil || rp.Refused() {
 			t.Fatalf("plan: %v %+v", err, rp.Refusal)
 		}
@@ -214,7 +216,7 @@ func TestRepairOnAzurite(t *testing.T) {
 	az.Write(bg, orig, []byte(`[1]`), store.WriteOptions{})
 	rp := open()
 	az.Write(bg, orig, []byte(`[2]`), store.WriteOptions{}) // someone else, meanwhile
-	if r, _ := replay.Repair(bg, az, rp, replay.RepairOptions{}); r.Outcome != replay.OutcomeChanged {
+	if r, _ := replay.Repair(bg, az, rp, replay.RepairOptions{}); r.Outcome != rules.OutcomeChanged {
 		t.Fatalf("changed original: %+v", r)
 	}
 	if _, err := az.Stat(bg, rp.Target); !errors.Is(err, store.ErrNotFound) {
@@ -222,7 +224,7 @@ func TestRepairOnAzurite(t *testing.T) {
 	}
 	rp = open()
 	r, _ := replay.Repair(bg, az, rp, replay.RepairOptions{})
-	if r.Outcome != replay.OutcomeRepaired || r.Retired != orig {
+	if r.Outcome != rules.OutcomeRepaired || r.Retired != orig {
 		t.Fatalf("%+v", r)
 	}
 	if b, err := az.Read(bg, r.Target, store.MaxBlobBytes); err != nil || !bytes.Equal(b.Body, fixed) {

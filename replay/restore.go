@@ -9,6 +9,7 @@ import (
 	"time"
 	"unicode/utf8"
 
+	"github.com/deadletter/deadletter/replay/rules"
 	"github.com/deadletter/deadletter/store"
 )
 
@@ -24,7 +25,7 @@ type RestoreOptions struct {
 	// StopAfterFailures as for a drain.
 	StopAfterFailures int
 	// Progress is called once per blob as it finishes, from any goroutine.
-	Progress func(Result)
+	Progress func(rules.Result)
 	// Previewed holds the ETag each quarantine copy had when its restore was previewed (by name): a copy
 	// rewritten since is skipped as changed, so what is restored is what the operator was shown. A name not in
 	// it is taken as it is read.
@@ -41,19 +42,19 @@ const maxRestoreNames = 100
 // body, the restore already landed: nothing is written again, only the delete is done. Only a different body
 // moves the name on (-2, -3…). The quarantine copy is never deleted before the new copy has landed. A blob
 // where nothing would resume is refused unless o.Force.
-func Restore(ctx context.Context, c store.Container, cfg Config, names []string, o RestoreOptions) ([]Result, error) {
+func Restore(ctx context.Context, c store.Container, cfg rules.Config, names []string, o RestoreOptions) ([]rules.Result, error) {
 	if o.ReadOnly {
 		return nil, ErrReadOnly
 	}
 	r := &runner{concurrency: o.Concurrency, progress: o.Progress, stopAfter: o.StopAfterFailures}
 	id := newActionID()
-	return r.run(ctx, names, func(ctx context.Context, i int) Result { return restoreOne(ctx, c, cfg, names[i], o, id) }), nil
+	return r.run(ctx, names, func(ctx context.Context, i int) rules.Result { return restoreOne(ctx, c, cfg, names[i], o, id) }), nil
 }
 
-func restoreOne(ctx context.Context, c store.Container, cfg Config, name string, o RestoreOptions, id string) Result {
-	r := Result{Name: name}
-	if !strings.HasPrefix(name, QuarantinePrefix) {
-		r.Outcome, r.Reason = OutcomeRefused, Reason{Kind: ReasonNotQuarantine}
+func restoreOne(ctx context.Context, c store.Container, cfg rules.Config, name string, o RestoreOptions, id string) rules.Result {
+	r := rules.Result{Name: name}
+	if !strings.HasPrefix(name, rules.QuarantinePrefix) {
+		r.Outcome, r.Reason = rules.OutcomeRefused, rules.Reason{Kind: rules.ReasonNotQuarantine}
 		return r
 	}
 	b, err := c.Read(ctx, name, store.MaxBlobBytes)
@@ -61,16 +62,16 @@ func restoreOne(ctx context.Context, c store.Container, cfg Config, name string,
 		return UnreadRestore(ctx, name, err)
 	}
 	if want := o.Previewed[name]; want != "" && b.ETag != want {
-		r.Outcome, r.Reason = OutcomeChanged, Reason{Kind: ReasonChangedSincePreview}
+		r.Outcome, r.Reason = rules.OutcomeChanged, rules.Reason{Kind: rules.ReasonChangedSincePreview}
 		return r
 	}
-	plan, err := cfg.PlanRestoreIn(ctx, c, name, b.Body, ParsePayload(b.Body), b.LastModified)
+	plan, err := PlanRestoreIn(ctx, c, cfg, name, b.Body, rules.ParsePayload(b.Body), b.LastModified)
 	if err != nil {
-		return readFailed(ctx, r, err, OutcomeFailed)
+		return readFailed(ctx, r, err, rules.OutcomeFailed)
 	}
 	r.Resume = len(plan.Resume)
-	if why, refused := plan.refusal(o.Force); refused {
-		r.Outcome, r.Reason = OutcomeRefused, why
+	if why, refused := plan.RefusedWith(o.Force); refused {
+		r.Outcome, r.Reason = rules.OutcomeRefused, why
 		return r
 	}
 	wctx := context.WithoutCancel(ctx) // once a restore writes, it finishes: a copy is never left half-done
@@ -80,44 +81,44 @@ func restoreOne(ctx context.Context, c store.Container, cfg Config, name string,
 	var unfit nameUnfit
 	switch {
 	case errors.As(err, &unfit):
-		r.Outcome, r.Reason = OutcomeRefused, unfit.reason()
+		r.Outcome, r.Reason = rules.OutcomeRefused, unfit.reason()
 		return r
 	case err != nil:
-		r.Outcome, r.Reason = OutcomeFailed, failed(err)
+		r.Outcome, r.Reason = rules.OutcomeFailed, rules.Failure(err)
 		return r
 	case o.DryRun:
-		r.Outcome = OutcomeRestored
+		r.Outcome = rules.OutcomeRestored
 		return r
 	}
 	// The copy has landed; only now may the quarantine copy go.
 	switch err := c.Delete(wctx, name, b.ETag); {
 	case err == nil:
-		r.Outcome = OutcomeRestored
+		r.Outcome = rules.OutcomeRestored
 	case !mine && (errors.Is(err, store.ErrNotFound) || errors.Is(err, store.ErrConditionFailed)) && isGone(wctx, c, name):
 		// Another restore wrote the copy and took the quarantine copy away: it restored it, not this one.
-		r.Outcome = OutcomeGone
+		r.Outcome = rules.OutcomeGone
 	case errors.Is(err, store.ErrConditionFailed) || errors.Is(err, store.ErrNotFound):
-		r.Outcome, r.Reason = OutcomeRestored, Reason{Kind: ReasonCopyLeft}
+		r.Outcome, r.Reason = rules.OutcomeRestored, rules.Reason{Kind: rules.ReasonCopyLeft}
 	default:
-		r.Outcome, r.Reason = OutcomeFailed, Reason{Kind: ReasonCopiedNotDeleted, Name: target, Err: err.Error()}
+		r.Outcome, r.Reason = rules.OutcomeFailed, rules.Reason{Kind: rules.ReasonCopiedNotDeleted, Name: target, Err: err.Error()}
 	}
 	return r
 }
 
 // UnreadRestore is the result of restoring a quarantine blob that could not be read: not found, cancelled, or
 // failed with the error. A restore's question, which reads every plan first, reports it the same way.
-func UnreadRestore(ctx context.Context, name string, err error) Result {
-	return readFailed(ctx, Result{Name: name}, err, OutcomeNotFound)
+func UnreadRestore(ctx context.Context, name string, err error) rules.Result {
+	return readFailed(ctx, rules.Result{Name: name}, err, rules.OutcomeNotFound)
 }
 
 // PlanRestoreIn is PlanRestore refused as the restore itself refuses, in the container: a copy whose original
 // still lingers at the root too. The detail, the dashboard's dialog, restore's question and the restore itself all
 // plan with it.
-func (c Config) PlanRestoreIn(ctx context.Context, st store.Container, name string, body []byte, p *Payload, copyModified time.Time) (RestorePlan, error) {
+func PlanRestoreIn(ctx context.Context, st store.Container, c rules.Config, name string, body []byte, p *rules.Payload, copyModified time.Time) (rules.RestorePlan, error) {
 	rp := c.PlanRestore(name, body, p, copyModified)
 	if rp.Target != "" {
 		if err := restorable(st, rp.Target); err != nil {
-			rp.Target, rp.Refusal = "", Reason{Kind: ReasonCannotHold, Err: err.Error()}
+			rp.Target, rp.Refusal = "", rules.Reason{Kind: rules.ReasonCannotHold, Err: err.Error()}
 		}
 	}
 	if rp.Target != "" {
@@ -131,16 +132,16 @@ func (c Config) PlanRestoreIn(ctx context.Context, st store.Container, name stri
 		case err != nil:
 			return rp, err
 		default:
-			rp.Target, rp.alt = target, n
+			rp.Target, rp.Alt = target, n
 		}
 	}
-	if rp.Refusal.Kind == ReasonNone {
+	if rp.Refusal.Kind == rules.ReasonNone {
 		orig, lingers, err := OriginalLingers(ctx, st, name)
 		if err != nil {
 			return rp, err
 		}
 		if lingers {
-			rp.Refusal, rp.Lingers = Reason{Kind: ReasonLingers, Name: orig}, orig
+			rp.Refusal, rp.Lingers = rules.Reason{Kind: rules.ReasonLingers, Name: orig}, orig
 		}
 	}
 	return rp, nil
@@ -150,7 +151,7 @@ func (c Config) PlanRestoreIn(ctx context.Context, st store.Container, name stri
 // its events and could not delete it — and names it. Restoring the copy then would put the same events at the
 // root twice, and the original, no longer shown as handled once its copy is gone, would be drained again.
 func OriginalLingers(ctx context.Context, c store.Container, quarantined string) (string, bool, error) {
-	orig := strings.TrimPrefix(quarantined, QuarantinePrefix)
+	orig := strings.TrimPrefix(quarantined, rules.QuarantinePrefix)
 	_, err := c.Stat(ctx, orig)
 	switch {
 	case err == nil:
@@ -170,7 +171,7 @@ func restorable(st store.Container, target string) error {
 	if !ok {
 		return nil
 	}
-	for _, n := range []string{target, QuarantinePrefix + target} {
+	for _, n := range []string{target, rules.QuarantinePrefix + target} {
 		if err := v.ValidateName(n); err != nil {
 			return err
 		}
@@ -185,7 +186,9 @@ func (n nameUnfit) Error() string {
 	return fmt.Sprintf("%s holds a different body, and the next name, %s, %s: move this copy by hand", n.taken, n.next, n.why)
 }
 
-func (n nameUnfit) reason() Reason { return Reason{Kind: ReasonNameTaken, Name: n.next, Err: n.why} }
+func (n nameUnfit) reason() rules.Reason {
+	return rules.Reason{Kind: rules.ReasonNameTaken, Name: n.next, Err: n.why}
+}
 
 // placeCopy writes the restored copy under the plan's name, or — where a name holds a different body — the next
 // alternative of the plan's base name, starting from the one the plan found free; it returns the name and which
@@ -193,13 +196,13 @@ func (n nameUnfit) reason() Reason { return Reason{Kind: ReasonNameTaken, Name: 
 // *mine (when given) is set when this run's write put it there — its write answered, or, its answer lost, the
 // copy carries the id — rather than finding it already there (another restore's, or an earlier run's that
 // stopped before its delete).
-func placeCopy(ctx context.Context, c store.Container, from string, b store.Blob, plan RestorePlan, dryRun bool, id string, mine *bool) (string, int, error) {
-	base := plan.base
+func placeCopy(ctx context.Context, c store.Container, from string, b store.Blob, plan rules.RestorePlan, dryRun bool, id string, mine *bool) (string, int, error) {
+	base := plan.Base
 	if base == "" {
 		base = plan.Target
 	}
-	meta := withRestoreMark(b.Metadata, from, id)
-	return place(ctx, c, placement{base: base, alt: plan.alt, body: plan.Body, contentType: b.ContentType, meta: meta, id: id, mine: mine}, dryRun)
+	meta := rules.WithRestoreMark(b.Metadata, from, id)
+	return place(ctx, c, placement{base: base, alt: plan.Alt, body: plan.Body, contentType: b.ContentType, meta: meta, id: id, mine: mine}, dryRun)
 }
 
 // placement is a new root blob written under a name fixed in advance (a restore's, a repair's): base, or the
@@ -227,11 +230,11 @@ func place(ctx context.Context, c store.Container, p placement, dryRun bool) (st
 	for n := max(1, p.alt); n <= maxRestoreNames; n++ {
 		target := base
 		if n > 1 {
-			target = AlternateTarget(base, n)
+			target = rules.AlternateTarget(base, n)
 			// A longer name must still fit, with the replay's quarantine/ copy of it: said here, not by a write
 			// that fails (a dry run says it too).
-			if utf8.RuneCountInString(QuarantinePrefix+target) > MaxNameLength {
-				return "", n, nameUnfit{base, target, fmt.Sprintf("is over the %d characters a blob name may have", MaxNameLength)}
+			if utf8.RuneCountInString(rules.QuarantinePrefix+target) > rules.MaxNameLength {
+				return "", n, nameUnfit{base, target, fmt.Sprintf("is over the %d characters a blob name may have", rules.MaxNameLength)}
 			}
 			if err := restorable(c, target); err != nil {
 				return "", n, nameUnfit{base, target, "cannot be written here: " + err.Error()}
@@ -259,7 +262,7 @@ func place(ctx context.Context, c store.Container, p placement, dryRun bool) (st
 			// The answer may be lost with the write done (ErrAlreadyExists: the SDK's retry met our own write):
 			// the blob is ours when it carries this run's id.
 			if cur, serr := c.Stat(ctx, target); serr == nil && p.id != "" {
-				if MarksOf(cur.Metadata).RestoreID == p.id {
+				if rules.MarksOf(cur.Metadata).RestoreID == p.id {
 					p.wrote()
 					return target, n, nil
 				}
@@ -303,7 +306,7 @@ const (
 // standing says what a restore name holds: nothing (free), this restore's body under the name itself or under
 // the replay's copies of it (landed — the replay may already have consumed the restored copy), or something else.
 func standing(ctx context.Context, c store.Container, target string, body []byte) (nameState, error) {
-	a, q := Twins(target)
+	a, q := rules.Twins(target)
 	st := free
 	for _, n := range [...]string{target, a, q} {
 		blob, err := c.Read(ctx, n, int64(len(body)))

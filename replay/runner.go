@@ -5,22 +5,23 @@ import (
 	"errors"
 	"sync"
 
+	"github.com/deadletter/deadletter/replay/rules"
 	"github.com/deadletter/deadletter/store"
 	"golang.org/x/sync/errgroup"
 )
 
 // readFailed is the outcome of an action whose read of its blob failed: the blob is missing (missing), the
 // action was cancelled meanwhile, an entry the store refuses, or the read failed.
-func readFailed(ctx context.Context, r Result, err error, missing Outcome) Result {
+func readFailed(ctx context.Context, r rules.Result, err error, missing rules.Outcome) rules.Result {
 	switch {
 	case errors.Is(err, store.ErrNotFound):
-		r.Outcome, r.Reason = missing, Reason{Kind: ReasonNotFound}
+		r.Outcome, r.Reason = missing, rules.Reason{Kind: rules.ReasonNotFound}
 	case errors.Is(err, store.ErrRefused):
-		r.Outcome, r.Reason = OutcomeRefused, Reason{Kind: ReasonRefusedEntry, Err: err.Error()}
+		r.Outcome, r.Reason = rules.OutcomeRefused, rules.Reason{Kind: rules.ReasonRefusedEntry, Err: err.Error()}
 	case ctx.Err() != nil:
-		r.Outcome = OutcomeCancelled
+		r.Outcome = rules.OutcomeCancelled
 	default:
-		r.Outcome, r.Reason = OutcomeFailed, failed(err)
+		r.Outcome, r.Reason = rules.OutcomeFailed, rules.Failure(err)
 	}
 	return r
 }
@@ -37,24 +38,24 @@ const StopAfterFailures = 10
 // stops come back cancelled, untouched, saying why.
 type runner struct {
 	concurrency int
-	progress    func(Result)
+	progress    func(rules.Result)
 	stopAfter   int
 
 	mu      sync.Mutex
 	streak  int
-	why     Reason
+	why     rules.Reason
 	tripped context.CancelFunc
 }
 
-func (r *runner) run(ctx context.Context, names []string, do func(ctx context.Context, i int) Result) []Result {
+func (r *runner) run(ctx context.Context, names []string, do func(ctx context.Context, i int) rules.Result) []rules.Result {
 	ctx, stop := context.WithCancel(ctx)
 	defer stop()
 	r.tripped = stop
 	n := r.concurrency
 	if n <= 0 {
-		n = DefaultConcurrency
+		n = rules.DefaultConcurrency
 	}
-	results := make([]Result, len(names))
+	results := make([]rules.Result, len(names))
 	var g errgroup.Group
 	g.SetLimit(n)
 	for i := range names {
@@ -68,12 +69,12 @@ func (r *runner) run(ctx context.Context, names []string, do func(ctx context.Co
 }
 
 // one runs the action on target i (or says why it did not) and records and reports its result.
-func (r *runner) one(ctx context.Context, i int, name string, do func(ctx context.Context, i int) Result, results []Result) {
-	res := Result{Name: name, Outcome: OutcomeCancelled}
+func (r *runner) one(ctx context.Context, i int, name string, do func(ctx context.Context, i int) rules.Result, results []rules.Result) {
+	res := rules.Result{Name: name, Outcome: rules.OutcomeCancelled}
 	if ctx.Err() == nil {
 		res = do(ctx, i)
 	}
-	if res.Outcome == OutcomeCancelled && res.Reason.Kind == ReasonNone {
+	if res.Outcome == rules.OutcomeCancelled && res.Reason.Kind == rules.ReasonNone {
 		res.Reason = r.stopReason()
 	}
 	r.count(res)
@@ -83,26 +84,26 @@ func (r *runner) one(ctx context.Context, i int, name string, do func(ctx contex
 	}
 }
 
-func (r *runner) count(res Result) {
+func (r *runner) count(res rules.Result) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	switch {
-	case res.Outcome == OutcomeFailed:
+	case res.Outcome == rules.OutcomeFailed:
 		r.streak++
 		limit := r.stopAfter
 		if limit == 0 {
 			limit = StopAfterFailures
 		}
-		if limit > 0 && r.streak >= limit && r.why.Kind == ReasonNone {
-			r.why = Reason{Kind: ReasonStopped, Count: r.streak, Err: res.Reason.Err}
+		if limit > 0 && r.streak >= limit && r.why.Kind == rules.ReasonNone {
+			r.why = rules.Reason{Kind: rules.ReasonStopped, Count: r.streak, Err: res.Reason.Err}
 			r.tripped()
 		}
-	case res.Outcome != OutcomeCancelled:
+	case res.Outcome != rules.OutcomeCancelled:
 		r.streak = 0
 	}
 }
 
-func (r *runner) stopReason() Reason {
+func (r *runner) stopReason() rules.Reason {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	return r.why

@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/deadletter/deadletter/internal/estate"
+	"github.com/deadletter/deadletter/replay/rules"
 
 	"github.com/deadletter/deadletter/replay"
 
@@ -19,7 +20,7 @@ import (
 )
 
 // handleRetried runs the replay function as Event Grid would deliver it: again on failure, a few times.
-func handleRetried(t *testing.T, c store.Container, cfg replay.Config, name string, pub estate.Publisher) {
+func handleRetried(t *testing.T, c store.Container, cfg rules.Config, name string, pub estate.Publisher) {
 	for i := 0; i < 6; i++ {
 		if _, err := estate.Handle(bg, c, cfg, name, pub); err == nil {
 			return
@@ -33,7 +34,7 @@ func handleRetried(t *testing.T, c store.Container, cfg replay.Config, name stri
 func TestSoak(t *testing.T) {
 	p, via, direct := proxied(t)
 	cfg := testCfg(direct)
-	cfg.Handlers = replay.Register{"Push": true, "Thread": true, "Webhook": false}
+	cfg.Handlers = rules.Register{"Push": true, "Thread": true, "Webhook": false}
 	pub := &recordingPublisher{}
 	types := []string{"Push", "Thread", "Webhook", "Microsoft.Storage.BlobCreated"}
 	originals := map[string]string{} // every event ever seeded: original id → eventType
@@ -64,7 +65,7 @@ func TestSoak(t *testing.T) {
 				typ := types[rng.Intn(len(types))]
 				originals[id] = typ
 				if rng.Intn(4) == 0 {
-					id = replay.FormatID(id, replay.Attempt(1+rng.Intn(3)), cfg.Separator) // some already replayed, some at the cap
+					id = rules.FormatID(id, rules.Attempt(1+rng.Intn(3)), cfg.Separator) // some already replayed, some at the cap
 				}
 				evs = append(evs, ev(id, typ, ""))
 			}
@@ -78,12 +79,12 @@ func TestSoak(t *testing.T) {
 		records := copies(t, direct)
 
 		p.SetFaults(faulty(int64(round), 0.2))
-		res, err := replay.Drain(bg, via, cfg, cfg.DrainTargets(snapshot(t, via, cfg)), replay.DrainOptions{Concurrency: 4})
+		res, err := replay.Drain(bg, via, cfg, cfg.DrainTargets(snapshot(t, via, cfg)), rules.DrainOptions{Concurrency: 4})
 		if err != nil {
 			t.Fatal(err)
 		}
 		for _, r := range res {
-			if r.Outcome == replay.OutcomeFailed {
+			if r.Outcome == rules.OutcomeFailed {
 				t.Logf("round %d: drain failed for %s (reported, nothing lost): %s", round, r.Name, r.Reason.Err)
 			}
 		}
@@ -99,7 +100,7 @@ func TestSoak(t *testing.T) {
 		// The operator restores every quarantine blob where something resumes; the replay handles the copies.
 		var qs []string
 		for n := range copies(t, direct) {
-			if strings.HasPrefix(n, replay.QuarantinePrefix) {
+			if strings.HasPrefix(n, rules.QuarantinePrefix) {
 				qs = append(qs, n)
 			}
 		}
@@ -107,7 +108,7 @@ func TestSoak(t *testing.T) {
 		noDelete := &storetest.Hooked{Container: via, BeforeDelete: func(name, _ string) error {
 			return fmt.Errorf("delete %q: %w: this identity may write but not delete", name, store.ErrForbidden)
 		}}
-		var runs [3][]replay.Result
+		var runs [3][]rules.Result
 		var wg sync.WaitGroup
 		for i, c := range []store.Container{via, via, noDelete} {
 			wg.Add(1)
@@ -121,7 +122,7 @@ func TestSoak(t *testing.T) {
 		targets := map[string]map[string]bool{} // quarantine copy → the restored names any restorer reported
 		for _, run := range runs {
 			for _, r := range run {
-				if r.Target != "" && (r.Outcome == replay.OutcomeRestored || r.Outcome == replay.OutcomeFailed) {
+				if r.Target != "" && (r.Outcome == rules.OutcomeRestored || r.Outcome == rules.OutcomeFailed) {
 					if targets[r.Name] == nil {
 						targets[r.Name] = map[string]bool{}
 					}
@@ -143,7 +144,7 @@ func TestSoak(t *testing.T) {
 		// Invariant 0: at most one restored copy per quarantine copy, wherever the replay has taken it since.
 		perSource := map[string]map[string]bool{}
 		for _, n := range allNames(t, direct) {
-			base := strings.TrimPrefix(strings.TrimPrefix(n, replay.ArchivedPrefix), replay.QuarantinePrefix)
+			base := strings.TrimPrefix(strings.TrimPrefix(n, rules.ArchivedPrefix), rules.QuarantinePrefix)
 			if i := strings.LastIndex(base, ".restored-"); i >= 0 {
 				src := base[:i]
 				if perSource[src] == nil {
@@ -168,13 +169,13 @@ func TestSoak(t *testing.T) {
 				t.Fatal(err)
 			}
 			bodies = append(bodies, string(b.Body))
-			for _, e := range replay.ParsePayload(b.Body).Events {
-				present[replay.ParseID(e.ID, cfg.Separator).Original] = true
+			for _, e := range rules.ParsePayload(b.Body).Events {
+				present[rules.ParseID(e.ID, cfg.Separator).Original] = true
 			}
 		}
 		published := map[string]int{}
 		for _, id := range pub.ids() {
-			published[replay.ParseID(id, cfg.Separator).Original]++
+			published[rules.ParseID(id, cfg.Separator).Original]++
 		}
 		for id := range originals {
 			if !present[id] && published[id] == 0 {
@@ -203,7 +204,7 @@ func TestSoak(t *testing.T) {
 			case l.Method == http.MethodPut && strings.Contains(l.Query, "restype=container"):
 			case l.Method == http.MethodPut && l.IfMatch == "" && l.IfNoneMatch != "*":
 				t.Fatalf("unconditional write: %+v", l)
-			case l.Method == http.MethodPut && l.IfMatch != "" && !replay.IsRoot(name):
+			case l.Method == http.MethodPut && l.IfMatch != "" && !rules.IsRoot(name):
 				t.Fatalf("a drain rewrote the record %s", name)
 			case l.Method == http.MethodDelete && l.IfMatch == "":
 				t.Fatalf("unconditional delete: %+v", l)
@@ -220,7 +221,7 @@ func copies(t *testing.T, c store.Container) map[string]string {
 	}
 	m := map[string]string{}
 	for _, b := range l.Blobs {
-		if !replay.IsRoot(b.Name) {
+		if !rules.IsRoot(b.Name) {
 			m[b.Name] = b.ETag
 		}
 	}
@@ -246,7 +247,7 @@ func rootNames(t *testing.T, c store.Container) []string {
 	}
 	var out []string
 	for _, b := range l.Blobs {
-		if replay.IsRoot(b.Name) {
+		if rules.IsRoot(b.Name) {
 			out = append(out, b.Name)
 		}
 	}

@@ -2,13 +2,13 @@ package replay_test
 
 import (
 	"encoding/base64"
-	"os/exec"
 	"strconv"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/deadletter/deadletter/replay"
+	"github.com/deadletter/deadletter/replay/rules"
 	"github.com/deadletter/deadletter/store"
 	"github.com/deadletter/deadletter/store/storetest"
 )
@@ -23,7 +23,7 @@ func TestUntriggerableBlobs(t *testing.T) {
 		"archived/x.json": false, "quarantine/x.json": false, "ARCHIVEDX/x.json": false, "ARCHIVED": false, "PUSH/2026/1/1/1/a.json": false,
 		"archivedX/y": false, "quarantine.json": false,
 	} {
-		if got := replay.Untriggerable(name); got != want {
+		if got := rules.Untriggerable(name); got != want {
 			t.Errorf("Untriggerable(%q) = %v, want %v", name, got, want)
 		}
 	}
@@ -36,58 +36,47 @@ func TestUntriggerableBlobs(t *testing.T) {
 		mem.Backdate(bg, name, now.Add(-age))
 	}
 	snap := snapshot(t, mem, cfg)
-	r := cfg.Check(snap, replay.CheckOptions{Names: true})
-	u, ok := r.Find(replay.FindingUntriggerable)
+	r := cfg.Check(snap, rules.CheckOptions{Names: true})
+	u, ok := r.Find(rules.FindingUntriggerable)
 	if !ok || u.Count != 3 {
 		t.Fatalf("untriggerable finding %+v", r.Findings)
 	}
-	if s, _ := r.Find(replay.FindingStranded); s.Count != 1 || s.Names[0] != "PUSH/2026/12/1/9/d.json" {
+	if s, _ := r.Find(rules.FindingStranded); s.Count != 1 || s.Names[0] != "PUSH/2026/12/1/9/d.json" {
 		t.Fatalf("stranded counts only what a drain can replay: %+v", s)
 	}
-	if _, ok := r.Find(replay.FindingReplayStalled); ok {
+	if _, ok := r.Find(rules.FindingReplayStalled); ok {
 		t.Fatal("an untriggerable live blob is not a stalled replay")
 	}
-	var targets []replay.DrainTarget
+	var targets []rules.DrainTarget
 	for i := range snap.Items {
 		targets = append(targets, cfg.DrainTargetOf(snap.Items[i], snap.Now))
 	}
-	var items []replay.Item
+	var items []rules.Item
 	for _, it := range snap.Items {
 		items = append(items, *it)
 	}
-	f := cfg.ForecastDrain(items, replay.DrainOptions{}, snap.Now)
+	f := cfg.ForecastDrain(items, rules.DrainOptions{}, snap.Now)
 	if f.Blobs != 1 || f.Untriggerable != 3 || len(f.Names) != 1 {
 		t.Fatalf("forecast %+v", f)
 	}
-	res, _ := replay.Drain(bg, mem, cfg, targets, replay.DrainOptions{IncludeHandled: true})
+	res, _ := replay.Drain(bg, mem, cfg, targets, rules.DrainOptions{IncludeHandled: true})
 	for _, x := range res {
-		want := replay.OutcomeUntriggerable
+		want := rules.OutcomeUntriggerable
 		if x.Name == "PUSH/2026/12/1/9/d.json" {
-			want = replay.OutcomeDrained
+			want = rules.OutcomeDrained
 		}
 		if x.Outcome != want {
 			t.Errorf("%s: %s, want %s", x.Name, x.Outcome, want)
 		}
-		if x.Outcome == replay.OutcomeUntriggerable && x.Reason.Kind != replay.ReasonUntriggerable {
+		if x.Outcome == rules.OutcomeUntriggerable && x.Reason.Kind != rules.ReasonUntriggerable {
 			t.Errorf("%s: reason %+v", x.Name, x.Reason)
 		}
 	}
 	// A restore whose name would be untriggerable is refused: it would never resume.
 	body := []byte("[" + ev("e", "Push", "") + "]")
-	if rp := cfg.PlanRestore("quarantine/Archived/x.json", body, replay.ParsePayload(body), now); rp.Target != "" || rp.Refusal.Kind != replay.ReasonUntriggerableTarget {
+	if rp := cfg.PlanRestore("quarantine/Archived/x.json", body, rules.ParsePayload(body), now); rp.Target != "" || rp.Refusal.Kind != rules.ReasonUntriggerableTarget {
 		t.Fatalf("restore to an untriggerable name: %+v", rp)
 	}
-}
-
-// The default prediction is a band, [SafeStackDepth, CertainStackDepth]: the depth this machine's node
-// serializes — measured the way the reference harness measures it — lies inside it, or the band is not honest.
-func TestStackBandHoldsThisNode(t *testing.T) {
-	l := nodeStackDepth(t)
-	if l < replay.SafeStackDepth || l > replay.CertainStackDepth {
-		t.Fatalf("node serializes values %d deep here, outside the band [%d, %d] the prediction assumes", l, replay.SafeStackDepth, replay.CertainStackDepth)
-	}
-	v, _ := exec.Command("node", "--version").Output()
-	t.Logf("%s serializes %d levels from a function one below the top", strings.TrimSpace(string(v)), l)
 }
 
 // An acknowledgement deadletter did not write as it is silences nothing: a forged far-future until, one longer
@@ -109,48 +98,48 @@ func TestForgedAndOverlongAcks(t *testing.T) {
 	for _, c := range []struct {
 		name string
 		bi   store.BlobInfo
-		want replay.AckState
+		want rules.AckState
 	}{
-		{"a day", ack(now.Add(-time.Hour), now.Add(23*time.Hour), nil), replay.AckActive},
-		{"a week, exactly", ack(now.Add(-time.Hour), now.Add(-time.Hour+replay.DefaultMaxAck), nil), replay.AckActive},
-		{"centuries", ack(now.Add(-time.Hour), now.AddDate(291, 0, 0), nil), replay.AckSuspicious},
-		{"a forged start to pass the length", ack(now.AddDate(290, 0, 0), now.AddDate(291, 0, 0), nil), replay.AckSuspicious},
-		{"until far off, start long ago", ack(now.AddDate(0, -1, 0), now.AddDate(0, 0, 20), nil), replay.AckSuspicious},
-		{"by not base64", ack(now.Add(-time.Hour), now.Add(time.Hour), func(m map[string]string) { m["dlAckBy"] = "not base64!" }), replay.AckSuspicious},
-		{"until not a time", ack(now.Add(-time.Hour), now.Add(time.Hour), func(m map[string]string) { m["dlAckUntil"] = "2099" }), replay.AckSuspicious},
-		{"no etag", ack(now.Add(-time.Hour), now.Add(time.Hour), func(m map[string]string) { delete(m, "dlAckEtag") }), replay.AckSuspicious},
-		{"of another version", ack(now.Add(-time.Hour), now.Add(time.Hour), func(m map[string]string) { m["dlAckEtag"] = "0x2" }), replay.AckEnded},
-		{"run out", ack(now.Add(-3*time.Hour), now.Add(-time.Hour), nil), replay.AckEnded},
+		{"a day", ack(now.Add(-time.Hour), now.Add(23*time.Hour), nil), rules.AckActive},
+		{"a week, exactly", ack(now.Add(-time.Hour), now.Add(-time.Hour+rules.DefaultMaxAck), nil), rules.AckActive},
+		{"centuries", ack(now.Add(-time.Hour), now.AddDate(291, 0, 0), nil), rules.AckSuspicious},
+		{"a forged start to pass the length", ack(now.AddDate(290, 0, 0), now.AddDate(291, 0, 0), nil), rules.AckSuspicious},
+		{"until far off, start long ago", ack(now.AddDate(0, -1, 0), now.AddDate(0, 0, 20), nil), rules.AckSuspicious},
+		{"by not base64", ack(now.Add(-time.Hour), now.Add(time.Hour), func(m map[string]string) { m["dlAckBy"] = "not base64!" }), rules.AckSuspicious},
+		{"until not a time", ack(now.Add(-time.Hour), now.Add(time.Hour), func(m map[string]string) { m["dlAckUntil"] = "2099" }), rules.AckSuspicious},
+		{"no etag", ack(now.Add(-time.Hour), now.Add(time.Hour), func(m map[string]string) { delete(m, "dlAckEtag") }), rules.AckSuspicious},
+		{"of another version", ack(now.Add(-time.Hour), now.Add(time.Hour), func(m map[string]string) { m["dlAckEtag"] = "0x2" }), rules.AckEnded},
+		{"run out", ack(now.Add(-3*time.Hour), now.Add(-time.Hour), nil), rules.AckEnded},
 	} {
 		_, st, why := cfg.AckOf(c.bi, now)
-		if st != c.want || (st == replay.AckSuspicious) != (why != "") {
+		if st != c.want || (st == rules.AckSuspicious) != (why != "") {
 			t.Errorf("%s: state %d (%s), want %d", c.name, st, why, c.want)
 		}
 		it := cfg.MakeItem(c.bi, now)
-		if a := cfg.AlertsOf(&it, now); a.Acked != (c.want == replay.AckActive) {
+		if a := cfg.AlertsOf(&it, now); a.Acked != (c.want == rules.AckActive) {
 			t.Errorf("%s: acked %v", c.name, a.Acked)
 		}
 	}
 	// A lower --max-ack makes a day-long ack suspicious.
 	short := cfg
 	short.MaxAck = 12 * time.Hour
-	if _, st, _ := short.AckOf(ack(now.Add(-time.Hour), now.Add(23*time.Hour), nil), now); st != replay.AckSuspicious {
+	if _, st, _ := short.AckOf(ack(now.Add(-time.Hour), now.Add(23*time.Hour), nil), now); st != rules.AckSuspicious {
 		t.Fatal("a 24h ack under --max-ack 12h")
 	}
 	// What an active ack silences, and what it does not.
-	crash := replay.Summary{Events: 1, CrashDepth: replay.CertainStackDepth + 1}
+	crash := rules.Summary{Events: 1, CrashDepth: rules.CertainStackDepth + 1}
 	it := cfg.MakeItem(ack(now.Add(-time.Hour), now.Add(time.Hour), nil), now)
 	it.Summary = &crash
 	forged := cfg.MakeItem(ack(now.Add(-time.Hour), now.AddDate(5, 0, 0), nil), now)
 	forged.Name = "PUSH/2026/12/1/9/b.json"
-	snap := replay.NewSnapshot("mem")
-	snap.Merge([]replay.Item{it, forged}, now)
-	r := cfg.Check(snap, replay.CheckOptions{Names: true})
-	if c, ok := r.Find(replay.FindingCrash); !ok || c.Count != 1 || len(c.Acked) != 1 || c.Acked[0].Ack.By != "ops@host" {
+	snap := rules.NewSnapshot("mem")
+	snap.Merge([]rules.Item{it, forged}, now)
+	r := cfg.Check(snap, rules.CheckOptions{Names: true})
+	if c, ok := r.Find(rules.FindingCrash); !ok || c.Count != 1 || len(c.Acked) != 1 || c.Acked[0].Ack.By != "ops@host" {
 		t.Fatalf("an ack hid a crash: %+v", r)
 	}
 	// (The acknowledged crash blob is a crash only: it is not stranded work a drain could help.)
-	if s, ok := r.Find(replay.FindingStranded); !ok || s.Count != 1 || s.Names[0] != forged.Name || len(s.Acked) != 0 {
+	if s, ok := r.Find(rules.FindingStranded); !ok || s.Count != 1 || s.Names[0] != forged.Name || len(s.Acked) != 0 {
 		t.Fatalf("stranded: the forged ack must not silence: %+v", s)
 	}
 	if r.SuspiciousCount != 1 || r.Suspicious[0].Name != forged.Name || r.Acked != 1 {
@@ -158,9 +147,9 @@ func TestForgedAndOverlongAcks(t *testing.T) {
 	}
 	ignoring := cfg
 	ignoring.IgnoreAcks = true
-	if ri := ignoring.Check(snap, replay.CheckOptions{Names: true}); ri.Acked != 0 {
+	if ri := ignoring.Check(snap, rules.CheckOptions{Names: true}); ri.Acked != 0 {
 		t.Fatalf("--ignore-acks still counts %d acked", ri.Acked)
-	} else if c, _ := ri.Find(replay.FindingCrash); len(c.Acked) != 0 || c.Count != 1 {
+	} else if c, _ := ri.Find(rules.FindingCrash); len(c.Acked) != 0 || c.Count != 1 {
 		t.Fatalf("--ignore-acks: crash %+v", c)
 	}
 }
@@ -175,12 +164,12 @@ func TestAckOfABlobChangedSinceListing(t *testing.T) {
 		}
 		cfg := cfgWith(testRegister)
 		res, err := replay.Acknowledge(bg, c, []store.BlobInfo{seen}, replay.AckOptions{For: time.Hour, Max: cfg.AckLimit(), Now: time.Now(), By: "ops"})
-		if err != nil || res[0].Outcome != replay.OutcomeChanged {
+		if err != nil || res[0].Outcome != rules.OutcomeChanged {
 			t.Fatalf("ack of a changed blob: %+v %v", res, err)
 		}
 		l, _ := store.ListAll(bg, c)
 		for _, b := range l.Blobs {
-			if _, st, _ := cfg.AckOf(b, time.Now()); st == replay.AckActive {
+			if _, st, _ := cfg.AckOf(b, time.Now()); st == rules.AckActive {
 				t.Fatalf("%s carries an active ack it never had: %v", b.Name, b.Tags)
 			}
 			if _, ok := b.Tags["dlAckUntil"]; ok {

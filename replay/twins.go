@@ -6,6 +6,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/deadletter/deadletter/replay/rules"
 	"github.com/deadletter/deadletter/store"
 )
 
@@ -26,7 +27,7 @@ func (l *Loader) Twins(ctx context.Context) (*TwinIndex, error) {
 	for _, p := range [...]struct {
 		prefix string
 		into   *[]uint64
-	}{{ArchivedPrefix, &ti.archived}, {QuarantinePrefix, &ti.quarantine}} {
+	}{{rules.ArchivedPrefix, &ti.archived}, {rules.QuarantinePrefix, &ti.quarantine}} {
 		err := l.Container.List(ctx, p.prefix, func(page store.Page) error {
 			for _, b := range page.Blobs {
 				if root, ok := strings.CutPrefix(b.Name, p.prefix); ok && root != "" && b.Refused == "" {
@@ -44,12 +45,12 @@ func (l *Loader) Twins(ctx context.Context) (*TwinIndex, error) {
 }
 
 // Mark sets the twin flags of root items from the index.
-func (ti *TwinIndex) Mark(items []Item) {
+func (ti *TwinIndex) Mark(items []rules.Item) {
 	if ti == nil {
 		return
 	}
 	for i := range items {
-		if IsRoot(items[i].Name) {
+		if rules.IsRoot(items[i].Name) {
 			k := twinKey(items[i].Name)
 			_, items[i].ArchivedTwin = slices.BinarySearch(ti.archived, k)
 			_, items[i].QuarantineTwin = slices.BinarySearch(ti.quarantine, k)

@@ -6,6 +6,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/deadletter/deadletter/replay/rules"
 	"github.com/deadletter/deadletter/store"
 )
 
@@ -26,9 +27,9 @@ type Statter interface {
 
 // Listed is a snapshot as a Statter: a blob as the snapshot last listed it (store.ErrNotFound when it is not
 // there), so a screen follows where blobs went without a call to the container.
-func Listed(s *Snapshot) Statter { return listed{s} }
+func Listed(s *rules.Snapshot) Statter { return listed{s} }
 
-type listed struct{ s *Snapshot }
+type listed struct{ s *rules.Snapshot }
 
 func (l listed) Stat(_ context.Context, name string) (store.BlobInfo, error) {
 	if i, ok := l.s.Lookup(name); ok {
@@ -66,20 +67,20 @@ func WhereIs(ctx context.Context, c Statter, bi store.BlobInfo, since time.Time)
 	}
 	looks := []look{{bi.Name, WhereHere}}
 	switch {
-	case strings.HasPrefix(bi.Name, QuarantinePrefix):
-		base, err := RestoreTarget(bi.Name, bi.LastModified)
+	case strings.HasPrefix(bi.Name, rules.QuarantinePrefix):
+		base, err := rules.RestoreTarget(bi.Name, bi.LastModified)
 		if err == nil {
 			for n := 1; n <= 3; n++ { // the restore's name, and its first alternatives (a name taken by another body)
 				target := base
 				if n > 1 {
-					target = AlternateTarget(base, n)
+					target = rules.AlternateTarget(base, n)
 				}
-				a, q := Twins(target)
+				a, q := rules.Twins(target)
 				looks = append(looks, look{target, WhereRestored}, look{a, WhereRestored}, look{q, WhereRestored})
 			}
 		}
-	case IsRoot(bi.Name):
-		a, q := Twins(bi.Name)
+	case rules.IsRoot(bi.Name):
+		a, q := rules.Twins(bi.Name)
 		looks = append(looks, look{a, WhereArchived}, look{q, WhereQuarantined})
 	}
 	since = since.Truncate(time.Second) // (Last-Modified has whole seconds)
@@ -91,7 +92,7 @@ func WhereIs(ctx context.Context, c Statter, bi store.BlobInfo, since time.Time)
 				continue
 			}
 			if l.kind == WhereRestored {
-				if from := MarksOf(st.Metadata).RestoredFrom; from != "" && from != bi.Name {
+				if from := rules.MarksOf(st.Metadata).RestoredFrom; from != "" && from != bi.Name {
 					continue // another copy's restore took that name
 				}
 			}

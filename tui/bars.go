@@ -8,7 +8,7 @@ import (
 	tea "github.com/charmbracelet/bubbletea"
 	"github.com/charmbracelet/lipgloss"
 	"github.com/deadletter/deadletter/internal/textfmt"
-	"github.com/deadletter/deadletter/replay"
+	"github.com/deadletter/deadletter/replay/rules"
 )
 
 // The screen's frame — the header, the alert line, the tabs and the footer — are components like the rest
@@ -31,7 +31,7 @@ type frame struct {
 	now             time.Time
 	container       string
 	// What needs a human, and what is still being read.
-	report replay.Report
+	report rules.Report
 	unread int
 	// The tabs: each view's words (the overview first), the one shown, the selection of the table shown.
 	tabs     []string

@@ -8,7 +8,7 @@ import (
 
 	tea "github.com/charmbracelet/bubbletea"
 	"github.com/deadletter/deadletter/internal/scenario"
-	"github.com/deadletter/deadletter/replay"
+	"github.com/deadletter/deadletter/replay/rules"
 	"github.com/deadletter/deadletter/store"
 	"github.com/deadletter/deadletter/store/storetest"
 )
@@ -17,14 +17,14 @@ import (
 func big(b *testing.B, n int) *harness {
 	b.Helper()
 	mem := storetest.NewMem(fixedNow)
-	cfg := replay.DefaultConfig()
+	cfg := rules.DefaultConfig()
 	cfg.Handlers = scenario.IncidentRegister
 	subs := []string{"PUSH-NOTIFICATIONS", "FRIEND-REQUESTS", "THREAD-REPLIES", "WEBHOOKS", "BLOB-DELETIONS"}
 	for i := 0; i < n; i++ {
 		age := time.Duration(i%(30*24*60)) * time.Minute
-		name := replay.DeadLetterName(subs[i%len(subs)], fixedNow.Add(-age), fmt.Sprintf("%08x-0000-0000-0000-%012x", i, i))
+		name := rules.DeadLetterName(subs[i%len(subs)], fixedNow.Add(-age), fmt.Sprintf("%08x-0000-0000-0000-%012x", i, i))
 		if i%7 == 0 {
-			name = replay.QuarantinePrefix + name
+			name = rules.QuarantinePrefix + name
 		}
 		body := fmt.Sprintf(`[{"id":"e%d|%d","subject":"s","eventType":"ProcessPushNotification","dataVersion":"1","data":{},"deadLetterReason":"MaxDeliveryAttemptsExceeded","lastDeliveryOutcome":"Busy"}]`, i, i%3)
 		mem.Write(context.Background(), name, []byte(body), store.WriteOptions{})

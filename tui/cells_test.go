@@ -3,7 +3,7 @@ package tui
 import (
 	"testing"
 
-	"github.com/deadletter/deadletter/replay"
+	"github.com/deadletter/deadletter/replay/rules"
 )
 
 // Every number of the overview opens exactly what it counts: for each cell of the grid (subscription × reason,
@@ -19,8 +19,8 @@ func TestEveryOverviewCellOpensWhatItCounts(t *testing.T) {
 	if o.hidden > 0 {
 		t.Fatalf("%d reason columns hidden at 400 columns", o.hidden)
 	}
-	counted := func(it *replay.Item) bool { return !cfg.AlertsOf(it, snap.Now).Handled && it.Summary != nil }
-	check := func(label, q string, want int, contributes func(it *replay.Item) int) {
+	counted := func(it *rules.Item) bool { return !cfg.AlertsOf(it, snap.Now).Handled && it.Summary != nil }
+	check := func(label, q string, want int, contributes func(it *rules.Item) int) {
 		t.Helper()
 		m.filter.text = q
 		match := m.filter.match(snap, cfg)
@@ -55,10 +55,10 @@ func TestEveryOverviewCellOpensWhatItCounts(t *testing.T) {
 			if !ok {
 				t.Fatalf("no query for %s × %s", sub, col.title)
 			}
-			ofSub := func(it *replay.Item) bool { return it.Parsed.Subscription == sub }
+			ofSub := func(it *rules.Item) bool { return it.Parsed.Subscription == sub }
 			if col.reason >= 0 {
 				reason := p.Reasons[col.reason]
-				check(sub+" × "+reason, q, p.Matrix[r][col.reason].Events, func(it *replay.Item) int {
+				check(sub+" × "+reason, q, p.Matrix[r][col.reason].Events, func(it *rules.Item) int {
 					if !ofSub(it) {
 						return 0
 					}
@@ -72,23 +72,23 @@ func TestEveryOverviewCellOpensWhatItCounts(t *testing.T) {
 				continue
 			}
 			fate := col.fate
-			check(sub+" × "+fate.String(), q, p.Fates[r][fate], func(it *replay.Item) int {
-				if !ofSub(it) || !replay.IsRoot(it.Name) {
+			check(sub+" × "+fate.String(), q, p.Fates[r][fate], func(it *rules.Item) int {
+				if !ofSub(it) || !rules.IsRoot(it.Name) {
 					return 0
 				}
 				s := it.Summary
 				switch {
 				case s.Malformed:
-					if fate == replay.FateMalformed {
+					if fate == rules.FateMalformed {
 						return max(s.Events, 1) // (a payload that does not parse counts one)
 					}
 				case s.CrashDepth > 0:
-					if fate == replay.FateCrash {
+					if fate == rules.FateCrash {
 						return max(s.Events, 1)
 					}
 				default:
-					for _, v := range replay.AllVerdicts {
-						if v.String() == fate.String() || v == replay.VerdictUnknown && fate == replay.FateUnknown {
+					for _, v := range rules.AllVerdicts {
+						if v.String() == fate.String() || v == rules.VerdictUnknown && fate == rules.FateUnknown {
 							return s.Verdicts.Of(v)
 						}
 					}
@@ -102,7 +102,7 @@ func TestEveryOverviewCellOpensWhatItCounts(t *testing.T) {
 		o.hour = h
 		q, _ := o.target()
 		hour := p.Hours[len(p.Hours)-o.hours+h]
-		check("hour "+hour.Format("01-02T15"), q, p.HourTotal(len(p.Hours)-o.hours+h), func(it *replay.Item) int {
+		check("hour "+hour.Format("01-02T15"), q, p.HourTotal(len(p.Hours)-o.hours+h), func(it *rules.Item) int {
 			if it.Parsed.Hour().Equal(hour) {
 				return max(it.Summary.Events, 1)
 			}

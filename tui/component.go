@@ -11,7 +11,7 @@ package tui
 
 import (
 	tea "github.com/charmbracelet/bubbletea"
-	"github.com/deadletter/deadletter/replay"
+	"github.com/deadletter/deadletter/replay/rules"
 )
 
 // component is every part of the dashboard that takes the focus or draws a region: the pane tables, the overview,
@@ -56,7 +56,7 @@ type (
 	// askMsg asks for an action's dialog on these blobs; limit says why it is fewer than the pane holds.
 	askMsg struct {
 		act   action
-		items []replay.Item
+		items []rules.Item
 		limit string
 	}
 	// runMsg is a confirmed action: the root replaces its dialog with the run's view.

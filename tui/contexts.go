@@ -9,7 +9,7 @@ import (
 	tea "github.com/charmbracelet/bubbletea"
 	"github.com/charmbracelet/lipgloss"
 	"github.com/deadletter/deadletter/internal/textfmt"
-	"github.com/deadletter/deadletter/replay"
+	"github.com/deadletter/deadletter/replay/rules"
 )
 
 // ContextSummary is one context's row on the summary screen: what a check of it found, or why it could not look.
@@ -17,7 +17,7 @@ type ContextSummary struct {
 	Name      string
 	Container string
 	ReadOnly  bool
-	Counts    map[replay.Pane]int
+	Counts    map[rules.Pane]int
 	Findings  int
 	Worst     string // the most urgent finding, said short ("2 expiring")
 	Err       string // could not look: the rest of the row is empty
@@ -76,7 +76,7 @@ func newSummary(o SummaryOptions) *summary {
 		o.Renderer = lipgloss.DefaultRenderer()
 	}
 	if o.Interval <= 0 {
-		o.Interval = replay.DefaultInterval
+		o.Interval = rules.DefaultInterval
 	}
 	ctx, stop := context.WithCancel(context.Background())
 	s := &summary{o: o, st: NewStyles(o.Renderer), rows: map[string]*ContextSummary{}, w: minW, h: minH, ctx: ctx, stop: stop,
@@ -196,8 +196,8 @@ func (s *summary) View() string {
 				ro = " READ-ONLY"
 			}
 			line = fmt.Sprintf("%s%s %-9s %-22s %7d %7d %5d %8d  %s%s", mark, textfmt.Cell(textfmt.Printable(name), 16), state,
-				textfmt.Cell(textfmt.Printable(r.Worst), 22), r.Counts[replay.PaneStranded], r.Counts[replay.PaneQuarantine],
-				r.Counts[replay.PaneLive], r.Counts[replay.PaneArchived], textfmt.Printable(r.Container), ro)
+				textfmt.Cell(textfmt.Printable(r.Worst), 22), r.Counts[rules.PaneStranded], r.Counts[rules.PaneQuarantine],
+				r.Counts[rules.PaneLive], r.Counts[rules.PaneArchived], textfmt.Printable(r.Container), ro)
 			if r.Findings > 0 {
 				line = st.Warn.Render(textfmt.Truncate(line, s.w, "…"))
 			}

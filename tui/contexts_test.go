@@ -10,7 +10,7 @@ import (
 
 	tea "github.com/charmbracelet/bubbletea"
 	"github.com/charmbracelet/x/exp/teatest"
-	"github.com/deadletter/deadletter/replay"
+	"github.com/deadletter/deadletter/replay/rules"
 )
 
 // The summary of every context: a row each as its check answers — a context that cannot be reached shows its
@@ -24,10 +24,10 @@ func TestSummaryOfEveryContext(t *testing.T) {
 		switch name {
 		case "dev":
 			devLooks.Add(1)
-			return ContextSummary{Name: name, Container: "dir:/dev", Counts: map[replay.Pane]int{}}
+			return ContextSummary{Name: name, Container: "dir:/dev", Counts: map[rules.Pane]int{}}
 		case "prod":
 			return ContextSummary{Name: name, Container: "https://prod", Findings: 2, Worst: "31 stranded",
-				Counts: map[replay.Pane]int{replay.PaneStranded: 31}}
+				Counts: map[rules.Pane]int{rules.PaneStranded: 31}}
 		case "slow":
 			slowLooks.Add(1)
 			select {

@@ -11,6 +11,7 @@ import (
 	"github.com/deadletter/deadletter/internal/present"
 	"github.com/deadletter/deadletter/internal/textfmt"
 	"github.com/deadletter/deadletter/replay"
+	"github.com/deadletter/deadletter/replay/rules"
 	"github.com/deadletter/deadletter/store"
 )
 
@@ -46,7 +47,7 @@ type detail struct {
 	d      *replay.Detail
 	err    error
 	gone   *replay.Whereabouts
-	ready  func(sub string) *replay.Readiness
+	ready  func(sub string) *rules.Readiness
 	seq    int
 
 	head    []string // source wrapped to the width
@@ -74,7 +75,7 @@ type (
 	}
 )
 
-func newDetail(name string, e *env, ready func(string) *replay.Readiness) *detail {
+func newDetail(name string, e *env, ready func(string) *rules.Readiness) *detail {
 	v := &detail{e: e, name: name, ready: ready, pred: newPager(e.st), raw: newPager(e.st)}
 	if i, ok := e.snap.Lookup(name); ok {
 		v.listed = e.snap.Items[i].Info
@@ -233,7 +234,7 @@ func (v *detail) wrapHead() []string {
 func (v *detail) sections(head []string) (_, pred, raw []string) {
 	d, cfg, st, p := v.d, v.e.cfg, v.e.st, textfmt.Printable
 	al := cfg.AlertsOf(&d.Item, d.Now)
-	drained := replay.MarksOf(d.Metadata).DrainCount
+	drained := rules.MarksOf(d.Metadata).DrainCount
 	props := fmt.Sprintf("%s · %s old · the lifecycle rule deletes it in %s · %s", d.Pane, textfmt.Duration(d.Age),
 		textfmt.Duration(al.DeletesIn), textfmt.Bytes(d.Size))
 	if drained != "" {
@@ -388,7 +389,7 @@ func (v *detail) openEvent() tea.Cmd {
 
 // act asks for an action on this blob.
 func (v *detail) act(a action) tea.Cmd {
-	return v.e.send(askMsg{act: a, items: []replay.Item{v.d.Item}, limit: "this blob"})
+	return v.e.send(askMsg{act: a, items: []rules.Item{v.d.Item}, limit: "this blob"})
 }
 
 // unavailable is why no action applies to the blob as it stands (gone, not read yet), or "".
@@ -408,7 +409,7 @@ func (v *detail) drainOff() string {
 	if why := v.unavailable(); why != "" {
 		return why
 	}
-	if v.d.Pane != replay.PaneStranded {
+	if v.d.Pane != rules.PaneStranded {
 		return "drain applies to stranded blobs; this one is " + v.d.Pane.String()
 	}
 	return ""
@@ -418,7 +419,7 @@ func (v *detail) restoreOff() string {
 	if why := v.unavailable(); why != "" {
 		return why
 	}
-	if v.d.Pane != replay.PaneQuarantine {
+	if v.d.Pane != rules.PaneQuarantine {
 		return "restore applies to quarantined blobs; this one is " + v.d.Pane.String()
 	}
 	return ""
@@ -429,7 +430,7 @@ func (v *detail) ackOff() string {
 		return why
 	}
 	switch {
-	case v.d.Pane == replay.PaneArchived:
+	case v.d.Pane == rules.PaneArchived:
 		return "an ack means nothing for the replay's archived records"
 	case !canAck(v.e):
 		return "this container cannot keep acknowledgements"

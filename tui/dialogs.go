@@ -9,6 +9,7 @@ import (
 	"github.com/deadletter/deadletter/internal/present"
 	"github.com/deadletter/deadletter/internal/textfmt"
 	"github.com/deadletter/deadletter/replay"
+	"github.com/deadletter/deadletter/replay/rules"
 	"github.com/deadletter/deadletter/store"
 )
 
@@ -105,7 +106,7 @@ func nameLines(e *env, head string, names []string) []string {
 }
 
 // leftLines list the blobs an action leaves where they are, each with why (in the front end's words).
-func leftLines(e *env, head string, left []replay.Result) []string {
+func leftLines(e *env, head string, left []rules.Result) []string {
 	if len(left) == 0 {
 		return nil
 	}
@@ -129,25 +130,25 @@ func confirmKeys(b *box, confirm func() tea.Cmd, off func() string) []binding {
 // do, and — per subscription whose handler still failed within the TTL — that those events will dead-letter again.
 type drainDialog struct {
 	box
-	plan *replay.DrainPlan
+	plan *rules.DrainPlan
 	keys *scope
 }
 
-func newDrainDialog(e *env, items []replay.Item, limit string, ready []replay.Readiness) (*drainDialog, string) {
-	plan := e.cfg.PlanDrain(e.snap, items, replay.DrainOptions{})
+func newDrainDialog(e *env, items []rules.Item, limit string, ready []rules.Readiness) (*drainDialog, string) {
+	plan := e.cfg.PlanDrain(e.snap, items, rules.DrainOptions{})
 	f := plan.Forecast
 	if !f.Asks() {
 		// Asking "drain 0 blobs?" would ask for nothing: say why nothing is drained instead.
 		var why []string
 		for _, r := range f.Left {
-			why = append(why, fmt.Sprintf("%s: %s", textfmt.Printable(replay.FileOf(r.Name)), present.Reason(r.Reason, present.ForceKey)))
+			why = append(why, fmt.Sprintf("%s: %s", textfmt.Printable(rules.FileOf(r.Name)), present.Reason(r.Reason, present.ForceKey)))
 		}
 		return nil, "nothing to drain: " + strings.Join(why, "; ")
 	}
 	d := &drainDialog{box: newBox(e, present.DrainQuestion(f, "stranded blob(s)")), plan: plan}
 	drained := plan.Taken
 	lines := limitLines(e, limit)
-	mine := replay.ReadinessOf(ready, drained)
+	mine := rules.ReadinessOf(ready, drained)
 	if l := present.LastDeadLetters(mine, e.snap.Now); l != "" {
 		lines = append(lines, l, "")
 	}
@@ -172,7 +173,7 @@ func newDrainDialog(e *env, items []replay.Item, limit string, ready []replay.Re
 
 // readinessWarnings warn, per subscription of the blobs a drain takes whose newest dead letter is inside the TTL
 // window, that its handler still failed then: drained, those events dead-letter again one attempt further on.
-func readinessWarnings(e *env, items []replay.Item, ready []replay.Readiness) []string {
+func readinessWarnings(e *env, items []rules.Item, ready []rules.Readiness) []string {
 	var out []string
 	for _, w := range present.ReadinessWarnings(e.cfg, items, ready, e.snap.Now) {
 		out = append(out, e.st.Warn.Render(w))
@@ -194,8 +195,8 @@ func (d *drainDialog) confirm() tea.Cmd {
 	for i := range plan.Items {
 		intent[i] = plan.Items[i].Info
 	}
-	return d.e.send(runMsg{&actionRun{act: actDrain, total: len(plan.Items), intent: intent, run: func(ctx contextT, progress func(replay.Result)) ([]replay.Result, error) {
-		return plan.Run(ctx, e.loader.Container, e.cfg, replay.DrainOptions{ReadOnly: e.readOnly, Concurrency: e.concurrency, Progress: progress})
+	return d.e.send(runMsg{&actionRun{act: actDrain, total: len(plan.Items), intent: intent, run: func(ctx contextT, progress func(rules.Result)) ([]rules.Result, error) {
+		return replay.DrainAsPlanned(ctx, e.loader.Container, e.cfg, plan, rules.DrainOptions{ReadOnly: e.readOnly, Concurrency: e.concurrency, Progress: progress})
 	}}})
 }
 
@@ -208,7 +209,7 @@ func (d *drainDialog) overlay()                            {}
 // cannot read, what --force (f) changes, and each blob's plan.
 type restoreDialog struct {
 	box
-	items []replay.Item
+	items []rules.Item
 	limit string
 	plans *replay.RestorePreview
 	force bool
@@ -220,7 +221,7 @@ type restorePlansMsg struct {
 	preview *replay.RestorePreview
 }
 
-func newRestoreDialog(e *env, items []replay.Item, limit string) *restoreDialog {
+func newRestoreDialog(e *env, items []rules.Item, limit string) *restoreDialog {
 	d := &restoreDialog{box: newBox(e, fmt.Sprintf("Reading the restore plans of %d quarantined blob(s)…", len(items))), items: items, limit: limit}
 	d.body.setLines(append(limitLines(e, limit), "reading the restore plan…"))
 	d.keys = &scope{name: "restore?", modal: true, bindings: append(confirmKeys(&d.box, d.confirm, d.confirmOff),
@@ -279,7 +280,7 @@ func (d *restoreDialog) toggleForce() tea.Cmd {
 // then which blobs, then each blob's plan — and set the title to what it will write.
 func (d *restoreDialog) setLines() {
 	st, n := d.e.st, d.plans.Counts()
-	d.title = present.RestoreQuestion(n.Writes, replay.Tally{replay.OutcomeRefused: n.Refused, replay.OutcomeFailed: n.Unreadable}, "quarantined blob(s)")
+	d.title = present.RestoreQuestion(n.Writes, rules.Tally{rules.OutcomeRefused: n.Refused, rules.OutcomeFailed: n.Unreadable}, "quarantined blob(s)")
 	lines := limitLines(d.e, d.limit)
 	switch {
 	case n.Forceable > 0 && !d.force:
@@ -322,7 +323,7 @@ func (d *restoreDialog) confirm() tea.Cmd {
 		intent[i] = store.BlobInfo{Name: n, ETag: previewed[n]}
 	}
 	return d.e.send(runMsg{&actionRun{act: actRestore, total: len(names) + len(left), left: left, intent: intent,
-		run: func(ctx contextT, progress func(replay.Result)) ([]replay.Result, error) {
+		run: func(ctx contextT, progress func(rules.Result)) ([]rules.Result, error) {
 			res, err := replay.Restore(ctx, e.loader.Container, e.cfg, names, replay.RestoreOptions{ReadOnly: e.readOnly, Force: force,
 				Concurrency: e.concurrency, Progress: progress, Previewed: previewed})
 			return append(left, res...), err
@@ -340,7 +341,7 @@ var ackDurations = []time.Duration{time.Hour, 4 * time.Hour, 24 * time.Hour, 72 
 // ←/→ move its cursor); tab moves to the duration, which ←/→ or +/- change; enter confirms from either.
 type ackDialog struct {
 	box
-	p       replay.AckPreview
+	p       rules.AckPreview
 	act     action
 	note    textInput
 	ackFor  int
@@ -348,7 +349,7 @@ type ackDialog struct {
 	choices []time.Duration
 }
 
-func newAckDialog(e *env, items []replay.Item, limit string) (*ackDialog, string) {
+func newAckDialog(e *env, items []rules.Item, limit string) (*ackDialog, string) {
 	p := e.cfg.PreviewAck(items, e.snap.Now)
 	if len(p.Targets) == 0 {
 		return nil, "nothing to acknowledge: an ack means nothing for the replay's archived records"
@@ -432,7 +433,7 @@ func (d *ackDialog) confirm() tea.Cmd {
 	if d.act == actAck {
 		o.For = d.choices[d.ackFor]
 	}
-	return d.e.send(runMsg{&actionRun{act: d.act, total: len(targets), intent: targets, run: func(ctx contextT, progress func(replay.Result)) ([]replay.Result, error) {
+	return d.e.send(runMsg{&actionRun{act: d.act, total: len(targets), intent: targets, run: func(ctx contextT, progress func(rules.Result)) ([]rules.Result, error) {
 		o.Progress = progress
 		return replay.Acknowledge(ctx, e.loader.Container, targets, o)
 	}}})

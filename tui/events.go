@@ -8,6 +8,7 @@ import (
 	"github.com/deadletter/deadletter/internal/present"
 	"github.com/deadletter/deadletter/internal/textfmt"
 	"github.com/deadletter/deadletter/replay"
+	"github.com/deadletter/deadletter/replay/rules"
 )
 
 // eventTable is a blob's events, one line each (present.EventColumns, fitted like the blob table), with a cursor:
@@ -110,7 +111,7 @@ func (t *eventTable) View() string {
 		switch {
 		case r == t.cursor:
 			line = st.Cursor.Render(line)
-		case vs.Has(replay.VerdictReplay) && !vs.Has(replay.VerdictCap):
+		case vs.Has(rules.VerdictReplay) && !vs.Has(rules.VerdictCap):
 			line = st.OK.Render(line)
 		case vs != 0:
 			line = st.Warn.Render(line)

@@ -7,7 +7,7 @@ import (
 	"github.com/charmbracelet/bubbles/textinput"
 	tea "github.com/charmbracelet/bubbletea"
 	"github.com/deadletter/deadletter/internal/textfmt"
-	"github.com/deadletter/deadletter/replay"
+	"github.com/deadletter/deadletter/replay/rules"
 )
 
 // filterState is what the root keeps of the filter: the query applied to every pane, the one being typed, and the
@@ -98,8 +98,8 @@ func (f *filterBar) overlay() {}
 
 // match returns the filter for the applied query (nil: no filter). A query that does not parse matches nothing:
 // a typo must never widen what the screen shows, and what an action takes, to everything.
-func (f *filterState) match(snap *replay.Snapshot, cfg replay.Config) rowFilter {
-	q, err := replay.ParseQuery(f.text)
+func (f *filterState) match(snap *rules.Snapshot, cfg rules.Config) rowFilter {
+	q, err := rules.ParseQuery(f.text)
 	f.err = ""
 	if err != nil {
 		f.err = textfmt.Printable(err.Error()) // it quotes what was typed (or pasted)
@@ -120,19 +120,19 @@ func (f *filterState) match(snap *replay.Snapshot, cfg replay.Config) rowFilter 
 // matcher holds each blob's lower-cased search key — what its row shows — built once, again when its summary
 // arrives, so a filter pass over a million blobs is one substring search each.
 type matcher struct {
-	snap    *replay.Snapshot
+	snap    *rules.Snapshot
 	keys    []string
-	summary []*replay.Summary
+	summary []*rules.Summary
 }
 
-func (mt *matcher) reset(s *replay.Snapshot) {
-	*mt = matcher{snap: s, keys: make([]string, len(s.Items)), summary: make([]*replay.Summary, len(s.Items))}
+func (mt *matcher) reset(s *rules.Snapshot) {
+	*mt = matcher{snap: s, keys: make([]string, len(s.Items)), summary: make([]*rules.Summary, len(s.Items))}
 }
 
 func (mt *matcher) key(i int) string {
 	it := mt.snap.Items[i]
 	if mt.keys[i] == "" || mt.summary[i] != it.Summary {
-		mt.keys[i], mt.summary[i] = replay.SearchKey(it), it.Summary
+		mt.keys[i], mt.summary[i] = rules.SearchKey(it), it.Summary
 	}
 	return mt.keys[i]
 }

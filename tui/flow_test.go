@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"github.com/deadletter/deadletter/internal/blob"
+	"github.com/deadletter/deadletter/replay/rules"
 	"io"
 	"strings"
 	"sync"
@@ -23,9 +24,9 @@ import (
 
 // backend is a seeded container where stranded blobs exist: a backdated directory, or Azurite with a short TTL
 // the seeded blobs have passed.
-func backend(t *testing.T, kind string, wrap func(store.Container) store.Container) (store.Container, replay.Config) {
+func backend(t *testing.T, kind string, wrap func(store.Container) store.Container) (store.Container, rules.Config) {
 	t.Helper()
-	cfg := replay.DefaultConfig()
+	cfg := rules.DefaultConfig()
 	var c store.Container
 	if kind == "dir" {
 		c = storetest.Dir(t)
@@ -47,14 +48,14 @@ func backend(t *testing.T, kind string, wrap func(store.Container) store.Contain
 }
 
 // waitStranded waits (bounded) until Azurite's clock takes every seeded root blob past the TTL.
-func waitStranded(t *testing.T, c store.Container, cfg replay.Config) {
+func waitStranded(t *testing.T, c store.Container, cfg rules.Config) {
 	l := replay.NewLoader(c, cfg)
 	for deadline := time.Now().Add(30 * time.Second); ; time.Sleep(200 * time.Millisecond) {
 		s, err := l.List(context.Background())
 		if err != nil {
 			t.Fatal(err)
 		}
-		if s.Count()[replay.PaneLive] == 0 {
+		if s.Count()[rules.PaneLive] == 0 {
 			return
 		}
 		if time.Now().After(deadline) {
@@ -161,7 +162,7 @@ func TestFlow(t *testing.T) {
 			l, _ := store.ListAll(context.Background(), c)
 			restored := 0
 			for _, b := range l.Blobs {
-				if replay.IsRoot(b.Name) && strings.Contains(b.Name, ".restored-") {
+				if rules.IsRoot(b.Name) && strings.Contains(b.Name, ".restored-") {
 					restored++
 				}
 			}
@@ -171,7 +172,7 @@ func TestFlow(t *testing.T) {
 			// Every drained blob carries the drain's metadata.
 			drained := 0
 			for _, b := range l.Blobs {
-				if _, ok := blob.MetaGet(b.Metadata, replay.MetaDrainCount); ok {
+				if _, ok := blob.MetaGet(b.Metadata, rules.MetaDrainCount); ok {
 					drained++
 				}
 			}
@@ -253,7 +254,7 @@ func TestFlowRestoreHeldToWhatWasShown(t *testing.T) {
 	ctx := context.Background()
 	before, _ := store.ListAll(ctx, c)
 	for _, bi := range before.Blobs {
-		if strings.HasPrefix(bi.Name, replay.QuarantinePrefix) {
+		if strings.HasPrefix(bi.Name, rules.QuarantinePrefix) {
 			b, err := c.Read(ctx, bi.Name, store.MaxBlobBytes)
 			if err != nil {
 				t.Fatal(err)

@@ -6,7 +6,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/deadletter/deadletter/replay"
+	"github.com/deadletter/deadletter/replay/rules"
 	"github.com/deadletter/deadletter/store"
 )
 
@@ -72,7 +72,7 @@ func TestResultOpensWhereTheBlobWent(t *testing.T) {
 	hs.press("2", "r", "y")
 	hs.shows("Restore finished", "1 restored")
 	target := hs.m.results.results[0].Target
-	if target == "" || !replay.IsRoot(target) {
+	if target == "" || !rules.IsRoot(target) {
 		t.Fatalf("no target: %+v", hs.m.results.results[0])
 	}
 	hs.press("<enter>")
@@ -128,7 +128,7 @@ func TestDetailFollowsTheReplayWithoutAKey(t *testing.T) {
 		t.Fatal(err)
 	}
 	mem.Clock = mem.Clock.Add(time.Minute)
-	archived, _ := replay.Twins(name)
+	archived, _ := rules.Twins(name)
 	if _, err := mem.Write(ctx, archived, b.Body, store.WriteOptions{ContentType: "application/json"}); err != nil {
 		t.Fatal(err)
 	}

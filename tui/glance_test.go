@@ -12,7 +12,7 @@ import (
 	tea "github.com/charmbracelet/bubbletea"
 	"github.com/charmbracelet/lipgloss"
 	"github.com/deadletter/deadletter/internal/textfmt"
-	"github.com/deadletter/deadletter/replay"
+	"github.com/deadletter/deadletter/replay/rules"
 	"github.com/deadletter/deadletter/store"
 	"github.com/muesli/termenv"
 )
@@ -262,7 +262,7 @@ func TestResultsKeepTheGUIDsHead(t *testing.T) {
 	s := hs.screen()
 	shown := 0
 	for _, x := range hs.m.results.results[1:] {
-		if head := replay.FileOf(x.Name)[:6]; strings.Contains(s, head) {
+		if head := rules.FileOf(x.Name)[:6]; strings.Contains(s, head) {
 			shown++
 		}
 	}

@@ -5,7 +5,7 @@ import (
 
 	tea "github.com/charmbracelet/bubbletea"
 	"github.com/deadletter/deadletter/internal/present"
-	"github.com/deadletter/deadletter/replay"
+	"github.com/deadletter/deadletter/replay/rules"
 )
 
 // help is the key reference for where the operator is: every key of the focused scope and the root's keys that
@@ -56,7 +56,7 @@ func (hp *help) build() {
 		return
 	}
 	out = append(out, "",
-		st.Header.Render("filter")+"  "+replay.QuerySyntax,
+		st.Header.Render("filter")+"  "+rules.QuerySyntax,
 		st.Header.Render("verdicts")+"  R replay · C cap · N notIdempotent · U unroutable · ? unknown (needs --handlers) · ∞ an uncountable id · MALFORMED · CRASH (nested past what the replay can serialize) · "+present.LegendDerived,
 		st.Header.Render("reasons")+"  "+present.ReasonLegend(nil),
 		st.Header.Render("marks")+"  ▸ cursor · * selected · H handled by the replay (its copy exists; drain skips it) · A acknowledged (dimmed)",

@@ -14,6 +14,7 @@ import (
 	"github.com/deadletter/deadletter/internal/scenario"
 	"github.com/deadletter/deadletter/internal/testkit"
 	"github.com/deadletter/deadletter/replay"
+	"github.com/deadletter/deadletter/replay/rules"
 	"github.com/deadletter/deadletter/store"
 	"github.com/deadletter/deadletter/store/storetest"
 	"github.com/muesli/termenv"
@@ -26,10 +27,10 @@ var fixedNow = time.Date(2026, 11, 30, 12, 0, 0, 0, time.UTC)
 const hostileName = "HOSTILE/2026/11/30/9/\x1b[2J\x1b]0;pwned\x07.json"
 
 // fixture is the incident scenario in memory at a pinned clock, plus a hostile blob.
-func fixture(t testing.TB, count int) (*storetest.Mem, replay.Config) {
+func fixture(t testing.TB, count int) (*storetest.Mem, rules.Config) {
 	t.Helper()
 	mem := storetest.NewMem(fixedNow)
-	cfg := replay.DefaultConfig()
+	cfg := rules.DefaultConfig()
 	if _, err := scenario.Seed(context.Background(), mem, scenario.SeedOptions{Count: count, Seed: 7, Config: cfg}); err != nil {
 		t.Fatal(err)
 	}
@@ -84,7 +85,7 @@ type opt func(*Options)
 
 func readOnly(o *Options) { o.ReadOnly = true }
 
-func newHarness(t testing.TB, c store.Container, cfg replay.Config, w, h int, opts ...opt) *harness {
+func newHarness(t testing.TB, c store.Container, cfg rules.Config, w, h int, opts ...opt) *harness {
 	t.Helper()
 	hs := &harness{t: t, now: fixedNow, clip: &testkit.LockedBuffer{}}
 	o := Options{Loader: replay.NewLoader(c, cfg), Interval: time.Minute, Renderer: asciiRenderer(), By: "tester@host",

@@ -11,6 +11,7 @@ import (
 	"github.com/deadletter/deadletter/internal/record"
 	"github.com/deadletter/deadletter/internal/textfmt"
 	"github.com/deadletter/deadletter/replay"
+	"github.com/deadletter/deadletter/replay/rules"
 )
 
 // historyMsg is the record as read for L.
@@ -85,11 +86,11 @@ func (h *historyView) Update(msg tea.Msg) (component, tea.Cmd) {
 
 // incidentStart is when the current incident began, as the listing shows it: the oldest blob still waiting
 // (stranded, quarantined, live); with none waiting, the last hour.
-func incidentStart(s *replay.Snapshot) time.Time {
+func incidentStart(s *rules.Snapshot) time.Time {
 	start := s.Now.Add(-time.Hour)
 	for i := range s.Items {
 		it := s.Items[i]
-		if it.Pane != replay.PaneArchived && it.LastModified.Before(start) {
+		if it.Pane != rules.PaneArchived && it.LastModified.Before(start) {
 			start = it.LastModified
 		}
 	}

@@ -7,7 +7,7 @@ import (
 
 	"github.com/charmbracelet/x/ansi"
 	"github.com/deadletter/deadletter/internal/textfmt"
-	"github.com/deadletter/deadletter/replay"
+	"github.com/deadletter/deadletter/replay/rules"
 )
 
 // The screen: two header lines, the body (the tabs and the pane view, or what is on the focus stack), the status
@@ -146,14 +146,14 @@ func (m *Model) retryIn() string {
 
 // badgeLabels are the findings' names on the badge line; shortBadgeLabels fit every finding into 80 columns.
 var (
-	badgeLabels = map[replay.FindingKind]string{replay.FindingExpiring: "EXPIRING", replay.FindingStranded: "STRANDED",
-		replay.FindingReplayStalled: "STALLED", replay.FindingCrash: "CRASH", replay.FindingUntriggerable: "UNTRIGGERABLE",
-		replay.FindingQuarantine: "QUARANTINE", replay.FindingMalformed: "MALFORMED", replay.FindingHandlerFailing: "HANDLER FAILING",
-		replay.FindingReplayDropping: "REPLAY DROPPING"}
-	shortBadgeLabels = map[replay.FindingKind]string{replay.FindingExpiring: "EXPIRE", replay.FindingStranded: "STRAND",
-		replay.FindingReplayStalled: "STALL", replay.FindingCrash: "CRASH", replay.FindingUntriggerable: "UNTRIG",
-		replay.FindingQuarantine: "QUAR", replay.FindingMalformed: "MALF", replay.FindingHandlerFailing: "EGFAIL",
-		replay.FindingReplayDropping: "DROP"}
+	badgeLabels = map[rules.FindingKind]string{rules.FindingExpiring: "EXPIRING", rules.FindingStranded: "STRANDED",
+		rules.FindingReplayStalled: "STALLED", rules.FindingCrash: "CRASH", rules.FindingUntriggerable: "UNTRIGGERABLE",
+		rules.FindingQuarantine: "QUARANTINE", rules.FindingMalformed: "MALFORMED", rules.FindingHandlerFailing: "HANDLER FAILING",
+		rules.FindingReplayDropping: "REPLAY DROPPING"}
+	shortBadgeLabels = map[rules.FindingKind]string{rules.FindingExpiring: "EXPIRE", rules.FindingStranded: "STRAND",
+		rules.FindingReplayStalled: "STALL", rules.FindingCrash: "CRASH", rules.FindingUntriggerable: "UNTRIG",
+		rules.FindingQuarantine: "QUAR", rules.FindingMalformed: "MALF", rules.FindingHandlerFailing: "EGFAIL",
+		rules.FindingReplayDropping: "DROP"}
 )
 
 // thousands prints a count with thousands separators: 120,000.

@@ -4,7 +4,7 @@ import (
 	"time"
 
 	tea "github.com/charmbracelet/bubbletea"
-	"github.com/deadletter/deadletter/replay"
+	"github.com/deadletter/deadletter/replay/rules"
 	"github.com/deadletter/deadletter/store"
 )
 
@@ -12,7 +12,7 @@ import (
 type (
 	listPageMsg struct {
 		seq   int
-		items []replay.Item
+		items []rules.Item
 		now   time.Time
 	}
 	listDoneMsg struct {
@@ -20,9 +20,9 @@ type (
 		err error
 	}
 	pollMsg     struct{ seq int }
-	witnessMsg  struct{ rep replay.WitnessReport }
+	witnessMsg  struct{ rep rules.WitnessReport }
 	tickMsg     struct{}
-	hydratedMsg struct{ results []replay.Hydrated }
+	hydratedMsg struct{ results []rules.Hydrated }
 )
 
 // listing is the state of the container listing: the one in flight, and how the last one ended.
@@ -58,7 +58,7 @@ func (m *Model) refresh() tea.Cmd {
 	m.list.ch = ch
 	m.snap.Begin()
 	go func() {
-		err := l.Stream(ctx, func(items []replay.Item, now time.Time) error {
+		err := l.Stream(ctx, func(items []rules.Item, now time.Time) error {
 			select {
 			case ch <- listPageMsg{seq: seq, items: items, now: now}:
 				return nil
@@ -232,9 +232,9 @@ func (m *Model) rebuild(all bool) {
 		m.flush(true)
 		return
 	}
-	m.counts = map[replay.Pane]int{}
+	m.counts = map[rules.Pane]int{}
 	m.unread = 0
-	byPane := map[replay.Pane][]int{}
+	byPane := map[rules.Pane][]int{}
 	for i := range m.snap.Items {
 		it := m.snap.Items[i]
 		m.counts[it.Pane]++
@@ -251,7 +251,7 @@ func (m *Model) rebuild(all bool) {
 	m.list.lastFlush = m.now()
 }
 
-func (m *Model) tableOf(p replay.Pane) *table {
+func (m *Model) tableOf(p rules.Pane) *table {
 	for _, t := range m.tables {
 		if t.pane == p {
 			return t
@@ -273,7 +273,7 @@ func (m *Model) recheck(force bool) {
 	m.report = m.cfg.Check(m.snap, o)
 	m.report.AddWitness(m.witness)
 	m.ready = m.cfg.Readiness(m.snap.Items, m.snap.Now)
-	m.overview.setPicture(m.cfg.Picture(m.snap, replay.PictureOptions{}), m.ready)
+	m.overview.setPicture(m.cfg.Picture(m.snap, rules.PictureOptions{}), m.ready)
 	m.reportCost, m.reportAt = time.Since(start), now
 }
 

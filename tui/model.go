@@ -9,12 +9,13 @@ import (
 	"github.com/charmbracelet/lipgloss"
 	"github.com/deadletter/deadletter/internal/record"
 	"github.com/deadletter/deadletter/replay"
+	"github.com/deadletter/deadletter/replay/rules"
 )
 
 // Options wire the dashboard to a container.
 type Options struct {
 	Loader   *replay.Loader
-	Check    replay.CheckOptions
+	Check    rules.CheckOptions
 	ReadOnly bool
 	// Interval is the polling period (and the retry delay after a failed refresh).
 	Interval time.Duration
@@ -25,7 +26,7 @@ type Options struct {
 	Concurrency int
 	// Clipboard receives OSC 52 sequences for y/Y (the terminal; tests capture it). Nil: the renderer's output.
 	Clipboard io.Writer
-	// By is who acknowledges with a (replay.DefaultAckBy, user@host, when empty).
+	// By is who acknowledges with a (the command line gives user@host; "?" when empty).
 	By string
 	// After delivers msg after d (tea.Tick by default): polling, the retry countdown and the filter's debounce.
 	// Tests replace it with a clock they advance, so no test waits on a timer.
@@ -42,7 +43,7 @@ type Options struct {
 	Switch func()
 	// Witness, when set, is Event Grid's witness: read once per refresh in a command, beside the listing (a slow
 	// or failing Azure Monitor never holds the listing up); the HANDLER column and the drain dialog say it.
-	Witness replay.Witness
+	Witness rules.Witness
 	// Recorder records every action the dashboard runs (internal/record): its intent before it writes, its
 	// outcome after. Nil: nothing is recorded (read-only mode acts on nothing).
 	Recorder *record.Recorder
@@ -61,7 +62,7 @@ const hydrateBatch = 128
 // Model is the root component: it owns the snapshot and the focus stack, routes messages, and lays the screen out.
 type Model struct {
 	opt  Options
-	cfg  replay.Config
+	cfg  rules.Config
 	st   Styles
 	ctx  context.Context
 	stop context.CancelFunc
@@ -69,14 +70,14 @@ type Model struct {
 	w, h int
 
 	// The container as last seen, and what the listing in flight has added to it.
-	snap   *replay.Snapshot
-	counts map[replay.Pane]int
-	report replay.Report
-	ready  []replay.Readiness
+	snap   *rules.Snapshot
+	counts map[rules.Pane]int
+	report rules.Report
+	ready  []rules.Readiness
 	list   listing
 	// witness is what Event Grid's witness last read (empty until it answers, or without one); witnessing says a
 	// reading is under way, so a refresh never starts a second.
-	witness    replay.WitnessReport
+	witness    rules.WitnessReport
 	witnessing bool
 
 	tables   []*table
@@ -118,7 +119,7 @@ type Model struct {
 // New builds the dashboard.
 func New(o Options) *Model {
 	if o.Interval <= 0 {
-		o.Interval = replay.DefaultInterval
+		o.Interval = rules.DefaultInterval
 	}
 	if o.Renderer == nil {
 		o.Renderer = lipgloss.DefaultRenderer()
@@ -127,21 +128,21 @@ func New(o Options) *Model {
 		o.Clock = time.Now
 	}
 	if o.Concurrency <= 0 {
-		o.Concurrency = replay.DefaultConcurrency
+		o.Concurrency = rules.DefaultConcurrency
 	}
 	if o.Clipboard == nil {
 		o.Clipboard = o.Renderer.Output()
 	}
 	if o.By == "" {
-		o.By = replay.DefaultAckBy() // looked up once here, never from Update
+		o.By = "?" // the command line passes user@host: the dashboard looks nothing up in the environment
 	}
 	if o.After == nil {
 		o.After = func(d time.Duration, msg tea.Msg) tea.Cmd { return tea.Tick(d, func(time.Time) tea.Msg { return msg }) }
 	}
 	ctx, stop := context.WithCancel(context.Background())
 	m := &Model{opt: o, cfg: o.Loader.Config, st: NewStyles(o.Renderer), ctx: ctx, stop: stop, w: minW, h: minH,
-		snap: replay.NewSnapshot(o.Loader.Container.Describe()), counts: map[replay.Pane]int{}, view: 1, painted: memo{}}
-	for _, p := range replay.Panes {
+		snap: rules.NewSnapshot(o.Loader.Container.Describe()), counts: map[rules.Pane]int{}, view: 1, painted: memo{}}
+	for _, p := range rules.Panes {
 		m.tables = append(m.tables, newTable(p, m.env()))
 	}
 	m.overview = newOverview(m.env())
@@ -166,10 +167,10 @@ func (m *Model) env() *env {
 type env struct {
 	// estate names where actions write (every question and result says it).
 	estate      string
-	cfg         replay.Config
+	cfg         rules.Config
 	st          *Styles
 	painted     memo
-	snap        *replay.Snapshot
+	snap        *rules.Snapshot
 	loader      *replay.Loader
 	ctx         context.Context
 	readOnly    bool
@@ -179,9 +180,9 @@ type env struct {
 	after       func(d time.Duration, msg tea.Msg) tea.Cmd
 	concurrency int
 	renderer    *lipgloss.Renderer
-	post        func(tea.Msg)         // what env.send calls: the root's mailbox
-	witness     *replay.WitnessReport // Event Grid's witness as last read (the root's)
-	listing     func() bool           // whether a listing is under way (the root's)
+	post        func(tea.Msg)        // what env.send calls: the root's mailbox
+	witness     *rules.WitnessReport // Event Grid's witness as last read (the root's)
+	listing     func() bool          // whether a listing is under way (the root's)
 	recorder    *record.Recorder
 	history     func(ctx context.Context) ([]record.Record, error)
 	me          record.Who

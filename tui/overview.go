@@ -8,7 +8,7 @@ import (
 	"github.com/charmbracelet/lipgloss"
 	"github.com/deadletter/deadletter/internal/present"
 	"github.com/deadletter/deadletter/internal/textfmt"
-	"github.com/deadletter/deadletter/replay"
+	"github.com/deadletter/deadletter/replay/rules"
 )
 
 // overview is the incident picture (replay.Picture): a timeline of dead-lettered events per hour stacked by
@@ -23,8 +23,8 @@ type overview struct {
 	placed  bool // the operator moved hour: layout keeps it rather than following the latest dead letters
 	row     int  // grid row (subscription)
 	col     int  // grid column
-	pic     replay.Picture
-	ready   []replay.Readiness
+	pic     rules.Picture
+	ready   []rules.Readiness
 	cols    []gridCol // the grid's columns at this width
 	hidden  int       // reasons that did not fit
 	subW    int       // the subscription column
@@ -146,11 +146,11 @@ func (o *overview) fill(s int) string {
 type gridCol struct {
 	title  string
 	reason int // index into pic.Reasons, or -1
-	fate   replay.Fate
+	fate   rules.Fate
 	w      int
 }
 
-func (o *overview) setPicture(p replay.Picture, ready []replay.Readiness) {
+func (o *overview) setPicture(p rules.Picture, ready []rules.Readiness) {
 	o.pic, o.ready = p, ready
 	o.version++
 	o.row = min(o.row, max(0, len(p.Subscriptions)-1))
@@ -178,8 +178,8 @@ func (o *overview) layout() {
 	}
 	// Grid: SUBSCRIPTION, EVENTS, reasons as room allows, then the fates.
 	fateW := 6
-	var fates []replay.Fate
-	for _, f := range replay.AllFates {
+	var fates []rules.Fate
+	for _, f := range rules.AllFates {
 		for s := range o.pic.Fates {
 			if o.pic.Fates[s][f] > 0 {
 				fates = append(fates, f)
@@ -237,8 +237,8 @@ func (o *overview) moreAt() int {
 // moreW is the "+N more" column that stands for the reasons that do not fit.
 const moreW = 8
 
-var fateTitles = map[replay.Fate]string{replay.FateReplay: "REPLAY", replay.FateCap: "CAP", replay.FateNotIdempotent: "NOTIDM",
-	replay.FateUnroutable: "UNRTBL", replay.FateUnknown: "UNKNWN", replay.FateCrash: "CRASH", replay.FateMalformed: "MALFRM"}
+var fateTitles = map[rules.Fate]string{rules.FateReplay: "REPLAY", rules.FateCap: "CAP", rules.FateNotIdempotent: "NOTIDM",
+	rules.FateUnroutable: "UNRTBL", rules.FateUnknown: "UNKNWN", rules.FateCrash: "CRASH", rules.FateMalformed: "MALFRM"}
 
 // View renders exactly the overview's size.
 // viewKey is everything the overview's frame is drawn from.
@@ -534,9 +534,9 @@ func (o *overview) handlerW() int {
 }
 
 // witness is Event Grid's witness as the root last read it.
-func (o *overview) witness() replay.WitnessReport {
+func (o *overview) witness() rules.WitnessReport {
 	if o.e == nil || o.e.witness == nil {
-		return replay.WitnessReport{}
+		return rules.WitnessReport{}
 	}
 	return *o.e.witness
 }
@@ -547,7 +547,7 @@ func (o *overview) witness() replay.WitnessReport {
 // container alone: it cannot tell that.
 func (o *overview) handler(sub string) string {
 	w := o.witness()
-	r := replay.Readiness{Subscription: sub}
+	r := rules.Readiness{Subscription: sub}
 	for _, rr := range o.ready {
 		if rr.Subscription == sub {
 			r = rr
@@ -559,7 +559,7 @@ func (o *overview) handler(sub string) string {
 		return cell
 	}
 	h, _ := w.HandlerOf(sub)
-	if r.Failing || h.Verdict == replay.HandlerFailing {
+	if r.Failing || h.Verdict == rules.HandlerFailing {
 		return o.paint(&o.st.Warn, textfmt.Cell(cell, o.handlerW()))
 	}
 	return cell
@@ -592,9 +592,9 @@ func (o *overview) target() (query string, ok bool) {
 		switch {
 		case c.reason >= 0:
 			q += " reason:=" + quoteTerm(p.Reasons[c.reason])
-		case c.fate == replay.FateCrash:
+		case c.fate == rules.FateCrash:
 			q += " is:root is:crash"
-		case c.fate == replay.FateMalformed:
+		case c.fate == rules.FateMalformed:
 			q += " is:root is:malformed"
 		default:
 			q += " is:root verdict:" + c.fate.String()

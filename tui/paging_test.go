@@ -7,7 +7,7 @@ import (
 	"sync"
 	"testing"
 
-	"github.com/deadletter/deadletter/replay"
+	"github.com/deadletter/deadletter/replay/rules"
 	"github.com/deadletter/deadletter/store"
 	"github.com/deadletter/deadletter/store/storetest"
 )
@@ -50,7 +50,7 @@ func (p *paged) List(ctx context.Context, prefix string, visit func(store.Page) 
 	return nil
 }
 
-func pagedFixture(t *testing.T) (*paged, replay.Config) {
+func pagedFixture(t *testing.T) (*paged, rules.Config) {
 	mem, cfg := fixture(t, 40)
 	return &paged{Mem: mem, size: 7, failAt: -1}, cfg
 }

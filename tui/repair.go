@@ -11,6 +11,7 @@ import (
 	"github.com/deadletter/deadletter/internal/record"
 	"github.com/deadletter/deadletter/internal/textfmt"
 	"github.com/deadletter/deadletter/replay"
+	"github.com/deadletter/deadletter/replay/rules"
 	"github.com/deadletter/deadletter/store"
 )
 
@@ -48,12 +49,12 @@ type (
 	}
 	// repairPlannedMsg: the edit is read and judged (or err; kept is where an edit that failed was kept).
 	repairPlannedMsg struct {
-		plan *replay.RepairPlan
+		plan *rules.RepairPlan
 		err  error
 	}
 	// repairDoneMsg: the repair ran (kept: the file the edit was kept in when it was not written).
 	repairDoneMsg struct {
-		r    replay.Result
+		r    rules.Result
 		kept string
 		err  error
 	}
@@ -181,7 +182,7 @@ func (m *Model) planEdit(msg editDoneMsg) tea.Cmd {
 		if err != nil {
 			return repairPlannedMsg{err: fmt.Errorf("the edit could not be read back (%w): nothing was written", err)}
 		}
-		rp, err := cfg.PlanRepair(ctx, c, cfg.OriginalOf(msg.orig, now), edited)
+		rp, err := replay.PlanRepair(ctx, c, cfg, cfg.OriginalOf(msg.orig.BlobInfo, msg.orig.Body, now), edited)
 		if err != nil {
 			kept, _ := opfile.Keep(msg.orig.Name, edited)
 			return repairPlannedMsg{err: fmt.Errorf("could not judge the edit (%w); it is kept in %s", err, kept)}
@@ -196,7 +197,7 @@ func (m *Model) repaired(msg repairDoneMsg) tea.Cmd {
 		m.status = m.st.Error.Render(textfmt.Printable(msg.err.Error()))
 		return nil
 	}
-	line := strings.Join(present.ResultLinesFor([]replay.Result{msg.r}, false, present.ForceRepairKey), "; ")
+	line := strings.Join(present.ResultLinesFor([]rules.Result{msg.r}, false, present.ForceRepairKey), "; ")
 	if msg.kept != "" {
 		line += "; the edit is kept in " + textfmt.Printable(msg.kept)
 	}
@@ -214,12 +215,12 @@ func (m *Model) repaired(msg repairDoneMsg) tea.Cmd {
 // repairDialog shows what the replay will do with an edit beside what it would have done before, and asks.
 type repairDialog struct {
 	box
-	plan   *replay.RepairPlan
+	plan   *rules.RepairPlan
 	estate string
 	force  bool
 }
 
-func newRepairDialog(e *env, rp *replay.RepairPlan, estate string) *repairDialog {
+func newRepairDialog(e *env, rp *rules.RepairPlan, estate string) *repairDialog {
 	d := &repairDialog{box: newBox(e, ""), plan: rp, estate: estate}
 	d.setBody()
 	return d
@@ -269,7 +270,7 @@ func (d *repairDialog) Scope() *scope {
 // cancel closes the question and keeps the edit in a file (an unchanged one is not worth a file).
 func (d *repairDialog) cancel() tea.Cmd {
 	rp := d.plan
-	if rp.Original != nil && rp.Refusal.Kind != replay.ReasonUnchanged {
+	if rp.Original != nil && rp.Refusal.Kind != rules.ReasonUnchanged {
 		if kept, err := opfile.Keep(rp.Original.Name, rp.Body); err == nil {
 			d.e.send(statusMsg{text: "nothing written; the edit is kept in " + textfmt.Printable(kept), warn: true})
 		}
@@ -295,7 +296,7 @@ func (d *repairDialog) confirm() tea.Cmd {
 			if rp.Original != nil {
 				res.Name = rp.Original.Name
 			}
-			act.End(ctx, containerNow(ctx, c), record.Outcomes(ctx, c, intent, []replay.Result{res}), err)
+			act.End(ctx, containerNow(ctx, c), record.Outcomes(ctx, c, intent, []rules.Result{res}), err)
 		}
 		kept := ""
 		if err == nil && !r.Outcome.Done() && rp.Original != nil {
@@ -318,7 +319,7 @@ type saveDialog struct {
 
 func newSaveDialog(e *env, name string) *saveDialog {
 	d := &saveDialog{box: newBox(e, "Save the payload to a file"), name: name, path: newTextInput("file: ", 4096)}
-	d.path.SetValue(replay.FileOf(name))
+	d.path.SetValue(rules.FileOf(name))
 	d.path.CursorEnd()
 	d.path.Focus()
 	d.body.setLines([]string{textfmt.Printable(name), "",

@@ -6,7 +6,7 @@ import (
 
 	tea "github.com/charmbracelet/bubbletea"
 	"github.com/deadletter/deadletter/internal/textfmt"
-	"github.com/deadletter/deadletter/replay"
+	"github.com/deadletter/deadletter/replay/rules"
 )
 
 // request takes what components ask of the root; ok is false for messages that are not requests.
@@ -92,7 +92,7 @@ func (m *Model) filterRequest(msg tea.Msg) tea.Cmd {
 }
 
 // readinessOf is the readiness of a subscription, as of the last check.
-func (m *Model) readinessOf(sub string) *replay.Readiness {
+func (m *Model) readinessOf(sub string) *rules.Readiness {
 	for i := range m.ready {
 		if m.ready[i].Subscription == sub {
 			r := m.ready[i]

@@ -15,6 +15,7 @@ import (
 	"github.com/deadletter/deadletter/internal/record"
 	"github.com/deadletter/deadletter/internal/textfmt"
 	"github.com/deadletter/deadletter/replay"
+	"github.com/deadletter/deadletter/replay/rules"
 	"github.com/deadletter/deadletter/store"
 )
 
@@ -38,8 +39,8 @@ type contextT = context.Context
 type actionRun struct {
 	act   action
 	total int
-	left  []replay.Result
-	run   func(ctx contextT, progress func(replay.Result)) ([]replay.Result, error)
+	left  []rules.Result
+	run   func(ctx contextT, progress func(rules.Result)) ([]rules.Result, error)
 	// intent is the blobs the action means to write, with the ETags shown: its record's intent.
 	intent []store.BlobInfo
 }
@@ -60,11 +61,11 @@ const (
 type (
 	progressMsg struct {
 		id int
-		r  replay.Result
+		r  rules.Result
 	}
 	actionDoneMsg struct {
 		id      int
-		results []replay.Result
+		results []rules.Result
 		err     error
 		// warned says what the record could not keep (a shared record refused: kept locally).
 		warned []string
@@ -79,8 +80,8 @@ type runView struct {
 	run       *actionRun
 	phase     phase
 	done      int
-	counts    replay.Tally
-	results   []replay.Result
+	counts    rules.Tally
+	results   []rules.Result
 	cursor    int
 	bar       progress.Model
 	cancel    context.CancelFunc
@@ -93,7 +94,7 @@ type runView struct {
 }
 
 func newRunView(e *env, run *actionRun, id int) *runView {
-	r := &runView{box: newBox(e, actionNames[run.act]+"…"), id: id, run: run, counts: replay.Tally{},
+	r := &runView{box: newBox(e, actionNames[run.act]+"…"), id: id, run: run, counts: rules.Tally{},
 		bar: progress.New(progress.WithDefaultGradient(), progress.WithColorProfile(e.renderer.ColorProfile()))}
 	for _, x := range run.left {
 		r.done++
@@ -128,7 +129,7 @@ func (r *runView) start() tea.Cmd {
 			r.ch <- actionDoneMsg{id: id, err: err}
 			return
 		}
-		res, err := r.run.run(ctx, func(x replay.Result) { r.ch <- progressMsg{id, x} })
+		res, err := r.run.run(ctx, func(x rules.Result) { r.ch <- progressMsg{id, x} })
 		if a != nil {
 			if eerr := a.End(ctx, containerNow(ctx, r.e.loader.Container), record.Outcomes(ctx, r.e.loader.Container, intended, res), err); eerr != nil {
 				warned = append(warned, "the outcome could not be recorded: "+eerr.Error())
@@ -163,14 +164,14 @@ func (r *runView) Update(msg tea.Msg) (component, tea.Cmd) {
 func (r *runView) finish(msg actionDoneMsg) string {
 	r.phase, r.results, r.cursor = phaseResults, msg.results, 0
 	r.title = actionNames[r.run.act] + " finished"
-	tally := replay.TallyOf(msg.results)
+	tally := rules.TallyOf(msg.results)
 	var lines []string
 	switch {
 	case msg.err != nil:
 		lines = []string{r.e.st.Error.Render(textfmt.Printable(msg.err.Error()))}
 	default:
 		lines = []string{present.TallyLine(tally, false) + " · on " + r.e.estate}
-		if r.cancelled && tally[replay.OutcomeCancelled] == 0 {
+		if r.cancelled && tally[rules.OutcomeCancelled] == 0 {
 			lines = append(lines, r.e.st.Warn.Render(fmt.Sprintf("The %s finished before the cancel arrived: every blob was handled.", actionVerbs[r.run.act])))
 		}
 	}
@@ -216,16 +217,16 @@ func (r *runView) follow() {
 	for i, x := range r.results {
 		name := x.Name
 		switch {
-		case x.Outcome == replay.OutcomeRestored && x.Target != "":
+		case x.Outcome == rules.OutcomeRestored && x.Target != "":
 			name = x.Target
-		case x.Outcome != replay.OutcomeDrained:
+		case x.Outcome != rules.OutcomeDrained:
 			continue
 		}
 		w, err := replay.WhereIs(r.e.ctx, replay.Listed(r.e.snap), store.BlobInfo{Name: name, LastModified: r.startedAt}, r.startedAt)
 		if err != nil {
 			continue
 		}
-		pane := replay.PaneLive
+		pane := rules.PaneLive
 		if j, ok := r.e.snap.Lookup(name); ok {
 			pane = r.e.snap.Items[j].Pane
 		}
@@ -237,7 +238,7 @@ func (r *runView) follow() {
 func (r *runView) open() tea.Cmd {
 	x := r.results[r.cursor]
 	name := x.Name
-	if x.Target != "" && x.Outcome == replay.OutcomeRestored {
+	if x.Target != "" && x.Outcome == rules.OutcomeRestored {
 		name = x.Target
 	}
 	return tea.Batch(r.e.send(closeMsg{}), r.e.send(openBlobMsg{name}))
@@ -253,8 +254,8 @@ func (r *runView) compact(i int, line string, w int) string {
 	x := r.results[i]
 	head := fmt.Sprintf("%-13s ", x.Outcome)
 	room := max(8, w-textfmt.Width(head))
-	file := textfmt.Printable(replay.FileOf(x.Name))
-	dir := textfmt.Printable(strings.TrimSuffix(x.Name, replay.FileOf(x.Name)))
+	file := textfmt.Printable(rules.FileOf(x.Name))
+	dir := textfmt.Printable(strings.TrimSuffix(x.Name, rules.FileOf(x.Name)))
 	if textfmt.Width(file)+4 >= room { // the file alone: its GUID's head and tail
 		return head + textfmt.ShortenMiddle(file, room)
 	}
@@ -292,7 +293,7 @@ func (r *runView) View() string {
 	var pinned []string
 	for i := top; i < min(len(lines), top+rows); i++ {
 		style, mark := lipgloss.NewStyle(), "  "
-		if strings.HasPrefix(lines[i], string(replay.OutcomeFailed)) {
+		if strings.HasPrefix(lines[i], string(rules.OutcomeFailed)) {
 			style = st.Error
 		}
 		if i != r.cursor {

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"github.com/deadletter/deadletter/internal/blob"
+	"github.com/deadletter/deadletter/replay/rules"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -15,7 +16,6 @@ import (
 
 	tea "github.com/charmbracelet/bubbletea"
 	"github.com/charmbracelet/x/exp/golden"
-	"github.com/deadletter/deadletter/replay"
 	"github.com/deadletter/deadletter/store"
 	"github.com/deadletter/deadletter/store/dirstore"
 	"github.com/deadletter/deadletter/store/storetest"
@@ -32,7 +32,7 @@ func putFiftyEvents(t testing.TB, mem *storetest.Mem) {
 	for i := 0; i < 50; i++ {
 		id := fmt.Sprintf("%08x-1111-4222-8333-%012x", 0xa0000000+i, 0xbeef00+i)
 		if i%3 != 0 {
-			id = replay.FormatID(id, replay.Attempt(i%3), replay.DefaultSeparator)
+			id = rules.FormatID(id, rules.Attempt(i%3), rules.DefaultSeparator)
 		}
 		r := reasons[i%len(reasons)]
 		evs = append(evs, fmt.Sprintf(`{"id":%q,"subject":"/webhooks/%04d","eventType":"ProcessWebhook","eventTime":"2026-11-25T11:%02d:00Z",`+
@@ -198,7 +198,7 @@ func TestActionsTakeWhatIsShown(t *testing.T) {
 	drained := 0
 	l, _ := store.ListAll(context.Background(), mem)
 	for _, b := range l.Blobs {
-		if _, ok := blob.MetaGet(b.Metadata, replay.MetaDrainCount); ok {
+		if _, ok := blob.MetaGet(b.Metadata, rules.MetaDrainCount); ok {
 			drained++
 			if !strings.HasPrefix(b.Name, "WEBHOOKS/") {
 				t.Fatalf("drained %s, which the filter did not show", b.Name)
@@ -476,7 +476,7 @@ func TestAckFromTheDashboard(t *testing.T) {
 	hs := newHarness(t, mem, cfg, 120, 40)
 	hs.press("2")
 	before := hs.m.report
-	q, _ := before.Find(replay.FindingQuarantine)
+	q, _ := before.Find(rules.FindingQuarantine)
 	hs.press("a")
 	hs.shows("Acknowledge 1 blob(s)?", "note:", "for: 24h", "tab duration")
 	hs.press("on it", "<right>")
@@ -490,7 +490,7 @@ func TestAckFromTheDashboard(t *testing.T) {
 	acked := 0
 	for _, name := range mem.Names("quarantine/") {
 		bi, _ := mem.Stat(context.Background(), name)
-		if a, st, _ := replay.DefaultConfig().AckOf(bi, fixedNow); st != replay.AckNone {
+		if a, st, _ := rules.DefaultConfig().AckOf(bi, fixedNow); st != rules.AckNone {
 			if acked++; !a.At.Equal(written) || written.Sub(fixedNow) < 10*time.Minute {
 				t.Fatalf("the ack starts at %v, not when it was written (%v)", a.At, written)
 			}
@@ -500,7 +500,7 @@ func TestAckFromTheDashboard(t *testing.T) {
 		t.Fatalf("%d acked", acked)
 	}
 	hs.press("<esc>")
-	after, _ := hs.m.report.Find(replay.FindingQuarantine)
+	after, _ := hs.m.report.Find(rules.FindingQuarantine)
 	if after.Count != q.Count-1 || hs.m.report.Acked != 1 {
 		t.Fatalf("quarantine finding %d → %d, acked %d", q.Count, after.Count, hs.m.report.Acked)
 	}
@@ -573,7 +573,7 @@ func TestCursorSurvivesBlobsLeaving(t *testing.T) {
 	l, _ := store.ListAll(context.Background(), mem)
 	gone := 0
 	for _, b := range l.Blobs {
-		if strings.HasPrefix(b.Name, replay.QuarantinePrefix) || strings.HasPrefix(b.Name, replay.ArchivedPrefix) {
+		if strings.HasPrefix(b.Name, rules.QuarantinePrefix) || strings.HasPrefix(b.Name, rules.ArchivedPrefix) {
 			mem.Delete(context.Background(), b.Name, "")
 			gone++
 		}
@@ -599,7 +599,7 @@ func TestUnreadableRaisesABadge(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	hs := newHarness(t, d, replay.DefaultConfig(), 120, 30)
+	hs := newHarness(t, d, rules.DefaultConfig(), 120, 30)
 	waitUntil(t, "the listing", func() bool { hs.advance(time.Second); return strings.Contains(hs.screen(), "UNREADABLE") })
 	hs.lacks("healthy")
 	hs.press("3", "/", "is:unreadable", "<enter>")
@@ -665,7 +665,7 @@ func TestCopyRefusesAHugePayload(t *testing.T) {
 	big := `[{"id":"a","subject":"s","eventType":"T","dataVersion":"1","data":"` + strings.Repeat("x", maxCopy) + `"}]`
 	mem.Write(context.Background(), "S/big.json", []byte(big), store.WriteOptions{})
 	mem.Backdate(context.Background(), "S/big.json", fixedNow.Add(-3*time.Hour))
-	hs := newHarness(t, mem, replay.DefaultConfig(), 120, 40)
+	hs := newHarness(t, mem, rules.DefaultConfig(), 120, 40)
 	hs.press("Y")
 	hs.shows("not copied: the payload is over 256.0 KiB")
 	if hs.clip.String() != "" {

@@ -9,7 +9,7 @@ import (
 	"testing"
 
 	"github.com/deadletter/deadletter/internal/textfmt"
-	"github.com/deadletter/deadletter/replay"
+	"github.com/deadletter/deadletter/replay/rules"
 	"github.com/deadletter/deadletter/store"
 )
 
@@ -26,7 +26,7 @@ func cursorLines(s string) []string {
 
 // strandedOrder is the stranded pane as the table sorts it by default (oldest first, then by name), worked out
 // here from the listing rather than asked of the table.
-func strandedOrder(t *testing.T, c store.Container, cfg replay.Config) []string {
+func strandedOrder(t *testing.T, c store.Container, cfg rules.Config) []string {
 	t.Helper()
 	l, err := store.ListAll(context.Background(), c)
 	if err != nil {
@@ -34,7 +34,7 @@ func strandedOrder(t *testing.T, c store.Container, cfg replay.Config) []string 
 	}
 	var items []store.BlobInfo
 	for _, bi := range l.Blobs {
-		if cfg.MakeItem(bi, fixedNow).Pane == replay.PaneStranded {
+		if cfg.MakeItem(bi, fixedNow).Pane == rules.PaneStranded {
 			items = append(items, bi)
 		}
 	}
@@ -67,7 +67,7 @@ func TestTheTableScrollsWithItsCursor(t *testing.T) {
 		s := hs.screen()
 		cur := cursorLines(s)
 		// The table cuts names in the middle: the file's first six characters start the NAME cell.
-		want := textfmt.Printable(replay.FileOf(order[i]))[:6]
+		want := textfmt.Printable(rules.FileOf(order[i]))[:6]
 		if len(cur) != 1 || !strings.Contains(cur[0], want) {
 			t.Fatalf("after %s the cursor should be on row %d (%s): cursor lines %q\n%s", after, i, order[i], cur, s)
 		}
@@ -138,7 +138,7 @@ func TestTheResultsScrollWithTheirCursor(t *testing.T) {
 		s := hs.shows(fmt.Sprintf("result %d of %d", i+1, n))
 		cur := cursorLines(s)
 		name := hs.m.results.results[i].Name
-		if len(cur) != 1 || !strings.Contains(s, textfmt.Printable(replay.FileOf(name))[:8]) {
+		if len(cur) != 1 || !strings.Contains(s, textfmt.Printable(rules.FileOf(name))[:8]) {
 			t.Fatalf("result %d (%s): cursor lines %q\n%s", i, name, cur, s)
 		}
 	}

@@ -8,7 +8,7 @@ import (
 	tea "github.com/charmbracelet/bubbletea"
 	"github.com/deadletter/deadletter/internal/present"
 	"github.com/deadletter/deadletter/internal/textfmt"
-	"github.com/deadletter/deadletter/replay"
+	"github.com/deadletter/deadletter/replay/rules"
 )
 
 // tableColumns are the table's columns, as data (internal/present): what each shows, how much room it wants and
@@ -37,7 +37,7 @@ const markWidth = 3
 // the snapshot), a cursor and an offset. Only the rows on screen are ever rendered. Its keys act on what it shows:
 // the selection, else the row under the cursor.
 type table struct {
-	pane     replay.Pane
+	pane     rules.Pane
 	order    []int // every item of the pane, sorted
 	pending  []int // items that arrived since the last flush, not yet sorted in
 	rows     []int // the ones that pass the filter, in order
@@ -62,8 +62,8 @@ type table struct {
 	filtered, filterErr string
 
 	e    *env
-	snap *replay.Snapshot // the root's, which its rows index; the table only reads it
-	cfg  replay.Config
+	snap *rules.Snapshot // the root's, which its rows index; the table only reads it
+	cfg  rules.Config
 	st   *Styles
 	head struct{ key, line string } // the painted column header, kept until the widths or the sort change
 	keys *scope
@@ -72,7 +72,7 @@ type table struct {
 // rowFilter is the filter a table shows rows through (nil: every row).
 type rowFilter func(item int) bool
 
-func newTable(p replay.Pane, e *env) *table {
+func newTable(p rules.Pane, e *env) *table {
 	// Oldest first: the blob closest to being lost is the one to look at.
 	t := &table{pane: p, selected: map[string]bool{}, sortBy: "age", desc: true, e: e, snap: e.snap, cfg: e.cfg, st: e.st}
 	t.keys = t.scope()
@@ -155,7 +155,7 @@ func (t *table) drainOff() string {
 	switch {
 	case t.e.readOnly:
 		return readOnlyWhy
-	case t.pane != replay.PaneStranded:
+	case t.pane != rules.PaneStranded:
 		return "drain applies to stranded blobs (press 1 for the stranded pane)"
 	}
 	return t.emptyOff()
@@ -165,7 +165,7 @@ func (t *table) restoreOff() string {
 	switch {
 	case t.e.readOnly:
 		return readOnlyWhy
-	case t.pane != replay.PaneQuarantine:
+	case t.pane != rules.PaneQuarantine:
 		return "restore applies to quarantined blobs (press 2 for the quarantine pane)"
 	}
 	return t.emptyOff()
@@ -175,7 +175,7 @@ func (t *table) ackOff() string {
 	switch {
 	case t.e.readOnly:
 		return readOnlyWhy
-	case t.pane == replay.PaneArchived:
+	case t.pane == rules.PaneArchived:
 		return "an ack means nothing for the replay's archived records"
 	case !canAck(t.e):
 		return "this container cannot keep acknowledgements"
@@ -247,8 +247,8 @@ func (t *table) copyJSON() tea.Cmd {
 
 // targets are what an action takes: the selection (in the order shown), else the row under the cursor, and the
 // words that say so.
-func (t *table) targets() ([]replay.Item, string) {
-	var sel []replay.Item
+func (t *table) targets() ([]rules.Item, string) {
+	var sel []rules.Item
 	for _, i := range t.rows {
 		if it := t.snap.Items[i]; t.selected[it.Name] {
 			sel = append(sel, *it)
@@ -262,7 +262,7 @@ func (t *table) targets() ([]replay.Item, string) {
 		return sel, limit
 	}
 	if it, ok := t.current(); ok {
-		return []replay.Item{*it}, "the row under the cursor (space selects more; ctrl+a every row shown)"
+		return []rules.Item{*it}, "the row under the cursor (space selects more; ctrl+a every row shown)"
 	}
 	return nil, ""
 }
@@ -447,7 +447,7 @@ func (t *table) move(n int) {
 }
 
 // current is the item under the cursor.
-func (t *table) current() (*replay.Item, bool) {
+func (t *table) current() (*rules.Item, bool) {
 	if t.cursor >= len(t.rows) || t.rows[t.cursor] >= len(t.snap.Items) {
 		return nil, false // (positions from before a sweep: the reset that follows it fixes them)
 	}
@@ -526,7 +526,7 @@ func (t *table) row(b *strings.Builder, cells []string, idx, row int) []string {
 		paint = st.paint.cursor
 	case t.selected[it.Name]:
 		paint = st.paint.chose
-	case r.Alerts.Acked || r.Alerts.Handled || it.Pane == replay.PaneArchived:
+	case r.Alerts.Acked || r.Alerts.Handled || it.Pane == rules.PaneArchived:
 		paint = st.paint.dim
 	case r.Alerts.Expiring:
 		paint = st.paint.alert

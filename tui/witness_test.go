@@ -5,16 +5,16 @@ import (
 	"testing"
 	"time"
 
-	"github.com/deadletter/deadletter/replay"
+	"github.com/deadletter/deadletter/replay/rules"
 )
 
 // fixedWitness answers the same report every time, and counts how often it was asked.
 type fixedWitness struct {
-	rep   replay.WitnessReport
+	rep   rules.WitnessReport
 	asked chan struct{}
 }
 
-func (f *fixedWitness) Witness(context.Context, time.Time) replay.WitnessReport {
+func (f *fixedWitness) Witness(context.Context, time.Time) rules.WitnessReport {
 	f.asked <- struct{}{}
 	return f.rep
 }
@@ -24,8 +24,8 @@ func (f *fixedWitness) Witness(context.Context, time.Time) replay.WitnessReport 
 // whatever the case.
 func TestHandlerColumnAndDrainSayEventGrid(t *testing.T) {
 	mem, cfg := fixture(t, 40)
-	w := &fixedWitness{asked: make(chan struct{}, 16), rep: replay.WitnessReport{Source: "test", AsOf: fixedNow.Truncate(time.Minute), Window: 15 * time.Minute,
-		Handlers: []replay.HandlerHealth{{Subscription: "push-notifications", Verdict: replay.HandlerFailing, Failed: 12, FailedBy: map[string]int64{"Busy": 12}}}}}
+	w := &fixedWitness{asked: make(chan struct{}, 16), rep: rules.WitnessReport{Source: "test", AsOf: fixedNow.Truncate(time.Minute), Window: 15 * time.Minute,
+		Handlers: []rules.HandlerHealth{{Subscription: "push-notifications", Verdict: rules.HandlerFailing, Failed: 12, FailedBy: map[string]int64{"Busy": 12}}}}}
 	hs := newHarness(t, mem, cfg, 160, 40, func(o *Options) { o.Witness = w })
 	if len(w.asked) != 1 {
 		t.Fatalf("the witness was asked %d times by the first refresh, want once", len(w.asked))

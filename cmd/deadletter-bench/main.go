@@ -43,6 +43,7 @@ import (
 	"github.com/deadletter/deadletter/internal/scenario"
 	"github.com/deadletter/deadletter/internal/twin"
 	"github.com/deadletter/deadletter/replay"
+	"github.com/deadletter/deadletter/replay/rules"
 	"github.com/deadletter/deadletter/store"
 	"github.com/deadletter/deadletter/store/azureblob"
 	"github.com/deadletter/deadletter/store/dirstore"
@@ -264,7 +265,7 @@ func (a *azurite) ours(name string) *azureblob.Container {
 func seed(ctx context.Context, c *container.Client, n int) []string {
 	_, err := c.Create(ctx, nil)
 	must(err)
-	gen := scenario.NewBulk(1, time.Now(), replay.DefaultConfig())
+	gen := scenario.NewBulk(1, time.Now(), rules.DefaultConfig())
 	names := make([]string, n)
 	bodies := make([][]byte, n)
 	for i := range names {
@@ -319,7 +320,7 @@ func phaseRead() []row {
 	rawC := az.raw(name)
 	fmt.Fprintf(os.Stderr, "seeding %d blobs…\n", *nList)
 	names := seed(ctx, rawC, max(*nList, *nHydrate))
-	cfg := replay.DefaultConfig()
+	cfg := rules.DefaultConfig()
 	cfg.Handlers = scenario.IncidentRegister
 	ours := az.ours(name)
 
@@ -333,7 +334,7 @@ func phaseRead() []row {
 }
 
 // benchRefresh times a full listing, raw against ours, in alternating rounds.
-func benchRefresh(ctx context.Context, rawC *container.Client, ours store.Container, cfg replay.Config) (rawList, ourList []time.Duration) {
+func benchRefresh(ctx context.Context, rawC *container.Client, ours store.Container, cfg rules.Config) (rawList, ourList []time.Duration) {
 	// A 50,000-blob listing on Azurite swings by ±15% between identical runs (an A/B of two transports on one
 	// instance showed no difference beyond that): five alternating rounds, like hydrate.
 	for r := 0; r < noisyRounds(); r++ {
@@ -362,7 +363,7 @@ func benchRefresh(ctx context.Context, rawC *container.Client, ours store.Contai
 }
 
 // benchHydrate times downloading and parsing hyd, raw (at its best concurrency) against ours.
-func benchHydrate(ctx context.Context, rawC *container.Client, ours store.Container, cfg replay.Config, hyd []string) (rawHyd, ourHyd []time.Duration, bestC int) {
+func benchHydrate(ctx context.Context, rawC *container.Client, ours store.Container, cfg rules.Config, hyd []string) (rawHyd, ourHyd []time.Duration, bestC int) {
 	rawDownload := func(c int) time.Duration {
 		return timeIt(func() {
 			parallel(len(hyd), c, func(i int) {
@@ -436,7 +437,7 @@ func phaseDrain() row {
 	rawC := az.raw(name)
 	fmt.Fprintf(os.Stderr, "seeding %d blobs…\n", *nDrain)
 	names := seed(ctx, rawC, *nDrain)
-	cfg := replay.DefaultConfig()
+	cfg := rules.DefaultConfig()
 	cfg.TTL = time.Second // Azure cannot backdate: a blob strands a second after its last write
 	ours := az.ours(name)
 	strand := func() { time.Sleep(2 * time.Second) }
@@ -471,10 +472,10 @@ func phaseDrain() row {
 			fail("%d of %d blobs stranded before our drain", len(targets), len(names))
 		}
 		ourD = append(ourD, timeIt(func() {
-			res, err := replay.Drain(ctx, ours, cfg, targets, replay.DrainOptions{Concurrency: *conc})
+			res, err := replay.Drain(ctx, ours, cfg, targets, rules.DrainOptions{Concurrency: *conc})
 			must(err)
 			for _, r := range res {
-				if r.Outcome != replay.OutcomeDrained {
+				if r.Outcome != rules.OutcomeDrained {
 					fail("drain %s: %s %s", r.Name, r.Outcome, present.Reason(r.Reason, present.ForceFlag))
 				}
 			}
@@ -503,7 +504,7 @@ func phaseRSS() row {
 	dir, err := os.MkdirTemp("", "deadletter-rss-")
 	must(err)
 	defer os.RemoveAll(dir)
-	gen := scenario.NewBulk(2, time.Now(), replay.DefaultConfig())
+	gen := scenario.NewBulk(2, time.Now(), rules.DefaultConfig())
 	for i := 0; i < *nRSS; i++ {
 		name, body := gen.Next()
 		name = strings.Replace(name, ".json", fmt.Sprintf("-%d.json", i), 1)
@@ -525,7 +526,7 @@ func holdAndReport(dir string) {
 	ctx := context.Background()
 	d, err := dirstore.Open(dir)
 	must(err)
-	cfg := replay.DefaultConfig()
+	cfg := rules.DefaultConfig()
 	cfg.Handlers = scenario.IncidentRegister
 	l := replay.NewLoader(d, cfg)
 	s, err := l.List(ctx)
@@ -558,12 +559,12 @@ func holdAndReport(dir string) {
 func phaseDashboard() []row {
 	ctx := context.Background()
 	mem := storetest.NewMem(time.Now())
-	gen := scenario.NewBulk(3, time.Now(), replay.DefaultConfig())
+	gen := scenario.NewBulk(3, time.Now(), rules.DefaultConfig())
 	for i := 0; i < *nRows; i++ {
 		name, body := gen.Next()
 		mem.Write(ctx, strings.Replace(name, ".json", fmt.Sprintf("-%d.json", i), 1), body, store.WriteOptions{})
 	}
-	cfg := replay.DefaultConfig()
+	cfg := rules.DefaultConfig()
 	cfg.Handlers = scenario.IncidentRegister
 	l := replay.NewLoader(mem, cfg)
 	s, err := l.List(ctx)

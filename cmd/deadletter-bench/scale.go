@@ -22,6 +22,7 @@ import (
 	"github.com/deadletter/deadletter/internal/scenario"
 	"github.com/deadletter/deadletter/internal/twin"
 	"github.com/deadletter/deadletter/replay"
+	"github.com/deadletter/deadletter/replay/rules"
 	"github.com/deadletter/deadletter/store/dirstore"
 	"github.com/deadletter/deadletter/tui"
 	"github.com/muesli/termenv"
@@ -140,7 +141,7 @@ func phaseScale() []row {
 
 // writeDir fills a directory with n small dead letters, written straight to files (setup, not measured).
 func writeDir(dir string, n int) {
-	gen := scenario.NewBulk(5, time.Now(), replay.DefaultConfig())
+	gen := scenario.NewBulk(5, time.Now(), rules.DefaultConfig())
 	names := make([]string, n)
 	bodies := make([][]byte, n)
 	for i := range names {
@@ -163,7 +164,7 @@ func writeDir(dir string, n int) {
 func scaleReport(dir string) {
 	d, err := dirstore.Open(dir)
 	must(err)
-	cfg := replay.DefaultConfig()
+	cfg := rules.DefaultConfig()
 	cfg.Handlers = scenario.IncidentRegister
 	l := replay.NewLoader(d, cfg)
 	l.Concurrency = 1 // reading payloads competes with the listing; the figures here are the listing's
@@ -225,7 +226,7 @@ func scaleAzure() row {
 	fmt.Fprintf(os.Stderr, "seeding %d blobs on Azurite…\n", *nScaleAzure)
 	seed(ctx, az.raw(name), *nScaleAzure)
 	rawList := timeIt(func() { rawListAll(ctx, az.raw(name), *nScaleAzure) })
-	cfg := replay.DefaultConfig()
+	cfg := rules.DefaultConfig()
 	cfg.Handlers = scenario.IncidentRegister
 	first := timeIt(func() {
 		db := newDashboard(replay.NewLoader(az.ours(name), cfg), 160, 48)
@@ -252,12 +253,12 @@ func twinFromReport(dir string) {
 	must(os.Setenv("XDG_STATE_HOME", filepath.Join(work, "state")))
 	d, err := dirstore.Open(dir)
 	must(err)
-	cfg := replay.DefaultConfig()
+	cfg := rules.DefaultConfig()
 	cfg.Handlers = scenario.IncidentRegister
 	start := time.Now()
 	snap, err := replay.NewLoader(d, cfg).List(ctx)
 	must(err)
-	blobs, script := twin.SnapshotOf(snap, cfg, replay.WitnessReport{})
+	blobs, script := twin.SnapshotOf(snap, cfg, rules.WitnessReport{})
 	tw, err := twin.StartFrom(ctx, filepath.Join(work, "twin"), twin.From{Source: d, Describe: "directory " + dir, Blobs: blobs, Now: snap.Now,
 		Config: cfg, Script: script})
 	f := twinFromFigures{Took: time.Since(start), RSSMB: peakRSSMB()}

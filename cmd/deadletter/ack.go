@@ -9,6 +9,7 @@ import (
 	"github.com/deadletter/deadletter/internal/record"
 	"github.com/deadletter/deadletter/internal/textfmt"
 	"github.com/deadletter/deadletter/replay"
+	"github.com/deadletter/deadletter/replay/rules"
 	"github.com/spf13/cobra"
 )
 
@@ -71,7 +72,7 @@ func (a *app) runAck(cmd *cobra.Command, names []string, o *ackOptions) error {
 		return replay.ErrReadOnly
 	}
 	if o.by == "" {
-		o.by = replay.DefaultAckBy()
+		o.by = defaultAckBy()
 	}
 	ctx := cmd.Context()
 	snap, l, cfg, err := a.g.listed(ctx)
@@ -120,10 +121,10 @@ func (a *app) runAck(cmd *cobra.Command, names []string, o *ackOptions) error {
 }
 
 // ackTaken is what an ack takes: the named blobs (and the names that match nothing), or every blob --filter keeps.
-func (a *app) ackTaken(ctx context.Context, l *replay.Loader, cfg replay.Config, snap *replay.Snapshot, names []string, f *blobFilter) ([]replay.Item, []replay.Result, error) {
-	var items []replay.Item
+func (a *app) ackTaken(ctx context.Context, l *replay.Loader, cfg rules.Config, snap *rules.Snapshot, names []string, f *blobFilter) ([]rules.Item, []rules.Result, error) {
+	var items []rules.Item
 	if f.query != "" {
-		keep := f.selectBy(ctx, l, cfg, snap, func(*replay.Item) bool { return true })
+		keep := f.selectBy(ctx, l, cfg, snap, func(*rules.Item) bool { return true })
 		for i := range snap.Items {
 			if keep(snap.Items[i]) {
 				items = append(items, *snap.Items[i])

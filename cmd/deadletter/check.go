@@ -10,6 +10,7 @@ import (
 	"github.com/deadletter/deadletter/internal/present"
 	"github.com/deadletter/deadletter/internal/textfmt"
 	"github.com/deadletter/deadletter/replay"
+	"github.com/deadletter/deadletter/replay/rules"
 	"github.com/spf13/cobra"
 )
 
@@ -18,7 +19,7 @@ type monitorFlags struct {
 	maxQuarantine int
 	ignoreAcks    bool
 	// witness is Event Grid's witness the command reads beside each look (nil: none configured).
-	witness replay.Witness
+	witness rules.Witness
 }
 
 // lookTimeout bounds a command that looks (check, each pass of watch, ls, show) unless --timeout says otherwise:
@@ -33,10 +34,10 @@ func (f *monitorFlags) register(cmd *cobra.Command) {
 }
 
 // apply sets what the flags change in the rules.
-func (f *monitorFlags) apply(cfg *replay.Config) { cfg.IgnoreAcks = f.ignoreAcks }
+func (f *monitorFlags) apply(cfg *rules.Config) { cfg.IgnoreAcks = f.ignoreAcks }
 
-func (f *monitorFlags) checkOptions() replay.CheckOptions {
-	return replay.CheckOptions{MaxQuarantine: f.maxQuarantine, Names: true}
+func (f *monitorFlags) checkOptions() rules.CheckOptions {
+	return rules.CheckOptions{MaxQuarantine: f.maxQuarantine, Names: true}
 }
 
 type checkOptions struct {
@@ -70,21 +71,21 @@ Acknowledged blobs (deadletter ack) and copies the replay already handled raise 
 // to the checker (and to also, when set: watch's metrics), and then it is dropped — a check of a million blobs
 // holds what its findings name, not the container. A pass that could not see everything is an error, never a
 // partial picture: a check must not call a container it could not read healthy.
-func look(ctx context.Context, l *replay.Loader, o replay.CheckOptions, also func([]replay.Item, time.Time), w replay.Witness) (replay.Report, error) {
+func look(ctx context.Context, l *replay.Loader, o rules.CheckOptions, also func([]rules.Item, time.Time), w rules.Witness) (rules.Report, error) {
 	witness := startWitness(ctx, w) // beside the listing: Azure Monitor never holds it up beyond its own bound
 	twins, err := l.Twins(ctx)
 	if err != nil {
-		return replay.Report{}, couldNotLook(ctx, err)
+		return rules.Report{}, couldNotLook(ctx, err)
 	}
 	k := l.Config.NewChecker(o)
 	var failed, unread []string
-	err = l.Stream(ctx, func(items []replay.Item, now time.Time) error {
+	err = l.Stream(ctx, func(items []rules.Item, now time.Time) error {
 		twins.Mark(items)
-		hydrate(ctx, l, items, func(it *replay.Item) bool { return it.Pane != replay.PaneArchived })
+		hydrate(ctx, l, items, func(it *rules.Item) bool { return it.Pane != rules.PaneArchived })
 		for i := range items {
 			it := &items[i]
 			switch {
-			case it.Pane == replay.PaneArchived:
+			case it.Pane == rules.PaneArchived:
 			case it.ReadFailed:
 				failed = append(failed, it.Name+": "+it.ReadErr)
 			case it.Unread():
@@ -112,9 +113,9 @@ func look(ctx context.Context, l *replay.Loader, o replay.CheckOptions, also fun
 		if len(unread) > 0 {
 			first = fmt.Sprintf(": %d payload(s) not read, the first %s", len(unread), unread[0])
 		}
-		return replay.Report{}, fmt.Errorf("%s before the whole container was read, so the check is incomplete%s", why, first)
+		return rules.Report{}, fmt.Errorf("%s before the whole container was read, so the check is incomplete%s", why, first)
 	case err != nil:
-		return replay.Report{}, couldNotLook(ctx, err)
+		return rules.Report{}, couldNotLook(ctx, err)
 	case len(failed) > 0:
 		// The listing is whole: the report holds every blob, those whose payload could not be read as unknowns.
 		r := k.Report()
@@ -190,7 +191,7 @@ func (a *app) runCheck(cmd *cobra.Command, o *checkOptions) error {
 
 // printCheck says the report for a person: every finding with its first names, what acknowledgements silence or
 // only annotate, and the acks that were ignored.
-func (a *app) printCheck(container string, cfg replay.Config, r replay.Report) {
+func (a *app) printCheck(container string, cfg rules.Config, r rules.Report) {
 	w := a.io.out
 	kept := ""
 	if r.Handled+r.Acked > 0 {
@@ -234,7 +235,7 @@ func (a *app) printCheck(container string, cfg replay.Config, r replay.Report) {
 }
 
 // printAcked lists a finding's acknowledged blobs (counted says they still count in it).
-func printAcked(w io.Writer, f replay.Finding, counted bool) {
+func printAcked(w io.Writer, f rules.Finding, counted bool) {
 	if len(f.Acked) == 0 {
 		return
 	}
@@ -249,16 +250,16 @@ func printAcked(w io.Writer, f replay.Finding, counted bool) {
 }
 
 // listCommand is where the rest of a finding's blobs are listed.
-func listCommand(k replay.FindingKind) string {
+func listCommand(k rules.FindingKind) string {
 	if p, ok := k.Pane(); ok {
 		return "deadletter ls --pane " + p.String()
 	}
 	return "deadletter check --json"
 }
 
-func paneCounts(m map[replay.Pane]int) string {
+func paneCounts(m map[rules.Pane]int) string {
 	var parts []string
-	for _, p := range replay.Panes {
+	for _, p := range rules.Panes {
 		parts = append(parts, fmt.Sprintf("%d %s", m[p], p))
 	}
 	return strings.Join(parts, ", ")

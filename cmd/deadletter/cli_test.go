@@ -16,6 +16,7 @@ import (
 	"github.com/deadletter/deadletter/internal/present"
 	"github.com/deadletter/deadletter/internal/scenario"
 	"github.com/deadletter/deadletter/replay"
+	"github.com/deadletter/deadletter/replay/rules"
 	"github.com/deadletter/deadletter/store"
 	"github.com/deadletter/deadletter/store/dirstore"
 	"github.com/deadletter/deadletter/store/storetest"
@@ -511,7 +512,7 @@ func TestFilterFlagSelectsWhatTheDashboardShows(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		cfg := replay.DefaultConfig()
+		cfg := rules.DefaultConfig()
 		cfg.Handlers = scenario.IncidentRegister
 		l := replay.NewLoader(c, cfg)
 		snap, err := l.List(context.Background())
@@ -519,7 +520,7 @@ func TestFilterFlagSelectsWhatTheDashboardShows(t *testing.T) {
 			t.Fatal(err)
 		}
 		l.HydrateWhere(context.Background(), snap, nil)
-		parsed, err := replay.ParseFilter(q)
+		parsed, err := rules.ParseFilter(q)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -539,7 +540,7 @@ func TestFilterFlagSelectsWhatTheDashboardShows(t *testing.T) {
 		}
 		// The actions select the same, in their panes: drain the stranded blobs shown, restore --all the
 		// quarantined ones (their dry runs name every blob taken, left ones with their reasons), ack all shown.
-		inPane := func(p replay.Pane) map[string]bool {
+		inPane := func(p rules.Pane) map[string]bool {
 			m := map[string]bool{}
 			for i := range snap.Items {
 				if want[snap.Items[i].Name] && snap.Items[i].Pane == p {
@@ -552,8 +553,8 @@ func TestFilterFlagSelectsWhatTheDashboardShows(t *testing.T) {
 			want map[string]bool
 			args []string
 		}{
-			{inPane(replay.PaneStranded), []string{"drain", "--dry-run"}},
-			{inPane(replay.PaneQuarantine), []string{"restore", "--all", "--dry-run"}},
+			{inPane(rules.PaneStranded), []string{"drain", "--dry-run"}},
+			{inPane(rules.PaneQuarantine), []string{"restore", "--all", "--dry-run"}},
 		} {
 			out, errs, _ := runCmd(t, append(c.args, "--dir", dir, "--handlers", handlers, "--filter", q, "--json")...)
 			if names := resultNames(t, out); !maps.Equal(names, c.want) {
@@ -563,9 +564,9 @@ func TestFilterFlagSelectsWhatTheDashboardShows(t *testing.T) {
 	}
 	// ack --filter (it writes, so once, last): every blob the filter shows, in any pane.
 	q := "sub:=WEBHOOKS -is:handled"
-	parsed, _ := replay.ParseFilter(q)
+	parsed, _ := rules.ParseFilter(q)
 	c, _ := dirstore.Open(dir)
-	cfg := replay.DefaultConfig()
+	cfg := rules.DefaultConfig()
 	cfg.Handlers = scenario.IncidentRegister
 	l := replay.NewLoader(c, cfg)
 	snap, _ := l.List(context.Background())

@@ -11,7 +11,7 @@ import (
 
 	"github.com/deadletter/deadletter/internal/present"
 	"github.com/deadletter/deadletter/internal/textfmt"
-	"github.com/deadletter/deadletter/replay"
+	"github.com/deadletter/deadletter/replay/rules"
 	"github.com/mattn/go-isatty"
 	"github.com/spf13/cobra"
 )
@@ -24,7 +24,7 @@ type actionFlags struct {
 	concurrency int
 	// passedBy tells the results an action left on purpose without being asked for them (a drain of every
 	// stranded blob passing a crash blob by): said in a note, they do not make the exit 3.
-	passedBy func(replay.Result) bool
+	passedBy func(rules.Result) bool
 	// force is how the results tell the operator to lift a refusal (--force on a named blob, by default).
 	forceHow present.Force
 }
@@ -37,7 +37,7 @@ func (f *actionFlags) register(cmd *cobra.Command, dryRun bool) {
 	}
 	fs.BoolVarP(&f.yes, "yes", "y", false, "do not ask for confirmation (required when not on a terminal)")
 	f.out = declareOutput(cmd, outText, outWide, outJSON).fitted()
-	fs.IntVar(&f.concurrency, "concurrency", replay.DefaultConcurrency, "blobs handled at once")
+	fs.IntVar(&f.concurrency, "concurrency", rules.DefaultConcurrency, "blobs handled at once")
 }
 
 func (f *actionFlags) validate() error { return positiveInt("concurrency", f.concurrency) }
@@ -79,14 +79,14 @@ func (a *app) confirm(f actionFlags, question string) error {
 }
 
 // progress prints one updating line on stderr per finished blob, on a terminal.
-func (a *app) progress(total int, dryRun bool) func(replay.Result) {
+func (a *app) progress(total int, dryRun bool) func(rules.Result) {
 	f, ok := fileOf(a.io.err)
 	if !ok || !isatty.IsTerminal(f.Fd()) {
 		return nil
 	}
 	var mu sync.Mutex
-	tally, done := replay.Tally{}, 0
-	return func(r replay.Result) {
+	tally, done := rules.Tally{}, 0
+	return func(r rules.Result) {
 		mu.Lock()
 		defer mu.Unlock()
 		done++
@@ -100,7 +100,7 @@ func (a *app) progress(total int, dryRun bool) func(replay.Result) {
 }
 
 // countWhere counts the results that match (none when match is nil).
-func countWhere(res []replay.Result, match func(replay.Result) bool) int {
+func countWhere(res []rules.Result, match func(rules.Result) bool) int {
 	n := 0
 	for _, r := range res {
 		if match != nil && match(r) {
@@ -114,8 +114,8 @@ func countWhere(res []replay.Result, match func(replay.Result) bool) int {
 // every blob asked for was done; 1 when one failed; 3 when none failed but one was not done — refused, too young,
 // already handled, untriggerable, changed or gone since it was listed, not found; 130 when a signal stopped the
 // run (after the report: what was done is said first).
-func (a *app) reportResults(ctx context.Context, f actionFlags, res []replay.Result, ready ...resultsJSON) error {
-	tally := replay.TallyOf(res)
+func (a *app) reportResults(ctx context.Context, f actionFlags, res []rules.Result, ready ...resultsJSON) error {
+	tally := rules.TallyOf(res)
 	if f.out.json() {
 		out := toResultsJSON(f.dryRun, res, f.forceHow)
 		out.Estate = text(a.estate())
@@ -146,7 +146,7 @@ func (a *app) reportResults(ctx context.Context, f actionFlags, res []replay.Res
 	switch {
 	case wasInterrupted(ctx):
 		return exitCode{code: exitInterrupted, err: errors.New("interrupted: blobs not reached were left untouched (cancelled)")}
-	case tally[replay.OutcomeFailed] > 0:
+	case tally[rules.OutcomeFailed] > 0:
 		return exitCode{code: exitFindings}
 	}
 	for _, r := range res {

@@ -14,6 +14,7 @@ import (
 	"github.com/deadletter/deadletter/internal/textfmt"
 	"github.com/deadletter/deadletter/internal/twin"
 	"github.com/deadletter/deadletter/replay"
+	"github.com/deadletter/deadletter/replay/rules"
 	"github.com/deadletter/deadletter/store/dirstore"
 	"github.com/deadletter/deadletter/tui"
 	"github.com/mattn/go-isatty"
@@ -28,7 +29,7 @@ type dashboardOptions struct {
 }
 
 func (a *app) dashboardFlags(root *cobra.Command) *dashboardOptions {
-	o := &dashboardOptions{interval: replay.DefaultInterval, concurrency: replay.DefaultConcurrency}
+	o := &dashboardOptions{interval: rules.DefaultInterval, concurrency: rules.DefaultConcurrency}
 	o.register(root)
 	root.Flags().BoolVar(&o.allContexts, "all-contexts", false, "open on a summary of every context of the config file (enter opens one; : comes back)")
 	return o
@@ -118,7 +119,7 @@ func (a *app) lookContext(cmd *cobra.Command) func(ctx context.Context, name str
 		}
 		pass, cancel := context.WithTimeout(ctx, timeout)
 		defer cancel()
-		r, err := look(pass, o.l, replay.CheckOptions{}, nil, nil)
+		r, err := look(pass, o.l, rules.CheckOptions{}, nil, nil)
 		if err != nil {
 			row.Err = couldNotLook(pass, err).Error()
 			return row
@@ -147,8 +148,8 @@ func (a *app) openDashboard(cmd *cobra.Command, o *dashboardOptions, with ...fun
 		return err
 	}
 	o.apply(&l.Config)
-	opt := tui.Options{Loader: l, Check: replay.CheckOptions{MaxQuarantine: o.maxQuarantine}, ReadOnly: a.g.readOnly,
-		Interval: o.interval, Concurrency: o.concurrency, Witness: a.witnessOf(cmd.Context())}
+	opt := tui.Options{Loader: l, Check: rules.CheckOptions{MaxQuarantine: o.maxQuarantine}, ReadOnly: a.g.readOnly,
+		Interval: o.interval, Concurrency: o.concurrency, Witness: a.witnessOf(cmd.Context()), By: defaultAckBy()}
 	if s := a.setAside; s != "" {
 		opt.Banner = func() string { return s } // the header says whose container this is, and whose it is not
 	}
@@ -181,7 +182,7 @@ type demoOptions struct {
 }
 
 func (a *app) demoCmd() *cobra.Command {
-	o := &demoOptions{dashboardOptions: dashboardOptions{interval: 2 * time.Second, concurrency: replay.DefaultConcurrency}, scenario: "incident", speed: 60}
+	o := &demoOptions{dashboardOptions: dashboardOptions{interval: 2 * time.Second, concurrency: rules.DefaultConcurrency}, scenario: "incident", speed: 60}
 	cmd := &cobra.Command{
 		Use:   "demo",
 		Short: "rehearse an incident: a simulated estate with its clock running, and the dashboard on it",

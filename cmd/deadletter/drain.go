@@ -8,6 +8,7 @@ import (
 	"github.com/deadletter/deadletter/internal/record"
 	"github.com/deadletter/deadletter/internal/textfmt"
 	"github.com/deadletter/deadletter/replay"
+	"github.com/deadletter/deadletter/replay/rules"
 	"github.com/deadletter/deadletter/store"
 	"github.com/spf13/cobra"
 )
@@ -35,7 +36,7 @@ holds all their events) are skipped as handled: draining them would republish th
 them and pass --include-handled to drain them anyway. Blobs the replay function crashes on (nested too deep to
 serialize) are left as crash: a drain only makes it throw again — name one with --force to drain it anyway. A
 drain of every stranded blob passes them by with a note (exit 0); a named one left so exits 3.`,
-		ValidArgsFunction: a.completeNames(replay.IsRoot),
+		ValidArgsFunction: a.completeNames(rules.IsRoot),
 		RunE:              func(cmd *cobra.Command, args []string) error { return a.runDrain(cmd, args, &o) },
 	}
 	o.register(cmd, true)
@@ -74,7 +75,7 @@ func (a *app) runDrain(cmd *cobra.Command, names []string, o *drainOptions) erro
 	// A drain of every stranded blob passes the crash blobs by (a cron drain must not fail forever on a blob
 	// nobody can replay); one the operator named and could not have drained is not done.
 	if len(names) == 0 {
-		o.passedBy = func(r replay.Result) bool { return r.Outcome == replay.OutcomeCrash }
+		o.passedBy = func(r rules.Result) bool { return r.Outcome == rules.OutcomeCrash }
 		o.forceHow = present.ForceByName
 	}
 	ctx := cmd.Context()
@@ -95,14 +96,14 @@ func (a *app) runDrain(cmd *cobra.Command, names []string, o *drainOptions) erro
 		// (a quarantine copy that holds all of them) are known before the question, not only at write time.
 		l.HydrateWhere(ctx, snap, take)
 	}
-	var items []replay.Item
+	var items []rules.Item
 	for i := range snap.Items {
 		if it := snap.Items[i]; take(it) {
 			items = append(items, *it)
 		}
 	}
-	slices.SortStableFunc(items, func(a, b replay.Item) int { return present.ByHour(&a, &b) }) // names said in time order
-	plan := cfg.PlanDrain(snap, items, replay.DrainOptions{IncludeHandled: o.includeHandled, Force: o.force})
+	slices.SortStableFunc(items, func(a, b rules.Item) int { return present.ByHour(&a, &b) }) // names said in time order
+	plan := cfg.PlanDrain(snap, items, rules.DrainOptions{IncludeHandled: o.includeHandled, Force: o.force})
 	wit := witness()
 	both := resultsJSON{Readiness: toReadinessJSON(plan.Readiness, wit), EventGrid: toWitnessJSON(wit)}
 	if len(items) == 0 && len(missing) == 0 {
@@ -114,7 +115,7 @@ func (a *app) runDrain(cmd *cobra.Command, names []string, o *drainOptions) erro
 		fmt.Fprintln(a.io.out, "nothing is stranded: no blob to drain")
 		return nil
 	}
-	var res []replay.Result
+	var res []rules.Result
 	if len(items) > 0 {
 		if err := a.askDrain(cfg, o, plan, wit); err != nil {
 			return err
@@ -127,7 +128,7 @@ func (a *app) runDrain(cmd *cobra.Command, names []string, o *drainOptions) erro
 		if err != nil {
 			return err
 		}
-		res, err = plan.Run(ctx, l.Container, cfg, replay.DrainOptions{DryRun: o.dryRun, Concurrency: o.concurrency,
+		res, err = replay.DrainAsPlanned(ctx, l.Container, cfg, plan, rules.DrainOptions{DryRun: o.dryRun, Concurrency: o.concurrency,
 			Progress: a.progress(len(items), o.dryRun)})
 		rec.end(ctx, res, err)
 		if err != nil {
@@ -139,11 +140,11 @@ func (a *app) runDrain(cmd *cobra.Command, names []string, o *drainOptions) erro
 
 // drainNamed resolves the names a drain was given: the ones that match nothing (reported notFound), and which
 // listed items to take — the named ones, or with no names every stranded blob.
-func (a *app) drainNamed(snap *replay.Snapshot, names []string) ([]replay.Result, func(*replay.Item) bool, error) {
+func (a *app) drainNamed(snap *rules.Snapshot, names []string) ([]rules.Result, func(*rules.Item) bool, error) {
 	if len(names) == 0 {
-		return nil, func(it *replay.Item) bool { return it.Pane == replay.PaneStranded }, nil
+		return nil, func(it *rules.Item) bool { return it.Pane == rules.PaneStranded }, nil
 	}
-	found, missing, err := resolveNamed(a.io.err, snap, a.g.container, names, replay.IsRoot)
+	found, missing, err := resolveNamed(a.io.err, snap, a.g.container, names, rules.IsRoot)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -151,12 +152,12 @@ func (a *app) drainNamed(snap *replay.Snapshot, names []string) ([]replay.Result
 	for _, n := range found {
 		named[n] = true
 	}
-	return missing, func(it *replay.Item) bool { return named[it.Name] }, nil
+	return missing, func(it *rules.Item) bool { return named[it.Name] }, nil
 }
 
 // askDrain says what the drain will do — only the blobs it will re-upload are counted — and asks.
 // Both witnesses are said, each named: the container's (the last dead letters) and Event Grid's (its metrics now).
-func (a *app) askDrain(cfg replay.Config, o *drainOptions, plan *replay.DrainPlan, wit replay.WitnessReport) error {
+func (a *app) askDrain(cfg rules.Config, o *drainOptions, plan *rules.DrainPlan, wit rules.WitnessReport) error {
 	f, items, ready, now := plan.Forecast, plan.Items, plan.Readiness, plan.Now
 	if !o.out.json() || !o.yes {
 		if f.Blobs > 0 {

@@ -69,7 +69,7 @@ func (a *app) runEdit(cmd *cobra.Command, arg string, o *editOptions) error {
 	if err != nil {
 		return err
 	}
-	rp, err := cfg.PlanRepair(ctx, l.Container, cfg.OriginalOf(b, now), edited)
+	rp, err := replay.PlanRepair(ctx, l.Container, cfg, cfg.OriginalOf(b.BlobInfo, b.Body, now), edited)
 	if err != nil {
 		return couldNotLook(ctx, err)
 	}

@@ -6,7 +6,7 @@ import (
 	"path/filepath"
 
 	"github.com/deadletter/deadletter/internal/textfmt"
-	"github.com/deadletter/deadletter/replay"
+	"github.com/deadletter/deadletter/replay/rules"
 	"github.com/deadletter/deadletter/store"
 	"github.com/deadletter/deadletter/store/dirstore"
 	"github.com/spf13/cobra"
@@ -71,7 +71,7 @@ func (a *app) runExport(cmd *cobra.Command, args []string, o *exportOptions) err
 		return err
 	}
 	var names []string
-	var missing []replay.Result
+	var missing []rules.Result
 	switch {
 	case o.all || o.filter.query != "":
 		if o.filter.needsPayload() {

@@ -13,7 +13,7 @@ import (
 
 	"github.com/deadletter/deadletter/internal/made"
 	"github.com/deadletter/deadletter/internal/present"
-	"github.com/deadletter/deadletter/replay"
+	"github.com/deadletter/deadletter/replay/rules"
 	"github.com/deadletter/deadletter/store"
 	"github.com/deadletter/deadletter/store/dirstore"
 	"github.com/deadletter/deadletter/store/storetest"
@@ -426,7 +426,7 @@ func TestActionsReportWhatTheyCannotRead(t *testing.T) {
 	if _, err := os.Stat(at("quarantine/S/2026/1/1/1/n.json")); err != nil {
 		t.Fatal("the refused copy moved")
 	}
-	others := replay.Tally{replay.OutcomeRefused: 1, replay.OutcomeFailed: 2}
+	others := rules.Tally{rules.OutcomeRefused: 1, rules.OutcomeFailed: 2}
 	if q := present.RestoreQuestion(1, others, "blob(s)"); q != "Restore 1 of 4 blob(s)? (1 refused, 2 could not be read: left where they are)" {
 		t.Fatal(q)
 	}

@@ -11,6 +11,7 @@ import (
 	"github.com/deadletter/deadletter/internal/record"
 	"github.com/deadletter/deadletter/internal/textfmt"
 	"github.com/deadletter/deadletter/replay"
+	"github.com/deadletter/deadletter/replay/rules"
 	"github.com/deadletter/deadletter/store"
 	"github.com/spf13/cobra"
 )
@@ -45,12 +46,12 @@ dashboard's filter words (matched against each record's blobs) plus who:USER and
 
 // logFilter is log's --filter: the blob query, and the who: and action: terms.
 type logFilter struct {
-	q     replay.Query
-	extra []replay.ExtraTerm
+	q     rules.Query
+	extra []rules.ExtraTerm
 }
 
 func parseLogFilter(s string) (logFilter, error) {
-	q, extra, err := replay.ParseQueryWith(s, "who", "action")
+	q, extra, err := rules.ParseQueryWith(s, "who", "action")
 	if err == nil && q.Empty() && len(extra) == 0 {
 		err = fmt.Errorf("the query holds no words")
 	}
@@ -65,7 +66,7 @@ func parseLogFilter(s string) (logFilter, error) {
 
 // matches reports whether a record passes: every who: and action: term, and — when the query has blob words —
 // at least one of its blobs (as listed now, or as its name tells where it is gone).
-func (f logFilter) matches(cfg replay.Config, snap *replay.Snapshot, r record.Record) bool {
+func (f logFilter) matches(cfg rules.Config, snap *rules.Snapshot, r record.Record) bool {
 	for _, t := range f.extra {
 		var hit bool
 		switch t.Field {
@@ -91,7 +92,7 @@ func (f logFilter) matches(cfg replay.Config, snap *replay.Snapshot, r record.Re
 			if i, ok := snap.Lookup(n); ok {
 				it = *snap.Items[i]
 			}
-			if f.q.Matches(cfg, snap.Now, &it, func() string { return replay.SearchKey(&it) }) {
+			if f.q.Matches(cfg, snap.Now, &it, func() string { return rules.SearchKey(&it) }) {
 				return true
 			}
 		}
@@ -248,7 +249,7 @@ func optTime(t *time.Time) optText {
 	return optText(rfc3339(*t))
 }
 
-func toLogJSON(ctx context.Context, snap *replay.Snapshot, h history, rs []record.Record, me record.Who) logJSON {
+func toLogJSON(ctx context.Context, snap *rules.Snapshot, h history, rs []record.Record, me record.Who) logJSON {
 	out := logJSON{Estate: text(snap.Container), Local: text(h.Local), Shared: optText(h.Shared), Records: []logRecordJSON{}}
 	for _, r := range rs {
 		in := r.Intent
@@ -279,7 +280,7 @@ func toLogJSON(ctx context.Context, snap *replay.Snapshot, h history, rs []recor
 }
 
 // printLog prints the records, newest first: a heading line each, then a line per blob with what became of it.
-func (a *app) printLog(ctx context.Context, snap *replay.Snapshot, h history, rs []record.Record, me record.Who) {
+func (a *app) printLog(ctx context.Context, snap *rules.Snapshot, h history, rs []record.Record, me record.Who) {
 	where := "record: " + h.Local
 	if h.Shared != "" {
 		where += " and " + h.Shared
@@ -348,7 +349,7 @@ type reportRecordJSON struct {
 	Error optText `json:"error,omitempty"`
 }
 
-func toReportRecord(ctx context.Context, snap *replay.Snapshot, h history, me record.Who) *reportRecordJSON {
+func toReportRecord(ctx context.Context, snap *rules.Snapshot, h history, me record.Who) *reportRecordJSON {
 	lj := toLogJSON(ctx, snap, h, h.Records, me)
 	// Oldest first: a postmortem reads in time order.
 	slices.Reverse(lj.Records)

@@ -12,6 +12,7 @@ import (
 	"github.com/deadletter/deadletter/internal/present"
 	"github.com/deadletter/deadletter/internal/textfmt"
 	"github.com/deadletter/deadletter/replay"
+	"github.com/deadletter/deadletter/replay/rules"
 	"github.com/deadletter/deadletter/store"
 	"github.com/spf13/cobra"
 )
@@ -27,7 +28,7 @@ type blobFilter struct {
 	olderThan                   time.Duration
 	// query is --filter: the dashboard's filter language (replay.ParseQuery), the same words selecting the same blobs.
 	query  string
-	parsed replay.Query
+	parsed rules.Query
 }
 
 func (f *blobFilter) flags(cmd *cobra.Command) {
@@ -48,29 +49,29 @@ func (f *blobFilter) queryFlag(cmd *cobra.Command, what string) {
 
 // selectBy reads, before anything is selected, the payloads a query on what only a payload tells needs (of the
 // blobs pool keeps), and returns the blobs of pool the filter keeps: a write never selects on an unread payload.
-func (f *blobFilter) selectBy(ctx context.Context, l *replay.Loader, cfg replay.Config, snap *replay.Snapshot, pool func(*replay.Item) bool) func(*replay.Item) bool {
+func (f *blobFilter) selectBy(ctx context.Context, l *replay.Loader, cfg rules.Config, snap *rules.Snapshot, pool func(*rules.Item) bool) func(*rules.Item) bool {
 	if f.needsPayload() {
 		l.HydrateWhere(ctx, snap, pool)
 	}
-	return func(it *replay.Item) bool { return pool(it) && f.listed(it) && f.read(cfg, it, snap.Now) }
+	return func(it *rules.Item) bool { return pool(it) && f.listed(it) && f.read(cfg, it, snap.Now) }
 }
 
 func (f *blobFilter) validate() error {
 	if f.pane != "" {
-		if _, ok := replay.ParsePane(f.pane); !ok {
+		if _, ok := rules.ParsePane(f.pane); !ok {
 			return usagef("--pane %q: want stranded, quarantine, live or archived", f.pane)
 		}
 	}
 	if f.verdict != "" {
-		if !replay.IsVerdictFilter(f.verdict) {
-			return usagef("--verdict %q: want %s", f.verdict, replay.VerdictFilterWords)
+		if !rules.IsVerdictFilter(f.verdict) {
+			return usagef("--verdict %q: want %s", f.verdict, rules.VerdictFilterWords)
 		}
 	}
 	if f.olderThan < 0 {
 		return usagef("--older-than must be ≥ 0")
 	}
 	if f.query != "" {
-		q, err := replay.ParseFilter(f.query)
+		q, err := rules.ParseFilter(f.query)
 		if err != nil {
 			return usagef("--filter: %s", textfmt.Printable(err.Error()))
 		}
@@ -80,7 +81,7 @@ func (f *blobFilter) validate() error {
 }
 
 // listed reports whether an item passes the filters that need only the listing.
-func (f *blobFilter) listed(it *replay.Item) bool {
+func (f *blobFilter) listed(it *rules.Item) bool {
 	return (f.pane == "" || it.Pane.String() == f.pane) &&
 		(f.subscription == "" || strings.EqualFold(it.Parsed.Subscription, f.subscription)) &&
 		(f.olderThan == 0 || it.Age >= f.olderThan) // (a Last-Modified ahead of the clock is a negative age: still listed)
@@ -91,8 +92,8 @@ func (f *blobFilter) listed(it *replay.Item) bool {
 func (f *blobFilter) needsPayload() bool { return f.verdict != "" || f.parsed.NeedsPayload() }
 
 // read reports whether an item (hydrated when needsPayload) passes the verdict filter and --filter.
-func (f *blobFilter) read(cfg replay.Config, it *replay.Item, now time.Time) bool {
-	if !f.parsed.Matches(cfg, now, it, func() string { return replay.SearchKey(it) }) {
+func (f *blobFilter) read(cfg rules.Config, it *rules.Item, now time.Time) bool {
+	if !f.parsed.Matches(cfg, now, it, func() string { return rules.SearchKey(it) }) {
 		return false
 	}
 	if f.verdict == "" {
@@ -149,14 +150,14 @@ func (a *app) runLs(cmd *cobra.Command, o *lsOptions) error {
 }
 
 // streamLs writes the listing as it arrives, page by page: each page's payloads are read, written and dropped.
-func (a *app) streamLs(ctx context.Context, l *replay.Loader, cfg replay.Config, o *lsOptions) error {
+func (a *app) streamLs(ctx context.Context, l *replay.Loader, cfg rules.Config, o *lsOptions) error {
 	twins, err := l.Twins(ctx)
 	if err != nil {
 		return err
 	}
 	w := a.io.out
 	first, listedAt := true, time.Time{}
-	err = l.Stream(ctx, func(items []replay.Item, now time.Time) error {
+	err = l.Stream(ctx, func(items []rules.Item, now time.Time) error {
 		listedAt = now
 		twins.Mark(items)
 		page := keep(items, o.filter.listed)
@@ -202,7 +203,7 @@ func (a *app) streamLs(ctx context.Context, l *replay.Loader, cfg replay.Config,
 	return nil
 }
 
-func keep(items []replay.Item, ok func(*replay.Item) bool) []replay.Item {
+func keep(items []rules.Item, ok func(*rules.Item) bool) []rules.Item {
 	out := items[:0]
 	for i := range items {
 		if ok(&items[i]) {
@@ -213,7 +214,7 @@ func keep(items []replay.Item, ok func(*replay.Item) bool) []replay.Item {
 }
 
 // hydrate reads the payloads of items in place (those want accepts; nil: all).
-func hydrate(ctx context.Context, l *replay.Loader, items []replay.Item, want func(*replay.Item) bool) {
+func hydrate(ctx context.Context, l *replay.Loader, items []rules.Item, want func(*rules.Item) bool) {
 	var todo []store.BlobInfo
 	at := map[string]int{}
 	for i := range items {
@@ -229,12 +230,12 @@ func hydrate(ctx context.Context, l *replay.Loader, items []replay.Item, want fu
 }
 
 // printLs prints the listing for a person: every blob, most urgent first, fitted to the terminal.
-func (a *app) printLs(ctx context.Context, l *replay.Loader, cfg replay.Config, o *lsOptions) error {
+func (a *app) printLs(ctx context.Context, l *replay.Loader, cfg rules.Config, o *lsOptions) error {
 	snap, err := l.List(ctx)
 	if err != nil {
 		return err
 	}
-	var items []replay.Item
+	var items []rules.Item
 	for _, it := range snap.Items {
 		if o.filter.listed(it) {
 			items = append(items, *it)
@@ -246,8 +247,8 @@ func (a *app) printLs(ctx context.Context, l *replay.Loader, cfg replay.Config, 
 	if ctx.Err() != nil {
 		return ctx.Err()
 	}
-	items = keep(items, func(it *replay.Item) bool { return o.filter.read(cfg, it, snap.Now) })
-	ptrs := make([]*replay.Item, len(items))
+	items = keep(items, func(it *rules.Item) bool { return o.filter.read(cfg, it, snap.Now) })
+	ptrs := make([]*rules.Item, len(items))
 	for i := range items {
 		ptrs[i] = &items[i]
 	}

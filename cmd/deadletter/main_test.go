@@ -14,7 +14,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/deadletter/deadletter/replay"
+	"github.com/deadletter/deadletter/replay/rules"
 	"github.com/deadletter/deadletter/store"
 	"github.com/deadletter/deadletter/store/dirstore"
 	"github.com/deadletter/deadletter/store/storetest"
@@ -106,7 +106,7 @@ func TestSeedLsCoversEveryPaneAndVerdict(t *testing.T) {
 		}
 		if c, ok := b["crash"].(map[string]any); ok {
 			crash++
-			if c["depth"].(float64) <= replay.CertainStackDepth || !strings.Contains(c["reason"].(string), "JSON.stringify") {
+			if c["depth"].(float64) <= rules.CertainStackDepth || !strings.Contains(c["reason"].(string), "JSON.stringify") {
 				t.Fatalf("crash %v", c)
 			}
 			got = slices.DeleteFunc(got, func(k string) bool { return k == "crash" })

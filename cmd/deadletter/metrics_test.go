@@ -15,7 +15,7 @@ import (
 	"time"
 
 	"github.com/deadletter/deadletter/internal/testkit"
-	"github.com/deadletter/deadletter/replay"
+	"github.com/deadletter/deadletter/replay/rules"
 	"github.com/deadletter/deadletter/store"
 	"github.com/deadletter/deadletter/store/dirstore"
 	"github.com/deadletter/deadletter/store/storetest"
@@ -193,7 +193,7 @@ func TestWatchMetricsOverHTTP(t *testing.T) {
 			oldest, _ = f["oldest"].(string)
 		}
 	}
-	for _, k := range replay.FindingKinds {
+	for _, k := range rules.FindingKinds {
 		if !k.OfBlobs() {
 			continue // the witness's findings count subscriptions (and the seed has no witness)
 		}
@@ -264,7 +264,7 @@ func TestWatchMetricsOverHTTP(t *testing.T) {
 		t.Fatal(err)
 	}
 	for _, bi := range listing.Blobs {
-		if !strings.HasPrefix(bi.Name, replay.QuarantinePrefix) {
+		if !strings.HasPrefix(bi.Name, rules.QuarantinePrefix) {
 			continue
 		}
 		if err := d.Delete(context.Background(), bi.Name, bi.ETag); err != nil {

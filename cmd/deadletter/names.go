@@ -12,6 +12,7 @@ import (
 	"github.com/deadletter/deadletter/internal/present"
 	"github.com/deadletter/deadletter/internal/textfmt"
 	"github.com/deadletter/deadletter/replay"
+	"github.com/deadletter/deadletter/replay/rules"
 	"github.com/deadletter/deadletter/store"
 )
 
@@ -26,7 +27,7 @@ import (
 type scope func(name string) bool
 
 func anyBlob(string) bool          { return true }
-func quarantineBlob(n string) bool { return strings.HasPrefix(n, replay.QuarantinePrefix) }
+func quarantineBlob(n string) bool { return strings.HasPrefix(n, rules.QuarantinePrefix) }
 
 // lookup is the outcome of resolving one argument.
 type lookup struct {
@@ -77,7 +78,7 @@ func printable(names []string) []string {
 const maxCandidates = 10
 
 // resolveIn resolves each argument against the names a snapshot holds.
-func resolveIn(snap *replay.Snapshot, container string, args []string, in scope) []lookup {
+func resolveIn(snap *rules.Snapshot, container string, args []string, in scope) []lookup {
 	names := make([]string, 0, len(snap.Items))
 	for i := range snap.Items {
 		names = append(names, snap.Items[i].Name)
@@ -227,7 +228,7 @@ func resolveOne(ctx context.Context, l *replay.Loader, arg, container string, in
 // that names nothing (the action goes on with the rest). An ambiguous argument stops the action: nothing is
 // touched until the operator says which blob they mean. Each fragment's full name is said on w first, so the
 // question that follows is about blobs the operator has seen named.
-func resolveNamed(w io.Writer, snap *replay.Snapshot, container string, args []string, in scope) (found []string, missing []replay.Result, err error) {
+func resolveNamed(w io.Writer, snap *rules.Snapshot, container string, args []string, in scope) (found []string, missing []rules.Result, err error) {
 	seen := map[string]bool{}
 	for _, lk := range resolveIn(snap, container, args, in) {
 		if lk.name != "" && lk.name != lk.arg && !isFullName(lk.arg) {
@@ -241,7 +242,7 @@ func resolveNamed(w io.Writer, snap *replay.Snapshot, container string, args []s
 		case lk.name == "":
 			// One line: a result is one line of the report (the candidates, already escaped, comma-separated).
 			msg := strings.ReplaceAll(strings.Replace(lk.err().Error(), ":\n  ", ": ", 1), "\n  ", ", ")
-			missing = append(missing, replay.Result{Name: lk.arg, Outcome: replay.OutcomeNotFound, Reason: replay.Reason{Kind: replay.ReasonNotFound, Err: msg}})
+			missing = append(missing, rules.Result{Name: lk.arg, Outcome: rules.OutcomeNotFound, Reason: rules.Reason{Kind: rules.ReasonNotFound, Err: msg}})
 		default:
 			seen[lk.name] = true
 			found = append(found, lk.name)

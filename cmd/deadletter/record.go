@@ -8,6 +8,7 @@ import (
 
 	"github.com/deadletter/deadletter/internal/record"
 	"github.com/deadletter/deadletter/replay"
+	"github.com/deadletter/deadletter/replay/rules"
 	"github.com/deadletter/deadletter/store"
 	"github.com/deadletter/deadletter/store/azureblob"
 	"github.com/deadletter/deadletter/tui"
@@ -102,7 +103,7 @@ func (a *app) beginRecord(ctx context.Context, cmd *cobra.Command, c store.Conta
 }
 
 // end writes the outcome. One that cannot be written is said (the action has happened).
-func (r *recording) end(ctx context.Context, res []replay.Result, failure error) {
+func (r *recording) end(ctx context.Context, res []rules.Result, failure error) {
 	if r == nil {
 		return
 	}
@@ -123,7 +124,7 @@ func (r *recording) endBlobs(ctx context.Context, blobs []record.Blob, failure e
 }
 
 // infosOf is the listed blobs of names (a name not listed: its name alone).
-func infosOf(snap *replay.Snapshot, names []string) []store.BlobInfo {
+func infosOf(snap *rules.Snapshot, names []string) []store.BlobInfo {
 	out := make([]store.BlobInfo, len(names))
 	for i, n := range names {
 		out[i] = store.BlobInfo{Name: n}

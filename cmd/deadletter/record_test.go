@@ -14,7 +14,7 @@ import (
 	"time"
 
 	"github.com/deadletter/deadletter/internal/record"
-	"github.com/deadletter/deadletter/replay"
+	"github.com/deadletter/deadletter/replay/rules"
 	"github.com/deadletter/deadletter/store"
 	"github.com/deadletter/deadletter/store/azureblob"
 	"github.com/deadletter/deadletter/store/dirstore"
@@ -39,7 +39,7 @@ func namesIn(t *testing.T, dir, prefix string) []string {
 	t.Helper()
 	var out []string
 	for _, n := range strings.Split(strings.TrimSpace(mustRun(t, "ls", "--dir", dir, "-o", "name")), "\n") {
-		if n != "" && (prefix == "" && replay.IsRoot(n) || prefix != "" && strings.HasPrefix(n, prefix)) {
+		if n != "" && (prefix == "" && rules.IsRoot(n) || prefix != "" && strings.HasPrefix(n, prefix)) {
 			out = append(out, n)
 		}
 	}
@@ -98,7 +98,7 @@ func TestTheRecordOfADrainARestoreAnAckAndAnEdit(t *testing.T) {
 			if b.ETag == "" || b.Outcome == "" {
 				t.Fatalf("%s: blob without its ETag or outcome: %+v", r.Action, b)
 			}
-			if replay.Outcome(b.Outcome).Done() && b.ETagAfter == "" && r.Action != "edit" {
+			if rules.Outcome(b.Outcome).Done() && b.ETagAfter == "" && r.Action != "edit" {
 				t.Fatalf("%s: done without the ETag after: %+v", r.Action, b)
 			}
 		}
@@ -194,7 +194,7 @@ func TestNoRecordNoAction(t *testing.T) {
 	}
 	d, _ := dirstore.Open(dir)
 	for _, n := range before {
-		if bi, _ := d.Stat(context.Background(), n); bi.Metadata[replay.MetaDrainCount] != "" {
+		if bi, _ := d.Stat(context.Background(), n); bi.Metadata[rules.MetaDrainCount] != "" {
 			t.Fatalf("%s was drained though its record could not be written", n)
 		}
 	}

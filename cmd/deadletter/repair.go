@@ -9,6 +9,7 @@ import (
 	"github.com/deadletter/deadletter/internal/present"
 	"github.com/deadletter/deadletter/internal/textfmt"
 	"github.com/deadletter/deadletter/replay"
+	"github.com/deadletter/deadletter/replay/rules"
 	"github.com/deadletter/deadletter/store"
 	"github.com/spf13/cobra"
 )
@@ -31,7 +32,7 @@ func (f *repairFlags) register(cmd *cobra.Command) {
 // repair says what the plan will do, asks, writes it, and reports — the end of edit and resubmit. keep, when
 // set, keeps the edited bytes in a file if they were not written (refused, declined, a dry run, the original
 // changed or a failure), and returns where; the file is said in the report, so no edit is lost.
-func (a *app) repair(ctx context.Context, c store.Container, cfg replay.Config, rp *replay.RepairPlan, o *repairFlags, keep func() (string, error)) error {
+func (a *app) repair(ctx context.Context, c store.Container, cfg rules.Config, rp *rules.RepairPlan, o *repairFlags, keep func() (string, error)) error {
 	estate := a.describe(c)
 	if !o.out.json() || !o.yes {
 		fmt.Fprintf(a.io.err, "%s\n", textfmt.Printable(estate))
@@ -39,7 +40,7 @@ func (a *app) repair(ctx context.Context, c store.Container, cfg replay.Config, 
 			fmt.Fprintf(a.io.err, "  %s\n", line)
 		}
 	}
-	var r replay.Result
+	var r rules.Result
 	var err error
 	if rp.Refused() && (!o.force || !rp.Refusal.Forceable || rp.Target == "") {
 		r, err = replay.Repair(ctx, c, *rp, replay.RepairOptions{Force: o.force, DryRun: true}) // (refused: writes nothing)
@@ -51,7 +52,7 @@ func (a *app) repair(ctx context.Context, c store.Container, cfg replay.Config, 
 		return err
 	}
 	kept := ""
-	if keep != nil && (declined || o.dryRun || !r.Outcome.Done()) && r.Reason.Kind != replay.ReasonUnchanged { // (a dry run writes nothing either)
+	if keep != nil && (declined || o.dryRun || !r.Outcome.Done()) && r.Reason.Kind != rules.ReasonUnchanged { // (a dry run writes nothing either)
 		if kept, err = keep(); err != nil {
 			return fmt.Errorf("the edit was not written, and could not be kept in a file either: %w", err)
 		}
@@ -67,7 +68,7 @@ func (a *app) repair(ctx context.Context, c store.Container, cfg replay.Config, 
 			return err
 		}
 	} else {
-		for _, line := range present.ResultLinesFor([]replay.Result{r}, o.dryRun, present.ForceRepair) {
+		for _, line := range present.ResultLinesFor([]rules.Result{r}, o.dryRun, present.ForceRepair) {
 			fmt.Fprintln(a.io.out, line)
 		}
 		if r.Retired != "" {
@@ -85,7 +86,7 @@ func (a *app) repair(ctx context.Context, c store.Container, cfg replay.Config, 
 	switch {
 	case wasInterrupted(ctx):
 		return exitCode{code: exitInterrupted, err: errors.New("interrupted")}
-	case r.Outcome == replay.OutcomeFailed:
+	case r.Outcome == rules.OutcomeFailed:
 		return exitCode{code: exitFindings}
 	case !r.Outcome.Done():
 		return exitCode{code: exitNotDone}
@@ -100,7 +101,7 @@ func keepEdit(name string, body []byte) func() (string, error) {
 
 // recordedRepair writes the repair, recorded: the original (or, for a resubmit that replaces none, the new name)
 // with its ETag before, and the new blob and the original retired after.
-func (a *app) recordedRepair(ctx context.Context, c store.Container, rp *replay.RepairPlan, o *repairFlags) (replay.Result, error) {
+func (a *app) recordedRepair(ctx context.Context, c store.Container, rp *rules.RepairPlan, o *repairFlags) (rules.Result, error) {
 	var rec *recording
 	if o.cmd != nil && !(a.g.readOnly && !o.dryRun) {
 		intent := []store.BlobInfo{{Name: rp.Target}}
@@ -110,7 +111,7 @@ func (a *app) recordedRepair(ctx context.Context, c store.Container, rp *replay.
 		now, _ := c.Now(ctx) // (the service's clock, for the record: none is no reason not to act)
 		var err error
 		if rec, err = a.beginRecord(ctx, o.cmd, c, o.action, o.dryRun, intent, now, "new blob "+rp.Target); err != nil {
-			return replay.Result{}, err
+			return rules.Result{}, err
 		}
 	}
 	r, err := replay.Repair(ctx, c, *rp, replay.RepairOptions{Force: o.force, DryRun: o.dryRun, ReadOnly: a.g.readOnly && !o.dryRun})
@@ -119,7 +120,7 @@ func (a *app) recordedRepair(ctx context.Context, c store.Container, rp *replay.
 		if rp.Original != nil {
 			res.Name = rp.Original.Name
 		}
-		rec.end(ctx, []replay.Result{res}, err)
+		rec.end(ctx, []rules.Result{res}, err)
 	}
 	return r, err
 }

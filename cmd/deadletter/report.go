@@ -10,7 +10,7 @@ import (
 	"github.com/deadletter/deadletter/internal/present"
 	"github.com/deadletter/deadletter/internal/record"
 	"github.com/deadletter/deadletter/internal/textfmt"
-	"github.com/deadletter/deadletter/replay"
+	"github.com/deadletter/deadletter/replay/rules"
 	"github.com/spf13/cobra"
 )
 
@@ -74,11 +74,11 @@ func (a *app) runReport(cmd *cobra.Command, o *reportOptions) error {
 
 // addWitness adds Event Grid's witness to a report: its findings, its verdict beside each subscription's
 // readiness, and what it read (nothing changes without one).
-func addWitness(r *reportJSON, cfg replay.Config, snap *replay.Snapshot, w replay.WitnessReport) {
+func addWitness(r *reportJSON, cfg rules.Config, snap *rules.Snapshot, w rules.WitnessReport) {
 	if !present.HasWitness(w) {
 		return
 	}
-	var chk replay.Report
+	var chk rules.Report
 	chk.AddWitness(w)
 	for _, f := range chk.Findings {
 		r.Findings = append(r.Findings, toFindingJSON(f, text(present.FindingMessage(f, cfg, snap.Now))))
@@ -88,9 +88,9 @@ func addWitness(r *reportJSON, cfg replay.Config, snap *replay.Snapshot, w repla
 	r.EventGrid = toEventGridJSON(w)
 }
 
-func buildReport(cfg replay.Config, snap *replay.Snapshot, o *reportOptions) reportJSON {
-	p := cfg.Picture(snap, replay.PictureOptions{Window: o.since})
-	chk := cfg.Check(snap, replay.CheckOptions{MaxQuarantine: o.maxQuarantine, Names: true})
+func buildReport(cfg rules.Config, snap *rules.Snapshot, o *reportOptions) reportJSON {
+	p := cfg.Picture(snap, rules.PictureOptions{Window: o.since})
+	chk := cfg.Check(snap, rules.CheckOptions{MaxQuarantine: o.maxQuarantine, Names: true})
 	cj := toCheckJSON(cfg, chk)
 	r := reportJSON{Container: text(snap.Container), Now: rfc3339(snap.Now), Since: rfc3339(p.Hours[0]), WindowHours: len(p.Hours),
 		Counts: chk.Counts, Blobs: len(snap.Items), Handled: chk.Handled, Events: p.Events, Unread: p.Unread, Unreadable: chk.Unreadable, FirstUnreadable: text(chk.FirstUnreadable), Before: p.Before, Healthy: chk.Healthy, Findings: cj.Findings,
@@ -115,7 +115,7 @@ func buildReport(cfg replay.Config, snap *replay.Snapshot, o *reportOptions) rep
 				sj.Reasons = append(sj.Reasons, reasonJSON{Reason: text(reason), Events: c.Events, Outcome: text(c.Outcome)})
 			}
 		}
-		for _, f := range replay.AllFates {
+		for _, f := range rules.AllFates {
 			if n := p.Fates[s][f]; n > 0 {
 				sj.Fates[f.String()] = n
 			}
@@ -127,7 +127,7 @@ func buildReport(cfg replay.Config, snap *replay.Snapshot, o *reportOptions) rep
 	}
 	for i := range snap.Items {
 		it := snap.Items[i]
-		m := replay.MarksOf(it.Metadata)
+		m := rules.MarksOf(it.Metadata)
 		if m.Drained() {
 			r.Drains = append(r.Drains, drainJSON{Name: text(it.Name), DrainCount: text(m.DrainCount), DrainedAt: text(m.DrainedAt)})
 		}
@@ -137,7 +137,7 @@ func buildReport(cfg replay.Config, snap *replay.Snapshot, o *reportOptions) rep
 	}
 	slices.SortFunc(r.Drains, func(a, b drainJSON) int { return strings.Compare(string(a.Name), string(b.Name)) })
 	slices.SortFunc(r.Restores, func(a, b restoredJSON) int { return strings.Compare(string(a.Name), string(b.Name)) })
-	r.Readiness = toReadinessJSON(cfg.Readiness(snap.Items, snap.Now), replay.WitnessReport{})
+	r.Readiness = toReadinessJSON(cfg.Readiness(snap.Items, snap.Now), rules.WitnessReport{})
 	return r
 }
 
@@ -197,7 +197,7 @@ func mdSummary(w io.Writer, r reportJSON) {
 	fmt.Fprintf(w, "# Dead-letter incident report: %s\n\n", md(string(r.Container)))
 	fmt.Fprintf(w, "Service time %s · timeline since %s (%dh)\n\n## Summary\n\n", r.Now, r.Since, r.WindowHours)
 	var panes []string
-	for _, pn := range replay.Panes {
+	for _, pn := range rules.Panes {
 		panes = append(panes, fmt.Sprintf("%s %d", pn, r.Counts[pn]))
 	}
 	fmt.Fprintf(w, "- %d blobs (%s), %d events read", r.Blobs, strings.Join(panes, ", "), r.Events)
@@ -299,13 +299,13 @@ func mdReasons(w io.Writer, r reportJSON) {
 
 func mdFates(w io.Writer, r reportJSON) {
 	fmt.Fprintf(w, "\n## What the replay function will do with the waiting events\n\n| subscription |")
-	for _, f := range replay.AllFates {
+	for _, f := range rules.AllFates {
 		fmt.Fprintf(w, " %s |", f)
 	}
-	fmt.Fprintf(w, "\n|---|%s\n", strings.Repeat("---:|", len(replay.AllFates)))
+	fmt.Fprintf(w, "\n|---|%s\n", strings.Repeat("---:|", len(rules.AllFates)))
 	for _, s := range r.Subscriptions {
 		fmt.Fprintf(w, "| %s |", md(string(s.Name)))
-		for _, f := range replay.AllFates {
+		for _, f := range rules.AllFates {
 			fmt.Fprintf(w, " %d |", s.Fates[f.String()])
 		}
 		fmt.Fprintln(w)
@@ -417,7 +417,7 @@ func mdRecord(w io.Writer, rec *reportRecordJSON) {
 				when = a.Wall
 			}
 			for _, b := range a.Blobs {
-				if b.Outcome == "" || !replay.Outcome(b.Outcome).Done() {
+				if b.Outcome == "" || !rules.Outcome(b.Outcome).Done() {
 					continue
 				}
 				rows = append(rows, row{when, string(a.Who.User) + "@" + string(a.Who.Host), string(b.Name), string(b.Target), string(b.Outcome), string(b.Now.Fate)})
@@ -437,16 +437,16 @@ func mdRecord(w io.Writer, rec *reportRecordJSON) {
 
 // tallyOf counts a record's blobs per outcome, in replay's order.
 func tallyOf(bs []logBlobJSON) string {
-	t, unknown := replay.Tally{}, 0
+	t, unknown := rules.Tally{}, 0
 	for _, b := range bs {
 		if b.Outcome == "" {
 			unknown++ // an interrupted action's blob: its intent says it, no outcome was written
 			continue
 		}
-		t[replay.Outcome(b.Outcome)]++
+		t[rules.Outcome(b.Outcome)]++
 	}
 	var parts []string
-	for _, o := range replay.Outcomes {
+	for _, o := range rules.Outcomes {
 		if n := t[o]; n > 0 {
 			parts = append(parts, fmt.Sprintf("%d %s", n, o))
 		}

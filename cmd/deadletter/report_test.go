@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/json"
 	"github.com/deadletter/deadletter/internal/blob"
+	"github.com/deadletter/deadletter/replay/rules"
 	"strings"
 	"testing"
 	"time"
@@ -20,11 +21,11 @@ var reportNow = time.Date(2026, 11, 30, 12, 0, 0, 0, time.UTC)
 
 // reportOf is the report of the seeded incident at a pinned service time, after a drain and a restore, so the
 // actions section has something to say.
-func reportOf(t *testing.T) (reportJSON, *replay.Snapshot, replay.Config) {
+func reportOf(t *testing.T) (reportJSON, *rules.Snapshot, rules.Config) {
 	t.Helper()
 	ctx := context.Background()
 	mem := storetest.NewMem(reportNow)
-	cfg := replay.DefaultConfig()
+	cfg := rules.DefaultConfig()
 	if _, err := scenario.Seed(ctx, mem, scenario.SeedOptions{Count: 40, Seed: 7, Config: cfg}); err != nil {
 		t.Fatal(err)
 	}
@@ -32,11 +33,11 @@ func reportOf(t *testing.T) (reportJSON, *replay.Snapshot, replay.Config) {
 	l := replay.NewLoader(mem, cfg)
 	snap, _ := l.List(ctx)
 	targets := cfg.DrainTargets(snap)
-	if _, err := replay.Drain(ctx, mem, cfg, targets[:3], replay.DrainOptions{}); err != nil {
+	if _, err := replay.Drain(ctx, mem, cfg, targets[:3], rules.DrainOptions{}); err != nil {
 		t.Fatal(err)
 	}
 	var q []string
-	for _, it := range snap.InPane(replay.PaneQuarantine) {
+	for _, it := range snap.InPane(rules.PaneQuarantine) {
 		q = append(q, it.Name)
 	}
 	replay.Restore(ctx, mem, cfg, q[:2], replay.RestoreOptions{Force: true})
@@ -47,14 +48,14 @@ func reportOf(t *testing.T) (reportJSON, *replay.Snapshot, replay.Config) {
 
 // withRecord puts the record of reportOf's actions in a report, as runReport does: a drain and a restore by one
 // operator, and an ack by another, at fixed times, local only.
-func withRecord(t *testing.T, r *reportJSON, snap *replay.Snapshot) {
+func withRecord(t *testing.T, r *reportJSON, snap *rules.Snapshot) {
 	t.Helper()
 	var drained, restored []record.Blob
 	for _, it := range snap.Items {
-		if _, ok := blob.MetaGet(it.Metadata, replay.MetaDrainCount); ok {
+		if _, ok := blob.MetaGet(it.Metadata, rules.MetaDrainCount); ok {
 			drained = append(drained, record.Blob{Name: it.Name, ETag: `"before"`, ETagAfter: it.ETag, Outcome: "drained"})
 		}
-		if from, ok := blob.MetaGet(it.Metadata, replay.MetaRestoredFrom); ok {
+		if from, ok := blob.MetaGet(it.Metadata, rules.MetaRestoredFrom); ok {
 			restored = append(restored, record.Blob{Name: from, ETag: `"q"`, Target: it.Name, ETagAfter: it.ETag, Outcome: "restored"})
 		}
 	}

@@ -8,6 +8,7 @@ import (
 	"github.com/deadletter/deadletter/internal/record"
 	"github.com/deadletter/deadletter/internal/textfmt"
 	"github.com/deadletter/deadletter/replay"
+	"github.com/deadletter/deadletter/replay/rules"
 	"github.com/deadletter/deadletter/store"
 	"github.com/spf13/cobra"
 )
@@ -54,7 +55,7 @@ func (o *restoreOptions) check(names []string) error {
 		return usagef("--all restores only blobs with something to resume; --force takes named blobs")
 	case !o.all && (o.filter.pane != "" || o.filter.subscription != "" || o.filter.verdict != "" || o.filter.olderThan != 0 || o.filter.query != ""):
 		return usagef("--subscription, --verdict, --older-than and --filter narrow --all")
-	case o.filter.pane != "" && o.filter.pane != string(replay.PaneQuarantine):
+	case o.filter.pane != "" && o.filter.pane != string(rules.PaneQuarantine):
 		return usagef("restore --all takes quarantine blobs: --pane %s would select none", o.filter.pane)
 	}
 	if err := o.validate(); err != nil {
@@ -75,7 +76,7 @@ func (a *app) runRestore(cmd *cobra.Command, args []string, o *restoreOptions) e
 	if err != nil {
 		return err
 	}
-	names, missing := o.quarantineBlobs(snap), []replay.Result(nil)
+	names, missing := o.quarantineBlobs(snap), []rules.Result(nil)
 	if !o.all {
 		if names, missing, err = resolveNamed(a.io.err, snap, a.g.container, args, quarantineBlob); err != nil {
 			return err
@@ -111,7 +112,7 @@ func (a *app) runRestore(cmd *cobra.Command, args []string, o *restoreOptions) e
 	if len(names) == 0 {
 		return a.nothingToRestore(ctx, o, missing)
 	}
-	if err := a.confirm(o.actionFlags, present.RestoreQuestion(len(names), replay.TallyOf(missing), "blob(s)")); err != nil {
+	if err := a.confirm(o.actionFlags, present.RestoreQuestion(len(names), rules.TallyOf(missing), "blob(s)")); err != nil {
 		return err
 	}
 	rec, err := a.beginRecord(ctx, cmd, l.Container, record.ActRestore, o.dryRun, infosOf(snap, names), snap.Now, "")
@@ -128,17 +129,17 @@ func (a *app) runRestore(cmd *cobra.Command, args []string, o *restoreOptions) e
 }
 
 // quarantineBlobs are what --all considers: every quarantine blob the listing filters keep.
-func (o *restoreOptions) quarantineBlobs(snap *replay.Snapshot) []string {
+func (o *restoreOptions) quarantineBlobs(snap *rules.Snapshot) []string {
 	var names []string
 	for i := range snap.Items {
-		if it := snap.Items[i]; it.Pane == replay.PaneQuarantine && o.filter.listed(it) {
+		if it := snap.Items[i]; it.Pane == rules.PaneQuarantine && o.filter.listed(it) {
 			names = append(names, it.Name)
 		}
 	}
 	return names
 }
 
-func (a *app) nothingToRestore(ctx context.Context, o *restoreOptions, missing []replay.Result) error {
+func (a *app) nothingToRestore(ctx context.Context, o *restoreOptions, missing []rules.Result) error {
 	if len(missing) > 0 {
 		return a.reportResults(ctx, o.actionFlags, missing)
 	}
@@ -151,7 +152,7 @@ func (a *app) nothingToRestore(ctx context.Context, o *restoreOptions, missing [
 
 // describeRestore says, per blob, what its restore will do — named blobs a page each, --all in one summary — and
 // which blobs it leaves where they are, and why.
-func (a *app) describeRestore(cfg replay.Config, p *replay.RestorePreview, o *restoreOptions) {
+func (a *app) describeRestore(cfg rules.Config, p *replay.RestorePreview, o *restoreOptions) {
 	force := present.ForceFlag
 	if o.all {
 		force = present.ForceByName // (--all takes no --force)

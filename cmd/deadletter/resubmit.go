@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"github.com/deadletter/deadletter/internal/opfile"
+	"github.com/deadletter/deadletter/replay/rules"
 	"io"
 	"strings"
 	"time"
@@ -51,7 +52,7 @@ func (a *app) runResubmit(cmd *cobra.Command, file string, o *resubmitOptions) e
 	switch {
 	case o.subscription == "" && o.replaces == "":
 		return usagef("resubmit needs --subscription (the payload's subscription), or --replaces (the blob it replaces)")
-	case strings.ContainsAny(o.subscription, "/\\") || replay.HasLineTerminator(o.subscription):
+	case strings.ContainsAny(o.subscription, "/\\") || rules.HasLineTerminator(o.subscription):
 		return usagef("--subscription %s is not a subscription name", textfmt.Printable(o.subscription))
 	}
 	if a.g.readOnly && !o.dryRun {
@@ -66,7 +67,7 @@ func (a *app) runResubmit(cmd *cobra.Command, file string, o *resubmitOptions) e
 	if err != nil {
 		return err
 	}
-	var rp replay.RepairPlan
+	var rp rules.RepairPlan
 	if o.replaces != "" {
 		name, err := resolveOne(ctx, l, o.replaces, a.g.container, anyBlob)
 		if err != nil {
@@ -76,14 +77,14 @@ func (a *app) runResubmit(cmd *cobra.Command, file string, o *resubmitOptions) e
 		if err != nil {
 			return couldNotLook(ctx, err)
 		}
-		if sub := replay.ParseBlobName(name).Subscription; o.subscription != "" && !strings.EqualFold(sub, o.subscription) {
+		if sub := rules.ParseBlobName(name).Subscription; o.subscription != "" && !strings.EqualFold(sub, o.subscription) {
 			return usagef("--replaces %s is a dead letter of %s, not of --subscription %s", textfmt.Printable(name), textfmt.Printable(sub), textfmt.Printable(o.subscription))
 		}
 		now, err := serviceNow(ctx, l.Container, b.ServiceTime)
 		if err != nil {
 			return err
 		}
-		if rp, err = cfg.PlanRepair(ctx, l.Container, cfg.OriginalOf(b, now), body); err != nil {
+		if rp, err = replay.PlanRepair(ctx, l.Container, cfg, cfg.OriginalOf(b.BlobInfo, b.Body, now), body); err != nil {
 			return couldNotLook(ctx, err)
 		}
 	} else {
@@ -91,7 +92,7 @@ func (a *app) runResubmit(cmd *cobra.Command, file string, o *resubmitOptions) e
 		if err != nil {
 			return couldNotLook(ctx, err)
 		}
-		if rp, err = cfg.PlanResubmit(ctx, l.Container, o.subscription, body, now); err != nil {
+		if rp, err = replay.PlanResubmit(ctx, l.Container, cfg, o.subscription, body, now); err != nil {
 			return couldNotLook(ctx, err)
 		}
 	}

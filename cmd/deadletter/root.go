@@ -17,6 +17,7 @@ import (
 	"github.com/deadletter/deadletter/internal/textfmt"
 	"github.com/deadletter/deadletter/internal/twin"
 	"github.com/deadletter/deadletter/replay"
+	"github.com/deadletter/deadletter/replay/rules"
 	"github.com/deadletter/deadletter/store"
 	"github.com/deadletter/deadletter/store/azureblob"
 	"github.com/deadletter/deadletter/store/dirstore"
@@ -68,9 +69,9 @@ type globalFlags struct {
 }
 
 func newApp(io stdio) *app {
-	d := replay.DefaultConfig()
+	d := rules.DefaultConfig()
 	return &app{io: io, g: globalFlags{container: "deadletter", ttl: d.TTL, liveGrace: d.LiveGrace, retention: d.Retention,
-		expiring: d.ExpiringWithin, maxReplays: d.MaxReplays, separator: d.Separator, maxAck: replay.DefaultMaxAck,
+		expiring: d.ExpiringWithin, maxReplays: d.MaxReplays, separator: d.Separator, maxAck: rules.DefaultMaxAck,
 		witnessWindow: azmonitor.DefaultWindow}}
 }
 
@@ -331,13 +332,13 @@ func (g *globalFlags) validate() error {
 		return usagef("--live-grace and --expiring-within must be ≥ 0 and --retention positive")
 	case g.maxReplays < 0:
 		return usagef("--max-replays must be ≥ 0")
-	case g.stackDepth != 0 && g.stackDepth < replay.MinStackDepth:
-		return usagef("--node-stack-depth must be 0 (the known runtimes) or at least %d", replay.MinStackDepth)
-	case g.maxAck <= 0 || g.maxAck > replay.DefaultMaxAck:
-		return usagef("--max-ack must be positive and at most %s", textfmt.Duration(replay.DefaultMaxAck))
+	case g.stackDepth != 0 && g.stackDepth < rules.MinStackDepth:
+		return usagef("--node-stack-depth must be 0 (the known runtimes) or at least %d", rules.MinStackDepth)
+	case g.maxAck <= 0 || g.maxAck > rules.DefaultMaxAck:
+		return usagef("--max-ack must be positive and at most %s", textfmt.Duration(rules.DefaultMaxAck))
 	case g.timeout < 0:
 		return usagef("--timeout must be ≥ 0")
-	case g.separator == "" || replay.HasLineTerminator(g.separator):
+	case g.separator == "" || rules.HasLineTerminator(g.separator):
 		return usagef("--id-separator must be non-empty and on one line")
 	case len(g.container) < 3 || len(g.container) > 63 || !containerName.MatchString(g.container):
 		return usagef("--container %q is not a container name: 3–63 lowercase letters, digits and single hyphens, starting and ending with a letter or digit", g.container)
@@ -358,15 +359,15 @@ func (g *globalFlags) validate() error {
 }
 
 // rules is the configuration without the handler register.
-func (g *globalFlags) rules() replay.Config {
-	return replay.Config{TTL: g.ttl, LiveGrace: g.liveGrace, Retention: g.retention, ExpiringWithin: g.expiring,
+func (g *globalFlags) rules() rules.Config {
+	return rules.Config{TTL: g.ttl, LiveGrace: g.liveGrace, Retention: g.retention, ExpiringWithin: g.expiring,
 		MaxReplays: g.maxReplays, Separator: g.separator, MaxAck: g.maxAck, StackDepth: g.stackDepth}
 }
 
 // config builds the replay configuration, loading the handler register: --handlers, or the one deadletter keeps
 // for a directory it seeded or made a twin of (internal/made). A register found inside a directory is the
 // container's data and never read.
-func (g *globalFlags) config() (replay.Config, error) {
+func (g *globalFlags) config() (rules.Config, error) {
 	c := g.rules()
 	path, flag := g.handlers, "--handlers"
 	if path == "" && g.dir != "" {
@@ -386,7 +387,7 @@ func (g *globalFlags) config() (replay.Config, error) {
 		if err != nil {
 			return c, fmt.Errorf("handler register: %w", err)
 		}
-		reg, err := replay.ParseRegister(b)
+		reg, err := rules.ParseRegister(b)
 		if err != nil {
 			return c, fmt.Errorf("%s: %w", textfmt.Printable(path), err)
 		}
@@ -424,11 +425,11 @@ func (g *globalFlags) open() (store.Container, error) {
 }
 
 // loader opens the container and its loader with the configuration.
-func (g *globalFlags) loader() (*replay.Loader, replay.Config, error) {
+func (g *globalFlags) loader() (*replay.Loader, rules.Config, error) {
 	// The container first: a --dir that is not a directory is said as that, not as a register it cannot read.
 	c, err := g.open()
 	if err != nil {
-		return nil, replay.Config{}, err
+		return nil, rules.Config{}, err
 	}
 	g.opened = openedContainer{name: c.Describe(), rehearsal: rehearsal(c), set: true}
 	cfg, err := g.config()
@@ -439,7 +440,7 @@ func (g *globalFlags) loader() (*replay.Loader, replay.Config, error) {
 }
 
 // listed opens the container and lists it once: the start of every command that acts on what it sees.
-func (g *globalFlags) listed(ctx context.Context) (*replay.Snapshot, *replay.Loader, replay.Config, error) {
+func (g *globalFlags) listed(ctx context.Context) (*rules.Snapshot, *replay.Loader, rules.Config, error) {
 	l, cfg, err := g.loader()
 	if err != nil {
 		return nil, nil, cfg, err

@@ -10,7 +10,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/deadletter/deadletter/replay"
+	"github.com/deadletter/deadletter/replay/rules"
 	"github.com/deadletter/deadletter/store"
 	"github.com/deadletter/deadletter/store/dirstore"
 )
@@ -90,7 +90,7 @@ func TestTablesScrollInTmux(t *testing.T) {
 	tm := newTerm(t, 80, 24, binary(t), "--dir", dir, "--interval", "1h")
 	tm.screen(fmt.Sprintf("[1 Stranded %d]", n))
 	row := func(i int) *regexp.Regexp {
-		return regexp.MustCompile(regexp.QuoteMeta(replay.FileOf(l.Blobs[i].Name)[:6]))
+		return regexp.MustCompile(regexp.QuoteMeta(rules.FileOf(l.Blobs[i].Name)[:6]))
 	}
 	tm.cursorRow("opening", row(0))
 	for i := 1; i < n; i++ {

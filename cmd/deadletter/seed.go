@@ -13,7 +13,7 @@ import (
 	"github.com/deadletter/deadletter/internal/made"
 	"github.com/deadletter/deadletter/internal/scenario"
 	"github.com/deadletter/deadletter/internal/textfmt"
-	"github.com/deadletter/deadletter/replay"
+	"github.com/deadletter/deadletter/replay/rules"
 	"github.com/deadletter/deadletter/store"
 	"github.com/deadletter/deadletter/store/dirstore"
 	"github.com/spf13/cobra"
@@ -108,7 +108,7 @@ func registerFree(path string, force bool) error {
 	if err != nil {
 		return err
 	}
-	if reg, err := replay.ParseRegister(old); err == nil && maps.Equal(reg, scenario.IncidentRegister) {
+	if reg, err := rules.ParseRegister(old); err == nil && maps.Equal(reg, scenario.IncidentRegister) {
 		return nil
 	}
 	return usagef("%s exists and is not the scenario's register: choose another --register-out, or --force to overwrite it", textfmt.Printable(path))
@@ -149,7 +149,7 @@ func seedGuard(ctx context.Context, c store.Container, force bool) error {
 // writeRegister leaves a scenario's register at path, or — for a directory and no path — where deadletter keeps
 // the register of a directory it seeded (internal/made: outside the directory, where no blob can be), which
 // every command given the directory then reads. It returns where it wrote.
-func writeRegister(dir, path string, reg replay.Register) (string, error) {
+func writeRegister(dir, path string, reg rules.Register) (string, error) {
 	b, err := json.MarshalIndent(reg, "", "  ")
 	if err != nil {
 		return "", err

@@ -8,6 +8,7 @@ import (
 	"github.com/deadletter/deadletter/internal/present"
 	"github.com/deadletter/deadletter/internal/textfmt"
 	"github.com/deadletter/deadletter/replay"
+	"github.com/deadletter/deadletter/replay/rules"
 	"github.com/spf13/cobra"
 )
 
@@ -59,14 +60,14 @@ func exactArgs(n int, want string) cobra.PositionalArgs {
 }
 
 // writeShow prints one blob for a person. Every string from the blob goes through textfmt.Printable.
-func writeShow(w io.Writer, d *replay.Detail, cfg replay.Config) {
+func writeShow(w io.Writer, d *replay.Detail, cfg rules.Config) {
 	p := textfmt.Printable
 	now := d.Now
 	al := cfg.AlertsOf(&d.Item, now)
 	fmt.Fprintf(w, "%s\n", p(d.Name))
 	fmt.Fprintf(w, "  pane        %s (age %s; TTL %s)\n", d.Pane, textfmt.Duration(d.Age), textfmt.Duration(cfg.TTL))
 	fmt.Fprintf(w, "  modified    %s   deleted by the lifecycle rule at %s (in %s)\n", rfc3339(d.LastModified), rfc3339(al.ExpiresAt), textfmt.Duration(al.DeletesIn))
-	drained := replay.MarksOf(d.Metadata).DrainCount
+	drained := rules.MarksOf(d.Metadata).DrainCount
 	if drained == "" {
 		drained = "0"
 	}

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"github.com/deadletter/deadletter/internal/blob"
+	"github.com/deadletter/deadletter/replay/rules"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -12,7 +13,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/deadletter/deadletter/replay"
 	"github.com/deadletter/deadletter/store"
 	"github.com/deadletter/deadletter/store/dirstore"
 	"github.com/deadletter/deadletter/store/storetest"
@@ -163,7 +163,7 @@ func drainCounts(t *testing.T, dir string) int {
 	}
 	n := 0
 	for _, b := range l.Blobs {
-		if _, ok := blob.MetaGet(b.Metadata, replay.MetaDrainCount); ok {
+		if _, ok := blob.MetaGet(b.Metadata, rules.MetaDrainCount); ok {
 			n++
 		}
 	}
@@ -185,7 +185,7 @@ func TestFilteredDrainInTmux(t *testing.T) {
 	l, _ := store.ListAll(context.Background(), d)
 	drained := 0
 	for _, b := range l.Blobs {
-		if _, ok := blob.MetaGet(b.Metadata, replay.MetaDrainCount); ok {
+		if _, ok := blob.MetaGet(b.Metadata, rules.MetaDrainCount); ok {
 			drained++
 			if !strings.HasPrefix(b.Name, "WEBHOOKS/") {
 				t.Fatalf("drained %s, which the filter hid", b.Name)

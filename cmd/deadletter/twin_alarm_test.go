@@ -8,7 +8,7 @@ import (
 	"testing"
 
 	"github.com/deadletter/deadletter/internal/twin"
-	"github.com/deadletter/deadletter/replay"
+	"github.com/deadletter/deadletter/replay/rules"
 	"github.com/deadletter/deadletter/store"
 	"github.com/deadletter/deadletter/store/dirstore"
 )
@@ -32,7 +32,7 @@ func TestTwinStatusExitsNonZeroOnALoss(t *testing.T) {
 	}
 	gone := ""
 	for _, bi := range l.Blobs {
-		if replay.IsRoot(bi.Name) {
+		if rules.IsRoot(bi.Name) {
 			gone = bi.Name
 			break
 		}

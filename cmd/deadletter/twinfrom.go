@@ -18,6 +18,7 @@ import (
 	"github.com/deadletter/deadletter/internal/textfmt"
 	"github.com/deadletter/deadletter/internal/twin"
 	"github.com/deadletter/deadletter/replay"
+	"github.com/deadletter/deadletter/replay/rules"
 	"github.com/deadletter/deadletter/store"
 	"github.com/deadletter/deadletter/store/dirstore"
 	"github.com/mattn/go-isatty"
@@ -528,7 +529,7 @@ func (a *app) twinDiff(ctx context.Context, dir string) (diffJSON, error) {
 		if w.Kind != replay.WhereDeleted && w.Kind != replay.WhereHere {
 			b.Where, b.At = text(w.Name), rfc3339(w.At)
 		}
-		pane := replay.PaneLive
+		pane := rules.PaneLive
 		if i, ok := snap.Lookup(sb.Name); ok {
 			pane = snap.Items[i].Pane
 			b.Changed = snap.Items[i].ETag != sb.ETag
@@ -537,7 +538,7 @@ func (a *app) twinDiff(ctx context.Context, dir string) (diffJSON, error) {
 		switch w.Kind {
 		case replay.WhereHere:
 			b.Kind = "here"
-			if pane == replay.PaneStranded {
+			if pane == rules.PaneStranded {
 				b.Kind = "stranded"
 			}
 		case replay.WhereArchived:
@@ -571,7 +572,7 @@ func (a *app) twinDiff(ctx context.Context, dir string) (diffJSON, error) {
 
 // rootOf is the root blob a replay's copy was made of ("" for a root blob).
 func rootOf(name string) string {
-	for _, p := range []string{replay.ArchivedPrefix, replay.QuarantinePrefix} {
+	for _, p := range []string{rules.ArchivedPrefix, rules.QuarantinePrefix} {
 		if r, ok := strings.CutPrefix(name, p); ok {
 			return r
 		}

@@ -16,6 +16,7 @@ import (
 	"github.com/deadletter/deadletter/internal/present"
 	"github.com/deadletter/deadletter/internal/textfmt"
 	"github.com/deadletter/deadletter/replay"
+	"github.com/deadletter/deadletter/replay/rules"
 	"github.com/spf13/cobra"
 )
 
@@ -34,7 +35,7 @@ type watchOptions struct {
 }
 
 func (a *app) watchCmd() *cobra.Command {
-	o := watchOptions{interval: replay.DefaultInterval}
+	o := watchOptions{interval: rules.DefaultInterval}
 	cmd := &cobra.Command{
 		Use:   "watch",
 		Short: "check every --interval and print what changed, one line per kind of finding",
@@ -143,13 +144,13 @@ func (a *app) runWatch(cmd *cobra.Command, o *watchOptions) error {
 	hk := startHooks(ctx, o.exec, &lockedWriter{w: a.io.err}, []string{a.g.connString}, o.execEnv) // its goroutine writes while the passes go on
 	defer hk.stop()
 	o.witness = a.witnessOf(ctx)
-	var prev *replay.Report
+	var prev *rules.Report
 	lastErr := ""
 	for {
 		start := time.Now()
 		pass, cancel := a.passContext(ctx)
 		measure := metrics.NewMeasurer(cfg)
-		var also func([]replay.Item, time.Time)
+		var also func([]rules.Item, time.Time)
 		if exp != nil {
 			also = measure.Add
 		}
@@ -160,13 +161,13 @@ func (a *app) runWatch(cmd *cobra.Command, o *watchOptions) error {
 			// Stopped in the middle of a pass: it did not see the container whole. Said, and exit 2 (could not
 			// check), never 0 — a wrapper must not take an interrupted look for a healthy one.
 			err = couldNotLook(ctx, err)
-			a.emit(hk, o, replay.Change{Time: now, Kind: replay.KindError, Event: replay.ChangeNew, Detail: err.Error()})
+			a.emit(hk, o, rules.Change{Time: now, Kind: rules.KindError, Event: rules.ChangeNew, Detail: err.Error()})
 			return exitCode{code: exitError, err: fmt.Errorf("stopped during a pass: %w", err)}
 		}
 		publish(exp, measure, r, err, start)
 		lastErr = a.sayPassError(hk, o, now, err, lastErr)
 		if whole {
-			for _, c := range replay.Changes(prev, r, r.Now) {
+			for _, c := range rules.Changes(prev, r, r.Now) {
 				a.emit(hk, o, c)
 			}
 			prev = &r
@@ -184,10 +185,10 @@ func (a *app) runWatch(cmd *cobra.Command, o *watchOptions) error {
 func (a *app) sayPassError(hk *hooks, o *watchOptions, now time.Time, err error, last string) string {
 	switch {
 	case err != nil && err.Error() != last:
-		a.emit(hk, o, replay.Change{Time: now, Kind: replay.KindError, Event: replay.ChangeNew, Detail: err.Error()})
+		a.emit(hk, o, rules.Change{Time: now, Kind: rules.KindError, Event: rules.ChangeNew, Detail: err.Error()})
 		return err.Error()
 	case err == nil && last != "":
-		a.emit(hk, o, replay.Change{Time: now, Kind: replay.KindError, Event: replay.ChangeResolved})
+		a.emit(hk, o, rules.Change{Time: now, Kind: rules.KindError, Event: rules.ChangeResolved})
 		return ""
 	}
 	return last
@@ -197,14 +198,14 @@ func (a *app) sayPassError(hk *hooks, o *watchOptions, now time.Time, err error,
 // whether the pass saw the whole container — it did when it listed everything but could not read some payloads
 // (err says so): its changes are still said, beside the error, so one unreadable blob does not silence every
 // other alert.
-func watchPass(ctx context.Context, l *replay.Loader, o *watchOptions, prev *replay.Report, also func([]replay.Item, time.Time)) (r replay.Report, whole bool, err error) {
+func watchPass(ctx context.Context, l *replay.Loader, o *watchOptions, prev *rules.Report, also func([]rules.Item, time.Time)) (r rules.Report, whole bool, err error) {
 	r, err = look(ctx, l, o.checkOptions(), also, o.witness)
 	var unread unreadPayloads
 	if err != nil && !errors.As(err, &unread) {
 		return r, false, err
 	}
 	// Expiring blobs that are gone: deleted by the lifecycle rule, or handled? Said apart, never as one.
-	lost, lerr := l.Config.Lost(ctx, l.Container, prev, r, r.Now)
+	lost, lerr := replay.Lost(ctx, l.Container, l.Config, prev, r, r.Now)
 	if lerr != nil {
 		return r, false, couldNotLook(ctx, lerr)
 	}
@@ -215,7 +216,7 @@ func watchPass(ctx context.Context, l *replay.Loader, o *watchOptions, prev *rep
 // publish hands a pass to the exporter, when one serves: its values; or, for a pass that could not read the whole
 // container, its failure (the gauges keep the last good pass). A pass that listed everything but could not read
 // some payloads shows what it saw — deadletter_unread_payloads counts the rest — and /healthz still answers 503.
-func publish(exp *metrics.Exporter, measure *metrics.Measurer, r replay.Report, err error, start time.Time) {
+func publish(exp *metrics.Exporter, measure *metrics.Measurer, r rules.Report, err error, start time.Time) {
 	var unread unreadPayloads
 	switch {
 	case exp == nil:
@@ -266,7 +267,7 @@ func (a *app) listenMetrics(addr string, h http.Handler) (stop func(), err error
 
 // printChange prints one change as a line; on a terminal, past a handful of names, the names go one per line
 // beneath it (piped, the line stays whole for grep).
-func (a *app) printChange(at string, c replay.Change) {
+func (a *app) printChange(at string, c rules.Change) {
 	if a.context != "" {
 		at = "[" + textfmt.Printable(a.context) + "] " + at // (watch --all-contexts: whose line it is)
 	}
@@ -287,7 +288,7 @@ func (a *app) printChange(at string, c replay.Change) {
 }
 
 // emit prints one change and hands it to --exec when it is (still) a problem.
-func (a *app) emit(hk *hooks, o *watchOptions, c replay.Change) {
+func (a *app) emit(hk *hooks, o *watchOptions, c rules.Change) {
 	c.Time = c.Time.UTC().Truncate(time.Second)
 	j := toChangeJSON(c)
 	j.Context = text(a.context)
@@ -296,7 +297,7 @@ func (a *app) emit(hk *hooks, o *watchOptions, c replay.Change) {
 	} else {
 		a.printChange(j.Time, c)
 	}
-	if c.Event == replay.ChangeResolved {
+	if c.Event == rules.ChangeResolved {
 		return // good news is printed, not paged (a lost blob is not good news: it goes to --exec)
 	}
 	line, _ := marshal(j)
@@ -305,7 +306,7 @@ func (a *app) emit(hk *hooks, o *watchOptions, c replay.Change) {
 
 // hookEnv describes a change to --exec in DEADLETTER_* variables, beside the JSON line on its stdin: what
 // happened, to how many blobs, and their names one per line (escaped, as every untrusted text is).
-func hookEnv(c replay.Change, j changeJSON) []string {
+func hookEnv(c rules.Change, j changeJSON) []string {
 	names := make([]string, len(c.Names))
 	for i, n := range c.Names {
 		names[i] = textfmt.Printable(n)

@@ -10,6 +10,7 @@ import (
 	"github.com/deadletter/deadletter/internal/present"
 	"github.com/deadletter/deadletter/internal/textfmt"
 	"github.com/deadletter/deadletter/replay"
+	"github.com/deadletter/deadletter/replay/rules"
 	"github.com/deadletter/deadletter/store"
 )
 
@@ -33,7 +34,7 @@ func (t optText) MarshalJSON() ([]byte, error) {
 }
 
 // counts is a multiset of untrusted values as a JSON object (its keys escaped like text).
-type counts replay.Counts
+type counts rules.Counts
 
 func (c counts) MarshalJSON() ([]byte, error) {
 	b := []byte{'{'}
@@ -49,12 +50,12 @@ func (c counts) MarshalJSON() ([]byte, error) {
 }
 
 // verdictCounts is a verdict count as {"replay": 3, "cap": 1}, non-zero counts only.
-type verdictCounts replay.VerdictCounts
+type verdictCounts rules.VerdictCounts
 
 func (vc verdictCounts) MarshalJSON() ([]byte, error) {
 	m := map[string]int{}
-	for _, v := range replay.AllVerdicts {
-		if n := replay.VerdictCounts(vc).Of(v); n > 0 {
+	for _, v := range rules.AllVerdicts {
+		if n := rules.VerdictCounts(vc).Of(v); n > 0 {
 			m[v.String()] = n
 		}
 	}
@@ -62,16 +63,16 @@ func (vc verdictCounts) MarshalJSON() ([]byte, error) {
 }
 
 // attempt is a replay attempt as the estate sees it: a JSON number (1e+21 past the integers), null for Infinity.
-type attempt replay.Attempt
+type attempt rules.Attempt
 
 func (a attempt) MarshalJSON() ([]byte, error) {
-	if !replay.Attempt(a).Finite() {
+	if !rules.Attempt(a).Finite() {
 		return []byte("null"), nil
 	}
-	return []byte(replay.Attempt(a).String()), nil
+	return []byte(rules.Attempt(a).String()), nil
 }
 
-func verdictNames(vs replay.VerdictSet) []string {
+func verdictNames(vs rules.VerdictSet) []string {
 	out := []string{}
 	for _, v := range vs.List() {
 		out = append(out, v.String())
@@ -83,7 +84,7 @@ func rfc3339(t time.Time) string { return t.UTC().Format(time.RFC3339) }
 
 type blobJSON struct {
 	Name             text          `json:"name"`
-	Pane             replay.Pane   `json:"pane"`
+	Pane             rules.Pane    `json:"pane"`
 	Size             int64         `json:"size"`
 	LastModified     string        `json:"lastModified"`
 	AgeSeconds       int64         `json:"ageSeconds"`
@@ -115,11 +116,11 @@ type crashJSON struct {
 	Reason string `json:"reason"`
 }
 
-func stageName(s replay.CrashStage) string {
+func stageName(s rules.CrashStage) string {
 	switch s {
-	case replay.StageQuarantine:
+	case rules.StageQuarantine:
 		return "quarantine"
-	case replay.StagePublish:
+	case rules.StagePublish:
 		return "publish"
 	}
 	return ""
@@ -133,7 +134,7 @@ type ackJSON struct {
 	Active bool   `json:"active"`
 }
 
-func toBlobJSON(cfg replay.Config, it *replay.Item, now time.Time) blobJSON {
+func toBlobJSON(cfg rules.Config, it *rules.Item, now time.Time) blobJSON {
 	a := cfg.AlertsOf(it, now)
 	b := blobJSON{Name: text(it.Name), Pane: it.Pane, Size: it.Size, LastModified: rfc3339(it.LastModified), AgeSeconds: int64(it.Age / time.Second),
 		ExpiresAt: rfc3339(a.ExpiresAt), Reasons: counts{}, Outcomes: counts{}, Expiring: a.Expiring, Stalled: a.Stalled,
@@ -235,7 +236,7 @@ type showJSON struct {
 	Restore    *restoreJSON `json:"restore,omitempty"`
 }
 
-func quarantinedOf(q []replay.Quarantined) []quarantinedJSON {
+func quarantinedOf(q []rules.Quarantined) []quarantinedJSON {
 	out := make([]quarantinedJSON, 0, len(q))
 	for _, e := range q {
 		out = append(out, quarantinedJSON{Index: e.Index, ID: text(e.ID), EventType: text(e.EventType), Verdicts: verdictNames(e.Verdicts)})
@@ -243,7 +244,7 @@ func quarantinedOf(q []replay.Quarantined) []quarantinedJSON {
 	return out
 }
 
-func toShowJSON(cfg replay.Config, d *replay.Detail) showJSON {
+func toShowJSON(cfg rules.Config, d *replay.Detail) showJSON {
 	out := showJSON{blobJSON: toBlobJSON(cfg, &d.Item, d.Now), EventList: []eventJSON{}}
 	out.EventCount = out.Events
 	for i, ev := range d.Payload.Events {
@@ -274,7 +275,7 @@ func toShowJSON(cfg replay.Config, d *replay.Detail) showJSON {
 
 // toPreviewJSON is what the replay does with a root blob, as show --json says it: previewJSON, or
 // crashPreviewJSON for a blob it throws on.
-func toPreviewJSON(pv *replay.Preview) any {
+func toPreviewJSON(pv *rules.Preview) any {
 	if pv.Crash != nil {
 		return crashPreviewJSON{Crash: crashJSON{Depth: pv.Crash.Depth, Stage: stageName(pv.Crash.Stage), Reason: present.CrashReason(pv.Crash.Depth)},
 			Quarantine: quarantinedOf(pv.Quarantine), QuarantineName: text(pv.QuarantineName)}
@@ -295,9 +296,9 @@ func toPreviewJSON(pv *replay.Preview) any {
 type repairJSON struct {
 	DryRun bool `json:"dryRun"`
 	// Estate is the container written to (with its context).
-	Estate   text           `json:"estate"`
-	Original text           `json:"original,omitempty"`
-	Outcome  replay.Outcome `json:"outcome"`
+	Estate   text          `json:"estate"`
+	Original text          `json:"original,omitempty"`
+	Outcome  rules.Outcome `json:"outcome"`
 	// Written is the new root dead letter; Retired the original deleted after it landed.
 	Written text `json:"written,omitempty"`
 	Retired text `json:"retired,omitempty"`
@@ -322,7 +323,7 @@ type countedJSON struct {
 	Capped  bool    `json:"capped"`
 }
 
-func toRepairJSON(estate string, rp *replay.RepairPlan, r replay.Result, dryRun bool, kept string) repairJSON {
+func toRepairJSON(estate string, rp *rules.RepairPlan, r rules.Result, dryRun bool, kept string) repairJSON {
 	outcome := r.Outcome
 	if would, ok := dryRunOutcomes[outcome]; ok && dryRun {
 		outcome = would
@@ -366,7 +367,7 @@ type exportRefusedJSON struct {
 	Error text `json:"error"`
 }
 
-func toExportJSON(estate, to string, res []store.Copied, missing []replay.Result) exportJSON {
+func toExportJSON(estate, to string, res []store.Copied, missing []rules.Result) exportJSON {
 	out := exportJSON{Estate: text(estate), To: text(to), Written: []exportedJSON{}, Refused: []exportRefusedJSON{}}
 	for _, c := range res {
 		if c.Err == nil {
@@ -382,11 +383,11 @@ func toExportJSON(estate, to string, res []store.Copied, missing []replay.Result
 }
 
 type resultJSON struct {
-	Name    text           `json:"name"`
-	Outcome replay.Outcome `json:"outcome"`
-	Target  text           `json:"target,omitempty"`
-	Error   text           `json:"error,omitempty"`
-	Resume  int            `json:"resume,omitempty"`
+	Name    text          `json:"name"`
+	Outcome rules.Outcome `json:"outcome"`
+	Target  text          `json:"target,omitempty"`
+	Error   text          `json:"error,omitempty"`
+	Resume  int           `json:"resume,omitempty"`
 }
 
 type resultsJSON struct {
@@ -438,7 +439,7 @@ type witnessJSON struct {
 	ReplayDropped []handlerJSON `json:"replayDropped,omitempty"`
 }
 
-func toHandlerJSON(h replay.HandlerHealth) handlerJSON {
+func toHandlerJSON(h rules.HandlerHealth) handlerJSON {
 	j := handlerJSON{Subscription: text(h.Subscription), Topic: text(h.Topic), Verdict: h.Verdict.String(), Failed: h.Failed,
 		Succeeded: h.Succeeded, DeadLettered: h.DeadLettered, Dropped: h.Dropped}
 	if len(h.FailedBy) > 0 {
@@ -454,7 +455,7 @@ func toHandlerJSON(h replay.HandlerHealth) handlerJSON {
 }
 
 // toWitnessJSON is nil when no witness is configured.
-func toWitnessJSON(w replay.WitnessReport) *witnessJSON {
+func toWitnessJSON(w rules.WitnessReport) *witnessJSON {
 	if !present.HasWitness(w) {
 		return nil
 	}
@@ -473,7 +474,7 @@ func toWitnessJSON(w replay.WitnessReport) *witnessJSON {
 
 // toReadinessJSON is the container's witness per subscription, with Event Grid's beside it when one is
 // configured (unknown when it has no word on the subscription).
-func toReadinessJSON(rs []replay.Readiness, w replay.WitnessReport) []readinessJSON {
+func toReadinessJSON(rs []rules.Readiness, w rules.WitnessReport) []readinessJSON {
 	out := make([]readinessJSON, 0, len(rs))
 	for _, r := range rs {
 		j := readinessJSON{Subscription: text(r.Subscription), LastHour: r.LastWindow, Failing: r.Failing}
@@ -483,7 +484,7 @@ func toReadinessJSON(rs []replay.Readiness, w replay.WitnessReport) []readinessJ
 		if present.HasWitness(w) {
 			h, ok := w.HandlerOf(r.Subscription)
 			if !ok {
-				h = replay.HandlerHealth{Subscription: r.Subscription}
+				h = rules.HandlerHealth{Subscription: r.Subscription}
 			}
 			hj := toHandlerJSON(h)
 			j.EventGrid = &hj
@@ -495,7 +496,7 @@ func toReadinessJSON(rs []replay.Readiness, w replay.WitnessReport) []readinessJ
 
 // toResultsJSON is an action's results as JSON; force is how the command lifts a refusal. A dry run's outcomes
 // say what would be done (wouldDrain, wouldRestore), never that it was.
-func toResultsJSON(dryRun bool, rs []replay.Result, force present.Force) resultsJSON {
+func toResultsJSON(dryRun bool, rs []rules.Result, force present.Force) resultsJSON {
 	out := resultsJSON{DryRun: dryRun, Results: []resultJSON{}}
 	for _, r := range rs {
 		outcome := r.Outcome
@@ -509,19 +510,19 @@ func toResultsJSON(dryRun bool, rs []replay.Result, force present.Force) results
 }
 
 // dryRunOutcomes are the outcomes a dry run reports instead of the ones only a real run can have.
-var dryRunOutcomes = map[replay.Outcome]replay.Outcome{replay.OutcomeDrained: "wouldDrain", replay.OutcomeRestored: "wouldRestore",
-	replay.OutcomeRepaired: "wouldRepair", replay.OutcomeAcked: "wouldAck", replay.OutcomeCleared: "wouldClear"}
+var dryRunOutcomes = map[rules.Outcome]rules.Outcome{rules.OutcomeDrained: "wouldDrain", rules.OutcomeRestored: "wouldRestore",
+	rules.OutcomeRepaired: "wouldRepair", rules.OutcomeAcked: "wouldAck", rules.OutcomeCleared: "wouldClear"}
 
 // maxFindingNames is how many blob names check prints per finding; the rest are counted.
 const maxFindingNames = 10
 
 type findingJSON struct {
-	Kind    replay.FindingKind `json:"kind"`
-	Count   int                `json:"count"`
-	Oldest  string             `json:"oldest,omitempty"`
-	Message text               `json:"message,omitempty"`
-	Names   []text             `json:"names"`
-	More    int                `json:"more"`
+	Kind    rules.FindingKind `json:"kind"`
+	Count   int               `json:"count"`
+	Oldest  string            `json:"oldest,omitempty"`
+	Message text              `json:"message,omitempty"`
+	Names   []text            `json:"names"`
+	More    int               `json:"more"`
 	// Acked lists the acknowledged blobs of the kind: silenced (not in count) for stranded, quarantine and
 	// replayStalled; still counted for the others.
 	Acked     []ackedJSON `json:"acked"`
@@ -541,9 +542,9 @@ type suspiciousJSON struct {
 }
 
 type checkJSON struct {
-	Healthy  bool                `json:"healthy"`
-	Counts   map[replay.Pane]int `json:"counts"`
-	Findings []findingJSON       `json:"findings"`
+	Healthy  bool               `json:"healthy"`
+	Counts   map[rules.Pane]int `json:"counts"`
+	Findings []findingJSON      `json:"findings"`
 	// Acknowledged are the kinds whose every blob is acknowledged (no finding raises them).
 	Acknowledged []findingJSON `json:"acknowledged"`
 	Handled      int           `json:"handled"`
@@ -564,7 +565,7 @@ type eventGridJSON struct {
 	Handlers []handlerJSON `json:"handlers"`
 }
 
-func toEventGridJSON(w replay.WitnessReport) *eventGridJSON {
+func toEventGridJSON(w rules.WitnessReport) *eventGridJSON {
 	wj := toWitnessJSON(w)
 	if wj == nil {
 		return nil
@@ -581,7 +582,7 @@ type checkErrorJSON struct {
 	Error   text `json:"error"`
 }
 
-func toCheckJSON(cfg replay.Config, r replay.Report) checkJSON {
+func toCheckJSON(cfg rules.Config, r rules.Report) checkJSON {
 	out := checkJSON{Healthy: r.Healthy, Counts: r.Counts, Findings: []findingJSON{}, Acknowledged: []findingJSON{}, Handled: r.Handled,
 		Acked: r.Acked, SuspiciousAcks: []suspiciousJSON{}, Suspicious: r.SuspiciousCount}
 	for _, f := range r.Findings {
@@ -597,7 +598,7 @@ func toCheckJSON(cfg replay.Config, r replay.Report) checkJSON {
 	return out
 }
 
-func toFindingJSON(f replay.Finding, message text) findingJSON {
+func toFindingJSON(f rules.Finding, message text) findingJSON {
 	fj := findingJSON{Kind: f.Kind, Count: f.Count, Message: message, Names: []text{}, Acked: []ackedJSON{}}
 	if !f.Oldest.IsZero() {
 		fj.Oldest = rfc3339(f.Oldest)
@@ -614,19 +615,19 @@ func toFindingJSON(f replay.Finding, message text) findingJSON {
 }
 
 type changeJSON struct {
-	Time    string             `json:"time"`
-	Kind    replay.FindingKind `json:"kind"`
-	Event   replay.ChangeEvent `json:"event"`
-	Count   int                `json:"count"`
-	Total   int                `json:"total"`
-	Names   []text             `json:"names"`
-	More    int                `json:"more"`
-	Message text               `json:"message"`
+	Time    string            `json:"time"`
+	Kind    rules.FindingKind `json:"kind"`
+	Event   rules.ChangeEvent `json:"event"`
+	Count   int               `json:"count"`
+	Total   int               `json:"total"`
+	Names   []text            `json:"names"`
+	More    int               `json:"more"`
+	Message text              `json:"message"`
 	// Context is the config file's context the change is of (watch --all-contexts), else absent.
 	Context text `json:"context,omitempty"`
 }
 
-func toChangeJSON(c replay.Change) changeJSON {
+func toChangeJSON(c rules.Change) changeJSON {
 	out := changeJSON{Time: rfc3339(c.Time), Kind: c.Kind, Event: c.Event, Count: c.Count, Total: c.Total, Names: []text{}, More: c.More,
 		Message: text(present.ChangeMessage(c))}
 	for _, n := range c.Names {
@@ -672,15 +673,15 @@ func marshal(v any) ([]byte, error) {
 
 // reportJSON is the report's facts (the README documents the shape).
 type reportJSON struct {
-	Container   text                `json:"container"`
-	Now         string              `json:"now"`
-	Since       string              `json:"since"`
-	WindowHours int                 `json:"windowHours"`
-	Counts      map[replay.Pane]int `json:"counts"`
-	Blobs       int                 `json:"blobs"`
-	Events      int                 `json:"events"`
-	Handled     int                 `json:"handled"`
-	Unread      int                 `json:"unread"`
+	Container   text               `json:"container"`
+	Now         string             `json:"now"`
+	Since       string             `json:"since"`
+	WindowHours int                `json:"windowHours"`
+	Counts      map[rules.Pane]int `json:"counts"`
+	Blobs       int                `json:"blobs"`
+	Events      int                `json:"events"`
+	Handled     int                `json:"handled"`
+	Unread      int                `json:"unread"`
 	// Unreadable counts blobs whose payload could not be read; the report is then not healthy.
 	Unreadable      int                `json:"unreadable"`
 	FirstUnreadable text               `json:"firstUnreadable,omitempty"`

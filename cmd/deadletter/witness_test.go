@@ -10,7 +10,7 @@ import (
 	"time"
 
 	"github.com/deadletter/deadletter/internal/testkit"
-	"github.com/deadletter/deadletter/replay"
+	"github.com/deadletter/deadletter/replay/rules"
 	"github.com/spf13/pflag"
 )
 
@@ -71,24 +71,24 @@ func TestWitnessNeedsEntraID(t *testing.T) {
 }
 
 // fixedWitness answers the same report every time.
-type fixedWitness replay.WitnessReport
+type fixedWitness rules.WitnessReport
 
-func (f fixedWitness) Witness(context.Context, time.Time) replay.WitnessReport {
-	return replay.WitnessReport(f)
+func (f fixedWitness) Witness(context.Context, time.Time) rules.WitnessReport {
+	return rules.WitnessReport(f)
 }
 
 // witnessSaying is a witness that says PUSH-NOTIFICATIONS' handler is failing now (as Event Grid's metric names
 // it: lower case), WEBHOOKS' healthy, and that the replay's triggers are being dropped.
 func witnessSaying(asOf time.Time) fixedWitness {
 	return fixedWitness{Source: "test", AsOf: asOf, Window: 15 * time.Minute,
-		Handlers: []replay.HandlerHealth{
-			{Subscription: "push-notifications", Verdict: replay.HandlerFailing, Failed: 9, FailedBy: map[string]int64{"Busy": 9}, LastFailure: asOf.Add(-time.Minute)},
-			{Subscription: "webhooks", Verdict: replay.HandlerHealthy, Succeeded: 40}},
-		Replay: []replay.HandlerHealth{{Subscription: "replay", Verdict: replay.HandlerFailing, Dropped: 3}}}
+		Handlers: []rules.HandlerHealth{
+			{Subscription: "push-notifications", Verdict: rules.HandlerFailing, Failed: 9, FailedBy: map[string]int64{"Busy": 9}, LastFailure: asOf.Add(-time.Minute)},
+			{Subscription: "webhooks", Verdict: rules.HandlerHealthy, Succeeded: 40}},
+		Replay: []rules.HandlerHealth{{Subscription: "replay", Verdict: rules.HandlerFailing, Dropped: 3}}}
 }
 
 // runWith runs the command line in process with a witness in its context.
-func runWith(t *testing.T, w replay.Witness, args ...string) (string, string, int) {
+func runWith(t *testing.T, w rules.Witness, args ...string) (string, string, int) {
 	t.Helper()
 	var out, errb bytes.Buffer
 	code := run(withWitness(context.Background(), w), args, stdio{in: strings.NewReader(""), out: &out, err: &errb})
@@ -154,14 +154,14 @@ func TestCheckWitnessFindings(t *testing.T) {
 	if err := json.Unmarshal([]byte(out), &c); err != nil {
 		t.Fatal(err)
 	}
-	got := map[replay.FindingKind][]text{}
+	got := map[rules.FindingKind][]text{}
 	for _, f := range c.Findings {
 		got[f.Kind] = f.Names
 	}
-	if n := got[replay.FindingHandlerFailing]; len(n) != 1 || n[0] != "push-notifications" {
+	if n := got[rules.FindingHandlerFailing]; len(n) != 1 || n[0] != "push-notifications" {
 		t.Errorf("handlerFailing: %v", n)
 	}
-	if n := got[replay.FindingReplayDropping]; len(n) != 1 || n[0] != "replay" {
+	if n := got[rules.FindingReplayDropping]; len(n) != 1 || n[0] != "replay" {
 		t.Errorf("replayDropping: %v", n)
 	}
 	if c.EventGrid == nil || len(c.EventGrid.Handlers) != 2 {
@@ -174,7 +174,7 @@ func TestCheckWitnessFindings(t *testing.T) {
 			t.Errorf("check lacks %q:\n%s", want, out)
 		}
 	}
-	refused := fixedWitness{Source: "test", AsOf: time.Now(), Window: 15 * time.Minute, Problems: []replay.WitnessProblem{{Topic: egTopic, Status: 403, Err: "AuthorizationFailed"}}}
+	refused := fixedWitness{Source: "test", AsOf: time.Now(), Window: 15 * time.Minute, Problems: []rules.WitnessProblem{{Topic: egTopic, Status: 403, Err: "AuthorizationFailed"}}}
 	out, _, _ = runWith(t, refused, "check", "--dir", dir)
 	if strings.Contains(out, "handlerFailing") || !strings.Contains(out, "Event Grid witness unknown: estate-events: refused (403 AuthorizationFailed)") {
 		t.Errorf("a refused witness:\n%s", out)
@@ -192,11 +192,11 @@ func TestReportSaysEventGridWitness(t *testing.T) {
 	if err := json.Unmarshal([]byte(out), &r); err != nil {
 		t.Fatal(err)
 	}
-	kinds := map[replay.FindingKind]bool{}
+	kinds := map[rules.FindingKind]bool{}
 	for _, f := range r.Findings {
 		kinds[f.Kind] = true
 	}
-	if !kinds[replay.FindingHandlerFailing] || !kinds[replay.FindingReplayDropping] || r.Healthy || r.EventGrid == nil {
+	if !kinds[rules.FindingHandlerFailing] || !kinds[rules.FindingReplayDropping] || r.Healthy || r.EventGrid == nil {
 		t.Errorf("findings %v, healthy %v, eventGrid %+v", kinds, r.Healthy, r.EventGrid)
 	}
 	for _, rd := range r.Readiness {
@@ -212,9 +212,9 @@ type switchWitness struct {
 	recovered atomic.Bool
 }
 
-func (s *switchWitness) Witness(ctx context.Context, now time.Time) replay.WitnessReport {
+func (s *switchWitness) Witness(ctx context.Context, now time.Time) rules.WitnessReport {
 	if s.recovered.Load() {
-		return replay.WitnessReport{Source: "test", AsOf: now.Truncate(time.Minute), Window: 15 * time.Minute}
+		return rules.WitnessReport{Source: "test", AsOf: now.Truncate(time.Minute), Window: 15 * time.Minute}
 	}
 	return s.failing.Witness(ctx, now)
 }

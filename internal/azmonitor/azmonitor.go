@@ -16,7 +16,7 @@ import (
 	"github.com/Azure/azure-sdk-for-go/sdk/azcore/arm"
 	"github.com/Azure/azure-sdk-for-go/sdk/azcore/to"
 	"github.com/Azure/azure-sdk-for-go/sdk/resourcemanager/monitor/armmonitor"
-	"github.com/deadletter/deadletter/replay"
+	"github.com/deadletter/deadletter/replay/rules"
 )
 
 // The metric names (Microsoft.EventGrid/topics and systemTopics), and the dimensions read.
@@ -113,9 +113,9 @@ func Span(now time.Time, window time.Duration) (start, end time.Time) {
 
 // Witness reads every topic's counts for the complete minutes of the window before now and judges each
 // subscription. A topic it cannot read is a Problem, and its subscriptions are left out (so: unknown).
-func (m *Monitor) Witness(ctx context.Context, now time.Time) replay.WitnessReport {
+func (m *Monitor) Witness(ctx context.Context, now time.Time) rules.WitnessReport {
 	start, end := Span(now, m.o.Window)
-	rep := replay.WitnessReport{Source: Source, AsOf: end, Window: end.Sub(start)}
+	rep := rules.WitnessReport{Source: Source, AsOf: end, Window: end.Sub(start)}
 	for _, id := range m.o.Topics {
 		hs, err := m.topic(ctx, id, start, end)
 		if err != nil {
@@ -136,8 +136,8 @@ func (m *Monitor) Witness(ctx context.Context, now time.Time) replay.WitnessRepo
 }
 
 // problem keeps what the SDK said, and the HTTP status when it was one.
-func problem(topic string, err error) replay.WitnessProblem {
-	p := replay.WitnessProblem{Topic: topic, Err: err.Error()}
+func problem(topic string, err error) rules.WitnessProblem {
+	p := rules.WitnessProblem{Topic: topic, Err: err.Error()}
 	var re *azcore.ResponseError
 	if errors.As(err, &re) {
 		p.Status = re.StatusCode
@@ -151,14 +151,14 @@ func problem(topic string, err error) replay.WitnessProblem {
 
 // topic reads one topic's counts: the failed attempts split by error in one request (only that metric has the
 // Error dimension), the rest in another, every subscription of the topic.
-func (m *Monitor) topic(ctx context.Context, id string, start, end time.Time) ([]replay.HandlerHealth, error) {
+func (m *Monitor) topic(ctx context.Context, id string, start, end time.Time) ([]rules.HandlerHealth, error) {
 	sub, err := CheckTopicID(id)
 	if err != nil {
 		return nil, err
 	}
 	c := m.clients[sub]
-	minutes := map[string]map[time.Time]*replay.MinuteCounts{} // subscription (upper case) → minute
-	names := map[string]string{}                               // upper case → as the metric gave it
+	minutes := map[string]map[time.Time]*rules.MinuteCounts{} // subscription (upper case) → minute
+	names := map[string]string{}                              // upper case → as the metric gave it
 	for _, q := range []struct{ metrics, filter string }{
 		{MetricFailed, dimSubscription + " eq '*' and " + dimError + " eq '*'"},
 		{MetricSucceeded + "," + MetricDeadLettered + "," + MetricDropped, dimSubscription + " eq '*'"},
@@ -180,20 +180,20 @@ func (m *Monitor) topic(ctx context.Context, id string, start, end time.Time) ([
 			}
 		}
 	}
-	out := make([]replay.HandlerHealth, 0, len(minutes))
+	out := make([]rules.HandlerHealth, 0, len(minutes))
 	for key, byMinute := range minutes {
-		ms := make([]replay.MinuteCounts, 0, len(byMinute))
+		ms := make([]rules.MinuteCounts, 0, len(byMinute))
 		for _, mc := range byMinute {
 			ms = append(ms, *mc)
 		}
-		out = append(out, replay.Judge(names[key], id, ms, end))
+		out = append(out, rules.Judge(names[key], id, ms, end))
 	}
 	sort.Slice(out, func(i, j int) bool { return out[i].Subscription < out[j].Subscription })
 	return out, nil
 }
 
 // add sorts one metric's time series into per-subscription minutes.
-func add(metric *armmonitor.Metric, minutes map[string]map[time.Time]*replay.MinuteCounts, names map[string]string) error {
+func add(metric *armmonitor.Metric, minutes map[string]map[time.Time]*rules.MinuteCounts, names map[string]string) error {
 	if metric == nil || metric.Name == nil || metric.Name.Value == nil {
 		return nil
 	}
@@ -227,7 +227,7 @@ func add(metric *armmonitor.Metric, minutes map[string]map[time.Time]*replay.Min
 		key := strings.ToUpper(sub)
 		if _, ok := names[key]; !ok {
 			names[key] = sub
-			minutes[key] = map[time.Time]*replay.MinuteCounts{}
+			minutes[key] = map[time.Time]*rules.MinuteCounts{}
 		}
 		for _, v := range ts.Data {
 			if v == nil || v.TimeStamp == nil || v.Total == nil {
@@ -236,7 +236,7 @@ func add(metric *armmonitor.Metric, minutes map[string]map[time.Time]*replay.Min
 			at := v.TimeStamp.UTC()
 			mc := minutes[key][at]
 			if mc == nil {
-				mc = &replay.MinuteCounts{At: at, FailedBy: map[string]int64{}}
+				mc = &rules.MinuteCounts{At: at, FailedBy: map[string]int64{}}
 				minutes[key][at] = mc
 			}
 			n := int64(*v.Total)

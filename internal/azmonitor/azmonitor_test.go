@@ -15,7 +15,7 @@ import (
 	"github.com/Azure/azure-sdk-for-go/sdk/azcore/to"
 	"github.com/Azure/azure-sdk-for-go/sdk/resourcemanager/monitor/armmonitor"
 	"github.com/Azure/azure-sdk-for-go/sdk/resourcemanager/monitor/armmonitor/fake"
-	"github.com/deadletter/deadletter/replay"
+	"github.com/deadletter/deadletter/replay/rules"
 )
 
 const (
@@ -166,8 +166,8 @@ func TestWitnessVerdicts(t *testing.T) {
 	}}
 	m := s.monitor(t, Options{Topics: []string{topicID}, ReplaySystemTopic: systemID})
 	rep := m.Witness(context.Background(), now)
-	want := map[string]replay.HandlerVerdict{"PUSH-NOTIFICATIONS": replay.HandlerFailing, "ORDERS": replay.HandlerRecovering,
-		"WEBHOOKS": replay.HandlerHealthy, "QUIET": replay.HandlerNoDeliveries, "MIXED": replay.HandlerRecovering}
+	want := map[string]rules.HandlerVerdict{"PUSH-NOTIFICATIONS": rules.HandlerFailing, "ORDERS": rules.HandlerRecovering,
+		"WEBHOOKS": rules.HandlerHealthy, "QUIET": rules.HandlerNoDeliveries, "MIXED": rules.HandlerRecovering}
 	for sub, v := range want {
 		h, ok := rep.HandlerOf(sub) // the folder's capitals match the metric's lower case
 		if !ok || h.Verdict != v {

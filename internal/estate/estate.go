@@ -12,7 +12,7 @@ import (
 	"errors"
 	"fmt"
 
-	"github.com/deadletter/deadletter/replay"
+	"github.com/deadletter/deadletter/replay/rules"
 	"github.com/deadletter/deadletter/store"
 )
 
@@ -28,7 +28,7 @@ type Handled struct {
 	Ignored bool
 	// Missing is set when the blob was gone: a prior delivery already finished it.
 	Missing       bool
-	Preview       replay.Preview
+	Preview       rules.Preview
 	Quarantined   bool
 	Published     int
 	Archived      bool
@@ -37,9 +37,9 @@ type Handled struct {
 }
 
 // Handle runs the replay function once over the blob name, as one Event Grid delivery would.
-func Handle(ctx context.Context, c store.Container, cfg replay.Config, name string, pub Publisher) (Handled, error) {
+func Handle(ctx context.Context, c store.Container, cfg rules.Config, name string, pub Publisher) (Handled, error) {
 	var h Handled
-	if !replay.IsRoot(name) {
+	if !rules.IsRoot(name) {
 		h.Ignored = true
 		return h, nil
 	}
@@ -54,13 +54,13 @@ func Handle(ctx context.Context, c store.Container, cfg replay.Config, name stri
 	if err != nil {
 		return h, err
 	}
-	h.Preview = cfg.Plan(name, b.Body, replay.ParsePayload(b.Body))
+	h.Preview = cfg.Plan(name, b.Body, rules.ParsePayload(b.Body))
 	pv := h.Preview
 	crashed := func() error {
 		// JSON.stringify overflows Node's stack: the function throws, and every redelivery throws again.
 		return fmt.Errorf("ReplayDeadLetterEvent failed: RangeError: Maximum call stack size exceeded (a value nested %d levels deep)", pv.Crash.Depth)
 	}
-	if pv.Crash != nil && pv.Crash.Stage == replay.StageQuarantine {
+	if pv.Crash != nil && pv.Crash.Stage == rules.StageQuarantine {
 		return h, crashed() // serializing the quarantine copy: before anything is written
 	}
 	// The quarantine copy is the Plan's body: the refused elements as JSON.stringify writes them (or a malformed

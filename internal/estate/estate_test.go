@@ -9,7 +9,7 @@ import (
 	"time"
 
 	"github.com/deadletter/deadletter/internal/estate"
-	"github.com/deadletter/deadletter/replay"
+	"github.com/deadletter/deadletter/replay/rules"
 	"github.com/deadletter/deadletter/store"
 	"github.com/deadletter/deadletter/store/storetest"
 )
@@ -21,9 +21,9 @@ func (p *publisher) Publish(_ context.Context, evs []json.RawMessage) error {
 	return nil
 }
 
-func config() replay.Config {
-	c := replay.DefaultConfig()
-	c.Handlers = replay.Register{"Push": true, "Webhook": false}
+func config() rules.Config {
+	c := rules.DefaultConfig()
+	c.Handlers = rules.Register{"Push": true, "Webhook": false}
 	return c
 }
 

@@ -11,7 +11,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/deadletter/deadletter/replay"
+	"github.com/deadletter/deadletter/replay/rules"
 	"github.com/prometheus/client_golang/prometheus"
 )
 
@@ -69,10 +69,10 @@ func TestMetricsExporterPasses(t *testing.T) {
 		}
 	}
 
-	cfg := replay.DefaultConfig()
+	cfg := rules.DefaultConfig()
 	s := incident(cfg)
 	at := now.Add(3 * time.Second)
-	e.Succeeded(Measure(s, cfg.Check(s, replay.CheckOptions{}), cfg), at, 1500*time.Millisecond)
+	e.Succeeded(Measure(s, cfg.Check(s, rules.CheckOptions{}), cfg), at, 1500*time.Millisecond)
 	got := series(t, e.hub.reg)
 	c := `container="acct/deadletter"`
 	want := map[string]float64{
@@ -134,10 +134,10 @@ func TestMetricsExporterPasses(t *testing.T) {
 	// The next pass has no quarantine and no live blob left: their series go, the rest are set anew.
 	var kept []blob
 	for _, b := range []string{"WEBHOOKS/2026/11/29/10/stranded.json"} {
-		kept = append(kept, blob{name: b, age: 26 * time.Hour, summary: &replay.Summary{Events: 1, Verdicts: verdicts(replay.VerdictReplay, 1)}})
+		kept = append(kept, blob{name: b, age: 26 * time.Hour, summary: &rules.Summary{Events: 1, Verdicts: verdicts(rules.VerdictReplay, 1)}})
 	}
 	s = snapshot(cfg, kept...)
-	e.Succeeded(Measure(s, cfg.Check(s, replay.CheckOptions{}), cfg), at.Add(time.Minute), time.Second)
+	e.Succeeded(Measure(s, cfg.Check(s, rules.CheckOptions{}), cfg), at.Add(time.Minute), time.Second)
 	got = series(t, e.hub.reg)
 	for k := range got {
 		if strings.Contains(k, `pane="quarantine"`) || strings.Contains(k, `pane="live"`) || strings.Contains(k, `subscription="ORDERS"`) {

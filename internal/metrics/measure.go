@@ -14,7 +14,7 @@ import (
 	"time"
 
 	"github.com/deadletter/deadletter/internal/textfmt"
-	"github.com/deadletter/deadletter/replay"
+	"github.com/deadletter/deadletter/replay/rules"
 )
 
 // MaxSubscriptions bounds the subscription label. Subscription names come from blob names, which anyone who can
@@ -28,7 +28,7 @@ const OtherSubscription = "_other"
 
 // BlobKey is one deadletter_blobs series.
 type BlobKey struct {
-	Pane replay.Pane
+	Pane rules.Pane
 	// Subscription is the first segment of the blob name after any archived/ or quarantine/ prefix, escaped
 	// for display; empty for a name without a '/'.
 	Subscription string
@@ -36,8 +36,8 @@ type BlobKey struct {
 
 // EventKey is one deadletter_events series.
 type EventKey struct {
-	Pane    replay.Pane
-	Verdict replay.Verdict
+	Pane    rules.Pane
+	Verdict rules.Verdict
 }
 
 // Values is what one successful pass says, in the shape the series take.
@@ -51,7 +51,7 @@ type Values struct {
 	// Findings counts the blobs behind each kind check reports, every kind present (0 when it raised nothing),
 	// exactly as check counts them: acknowledged and already-handled blobs excluded, quarantine only past
 	// --max-quarantine.
-	Findings map[replay.FindingKind]int
+	Findings map[rules.FindingKind]int
 	// Quarantine is the quarantined blobs that need a human (not acknowledged), before --max-quarantine: the
 	// alerting rule applies its own threshold to it.
 	Quarantine int
@@ -75,7 +75,7 @@ type Values struct {
 
 // Measure computes the Values of one pass. r must be cfg.Check of s (with watch's options): the findings are
 // taken from it so the metrics and `check --json` can never disagree; the per-blob breakdowns come from s.
-func Measure(s *replay.Snapshot, r replay.Report, cfg replay.Config) Values {
+func Measure(s *rules.Snapshot, r rules.Report, cfg rules.Config) Values {
 	m := NewMeasurer(cfg)
 	for _, it := range s.Items {
 		m.AddItem(it, s.Now)
@@ -85,30 +85,30 @@ func Measure(s *replay.Snapshot, r replay.Report, cfg replay.Config) Values {
 
 // Measurer adds the per-blob breakdowns up page by page, so watch never holds the container to measure it.
 type Measurer struct {
-	cfg    replay.Config
+	cfg    rules.Config
 	v      Values
 	perSub map[string]int
 }
 
 // NewMeasurer starts an empty measurement.
-func NewMeasurer(cfg replay.Config) *Measurer {
+func NewMeasurer(cfg rules.Config) *Measurer {
 	return &Measurer{cfg: cfg, v: Values{Blobs: map[BlobKey]int{}, Events: map[EventKey]int{}}, perSub: map[string]int{}}
 }
 
 // Add takes blobs classified at the service time now, their payloads read where watch reads them.
-func (m *Measurer) Add(items []replay.Item, now time.Time) {
+func (m *Measurer) Add(items []rules.Item, now time.Time) {
 	for i := range items {
 		m.AddItem(&items[i], now)
 	}
 }
 
 // AddItem counts one blob.
-func (m *Measurer) AddItem(it *replay.Item, now time.Time) {
+func (m *Measurer) AddItem(it *rules.Item, now time.Time) {
 	v := &m.v
 	sub := textfmt.Printable(it.Parsed.Subscription)
 	m.perSub[sub]++
 	v.Blobs[BlobKey{it.Pane, sub}]++
-	if it.Pane == replay.PaneArchived {
+	if it.Pane == rules.PaneArchived {
 		return
 	}
 	if it.Summary == nil {
@@ -118,7 +118,7 @@ func (m *Measurer) AddItem(it *replay.Item, now time.Time) {
 	if m.cfg.AlertsOf(it, now).Crash {
 		return // the replay crashes on it: none of its events gets the fate its verdict says
 	}
-	for _, vd := range replay.AllVerdicts {
+	for _, vd := range rules.AllVerdicts {
 		if n := it.Summary.Verdicts.Of(vd); n > 0 {
 			v.Events[EventKey{it.Pane, vd}] += n
 		}
@@ -126,11 +126,11 @@ func (m *Measurer) AddItem(it *replay.Item, now time.Time) {
 }
 
 // Values completes the measurement with the pass's report (r must cover the same blobs).
-func (m *Measurer) Values(r replay.Report) Values {
+func (m *Measurer) Values(r rules.Report) Values {
 	v := m.v
-	v.Findings, v.Handled, v.Acked, v.Quarantine = map[replay.FindingKind]int{}, r.Handled, r.Acked, r.Quarantine
+	v.Findings, v.Handled, v.Acked, v.Quarantine = map[rules.FindingKind]int{}, r.Handled, r.Acked, r.Quarantine
 	v.Suspicious = r.SuspiciousCount
-	for _, k := range replay.FindingKinds {
+	for _, k := range rules.FindingKinds {
 		if k.OfBlobs() { // the witness's findings count subscriptions, not blobs
 			v.Findings[k] = 0
 		}
@@ -140,7 +140,7 @@ func (m *Measurer) Values(r replay.Report) Values {
 			v.Findings[f.Kind] = f.Count
 		}
 	}
-	if f, ok := r.Find(replay.FindingStranded); ok && r.Now.After(f.Oldest) {
+	if f, ok := r.Find(rules.FindingStranded); ok && r.Now.After(f.Oldest) {
 		v.OldestStranded = r.Now.Sub(f.Oldest)
 	}
 	if len(m.perSub) > MaxSubscriptions {

@@ -6,7 +6,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/deadletter/deadletter/replay"
+	"github.com/deadletter/deadletter/replay/rules"
 	"github.com/deadletter/deadletter/store"
 )
 
@@ -16,22 +16,22 @@ var now = time.Date(2026, 11, 30, 12, 0, 0, 0, time.UTC)
 type blob struct {
 	name    string
 	age     time.Duration
-	summary *replay.Summary
+	summary *rules.Summary
 	readErr string
 	acked   bool
 }
 
-func verdicts(pairs ...any) replay.VerdictCounts {
-	var vc replay.VerdictCounts
+func verdicts(pairs ...any) rules.VerdictCounts {
+	var vc rules.VerdictCounts
 	for i := 0; i < len(pairs); i += 2 {
-		vc[pairs[i].(replay.Verdict)] = pairs[i+1].(int)
+		vc[pairs[i].(rules.Verdict)] = pairs[i+1].(int)
 	}
 	return vc
 }
 
-func snapshot(cfg replay.Config, blobs ...blob) *replay.Snapshot {
-	s := replay.NewSnapshot("acct/deadletter")
-	var items []replay.Item
+func snapshot(cfg rules.Config, blobs ...blob) *rules.Snapshot {
+	s := rules.NewSnapshot("acct/deadletter")
+	var items []rules.Item
 	for i, b := range blobs {
 		bi := store.BlobInfo{Name: b.name, ETag: fmt.Sprintf(`"0x%d"`, i), LastModified: now.Add(-b.age)}
 		if b.acked {
@@ -48,50 +48,50 @@ func snapshot(cfg replay.Config, blobs ...blob) *replay.Snapshot {
 }
 
 // incident has a blob behind every finding kind and every exemption, in three subscriptions.
-func incident(cfg replay.Config) *replay.Snapshot {
+func incident(cfg rules.Config) *rules.Snapshot {
 	day := 24 * time.Hour
 	return snapshot(cfg,
 		blob{name: "ORDERS/2026/11/30/11/live.json", age: 5 * time.Minute,
-			summary: &replay.Summary{Events: 2, Verdicts: verdicts(replay.VerdictReplay, 2)}},
+			summary: &rules.Summary{Events: 2, Verdicts: verdicts(rules.VerdictReplay, 2)}},
 		blob{name: "ORDERS/2026/11/30/11/stalled.json", age: 30 * time.Minute,
-			summary: &replay.Summary{Events: 1, Verdicts: verdicts(replay.VerdictCap, 1)}},
+			summary: &rules.Summary{Events: 1, Verdicts: verdicts(rules.VerdictCap, 1)}},
 		blob{name: "WEBHOOKS/2026/11/29/10/stranded.json", age: 26 * time.Hour,
-			summary: &replay.Summary{Events: 4, Verdicts: verdicts(replay.VerdictReplay, 3, replay.VerdictNotIdempotent, 1)}},
+			summary: &rules.Summary{Events: 4, Verdicts: verdicts(rules.VerdictReplay, 3, rules.VerdictNotIdempotent, 1)}},
 		blob{name: "WEBHOOKS/2026/11/1/13/expiring.json", age: 29*day - time.Hour,
-			summary: &replay.Summary{Events: 1, Malformed: true, Error: "JSON syntax error"}},
+			summary: &rules.Summary{Events: 1, Malformed: true, Error: "JSON syntax error"}},
 		blob{name: "WEBHOOKS/2026/11/30/9/crash.json", age: 3 * time.Hour,
-			summary: &replay.Summary{Events: 1, CrashDepth: 5000, Verdicts: verdicts(replay.VerdictReplay, 1)}},
+			summary: &rules.Summary{Events: 1, CrashDepth: 5000, Verdicts: verdicts(rules.VerdictReplay, 1)}},
 		blob{name: "WEBHOOKS/2026/11/30/8/handled.json", age: 4 * time.Hour,
-			summary: &replay.Summary{Events: 2, Verdicts: verdicts(replay.VerdictReplay, 2)}},
+			summary: &rules.Summary{Events: 2, Verdicts: verdicts(rules.VerdictReplay, 2)}},
 		blob{name: "archived/WEBHOOKS/2026/11/30/8/handled.json", age: 4 * time.Hour},
 		blob{name: "WEBHOOKS/2026/11/30/7/huge.json", age: 5 * time.Hour, readErr: "too large: over 64 MiB"},
 		blob{name: "quarantine/ORDERS/2026/11/30/6/q.json", age: 6 * time.Hour,
-			summary: &replay.Summary{Events: 2, Verdicts: verdicts(replay.VerdictUnroutable, 2)}},
+			summary: &rules.Summary{Events: 2, Verdicts: verdicts(rules.VerdictUnroutable, 2)}},
 		blob{name: "quarantine/ORDERS/2026/11/30/5/acked.json", age: 7 * time.Hour, acked: true,
-			summary: &replay.Summary{Events: 1, Verdicts: verdicts(replay.VerdictCap, 1)}},
-		blob{name: "stray", age: 2 * time.Hour, summary: &replay.Summary{}},
+			summary: &rules.Summary{Events: 1, Verdicts: verdicts(rules.VerdictCap, 1)}},
+		blob{name: "stray", age: 2 * time.Hour, summary: &rules.Summary{}},
 	)
 }
 
 func TestMetricsMeasureAnIncident(t *testing.T) {
-	cfg := replay.DefaultConfig()
+	cfg := rules.DefaultConfig()
 	s := incident(cfg)
-	r := cfg.Check(s, replay.CheckOptions{})
+	r := cfg.Check(s, rules.CheckOptions{})
 	got := Measure(s, r, cfg)
 	want := Values{
 		Blobs: map[BlobKey]int{
-			{replay.PaneLive, "ORDERS"}: 2, {replay.PaneStranded, "WEBHOOKS"}: 5, {replay.PaneArchived, "WEBHOOKS"}: 1,
-			{replay.PaneQuarantine, "ORDERS"}: 2, {replay.PaneStranded, ""}: 1,
+			{rules.PaneLive, "ORDERS"}: 2, {rules.PaneStranded, "WEBHOOKS"}: 5, {rules.PaneArchived, "WEBHOOKS"}: 1,
+			{rules.PaneQuarantine, "ORDERS"}: 2, {rules.PaneStranded, ""}: 1,
 		},
 		Events: map[EventKey]int{
-			{replay.PaneLive, replay.VerdictReplay}: 2, {replay.PaneLive, replay.VerdictCap}: 1,
+			{rules.PaneLive, rules.VerdictReplay}: 2, {rules.PaneLive, rules.VerdictCap}: 1,
 			// stranded 3 and handled 2; the crash blob's event meets no verdict's fate.
-			{replay.PaneStranded, replay.VerdictReplay}: 5, {replay.PaneStranded, replay.VerdictNotIdempotent}: 1,
-			{replay.PaneQuarantine, replay.VerdictUnroutable}: 2, {replay.PaneQuarantine, replay.VerdictCap}: 1,
+			{rules.PaneStranded, rules.VerdictReplay}: 5, {rules.PaneStranded, rules.VerdictNotIdempotent}: 1,
+			{rules.PaneQuarantine, rules.VerdictUnroutable}: 2, {rules.PaneQuarantine, rules.VerdictCap}: 1,
 		},
 		// stranded: stranded, expiring, crash, huge and stray (handled is exempt); quarantine: q (acked is exempt).
-		Findings: map[replay.FindingKind]int{replay.FindingExpiring: 1, replay.FindingStranded: 4,
-			replay.FindingReplayStalled: 1, replay.FindingCrash: 1, replay.FindingUntriggerable: 0, replay.FindingQuarantine: 1, replay.FindingMalformed: 1},
+		Findings: map[rules.FindingKind]int{rules.FindingExpiring: 1, rules.FindingStranded: 4,
+			rules.FindingReplayStalled: 1, rules.FindingCrash: 1, rules.FindingUntriggerable: 0, rules.FindingQuarantine: 1, rules.FindingMalformed: 1},
 		Quarantine: 1, Handled: 1, Acked: 1,
 		OldestStranded: 29*24*time.Hour - time.Hour,
 		Unread:         1,
@@ -109,23 +109,23 @@ func TestMetricsMeasureAnIncident(t *testing.T) {
 
 // --max-quarantine silences check's finding, not the raw count the alerting rule thresholds.
 func TestMetricsQuarantineBeforeTheThreshold(t *testing.T) {
-	cfg := replay.DefaultConfig()
+	cfg := rules.DefaultConfig()
 	s := incident(cfg)
-	got := Measure(s, cfg.Check(s, replay.CheckOptions{MaxQuarantine: 5}), cfg)
-	if got.Findings[replay.FindingQuarantine] != 0 || got.Quarantine != 1 {
-		t.Fatalf("finding %d, raw %d; want 0 and 1", got.Findings[replay.FindingQuarantine], got.Quarantine)
+	got := Measure(s, cfg.Check(s, rules.CheckOptions{MaxQuarantine: 5}), cfg)
+	if got.Findings[rules.FindingQuarantine] != 0 || got.Quarantine != 1 {
+		t.Fatalf("finding %d, raw %d; want 0 and 1", got.Findings[rules.FindingQuarantine], got.Quarantine)
 	}
 }
 
 func TestMetricsMeasureAnEmptyContainer(t *testing.T) {
-	cfg := replay.DefaultConfig()
+	cfg := rules.DefaultConfig()
 	s := snapshot(cfg)
-	got := Measure(s, cfg.Check(s, replay.CheckOptions{}), cfg)
+	got := Measure(s, cfg.Check(s, rules.CheckOptions{}), cfg)
 	if len(got.Blobs) != 0 || len(got.Events) != 0 || got.OldestStranded != 0 || got.Quarantine != 0 || got.Unread != 0 {
 		t.Fatalf("empty: %+v", got)
 	}
 	blobKinds := 0
-	for _, k := range replay.FindingKinds {
+	for _, k := range rules.FindingKinds {
 		if k.OfBlobs() {
 			blobKinds++
 		}
@@ -142,7 +142,7 @@ func TestMetricsMeasureAnEmptyContainer(t *testing.T) {
 
 // Subscription labels come from blob names: whatever writes them, the series stay bounded and escaped.
 func TestMetricsSubscriptionsAreBoundedAndEscaped(t *testing.T) {
-	cfg := replay.DefaultConfig()
+	cfg := rules.DefaultConfig()
 	var blobs []blob
 	for i := range MaxSubscriptions + 50 {
 		n := 1
@@ -150,12 +150,12 @@ func TestMetricsSubscriptionsAreBoundedAndEscaped(t *testing.T) {
 			n = 3 // the busiest subscriptions keep their own series
 		}
 		for j := range n {
-			blobs = append(blobs, blob{name: fmt.Sprintf("SUB-%03d/2026/11/30/1/%d.json", i, j), age: time.Minute, summary: &replay.Summary{}})
+			blobs = append(blobs, blob{name: fmt.Sprintf("SUB-%03d/2026/11/30/1/%d.json", i, j), age: time.Minute, summary: &rules.Summary{}})
 		}
 	}
-	blobs = append(blobs, blob{name: "BAD\xff\x1b[2J/2026/11/30/1/x.json", age: time.Minute, summary: &replay.Summary{}})
+	blobs = append(blobs, blob{name: "BAD\xff\x1b[2J/2026/11/30/1/x.json", age: time.Minute, summary: &rules.Summary{}})
 	s := snapshot(cfg, blobs...)
-	got := Measure(s, cfg.Check(s, replay.CheckOptions{}), cfg)
+	got := Measure(s, cfg.Check(s, rules.CheckOptions{}), cfg)
 	if len(got.Blobs) != MaxSubscriptions+1 {
 		t.Fatalf("%d series, want %d kept and one %s", len(got.Blobs), MaxSubscriptions, OtherSubscription)
 	}
@@ -170,11 +170,11 @@ func TestMetricsSubscriptionsAreBoundedAndEscaped(t *testing.T) {
 		t.Fatalf("folding lost blobs: %d of %d", total, len(blobs))
 	}
 	for i := range 10 {
-		if got.Blobs[BlobKey{replay.PaneLive, fmt.Sprintf("SUB-%03d", i)}] != 3 {
+		if got.Blobs[BlobKey{rules.PaneLive, fmt.Sprintf("SUB-%03d", i)}] != 3 {
 			t.Fatalf("busiest subscription SUB-%03d folded: %v", i, got.Blobs)
 		}
 	}
-	if got.Blobs[BlobKey{replay.PaneLive, OtherSubscription}] != len(blobs)-MaxSubscriptions-20 {
-		t.Fatalf("%s holds %d", OtherSubscription, got.Blobs[BlobKey{replay.PaneLive, OtherSubscription}])
+	if got.Blobs[BlobKey{rules.PaneLive, OtherSubscription}] != len(blobs)-MaxSubscriptions-20 {
+		t.Fatalf("%s holds %d", OtherSubscription, got.Blobs[BlobKey{rules.PaneLive, OtherSubscription}])
 	}
 }

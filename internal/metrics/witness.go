@@ -5,20 +5,20 @@ import (
 	"slices"
 
 	"github.com/deadletter/deadletter/internal/textfmt"
-	"github.com/deadletter/deadletter/replay"
+	"github.com/deadletter/deadletter/replay/rules"
 )
 
 // HandlerKey is one deadletter_handler_verdict series: a subscription Event Grid's witness judged, and its verdict.
 type HandlerKey struct {
 	Subscription string
-	Verdict      replay.HandlerVerdict
+	Verdict      rules.HandlerVerdict
 }
 
 // witnessValues are the witness's series of one pass: per subscription (the handlers' and the replay's) its
 // verdict, counted 1; the replay subscriptions' dropped triggers; the topics it could not read. Past
 // MaxSubscriptions subscriptions — the worst verdicts kept first, then by name — the rest are summed under
 // OtherSubscription by verdict, as deadletter_blobs folds its own.
-func witnessValues(w replay.WitnessReport) (verdicts map[HandlerKey]int, dropped map[string]int64, problems int) {
+func witnessValues(w rules.WitnessReport) (verdicts map[HandlerKey]int, dropped map[string]int64, problems int) {
 	if w.Source == "" && w.None == "" {
 		return nil, nil, 0 // no witness configured
 	}
@@ -28,7 +28,7 @@ func witnessValues(w replay.WitnessReport) (verdicts map[HandlerKey]int, dropped
 		problems++ // configured, and cannot be read at all (a connection-string context)
 	}
 	type judged struct {
-		h      replay.HandlerHealth
+		h      rules.HandlerHealth
 		replay bool
 	}
 	var all []judged

@@ -7,19 +7,20 @@ import (
 
 	"github.com/deadletter/deadletter/internal/textfmt"
 	"github.com/deadletter/deadletter/replay"
+	"github.com/deadletter/deadletter/replay/rules"
 )
 
 // BlobState is everything the advice for one blob depends on: where it is, what makes it urgent or exempt, what
 // a restore would do with it, whether its handler still fails, and — once it has left — where it went.
 type BlobState struct {
-	Pane   replay.Pane
-	Alerts replay.Alerts
+	Pane   rules.Pane
+	Alerts rules.Alerts
 	// Unreadable: its payload could not be read.
 	Unreadable bool
 	// Restore is a quarantine blob's restore plan (nil when not read).
-	Restore *replay.RestorePlan
+	Restore *rules.RestorePlan
 	// Readiness is its subscription's, when known.
-	Readiness *replay.Readiness
+	Readiness *rules.Readiness
 	// NothingRepublished: it was read and the replay would republish none of its events (all quarantined, or it
 	// crashes), so whether its handler still fails changes nothing for it.
 	NothingRepublished bool
@@ -30,9 +31,9 @@ type BlobState struct {
 }
 
 // StateOf gathers the state of a read blob.
-func StateOf(d *replay.Detail, cfg replay.Config) BlobState {
+func StateOf(d *replay.Detail, cfg rules.Config) BlobState {
 	return BlobState{Pane: d.Pane, Alerts: cfg.AlertsOf(&d.Item, d.Now), Unreadable: d.ReadErr != "", Restore: d.Restore, Now: d.Now,
-		NothingRepublished: !replay.Republishes([]replay.Item{d.Item})}
+		NothingRepublished: !rules.Republishes([]rules.Item{d.Item})}
 }
 
 // Advice is what to do about a blob, in one voice: one sentence decided by the one state that matters most
@@ -44,9 +45,9 @@ func Advice(s BlobState) []string {
 	var out []string
 	main := adviceFor(s)
 	out = append(out, main)
-	if a.Expiring && s.Gone == nil && !s.Unreadable && !a.Handled && (s.Pane == replay.PaneStranded || s.Pane == replay.PaneQuarantine) {
+	if a.Expiring && s.Gone == nil && !s.Unreadable && !a.Handled && (s.Pane == rules.PaneStranded || s.Pane == rules.PaneQuarantine) {
 		switch {
-		case s.Pane == replay.PaneQuarantine:
+		case s.Pane == rules.PaneQuarantine:
 			out = append(out, fmt.Sprintf("Hurry: the lifecycle rule deletes it in %s; restore it or copy it out before then.", textfmt.Duration(a.DeletesIn)))
 		default:
 			out = append(out, fmt.Sprintf("Hurry: the lifecycle rule deletes it in %s, and its events with it.", textfmt.Duration(a.DeletesIn)))
@@ -60,7 +61,7 @@ func Advice(s BlobState) []string {
 			out = append(out, "Its acknowledgement tags are not ones deadletter writes ("+textfmt.Printable(a.Suspicious)+"): ignored.")
 		}
 	}
-	if r := s.Readiness; r != nil && r.Failing && s.Pane == replay.PaneStranded && drainable(s) && !s.NothingRepublished {
+	if r := s.Readiness; r != nil && r.Failing && s.Pane == rules.PaneStranded && drainable(s) && !s.NothingRepublished {
 		out = append(out, fmt.Sprintf("But %s dead-lettered %s ago: its handler still fails, so drained now its events will likely dead-letter again.",
 			textfmt.Printable(r.Subscription), textfmt.Duration(s.Now.Sub(r.NewestDeadLetter))))
 	}
@@ -77,7 +78,7 @@ func ackNote(note string) string {
 // drainable reports whether the advice for s is to drain it.
 func drainable(s BlobState) bool {
 	a := s.Alerts
-	return s.Gone == nil && !s.Unreadable && !a.Untriggerable && !a.Crash && !a.Handled && s.Pane == replay.PaneStranded
+	return s.Gone == nil && !s.Unreadable && !a.Untriggerable && !a.Crash && !a.Handled && s.Pane == rules.PaneStranded
 }
 
 // adviceFor is the one sentence that decides.
@@ -87,11 +88,11 @@ func adviceFor(s BlobState) string {
 		return goneAdvice(*g)
 	}
 	switch {
-	case s.Pane == replay.PaneArchived:
+	case s.Pane == rules.PaneArchived:
 		return "Nothing to do: this is the replay's record of what it republished; nothing acts on it again."
 	case s.Unreadable:
 		return "Its payload could not be read, so nothing is known of its events: copy it out with your storage tools to look."
-	case s.Pane == replay.PaneQuarantine:
+	case s.Pane == rules.PaneQuarantine:
 		return quarantineAdvice(s)
 	case a.Untriggerable:
 		return "Leave the drain alone: " + UntriggerableWhy + ". Copy it out under another name, or rename the subscription."
@@ -100,9 +101,9 @@ func adviceFor(s BlobState) string {
 	case a.Handled:
 		return fmt.Sprintf("Leave it: the replay already handled it (%s exists) and only its delete failed; the lifecycle rule removes it. Draining would republish its events a second time.",
 			textfmt.Printable(a.HandledBy))
-	case s.Pane == replay.PaneStranded && a.Malformed:
+	case s.Pane == rules.PaneStranded && a.Malformed:
 		return "Fix its payload with deadletter edit (e in the dashboard), which sends the fix back through the replay; or drain it to let the replay quarantine it whole (it can never publish it), then fix what wrote it."
-	case s.Pane == replay.PaneStranded:
+	case s.Pane == rules.PaneStranded:
 		return "Drain it: no trigger can still arrive, so nothing replays it otherwise."
 	case a.Stalled:
 		return "Leave the blob; look at the replay: it sits past the grace, so the function is not consuming (stopped, failing, or its subscription is gone). Once it passes the TTL, drain it."
@@ -117,7 +118,7 @@ func quarantineAdvice(s BlobState) string {
 		return "Restore it to resume the events the cap stopped (the restore shows what would resume first)."
 	case rp.Target == "":
 		return "It cannot be restored under its own name (see below): move it by hand."
-	case rp.Refusal.Kind == replay.ReasonLingers:
+	case rp.Refusal.Kind == rules.ReasonLingers:
 		return "Delete its lingering original at the root first (its events are all in this copy), then restore it."
 	case rp.Malformed:
 		return "Restoring it would only quarantine it again (malformed, see below): fix its payload with deadletter edit (e in the dashboard), which sends the fix back through the replay."
@@ -149,11 +150,11 @@ func goneAdvice(g replay.Whereabouts) string {
 // Fate says what became of a blob an action wrote (a drained blob, a restored copy) since, as the latest listing
 // tells: still waiting at the root, stranded again, taken by the replay and where, or gone. pane is its pane when
 // it is still there.
-func Fate(w replay.Whereabouts, pane replay.Pane) string {
+func Fate(w replay.Whereabouts, pane rules.Pane) string {
 	at := textfmt.Time(w.At)
 	switch w.Kind {
 	case replay.WhereHere:
-		if pane == replay.PaneStranded {
+		if pane == rules.PaneStranded {
 			return "stranded again: no trigger reached the replay within the TTL"
 		}
 		return "at the root, waiting for the replay"
@@ -169,14 +170,14 @@ func Fate(w replay.Whereabouts, pane replay.Pane) string {
 
 // ReadinessWarnings are a drain's warnings: one per subscription of the items whose handler still failed within
 // the TTL and of which the replay would republish something, in the order of ready (most recently failing first).
-func ReadinessWarnings(cfg replay.Config, items []replay.Item, ready []replay.Readiness, now time.Time) []string {
-	bySub := map[string][]replay.Item{}
+func ReadinessWarnings(cfg rules.Config, items []rules.Item, ready []rules.Readiness, now time.Time) []string {
+	bySub := map[string][]rules.Item{}
 	for _, it := range items {
 		bySub[it.Parsed.Subscription] = append(bySub[it.Parsed.Subscription], it)
 	}
 	var out []string
 	for _, r := range ready {
-		if its, ok := bySub[r.Subscription]; ok && r.Failing && replay.Republishes(its) {
+		if its, ok := bySub[r.Subscription]; ok && r.Failing && rules.Republishes(its) {
 			out = append(out, ReadinessWarning(r, cfg.CyclesLeft(its), cfg.TTL, now))
 		}
 	}
@@ -187,7 +188,7 @@ func ReadinessWarnings(cfg replay.Config, items []replay.Item, ready []replay.Re
 // handler was still failing when those events' retries ran out, so drained events will most likely dead-letter
 // again, one attempt further on, and how many cycles remain before the cap quarantines them (cyclesLeft < 0: not
 // known). It says the fact the container holds, not "failing now": that takes the second witness.
-func ReadinessWarning(r replay.Readiness, cyclesLeft int, ttl time.Duration, now time.Time) string {
+func ReadinessWarning(r rules.Readiness, cyclesLeft int, ttl time.Duration, now time.Time) string {
 	s := fmt.Sprintf("%s: last dead letter %s ago, %d in the last %s — its handler was still failing when their retries ran out; drained events will most likely dead-letter again with attempt + 1",
 		textfmt.Printable(r.Subscription), textfmt.Duration(now.Sub(r.NewestDeadLetter)), r.LastWindow, textfmt.Duration(ttl))
 	switch {
@@ -205,7 +206,7 @@ const ContainerWitness = "the container's witness: Event Grid writes a dead lett
 // LastDeadLetters says, per subscription of ready, when the container last got a dead letter of it — the fact, with
 // its lag said once — for a drain's question: "last dead letter: WEBHOOKS 3m ago · ORDERS 4h57m ago (…)". Empty
 // when ready is.
-func LastDeadLetters(ready []replay.Readiness, now time.Time) string {
+func LastDeadLetters(ready []rules.Readiness, now time.Time) string {
 	if len(ready) == 0 {
 		return ""
 	}
@@ -222,7 +223,7 @@ func LastDeadLetters(ready []replay.Readiness, now time.Time) string {
 
 // LastDeadLetterCell is the HANDLER column's words for one subscription: when the container last got a dead letter
 // of it ("DL 4h57m ago"), never "ok" — that the container cannot tell.
-func LastDeadLetterCell(r replay.Readiness, now time.Time) string {
+func LastDeadLetterCell(r rules.Readiness, now time.Time) string {
 	if r.NewestDeadLetter.IsZero() {
 		return "-"
 	}

@@ -6,24 +6,25 @@ import (
 	"time"
 
 	"github.com/deadletter/deadletter/replay"
+	"github.com/deadletter/deadletter/replay/rules"
 )
 
 // Every state a blob can be in — pane × handled × stalled × expiring × crash × may-crash × malformed ×
 // untriggerable × acked × unreadable × restore plan × readiness × gone — gets advice in one voice: one sentence that decides, and no two
 // sentences on the screen that disagree.
 func TestAdviceNeverContradictsItself(t *testing.T) {
-	plans := []*replay.RestorePlan{nil, {Target: "S/x.restored.json", Resume: []replay.Resuming{{}}},
-		{Target: "S/x.restored.json", Refusal: replay.Reason{Kind: replay.ReasonNothingResumes}},
-		{Target: "S/x.restored.json", Refusal: replay.Reason{Kind: replay.ReasonLingers, Name: "S/x.json"}},
-		{Refusal: replay.Reason{Kind: replay.ReasonNoTarget}}}
+	plans := []*rules.RestorePlan{nil, {Target: "S/x.restored.json", Resume: []rules.Resuming{{}}},
+		{Target: "S/x.restored.json", Refusal: rules.Reason{Kind: rules.ReasonNothingResumes}},
+		{Target: "S/x.restored.json", Refusal: rules.Reason{Kind: rules.ReasonLingers, Name: "S/x.json"}},
+		{Refusal: rules.Reason{Kind: rules.ReasonNoTarget}}}
 	gones := []*replay.Whereabouts{nil, {Kind: replay.WhereArchived, Name: "archived/S/x.json"}, {Kind: replay.WhereRestored, Name: "S/x.r.json"},
 		{Kind: replay.WhereDeleted}}
-	ack := &replay.Ack{By: "ops", Until: time.Now().Add(time.Hour)}
+	ack := &rules.Ack{By: "ops", Until: time.Now().Add(time.Hour)}
 	n := 0
-	for _, pane := range replay.Panes {
+	for _, pane := range rules.Panes {
 		for bits := 0; bits < 1<<9; bits++ {
 			b := func(i int) bool { return bits&(1<<i) != 0 }
-			a := replay.Alerts{Handled: b(0), Stalled: b(1), Expiring: b(2), Crash: b(3), Malformed: b(4), Untriggerable: b(5), Acked: b(6),
+			a := rules.Alerts{Handled: b(0), Stalled: b(1), Expiring: b(2), Crash: b(3), Malformed: b(4), Untriggerable: b(5), Acked: b(6),
 				MayCrash: b(8), DeletesIn: time.Hour}
 			if a.Handled {
 				a.HandledBy = "archived/S/x.json"
@@ -35,7 +36,7 @@ func TestAdviceNeverContradictsItself(t *testing.T) {
 				for _, gone := range gones {
 					for _, failing := range []bool{false, true} {
 						s := BlobState{Pane: pane, Alerts: a, Unreadable: b(7), Restore: plan, Gone: gone,
-							Readiness: &replay.Readiness{Subscription: "S", Failing: failing, NewestDeadLetter: time.Now()}}
+							Readiness: &rules.Readiness{Subscription: "S", Failing: failing, NewestDeadLetter: time.Now()}}
 						checkAdvice(t, s, Advice(s))
 						n++
 					}
@@ -56,11 +57,11 @@ func checkAdvice(t *testing.T, s BlobState, lines []string) {
 		bad("no advice")
 	case has("Drain it") && (has("a second time") || has("Do not drain") || has("Leave") || has("Restore")):
 		bad("drain beside advice not to")
-	case has("Drain it") && s.Pane != replay.PaneStranded:
+	case has("Drain it") && s.Pane != rules.PaneStranded:
 		bad("drain offered outside the stranded pane")
-	case (s.Pane == replay.PaneQuarantine || s.Pane == replay.PaneArchived) && (has("drain") || has("Drain")):
+	case (s.Pane == rules.PaneQuarantine || s.Pane == rules.PaneArchived) && (has("drain") || has("Drain")):
 		bad("drain offered for the replay's own records")
-	case s.Pane != replay.PaneQuarantine && has("Restore it"):
+	case s.Pane != rules.PaneQuarantine && has("Restore it"):
 		bad("restore offered outside the quarantine pane")
 	case has("not consuming") && has("Leave it alone"):
 		bad("a stalled replay beside 'leave it alone'")
@@ -81,20 +82,20 @@ func checkAdvice(t *testing.T, s BlobState, lines []string) {
 // A failing handler matters only to events the replay would republish: a drain of blobs whose events are all
 // quarantined (not idempotent) warns of nothing, in the dialog's list and in the blob's own advice.
 func TestReadinessWarnsOnlyWhereEventsAreRepublished(t *testing.T) {
-	cfg := replay.DefaultConfig()
+	cfg := rules.DefaultConfig()
 	now := time.Now()
-	item := func(sub string, vc replay.VerdictCounts) replay.Item {
-		return replay.Item{Parsed: replay.BlobName{Subscription: sub}, Summary: &replay.Summary{Events: 1, Verdicts: vc}}
+	item := func(sub string, vc rules.VerdictCounts) rules.Item {
+		return rules.Item{Parsed: rules.BlobName{Subscription: sub}, Summary: &rules.Summary{Events: 1, Verdicts: vc}}
 	}
-	webhooks := item("WEBHOOKS", replay.VerdictCounts{replay.VerdictNotIdempotent: 3})
-	push := item("PUSH", replay.VerdictCounts{replay.VerdictReplay: 2})
-	ready := []replay.Readiness{{Subscription: "WEBHOOKS", Failing: true, LastWindow: 4, NewestDeadLetter: now},
+	webhooks := item("WEBHOOKS", rules.VerdictCounts{rules.VerdictNotIdempotent: 3})
+	push := item("PUSH", rules.VerdictCounts{rules.VerdictReplay: 2})
+	ready := []rules.Readiness{{Subscription: "WEBHOOKS", Failing: true, LastWindow: 4, NewestDeadLetter: now},
 		{Subscription: "PUSH", Failing: true, LastWindow: 2, NewestDeadLetter: now}}
-	ws := ReadinessWarnings(cfg, []replay.Item{webhooks, push}, ready, now)
+	ws := ReadinessWarnings(cfg, []rules.Item{webhooks, push}, ready, now)
 	if len(ws) != 1 || !strings.HasPrefix(ws[0], "PUSH:") {
 		t.Fatalf("warnings %q: want PUSH's only", ws)
 	}
-	s := BlobState{Pane: replay.PaneStranded, Readiness: &ready[0], Now: now, NothingRepublished: true}
+	s := BlobState{Pane: rules.PaneStranded, Readiness: &ready[0], Now: now, NothingRepublished: true}
 	for _, l := range Advice(s) {
 		if strings.Contains(l, "handler still fails") {
 			t.Fatalf("advice for a blob nothing of which is republished: %q", l)

@@ -6,20 +6,20 @@ import (
 	"time"
 
 	"github.com/deadletter/deadletter/internal/textfmt"
-	"github.com/deadletter/deadletter/replay"
+	"github.com/deadletter/deadletter/replay/rules"
 )
 
 // Row is one blob as a list shows it: the item, the alerts answered for it, and the service time.
 type Row struct {
-	Item   *replay.Item
-	Alerts replay.Alerts
+	Item   *rules.Item
+	Alerts rules.Alerts
 	Now    time.Time
 	// MaxReplays is the cap: a quarantine copy's capped events are at least that far on (their ids carry no count).
 	MaxReplays int
 }
 
 // RowOf builds the row of one item.
-func RowOf(cfg replay.Config, it *replay.Item, now time.Time) Row {
+func RowOf(cfg rules.Config, it *rules.Item, now time.Time) Row {
 	return Row{Item: it, Alerts: cfg.AlertsOf(it, now), Now: now, MaxReplays: cfg.MaxReplays}
 }
 
@@ -47,7 +47,7 @@ type Column[R any] struct {
 	// Short is the title where Title does not fit (what a Shorten keeps: "OUTCOME"); "" cuts the title.
 	Short string
 	// Less orders two blobs by this column (nil: not sortable; blob columns only).
-	Less func(a, b *replay.Item) bool
+	Less func(a, b *rules.Item) bool
 }
 
 // BlobColumn is a column of a blob list.
@@ -159,7 +159,7 @@ func byPriority[R any](order []int, cols []Column[R], prio func(Column[R]) int) 
 
 func reasonCell(word func(string) string) func(Row) string {
 	return func(r Row) string {
-		return summaryOr(r, func(s *replay.Summary) string {
+		return summaryOr(r, func(s *rules.Summary) string {
 			out := word(s.Reasons.Top())
 			if o := s.Outcomes.Top(); o != "" {
 				out += "/" + o
@@ -180,7 +180,7 @@ func outcomeFirst(s string, w int) string {
 
 // ByHour orders blobs as a person reads a run of them: by subscription, then the hour Event Grid wrote each (not
 // the name's text, where /12/1/14 sorts before /12/1/7), then the name.
-func ByHour(a, b *replay.Item) int {
+func ByHour(a, b *rules.Item) int {
 	if c := strings.Compare(a.Parsed.Subscription, b.Parsed.Subscription); c != 0 {
 		return c
 	}
@@ -193,7 +193,7 @@ func ByHour(a, b *replay.Item) int {
 // With is a column changed by set: a front end's variant of a shared column.
 func With(c BlobColumn, set func(*BlobColumn)) BlobColumn { set(&c); return c }
 
-func summaryOr(r Row, read func(*replay.Summary) string) string {
+func summaryOr(r Row, read func(*rules.Summary) string) string {
 	switch {
 	case r.Item.Summary != nil:
 		return read(r.Item.Summary)
@@ -203,14 +203,14 @@ func summaryOr(r Row, read func(*replay.Summary) string) string {
 	return Unread
 }
 
-func events(it *replay.Item) int {
+func events(it *rules.Item) int {
 	if it.Summary == nil {
 		return -1
 	}
 	return it.Summary.Events
 }
 
-func attempt(it *replay.Item) replay.Attempt {
+func attempt(it *rules.Item) rules.Attempt {
 	if it.Summary == nil {
 		return -1
 	}
@@ -221,17 +221,17 @@ func attempt(it *replay.Item) replay.Attempt {
 var (
 	ColPane = BlobColumn{ID: "pane", Title: "PANE", Min: 10, Max: 10, Priority: 60,
 		Cell: func(r Row) string { return r.Item.Pane.String() },
-		Less: func(a, b *replay.Item) bool { return paneRank(a.Pane) < paneRank(b.Pane) }}
+		Less: func(a, b *rules.Item) bool { return paneRank(a.Pane) < paneRank(b.Pane) }}
 	ColName = BlobColumn{ID: "name", Title: "NAME", Min: 24, Priority: 100,
 		Cell:    func(r Row) string { return textfmt.Printable(r.Item.Name) },
 		Shorten: textfmt.ShortenMiddle,
-		Less:    func(a, b *replay.Item) bool { return a.Name < b.Name }}
+		Less:    func(a, b *rules.Item) bool { return a.Name < b.Name }}
 	// ColNameInPane is the name without the archived/ or quarantine/ prefix a PANE column beside it already says:
 	// on a terminal that width is the GUID's (-o wide and a pipe keep the whole name).
 	ColNameInPane = With(ColName, func(c *BlobColumn) {
 		c.Cell = func(r Row) string {
 			n := r.Item.Name
-			for _, p := range []string{replay.ArchivedPrefix, replay.QuarantinePrefix} {
+			for _, p := range []string{rules.ArchivedPrefix, rules.QuarantinePrefix} {
 				n = strings.TrimPrefix(n, p)
 			}
 			return textfmt.Printable(n)
@@ -240,9 +240,9 @@ var (
 	// ColFile is the last segment of the name without .json (the GUID), shortened from the middle: it tells two
 	// blobs of one subscription and hour apart, and its text can be typed into show.
 	ColFile = BlobColumn{ID: "file", Title: "NAME", Min: 12, Priority: 45,
-		Cell:    func(r Row) string { return textfmt.Printable(strings.TrimSuffix(replay.FileOf(r.Item.Name), ".json")) },
+		Cell:    func(r Row) string { return textfmt.Printable(strings.TrimSuffix(rules.FileOf(r.Item.Name), ".json")) },
 		Shorten: textfmt.ShortenMiddle,
-		Less:    func(a, b *replay.Item) bool { return replay.FileOf(a.Name) < replay.FileOf(b.Name) }}
+		Less:    func(a, b *rules.Item) bool { return rules.FileOf(a.Name) < rules.FileOf(b.Name) }}
 	ColSubscription = BlobColumn{ID: "subscription", Title: "SUBSCRIPTION", Min: 12, Max: 24, Priority: 90,
 		Cell: func(r Row) string {
 			if r.Item.Parsed.Subscription == "" {
@@ -250,7 +250,7 @@ var (
 			}
 			return textfmt.Printable(r.Item.Parsed.Subscription)
 		},
-		Less: func(a, b *replay.Item) bool { return a.Parsed.Subscription < b.Parsed.Subscription }}
+		Less: func(a, b *rules.Item) bool { return a.Parsed.Subscription < b.Parsed.Subscription }}
 	ColHour = BlobColumn{ID: "hour", Title: "HOUR", Min: 9, Max: 9, Priority: 40,
 		Cell: func(r Row) string {
 			if r.Item.Parsed.Hour().IsZero() {
@@ -258,7 +258,7 @@ var (
 			}
 			return r.Item.Parsed.Hour().Format("01-02 15h")
 		},
-		Less: func(a, b *replay.Item) bool { return a.Parsed.Hour().Before(b.Parsed.Hour()) }}
+		Less: func(a, b *rules.Item) bool { return a.Parsed.Hour().Before(b.Parsed.Hour()) }}
 	ColAge = BlobColumn{ID: "age", Title: "AGE", Min: 7, Max: 8, Priority: 85,
 		Cell: func(r Row) string {
 			s := textfmt.Duration(r.Item.Age)
@@ -267,18 +267,18 @@ var (
 			}
 			return s
 		},
-		Less: func(a, b *replay.Item) bool { return a.Age < b.Age }}
+		Less: func(a, b *rules.Item) bool { return a.Age < b.Age }}
 	ColDeletesIn = BlobColumn{ID: "deletesIn", Title: "DELETE IN", Min: 9, Max: 9, Priority: 80,
 		Cell: func(r Row) string { return DeletesIn(r.Alerts) },
-		Less: func(a, b *replay.Item) bool { return a.LastModified.Before(b.LastModified) }} // expiry is Last-Modified plus one retention
+		Less: func(a, b *rules.Item) bool { return a.LastModified.Before(b.LastModified) }} // expiry is Last-Modified plus one retention
 	ColEvents = BlobColumn{ID: "events", Title: "EVS", Min: 4, Max: 6, Priority: 70, Right: true,
 		Cell: func(r Row) string {
-			return summaryOr(r, func(s *replay.Summary) string { return strconv.Itoa(s.Events) })
+			return summaryOr(r, func(s *rules.Summary) string { return strconv.Itoa(s.Events) })
 		},
-		Less: func(a, b *replay.Item) bool { return events(a) < events(b) }}
+		Less: func(a, b *rules.Item) bool { return events(a) < events(b) }}
 	ColSize = BlobColumn{ID: "size", Title: "SIZE", Min: 9, Max: 9, Priority: 20, Right: true,
 		Cell: func(r Row) string { return textfmt.Bytes(r.Item.Size) },
-		Less: func(a, b *replay.Item) bool { return a.Size < b.Size }}
+		Less: func(a, b *rules.Item) bool { return a.Size < b.Size }}
 	// ColReason is the top reason, short (the legend says what each stands for), and the top outcome.
 	ColReason = BlobColumn{ID: "reason", Title: "REASON / OUTCOME", Min: 12, Max: 44, Priority: 30, Cell: reasonCell(ShortReason),
 		Shorten: outcomeFirst, Short: "OUTCOME"}
@@ -287,20 +287,20 @@ var (
 	ColAttempt    = BlobColumn{ID: "attempt", Title: "ATT", Min: 3, Max: 6, Priority: 50,
 		Cell: func(r Row) string {
 			switch s := r.Item.Summary; {
-			case r.Item.Pane == replay.PaneArchived:
+			case r.Item.Pane == rules.PaneArchived:
 				return "" // a record: nothing will count it again
-			case r.Item.Pane == replay.PaneQuarantine && s != nil && s.Verdicts.Of(replay.VerdictCap) > 0:
+			case r.Item.Pane == rules.PaneQuarantine && s != nil && s.Verdicts.Of(rules.VerdictCap) > 0:
 				// The replay stripped the count from a quarantine copy's ids; the cap that stopped them says how
 				// far they got: at least --max-replays (never "0" beside C3).
 				return "≥" + strconv.Itoa(r.MaxReplays)
 			}
 			return summaryOr(r, AttemptLabel)
 		},
-		Less: func(a, b *replay.Item) bool { return attempt(a) < attempt(b) }}
+		Less: func(a, b *rules.Item) bool { return attempt(a) < attempt(b) }}
 	ColVerdicts = BlobColumn{ID: "verdicts", Title: "VERDICTS", Min: 10, Max: 16, Priority: 75,
 		Cell: func(r Row) string {
 			switch {
-			case r.Item.Pane == replay.PaneArchived:
+			case r.Item.Pane == rules.PaneArchived:
 				return "" // a record of what was republished: nothing judges it again
 			case r.Item.ReadErr != "" && r.Item.Summary == nil:
 				return Unreadable
@@ -320,7 +320,7 @@ var (
 
 // State is the word for what sets a blob apart from its pane: acknowledged (by whom), handled by the replay, or
 // untriggerable.
-func State(a replay.Alerts) string {
+func State(a rules.Alerts) string {
 	switch {
 	case a.Acked:
 		return "acked " + textfmt.Printable(a.Ack.By)
@@ -333,19 +333,19 @@ func State(a replay.Alerts) string {
 }
 
 // paneRank orders panes as the dashboard does: what needs a human first.
-func paneRank(p replay.Pane) int {
-	for i, q := range replay.Panes {
+func paneRank(p rules.Pane) int {
+	for i, q := range rules.Panes {
 		if p == q {
 			return i
 		}
 	}
-	return len(replay.Panes)
+	return len(rules.Panes)
 }
 
 // Urgency orders blobs the way an operator triages them: about to be lost first, then by pane (stranded,
 // quarantine, live, archived), then oldest first, then by name.
-func Urgency(cfg replay.Config, now time.Time) func(a, b *replay.Item) int {
-	return func(a, b *replay.Item) int {
+func Urgency(cfg rules.Config, now time.Time) func(a, b *rules.Item) int {
+	return func(a, b *rules.Item) int {
 		ea, eb := cfg.AlertsOf(a, now).Expiring, cfg.AlertsOf(b, now).Expiring
 		switch {
 		case ea != eb:

@@ -7,6 +7,7 @@ import (
 
 	"github.com/deadletter/deadletter/internal/textfmt"
 	"github.com/deadletter/deadletter/replay"
+	"github.com/deadletter/deadletter/replay/rules"
 )
 
 // EventRow is one event of a read blob, as the event table draws it.
@@ -15,7 +16,7 @@ type EventRow struct {
 	I int
 }
 
-func (r EventRow) ev() *replay.Event { return &r.D.Payload.Events[r.I] }
+func (r EventRow) ev() *rules.Event { return &r.D.Payload.Events[r.I] }
 
 // The columns of an event table (show, and the dashboard's detail): one line per event.
 var (

@@ -6,10 +6,11 @@ import (
 
 	"github.com/deadletter/deadletter/internal/textfmt"
 	"github.com/deadletter/deadletter/replay"
+	"github.com/deadletter/deadletter/replay/rules"
 )
 
 // Explain says in words what the estate will do with a blob — the same lines in show and in the dashboard.
-func Explain(d *replay.Detail, c replay.Config) []string {
+func Explain(d *replay.Detail, c rules.Config) []string {
 	var out lines
 	if c.Handlers == nil {
 		out.add("note: no handler register (--handlers): routing and idempotency are unknown, so predictions are partial")
@@ -17,7 +18,7 @@ func Explain(d *replay.Detail, c replay.Config) []string {
 	switch {
 	case d.ReadErr != "":
 		out.add("the payload was not read: %s", textfmt.Printable(d.ReadErr))
-	case d.Pane == replay.PaneArchived:
+	case d.Pane == rules.PaneArchived:
 		out.add("archived: the payload the replay republished; nothing acts on it again. Read-only record.")
 	case d.Preview != nil:
 		explainPreview(&out, d, c)
@@ -36,14 +37,14 @@ type lines []string
 func (l *lines) add(f string, a ...any) { *l = append(*l, fmt.Sprintf(f, a...)) }
 
 // explainPreview is what the replay function does with a blob at the root.
-func explainPreview(out *lines, d *replay.Detail, c replay.Config) {
+func explainPreview(out *lines, d *replay.Detail, c rules.Config) {
 	pv := d.Preview
-	if d.Pane == replay.PaneStranded {
+	if d.Pane == rules.PaneStranded {
 		out.add("stranded: no trigger can still arrive (age %s ≥ TTL %s).", textfmt.Duration(d.Age), textfmt.Duration(c.TTL))
 	} else {
 		out.add("live: its BlobCreated trigger still has delivery attempts left (age %s < TTL %s).", textfmt.Duration(d.Age), textfmt.Duration(c.TTL))
 	}
-	if replay.Untriggerable(d.Name) {
+	if rules.Untriggerable(d.Name) {
 		out.add("the replay never takes it (its trigger is filtered out); were it delivered:")
 	} else {
 		out.add("when the replay function handles it:")
@@ -52,7 +53,7 @@ func explainPreview(out *lines, d *replay.Detail, c replay.Config) {
 }
 
 // explainRestore is what a restore would do with a quarantined blob.
-func explainRestore(out *lines, rp *replay.RestorePlan) {
+func explainRestore(out *lines, rp *rules.RestorePlan) {
 	out.add("quarantined: the replay refused these events.")
 	if rp.Target != "" {
 		out.add("restore would copy it to %s and delete the quarantine copy:", textfmt.Printable(rp.Target))
@@ -66,7 +67,7 @@ func explainRestore(out *lines, rp *replay.RestorePlan) {
 		out.add("  - %d event(s) resume (the cap stopped them)", len(rp.Resume))
 	}
 	if len(rp.Requarantine) > 0 {
-		out.add("  - %d event(s) are quarantined again on sight (%s)", len(rp.Requarantine), replay.Primaries(rp.Requarantine))
+		out.add("  - %d event(s) are quarantined again on sight (%s)", len(rp.Requarantine), rules.Primaries(rp.Requarantine))
 	}
 	if rp.Unknown > 0 {
 		out.add("  - %d event(s) depend on the handler register", rp.Unknown)
@@ -105,7 +106,7 @@ func PredictionLine(d *replay.Detail) string {
 }
 
 // PreviewLine is what the replay does with a root blob, in one line.
-func PreviewLine(pv *replay.Preview) string {
+func PreviewLine(pv *rules.Preview) string {
 	switch {
 	case pv.Crash != nil:
 		return fmt.Sprintf("replay: CRASH — it serializes a value nested %d levels deep; nothing is republished or deleted", pv.Crash.Depth)
@@ -124,7 +125,7 @@ func PreviewLine(pv *replay.Preview) string {
 		parts = append(parts, fmt.Sprintf("republishes %d in %d request(s) (%s)", n, len(pv.PublishRequests), textfmt.Bytes(int64(bytes))))
 	}
 	if n := len(pv.Quarantine); n > 0 {
-		parts = append(parts, fmt.Sprintf("quarantines %d (%s)", n, replay.Primaries(pv.Quarantine)))
+		parts = append(parts, fmt.Sprintf("quarantines %d (%s)", n, rules.Primaries(pv.Quarantine)))
 	}
 	if pv.Unknown > 0 {
 		parts = append(parts, fmt.Sprintf("%d need --handlers", pv.Unknown))
@@ -136,7 +137,7 @@ func PreviewLine(pv *replay.Preview) string {
 }
 
 // previewLines are the bullets of what the replay function does with a root blob.
-func previewLines(out *lines, pv *replay.Preview) {
+func previewLines(out *lines, pv *rules.Preview) {
 	switch {
 	case pv.Crash != nil:
 		out.add("  - CRASH: %s", CrashReason(pv.Crash.Depth))
@@ -150,7 +151,7 @@ func previewLines(out *lines, pv *replay.Preview) {
 		out.add("  - %s; if it does not:", MayCrashNote(pv.MayCrash))
 	}
 	if len(pv.Quarantine) > 0 {
-		out.add("  - %d event(s) quarantined to %s (%s), ids written without their count", len(pv.Quarantine), textfmt.Printable(pv.QuarantineName), replay.Primaries(pv.Quarantine))
+		out.add("  - %d event(s) quarantined to %s (%s), ids written without their count", len(pv.Quarantine), textfmt.Printable(pv.QuarantineName), rules.Primaries(pv.Quarantine))
 	}
 	if pv.Unknown > 0 {
 		out.add("  - %d event(s) depend on the handler register", pv.Unknown)

@@ -13,27 +13,28 @@ import (
 
 	"github.com/deadletter/deadletter/internal/textfmt"
 	"github.com/deadletter/deadletter/replay"
+	"github.com/deadletter/deadletter/replay/rules"
 	"github.com/deadletter/deadletter/store"
 )
 
 // VerdictLetter is a verdict's one-letter form in the compact column: R replay, C cap, N notIdempotent,
 // U unroutable, ? unknown.
-func VerdictLetter(v replay.Verdict) string {
+func VerdictLetter(v rules.Verdict) string {
 	switch v {
-	case replay.VerdictReplay:
+	case rules.VerdictReplay:
 		return "R"
-	case replay.VerdictCap:
+	case rules.VerdictCap:
 		return "C"
-	case replay.VerdictNotIdempotent:
+	case rules.VerdictNotIdempotent:
 		return "N"
-	case replay.VerdictUnroutable:
+	case rules.VerdictUnroutable:
 		return "U"
 	}
 	return "?"
 }
 
 // VerdictSummary is the compact verdict column of a read blob: "R5 C3", MALFORMED, CRASH, or "-" for no events.
-func VerdictSummary(s *replay.Summary) string {
+func VerdictSummary(s *rules.Summary) string {
 	switch {
 	case s.Malformed:
 		return "MALFORMED"
@@ -41,7 +42,7 @@ func VerdictSummary(s *replay.Summary) string {
 		return "CRASH"
 	}
 	var b strings.Builder
-	for _, v := range replay.AllVerdicts {
+	for _, v := range rules.AllVerdicts {
 		if n := s.Verdicts.Of(v); n > 0 {
 			if b.Len() > 0 {
 				b.WriteByte(' ')
@@ -63,7 +64,7 @@ const (
 )
 
 // AttemptLabel is the highest replay attempt of a blob, with ∞ when an id can never be counted.
-func AttemptLabel(s *replay.Summary) string {
+func AttemptLabel(s *rules.Summary) string {
 	l := s.MaxReplayAttempt.String()
 	if s.Uncountable > 0 {
 		l += "∞"
@@ -105,7 +106,7 @@ func EventVerdictLabel(d *replay.Detail, i int) string {
 }
 
 // DeletesIn is the time-to-deletion cell: "!35h59m" when the blob is about to be lost.
-func DeletesIn(a replay.Alerts) string {
+func DeletesIn(a rules.Alerts) string {
 	s := textfmt.Duration(a.DeletesIn)
 	if a.Expiring {
 		return "!" + s
@@ -121,75 +122,75 @@ func AckExpiringNote(name string, deletesIn time.Duration) string {
 }
 
 // FindingMessage says one finding in a sentence, with what to do about it.
-func FindingMessage(f replay.Finding, cfg replay.Config, now time.Time) string {
+func FindingMessage(f rules.Finding, cfg rules.Config, now time.Time) string {
 	age := textfmt.Duration(now.Sub(f.Oldest))
 	switch f.Kind {
-	case replay.FindingExpiring:
+	case rules.FindingExpiring:
 		return fmt.Sprintf("%d stranded or quarantined blob(s) within %s of lifecycle deletion (first goes in %s): drain or restore them now, or copy them out", f.Count, textfmt.Duration(cfg.ExpiringWithin), textfmt.Duration(f.FirstExpiry.Sub(now)))
-	case replay.FindingStranded:
+	case rules.FindingStranded:
 		return fmt.Sprintf("%d stranded blob(s), oldest %s old: nothing replays them; run `deadletter drain`", f.Count, age)
-	case replay.FindingReplayStalled:
+	case rules.FindingReplayStalled:
 		return fmt.Sprintf("%d live blob(s) older than %s, oldest %s: the replay function is not consuming (stopped, failing, or its subscription is gone)", f.Count, textfmt.Duration(cfg.LiveGrace), age)
-	case replay.FindingCrash:
+	case rules.FindingCrash:
 		return fmt.Sprintf("%d blob(s) nest deeper than the replay function can serialize: it throws on them every time and never consumes them; copy them out and fix them by hand", f.Count)
-	case replay.FindingUntriggerable:
+	case rules.FindingUntriggerable:
 		return fmt.Sprintf("%d blob(s) the replay trigger can never reach: their subscription's name collides with archived/ or quarantine/ (the trigger's filter ignores case); copy them out or rename the subscription", f.Count)
-	case replay.FindingQuarantine:
+	case rules.FindingQuarantine:
 		return fmt.Sprintf("%d quarantined blob(s), oldest %s old: inspect with `deadletter show`, resume capped events with `deadletter restore`", f.Count, age)
-	case replay.FindingMalformed:
+	case rules.FindingMalformed:
 		return fmt.Sprintf("%d malformed payload(s): the replay can never publish them; inspect with `deadletter show`", f.Count)
-	case replay.FindingHandlerFailing:
+	case rules.FindingHandlerFailing:
 		return fmt.Sprintf("%d event subscription(s) whose handler Event Grid says is failing now (%d failed attempt(s), none delivered since): their events will dead-letter within the TTL; fix the handler before draining them", f.Count, f.Events)
-	case replay.FindingReplayDropping:
+	case rules.FindingReplayDropping:
 		return fmt.Sprintf("Event Grid dropped %d trigger(s) of the replay subscription(s): each is a blob stranded now, before the TTL shows it; see why the replay function refuses its deliveries", f.Events)
 	}
 	return fmt.Sprintf("%d %s", f.Count, f.Kind)
 }
 
 // kindNoun is a finding kind as a noun phrase for counts: "stranded blob(s)".
-func kindNoun(k replay.FindingKind) string {
+func kindNoun(k rules.FindingKind) string {
 	switch k {
-	case replay.FindingExpiring:
+	case rules.FindingExpiring:
 		return "blob(s) about to be lost to the lifecycle rule"
-	case replay.FindingStranded:
+	case rules.FindingStranded:
 		return "stranded blob(s)"
-	case replay.FindingReplayStalled:
+	case rules.FindingReplayStalled:
 		return "live blob(s) past the grace (replay stalled)"
-	case replay.FindingCrash:
+	case rules.FindingCrash:
 		return "blob(s) the replay crashes on"
-	case replay.FindingUntriggerable:
+	case rules.FindingUntriggerable:
 		return "blob(s) the replay trigger can never reach"
-	case replay.FindingQuarantine:
+	case rules.FindingQuarantine:
 		return "quarantined blob(s)"
-	case replay.FindingMalformed:
+	case rules.FindingMalformed:
 		return "malformed payload(s)"
-	case replay.FindingHandlerFailing:
+	case rules.FindingHandlerFailing:
 		return "subscription(s) failing now (Event Grid)"
-	case replay.FindingReplayDropping:
+	case rules.FindingReplayDropping:
 		return "replay subscription(s) dropping triggers (Event Grid)"
 	}
 	return string(k) + " blob(s)"
 }
 
 // ChangeMessage says one watch line: "3 new stranded blob(s) (12 now): A, B, C (deadletter drain)".
-func ChangeMessage(c replay.Change) string {
-	if c.Kind == replay.KindError {
-		if c.Event == replay.ChangeResolved {
+func ChangeMessage(c rules.Change) string {
+	if c.Kind == rules.KindError {
+		if c.Event == rules.ChangeResolved {
 			return "the container can be read again"
 		}
 		return "could not check: " + textfmt.Printable(c.Detail)
 	}
 	var head string
 	switch {
-	case c.Kind == replay.FindingReplayStalled && c.Event == replay.ChangeNew:
+	case c.Kind == rules.FindingReplayStalled && c.Event == rules.ChangeNew:
 		head = fmt.Sprintf("replay stall begins: %d %s", c.Total, kindNoun(c.Kind))
-	case c.Kind == replay.FindingReplayStalled && c.Event == replay.ChangeResolved:
+	case c.Kind == rules.FindingReplayStalled && c.Event == rules.ChangeResolved:
 		head = "replay stall ends: no live blob is older than the grace"
-	case c.Event == replay.ChangeState:
+	case c.Event == rules.ChangeState:
 		head = fmt.Sprintf("%d %s", c.Count, kindNoun(c.Kind))
-	case c.Event == replay.ChangeNew:
+	case c.Event == rules.ChangeNew:
 		head = fmt.Sprintf("%d new %s (%d now)", c.Count, kindNoun(c.Kind), c.Total)
-	case c.Event == replay.ChangeLost:
+	case c.Event == rules.ChangeLost:
 		head = fmt.Sprintf("%d blob(s) LOST: past their lifecycle deadline and gone, deleted before anyone drained or restored them (%d still expiring)", c.Count, c.Total)
 	default:
 		head = fmt.Sprintf("%d no longer %s (%d left)", c.Count, c.Kind, c.Total)
@@ -202,8 +203,8 @@ func ChangeMessage(c replay.Change) string {
 
 // ChangeNamesBlobs reports whether a change's line names its blobs (not for a stall that ended: those blobs were
 // consumed).
-func ChangeNamesBlobs(c replay.Change) bool {
-	return len(c.Names) > 0 && c.Kind != replay.KindError && !(c.Kind == replay.FindingReplayStalled && c.Event == replay.ChangeResolved)
+func ChangeNamesBlobs(c rules.Change) bool {
+	return len(c.Names) > 0 && c.Kind != rules.KindError && !(c.Kind == rules.FindingReplayStalled && c.Event == rules.ChangeResolved)
 }
 
 // NameList prints blob names (made printable) and how many more there are: "A, B and 18 more".
@@ -223,12 +224,12 @@ func NameList(names []string, more int) string {
 // RestoreQuestion is what a restore asks: the n blobs it will write, of all it was given, and what becomes of
 // the others (their tally: refused, could not be read, not found) — the dashboard's title and the command line's
 // question alike.
-func RestoreQuestion(n int, others replay.Tally, noun string) string {
+func RestoreQuestion(n int, others rules.Tally, noun string) string {
 	var left []string
 	for _, o := range []struct {
-		outcome replay.Outcome
+		outcome rules.Outcome
 		what    string
-	}{{replay.OutcomeRefused, "refused"}, {replay.OutcomeFailed, "could not be read"}, {replay.OutcomeNotFound, "not found"}, {replay.OutcomeCancelled, "cancelled"}} {
+	}{{rules.OutcomeRefused, "refused"}, {rules.OutcomeFailed, "could not be read"}, {rules.OutcomeNotFound, "not found"}, {rules.OutcomeCancelled, "cancelled"}} {
 		if k := others[o.outcome]; k > 0 {
 			left = append(left, fmt.Sprintf("%d %s", k, o.what))
 		}
@@ -244,7 +245,7 @@ func RestoreQuestion(n int, others replay.Tally, noun string) string {
 }
 
 // DrainQuestion is what a drain asks: the blobs it will re-upload, and the unreadable ones it tries again.
-func DrainQuestion(f replay.Forecast, noun string) string {
+func DrainQuestion(f rules.Forecast, noun string) string {
 	switch {
 	case f.Unreadable == 0:
 		return fmt.Sprintf("Drain %d %s?", f.Blobs, noun)
@@ -254,13 +255,13 @@ func DrainQuestion(f replay.Forecast, noun string) string {
 	return fmt.Sprintf("Drain %d %s, and try again %d that could not be read?", f.Blobs, noun, f.Unreadable)
 }
 
-func ForecastLines(f replay.Forecast) []string {
+func ForecastLines(f rules.Forecast) []string {
 	var out []string
 	v := f.Verdicts
 	if f.Blobs > 0 { // (nothing to re-upload: no line of zeros, only why each is left)
 		out = append(out, fmt.Sprintf("%d blob(s), %d event(s), %s, each re-uploaded as it is so a fresh BlobCreated reaches the replay.", f.Blobs, f.Events, textfmt.Bytes(f.Bytes)),
 			fmt.Sprintf("The replay function will then republish %d event(s) and quarantine %d (cap %d, notIdempotent %d, unroutable %d).",
-				v.Of(replay.VerdictReplay), v.Refused(), v.Of(replay.VerdictCap), v.Of(replay.VerdictNotIdempotent), v.Of(replay.VerdictUnroutable)))
+				v.Of(rules.VerdictReplay), v.Refused(), v.Of(rules.VerdictCap), v.Of(rules.VerdictNotIdempotent), v.Of(rules.VerdictUnroutable)))
 	}
 	if f.Malformed > 0 {
 		out = append(out, fmt.Sprintf("%d malformed blob(s) go to quarantine whole.", f.Malformed))
@@ -274,7 +275,7 @@ func ForecastLines(f replay.Forecast) []string {
 	case f.Handled > 0:
 		out = append(out, fmt.Sprintf("%d blob(s) were already handled by the replay (their copy exists): they are skipped.", f.Handled))
 	}
-	if n := v.Of(replay.VerdictUnknown); n > 0 {
+	if n := v.Of(rules.VerdictUnknown); n > 0 {
 		out = append(out, fmt.Sprintf("%d event(s) need --handlers to predict.", n))
 	}
 	if f.Acked > 0 {
@@ -307,12 +308,12 @@ func PrettyJSON(body []byte) string {
 
 // CrashReason says why the replay function crashes on a payload whose serialized value nests depth levels deep.
 func CrashReason(depth int) string {
-	return fmt.Sprintf("it serializes a value nested %d levels deep: JSON.stringify overflows Node's stack first (every runtime the estate may run overflows past %d; --node-stack-depth pins one), so the replay function throws and never deletes the original; the blob is never consumed, and every drain repeats the crash", depth, replay.CertainStackDepth)
+	return fmt.Sprintf("it serializes a value nested %d levels deep: JSON.stringify overflows Node's stack first (every runtime the estate may run overflows past %d; --node-stack-depth pins one), so the replay function throws and never deletes the original; the blob is never consumed, and every drain repeats the crash", depth, rules.CertainStackDepth)
 }
 
 // CrashStageNote says what the replay function still writes before it throws.
-func CrashStageNote(c *replay.Crash) string {
-	if c.Stage == replay.StagePublish {
+func CrashStageNote(c *rules.Crash) string {
+	if c.Stage == rules.StagePublish {
 		return "it throws while republishing, after writing the quarantine copy of the events it refuses: nothing is republished, archived or deleted"
 	}
 	return "it throws before it writes anything: nothing is republished, quarantined or archived; the original stays"
@@ -320,12 +321,12 @@ func CrashStageNote(c *replay.Crash) string {
 
 // MayCrashNote warns of a payload whose serialized value nests where the estate's runtime decides.
 func MayCrashNote(depth int) string {
-	return fmt.Sprintf("MAY CRASH: it serializes a value nested %d levels deep; Node 20 in the estate's handler throws past %d, Node 24 only past about 4,500 — whether the replay function crashes on it depends on the estate's runtime (--node-stack-depth pins it)", depth, replay.SafeStackDepth)
+	return fmt.Sprintf("MAY CRASH: it serializes a value nested %d levels deep; Node 20 in the estate's handler throws past %d, Node 24 only past about 4,500 — whether the replay function crashes on it depends on the estate's runtime (--node-stack-depth pins it)", depth, rules.SafeStackDepth)
 }
 
 // StateLines are the facts that make a blob urgent or exempt, one short line each, with no advice in them (Advice
 // says what to do): show and the detail view print them.
-func StateLines(a replay.Alerts) []string {
+func StateLines(a rules.Alerts) []string {
 	var out []string
 	if a.Expiring {
 		out = append(out, fmt.Sprintf("EXPIRING    the lifecycle rule deletes it in %s", textfmt.Duration(a.DeletesIn)))
@@ -357,35 +358,35 @@ func StateLines(a replay.Alerts) []string {
 }
 
 // outcomeWords is how an outcome reads in a dry run, which did nothing: "would drain".
-func outcomeWords(o replay.Outcome, dryRun bool) string {
+func outcomeWords(o rules.Outcome, dryRun bool) string {
 	if !dryRun {
 		return string(o)
 	}
 	switch o {
-	case replay.OutcomeDrained:
+	case rules.OutcomeDrained:
 		return "would drain"
-	case replay.OutcomeRestored:
+	case rules.OutcomeRestored:
 		return "would restore"
-	case replay.OutcomeRepaired:
+	case rules.OutcomeRepaired:
 		return "would repair"
 	}
 	return string(o)
 }
 
 // ResultLines are an action's outcomes, one blob a line, every untrusted string escaped.
-func ResultLines(rs []replay.Result, dryRun bool) []string {
+func ResultLines(rs []rules.Result, dryRun bool) []string {
 	return ResultLinesFor(rs, dryRun, ForceFlag)
 }
 
 // ResultLinesFor is ResultLines for a front end whose way to force a restore is force.
-func ResultLinesFor(rs []replay.Result, dryRun bool, force Force) []string {
+func ResultLinesFor(rs []rules.Result, dryRun bool, force Force) []string {
 	lines := make([]string, 0, len(rs))
 	for _, r := range rs {
 		line := fmt.Sprintf("%-13s %s", outcomeWords(r.Outcome, dryRun), textfmt.Printable(r.Name))
 		if r.Target != "" {
 			line += " → " + textfmt.Printable(r.Target)
 		}
-		if r.Resume > 0 && r.Outcome == replay.OutcomeRestored {
+		if r.Resume > 0 && r.Outcome == rules.OutcomeRestored {
 			line += fmt.Sprintf(" (%d event(s) resume)", r.Resume)
 		}
 		if why := Reason(r.Reason, force); why != "" {
@@ -397,9 +398,9 @@ func ResultLinesFor(rs []replay.Result, dryRun bool, force Force) []string {
 }
 
 // TallyLine is the one-line account of a run: "12 drained, 1 gone" (or "12 would drain" in a dry run).
-func TallyLine(t replay.Tally, dryRun bool) string {
+func TallyLine(t rules.Tally, dryRun bool) string {
 	var parts []string
-	for _, o := range replay.Outcomes {
+	for _, o := range rules.Outcomes {
 		if t[o] > 0 {
 			parts = append(parts, fmt.Sprintf("%d %s", t[o], outcomeWords(o, dryRun)))
 		}

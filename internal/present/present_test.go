@@ -4,15 +4,15 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/deadletter/deadletter/replay"
+	"github.com/deadletter/deadletter/replay/rules"
 )
 
 func TestTallyLine(t *testing.T) {
-	rs := []replay.Result{{Outcome: replay.OutcomeCancelled}, {Outcome: replay.OutcomeDrained}, {Outcome: replay.OutcomeGone}, {Outcome: replay.OutcomeDrained}, {Outcome: replay.OutcomeExcluded}}
-	if got := TallyLine(replay.TallyOf(rs), false); got != "2 drained, 1 excluded, 1 gone, 1 cancelled" {
+	rs := []rules.Result{{Outcome: rules.OutcomeCancelled}, {Outcome: rules.OutcomeDrained}, {Outcome: rules.OutcomeGone}, {Outcome: rules.OutcomeDrained}, {Outcome: rules.OutcomeExcluded}}
+	if got := TallyLine(rules.TallyOf(rs), false); got != "2 drained, 1 excluded, 1 gone, 1 cancelled" {
 		t.Fatalf("%q", got)
 	}
-	if got := TallyLine(replay.TallyOf(rs), true); got != "2 would drain, 1 excluded, 1 gone, 1 cancelled" {
+	if got := TallyLine(rules.TallyOf(rs), true); got != "2 would drain, 1 excluded, 1 gone, 1 cancelled" {
 		t.Fatalf("dry run: %q", got)
 	}
 	if got := TallyLine(nil, false); got != "nothing to do" {
@@ -23,12 +23,12 @@ func TestTallyLine(t *testing.T) {
 // The drain's question counts what it re-uploads, and what it only tries again, in words that read.
 func TestDrainQuestion(t *testing.T) {
 	for _, tc := range []struct {
-		f    replay.Forecast
+		f    rules.Forecast
 		want string
 	}{
-		{replay.Forecast{Blobs: 3}, "Drain 3 blob(s)?"},
-		{replay.Forecast{Blobs: 3, Unreadable: 2}, "Drain 3 blob(s), and try again 2 that could not be read?"},
-		{replay.Forecast{Unreadable: 2}, "Try again to drain 2 blob(s) that could not be read?"},
+		{rules.Forecast{Blobs: 3}, "Drain 3 blob(s)?"},
+		{rules.Forecast{Blobs: 3, Unreadable: 2}, "Drain 3 blob(s), and try again 2 that could not be read?"},
+		{rules.Forecast{Unreadable: 2}, "Try again to drain 2 blob(s) that could not be read?"},
 	} {
 		if got := DrainQuestion(tc.f, "blob(s)"); got != tc.want {
 			t.Errorf("%+v: %q, want %q", tc.f, got, tc.want)
@@ -54,7 +54,7 @@ func TestNarrowColumnsKeepWhatTheyMean(t *testing.T) {
 	if got := ColState.Fit("acked ops@host", 8); got != "acked   " {
 		t.Errorf("narrow STATE %q, want the word whole", got)
 	}
-	it := replay.Item{}
+	it := rules.Item{}
 	it.Name = "quarantine/WEBHOOKS/2026/12/1/4/g.json"
 	if got := ColNameInPane.Cell(Row{Item: &it}); got != "WEBHOOKS/2026/12/1/4/g.json" {
 		t.Errorf("ls on a terminal spends width on the pane's prefix: %q", got)

@@ -4,7 +4,7 @@ import (
 	"fmt"
 
 	"github.com/deadletter/deadletter/internal/textfmt"
-	"github.com/deadletter/deadletter/replay"
+	"github.com/deadletter/deadletter/replay/rules"
 )
 
 // Force says how a front end lets an operator lift a refusal --force would lift: the words that end it.
@@ -29,7 +29,7 @@ var forceWords = [...]string{ForceFlag: "--force does it anyway", ForceByName: "
 	ForceKey: "f forces", ForceRepair: "--force writes it anyway", ForceRepairKey: "f writes it anyway"}
 
 // Reason words why an action left a blob, refused it, warned about it or failed on it (untrusted parts escaped).
-func Reason(r replay.Reason, force Force) string {
+func Reason(r rules.Reason, force Force) string {
 	p := textfmt.Printable
 	s := reasonText(r, p)
 	if r.Forceable && s != "" {
@@ -39,100 +39,100 @@ func Reason(r replay.Reason, force Force) string {
 }
 
 // reasonWords are the words for each kind of reason (untrusted parts through p).
-var reasonWords = map[replay.ReasonKind]func(r replay.Reason, p func(string) string) string{
-	replay.ReasonNotRoot: func(r replay.Reason, p func(string) string) string {
+var reasonWords = map[rules.ReasonKind]func(r rules.Reason, p func(string) string) string{
+	rules.ReasonNotRoot: func(r rules.Reason, p func(string) string) string {
 		return "only root blobs are drained or acknowledged: archived/ and quarantine/ are the replay's own records"
 	},
-	replay.ReasonListedYoung: func(r replay.Reason, p func(string) string) string {
+	rules.ReasonListedYoung: func(r rules.Reason, p func(string) string) string {
 		return fmt.Sprintf("it was younger than the TTL %s when listed: its own trigger may still arrive", textfmt.Duration(r.TTL))
 	},
-	replay.ReasonYoung: func(r replay.Reason, p func(string) string) string {
+	rules.ReasonYoung: func(r rules.Reason, p func(string) string) string {
 		return fmt.Sprintf("age %s is under the TTL %s: its own trigger may still arrive", textfmt.Duration(r.Age), textfmt.Duration(r.TTL))
 	},
-	replay.ReasonHandled: func(r replay.Reason, p func(string) string) string {
+	rules.ReasonHandled: func(r rules.Reason, p func(string) string) string {
 		return fmt.Sprintf("the replay already handled it (%s exists); draining would republish its events again (to do it anyway: deadletter drain --include-handled NAME)", p(r.Name))
 	},
-	replay.ReasonUntriggerable: func(r replay.Reason, p func(string) string) string {
+	rules.ReasonUntriggerable: func(r rules.Reason, p func(string) string) string {
 		return UntriggerableWhy + "; copy it out under another name, or rename the subscription"
 	},
-	replay.ReasonRefusedEntry: func(r replay.Reason, p func(string) string) string {
+	rules.ReasonRefusedEntry: func(r rules.Reason, p func(string) string) string {
 		return "not a blob deadletter will read or rewrite: " + p(r.Err)
 	},
-	replay.ReasonChangedSinceListed: func(r replay.Reason, p func(string) string) string {
+	rules.ReasonChangedSinceListed: func(r rules.Reason, p func(string) string) string {
 		return "changed or gone since it was listed: look again"
 	},
-	replay.ReasonChangedSincePreview: func(r replay.Reason, p func(string) string) string {
+	rules.ReasonChangedSincePreview: func(r rules.Reason, p func(string) string) string {
 		return "rewritten since its restore was previewed: nothing was restored; look at it again"
 	},
-	replay.ReasonCopyLeft: func(r replay.Reason, p func(string) string) string {
+	rules.ReasonCopyLeft: func(r rules.Reason, p func(string) string) string {
 		return "the quarantine copy changed or vanished after it was read; it was left as it is"
 	},
-	replay.ReasonNotQuarantine: func(r replay.Reason, p func(string) string) string {
+	rules.ReasonNotQuarantine: func(r rules.Reason, p func(string) string) string {
 		return "not a quarantine blob: only quarantine/ blobs are restored"
 	},
-	replay.ReasonNoTarget: func(r replay.Reason, p func(string) string) string { return p(r.Err) },
-	replay.ReasonUntriggerableTarget: func(r replay.Reason, p func(string) string) string {
+	rules.ReasonNoTarget: func(r rules.Reason, p func(string) string) string { return p(r.Err) },
+	rules.ReasonUntriggerableTarget: func(r rules.Reason, p func(string) string) string {
 		return fmt.Sprintf("its restored name %s would start with archived/ or quarantine/ in another case: the replay trigger's filter never delivers it, so nothing would resume (move it by hand under another name)", p(r.Name))
 	},
-	replay.ReasonCannotHold: func(r replay.Reason, p func(string) string) string {
+	rules.ReasonCannotHold: func(r rules.Reason, p func(string) string) string {
 		return "cannot be restored under its own name here (move it by hand under a shorter name): " + p(r.Err)
 	},
-	replay.ReasonNameTaken: func(r replay.Reason, p func(string) string) string {
+	rules.ReasonNameTaken: func(r rules.Reason, p func(string) string) string {
 		return fmt.Sprintf("its restored name holds a different body, and the next one, %s, %s: move this copy by hand", p(r.Name), p(r.Err))
 	},
-	replay.ReasonMalformed: func(r replay.Reason, p func(string) string) string {
+	rules.ReasonMalformed: func(r rules.Reason, p func(string) string) string {
 		return "the payload is malformed (" + p(r.Err) + "): the replay quarantines it again on sight"
 	},
-	replay.ReasonCrash: func(r replay.Reason, p func(string) string) string {
+	rules.ReasonCrash: func(r rules.Reason, p func(string) string) string {
 		return fmt.Sprintf("the payload nests %d levels deep: the replay function would crash on it at the root and never consume it", r.Depth)
 	},
-	replay.ReasonNoEvents: func(r replay.Reason, p func(string) string) string { return "the blob holds no events" },
-	replay.ReasonNothingResumes: func(r replay.Reason, p func(string) string) string {
+	rules.ReasonNoEvents: func(r rules.Reason, p func(string) string) string { return "the blob holds no events" },
+	rules.ReasonNothingResumes: func(r rules.Reason, p func(string) string) string {
 		return fmt.Sprintf("no event would resume: all %d would be quarantined again (%s)", r.Count, r.Verdicts)
 	},
-	replay.ReasonLingers: func(r replay.Reason, p func(string) string) string {
+	rules.ReasonLingers: func(r rules.Reason, p func(string) string) string {
 		return fmt.Sprintf("its original %s still lingers at the root (the replay quarantined it and could not delete it): restoring would put its events at the root twice; delete that original first — its events are all in this copy — with your storage tools (az storage blob delete --name <it>, Storage Explorer; deadletter deletes nothing it has not copied)", p(r.Name))
 	},
-	replay.ReasonUnchanged: func(r replay.Reason, p func(string) string) string {
+	rules.ReasonUnchanged: func(r rules.Reason, p func(string) string) string {
 		return "the edit changes nothing: the payload is the original's, byte for byte"
 	},
-	replay.ReasonStillQuarantined: func(r replay.Reason, p func(string) string) string {
+	rules.ReasonStillQuarantined: func(r rules.Reason, p func(string) string) string {
 		return fmt.Sprintf("%d event(s) would still be quarantined (%s)", r.Count, r.Verdicts)
 	},
-	replay.ReasonLiveOriginal: func(r replay.Reason, p func(string) string) string {
+	rules.ReasonLiveOriginal: func(r rules.Reason, p func(string) string) string {
 		return "the original is a live root blob: its own trigger may still arrive and replay it, and its events would go twice"
 	},
-	replay.ReasonChangedSinceOpened: func(r replay.Reason, p func(string) string) string {
+	rules.ReasonChangedSinceOpened: func(r rules.Reason, p func(string) string) string {
 		return "the original was rewritten or removed since it was opened: nothing was written; look at it again"
 	},
-	replay.ReasonOriginalLeft: func(r replay.Reason, p func(string) string) string {
+	rules.ReasonOriginalLeft: func(r rules.Reason, p func(string) string) string {
 		return "the original changed or vanished after it was opened; it was left as it is"
 	},
-	replay.ReasonWrittenNotRetired: func(r replay.Reason, p func(string) string) string {
+	rules.ReasonWrittenNotRetired: func(r rules.Reason, p func(string) string) string {
 		return fmt.Sprintf("written as %s but the original could not be deleted (repairing again finds the new blob and only retries the delete): %s", p(r.Name), p(r.Err))
 	},
-	replay.ReasonNotFound: func(r replay.Reason, p func(string) string) string {
+	rules.ReasonNotFound: func(r rules.Reason, p func(string) string) string {
 		if r.Err != "" {
 			return p(r.Err) // what the lookup found instead
 		}
 		return "no such blob"
 	},
-	replay.ReasonAlreadyRestored: func(r replay.Reason, p func(string) string) string {
+	rules.ReasonAlreadyRestored: func(r rules.Reason, p func(string) string) string {
 		return "already restored as " + p(r.Name) + ": nothing left to restore"
 	},
-	replay.ReasonCopiedNotDeleted: func(r replay.Reason, p func(string) string) string {
+	rules.ReasonCopiedNotDeleted: func(r rules.Reason, p func(string) string) string {
 		return fmt.Sprintf("copied to %s but the quarantine copy could not be deleted (restoring again finds the copy and only retries the delete): %s", p(r.Name), p(r.Err))
 	},
-	replay.ReasonStopped: func(r replay.Reason, p func(string) string) string {
+	rules.ReasonStopped: func(r rules.Reason, p func(string) string) string {
 		return fmt.Sprintf("stopped after %d blobs failed in a row (last: %s)", r.Count, p(r.Err))
 	},
-	replay.ReasonFailed: func(r replay.Reason, p func(string) string) string { return p(r.Err) },
-	replay.ReasonAckChanged: func(r replay.Reason, p func(string) string) string {
+	rules.ReasonFailed: func(r rules.Reason, p func(string) string) string { return p(r.Err) },
+	rules.ReasonAckChanged: func(r rules.Reason, p func(string) string) string {
 		return "the blob was rewritten while it was being acknowledged: the ack was removed again; look at it again"
 	},
 }
 
-func reasonText(r replay.Reason, p func(string) string) string {
+func reasonText(r rules.Reason, p func(string) string) string {
 	if f, ok := reasonWords[r.Kind]; ok {
 		return f(r, p)
 	}

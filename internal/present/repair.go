@@ -5,7 +5,7 @@ import (
 	"strings"
 
 	"github.com/deadletter/deadletter/internal/textfmt"
-	"github.com/deadletter/deadletter/replay"
+	"github.com/deadletter/deadletter/replay/rules"
 )
 
 // maxCountedShown is how many ids still carrying a count the repair preview names.
@@ -14,7 +14,7 @@ const maxCountedShown = 5
 // RepairLines say what a repair will do — the same lines for edit, resubmit and the dashboard: where the edited
 // payload goes, what the replay will do with it beside what it would have done with the original, the ids that
 // still carry a count, what is retired, and why it is refused.
-func RepairLines(rp *replay.RepairPlan, c replay.Config, force Force) []string {
+func RepairLines(rp *rules.RepairPlan, c rules.Config, force Force) []string {
 	var out lines
 	p := textfmt.Printable
 	if c.Handlers == nil {
@@ -71,7 +71,7 @@ func RepairLines(rp *replay.RepairPlan, c replay.Config, force Force) []string {
 }
 
 // RepairQuestion asks to write a repair on estate.
-func RepairQuestion(rp *replay.RepairPlan, estate string) string {
+func RepairQuestion(rp *rules.RepairPlan, estate string) string {
 	if rp.Original != nil && rp.Retire {
 		return fmt.Sprintf("Write it to %s and delete %s?", textfmt.Printable(estate), textfmt.Printable(rp.Original.Name))
 	}

@@ -8,25 +8,25 @@ import (
 	"time"
 
 	"github.com/deadletter/deadletter/internal/textfmt"
-	"github.com/deadletter/deadletter/replay"
+	"github.com/deadletter/deadletter/replay/rules"
 )
 
 // EventGridWitness says once what the second witness is, and how late it is.
 const EventGridWitness = "Event Grid's witness: its own delivery metrics, per minute, a few minutes late"
 
 // HasWitness reports whether a witness was configured at all (a report from none says nothing).
-func HasWitness(w replay.WitnessReport) bool { return w.Source != "" || w.None != "" }
+func HasWitness(w rules.WitnessReport) bool { return w.Source != "" || w.None != "" }
 
 // VerdictWord is the broker's verdict in a word or two, for cells and lists.
-func VerdictWord(v replay.HandlerVerdict) string {
+func VerdictWord(v rules.HandlerVerdict) string {
 	switch v {
-	case replay.HandlerFailing:
+	case rules.HandlerFailing:
 		return "failing"
-	case replay.HandlerRecovering:
+	case rules.HandlerRecovering:
 		return "recovering"
-	case replay.HandlerHealthy:
+	case rules.HandlerHealthy:
 		return "ok"
-	case replay.HandlerNoDeliveries:
+	case rules.HandlerNoDeliveries:
 		return "idle"
 	}
 	return "?"
@@ -35,7 +35,7 @@ func VerdictWord(v replay.HandlerVerdict) string {
 // WitnessCell is the HANDLER column's Event Grid part for one subscription: "EG failing", "EG ok", "EG idle" (no
 // delivery in the window) or "EG ?" (not read, or no such subscription on the configured topics). Empty when no
 // witness is configured.
-func WitnessCell(w replay.WitnessReport, sub string) string {
+func WitnessCell(w rules.WitnessReport, sub string) string {
 	if !HasWitness(w) {
 		return ""
 	}
@@ -48,7 +48,7 @@ func WitnessCell(w replay.WitnessReport, sub string) string {
 
 // HandlerCell is the HANDLER column: the container's witness (when it last got a dead letter) and Event Grid's
 // (what its metrics say now), each named — "DL 4h57m ago · EG failing".
-func HandlerCell(r replay.Readiness, w replay.WitnessReport, now time.Time) string {
+func HandlerCell(r rules.Readiness, w rules.WitnessReport, now time.Time) string {
 	cell := LastDeadLetterCell(r, now)
 	if eg := WitnessCell(w, r.Subscription); eg != "" {
 		cell += " · " + eg
@@ -58,7 +58,7 @@ func HandlerCell(r replay.Readiness, w replay.WitnessReport, now time.Time) stri
 
 // Evidence is a verdict's evidence in words: "9 failed attempts (Busy 7, TimedOut 2), none delivered since 18:12,
 // 1 dead-lettered".
-func Evidence(h replay.HandlerHealth) string {
+func Evidence(h rules.HandlerHealth) string {
 	var parts []string
 	if h.Failed > 0 {
 		s := fmt.Sprintf("%d failed attempt(s)", h.Failed)
@@ -68,9 +68,9 @@ func Evidence(h replay.HandlerHealth) string {
 		parts = append(parts, s)
 	}
 	switch {
-	case h.Verdict == replay.HandlerFailing && h.Succeeded == 0:
+	case h.Verdict == rules.HandlerFailing && h.Succeeded == 0:
 		parts = append(parts, "none delivered")
-	case h.Verdict == replay.HandlerFailing:
+	case h.Verdict == rules.HandlerFailing:
 		parts = append(parts, "none delivered since "+clock(h.LastFailure))
 	case h.Succeeded > 0:
 		parts = append(parts, fmt.Sprintf("%d delivered", h.Succeeded))
@@ -114,12 +114,12 @@ func failedBy(by map[string]int64) string {
 func clock(t time.Time) string { return t.UTC().Format("15:04") }
 
 // asOf says the window the counts cover: "in the 15m to 18:13".
-func asOf(w replay.WitnessReport) string {
+func asOf(w rules.WitnessReport) string {
 	return "in the " + textfmt.Duration(w.Window) + " to " + clock(w.AsOf)
 }
 
 // Problem says why a topic could not be read, naming the role for a refusal.
-func Problem(p replay.WitnessProblem) string {
+func Problem(p rules.WitnessProblem) string {
 	topic := textfmt.Printable(topicName(p.Topic))
 	switch p.Status {
 	case http.StatusForbidden, http.StatusUnauthorized:
@@ -141,7 +141,7 @@ func topicName(id string) string {
 // WitnessLines say, for a drain's question, what Event Grid's witness says of the subscriptions (folder names):
 // each one's verdict, and what could not be read — unknown said, never hidden. Empty when no witness is
 // configured.
-func WitnessLines(w replay.WitnessReport, subs []string) []string {
+func WitnessLines(w rules.WitnessReport, subs []string) []string {
 	if !HasWitness(w) {
 		return nil
 	}
@@ -174,14 +174,14 @@ func WitnessLines(w replay.WitnessReport, subs []string) []string {
 }
 
 // WitnessEvidence is a witness finding's evidence, a line per subscription (nil for the other kinds).
-func WitnessEvidence(k replay.FindingKind, w replay.WitnessReport) []string {
+func WitnessEvidence(k rules.FindingKind, w rules.WitnessReport) []string {
 	var out []string
 	switch k {
-	case replay.FindingHandlerFailing:
+	case rules.FindingHandlerFailing:
 		for _, h := range w.Failing(nil) {
 			out = append(out, HandlerFailing(h, w))
 		}
-	case replay.FindingReplayDropping:
+	case rules.FindingReplayDropping:
 		for _, h := range w.Dropping() {
 			out = append(out, ReplayDropping(h, w))
 		}
@@ -191,7 +191,7 @@ func WitnessEvidence(k replay.FindingKind, w replay.WitnessReport) []string {
 
 // WitnessUnknown says what Event Grid's witness could not read (or why there is none): unknown, said, never
 // hidden. Nil when it read everything or is not configured.
-func WitnessUnknown(w replay.WitnessReport) []string {
+func WitnessUnknown(w rules.WitnessReport) []string {
 	if w.None != "" {
 		return []string{textfmt.Printable(w.None)}
 	}
@@ -204,8 +204,8 @@ func WitnessUnknown(w replay.WitnessReport) []string {
 
 // WitnessWarnings are a drain's warnings from Event Grid's witness: one per subscription of the items whose
 // handler it says is failing now and of which the replay would republish something.
-func WitnessWarnings(w replay.WitnessReport, items []replay.Item) []string {
-	bySub := map[string][]replay.Item{}
+func WitnessWarnings(w rules.WitnessReport, items []rules.Item) []string {
+	bySub := map[string][]rules.Item{}
 	var subs []string
 	for _, it := range items {
 		s := it.Parsed.Subscription
@@ -218,7 +218,7 @@ func WitnessWarnings(w replay.WitnessReport, items []replay.Item) []string {
 	var out []string
 	for _, sub := range subs {
 		h, ok := w.HandlerOf(sub)
-		if !ok || h.Verdict != replay.HandlerFailing || !replay.Republishes(bySub[sub]) {
+		if !ok || h.Verdict != rules.HandlerFailing || !rules.Republishes(bySub[sub]) {
 			continue
 		}
 		h.Subscription = sub // named as the folder is
@@ -228,12 +228,12 @@ func WitnessWarnings(w replay.WitnessReport, items []replay.Item) []string {
 }
 
 // HandlerFailing is the handlerFailing finding's words for one subscription.
-func HandlerFailing(h replay.HandlerHealth, w replay.WitnessReport) string {
+func HandlerFailing(h rules.HandlerHealth, w rules.WitnessReport) string {
 	return fmt.Sprintf("%s: Event Grid says its handler is failing now: %s %s", textfmt.Printable(h.Subscription), Evidence(h), asOf(w))
 }
 
 // ReplayDropping is the replayDropping finding's words for one replay subscription: triggers dropped are blobs
 // stranded now, before the TTL shows them.
-func ReplayDropping(h replay.HandlerHealth, w replay.WitnessReport) string {
+func ReplayDropping(h rules.HandlerHealth, w rules.WitnessReport) string {
 	return fmt.Sprintf("%s: Event Grid dropped %d trigger(s) of the replay %s — each a blob stranded now, before the TTL shows it", textfmt.Printable(h.Subscription), h.Dropped, asOf(w))
 }

@@ -8,6 +8,7 @@ import (
 
 	"github.com/deadletter/deadletter/internal/present"
 	"github.com/deadletter/deadletter/replay"
+	"github.com/deadletter/deadletter/replay/rules"
 	"github.com/deadletter/deadletter/store"
 )
 
@@ -42,12 +43,12 @@ func (r Record) Blobs() []Blob {
 
 // Follow says what became of each blob of a record, from the snapshot the caller listed (the container as it is
 // now): replay.WhereIs, the one rule for it, asked of the snapshot.
-func Follow(ctx context.Context, snap *replay.Snapshot, r Record) []Followed {
+func Follow(ctx context.Context, snap *rules.Snapshot, r Record) []Followed {
 	since := r.Since()
 	out := make([]Followed, 0, len(r.Blobs()))
 	for _, b := range r.Blobs() {
 		name := b.Name
-		if b.Target != "" && replay.Outcome(b.Outcome).Done() {
+		if b.Target != "" && rules.Outcome(b.Outcome).Done() {
 			name = b.Target
 		}
 		f := Followed{Blob: b, Name: name}
@@ -57,7 +58,7 @@ func Follow(ctx context.Context, snap *replay.Snapshot, r Record) []Followed {
 			out = append(out, f)
 			continue
 		}
-		pane := replay.PaneLive
+		pane := rules.PaneLive
 		if i, ok := snap.Lookup(w.Name); ok && w.Kind == replay.WhereHere {
 			pane = snap.Items[i].Pane
 		} else if w.Kind == replay.WhereHere {
@@ -70,9 +71,9 @@ func Follow(ctx context.Context, snap *replay.Snapshot, r Record) []Followed {
 		}
 		f.Where, f.Fate = w, present.Fate(w, pane)
 		switch {
-		case w.Kind == replay.WhereHere && strings.HasPrefix(name, replay.QuarantinePrefix):
+		case w.Kind == replay.WhereHere && strings.HasPrefix(name, rules.QuarantinePrefix):
 			f.Fate = "still in quarantine"
-		case w.Kind == replay.WhereHere && b.Outcome != "" && !replay.Outcome(b.Outcome).Done():
+		case w.Kind == replay.WhereHere && b.Outcome != "" && !rules.Outcome(b.Outcome).Done():
 			f.Fate = "left as it was: still " + pane.String()
 		}
 		out = append(out, f)
@@ -91,10 +92,10 @@ func (r Record) State() string {
 	}
 	done, failed := 0, 0
 	for _, b := range r.Outcome.Blobs {
-		switch o := replay.Outcome(b.Outcome); {
+		switch o := rules.Outcome(b.Outcome); {
 		case o.Done():
 			done++
-		case o == replay.OutcomeFailed:
+		case o == rules.OutcomeFailed:
 			failed++
 		}
 	}
@@ -122,7 +123,7 @@ func (r Record) Tally() string {
 		counts[b.Outcome]++
 	}
 	var parts []string
-	for _, o := range replay.Outcomes {
+	for _, o := range rules.Outcomes {
 		if n := counts[string(o)]; n > 0 {
 			parts = append(parts, strconv.Itoa(n)+" "+string(o))
 		}

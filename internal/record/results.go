@@ -6,6 +6,7 @@ import (
 
 	"github.com/deadletter/deadletter/internal/present"
 	"github.com/deadletter/deadletter/replay"
+	"github.com/deadletter/deadletter/replay/rules"
 	"github.com/deadletter/deadletter/store"
 )
 
@@ -21,7 +22,7 @@ func Intended(bis []store.BlobInfo) []Blob {
 // Outcomes is the outcome's blobs: each result with the ETag it was shown at (from intended, by name), the
 // outcome, the reason in deadletter's words, and — for the blobs it wrote — the ETag the write returned, else the
 // one the written blob has now (asked of st, a few at a time; "" where it cannot be told).
-func Outcomes(ctx context.Context, st replay.Statter, intended []Blob, res []replay.Result) []Blob {
+func Outcomes(ctx context.Context, st replay.Statter, intended []Blob, res []rules.Result) []Blob {
 	before := make(map[string]string, len(intended))
 	for _, b := range intended {
 		before[b.Name] = b.ETag
@@ -34,7 +35,7 @@ func Outcomes(ctx context.Context, st replay.Statter, intended []Blob, res []rep
 		if r.Target == r.Name {
 			b.Target = ""
 		}
-		if r.Reason.Kind != replay.ReasonNone {
+		if r.Reason.Kind != rules.ReasonNone {
 			b.Reason = present.Reason(r.Reason, present.ForceByName)
 		}
 		out[i] = b

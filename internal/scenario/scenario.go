@@ -11,13 +11,13 @@ import (
 	"strings"
 	"time"
 
-	"github.com/deadletter/deadletter/replay"
+	"github.com/deadletter/deadletter/replay/rules"
 	"github.com/deadletter/deadletter/store"
 )
 
 // IncidentRegister is the handler register the incident scenario implies: the estate's functions and whether
 // each is idempotent. ProcessWebhook is not (createMessage mints a fresh rowKey per call).
-var IncidentRegister = replay.Register{
+var IncidentRegister = rules.Register{
 	"ProcessPushNotification": true,
 	"ProcessFriendRequest":    true,
 	"ProcessThreadReply":      true,
@@ -35,7 +35,7 @@ type SeedOptions struct {
 	// Seed makes the names and payloads reproducible.
 	Seed int64
 	// Config supplies the TTL, retention and separator the ages and ids are built against.
-	Config replay.Config
+	Config rules.Config
 }
 
 // SeedReport says what was written.
@@ -44,8 +44,8 @@ type SeedReport struct {
 	// Skipped counts blobs whose name was already taken: a seed never overwrites (If-None-Match "*").
 	Skipped    int
 	Backdated  bool
-	ByPane     map[replay.Pane]int
-	Register   replay.Register
+	ByPane     map[rules.Pane]int
+	Register   rules.Register
 	ServiceNow time.Time
 }
 
@@ -101,7 +101,7 @@ var subscriptions = []sub{
 type seeder struct {
 	ctx  context.Context
 	c    store.Container
-	cfg  replay.Config
+	cfg  rules.Config
 	rng  *rand.Rand
 	now  time.Time
 	rep  *SeedReport
@@ -117,7 +117,7 @@ func (s *seeder) guid() string {
 func (s *seeder) event(sb sub, attempt int, at time.Time, f failure) seedEvent {
 	id := s.guid()
 	if attempt > 0 {
-		id = replay.FormatID(id, replay.Attempt(attempt), s.cfg.Separator)
+		id = rules.FormatID(id, rules.Attempt(attempt), s.cfg.Separator)
 	}
 	ev := seedEvent{ID: id, Subject: "/" + sb.name + "/" + s.guid()[:8], EventType: sb.eventType, DataVersion: "1.0", MetadataVersion: "1",
 		EventTime: at.Add(-62 * time.Minute).Format(time.RFC3339Nano), Diagnostics: Diagnostics{DeadLetterReason: f.reason, DeliveryAttempts: 7 + s.rng.Intn(4),
@@ -165,8 +165,8 @@ func (s *seeder) put(name string, body []byte, age time.Duration) error {
 		}
 	}
 	pane := s.cfg.Classify(name, age)
-	if s.back == nil && replay.IsRoot(name) {
-		pane = replay.PaneLive
+	if s.back == nil && rules.IsRoot(name) {
+		pane = rules.PaneLive
 	}
 	s.rep.ByPane[pane]++
 	s.rep.Blobs++
@@ -182,7 +182,7 @@ func (s *seeder) putEvents(name string, evs any, age time.Duration) error {
 }
 
 func (s *seeder) name(sb sub, age time.Duration) string {
-	return replay.DeadLetterName(sb.name, s.now.Add(-age), s.guid())
+	return rules.DeadLetterName(sb.name, s.now.Add(-age), s.guid())
 }
 
 // Seed writes a realistic incident into c: every pane, every verdict, malformed payloads, blobs close to
@@ -196,7 +196,7 @@ func Seed(ctx context.Context, c store.Container, o SeedOptions) (SeedReport, er
 	if err != nil {
 		return SeedReport{}, err
 	}
-	rep := SeedReport{ByPane: map[replay.Pane]int{}, Register: IncidentRegister, ServiceNow: now}
+	rep := SeedReport{ByPane: map[rules.Pane]int{}, Register: IncidentRegister, ServiceNow: now}
 	s := &seeder{ctx: ctx, c: c, cfg: o.Config, rng: rand.New(rand.NewSource(o.Seed)), now: now, rep: &rep}
 	if p, ok := c.(store.Provisioner); ok {
 		s.back, rep.Backdated = p, true
@@ -317,28 +317,28 @@ func (s *seeder) quarantined() []func() error {
 		func() error {
 			a := 30 * h
 			evs := s.batch(push, 6, at(a), zero)
-			return s.putEvents(replay.QuarantinePrefix+s.name(push, a), evs, a)
+			return s.putEvents(rules.QuarantinePrefix+s.name(push, a), evs, a)
 		},
 		func() error {
 			a := 20 * h
-			return s.putEvents(replay.QuarantinePrefix+s.name(hooks, a), s.batch(hooks, 3, at(a), zero), a)
+			return s.putEvents(rules.QuarantinePrefix+s.name(hooks, a), s.batch(hooks, 3, at(a), zero), a)
 		},
 		func() error {
 			a := 50 * h
-			return s.putEvents(replay.QuarantinePrefix+s.name(ledger, a), s.batch(ledger, 2, at(a), zero), a)
+			return s.putEvents(rules.QuarantinePrefix+s.name(ledger, a), s.batch(ledger, 2, at(a), zero), a)
 		},
 		func() error {
 			a := 12 * h
 			evs := append(s.batch(friends, 2, at(a), zero), s.batch(hooks, 1, at(a), zero)...)
-			return s.putEvents(replay.QuarantinePrefix+s.name(friends, a), evs, a)
+			return s.putEvents(rules.QuarantinePrefix+s.name(friends, a), evs, a)
 		},
 		func() error {
 			a := 8 * h
-			return s.put(replay.QuarantinePrefix+s.name(push, a), []byte(`{"error":"not an array"`), a)
+			return s.put(rules.QuarantinePrefix+s.name(push, a), []byte(`{"error":"not an array"`), a)
 		},
 		func() error {
 			a := ret - 20*h
-			return s.putEvents(replay.QuarantinePrefix+s.name(replies, a), s.batch(replies, 4, at(a), zero), a)
+			return s.putEvents(rules.QuarantinePrefix+s.name(replies, a), s.batch(replies, 4, at(a), zero), a)
 		},
 	}
 }
@@ -364,7 +364,7 @@ func (s *seeder) bulk(count int) error {
 			a = time.Duration(s.rng.Int63n(int64(s.cfg.LiveGrace)))
 		default:
 			a = time.Duration(s.rng.Int63n(int64(20 * 24 * h)))
-			name = replay.ArchivedPrefix
+			name = rules.ArchivedPrefix
 		}
 		name += s.name(sb, a)
 		if err := s.putEvents(name, s.batch(sb, n, s.at(a), func(int) int { return s.rng.Intn(s.cfg.MaxReplays + 1) }), a); err != nil {
@@ -379,7 +379,7 @@ func (s *seeder) bulk(count int) error {
 //     parent by parent), stranded at the root — the function throws on it on every delivery and every drain;
 //   - two handled blobs whose best-effort delete failed: one whose archived/ twin holds the same bytes (it was
 //     republished), one whose quarantine/ twin holds every one of its events (all refused).
-func (s *seeder) lingering(cfg replay.Config, at func(time.Duration) time.Time) error {
+func (s *seeder) lingering(cfg rules.Config, at func(time.Duration) time.Time) error {
 	h := time.Hour
 	push, friends, replies := subscriptions[0], subscriptions[1], subscriptions[2]
 	// The crash.
@@ -402,7 +402,7 @@ func (s *seeder) lingering(cfg replay.Config, at func(time.Duration) time.Time) 
 	if err := s.put(name, b, a); err != nil {
 		return err
 	}
-	if err := s.put(replay.ArchivedPrefix+name, b, a-2*time.Minute); err != nil {
+	if err := s.put(rules.ArchivedPrefix+name, b, a-2*time.Minute); err != nil {
 		return err
 	}
 	// Every event at the cap, so every one refused: the quarantine copy is the whole record, written as the
@@ -417,7 +417,7 @@ func (s *seeder) lingering(cfg replay.Config, at func(time.Duration) time.Time) 
 	}
 	judge := cfg
 	judge.Handlers = IncidentRegister
-	pv := judge.Plan(name, b, replay.ParsePayload(b))
+	pv := judge.Plan(name, b, rules.ParsePayload(b))
 	if len(pv.Republish) != 0 || pv.QuarantineBody == nil {
 		return fmt.Errorf("scenario: the handled-by-quarantine blob is not refused whole")
 	}
@@ -446,8 +446,8 @@ type Bulk struct {
 }
 
 // NewBulk makes a generator.
-func NewBulk(seed int64, now time.Time, cfg replay.Config) *Bulk {
-	return &Bulk{s: &seeder{cfg: cfg, rng: rand.New(rand.NewSource(seed)), now: now, rep: &SeedReport{ByPane: map[replay.Pane]int{}}}}
+func NewBulk(seed int64, now time.Time, cfg rules.Config) *Bulk {
+	return &Bulk{s: &seeder{cfg: cfg, rng: rand.New(rand.NewSource(seed)), now: now, rep: &SeedReport{ByPane: map[rules.Pane]int{}}}}
 }
 
 // Next returns the next blob's name and body (not safe for concurrent use).

@@ -5,7 +5,7 @@ import (
 	"fmt"
 	"sort"
 
-	"github.com/deadletter/deadletter/replay"
+	"github.com/deadletter/deadletter/replay/rules"
 	"github.com/deadletter/deadletter/store"
 )
 
@@ -95,4 +95,4 @@ func (a Account) String() string {
 }
 
 // eventKey is the event an id names, for the account (replay.EventOf).
-func eventKey(id, sep string) string { return replay.EventOf(id, sep) }
+func eventKey(id, sep string) string { return rules.EventOf(id, sep) }

@@ -7,12 +7,12 @@ import (
 	"encoding/json"
 	"fmt"
 	"github.com/deadletter/deadletter/internal/made"
+	"github.com/deadletter/deadletter/replay/rules"
 	"sort"
 	"strings"
 	"testing"
 	"time"
 
-	"github.com/deadletter/deadletter/replay"
 	"github.com/deadletter/deadletter/store"
 )
 
@@ -48,7 +48,7 @@ func oldestRoot(t *testing.T, tw *Twin) (store.BlobInfo, []string) {
 	t.Helper()
 	var oldest store.BlobInfo
 	for _, bi := range blobsOf(t, tw) {
-		if replay.IsRoot(bi.Name) && (oldest.Name == "" || bi.LastModified.Before(oldest.LastModified) ||
+		if rules.IsRoot(bi.Name) && (oldest.Name == "" || bi.LastModified.Before(oldest.LastModified) ||
 			bi.LastModified.Equal(oldest.LastModified) && bi.Name < oldest.Name) {
 			oldest = bi
 		}
@@ -149,7 +149,7 @@ func TestASelfRetriggerIsAViolation(t *testing.T) {
 	quiet(t, tw)
 	var copies []string
 	for name := range blobsOf(t, tw) {
-		if !replay.IsRoot(name) {
+		if !rules.IsRoot(name) {
 			copies = append(copies, name)
 		}
 	}
@@ -196,7 +196,7 @@ func TestTheFilterKeepsCopiesFromTheTrigger(t *testing.T) {
 	quiet(t, tw)
 	ctx := context.Background()
 	body := []byte(`[{"id":"by-hand","subject":"/s","eventType":"ProcessWebhook","eventTime":"2026-12-01T11:00:00Z","data":{},"dataVersion":"1"}]`)
-	names := []string{replay.ArchivedPrefix + "WEBHOOKS/2026/12/1/11/by-hand.json", replay.QuarantinePrefix + "WEBHOOKS/2026/12/1/11/by-hand.json"}
+	names := []string{rules.ArchivedPrefix + "WEBHOOKS/2026/12/1/11/by-hand.json", rules.QuarantinePrefix + "WEBHOOKS/2026/12/1/11/by-hand.json"}
 	for _, n := range names {
 		if _, err := tw.dir.Write(ctx, n, body, store.WriteOptions{}); err != nil {
 			t.Fatal(err)
@@ -247,7 +247,7 @@ func TestARepublishPastTheCapIsAViolation(t *testing.T) {
 type dropCopies struct{ store.Container }
 
 func (d dropCopies) Write(ctx context.Context, name string, body []byte, opts store.WriteOptions) (store.BlobInfo, error) {
-	if !replay.IsRoot(name) {
+	if !rules.IsRoot(name) {
 		return store.BlobInfo{Name: name, ETag: "\"dropped\"", Size: int64(len(body))}, nil
 	}
 	return d.Container.Write(ctx, name, body, opts)
@@ -261,7 +261,7 @@ func TestAnOriginalDeletedBeforeItsCopyIsAViolation(t *testing.T) {
 	tw.c.Container = dropCopies{tw.dir}
 	var roots []string
 	for name := range blobsOf(t, tw) {
-		if replay.IsRoot(name) {
+		if rules.IsRoot(name) {
 			roots = append(roots, name)
 		}
 	}
@@ -280,7 +280,7 @@ func TestAnOriginalDeletedBeforeItsCopyIsAViolation(t *testing.T) {
 		}
 		copies := []string{r.Quarantine}
 		if r.Archived {
-			copies = append(copies, replay.ArchivedPrefix+r.Blob)
+			copies = append(copies, rules.ArchivedPrefix+r.Blob)
 		}
 		for _, c := range copies {
 			if c == "" {

@@ -17,7 +17,7 @@ import (
 	"time"
 
 	"github.com/deadletter/deadletter/internal/made"
-	"github.com/deadletter/deadletter/replay"
+	"github.com/deadletter/deadletter/replay/rules"
 	"github.com/deadletter/deadletter/store"
 	"github.com/deadletter/deadletter/store/dirstore"
 )
@@ -38,7 +38,7 @@ type From struct {
 	Blobs []store.BlobInfo
 	// Now is the source's service time when it was listed: the twin's clock starts there.
 	Now    time.Time
-	Config replay.Config
+	Config rules.Config
 	Script Script
 	// Progress is told of each blob as it is copied (or found copied by an earlier, interrupted start).
 	Progress func(store.Copied)
@@ -47,7 +47,7 @@ type From struct {
 // SnapshotOf is what a twin of a container starts from, out of one listing of it: the blobs to copy, in the
 // listing's order, and the script the evidence implies (Infer: the subscriptions the listing names, their
 // readiness at the listing's time, and the witness's verdicts when there is one).
-func SnapshotOf(snap *replay.Snapshot, cfg replay.Config, wit replay.WitnessReport) ([]store.BlobInfo, Script) {
+func SnapshotOf(snap *rules.Snapshot, cfg rules.Config, wit rules.WitnessReport) ([]store.BlobInfo, Script) {
 	blobs := make([]store.BlobInfo, 0, len(snap.Items))
 	var subs []string
 	seen := map[string]bool{}
@@ -67,7 +67,7 @@ func SnapshotOf(snap *replay.Snapshot, cfg replay.Config, wit replay.WitnessRepo
 const copyChunk = 256
 
 // copyWorkers is how many chunks are copied at once.
-const copyWorkers = replay.DefaultConcurrency
+const copyWorkers = rules.DefaultConcurrency
 
 // StartFrom creates a twin of a container on an empty (or new) directory: a copy of every blob — name, bytes,
 // content type, metadata, index tags and Last-Modified, by the engine export uses (store.Copy) — then the twin's
@@ -185,7 +185,7 @@ func (tw *Twin) takeIn(ctx context.Context, now time.Time) error {
 	return d.List(ctx, "", func(p store.Page) error {
 		for _, bi := range p.Blobs {
 			tw.st.Known[bi.Name] = known{ETag: bi.ETag, LastModified: bi.LastModified}
-			if replay.Triggers(bi.Name) && now.Sub(bi.LastModified) < tw.cfg.TTL {
+			if rules.Triggers(bi.Name) && now.Sub(bi.LastModified) < tw.cfg.TTL {
 				tw.pushTrigger(bi.Name, now, minTime(bi.LastModified, now))
 			}
 			if isArchived(bi.Name) {

@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/deadletter/deadletter/replay"
+	"github.com/deadletter/deadletter/replay/rules"
 	"github.com/deadletter/deadletter/store"
 	"github.com/deadletter/deadletter/store/dirstore"
 )
@@ -29,7 +30,7 @@ func TestAnInterruptedStartFromResumes(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	blobs, script := SnapshotOf(snap, cfg, replay.WitnessReport{})
+	blobs, script := SnapshotOf(snap, cfg, rules.WitnessReport{})
 	if len(blobs) < 20 {
 		t.Fatalf("the source holds %d blobs", len(blobs))
 	}

@@ -11,7 +11,7 @@ import (
 	"time"
 
 	"github.com/deadletter/deadletter/internal/made"
-	"github.com/deadletter/deadletter/replay"
+	"github.com/deadletter/deadletter/replay/rules"
 	"github.com/deadletter/deadletter/store"
 	"github.com/deadletter/deadletter/store/dirstore"
 )
@@ -103,7 +103,7 @@ func (tw *Twin) republishArchived(ctx context.Context, nowhere map[string]bool) 
 		return 0, err
 	}
 	type found struct {
-		attempt replay.Attempt
+		attempt rules.Attempt
 		body    json.RawMessage
 		from    string // the subscription of the blob it was archived from
 		id      string
@@ -117,13 +117,13 @@ func (tw *Twin) republishArchived(ctx context.Context, nowhere map[string]bool) 
 		if err != nil {
 			return 0, err
 		}
-		orig := strings.TrimPrefix(bi.Name, replay.ArchivedPrefix)
-		pv := tw.cfg.Plan(orig, b.Body, replay.ParsePayload(b.Body))
+		orig := strings.TrimPrefix(bi.Name, rules.ArchivedPrefix)
+		pv := tw.cfg.Plan(orig, b.Body, rules.ParsePayload(b.Body))
 		for _, e := range pv.Republish {
-			p := replay.ParseID(e.ID, tw.cfg.Separator)
+			p := rules.ParseID(e.ID, tw.cfg.Separator)
 			k := eventKey(e.ID, tw.cfg.Separator)
 			if f, ok := latest[k]; nowhere[k] && (!ok || f.attempt < p.Attempt || p.Uncountable && len(e.ID) > len(f.id)) {
-				latest[k] = found{id: e.ID, attempt: p.Attempt, body: e.Body, from: replay.ParseBlobName(orig).Subscription}
+				latest[k] = found{id: e.ID, attempt: p.Attempt, body: e.Body, from: rules.ParseBlobName(orig).Subscription}
 			}
 		}
 	}

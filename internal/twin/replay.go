@@ -8,7 +8,7 @@ import (
 	"time"
 
 	"github.com/deadletter/deadletter/internal/estate"
-	"github.com/deadletter/deadletter/replay"
+	"github.com/deadletter/deadletter/replay/rules"
 	"github.com/deadletter/deadletter/store"
 )
 
@@ -20,7 +20,7 @@ func (tw *Twin) replay(ctx context.Context, name string) (bool, int, string, err
 	if tw.beforeReplay != nil {
 		tw.beforeReplay(ctx, name)
 	}
-	pub := &publisher{tw: tw, from: replay.ParseBlobName(name).Subscription}
+	pub := &publisher{tw: tw, from: rules.ParseBlobName(name).Subscription}
 	h, err := estate.Handle(ctx, tw.c, tw.cfg, name, pub)
 	run := Run{At: tw.st.Now, Blob: name, Published: h.Published, Archived: h.Archived, Deleted: h.Deleted, Missing: h.Missing}
 	if h.Quarantined {
@@ -75,7 +75,7 @@ func archiveIf(h estate.Handled) string {
 	return ""
 }
 
-func quarantinedEvents(pv replay.Preview) int {
+func quarantinedEvents(pv rules.Preview) int {
 	var evs []json.RawMessage
 	if json.Unmarshal(pv.QuarantineBody, &evs) == nil {
 		return len(evs)
@@ -110,7 +110,7 @@ func (p *publisher) Publish(ctx context.Context, events []json.RawMessage) error
 		if err := json.Unmarshal(raw, &ev); err != nil {
 			return fmt.Errorf("the topic refused an event: %w", err)
 		}
-		if a := replay.ParseID(ev.ID, tw.cfg.Separator).Attempt; a.AtLeast(tw.cfg.MaxReplays + 1) {
+		if a := rules.ParseID(ev.ID, tw.cfg.Separator).Attempt; a.AtLeast(tw.cfg.MaxReplays + 1) {
 			tw.violate("event %s was republished past the cap (%d)", ev.ID, tw.cfg.MaxReplays)
 		}
 		sub := tw.subOf(ev.EventType)
@@ -187,7 +187,7 @@ func (tw *Twin) lifecycle(ctx context.Context) error {
 
 // isArchived is the replay's own prefix rule (the archived pane), not a restatement of it.
 func isArchived(name string) bool {
-	return replay.DefaultConfig().Classify(name, 0) == replay.PaneArchived
+	return rules.DefaultConfig().Classify(name, 0) == rules.PaneArchived
 }
 
 // eventIDs are the original ids of the events a blob holds, read leniently (a payload the schema refuses still

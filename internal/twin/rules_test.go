@@ -9,7 +9,7 @@ import (
 	"time"
 
 	"github.com/deadletter/deadletter/internal/made"
-	"github.com/deadletter/deadletter/replay"
+	"github.com/deadletter/deadletter/replay/rules"
 	"github.com/deadletter/deadletter/store"
 )
 
@@ -169,14 +169,14 @@ func TestScriptApply(t *testing.T) {
 // The inferred script: down until further notice exactly where the readiness says failing, unless Event Grid's
 // metrics give a verdict, which wins; the replay running.
 func TestInfer(t *testing.T) {
-	ready := []replay.Readiness{{Subscription: "WEBHOOKS", Failing: true, LastWindow: 2}, {Subscription: "FRIEND-REQUESTS"},
+	ready := []rules.Readiness{{Subscription: "WEBHOOKS", Failing: true, LastWindow: 2}, {Subscription: "FRIEND-REQUESTS"},
 		{Subscription: "PUSH", Failing: true}}
-	wit := replay.WitnessReport{Source: "test", Handlers: []replay.HandlerHealth{{Subscription: "push", Verdict: replay.HandlerHealthy},
-		{Subscription: "friend-requests", Verdict: replay.HandlerFailing}}}
+	wit := rules.WitnessReport{Source: "test", Handlers: []rules.HandlerHealth{{Subscription: "push", Verdict: rules.HandlerHealthy},
+		{Subscription: "friend-requests", Verdict: rules.HandlerFailing}}}
 	for _, tc := range []struct {
-		wit  replay.WitnessReport
+		wit  rules.WitnessReport
 		down []string
-	}{{replay.WitnessReport{}, []string{"PUSH", "WEBHOOKS"}}, {wit, []string{"FRIEND-REQUESTS", "WEBHOOKS"}}} {
+	}{{rules.WitnessReport{}, []string{"PUSH", "WEBHOOKS"}}, {wit, []string{"FRIEND-REQUESTS", "WEBHOOKS"}}} {
 		s := Infer([]string{"FRIEND-REQUESTS", "PUSH", "WEBHOOKS"}, ready, tc.wit)
 		var down []string
 		for _, w := range s.Windows {

@@ -7,7 +7,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/deadletter/deadletter/replay"
+	"github.com/deadletter/deadletter/replay/rules"
 )
 
 // Sub is one Event Grid subscription of the estate and the handler behind it.
@@ -298,7 +298,7 @@ func (s Script) Down(who string, t time.Duration) *Window { return s.down(who, t
 // events published no more — the twin rehearses what the container holds), each down until further notice when
 // it is failing — by Event Grid's metrics when a witness gave a verdict on it, else by its readiness (a dead
 // letter inside the last TTL) — and up when not; the replay running.
-func Infer(subs []string, ready []replay.Readiness, wit replay.WitnessReport) Script {
+func Infer(subs []string, ready []rules.Readiness, wit rules.WitnessReport) Script {
 	s := Script{Name: "snapshot", Windows: []Window{}, Poison: []Poison{}}
 	failing := map[string]string{}
 	for _, r := range ready {
@@ -314,8 +314,8 @@ func Infer(subs []string, ready []replay.Readiness, wit replay.WitnessReport) Sc
 		seen[name] = true
 		s.Subs = append(s.Subs, Sub{Name: name})
 		why, down := failing[name]
-		if h, ok := wit.HandlerOf(name); ok && h.Verdict > replay.HandlerNoDeliveries {
-			down = h.Verdict == replay.HandlerFailing
+		if h, ok := wit.HandlerOf(name); ok && h.Verdict > rules.HandlerNoDeliveries {
+			down = h.Verdict == rules.HandlerFailing
 			why = "Event Grid's metrics: its handler is " + h.Verdict.String()
 		}
 		if down {

@@ -9,7 +9,7 @@ import (
 	"time"
 
 	"github.com/deadletter/deadletter/internal/made"
-	"github.com/deadletter/deadletter/replay"
+	"github.com/deadletter/deadletter/replay/rules"
 	"github.com/deadletter/deadletter/store/dirstore"
 )
 
@@ -48,7 +48,7 @@ func parseState(b []byte) (State, Script, error) {
 		}
 	}
 	if st.Rules == nil {
-		r := RulesOf(replay.DefaultConfig())
+		r := RulesOf(rules.DefaultConfig())
 		st.Rules = &r
 	}
 	if err := st.Rules.check(); err != nil {

@@ -16,6 +16,7 @@ import (
 	"errors"
 	"fmt"
 	"github.com/deadletter/deadletter/internal/blob"
+	"github.com/deadletter/deadletter/replay/rules"
 	"hash/fnv"
 	"math"
 	"sort"
@@ -23,7 +24,6 @@ import (
 
 	"github.com/deadletter/deadletter/internal/made"
 	"github.com/deadletter/deadletter/internal/scenario"
-	"github.com/deadletter/deadletter/replay"
 	"github.com/deadletter/deadletter/store"
 	"github.com/deadletter/deadletter/store/dirstore"
 )
@@ -59,12 +59,12 @@ type Rules struct {
 }
 
 // RulesOf are the rules of a configuration.
-func RulesOf(c replay.Config) Rules {
+func RulesOf(c rules.Config) Rules {
 	return Rules{TTL: c.TTL, Retention: c.Retention, MaxReplays: c.MaxReplays, Separator: c.Separator}
 }
 
 // apply sets the rules on a configuration.
-func (r Rules) apply(c *replay.Config) {
+func (r Rules) apply(c *rules.Config) {
 	c.TTL, c.Retention, c.MaxReplays, c.Separator = r.TTL, r.Retention, r.MaxReplays, r.Separator
 }
 
@@ -269,21 +269,21 @@ type Twin struct {
 	repaired string // what opening repaired, said by the commands
 	dir      *dirstore.Dir
 	c        *recorder
-	cfg      replay.Config
+	cfg      rules.Config
 	script   Script
 	st       State
 }
 
 // Config is the estate's configuration as a scenario's twin runs it: the replay's defaults and the incident's
 // handlers.
-func Config() replay.Config {
-	cfg := replay.DefaultConfig()
+func Config() rules.Config {
+	cfg := rules.DefaultConfig()
 	cfg.Handlers = scenario.IncidentRegister
 	return cfg
 }
 
 // Config is the configuration the twin runs by: its rules and its register.
-func (tw *Twin) Config() replay.Config { return tw.cfg }
+func (tw *Twin) Config() rules.Config { return tw.cfg }
 
 // Start creates a twin of a scenario on an empty (or new) directory and runs it from the script's start to where
 // the rehearsal opens, which is opensAt on the wall clock: the incident under way. The directory's clock is left
@@ -295,7 +295,7 @@ func Start(ctx context.Context, root string, kind made.Kind, name string, seed i
 
 // StartConfig is Start with the estate's rules and register of cfg (its TTL, lifecycle rule, cap, separator and
 // handlers) in place of the defaults.
-func StartConfig(ctx context.Context, root string, kind made.Kind, name string, seed int64, opensAt time.Time, cfg replay.Config) (*Twin, error) {
+func StartConfig(ctx context.Context, root string, kind made.Kind, name string, seed int64, opensAt time.Time, cfg rules.Config) (*Twin, error) {
 	script, err := ScriptOf(name)
 	if err != nil {
 		return nil, err
@@ -427,11 +427,11 @@ func (tw *Twin) load() error {
 		return fmt.Errorf("the twin of %s: %s: %w", tw.root, tw.place.File(stateFile), err)
 	}
 	tw.st, tw.script = st, script
-	tw.cfg = replay.DefaultConfig()
+	tw.cfg = rules.DefaultConfig()
 	st.Rules.apply(&tw.cfg)
 	tw.cfg.Handlers = scenario.IncidentRegister
 	if b, err := made.ReadFile(tw.place.Register()); err == nil {
-		reg, err := replay.ParseRegister(b)
+		reg, err := rules.ParseRegister(b)
 		if err != nil {
 			return fmt.Errorf("the twin of %s: %s: %w", tw.root, tw.place.Register(), err)
 		}
@@ -747,7 +747,7 @@ func (tw *Twin) writeBatch(ctx context.Context, sub string) error {
 	if err != nil {
 		return err
 	}
-	name := replay.DeadLetterName(sub, tw.st.Now, tw.guid())
+	name := rules.DeadLetterName(sub, tw.st.Now, tw.guid())
 	if _, err := tw.c.Write(ctx, name, body, store.WriteOptions{ContentType: "application/json", IfNoneMatchAny: true}); err != nil {
 		// The same dead letters under the same name already there: a step stopped after writing them and before
 		// its state was saved, run again. They landed; take it as written.
@@ -765,7 +765,7 @@ func (tw *Twin) writeBatch(ctx context.Context, sub string) error {
 
 // created is a BlobCreated: the replay subscription delivers it when its filter lets it through.
 func (tw *Twin) created(name string, at time.Time) {
-	if !replay.Triggers(name) {
+	if !rules.Triggers(name) {
 		return
 	}
 	heap.Push(&tw.st.Queue, &pending{Due: at, Sub: ReplayFunction, Blob: name, First: at})
@@ -812,10 +812,10 @@ func (tw *Twin) notice(ctx context.Context) error {
 // acted records the action another command's write was, by what it stamped in the blob's metadata.
 func (tw *Twin) acted(bi store.BlobInfo) {
 	var a Act
-	if id, ok := blob.MetaGet(bi.Metadata, replay.MetaDrainID); ok {
+	if id, ok := blob.MetaGet(bi.Metadata, rules.MetaDrainID); ok {
 		a = Act{Kind: "drain", ID: id, At: bi.LastModified}
-	} else if id, ok := blob.MetaGet(bi.Metadata, replay.MetaRestoreID); ok {
-		from, _ := blob.MetaGet(bi.Metadata, replay.MetaRestoredFrom)
+	} else if id, ok := blob.MetaGet(bi.Metadata, rules.MetaRestoreID); ok {
+		from, _ := blob.MetaGet(bi.Metadata, rules.MetaRestoredFrom)
 		a = Act{Kind: "restore", ID: id, At: bi.LastModified, From: from}
 	} else {
 		return

@@ -10,6 +10,7 @@ import (
 
 	"github.com/deadletter/deadletter/internal/made"
 	"github.com/deadletter/deadletter/replay"
+	"github.com/deadletter/deadletter/replay/rules"
 	"github.com/deadletter/deadletter/store/dirstore"
 )
 
@@ -100,10 +101,10 @@ func TestTheIncidentRunsTrue(t *testing.T) {
 	}
 	s, _ := l.List(context.Background())
 	n := s.Count()
-	if n[replay.PaneStranded] < 10 || n[replay.PaneQuarantine] < 3 || n[replay.PaneArchived] < 10 {
+	if n[rules.PaneStranded] < 10 || n[rules.PaneQuarantine] < 3 || n[rules.PaneArchived] < 10 {
 		t.Fatalf("the opening picture: %v", n)
 	}
-	if _, stalled := Config().Check(s, replay.CheckOptions{}).Find(replay.FindingReplayStalled); stalled {
+	if _, stalled := Config().Check(s, rules.CheckOptions{}).Find(rules.FindingReplayStalled); stalled {
 		t.Fatal("STALLED at the opening, though the replay runs")
 	}
 	predicted := predictAll(tw, l)
@@ -147,9 +148,9 @@ func TestADrainIsConsumed(t *testing.T) {
 	if plan.CrashLeft != 1 || len(plan.Targets) != len(plan.Items)-1 {
 		t.Fatalf("the plan takes %d of %d and leaves %d crash blob(s)", len(plan.Targets), len(plan.Items), plan.CrashLeft)
 	}
-	res, err := plan.Run(ctx, l.Container, cfg, replay.DrainOptions{})
+	res, err := replay.DrainAsPlanned(ctx, l.Container, cfg, plan, rules.DrainOptions{})
 	// Every stranded blob is drained but the deep one, which a drain only makes the replay throw on again: as planned.
-	if tally := replay.TallyOf(res); err != nil || tally[replay.OutcomeCrash] != 1 || tally[replay.OutcomeDrained] != len(plan.Targets) {
+	if tally := rules.TallyOf(res); err != nil || tally[rules.OutcomeCrash] != 1 || tally[rules.OutcomeDrained] != len(plan.Targets) {
 		t.Fatalf("drain: %v %v", tally, err)
 	}
 	if _, err := tw.Advance(ctx, tw.Now().Add(2*time.Hour)); err != nil {
@@ -158,14 +159,14 @@ func TestADrainIsConsumed(t *testing.T) {
 	holds(t, tw, "two hours after the drain")
 	s, _ = l.List(ctx)
 	l.HydrateWhere(ctx, s, nil)
-	rep := cfg.Check(s, replay.CheckOptions{})
-	if _, stalled := rep.Find(replay.FindingReplayStalled); stalled {
+	rep := cfg.Check(s, rules.CheckOptions{})
+	if _, stalled := rep.Find(rules.FindingReplayStalled); stalled {
 		t.Fatal("STALLED after a drain, though the replay runs")
 	}
 	left := 0
 	for _, it := range s.Items {
 		for _, tg := range plan.Targets {
-			if it.Name == tg.Name && it.Pane == replay.PaneStranded && (it.Summary == nil || it.Summary.CrashDepth == 0) {
+			if it.Name == tg.Name && it.Pane == rules.PaneStranded && (it.Summary == nil || it.Summary.CrashDepth == 0) {
 				left++
 			}
 		}
@@ -173,7 +174,7 @@ func TestADrainIsConsumed(t *testing.T) {
 	if left > 0 {
 		t.Fatalf("%d drained blob(s) are stranded again two hours on", left)
 	}
-	if n := s.Count()[replay.PaneStranded]; n > 1 {
+	if n := s.Count()[rules.PaneStranded]; n > 1 {
 		t.Fatalf("%d stranded after the drain (only the one that crashes should be)", n)
 	}
 }
@@ -186,14 +187,14 @@ func TestAStoppedReplayStallsThenStrands(t *testing.T) {
 	cfg := Config()
 	stranded := func() int {
 		s, _ := l.List(ctx)
-		return s.Count()[replay.PaneStranded]
+		return s.Count()[rules.PaneStranded]
 	}
 	before := stranded()
 	if _, err := tw.Advance(ctx, tw.Now().Add(time.Hour)); err != nil {
 		t.Fatal(err)
 	}
 	s, _ := l.List(ctx)
-	if _, stalled := cfg.Check(s, replay.CheckOptions{}).Find(replay.FindingReplayStalled); !stalled {
+	if _, stalled := cfg.Check(s, rules.CheckOptions{}).Find(rules.FindingReplayStalled); !stalled {
 		t.Fatalf("no STALLED an hour into the replay's outage: %v", s.Count())
 	}
 	if _, err := tw.Advance(ctx, tw.Now().Add(2*time.Hour)); err != nil {

@@ -6,7 +6,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/deadletter/deadletter/replay"
+	"github.com/deadletter/deadletter/replay/rules"
 )
 
 // The twin is Event Grid, so it knows every delivery attempt: it counts them per subscription per minute of its
@@ -141,12 +141,12 @@ func (st *State) checkMetrics(script Script) error {
 // the latest complete minute at the twin's clock: every subscription of the script (named in capitals, as the
 // metrics and the dead-letter folders name them), the replay trigger's apart. A window longer than the minutes
 // the twin keeps reads what it keeps.
-func (tw *Twin) Witness(window time.Duration) replay.WitnessReport {
+func (tw *Twin) Witness(window time.Duration) rules.WitnessReport {
 	window = min(max(window.Truncate(time.Minute), time.Minute), witnessKeep)
 	asOf := tw.st.Now.UTC().Truncate(time.Minute)
 	start := asOf.Add(-window)
-	judge := func(name, sub, topic string) replay.HandlerHealth {
-		var ms []replay.MinuteCounts
+	judge := func(name, sub, topic string) rules.HandlerHealth {
+		var ms []rules.MinuteCounts
 		for _, m := range tw.st.Metrics[sub] {
 			if m.At.Before(start) || !m.At.Before(asOf) {
 				continue
@@ -155,12 +155,12 @@ func (tw *Twin) Witness(window time.Duration) replay.WitnessReport {
 			for k, n := range m.FailedBy {
 				by[k] = n
 			}
-			ms = append(ms, replay.MinuteCounts{At: m.At, Succeeded: m.Succeeded, Failed: m.Failed, DeadLettered: m.DeadLettered,
+			ms = append(ms, rules.MinuteCounts{At: m.At, Succeeded: m.Succeeded, Failed: m.Failed, DeadLettered: m.DeadLettered,
 				Dropped: m.Dropped, FailedBy: by})
 		}
-		return replay.Judge(name, topic, ms, asOf)
+		return rules.Judge(name, topic, ms, asOf)
 	}
-	rep := replay.WitnessReport{Source: WitnessSource, AsOf: asOf, Window: window}
+	rep := rules.WitnessReport{Source: WitnessSource, AsOf: asOf, Window: window}
 	for _, s := range tw.script.Subs {
 		topic := AppTopicID
 		if s.System {
@@ -168,7 +168,7 @@ func (tw *Twin) Witness(window time.Duration) replay.WitnessReport {
 		}
 		rep.Handlers = append(rep.Handlers, judge(strings.ToUpper(s.Name), s.Name, topic))
 	}
-	rep.Replay = []replay.HandlerHealth{judge(ReplaySubscription, ReplayFunction, DeadLetterTopicID)}
+	rep.Replay = []rules.HandlerHealth{judge(ReplaySubscription, ReplayFunction, DeadLetterTopicID)}
 	return rep
 }
 
@@ -187,13 +187,13 @@ func NewDirWitness(root string, window time.Duration) DirWitness {
 
 // Witness reads the twin's counts; the now it is given is the caller's wall clock, and the twin's clock is what
 // counts. A twin it cannot read is a problem said, never a guess.
-func (w DirWitness) Witness(ctx context.Context, _ time.Time) replay.WitnessReport {
+func (w DirWitness) Witness(ctx context.Context, _ time.Time) rules.WitnessReport {
 	if err := ctx.Err(); err != nil {
-		return replay.WitnessReport{Source: WitnessSource, Problems: []replay.WitnessProblem{{Topic: AppTopicID, Err: err.Error()}}}
+		return rules.WitnessReport{Source: WitnessSource, Problems: []rules.WitnessProblem{{Topic: AppTopicID, Err: err.Error()}}}
 	}
 	tw, err := Peek(w.root)
 	if err != nil {
-		return replay.WitnessReport{Source: WitnessSource, Problems: []replay.WitnessProblem{{Topic: AppTopicID, Err: err.Error()}}}
+		return rules.WitnessReport{Source: WitnessSource, Problems: []rules.WitnessProblem{{Topic: AppTopicID, Err: err.Error()}}}
 	}
 	return tw.Witness(w.window)
 }

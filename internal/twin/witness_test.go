@@ -9,7 +9,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/deadletter/deadletter/replay"
+	"github.com/deadletter/deadletter/replay/rules"
 )
 
 // minutesFrom sums a subscription's counted minutes from a time on.
@@ -87,7 +87,7 @@ func TestTheWitnessCountsEveryDelivery(t *testing.T) {
 	if len(rep.Replay) != 1 || rep.Replay[0].Subscription != ReplaySubscription || rep.Replay[0].Topic != DeadLetterTopicID {
 		t.Errorf("replay: %+v", rep.Replay)
 	}
-	if h, _ := rep.HandlerOf("push-notifications"); h.Verdict != replay.HandlerHealthy || h.Topic != AppTopicID {
+	if h, _ := rep.HandlerOf("push-notifications"); h.Verdict != rules.HandlerHealthy || h.Topic != AppTopicID {
 		t.Errorf("push-notifications an hour after its outage: %+v", h)
 	}
 }

@@ -1,0 +1,141 @@
+package rules
+
+import (
+	"sort"
+	"time"
+
+	"github.com/deadletter/deadletter/internal/blob"
+)
+
+// Readiness answers the question an on-call asks before draining: has this subscription's handler recovered, or
+// will its events only dead-letter again? The container holds the evidence: Event Grid writes a dead letter only
+// when an event's delivery attempts ran out, so a subscription with a dead letter written inside the last TTL
+// window still had a failing handler then.
+type Readiness struct {
+	Subscription string
+	// NewestDeadLetter is when Event Grid last wrote a dead letter of this subscription, as far as the container
+	// tells (see DeadLetteredAt); zero when none is there.
+	NewestDeadLetter time.Time
+	// LastWindow counts the dead-letter blobs written within the last TTL window.
+	LastWindow int
+	// Failing: the newest dead letter is inside the window — the handler was still failing then, so drained
+	// events of this subscription will most likely dead-letter again, one attempt further on.
+	Failing bool
+}
+
+// DeadLetteredAt is when Event Grid wrote the dead letter a blob holds, as far as its listing tells: Event Grid
+// names a dead letter by the hour it wrote it, so it is within that hour — at the blob's Last-Modified when that
+// falls inside the hour (a root blob as written, or the replay's copy of it made at once), else at the end of the
+// hour (the blob was drained since, or the replay took it later). Restored copies are not dead letters (ok false),
+// nor are names without an hour whose blob was rewritten.
+func DeadLetteredAt(bi blob.Info, name BlobName) (time.Time, bool) {
+	marks := MarksOf(bi.Metadata)
+	if marks.Restored() {
+		return time.Time{}, false
+	}
+	if name.Hour().IsZero() {
+		return bi.LastModified, !marks.Drained()
+	}
+	end := name.Hour().Add(time.Hour - time.Second)
+	switch {
+	case bi.LastModified.Before(name.Hour()):
+		return name.Hour(), true
+	case bi.LastModified.After(end):
+		return end, true
+	}
+	return bi.LastModified, true
+}
+
+// Readiness works out, per subscription of the items (every pane: the replay's copies are evidence too), when its
+// newest dead letter was written and whether its handler was still failing within the TTL before now. Most
+// recently failing first, then by name.
+func (c Config) Readiness(items []*Item, now time.Time) []Readiness {
+	by := map[string]*Readiness{}
+	for _, it := range items {
+		sub := it.Parsed.Subscription
+		if sub == "" || it.Refused != "" {
+			continue
+		}
+		at, ok := DeadLetteredAt(it.Info, it.Parsed)
+		if !ok {
+			continue
+		}
+		r := by[sub]
+		if r == nil {
+			r = &Readiness{Subscription: sub}
+			by[sub] = r
+		}
+		if at.After(r.NewestDeadLetter) {
+			r.NewestDeadLetter = at
+		}
+		if now.Sub(at) < c.TTL {
+			r.LastWindow++
+		}
+	}
+	out := make([]Readiness, 0, len(by))
+	for _, r := range by {
+		r.Failing = now.Sub(r.NewestDeadLetter) < c.TTL
+		out = append(out, *r)
+	}
+	sort.Slice(out, func(i, j int) bool {
+		if !out[i].NewestDeadLetter.Equal(out[j].NewestDeadLetter) {
+			return out[i].NewestDeadLetter.After(out[j].NewestDeadLetter)
+		}
+		return out[i].Subscription < out[j].Subscription
+	})
+	return out
+}
+
+// ReadinessOf keeps, of ready, the subscriptions the items belong to (in ready's order): what a drain of the items
+// needs to know. Never nil.
+func ReadinessOf(ready []Readiness, items []Item) []Readiness {
+	subs := map[string]bool{}
+	for i := range items {
+		subs[items[i].Parsed.Subscription] = true
+	}
+	out := []Readiness{}
+	for _, r := range ready {
+		if subs[r.Subscription] {
+			out = append(out, r)
+		}
+	}
+	return out
+}
+
+// CyclesLeft is how many more times the events of these items may be republished and dead-letter again before
+// the cap quarantines them: the fewest over the items that hold an event the replay republishes (their highest
+// attempt), or -1 when none such has been read.
+func (c Config) CyclesLeft(items []Item) int {
+	left := -1
+	for i := range items {
+		s := items[i].Summary
+		if s == nil || s.Malformed || !mayRepublish(s) {
+			continue // nothing of it is republished: the cap does not count it down
+		}
+		n := c.MaxReplays - 1 - int(min(float64(s.MaxReplayAttempt), float64(c.MaxReplays)))
+		if left < 0 || n < left {
+			left = max(n, 0)
+		}
+	}
+	return left
+}
+
+// Republishes reports whether a drain of items would have the replay republish any event — false only when
+// every one was read and none holds an event the replay would (or, without a register, may) republish — all
+// quarantined, malformed, crashing:
+// a failing handler then makes no difference to them.
+func Republishes(items []Item) bool {
+	for i := range items {
+		s := items[i].Summary
+		if s == nil || !s.Malformed && s.CrashDepth == 0 && mayRepublish(s) {
+			return true
+		}
+	}
+	return false
+}
+
+// mayRepublish: the summary holds an event the replay republishes, or one it may (its handler unknown without a
+// register).
+func mayRepublish(s *Summary) bool {
+	return s.Verdicts.Of(VerdictReplay)+s.Verdicts.Of(VerdictUnknown) > 0
+}

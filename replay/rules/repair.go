@@ -1,0 +1,117 @@
+package rules
+
+import (
+	"bytes"
+	"time"
+
+	"github.com/deadletter/deadletter/internal/blob"
+)
+
+// MetaRepairedFrom records which blob a repaired payload replaces ("" for a resubmit that replaces none).
+const MetaRepairedFrom = "repairedFrom"
+
+// Original is the blob a repair replaces, as the operator opened it: what they edited, and the ETag that says
+// whether it is still that blob when the repair is written.
+type Original struct {
+	Name         string
+	ETag         string
+	LastModified time.Time
+	Body         []byte
+	// Live: a root blob younger than the TTL — its own trigger may still arrive and consume it.
+	Live bool
+}
+
+// OriginalOf is the blob b, read as body, as a repair's original, judged live or not against now.
+func (c Config) OriginalOf(b blob.Info, body []byte, now time.Time) *Original {
+	return &Original{Name: b.Name, ETag: b.ETag, LastModified: b.LastModified, Body: body,
+		Live: c.Classify(b.Name, now.Sub(b.LastModified)) == PaneLive}
+}
+
+// Counted is an event whose id, as the operator left it, still carries a replay attempt.
+type Counted struct {
+	Index   int
+	ID      string
+	Attempt Attempt
+	// Capped: the attempt is at or over the cap, so the replay quarantines the event on sight.
+	Capped bool
+}
+
+// RepairPlan is what writing an edited payload back as a new root dead letter will do, judged with the same rules
+// as show: what the replay will do with the edited bytes (After) beside what it would have done with the
+// original's bytes at the root (Before), the name it is written under, what is retired once it has landed, and
+// why it is refused without --force.
+type RepairPlan struct {
+	// Original is the blob replaced; nil for a resubmit that replaces none.
+	Original *Original
+	// Target is the new root blob's name (RepairTarget, or the next free alternative).
+	Target string
+	// Body is what is written: the edited bytes exactly as the operator left them.
+	Body    []byte
+	Payload *Payload
+	After   Preview
+	// Before is the original's bytes judged at the same root name (nil without an original).
+	Before *Preview
+	// Counted lists the events whose id still carries an attempt count (written as they are).
+	Counted []Counted
+	// Undiagnosed counts the edited events without Event Grid's deadLetterReason where the original's events all
+	// had one: the edit dropped the diagnostics that say why they dead-lettered (written as it stands).
+	Undiagnosed int
+	// Retire: the original is deleted (If-Match its ETag) once the new blob has landed — a quarantine copy or a
+	// root blob; an archived record never is.
+	Retire bool
+	// Refusal says why the repair is refused (Forceable: --force writes it anyway).
+	Refusal Reason
+	// Base is the name the repair is written under when it is free, and Alt which of its alternatives Target is
+	// (as RestorePlan's).
+	Base string
+	Alt  int
+}
+
+// Refused reports whether the plan refuses the repair without --force.
+func (rp RepairPlan) Refused() bool { return rp.Refusal.Kind != ReasonNone }
+
+// Judge works out what the replay will do with the edited bytes at the root name target, and the refusals --force
+// lifts: nothing changed, still malformed, a crash, no events, events still quarantined, a live original.
+func (rp *RepairPlan) Judge(c Config, target string) {
+	rp.Payload = ParsePayload(rp.Body)
+	rp.After = c.Plan(target, rp.Body, rp.Payload)
+	if !rp.Payload.Malformed() {
+		for _, ev := range rp.Payload.Events {
+			if id := ParseID(ev.ID, c.Separator); id.Original != ev.ID {
+				rp.Counted = append(rp.Counted, Counted{Index: ev.Index, ID: ev.ID, Attempt: id.Attempt, Capped: id.Attempt.AtLeast(c.MaxReplays)})
+			}
+		}
+	}
+	if rp.Original != nil && !rp.Payload.Malformed() && diagnosed(ParsePayload(rp.Original.Body)) {
+		for _, ev := range rp.Payload.Events {
+			if ev.DeadLetterReason == "" {
+				rp.Undiagnosed++
+			}
+		}
+	}
+	a := &rp.After
+	switch {
+	case rp.Original != nil && bytes.Equal(rp.Body, rp.Original.Body):
+		rp.Refusal = Reason{Kind: ReasonUnchanged, Forceable: true}
+	case a.Malformed:
+		rp.Refusal = Reason{Kind: ReasonMalformed, Err: rp.Payload.Err.Error(), Forceable: true}
+	case a.Crash != nil:
+		rp.Refusal = Reason{Kind: ReasonCrash, Depth: a.Crash.Depth, Forceable: true}
+	case len(rp.Payload.Events) == 0:
+		rp.Refusal = Reason{Kind: ReasonNoEvents, Forceable: true}
+	case len(a.Quarantine) > 0:
+		rp.Refusal = Reason{Kind: ReasonStillQuarantined, Count: len(a.Quarantine), Verdicts: Primaries(a.Quarantine), Forceable: true}
+	case rp.Original != nil && rp.Original.Live:
+		rp.Refusal = Reason{Kind: ReasonLiveOriginal, Forceable: true}
+	}
+}
+
+// diagnosed reports whether every event of p carries Event Grid's deadLetterReason.
+func diagnosed(p *Payload) bool {
+	for _, ev := range p.Events {
+		if ev.DeadLetterReason == "" {
+			return false
+		}
+	}
+	return len(p.Events) > 0
+}
