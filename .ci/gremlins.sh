@@ -2,7 +2,7 @@
 # gremlins (a Go mutation tester) over a few files of one package: every other file of the package is excluded,
 # one worker, a generous timeout, so it runs beside other work. docs/development.md records what it found.
 #
-#   .ci/gremlins.sh replay judge.go pane.go alerts.go check.go readiness.go   the rules and readiness (~25 min)
+#   .ci/gremlins.sh replay/rules judge.go pane.go alerts.go check.go readiness.go   the rules and readiness (~25 min)
 #   .ci/gremlins.sh internal/twin account.go                                    the twin's account (~2 min)
 #   RUN='Context|Worst|Config' .ci/gremlins.sh cmd/deadletter contexts.go       the contexts (~15 min)
 #
