@@ -89,7 +89,7 @@ func (tm *tmuxTerm) screenMatches(re string) string {
 // exited waits until the program has ended and returns its exit status.
 func (tm *tmuxTerm) exited() int {
 	tm.t.Helper()
-	for deadline := time.Now().Add(15 * time.Second); time.Now().Before(deadline); time.Sleep(50 * time.Millisecond) {
+	for deadline := time.Now().Add(45 * time.Second); time.Now().Before(deadline); time.Sleep(50 * time.Millisecond) {
 		if b, err := os.ReadFile(tm.status); err == nil && len(b) > 0 {
 			var code int
 			fmt.Sscan(string(b), &code)
