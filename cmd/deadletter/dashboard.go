@@ -300,6 +300,10 @@ func (a *app) openDemo(cmd *cobra.Command, o *demoOptions, dir string, old *made
 			tw.Close()
 			return nil, usagef("the rehearsal kept in %s is the %s scenario: demo --fresh --scenario %s starts %s over", textfmt.Printable(dir), tw.Script().Name, o.scenario, o.scenario)
 		}
+		if err := a.adoptTwinRules(twin.RulesOf(tw.Config()), a.givenRules, dir); err != nil {
+			tw.Close()
+			return nil, err
+		}
 		if r := tw.Repaired(); r != "" {
 			fmt.Fprintln(a.io.err, "note: "+r)
 		}
@@ -311,7 +315,10 @@ func (a *app) openDemo(cmd *cobra.Command, o *demoOptions, dir string, old *made
 		return nil, err
 	}
 	fmt.Fprintf(a.io.err, "starting the rehearsal twin in %s…\n", textfmt.Printable(dir))
-	return twin.Start(cmd.Context(), dir, made.Demo, o.scenario, 1, time.Now())
+	// The estate's rules the command line gives are the demo twin's, as twin start's: it runs by them.
+	cfg, r := twin.Config(), a.g.rules()
+	cfg.TTL, cfg.Retention, cfg.MaxReplays, cfg.Separator = r.TTL, r.Retention, r.MaxReplays, r.Separator
+	return twin.StartConfig(cmd.Context(), dir, made.Demo, o.scenario, 1, time.Now(), cfg)
 }
 
 // resetDemo empties the directory of an earlier demo — only one deadletter recorded as its demo (old), and only

@@ -37,6 +37,8 @@ type app struct {
 	context                 string
 	// setAside says the context a container named above it set aside ("" when none was): SPEC §5.
 	setAside string
+	// givenRules are the rule flags the operator gave (explicitRules): a twin's rules refuse them when they differ.
+	givenRules []string
 }
 
 // globalFlags are the flags every command takes, before or after the command word. Defaults, then the
@@ -255,7 +257,8 @@ func (a *app) prepare(cmd *cobra.Command) error {
 	}
 	err = a.g.validate()
 	if err == nil {
-		return nil
+		a.givenRules = explicitRules(fs, fromEnv)
+		return a.useTwinRules(cmd, a.givenRules)
 	}
 	var set []string
 	for _, e := range envVars {

@@ -255,3 +255,28 @@ func TestTwinScriptSetGrammar(t *testing.T) {
 		t.Fatal("-o yaml is not a usage error")
 	}
 }
+
+// Every command on a twin's directory judges by the rules the twin was started with — the TTL that decides its
+// panes, the lifecycle rule that decides what check says is expiring — and a rule flag that contradicts them is a
+// usage error naming the twin's value (found by a fresh-eyes test: ls showed as live the blobs the twin had
+// dropped, and drain planned fewer drains than the twin's TTL makes stranded).
+func TestCommandsJudgeByTheTwinsRules(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), "t8")
+	mustRun(t, "twin", "start", "--dir", dir, "--ttl", "20m", "--scenario", "replay-stopped")
+	mustRun(t, "twin", "advance", "--dir", dir, "--by", "50m")
+	plain := mustRun(t, "ls", "--dir", dir, "--json")
+	if given := mustRun(t, "ls", "--dir", dir, "--json", "--ttl", "20m"); plain != given {
+		t.Fatalf("ls on the twin judges by other rules than the twin's --ttl 20m:\n%s\nwith --ttl 20m:\n%s", plain, given)
+	}
+	if a, b := mustRun(t, "drain", "--dry-run", "--json", "--dir", dir), mustRun(t, "drain", "--dry-run", "--json", "--dir", dir, "--ttl", "20m"); a != b {
+		t.Fatalf("drain --dry-run plans by other rules than the twin's:\n%s\nwith --ttl 20m:\n%s", a, b)
+	}
+	_, errs, code := runCmd(t, "ls", "--dir", dir, "--ttl", "1h")
+	if code != 2 || !strings.Contains(errs, "runs by --ttl 20m") {
+		t.Fatalf("a --ttl that contradicts the twin's: exit %d\n%s", code, errs)
+	}
+	t.Setenv("DEADLETTER_RETENTION", "10d")
+	if _, errs, code := runCmd(t, "check", "--dir", dir); code != 2 || !strings.Contains(errs, "runs by --retention 30d") {
+		t.Fatalf("a retention from the environment that contradicts the twin's: exit %d\n%s", code, errs)
+	}
+}

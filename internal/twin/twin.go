@@ -369,6 +369,32 @@ func Find(root string) (*made.Place, error) {
 	return p, nil
 }
 
+// RulesAt are the rules the twin recorded at p runs by (its state's, or the defaults a format-1 state ran by):
+// what every other command on its directory judges by. Only the rules are read, not the rest of the state.
+func RulesAt(p *made.Place) (Rules, error) {
+	b, err := made.ReadFile(p.File(stateFile))
+	if err != nil {
+		return Rules{}, fmt.Errorf("the twin of %s: %w", p.Dir, err)
+	}
+	var st struct {
+		Format int    `json:"format"`
+		Rules  *Rules `json:"rules"`
+	}
+	if err := json.Unmarshal(b, &st); err != nil {
+		return Rules{}, fmt.Errorf("the twin of %s: %s: %w", p.Dir, p.File(stateFile), err)
+	}
+	if st.Format > stateFormat {
+		return Rules{}, fmt.Errorf("the twin of %s: format %d: made by a newer deadletter (this one reads %d and older)", p.Dir, st.Format, stateFormat)
+	}
+	if st.Rules == nil {
+		return RulesOf(rules.DefaultConfig()), nil
+	}
+	if err := st.Rules.check(); err != nil {
+		return Rules{}, fmt.Errorf("the twin of %s: %s: %w", p.Dir, p.File(stateFile), err)
+	}
+	return *st.Rules, nil
+}
+
 // Open opens the twin a directory holds and takes its lock, for what (the command, said to a second process that
 // finds it held); Close lets it go. A twin whose last process stopped mid-step is repaired first (Repaired says
 // how).
