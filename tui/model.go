@@ -195,8 +195,17 @@ func (m *Model) Init() tea.Cmd { return m.refresh() }
 
 func (m *Model) now() time.Time { return m.opt.Clock() }
 
-// serviceNow is the service's time now: the snapshot's clock plus the local time since it was read.
-func (m *Model) serviceNow() time.Time { return m.snap.Since(m.list.nowAt, m.now()) }
+// serviceNow is the service's time now. A rehearsal's is its twin's clock as its store gives it — stopped while
+// the twin is paused, running as fast as the twin runs — since the local time since the listing would run at wall
+// speed; any other's is the snapshot's clock plus the local time since it was read.
+func (m *Model) serviceNow() time.Time {
+	if r, ok := m.opt.Loader.Container.(interface{ Rehearsal() bool }); ok && r.Rehearsal() {
+		if t, err := m.opt.Loader.Container.Now(m.ctx); err == nil {
+			return t
+		}
+	}
+	return m.snap.Since(m.list.nowAt, m.now())
+}
 
 // table is the pane table on view (nil on the overview).
 func (m *Model) table() *table {
