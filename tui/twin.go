@@ -140,6 +140,9 @@ func (ts *twinScreen) change(down bool) tea.Cmd {
 		return ts.e.status("no subscription to change yet")
 	}
 	r, who, e := ts.r, ts.look.Who[ts.cursor], ts.e
+	if !down && ts.look.upFromNow(who) {
+		return e.status(textfmt.Printable(who) + " is already up, and the script brings it down no more: nothing to change")
+	}
 	return func() tea.Msg {
 		said := who + " up from now"
 		if down {
@@ -227,6 +230,17 @@ func (ts *twinScreen) lines() []string {
 // downNow reports whether a window has who down at the clock's time.
 func (l RehearsalLook) downNow(w RehearsalWindow) bool {
 	return !l.Clock.Before(w.From) && (w.To.IsZero() || l.Clock.Before(w.To))
+}
+
+// upFromNow says whether who (a subscription, or the replay) answers from the clock's time on: no window of the
+// script, its own or every handler's, is in force now or to come. u on such a handler changes nothing.
+func (l RehearsalLook) upFromNow(who string) bool {
+	for _, w := range l.Script {
+		if (w.Who == who || w.Who == "*" && who != "replay") && (w.To.IsZero() || l.Clock.Before(w.To)) {
+			return false
+		}
+	}
+	return true
 }
 
 // scriptLines are the script's windows, ▶ marking those in force now.

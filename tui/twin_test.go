@@ -102,3 +102,35 @@ func TestTheRehearsalScreen(t *testing.T) {
 	hs.press("<esc>")
 	hs.lacks("handlers now")
 }
+
+// u on a handler that is already up — no window of the script now or to come — changes nothing and records
+// nothing, and says so; on a handler the script brings down later it still brings it up (found by a fresh-eyes
+// test: every u was recorded as a script change).
+func TestUpOnAHandlerAlreadyUp(t *testing.T) {
+	mem, cfg := fixture(t, 10)
+	clock := fixedNow.Truncate(time.Second)
+	f := &fakeRehearsal{look: RehearsalLook{Clock: clock, Speed: 60, Who: []string{"webhooks", "friend-requests", "thread-replies", "replay"},
+		Script: []RehearsalWindow{{Who: "webhooks", From: clock.Add(-2 * time.Hour), To: clock.Add(-time.Hour), Status: 404, Outcome: "NotFound"},
+			{Who: "thread-replies", From: clock.Add(time.Hour), Status: 503, Outcome: "Busy"}},
+		Account: "1 published = 1 delivered", Balanced: true}}
+	rec, d := withRecord(t, mem)
+	hs := newHarness(t, mem, cfg, 140, 36, rec, func(o *Options) { o.Rehearsal = f })
+	hs.press("t", "u")
+	hs.shows("webhooks is already up")
+	hs.press("j", "u")
+	hs.shows("friend-requests is already up")
+	hs.press("j", "u")
+	if got := strings.Join(f.changed, ", "); got != "thread-replies up" {
+		t.Fatalf("the screen changed the script: %q", got)
+	}
+	recs, err := record.Read(context.Background(), d)
+	n := 0
+	for _, r := range recs {
+		if r.Intent.Action == record.ActTwinScript {
+			n++
+		}
+	}
+	if err != nil || n != 1 {
+		t.Fatalf("%d script changes recorded (%v), want thread-replies' alone", n, err)
+	}
+}

@@ -285,15 +285,38 @@ func parseScriptSet(cmd *cobra.Command, word string, status int) (bool, error) {
 	if cmd.Flags().Changed("status") && !down {
 		return false, usagef("--status says how a handler fails: it goes with down")
 	}
-	if status != 0 && (status < 100 || status > 599) {
-		return false, usagef("--status %d: want an HTTP status (100–599), or 0 for a timeout", status)
+	// Event Grid takes 200–204 as delivered: a handler answering one is up, and it never dead-letters an event
+	// for it. Any other final status fails the delivery (400, 403 and 413 dead-letter at once, the rest retry).
+	switch {
+	case status >= 200 && status <= 204:
+		return false, usagef("--status %d: Event Grid takes 200–204 as delivered, never as a failure: give a status it retries (503, 500, 429, 404 …), one it dead-letters at once (400, 403, 413), or 0 for a timeout", status)
+	case status != 0 && (status < 205 || status > 599):
+		return false, usagef("--status %d: want the HTTP status of a failed delivery (205–599), or 0 for a timeout", status)
 	}
 	return down, nil
 }
 
 // scriptChange is script set's change, its times read against the twin's clock: from --at (default now) until
-// --until (default further notice).
-func scriptChange(tw *twin.Twin, who string, down bool, at, until string, status int) (twin.Change, time.Time, time.Time, error) {
+// --until (default further notice). What has run cannot be rewritten: a change that ends at or before the clock is
+// refused, and one that starts before it starts at the clock (moved says so).
+func scriptChange(tw *twin.Twin, who string, down bool, at, until string, status int) (c twin.Change, from, to time.Time, moved bool, err error) {
+	c, from, to, err = scriptChangeAt(tw, who, down, at, until, status)
+	if err != nil {
+		return c, from, to, false, err
+	}
+	now, start := tw.Now(), tw.State().Start
+	if !to.After(now) {
+		return c, from, to, false, usagef("the change ends at %s, and the twin's clock stands at %s: what the twin has run cannot be rewritten (give an --until after the clock)",
+			to.Format(time.RFC3339), now.Format(time.RFC3339))
+	}
+	if from.Before(now) {
+		from, moved = now, true
+		c.From = now.Sub(start)
+	}
+	return c, from, to, moved, nil
+}
+
+func scriptChangeAt(tw *twin.Twin, who string, down bool, at, until string, status int) (twin.Change, time.Time, time.Time, error) {
 	now, start := tw.Now(), tw.State().Start
 	from, err := parseTwinTime("at", at, now)
 	if err != nil {
@@ -348,9 +371,10 @@ func (a *app) twinScriptSetCmd() *cobra.Command {
 		Use:   "set SUB down|up --dir D [--at T] [--until T] [--status N]",
 		Short: "bring a handler (or the replay) down with a status, or up, from a time until a time",
 		Long: `set changes the twin's script. SUB is a subscription of the twin (in any case) or replay. down makes every
-delivery to it fail with --status (503 unless given; 0 is a timeout; 400, 403 and 413 dead-letter at once) from
---at until --until; up makes it answer again over that stretch. T is a time (RFC 3339), now, or +DURATION from the
-twin's clock; --at defaults to now and --until to further notice.`,
+delivery to it fail with --status (503 unless given; 0 is a timeout; 400, 403 and 413 dead-letter at once;
+200–204 are deliveries, refused) from --at until --until; up makes it answer again over that stretch. T is a time
+(RFC 3339), now, or +DURATION from the twin's clock; --at defaults to now and --until to further notice. The past
+is not rewritten: a change ending before the clock is refused, one starting before it starts at the clock.`,
 		Example: `  deadletter twin script set webhooks up --at +30m --dir ./rehearsal
   deadletter twin script set friend-requests down --status 500 --until +2h --dir ./rehearsal
   deadletter twin script set replay down --at +10m --until +1h --dir ./rehearsal`,
@@ -370,9 +394,13 @@ twin's clock; --at defaults to now and --until to further notice.`,
 				return err
 			}
 			defer tw.Close()
-			c, from, to, err := scriptChange(tw, args[0], down, at, until, status)
+			c, from, to, moved, err := scriptChange(tw, args[0], down, at, until, status)
 			if err != nil {
 				return err
+			}
+			if moved {
+				fmt.Fprintf(a.io.err, "note: --at %s is before the twin's clock: the change starts at the clock, %s (what the twin has run cannot be rewritten)\n",
+					textfmt.Printable(at), from.Format(time.RFC3339))
 			}
 			change := fmt.Sprintf("%s %s from %s", c.Who, args[1], from.Format(time.RFC3339))
 			if until != "" {

@@ -280,3 +280,53 @@ func TestCommandsJudgeByTheTwinsRules(t *testing.T) {
 		t.Fatalf("a retention from the environment that contradicts the twin's: exit %d\n%s", code, errs)
 	}
 }
+
+// twin script set cannot rewrite what the twin has run: a change that ends before its clock is refused, saying
+// the clock, and records nothing; one that starts before it starts at the clock. A --status Event Grid takes as
+// delivered (200–204) is refused: a handler answering it is up (found by a fresh-eyes test: an outage that never
+// ran was listed, and a twin dead-lettered events answered 200).
+func TestTwinScriptSetKeepsThePast(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), "t2")
+	mustRun(t, "twin", "start", "--dir", dir)
+	var st twinStatusJSON
+	json.Unmarshal([]byte(mustRun(t, "twin", "status", "--dir", dir, "--json")), &st)
+	clock, _ := time.Parse(time.RFC3339, st.Clock)
+	before := mustRun(t, "twin", "script", "show", "--dir", dir, "-o", "json")
+	past := func(d time.Duration) string { return clock.Add(-d).Format(time.RFC3339) }
+	_, errs, code := runCmd(t, "twin", "script", "set", "thread-replies", "down", "--at", past(2*time.Hour), "--until", past(time.Hour), "--dir", dir)
+	if code != 2 || !strings.Contains(errs, "clock stands at "+st.Clock) {
+		t.Fatalf("a change wholly in the past: exit %d\n%s", code, errs)
+	}
+	for _, s := range []string{"200", "204", "100"} {
+		if _, errs, code := runCmd(t, "twin", "script", "set", "webhooks", "down", "--status", s, "--dir", dir); code != 2 {
+			t.Fatalf("--status %s: exit %d\n%s", s, code, errs)
+		}
+	}
+	if got := mustRun(t, "twin", "script", "show", "--dir", dir, "-o", "json"); got != before {
+		t.Fatal("a refused change changed the script")
+	}
+	if out := mustRun(t, "log", "--dir", dir); strings.Contains(out, "thread-replies") {
+		t.Fatalf("a refused change was recorded:\n%s", out)
+	}
+	out, errs, code := runCmd(t, "twin", "script", "set", "thread-replies", "down", "--status", "404", "--at", past(time.Hour), "--until", "+1h", "--dir", dir, "-o", "json")
+	if code != 0 || !strings.Contains(errs, "starts at the clock") {
+		t.Fatalf("a change begun in the past: exit %d\n%s%s", code, out, errs)
+	}
+	var s struct {
+		Script []windowJSON `json:"script"`
+	}
+	json.Unmarshal([]byte(out), &s)
+	found := false
+	for _, w := range s.Script {
+		if w.Who == "thread-replies" && w.Status == 404 {
+			found = true
+			if w.From != st.Clock {
+				t.Fatalf("the change begun in the past starts at %s, not the clock %s", w.From, st.Clock)
+			}
+		}
+	}
+	if !found {
+		t.Fatalf("no thread-replies window after the change: %s", out)
+	}
+	mustRun(t, "twin", "script", "set", "webhooks", "down", "--status", "205", "--until", "+1h", "--dir", dir)
+}
