@@ -165,20 +165,36 @@ func (a *app) history(ctx context.Context, c store.Container) (history, error) {
 		return history{}, err
 	}
 	where := c.Describe()
-	// A directory deadletter made (a twin, the demo, a seed) is this estate only since it was made: the records of
-	// an earlier one at the same path (twin rm and start again, demo --fresh) are another estate's.
-	var since time.Time
+	mine := func(record.Record) bool { return true }
 	if d, ok := strings.CutPrefix(where, "dir:"); ok {
-		if p, err := made.Find(d); err == nil {
-			since = p.Created
-		}
+		mine = directoryRecords(d)
 	}
 	for _, r := range all {
-		if r.Intent.Estate.Where == where && !r.Intent.Wall.Before(since) {
+		if r.Intent.Estate.Where == where && mine(r) {
 			h.Records = append(h.Records, r)
 		}
 	}
 	return h, nil
+}
+
+// directoryRecords says which records at a directory's path are the estate now there. A directory deadletter
+// made (a twin, the demo, a seed) has the records stamped with its id (record.Estate.Made) — or, written before
+// records were stamped, those since it was made; an earlier one's at the same path (twin rm and start again, demo
+// --fresh) are another estate's. A plain directory has none stamped with an id — they are of a made directory
+// gone from the path (twin rm, then mkdir) — nor an unstamped twin-script change: a plain directory has no script.
+func directoryRecords(dir string) func(record.Record) bool {
+	p, err := made.Find(dir)
+	if err != nil {
+		return func(r record.Record) bool {
+			return r.Intent.Estate.Made == "" && r.Intent.Action != record.ActTwinScript
+		}
+	}
+	return func(r record.Record) bool {
+		if m := r.Intent.Estate.Made; m != "" {
+			return m == p.ID
+		}
+		return !r.Intent.Wall.Before(p.Created)
+	}
 }
 
 type logJSON struct {

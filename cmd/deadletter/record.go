@@ -6,6 +6,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/deadletter/deadletter/internal/made"
 	"github.com/deadletter/deadletter/internal/record"
 	"github.com/deadletter/deadletter/replay"
 	"github.com/deadletter/deadletter/replay/rules"
@@ -49,7 +50,13 @@ func (a *app) who() record.Who { return record.DefaultWho() }
 
 // recordEstate is the estate as a record names it.
 func (a *app) recordEstate(c store.Container) record.Estate {
-	return record.EstateOf(a.context, c.Describe())
+	e := record.EstateOf(a.context, c.Describe())
+	if e.Directory != "" {
+		if p, err := made.Find(e.Directory); err == nil {
+			e.Made = p.ID
+		}
+	}
+	return e
 }
 
 // auditLog is the shared audit container the context names (--audit-container), nil when none. It is an Azure

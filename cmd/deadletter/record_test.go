@@ -423,3 +423,27 @@ func TestARecordDoesNotOutliveItsTwin(t *testing.T) {
 		t.Fatalf("a new twin at the old one's path shows its records:\n%s", out)
 	}
 }
+
+// A twin's records are its directory's only while that very twin is there: after twin rm, a plain directory made
+// at the same path has none of them — log lists nothing, report no action (found by a fresh-eyes test: the old
+// twin's script change was listed under the plain directory's Actions).
+func TestARemovedTwinsRecordsStayWithIt(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), "t2")
+	mustRun(t, "twin", "start", "--dir", dir)
+	mustRun(t, "twin", "script", "set", "webhooks", "up", "--dir", dir)
+	name := namesIn(t, dir, "")[0]
+	mustRun(t, "ack", "--dir", dir, "--yes", "--for", "1h", name)
+	if l := logOf(t, "--dir", dir); len(l.Records) != 2 {
+		t.Fatalf("the twin's log holds %d records, want its script change and its ack", len(l.Records))
+	}
+	mustRun(t, "twin", "rm", "--dir", dir)
+	if err := os.Mkdir(dir, 0o700); err != nil {
+		t.Fatal(err)
+	}
+	if l := logOf(t, "--dir", dir); len(l.Records) != 0 {
+		t.Fatalf("a plain directory where a twin was shows %d of its records: %+v", len(l.Records), l.Records)
+	}
+	if out := mustRun(t, "report", "--dir", dir); strings.Contains(out, "twin-script") || strings.Contains(out, "### Acks") {
+		t.Fatalf("the report of a plain directory lists the removed twin's actions:\n%s", out[strings.Index(out, "## Actions"):])
+	}
+}

@@ -83,6 +83,10 @@ type Estate struct {
 	Account   string `json:"account,omitempty"`
 	Directory string `json:"directory,omitempty"`
 	Container string `json:"container,omitempty"`
+	// Made is the id deadletter gave a directory it made (internal/made: a twin, the demo, a seed) when the
+	// action ran: its records are that directory's only while the same one is at the path — not a twin started
+	// again there, nor a plain directory made after twin rm.
+	Made string `json:"made,omitempty"`
 }
 
 // Blob is one blob an action took: the ETag it had before, and — in the outcome — the ETag after, the outcome
