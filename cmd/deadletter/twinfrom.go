@@ -500,7 +500,7 @@ they stamped. Text shows the blobs whose fate changed (--all: every blob); JSON 
 			}
 			fmt.Fprintf(a.io.out, "the twin opened at %s; its clock is at %s\n", d.Opened, d.Clock)
 			for _, b := range d.Blobs {
-				if !all && b.Kind == "here" && !b.Changed {
+				if !all && !b.Changed { // exactly the blobs JSON marks changed: a blob stranded then and now is not
 					continue
 				}
 				acts := "no action"

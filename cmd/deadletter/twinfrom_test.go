@@ -330,3 +330,44 @@ func TestTwinScriptSetKeepsThePast(t *testing.T) {
 	}
 	mustRun(t, "twin", "script", "set", "webhooks", "down", "--status", "205", "--until", "+1h", "--dir", dir)
 }
+
+// twin diff's text lists exactly the blobs its JSON marks changed — none right after the start, when every blob
+// is where it was (found by a fresh-eyes test: 25 "stranded again" lines of blobs JSON marked unchanged) — and,
+// after a drain and an hour, the drained ones; --all lists every blob.
+func TestTwinDiffTextShowsWhatChanged(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), "t1")
+	mustRun(t, "twin", "start", "--dir", dir)
+	same := func(wantSome bool) {
+		t.Helper()
+		var d diffJSON
+		if err := json.Unmarshal([]byte(mustRun(t, "twin", "diff", "-o", "json", "--dir", dir)), &d); err != nil {
+			t.Fatal(err)
+		}
+		var changed []string
+		for _, b := range d.Blobs {
+			if b.Changed {
+				changed = append(changed, string(b.Name))
+			}
+		}
+		var listed []string
+		lines := strings.Split(strings.TrimSpace(mustRun(t, "twin", "diff", "--dir", dir)), "\n")
+		for _, l := range lines[1 : len(lines)-1] {
+			if !strings.HasPrefix(l, " ") {
+				listed = append(listed, strings.Fields(l)[1])
+			}
+		}
+		sort.Strings(changed)
+		sort.Strings(listed)
+		if !reflect.DeepEqual(changed, listed) || wantSome != (len(changed) > 0) {
+			t.Fatalf("JSON marks %d changed %v; the text lists %d %v", len(changed), changed, len(listed), listed)
+		}
+		all := strings.Split(strings.TrimSpace(mustRun(t, "twin", "diff", "--all", "--dir", dir)), "\n")
+		if got := (len(all) - 2) / 2; got != len(d.Blobs) {
+			t.Fatalf("--all lists %d blob(s) of %d", got, len(d.Blobs))
+		}
+	}
+	same(false)
+	runCmd(t, "drain", "--yes", "--dir", dir)
+	mustRun(t, "twin", "advance", "--by", "1h", "--dir", dir)
+	same(true)
+}
