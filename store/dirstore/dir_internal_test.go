@@ -65,3 +65,22 @@ func TestDirRewriteKeepsPermissions(t *testing.T) {
 		t.Fatalf("after a rewrite: %v %v", fi.Mode(), err)
 	}
 }
+
+// In a directory only its owner may enter (a twin of production payloads, 0700), the state folder is 0700 and its
+// files 0600, as the blobs beside them (found by a fresh-eyes test: 0755 and 0644).
+func TestStateIsPrivateInAPrivateDirectory(t *testing.T) {
+	root := t.TempDir()
+	if err := os.Chmod(root, 0o700); err != nil {
+		t.Fatal(err)
+	}
+	if err := WriteState(root, "made", []byte("id\n")); err != nil {
+		t.Fatal(err)
+	}
+	if fi, err := os.Stat(filepath.Join(root, stateDir)); err != nil || fi.Mode().Perm() != 0o700 {
+		t.Fatalf("the state folder: %v %v", fi.Mode(), err)
+	}
+	if fi, err := os.Stat(filepath.Join(root, stateDir, "made")); err != nil || fi.Mode().Perm() != 0o600 {
+		t.Fatalf("the state file: %v %v", fi.Mode(), err)
+	}
+
+}

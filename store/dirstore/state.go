@@ -40,14 +40,20 @@ func ReadState(root, name string) ([]byte, error) {
 
 // WriteState writes a file into a directory container's state folder (the mark of a directory deadletter made)
 // the way blobs are written: through os.Root, never through a link, to a temporary
-// file synced and renamed over the name. A link or anything but a folder at the state folder is refused.
+// file synced and renamed over the name. A link or anything but a folder at the state folder is refused. In a
+// directory only its owner may enter (0700: a twin of production payloads) the folder is 0700 and its files 0600,
+// as the blobs beside them.
 func WriteState(root, name string, b []byte) error {
 	r, err := os.OpenRoot(root)
 	if err != nil {
 		return err
 	}
 	defer r.Close()
-	if err := r.Mkdir(stateDir, 0o777); err != nil && !errors.Is(err, fs.ErrExist) {
+	dirPerm, filePerm := fs.FileMode(0o777), fs.FileMode(0o666)
+	if fi, err := r.Stat("."); err == nil && fi.Mode().Perm()&0o077 == 0 {
+		dirPerm, filePerm = 0o700, 0o600
+	}
+	if err := r.Mkdir(stateDir, dirPerm); err != nil && !errors.Is(err, fs.ErrExist) {
 		return err
 	}
 	if fi, err := r.Lstat(stateDir); err != nil {
@@ -59,7 +65,7 @@ func WriteState(root, name string, b []byte) error {
 		return &refusal{path.Join(stateDir, name), refusedWhy(fi.Mode())}
 	}
 	tmp := path.Join(stateDir, fmt.Sprintf(".%s.%d.tmp", name, os.Getpid()))
-	f, err := r.OpenFile(tmp, os.O_WRONLY|os.O_CREATE|os.O_EXCL|openNoFollow, 0o666)
+	f, err := r.OpenFile(tmp, os.O_WRONLY|os.O_CREATE|os.O_EXCL|openNoFollow, filePerm)
 	if err != nil {
 		return err
 	}
