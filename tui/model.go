@@ -37,6 +37,8 @@ type Options struct {
 	Pause func() string
 	// Rehearsal, when set, is a running twin's controls: t opens its screen (the script, the account, the clock).
 	Rehearsal Rehearsal
+	// StillTwin, when set, is why t and p do nothing: the dashboard is on a twin's directory it does not run.
+	StillTwin string
 	// Context is the config file's context the dashboard shows (in the header), when it runs in one.
 	Context string
 	// Switch, when set, is the : key: the dashboard closes to the summary of every context.

@@ -143,6 +143,14 @@ func (m *Model) rootScope() *scope {
 			return ts.start()
 		}).footer())
 	}
+	// A twin's directory opened without running it (deadletter --dir D): its clock stands still here, and t and p
+	// say why they do nothing instead of doing nothing silently.
+	if why := m.opt.StillTwin; why != "" && m.opt.Rehearsal == nil && m.opt.Pause == nil {
+		nothing := func() tea.Cmd { return nil }
+		s.bindings = append(s.bindings,
+			bind([]string{"t"}, "t", "rehearsal: its screen runs in the demo only", nothing).footer().when(func() string { return why }),
+			bind([]string{"p"}, "p", "pause the rehearsal's clock: in the demo only", nothing).when(func() string { return why }))
+	}
 	return s
 }
 

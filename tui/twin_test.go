@@ -134,3 +134,15 @@ func TestUpOnAHandlerAlreadyUp(t *testing.T) {
 		t.Fatalf("%d script changes recorded (%v), want thread-replies' alone", n, err)
 	}
 }
+
+// On a twin's directory opened without running it, t and p say why they do nothing (found by a fresh-eyes test:
+// they did nothing, silently).
+func TestStillTwinSaysWhyTAndPDoNothing(t *testing.T) {
+	mem, cfg := fixture(t, 10)
+	hs := newHarness(t, mem, cfg, 140, 36, func(o *Options) { o.StillTwin = "the twin's clock stands still here" })
+	hs.press("t")
+	hs.shows("the twin's clock stands still here")
+	hs.lacks("handlers now")
+	hs.press("<esc>", "p")
+	hs.shows("the twin's clock stands still here")
+}

@@ -158,6 +158,7 @@ func (a *app) openDashboard(cmd *cobra.Command, o *dashboardOptions, with ...fun
 	}
 	if rehearsal(l.Container) {
 		opt.Banner = func() string { return "REHEARSAL (the twin's clock)" } // a twin opened with --dir (the demo says more)
+		opt.StillTwin = fmt.Sprintf("the twin's clock stands still here: deadletter twin advance --dir %s --by 1h runs it (t and p are the demo's)", textfmt.Printable(a.g.dir))
 	}
 	for _, f := range with {
 		f(&opt)
