@@ -20,7 +20,8 @@ import (
 // (which owns it) and sent, never written into them.
 type frame struct {
 	// The header's badges.
-	context, banner    string
+	context            string
+	banner             func(room int) string
 	readOnly, noRegist bool
 	// The listing: whether one succeeded or runs, how far it got, its last error and when it was last good.
 	loaded, running bool
@@ -81,22 +82,55 @@ func (h *headerBar) Update(msg tea.Msg) (component, tea.Cmd) { h.take(msg); retu
 func (h *headerBar) View() string {
 	w, st, f := h.w, h.e.st, &h.f
 	title := h.paint(&st.Title, "deadletter")
-	left := strings.Join(append([]string{title}, h.badges(false)...), " ")
-	if textfmt.Width(left) > w-12 {
-		left = strings.Join(append([]string{title}, h.badges(true)...), " ")
+	others := h.badges(false)
+	if textfmt.Width(strings.Join(append([]string{title}, others...), " ")) > w-12 {
+		others = h.badges(true)
 	}
-	clock := ""
+	fixed := textfmt.Width(strings.Join(append([]string{title}, others...), " "))
+	name := textfmt.Printable(f.container)
+	nameW := min(textfmt.Width(name), minNameW)
+	clocks := []string{""}
 	if f.loaded || f.items > 0 {
-		clock = "service time " + f.now.UTC().Format("2006-01-02 15:04:05Z")
+		clocks = []string{"service time " + f.now.UTC().Format("2006-01-02 15:04:05Z"), f.now.UTC().Format("15:04:05Z")}
 	}
+	// The banner (a rehearsal, its clock, what fails) gives way before the container's name and the service time:
+	// whole with the long clock if it fits, else in the room the short clock leaves.
+	var banner, clock string
+	whole := ""
+	if f.banner != nil {
+		whole = f.banner(1 << 16)
+	}
+	for i, c := range clocks {
+		clock = c
+		room := w - fixed - 1 - 2 - nameW
+		if c != "" {
+			room -= len(c) + 2
+		}
+		if textfmt.Width(whole) <= room {
+			banner = whole
+			break
+		}
+		if i == len(clocks)-1 {
+			banner = textfmt.Truncate(f.banner(max(room, 0)), max(room, 0), "…")
+		}
+	}
+	parts := append([]string{title}, others...)
+	if banner != "" {
+		at := 1 // after the context's badge, when there is one
+		if f.context != "" {
+			at = 2
+		}
+		parts = append(parts[:at], append([]string{h.paint(&st.Badge, banner)}, parts[at:]...)...)
+	}
+	left := strings.Join(parts, " ")
 	room := w - textfmt.Width(left) - 2
-	if clock != "" && room-len(clock)-2 < 12 {
-		clock = f.now.UTC().Format("15:04:05Z")
+	if clock != "" && room-len(clock)-2 < 12 && len(clocks) > 1 {
+		clock = clocks[1]
 	}
 	if clock != "" {
 		room -= len(clock) + 2
 	}
-	name := textfmt.ShortenMiddle(textfmt.Printable(f.container), max(room, 0))
+	name = textfmt.ShortenMiddle(name, max(room, 0))
 	line := left
 	if name != "" {
 		line += "  " + name
@@ -107,15 +141,15 @@ func (h *headerBar) View() string {
 	return fit(line, w, h.h)
 }
 
+// minNameW is the least of the container's name the header keeps when a banner gives way.
+const minNameW = 24
+
 // badges are what changes what the operator may trust or do, in full or short for a narrow terminal.
 func (h *headerBar) badges(short bool) []string {
 	st, f := h.e.st, &h.f
 	var out []string
 	if f.context != "" {
 		out = append(out, h.paint(&st.Badge, "ctx:"+textfmt.Printable(f.context)))
-	}
-	if f.banner != "" {
-		out = append(out, h.paint(&st.Badge, f.banner))
 	}
 	if f.readOnly {
 		out = append(out, h.paint(&st.Badge, "READ-ONLY"))

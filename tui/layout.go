@@ -110,9 +110,7 @@ func (m *Model) frame() frame {
 		goodAt: m.list.goodAt, now: m.snap.Now, container: m.snap.Container, report: m.report, unread: m.unread,
 		tabs: m.tabTexts(), view: m.view, status: m.status, filterText: m.filter.text, filterErr: m.filter.err,
 		stacked: len(m.stack) > 0}
-	if m.opt.Banner != nil {
-		f.banner = m.opt.Banner()
-	}
+	f.banner = m.opt.Banner // the header asks it for its words in the room it has
 	if f.listErr != nil {
 		f.retryIn = m.retryIn()
 	}

@@ -31,8 +31,9 @@ type Options struct {
 	// After delivers msg after d (tea.Tick by default): polling, the retry countdown and the filter's debounce.
 	// Tests replace it with a clock they advance, so no test waits on a timer.
 	After func(d time.Duration, msg tea.Msg) tea.Cmd
-	// Banner, when set, is said in the header before the container's name (a rehearsal, its clock).
-	Banner func() string
+	// Banner, when set, is said in the header before the container's name (a rehearsal, its clock), in at most
+	// room columns: it gives way (shortens) so the container's name and the service time always show.
+	Banner func(room int) string
 	// Pause, when set, is the p key: it pauses a rehearsal's clock or runs it again, and says which.
 	Pause func() string
 	// Rehearsal, when set, is a running twin's controls: t opens its screen (the script, the account, the clock).

@@ -719,3 +719,37 @@ func TestSelectionCountFitsAt80(t *testing.T) {
 		t.Fatalf("the selection count at 80 columns: %q", tabs)
 	}
 }
+
+// A long banner (a rehearsal with several handlers down) gives way: at 80 and 160 columns the header still ends
+// with the container's name and the service time, and the banner says how many more it left out.
+func TestTheBannerGivesWayToTheContainerAndTime(t *testing.T) {
+	mem, cfg := fixture(t, 10)
+	who := []string{"blob-deletions 500 for 2h36m", "friend-requests 503 for 2h", "push-notifications 503 for 1h", "webhooks 404 for 1h51m"}
+	banner := func(room int) string {
+		head := "REHEARSAL 06-01 09:30 ×60"
+		for n := len(who); n > 0; n-- {
+			s := head + " · failing: " + strings.Join(who[:n], ", ")
+			if n < len(who) {
+				s += fmt.Sprintf(" +%d more", len(who)-n)
+			}
+			if len(s) <= room {
+				return s
+			}
+		}
+		if s := fmt.Sprintf("%s · %d failing", head, len(who)); len(s) <= room {
+			return s
+		}
+		return head
+	}
+	for _, w := range []int{80, 160} {
+		t.Run(fmt.Sprint(w), func(t *testing.T) {
+			hs := newHarness(t, mem, cfg, w, 24, func(o *Options) { o.Banner = banner })
+			top := strings.SplitN(hs.screen(), "\n", 2)[0]
+			if !strings.Contains(top, "REHEARSAL 06-01 09:30 ×60") || !strings.HasSuffix(strings.TrimRight(top, " "), fixedNow.UTC().Format("15:04:05Z")) ||
+				!strings.Contains(top, "mem/deadletter") || !strings.Contains(top, "failing") {
+				t.Fatalf("the header at %d columns: %q", w, top)
+			}
+			golden.RequireEqual(t, []byte(top+"\n"))
+		})
+	}
+}

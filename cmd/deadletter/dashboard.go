@@ -151,13 +151,13 @@ func (a *app) openDashboard(cmd *cobra.Command, o *dashboardOptions, with ...fun
 	opt := tui.Options{Loader: l, Check: rules.CheckOptions{MaxQuarantine: o.maxQuarantine}, ReadOnly: a.g.readOnly,
 		Interval: o.interval, Concurrency: o.concurrency, Witness: a.witnessOf(cmd.Context()), By: defaultAckBy()}
 	if s := a.setAside; s != "" {
-		opt.Banner = func() string { return s } // the header says whose container this is, and whose it is not
+		opt.Banner = func(int) string { return s } // the header says whose container this is, and whose it is not
 	}
 	if err := a.recordFor(&opt, l.Container); err != nil {
 		return err
 	}
 	if rehearsal(l.Container) {
-		opt.Banner = func() string { return "REHEARSAL (the twin's clock)" } // a twin opened with --dir (the demo says more)
+		opt.Banner = func(int) string { return "REHEARSAL (the twin's clock)" } // a twin opened with --dir (the demo says more)
 		opt.StillTwin = fmt.Sprintf("the twin's clock stands still here: deadletter twin advance --dir %s --by 1h runs it (t and p are the demo's)", textfmt.Printable(a.g.dir))
 	}
 	for _, f := range with {
@@ -248,17 +248,13 @@ func (a *app) runDemo(cmd *cobra.Command, o *demoOptions) error {
 	done := make(chan error, 1)
 	go func() { done <- run.Run(ctx) }()
 	err = a.openDashboard(cmd, &o.dashboardOptions, func(opt *tui.Options) {
-		opt.Banner = func() string {
+		opt.Banner = func(room int) string {
 			now, paused := run.Now()
 			state := fmt.Sprintf("×%g", run.Speed())
 			if paused {
 				state = "PAUSED"
 			}
-			banner := fmt.Sprintf("REHEARSAL %s %s", now.Format("01-02 15:04"), state)
-			if f := run.FailingNow(); f != "" {
-				banner += " · failing: " + f // what the script has down now (t shows it all)
-			}
-			return banner
+			return demoBanner(fmt.Sprintf("REHEARSAL %s %s", now.Format("01-02 15:04"), state), run.FailingNow(), room)
 		}
 		opt.Rehearsal = rehearsalControls{run: run}
 		opt.Pause = func() string {
@@ -275,6 +271,29 @@ func (a *app) runDemo(cmd *cobra.Command, o *demoOptions) error {
 	fmt.Fprintf(a.io.out, "the rehearsal is kept at %s (its clock stopped where you left it)\n  resume it:  deadletter demo%s (--fresh starts over)\n  look again: deadletter --dir %s\n  run it on:  deadletter twin advance --dir %s --by 1h\n",
 		textfmt.Printable(dir), demoDirFlag(cmd, dir), textfmt.Printable(dir), textfmt.Printable(dir))
 	return err
+}
+
+// demoBanner is the demo's header banner in at most room columns: the rehearsal and its clock (head), then what
+// the script has down now (failing, as the runner says it: "a 500 for 2h, b 404") — whole, or its first handlers
+// and "+N more", or only how many — so the container's name and the service time keep their place (t shows it all).
+func demoBanner(head, failing string, room int) string {
+	if failing == "" {
+		return head
+	}
+	who := strings.Split(failing, ", ")
+	for n := len(who); n > 0; n-- {
+		s := head + " · failing: " + strings.Join(who[:n], ", ")
+		if n < len(who) {
+			s += fmt.Sprintf(" +%d more", len(who)-n)
+		}
+		if textfmt.Width(s) <= room {
+			return s
+		}
+	}
+	if s := fmt.Sprintf("%s · %d failing", head, len(who)); textfmt.Width(s) <= room {
+		return s
+	}
+	return head
 }
 
 // demoDirFlag is the --dir a demo was given, to say how to come back to it ("" for the default directory).

@@ -141,3 +141,26 @@ func TestTheDemoTeachesWhatTheDocsSay(t *testing.T) {
 		t.Fatal(out)
 	}
 }
+
+// The demo's banner gives way in the room the header leaves it: every handler down when they fit, then the first
+// ones and "+N more", then only how many, then only the rehearsal and its clock — never wider than the room.
+func TestDemoBannerGivesWay(t *testing.T) {
+	head, failing := "REHEARSAL 06-01 09:30 ×60", "blob-deletions 500 for 2h36m, friend-requests 503 for 2h, webhooks 404 for 1h51m"
+	for _, c := range []struct {
+		room int
+		want string
+	}{
+		{200, head + " · failing: " + failing},
+		{80, head + " · failing: blob-deletions 500 for 2h36m +2 more"},
+		{40, head + " · 3 failing"},
+		{20, head},
+	} {
+		got := demoBanner(head, failing, c.room)
+		if got != c.want {
+			t.Errorf("in %d columns: %q, want %q", c.room, got, c.want)
+		}
+	}
+	if got := demoBanner(head, "", 10); got != head {
+		t.Errorf("nothing failing: %q", got)
+	}
+}
