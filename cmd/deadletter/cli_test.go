@@ -465,14 +465,38 @@ func TestGroupsRefuseUnknownWords(t *testing.T) {
 		{[]string{"twin", "statu"}, "did you mean start or status?"},
 		{[]string{"context", "bogus"}, "it takes list, use, show"},
 		{[]string{"twin", "dif"}, `unknown command "dif" for "deadletter twin"`},
+		// a group at any depth, and help's topic
+		{[]string{"twin", "script", "bogus"}, "it takes set, show"},
+		{[]string{"twin", "script", "shw", "--dir", "t1"}, "did you mean set or show?"},
+		{[]string{"help", "bogus"}, `unknown command "bogus" for "deadletter"`},
+		{[]string{"help", "twin", "script", "bogus"}, "it takes set, show"},
 	} {
 		out, errs, code := runCmd(t, c.args...)
 		if code != 2 || !strings.Contains(errs, c.want) || out != "" {
 			t.Errorf("deadletter %v: exit %d, want 2 saying %q\n%s%s", c.args, code, c.want, out, errs)
 		}
 	}
-	if _, _, code := runCmd(t, "twin"); code != 0 {
-		t.Errorf("deadletter twin alone: exit %d, want its help", code)
+	for _, args := range [][]string{{"twin"}, {"twin", "script"}, {"help", "twin", "script"}} {
+		if out, _, code := runCmd(t, args...); code != 0 || !strings.Contains(out, "Usage:") {
+			t.Errorf("deadletter %v: exit %d, want its help", args, code)
+		}
+	}
+	// Commands that take no estate, or only its bytes, list only the global flags they read.
+	for _, c := range []struct {
+		cmd  string
+		keep []string
+	}{{"version", nil}, {"completion", nil}, {"context", []string{"--config"}}, {"get", []string{"--dir", "--account-url", "--timeout"}}} {
+		out := mustRun(t, c.cmd, "--help")
+		for _, flag := range []string{"--ttl", "--handlers", "--read-only", "--witness-window", "--audit-container"} {
+			if strings.Contains(out, flag) {
+				t.Errorf("%s --help lists %s, which it never reads:\n%s", c.cmd, flag, out)
+			}
+		}
+		for _, flag := range c.keep {
+			if !strings.Contains(out, flag) {
+				t.Errorf("%s --help lacks %s:\n%s", c.cmd, flag, out)
+			}
+		}
 	}
 	out := mustRun(t, "twin", "start", "--help")
 	for _, flag := range []string{"--account-url", "--read-only", "--connection-string"} {

@@ -29,9 +29,12 @@ func (a *app) setHelp(root *cobra.Command) {
 	})
 }
 
-// globalsRead are the global flags the commands that take no estate read (and their subcommands): their help lists
+// globalsRead are the global flags the commands that take no estate (or only its bytes) read (and their subcommands): their help lists
 // only these, not --account-url, --ttl, --read-only and the rest they would ignore.
 var globalsRead = map[string][]string{"twin": {"dir", "config"},
+	"version": {}, "completion": {}, "context": {"config"},
+	// get reads one blob's bytes: where the container is, and nothing of the estate's rules.
+	"get": {"dir", "connection-string", "connection-string-file", "account-url", "container", "config", "context", "timeout"},
 	// twin start runs the twin by the estate's rules, and --from reads its SOURCE as a command that looks at an
 	// estate does (its register, container and the witness's topics included).
 	"twin start": {"dir", "config", "container", "handlers", "ttl", "live-grace", "retention", "expiring-within", "max-replays",

@@ -154,14 +154,39 @@ func unknownCommand(cmd *cobra.Command, args []string) error {
 	return usagef("%s", msg)
 }
 
-// refuseUnknownSubcommands makes every group (twin, context) refuse a word it does not know as the root does —
-// exit 2 with the nearest names — where cobra would print the group's help and exit 0: a typo in a script must
-// not read as success. A group given no word still prints its help.
+// refuseUnknownSubcommands makes every group at any depth (twin, twin script, context) refuse a word it does not
+// know as the root does — exit 2 with the nearest names — where cobra would print the group's help and exit 0: a
+// typo in a script must not read as success. A group given no word still prints its help. help refuses a topic
+// it does not know the same way.
 func refuseUnknownSubcommands(root *cobra.Command) {
-	for _, c := range root.Commands() {
-		if c.HasSubCommands() && !c.Runnable() {
-			c.Args = unknownCommand
-			c.RunE = func(cmd *cobra.Command, _ []string) error { return cmd.Help() }
+	var walk func(*cobra.Command)
+	walk = func(c *cobra.Command) {
+		for _, sub := range c.Commands() {
+			if sub.HasSubCommands() && !sub.Runnable() {
+				sub.Args = unknownCommand
+				sub.RunE = func(cmd *cobra.Command, _ []string) error { return cmd.Help() }
+			}
+			walk(sub)
+		}
+	}
+	walk(root)
+	root.InitDefaultHelpCmd()
+	for _, h := range root.Commands() {
+		if h.Name() != "help" || h.Run == nil {
+			continue
+		}
+		show := h.Run
+		h.Run = nil
+		h.RunE = func(c *cobra.Command, args []string) error {
+			cmd, rest, err := c.Root().Find(args)
+			if err != nil || cmd == nil {
+				return usagef("no help topic %q: deadletter help lists the commands", strings.Join(args, " "))
+			}
+			if len(rest) > 0 && (cmd.HasSubCommands() || !cmd.HasParent()) {
+				return unknownCommand(cmd, rest)
+			}
+			show(c, args)
+			return nil
 		}
 	}
 }
