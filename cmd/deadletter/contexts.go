@@ -167,6 +167,14 @@ func rehearsal(c any) bool {
 	return ok && r.Rehearsal()
 }
 
+// sayRehearsal notes on stderr, for the words of a command that looks at a twin (ls, show, log), that its times
+// are the twin's clock: a rehearsal, not the service.
+func (a *app) sayRehearsal() {
+	if a.g.opened.rehearsal {
+		fmt.Fprintf(a.io.err, "note: %s\n", textfmt.Printable(a.estate()))
+	}
+}
+
 // estate is the container a command acts on, named for a person ("" before it is opened): every write's
 // question and result says it.
 func (a *app) estate() string {

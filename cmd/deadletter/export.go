@@ -110,7 +110,9 @@ func (a *app) runExport(cmd *cobra.Command, args []string, o *exportOptions) err
 		}
 	}
 	if o.out.json() {
-		if err := writeJSON(a.io.out, toExportJSON(a.describe(l.Container), abs, res, missing)); err != nil {
+		out := toExportJSON(a.describe(l.Container), abs, res, missing)
+		out.Rehearsal = rehearsal(l.Container)
+		if err := writeJSON(a.io.out, out); err != nil {
 			return err
 		}
 	} else {

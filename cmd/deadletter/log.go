@@ -135,7 +135,9 @@ func (a *app) runLog(cmd *cobra.Command, o *logOptions) error {
 		}
 		keep = append(keep, r)
 	}
-	return o.out.print(a.io.out, toLogJSON(ctx, snap, h, keep, me), func() { a.printLog(ctx, snap, h, keep, me) })
+	lj := toLogJSON(ctx, snap, h, keep, me)
+	lj.Rehearsal = a.g.opened.rehearsal
+	return o.out.print(a.io.out, lj, func() { a.sayRehearsal(); a.printLog(ctx, snap, h, keep, me) })
 }
 
 // history is the estate's record: the local log and the shared audit container, this estate's records only.
@@ -202,6 +204,8 @@ type logJSON struct {
 	Local   text            `json:"local"`
 	Shared  optText         `json:"shared"`
 	Records []logRecordJSON `json:"records"`
+	// Rehearsal: the estate is a twin, its service times the twin's clock.
+	Rehearsal bool `json:"rehearsal,omitempty"`
 }
 
 type logRecordJSON struct {

@@ -143,6 +143,9 @@ func (a *app) runLs(cmd *cobra.Command, o *lsOptions) error {
 	if err != nil {
 		return couldNotLook(ctx, err)
 	}
+	if !o.out.anyJSON() {
+		a.sayRehearsal()
+	}
 	if cfg.Handlers == nil && !o.out.is(outName) && !o.out.anyJSON() {
 		fmt.Fprintln(a.io.err, "note: no handler register (--handlers): routing and idempotency verdicts are unknown")
 	}
@@ -178,7 +181,7 @@ func (a *app) streamLs(ctx context.Context, l *replay.Loader, cfg rules.Config, 
 				continue
 			}
 			if first {
-				fmt.Fprintf(w, "{\"container\": %s, \"now\": %q, \"blobs\": [\n", textfmt.AppendJSON(nil, l.Container.Describe()), rfc3339(now))
+				fmt.Fprintf(w, "{\"container\": %s, \"now\": %q, %s\"blobs\": [\n", textfmt.AppendJSON(nil, l.Container.Describe()), rfc3339(now), rehearsalField(l.Container))
 			} else {
 				io.WriteString(w, ",\n")
 			}
@@ -196,11 +199,19 @@ func (a *app) streamLs(ctx context.Context, l *replay.Loader, cfg rules.Config, 
 	}
 	if o.out.json() {
 		if first {
-			fmt.Fprintf(w, "{\"container\": %s, \"now\": %q, \"blobs\": [", textfmt.AppendJSON(nil, l.Container.Describe()), rfc3339(listedAt))
+			fmt.Fprintf(w, "{\"container\": %s, \"now\": %q, %s\"blobs\": [", textfmt.AppendJSON(nil, l.Container.Describe()), rfc3339(listedAt), rehearsalField(l.Container))
 		}
 		io.WriteString(w, "\n]}\n")
 	}
 	return nil
+}
+
+// rehearsalField is ls --json's "rehearsal": true on a twin (nothing elsewhere), as the other commands' JSON says it.
+func rehearsalField(c any) string {
+	if rehearsal(c) {
+		return `"rehearsal": true, `
+	}
+	return ""
 }
 
 func keep(items []rules.Item, ok func(*rules.Item) bool) []rules.Item {

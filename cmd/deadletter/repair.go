@@ -64,7 +64,9 @@ func (a *app) repair(ctx context.Context, c store.Container, cfg rules.Config, r
 		return errDeclined
 	}
 	if o.out.json() {
-		if err := writeJSON(a.io.out, toRepairJSON(estate, rp, r, o.dryRun, kept)); err != nil {
+		out := toRepairJSON(estate, rp, r, o.dryRun, kept)
+		out.Rehearsal = a.g.opened.rehearsal
+		if err := writeJSON(a.io.out, out); err != nil {
 			return err
 		}
 	} else {

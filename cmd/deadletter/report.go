@@ -69,6 +69,7 @@ func (a *app) runReport(cmd *cobra.Command, o *reportOptions) error {
 	} else {
 		rep.Record = toReportRecord(ctx, snap, h, a.who())
 	}
+	rep.Rehearsal = rehearsal(l.Container)
 	return o.out.print(a.io.out, rep, func() { writeMarkdown(a.io.out, rep) })
 }
 
@@ -195,6 +196,9 @@ func writeMarkdown(w io.Writer, r reportJSON) {
 
 func mdSummary(w io.Writer, r reportJSON) {
 	fmt.Fprintf(w, "# Dead-letter incident report: %s\n\n", md(string(r.Container)))
+	if r.Rehearsal {
+		fmt.Fprint(w, "**REHEARSAL** — this container is a twin and its service time the twin's clock: a rehearsal, not an incident.\n\n")
+	}
 	fmt.Fprintf(w, "Service time %s · timeline since %s (%dh)\n\n## Summary\n\n", r.Now, r.Since, r.WindowHours)
 	var panes []string
 	for _, pn := range rules.Panes {

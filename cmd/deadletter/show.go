@@ -42,7 +42,9 @@ candidates (exit 2).`,
 			if err != nil {
 				return couldNotLook(ctx, err)
 			}
-			return o.out.print(a.io.out, toShowJSON(cfg, d), func() { writeShow(a.io.out, d, cfg) })
+			sj := toShowJSON(cfg, d)
+			sj.Rehearsal = rehearsal(l.Container)
+			return o.out.print(a.io.out, sj, func() { a.sayRehearsal(); writeShow(a.io.out, d, cfg) })
 		},
 	}
 	o.out = declareOutput(cmd, outText, outWide, outJSON).fitted()

@@ -234,6 +234,8 @@ type showJSON struct {
 	EventList  []eventJSON  `json:"events"`
 	Preview    any          `json:"preview,omitempty"`
 	Restore    *restoreJSON `json:"restore,omitempty"`
+	// Rehearsal: the blob is a twin's, its age the twin's clock.
+	Rehearsal bool `json:"rehearsal,omitempty"`
 }
 
 func quarantinedOf(q []rules.Quarantined) []quarantinedJSON {
@@ -296,9 +298,11 @@ func toPreviewJSON(pv *rules.Preview) any {
 type repairJSON struct {
 	DryRun bool `json:"dryRun"`
 	// Estate is the container written to (with its context).
-	Estate   text          `json:"estate"`
-	Original text          `json:"original,omitempty"`
-	Outcome  rules.Outcome `json:"outcome"`
+	Estate text `json:"estate"`
+	// Rehearsal: the container is a twin, its time the twin's clock (as check, drain, restore and ack say).
+	Rehearsal bool          `json:"rehearsal,omitempty"`
+	Original  text          `json:"original,omitempty"`
+	Outcome   rules.Outcome `json:"outcome"`
 	// Written is the new root dead letter; Retired the original deleted after it landed.
 	Written text `json:"written,omitempty"`
 	Retired text `json:"retired,omitempty"`
@@ -355,6 +359,8 @@ type exportJSON struct {
 	To      text                `json:"to"`
 	Written []exportedJSON      `json:"written"`
 	Refused []exportRefusedJSON `json:"refused"`
+	// Rehearsal: what was exported is a twin's, its times the twin's clock.
+	Rehearsal bool `json:"rehearsal,omitempty"`
 }
 
 type exportedJSON struct {
@@ -673,7 +679,9 @@ func marshal(v any) ([]byte, error) {
 
 // reportJSON is the report's facts (the README documents the shape).
 type reportJSON struct {
-	Container   text               `json:"container"`
+	Container text `json:"container"`
+	// Rehearsal: the container is a twin and its time the twin's clock — a rehearsal, not an incident.
+	Rehearsal   bool               `json:"rehearsal,omitempty"`
 	Now         string             `json:"now"`
 	Since       string             `json:"since"`
 	WindowHours int                `json:"windowHours"`
