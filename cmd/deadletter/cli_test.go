@@ -645,3 +645,21 @@ func resultNames(t *testing.T, out string) map[string]bool {
 	}
 	return m
 }
+
+// ls --filter matches the reason as its rows show it (TTLExpired, MaxAttempts) as well as Event Grid's own word:
+// reason:TTLExpired selects what reason:TimeToLive does, and a plain TTLExpired the rows whose shown reason it is.
+func TestFilterMatchesTheShortReasonShown(t *testing.T) {
+	dir := seeded(t)
+	count := func(q string) int {
+		return len(strings.Fields(mustRun(t, "ls", "--dir", dir, "--filter", q, "-o", "name")))
+	}
+	if short, long := count("reason:TTLExpired"), count("reason:TimeToLive"); short == 0 || short != long {
+		t.Errorf("reason:TTLExpired %d blobs, reason:TimeToLive %d", short, long)
+	}
+	if n := count("TTLExpired"); n == 0 {
+		t.Error("a plain TTLExpired matches no blob")
+	}
+	if short, long := count("MaxAttempts"), count("MaxDeliveryAttemptsExceeded"); short == 0 || short != long {
+		t.Errorf("MaxAttempts %d blobs, MaxDeliveryAttemptsExceeded %d", short, long)
+	}
+}

@@ -106,34 +106,15 @@ func EventVerdictShort(d *replay.Detail, i int) string {
 // LegendDerived explains the * on a quarantine blob's verdicts.
 const LegendDerived = "* derived: a quarantine copy's ids carry no count (the replay strips it), so its reason is worked out from the bars: an event that passes every other one was stopped by the cap"
 
-// shortReasons are the abbreviations of the deadLetterReasons Event Grid writes: stable, so an operator learns them.
-var shortReasons = []struct{ long, short string }{
-	{"MaxDeliveryAttemptsExceeded", "MaxAttempts"},
-	{"TimeToLiveExceeded", "TTLExpired"},
-	{"UndeliverableDueToHttpBadRequest", "BadRequest"},
-	{"UndeliverableDueToProbationCausedByClientError", "Probation"},
-}
-
-// ShortReason is a deadLetterReason's short form: the known ones abbreviated (ReasonLegend lists them), an
-// UndeliverableDueTo… without that start, any other as it is.
-func ShortReason(r string) string {
-	for _, x := range shortReasons {
-		if r == x.long {
-			return x.short
-		}
-	}
-	if s, ok := strings.CutPrefix(r, "UndeliverableDueTo"); ok && s != "" {
-		return s
-	}
-	return r
-}
+// ShortReason is a deadLetterReason's short form (rules.ShortReason: the filter matches it as the rows show it).
+func ShortReason(r string) string { return rules.ShortReason(r) }
 
 // ReasonLegend says what the short reasons stand for, for the reasons given (all known ones when none is).
 func ReasonLegend(reasons []string) string {
 	var parts []string
-	for _, x := range shortReasons {
-		if len(reasons) == 0 || slices.Contains(reasons, x.long) {
-			parts = append(parts, x.short+" = "+x.long)
+	for _, x := range rules.ShortReasons {
+		if len(reasons) == 0 || slices.Contains(reasons, x.Long) {
+			parts = append(parts, x.Short+" = "+x.Long)
 		}
 	}
 	for _, r := range reasons {

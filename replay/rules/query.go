@@ -196,13 +196,19 @@ func (q Query) Select(c Config, s *Snapshot) func(i int) bool {
 	}
 }
 
-// SearchKey is what a plain word is looked for in: the name, the dominant reason and outcome, lower-cased.
+// SearchKey is what a plain word is looked for in: the name, the dominant reason (raw, and short as a row shows
+// it: TTLExpired) and outcome, lower-cased.
 func SearchKey(it *Item) string {
 	var b strings.Builder
 	b.WriteString(it.Name)
 	if s := it.Summary; s != nil {
+		top := s.Reasons.Top()
 		b.WriteByte(0)
-		b.WriteString(s.Reasons.Top())
+		b.WriteString(top)
+		if short := ShortReason(top); short != top {
+			b.WriteByte(0)
+			b.WriteString(short)
+		}
 		b.WriteByte(0)
 		b.WriteString(s.Outcomes.Top())
 	}
@@ -240,7 +246,7 @@ func (t term) matches(cfg Config, now time.Time, it *Item, key func() string) bo
 			cs = s.Outcomes
 		}
 		for _, c := range cs {
-			if t.has(c.Value) {
+			if t.has(c.Value) || t.field == "reason" && t.has(ShortReason(c.Value)) { // a reason as the rows show it too
 				return true
 			}
 		}
