@@ -384,3 +384,25 @@ func TestExportFilter(t *testing.T) {
 		}
 	}
 }
+
+// resubmit --subscription takes only what can be an Event Grid subscription's name (3 to 64 letters, digits and
+// hyphens): anything else is a usage error that says the rule, and nothing is written (.deadletter would have
+// written .DEADLETTER/…, a folder export refuses).
+func TestResubmitRefusesWhatIsNoSubscriptionName(t *testing.T) {
+	dir, _ := repairDir(t)
+	file := filepath.Join(t.TempDir(), "fix.json")
+	os.WriteFile(file, []byte(withData), 0o600)
+	before := listNames(t, dir)
+	for _, sub := range []string{"a b", "x\x00", "x%00", ".deadletter", "a/b", "../x", "ab", strings.Repeat("a", 65), "web_hooks", "wébhooks"} {
+		_, errs, code := runCmd(t, "resubmit", file, "--subscription", sub, "--dir", dir, "--yes")
+		if code != 2 || !strings.Contains(errs, "3 to 64 letters, digits and hyphens") {
+			t.Errorf("--subscription %q: exit %d\n%s", sub, code, errs)
+		}
+	}
+	if listNames(t, dir) != before {
+		t.Fatal("a refused --subscription wrote a blob")
+	}
+	if _, errs, code := runCmd(t, "resubmit", file, "--subscription", "web-hooks-2", "--dir", dir, "--dry-run"); code == 2 {
+		t.Fatalf("a valid name refused: %s", errs)
+	}
+}

@@ -52,8 +52,8 @@ func (a *app) runResubmit(cmd *cobra.Command, file string, o *resubmitOptions) e
 	switch {
 	case o.subscription == "" && o.replaces == "":
 		return usagef("resubmit needs --subscription (the payload's subscription), or --replaces (the blob it replaces)")
-	case strings.ContainsAny(o.subscription, "/\\") || rules.HasLineTerminator(o.subscription):
-		return usagef("--subscription %s is not a subscription name", textfmt.Printable(o.subscription))
+	case o.subscription != "" && !rules.ValidSubscriptionName(o.subscription):
+		return usagef("--subscription \"%s\" is not a subscription name: %s", textfmt.Printable(o.subscription), rules.SubscriptionNameRule)
 	}
 	if a.g.readOnly && !o.dryRun {
 		return replay.ErrReadOnly

@@ -130,3 +130,21 @@ func AlternateTarget(target string, n int) string {
 	}
 	return target + "-" + strconv.Itoa(n)
 }
+
+// SubscriptionNameRule is what an Event Grid subscription name is, said to whoever gives another.
+const SubscriptionNameRule = "an Event Grid subscription name is 3 to 64 letters, digits and hyphens"
+
+// ValidSubscriptionName reports whether s can be an Event Grid subscription's name: 3 to 64 ASCII letters,
+// digits and hyphens. Nothing else can have dead-lettered, so a blob is never written under any other folder
+// (a space, a NUL, "..", a dotted name like .deadletter, a path).
+func ValidSubscriptionName(s string) bool {
+	if len(s) < 3 || len(s) > 64 {
+		return false
+	}
+	for _, r := range s {
+		if !(r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' || r == '-') {
+			return false
+		}
+	}
+	return true
+}
