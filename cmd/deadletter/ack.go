@@ -37,7 +37,7 @@ needs the tags/write data action (Storage Blob Data Owner, or a custom role).`,
 		ValidArgsFunction: a.completeNames(anyBlob),
 		RunE:              func(cmd *cobra.Command, args []string) error { return a.runAck(cmd, args, &o) },
 	}
-	o.register(cmd, false)
+	o.register(cmd, true)
 	fs := cmd.Flags()
 	durationVar(fs, &o.dur, "for", "how long the acknowledgement holds (3d, 12h)")
 	fs.StringVar(&o.note, "note", "", "what is being done about it")
@@ -68,7 +68,7 @@ func (a *app) runAck(cmd *cobra.Command, names []string, o *ackOptions) error {
 	if !o.clear && (o.dur <= 0 || o.dur > a.g.rules().AckLimit()) {
 		return usagef("--for must be positive and at most %s (--max-ack, never past --retention)", textfmt.Duration(a.g.rules().AckLimit()))
 	}
-	if a.g.readOnly {
+	if a.g.readOnly && !o.dryRun { // (a dry run changes nothing: read-only allows it)
 		return replay.ErrReadOnly
 	}
 	if o.by == "" {
@@ -106,6 +106,17 @@ func (a *app) runAck(cmd *cobra.Command, names []string, o *ackOptions) error {
 	act, detail := record.ActAck, "for "+textfmt.Duration(o.dur)+" by "+o.by
 	if o.clear {
 		act, detail = record.ActClear, ""
+	}
+	if o.dryRun { // what the ack would write on each target, written nowhere (wouldAck, wouldClear)
+		var res []rules.Result
+		for _, t := range targets {
+			r := rules.Result{Name: t.Name, Outcome: rules.OutcomeAcked}
+			if o.clear {
+				r.Outcome = rules.OutcomeCleared
+			}
+			res = append(res, r)
+		}
+		return a.reportResults(ctx, o.actionFlags, append(append(missing, p.Left...), res...))
 	}
 	rec, err := a.beginRecord(ctx, cmd, l.Container, act, len(targets) == 0, targets, snap.Since(listedAt, time.Now()), detail)
 	if err != nil {

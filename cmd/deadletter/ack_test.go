@@ -170,3 +170,42 @@ func TestDrainSaysItEndsAcks(t *testing.T) {
 		t.Fatalf("drain: exit %d %s", code, errs)
 	}
 }
+
+// ack --dry-run (docs/json.md's wouldAck, wouldClear) says what it would acknowledge or clear and writes no tag,
+// under --read-only too; an archived copy is excluded with words that are true of ack (a quarantine blob is acked).
+func TestAckDryRunWritesNothing(t *testing.T) {
+	dir := seeded(t)
+	name := func(pane string) string {
+		return strings.SplitN(mustRun(t, "ls", "--dir", dir, "--pane", pane, "-o", "name"), "\n", 2)[0]
+	}
+	root, q, arch := name("stranded"), name("quarantine"), name("archived")
+	before := listNames(t, dir)
+	out, errs, code := runCmd(t, "ack", root, q, arch, "--dir", dir, "--dry-run", "--json", "--read-only")
+	var res struct {
+		DryRun  bool `json:"dryRun"`
+		Results []struct{ Name, Outcome, Error string }
+	}
+	if err := json.Unmarshal([]byte(out), &res); err != nil || !res.DryRun || code != 3 {
+		t.Fatalf("ack --dry-run --json: exit %d %v\n%s%s", code, err, out, errs)
+	}
+	got := map[string]string{}
+	for _, r := range res.Results {
+		got[r.Name] = r.Outcome
+		if r.Name == arch && (!strings.Contains(r.Error, "quarantine/ blobs acknowledged") || !strings.Contains(r.Error, "archived/")) {
+			t.Errorf("the archived copy's reason: %q", r.Error)
+		}
+	}
+	if got[root] != "wouldAck" || got[q] != "wouldAck" || got[arch] != "excluded" {
+		t.Fatalf("ack --dry-run: %v", got)
+	}
+	if len(lsJSONOf(t, "--dir", dir, "--filter", "is:acked").Blobs) != 0 || listNames(t, dir) != before {
+		t.Fatal("ack --dry-run acknowledged a blob")
+	}
+	mustRun(t, "ack", root, "--dir", dir, "--yes")
+	if out := mustRun(t, "ack", "--clear", root, "--dir", dir, "--dry-run"); !strings.Contains(out, "would clear") || !strings.Contains(out, "dry run, nothing changed") {
+		t.Fatalf("ack --clear --dry-run:\n%s", out)
+	}
+	if n := len(lsJSONOf(t, "--dir", dir, "--filter", "is:acked").Blobs); n != 1 {
+		t.Fatalf("ack --clear --dry-run cleared the ack: %d acked", n)
+	}
+}

@@ -369,6 +369,10 @@ func outcomeWords(o rules.Outcome, dryRun bool) string {
 		return "would restore"
 	case rules.OutcomeRepaired:
 		return "would repair"
+	case rules.OutcomeAcked:
+		return "would ack"
+	case rules.OutcomeCleared:
+		return "would clear"
 	}
 	return string(o)
 }

@@ -41,7 +41,7 @@ func Reason(r rules.Reason, force Force) string {
 // reasonWords are the words for each kind of reason (untrusted parts through p).
 var reasonWords = map[rules.ReasonKind]func(r rules.Reason, p func(string) string) string{
 	rules.ReasonNotRoot: func(r rules.Reason, p func(string) string) string {
-		return "only root blobs are drained or acknowledged: archived/ and quarantine/ are the replay's own records"
+		return "only root blobs are drained, and only root and quarantine/ blobs acknowledged: archived/ is the replay's own record, and quarantine/ is restored, not drained"
 	},
 	rules.ReasonListedYoung: func(r rules.Reason, p func(string) string) string {
 		return fmt.Sprintf("it was younger than the TTL %s when listed: its own trigger may still arrive", textfmt.Duration(r.TTL))
