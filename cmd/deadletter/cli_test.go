@@ -663,3 +663,28 @@ func TestFilterMatchesTheShortReasonShown(t *testing.T) {
 		t.Errorf("MaxAttempts %d blobs, MaxDeliveryAttemptsExceeded %d", short, long)
 	}
 }
+
+// The rough edges a fresh-eyes test found say what happened: a drain filter that keeps none of the stranded blobs
+// says so (not "nothing is stranded"), a log filter that matches none of the records says so (not "no action
+// recorded"), a duration too long says the bound, and twin script set with the wrong count says its usage.
+func TestWordsSayWhatHappened(t *testing.T) {
+	dir := seeded(t)
+	t.Setenv("XDG_STATE_HOME", t.TempDir()) // (a record of this test's own)
+	out := mustRun(t, "drain", "--dir", dir, "--filter", "archived", "--dry-run")
+	if !strings.Contains(out, "the filter matches no stranded blob") || strings.Contains(out, "nothing is stranded") {
+		t.Errorf("drain --filter archived:\n%s", out)
+	}
+	root := strings.SplitN(mustRun(t, "ls", "--dir", dir, "--pane", "stranded", "-o", "name"), "\n", 2)[0]
+	mustRun(t, "ack", root, "--dir", dir, "--yes")
+	if out := mustRun(t, "log", "--dir", dir, "--filter", "who:nobody"); !strings.Contains(out, "--filter who:nobody matched none of the 1 action(s) recorded") {
+		t.Errorf("log --filter who:nobody:\n%s", out)
+	}
+	twinDir := t.TempDir()
+	mustRun(t, "twin", "start", "--dir", twinDir)
+	if _, errs, code := runCmd(t, "twin", "advance", "--dir", twinDir, "--by", "100000000h"); code != 2 || !strings.Contains(errs, "too long: at most 106,000 days") {
+		t.Errorf("twin advance --by 100000000h: exit %d %s", code, errs)
+	}
+	if _, errs, code := runCmd(t, "twin", "script", "set", "webhooks", "--dir", twinDir); code != 2 || !strings.Contains(errs, "usage: deadletter twin script set SUB down|up") {
+		t.Errorf("twin script set with one argument: exit %d %s", code, errs)
+	}
+}

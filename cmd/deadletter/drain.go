@@ -112,6 +112,16 @@ func (a *app) runDrain(cmd *cobra.Command, names []string, o *drainOptions) erro
 			out.Readiness, out.EventGrid = both.Readiness, both.EventGrid
 			return writeJSON(a.io.out, out)
 		}
+		if o.filter.query != "" { // stranded blobs there may be: the filter kept none of them
+			stranded := 0
+			for _, it := range snap.Items {
+				if it.Pane == rules.PaneStranded {
+					stranded++
+				}
+			}
+			fmt.Fprintf(a.io.out, "the filter matches no stranded blob (%d stranded): no blob to drain\n", stranded)
+			return nil
+		}
 		fmt.Fprintln(a.io.out, "nothing is stranded: no blob to drain")
 		return nil
 	}

@@ -137,7 +137,7 @@ func (a *app) runLog(cmd *cobra.Command, o *logOptions) error {
 	}
 	lj := toLogJSON(ctx, snap, h, keep, me)
 	lj.Rehearsal = a.g.opened.rehearsal
-	return o.out.print(a.io.out, lj, func() { a.sayRehearsal(); a.printLog(ctx, snap, h, keep, me) })
+	return o.out.print(a.io.out, lj, func() { a.sayRehearsal(); a.printLog(ctx, snap, h, keep, me, logAsked(o)) })
 }
 
 // history is the estate's record: the local log and the shared audit container, this estate's records only.
@@ -299,8 +299,21 @@ func toLogJSON(ctx context.Context, snap *rules.Snapshot, h history, rs []record
 	return out
 }
 
+// logAsked names what a log kept its records by: --filter, --since, or both.
+func logAsked(o *logOptions) string {
+	var by []string
+	if o.filter != "" {
+		by = append(by, "--filter "+textfmt.Printable(o.filter))
+	}
+	if o.since > 0 {
+		by = append(by, "--since "+textfmt.Duration(o.since))
+	}
+	return strings.Join(by, " and ")
+}
+
 // printLog prints the records, newest first: a heading line each, then a line per blob with what became of it.
-func (a *app) printLog(ctx context.Context, snap *rules.Snapshot, h history, rs []record.Record, me record.Who) {
+// asked is what kept rs out of the record's records ("" for nothing).
+func (a *app) printLog(ctx context.Context, snap *rules.Snapshot, h history, rs []record.Record, me record.Who, asked string) {
 	where := "record: " + h.Local
 	if h.Shared != "" {
 		where += " and " + h.Shared
@@ -308,6 +321,10 @@ func (a *app) printLog(ctx context.Context, snap *rules.Snapshot, h history, rs 
 		where += " (local only: no --audit-container, so other operators' actions are not here)"
 	}
 	fmt.Fprintln(a.io.out, textfmt.Printable(where))
+	if len(rs) == 0 && len(h.Records) > 0 && asked != "" { // there are records: what was asked kept none of them
+		fmt.Fprintf(a.io.out, "%s matched none of the %d action(s) recorded on %s\n", asked, len(h.Records), textfmt.Printable(snap.Container))
+		return
+	}
 	if len(rs) == 0 {
 		fmt.Fprintln(a.io.out, "no action recorded on "+textfmt.Printable(snap.Container))
 		return

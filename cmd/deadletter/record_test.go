@@ -135,7 +135,7 @@ func TestTheRecordOfADrainARestoreAnAckAndAnEdit(t *testing.T) {
 	if out := mustRun(t, "log", "--dir", dir, "--filter", "action:ack who:"+me.User); strings.Count(out, "  ack by ") != 1 || strings.Contains(out, "drain by") {
 		t.Fatalf("log --filter action:ack:\n%s", out)
 	}
-	if out := mustRun(t, "log", "--dir", dir, "--filter", "-who:"+me.User); !strings.Contains(out, "no action recorded") {
+	if out := mustRun(t, "log", "--dir", dir, "--filter", "-who:"+me.User); !strings.Contains(out, "--filter -who:"+me.User+" matched none of the") {
 		t.Fatalf("log --filter -who:me:\n%s", out)
 	}
 	if _, errs, code := runCmd(t, "log", "--dir", dir, "--filter", "action:drian"); code != exitError || !strings.Contains(errs, "the actions are drain, restore") {

@@ -378,7 +378,7 @@ is not rewritten: a change ending before the clock is refused, one starting befo
 		Example: `  deadletter twin script set webhooks up --at +30m --dir ./rehearsal
   deadletter twin script set friend-requests down --status 500 --until +2h --dir ./rehearsal
   deadletter twin script set replay down --at +10m --until +1h --dir ./rehearsal`,
-		Args: cobra.ExactArgs(2),
+		Args: exactArgs(2, "usage: deadletter twin script set SUB down|up --dir D [--at T] [--until T] [--status N]"),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			asJSON := pr.json()
 			dir, err := a.twinDir()

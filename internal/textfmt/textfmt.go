@@ -6,6 +6,7 @@ package textfmt
 import (
 	"fmt"
 	"math"
+	"regexp"
 	"strconv"
 	"strings"
 	"time"
@@ -133,6 +134,9 @@ func TimeText(s string) string {
 	return Printable(s)
 }
 
+// durationSyntax is a Go duration's form (time.ParseDuration's), whatever its size.
+var durationSyntax = regexp.MustCompile(`^([0-9]+(\.[0-9]*)?|\.[0-9]+)(ns|us|µs|μs|ms|s|m|h)(([0-9]+(\.[0-9]*)?|\.[0-9]+)(ns|us|µs|μs|ms|s|m|h))*$`)
+
 // ParseDuration reads a Go duration (90s, 60m, 1h30m, 720h) that may start with whole or fractional days
 // (3d, 1d12h, 1.5d, 3d0h): operators think of retention and expiry in days, and the tool prints them that way.
 func ParseDuration(s string) (time.Duration, error) {
@@ -146,7 +150,10 @@ func ParseDuration(s string) (time.Duration, error) {
 	if i := strings.IndexByte(rest, 'd'); i > 0 {
 		hasDays = true
 		n, err := strconv.ParseFloat(rest[:i], 64)
-		if err != nil || n < 0 || n > 106_000 { // about 290 years, where time.Duration ends
+		if err == nil && n > 106_000 { // about 290 years, where time.Duration ends
+			return 0, fmt.Errorf("duration %q is too long: at most 106,000 days (about 290 years, 2,562,047h)", s)
+		}
+		if err != nil || n < 0 {
 			return 0, fmt.Errorf("duration %q: want a number of days before the d (3d, 1d12h, 90m, 720h)", s)
 		}
 		days = time.Duration(n * float64(24*time.Hour))
@@ -156,6 +163,9 @@ func ParseDuration(s string) (time.Duration, error) {
 	if rest != "" || !hasDays {
 		var err error
 		if d, err = time.ParseDuration(rest); err != nil || d < 0 {
+			if err != nil && durationSyntax.MatchString(rest) { // a duration, past what one can hold
+				return 0, fmt.Errorf("duration %q is too long: at most 106,000 days (about 290 years, 2,562,047h)", s)
+			}
 			return 0, fmt.Errorf("duration %q: want a duration such as 3d, 1d12h, 90m or 720h", s)
 		}
 	}

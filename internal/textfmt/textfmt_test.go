@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"math"
 	"reflect"
+	"strings"
 	"testing"
 	"time"
 
@@ -158,5 +159,20 @@ func TestPlainWidthAgreesWithTheGraphemeRules(t *testing.T) {
 	}
 	if w, ok := plainWidth("\x1b[31m…\x1b[0m"); !ok || w != 1 {
 		t.Errorf("a coloured ellipsis: %d %v", w, ok)
+	}
+}
+
+// A duration too long to hold says the bound, not that it is no duration; what is not a duration still says the
+// form.
+func TestParseDurationSaysTheBound(t *testing.T) {
+	for _, s := range []string{"100000000h", "200000d", "9999999999999s"} {
+		if _, err := ParseDuration(s); err == nil || !strings.Contains(err.Error(), "too long: at most 106,000 days") {
+			t.Errorf("ParseDuration(%q): %v", s, err)
+		}
+	}
+	for _, s := range []string{"10x", "h", "1.2.3h", "abc"} {
+		if _, err := ParseDuration(s); err == nil || strings.Contains(err.Error(), "too long") {
+			t.Errorf("ParseDuration(%q): %v", s, err)
+		}
 	}
 }
