@@ -110,7 +110,7 @@ func (h *headerBar) View() string {
 			banner = whole
 			break
 		}
-		if i == len(clocks)-1 {
+		if i == len(clocks)-1 && f.banner != nil {
 			banner = textfmt.Truncate(f.banner(max(room, 0)), max(room, 0), "…")
 		}
 	}
