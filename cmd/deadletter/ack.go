@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"time"
 
+	"github.com/deadletter/deadletter/internal/blob"
 	"github.com/deadletter/deadletter/internal/present"
 	"github.com/deadletter/deadletter/internal/record"
 	"github.com/deadletter/deadletter/internal/textfmt"
@@ -85,14 +86,7 @@ func (a *app) runAck(cmd *cobra.Command, names []string, o *ackOptions) error {
 		return err
 	}
 	p := cfg.PreviewAck(items, snap.Now)
-	if !o.clear {
-		for _, e := range p.Expiring {
-			fmt.Fprintf(a.io.err, "note: %s\n", present.AckExpiringNote(e.Name, e.DeletesIn))
-		}
-	}
-	for _, r := range p.Left {
-		fmt.Fprintf(a.io.err, "%s: %s\n", textfmt.Printable(r.Name), present.Reason(r.Reason, present.ForceFlag))
-	}
+	a.sayAckPreview(p, o.clear)
 	targets := p.Targets
 	verb := fmt.Sprintf("Acknowledge %d blob(s) for %s?", len(targets), textfmt.Duration(o.dur))
 	if o.clear {
@@ -108,15 +102,7 @@ func (a *app) runAck(cmd *cobra.Command, names []string, o *ackOptions) error {
 		act, detail = record.ActClear, ""
 	}
 	if o.dryRun { // what the ack would write on each target, written nowhere (wouldAck, wouldClear)
-		var res []rules.Result
-		for _, t := range targets {
-			r := rules.Result{Name: t.Name, Outcome: rules.OutcomeAcked}
-			if o.clear {
-				r.Outcome = rules.OutcomeCleared
-			}
-			res = append(res, r)
-		}
-		return a.reportResults(ctx, o.actionFlags, append(append(missing, p.Left...), res...))
+		return a.reportResults(ctx, o.actionFlags, append(append(missing, p.Left...), wouldAck(targets, o.clear)...))
 	}
 	rec, err := a.beginRecord(ctx, cmd, l.Container, act, len(targets) == 0, targets, snap.Since(listedAt, time.Now()), detail)
 	if err != nil {
@@ -152,4 +138,30 @@ func (a *app) ackTaken(ctx context.Context, l *replay.Loader, cfg rules.Config, 
 		items = append(items, *snap.Items[i])
 	}
 	return items, missing, nil
+}
+
+// sayAckPreview notes on stderr what an ack will not change: the blobs the lifecycle rule deletes before it ends
+// (not for a clear), and the blobs it leaves, and why.
+func (a *app) sayAckPreview(p rules.AckPreview, clear bool) {
+	if !clear {
+		for _, e := range p.Expiring {
+			fmt.Fprintf(a.io.err, "note: %s\n", present.AckExpiringNote(e.Name, e.DeletesIn))
+		}
+	}
+	for _, r := range p.Left {
+		fmt.Fprintf(a.io.err, "%s: %s\n", textfmt.Printable(r.Name), present.Reason(r.Reason, present.ForceFlag))
+	}
+}
+
+// wouldAck is a dry run's result for each target: acked (or cleared), written nowhere.
+func wouldAck(targets []blob.Info, clear bool) []rules.Result {
+	res := make([]rules.Result, 0, len(targets))
+	for _, t := range targets {
+		r := rules.Result{Name: t.Name, Outcome: rules.OutcomeAcked}
+		if clear {
+			r.Outcome = rules.OutcomeCleared
+		}
+		res = append(res, r)
+	}
+	return res
 }

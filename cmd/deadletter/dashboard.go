@@ -150,8 +150,13 @@ func (a *app) openDashboard(cmd *cobra.Command, o *dashboardOptions, with ...fun
 	o.apply(&l.Config)
 	opt := tui.Options{Loader: l, Check: rules.CheckOptions{MaxQuarantine: o.maxQuarantine}, ReadOnly: a.g.readOnly,
 		Interval: o.interval, Concurrency: o.concurrency, Witness: a.witnessOf(cmd.Context()), By: defaultAckBy()}
-	if s := a.setAside; s != "" {
-		opt.Banner = func(int) string { return s } // the header says whose container this is, and whose it is not
+	if s, short := a.setAside, a.setAsideShort; s != "" {
+		opt.Banner = func(room int) string { // the header says whose container this is, and whose it is not
+			if textfmt.Width(s) <= room {
+				return s
+			}
+			return short // which context is set aside matters more than which variable named the container
+		}
 	}
 	if err := a.recordFor(&opt, l.Container); err != nil {
 		return err

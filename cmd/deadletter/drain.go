@@ -107,23 +107,7 @@ func (a *app) runDrain(cmd *cobra.Command, names []string, o *drainOptions) erro
 	wit := witness()
 	both := resultsJSON{Readiness: toReadinessJSON(plan.Readiness, wit), EventGrid: toWitnessJSON(wit)}
 	if len(items) == 0 && len(missing) == 0 {
-		if o.out.json() {
-			out := toResultsJSON(o.dryRun, nil, o.forceHow)
-			out.Readiness, out.EventGrid = both.Readiness, both.EventGrid
-			return writeJSON(a.io.out, out)
-		}
-		if o.filter.query != "" { // stranded blobs there may be: the filter kept none of them
-			stranded := 0
-			for _, it := range snap.Items {
-				if it.Pane == rules.PaneStranded {
-					stranded++
-				}
-			}
-			fmt.Fprintf(a.io.out, "the filter matches no stranded blob (%d stranded): no blob to drain\n", stranded)
-			return nil
-		}
-		fmt.Fprintln(a.io.out, "nothing is stranded: no blob to drain")
-		return nil
+		return a.nothingToDrain(o, snap, both)
 	}
 	var res []rules.Result
 	if len(items) > 0 {
@@ -198,4 +182,23 @@ func (a *app) askDrain(cfg rules.Config, o *drainOptions, plan *rules.DrainPlan,
 		return nil
 	}
 	return a.confirm(o.actionFlags, present.DrainQuestion(f, "blob(s)")+" Each is re-uploaded as it is, so the replay function handles it again.")
+}
+
+// nothingToDrain says that the drain took nothing: nothing is stranded, or the filter kept none of what is.
+func (a *app) nothingToDrain(o *drainOptions, snap *rules.Snapshot, both resultsJSON) error {
+	out := toResultsJSON(o.dryRun, nil, o.forceHow)
+	out.Readiness, out.EventGrid = both.Readiness, both.EventGrid
+	return o.out.print(a.io.out, out, func() {
+		if o.filter.query == "" {
+			fmt.Fprintln(a.io.out, "nothing is stranded: no blob to drain")
+			return
+		}
+		stranded := 0 // stranded blobs there may be: the filter kept none of them
+		for _, it := range snap.Items {
+			if it.Pane == rules.PaneStranded {
+				stranded++
+			}
+		}
+		fmt.Fprintf(a.io.out, "the filter matches no stranded blob (%d stranded): no blob to drain\n", stranded)
+	})
 }

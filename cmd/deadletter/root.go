@@ -37,6 +37,8 @@ type app struct {
 	context                 string
 	// setAside says the context a container named above it set aside ("" when none was): SPEC §5.
 	setAside string
+	// setAsideShort is its second half, which context was set aside: what the header keeps when room is short.
+	setAsideShort string
 	// givenRules are the rule flags the operator gave (explicitRules): a twin's rules refuse them when they differ.
 	givenRules []string
 }
@@ -119,7 +121,8 @@ func (a *app) useContext(fs *pflag.FlagSet) ([]string, error) {
 		if src == fromEnv {
 			which = "DEADLETTER_CONTEXT"
 		}
-		a.setAside = fmt.Sprintf("container from %s; %s %s set aside", over, which, textfmt.Printable(name))
+		a.setAsideShort = fmt.Sprintf("%s %s set aside", which, textfmt.Printable(name))
+		a.setAside = fmt.Sprintf("container from %s; %s", over, a.setAsideShort)
 		fmt.Fprintln(a.io.err, "deadletter: "+a.setAside)
 		return nil, nil
 	}
