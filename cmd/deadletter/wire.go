@@ -11,7 +11,6 @@ import (
 	"github.com/deadletter/deadletter/internal/textfmt"
 	"github.com/deadletter/deadletter/replay"
 	"github.com/deadletter/deadletter/replay/rules"
-	"github.com/deadletter/deadletter/store"
 )
 
 // The JSON formats of docs/json.md, in one place. Scripts depend on these names; tests assert them.
@@ -353,15 +352,8 @@ func toRepairJSON(estate string, rp *rules.RepairPlan, r rules.Result, dryRun bo
 	return out
 }
 
-// exportJSON is what export wrote, and what it did not, with why.
-type exportJSON struct {
-	Estate  text                `json:"estate"`
-	To      text                `json:"to"`
-	Written []exportedJSON      `json:"written"`
-	Refused []exportRefusedJSON `json:"refused"`
-	// Rehearsal: what was exported is a twin's, its times the twin's clock.
-	Rehearsal bool `json:"rehearsal,omitempty"`
-}
+// export --json is {"estate", "to", "written": [exportedJSON], "refused": [exportRefusedJSON], "totals",
+// "error"?}: exportReport streams it, a million blobs without holding them.
 
 type exportedJSON struct {
 	Name text  `json:"name"`
@@ -373,19 +365,11 @@ type exportRefusedJSON struct {
 	Error text `json:"error"`
 }
 
-func toExportJSON(estate, to string, res []store.Copied, missing []rules.Result) exportJSON {
-	out := exportJSON{Estate: text(estate), To: text(to), Written: []exportedJSON{}, Refused: []exportRefusedJSON{}}
-	for _, c := range res {
-		if c.Err == nil {
-			out.Written = append(out.Written, exportedJSON{Name: text(c.Name), Size: c.Size})
-		} else {
-			out.Refused = append(out.Refused, exportRefusedJSON{Name: text(c.Name), Error: text(exportError(c.Err))})
-		}
-	}
-	for _, r := range missing {
-		out.Refused = append(out.Refused, exportRefusedJSON{Name: text(r.Name), Error: text(r.Reason.Err)})
-	}
-	return out
+// exportTotalsJSON counts what export wrote and did not (refused includes the names not found).
+type exportTotalsJSON struct {
+	Written int   `json:"written"`
+	Bytes   int64 `json:"bytes"`
+	Refused int   `json:"refused"`
 }
 
 type resultJSON struct {

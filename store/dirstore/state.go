@@ -84,3 +84,20 @@ func WriteState(root, name string, b []byte) error {
 	}
 	return werr
 }
+
+// RemoveState removes a file from a directory container's state folder (a missing one is no error). The removal
+// is not synced: what depends on it being gone must not.
+func RemoveState(root, name string) error {
+	r, err := os.OpenRoot(root)
+	if err != nil {
+		return err
+	}
+	defer r.Close()
+	if fi, err := r.Lstat(stateDir); err != nil || !fi.IsDir() {
+		return nil // (no state folder: nothing of its to remove; a link there is never followed)
+	}
+	if err := r.Remove(path.Join(stateDir, name)); err != nil && !errors.Is(err, fs.ErrNotExist) {
+		return err
+	}
+	return nil
+}
