@@ -136,6 +136,7 @@ func phaseScale() []row {
 		twinFromRow(n, tf),
 		{name: fmt.Sprintf("twin start --from dir %d blobs: peak RSS", n), ours: fmt.Sprintf("%.0f MB", tf.RSSMB), value: tf.RSSMB, limit: 512, unit: "MB"},
 	}
+	rows = append(rows, scaleCommands(dir, n)...)
 	return append(rows, scaleAzure())
 }
 

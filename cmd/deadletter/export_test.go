@@ -1,0 +1,198 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/deadletter/deadletter/store"
+	"github.com/deadletter/deadletter/store/dirstore"
+)
+
+type exportOut struct {
+	Written []struct {
+		Name string
+		Size int64
+	}
+	Refused []struct{ Name, Error string }
+	Totals  struct{ Written, Refused int }
+}
+
+func exportJSONOf(t *testing.T, args ...string) (exportOut, int) {
+	t.Helper()
+	out, errs, code := runCmd(t, append(args, "-o", "json")...)
+	var r exportOut
+	if err := json.Unmarshal([]byte(out), &r); err != nil {
+		t.Fatalf("export -o json printed no JSON document (%v), exit %d:\n%s\n%s", err, code, out, errs)
+	}
+	return r, code
+}
+
+// At any size the text names the first 20 blobs not written and counts the rest; -o json lists every one, with
+// totals (more than one chunk of the copy, and the order the listing gave).
+func TestExportOutputIsBounded(t *testing.T) {
+	dir := t.TempDir()
+	mustRun(t, "seed", "--dir", dir, "--count", "300")
+	n := len(lsJSONOf(t, "--dir", dir).Blobs)
+	if n <= exportChunk {
+		t.Fatalf("the seed has %d blobs: not more than one chunk", n)
+	}
+	to := filepath.Join(t.TempDir(), "export")
+	r, code := exportJSONOf(t, "export", "--all", "--dir", dir, "--to", to)
+	if code != 0 || len(r.Written) != n || r.Totals.Written != n || len(r.Refused) != 0 {
+		t.Fatalf("first export: exit %d, %d written (totals %d) of %d, refused %v", code, len(r.Written), r.Totals.Written, n, r.Refused)
+	}
+	if _, err := dirstore.ReadState(to, exportMarker); !errors.Is(err, fs.ErrNotExist) {
+		t.Fatalf("the export's marker is still there after it finished: %v", err)
+	}
+	out, _, code := runCmd(t, "export", "--all", "--dir", dir, "--to", to)
+	lines := strings.Split(strings.TrimSpace(out), "\n")
+	if code != 3 || len(lines) != shownRefusals+2 || strings.Count(out, "never written over") != shownRefusals ||
+		!strings.Contains(out, fmt.Sprintf("and %d more not written (-o json lists every one); in all, %d the directory held already", n-shownRefusals, n)) ||
+		!strings.Contains(out, "0 blob(s)") {
+		t.Fatalf("second export, text: exit %d, %d lines:\n%s", code, len(lines), out)
+	}
+	r, code = exportJSONOf(t, "export", "--all", "--dir", dir, "--to", to)
+	if code != 3 || len(r.Written) != 0 || len(r.Refused) != n || r.Totals.Refused != n {
+		t.Fatalf("second export, JSON: exit %d, %d written, %d refused (totals %d) of %d", code, len(r.Written), len(r.Refused), r.Totals.Refused, n)
+	}
+}
+
+// An export stopped before its files were made durable (its marker left) may have left files short or without
+// their properties: the next export compares every name the directory holds with the source and reports one that
+// differs — never takes it for exported, never writes over it; one the same is held already as ever. Without
+// the marker (the last export finished) nothing is compared.
+func TestExportAfterACrashComparesWhatItFinds(t *testing.T) {
+	dir := t.TempDir()
+	mustRun(t, "seed", "--dir", dir, "--count", "5")
+	to := filepath.Join(t.TempDir(), "export")
+	mustRun(t, "export", "--all", "--dir", dir, "--to", to)
+	ctx := context.Background()
+	l, err := store.ListAll(ctx, dirOf(t, to))
+	if err != nil || len(l.Blobs) < 3 {
+		t.Fatalf("exported %d: %v", len(l.Blobs), err)
+	}
+	short, bare, gone := l.Blobs[0].Name, l.Blobs[1].Name, l.Blobs[2].Name
+	// What a crash leaves: a file cut short, one without its side file (metadata, tags), one never there.
+	shortPath := filepath.Join(to, filepath.FromSlash(short))
+	if err := os.Truncate(shortPath, 3); err != nil {
+		t.Fatal(err)
+	}
+	d, err := dirstore.Open(to)
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, err := d.Read(ctx, bare, store.MaxBlobBytes)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := d.Delete(ctx, bare, ""); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := d.Write(ctx, bare, b.Body, store.WriteOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	if err := d.Backdate(ctx, bare, b.LastModified); err != nil {
+		t.Fatal(err)
+	}
+	if err := d.Delete(ctx, gone, ""); err != nil {
+		t.Fatal(err)
+	}
+
+	// Without the marker: held already, as any name (nothing compared).
+	r, code := exportJSONOf(t, "export", "--all", "--dir", dir, "--to", to)
+	if code != 3 || len(r.Written) != 1 || r.Written[0].Name != gone || errorOf(r, short) != "the directory holds that name already: never written over" {
+		t.Fatalf("without the marker: exit %d, %+v", code, r)
+	}
+
+	// With it: the two that differ are reported as such and left as they are.
+	if err := dirstore.WriteState(to, exportMarker, []byte("an export cut short\n")); err != nil {
+		t.Fatal(err)
+	}
+	r, code = exportJSONOf(t, "export", "--all", "--dir", dir, "--to", to)
+	for _, name := range []string{short, bare} {
+		if e := errorOf(r, name); code != 3 || !strings.Contains(e, "holds a different file under that name") || !strings.Contains(e, "remove it and export again") {
+			t.Fatalf("after a crash, %s: exit %d, %q\n%+v", name, code, e, r)
+		}
+	}
+	for _, bi := range l.Blobs[3:] {
+		if e := errorOf(r, bi.Name); e != "the directory holds that name already: never written over" {
+			t.Fatalf("after a crash, the intact %s: %q", bi.Name, e)
+		}
+	}
+	if fi, err := os.Stat(shortPath); err != nil || fi.Size() != 3 {
+		t.Fatalf("the short file was written over: %v %v", fi, err)
+	}
+	if _, err := dirstore.ReadState(to, exportMarker); !errors.Is(err, fs.ErrNotExist) {
+		t.Fatalf("the marker outlived the export that found it: %v", err)
+	}
+
+	// Removed as told, they are exported again.
+	os.Remove(shortPath)
+	if err := d.Delete(ctx, bare, ""); err != nil {
+		t.Fatal(err)
+	}
+	if r, _ = exportJSONOf(t, "export", "--all", "--dir", dir, "--to", to); len(r.Written) != 2 {
+		t.Fatalf("after removing them: %+v", r)
+	}
+	exportRoundTripped(t, dirOf(t, dir), d)
+}
+
+func errorOf(r exportOut, name string) string {
+	for _, x := range r.Refused {
+		if x.Name == name {
+			return x.Error
+		}
+	}
+	return ""
+}
+
+// exportRoundTripped fails unless dst holds every blob of src as export copies it.
+func exportRoundTripped(t *testing.T, src store.Container, dst *dirstore.Dir) {
+	t.Helper()
+	ctx := context.Background()
+	l, err := store.ListAll(ctx, src)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, bi := range l.Blobs {
+		if same, err := sameAsSource(ctx, dst, src, bi); !same || err != nil {
+			t.Fatalf("%s was not exported as it is: %v", bi.Name, err)
+		}
+	}
+}
+
+// Names that differ only by case are refused across the whole export, not only within one chunk of the copy:
+// "A.json" is listed first and written, "a.json" (after 512 others, in a later chunk) refused.
+func TestExportCaseCollisionsAcrossChunks(t *testing.T) {
+	dir := t.TempDir()
+	src, err := dirstore.Create(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx := context.Background()
+	for i := range 2 * exportChunk {
+		if _, err := src.Write(ctx, fmt.Sprintf("M/2026/11/30/9/B%04d.json", i), []byte(`[]`), store.WriteOptions{}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for _, n := range []string{"M/2026/11/30/9/A.json", "M/2026/11/30/9/a.json"} {
+		if _, err := src.Write(ctx, n, []byte(`[]`), store.WriteOptions{}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	to := filepath.Join(t.TempDir(), "export")
+	r, code := exportJSONOf(t, "export", "--all", "--dir", dir, "--to", to)
+	if code != 3 || len(r.Refused) != 1 || len(r.Written) != 2*exportChunk+1 || r.Written[0].Name != "M/2026/11/30/9/A.json" {
+		t.Fatalf("exit %d, %d written (first %v), refused %+v", code, len(r.Written), r.Written[:1], r.Refused)
+	}
+	if x := r.Refused[0]; x.Name != "M/2026/11/30/9/a.json" || !strings.Contains(x.Error, "differs only by case") {
+		t.Fatalf("%s: %s", x.Name, x.Error)
+	}
+}
