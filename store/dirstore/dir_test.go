@@ -645,6 +645,26 @@ func TestDirStateWritesNeverFollowLinks(t *testing.T) {
 	if ents, _ := os.ReadDir(elsewhere); len(ents) != 0 {
 		t.Fatalf("something landed where a link points: %v", ents)
 	}
+	// RemoveState removes the file, not what a linked state folder points at; a missing one is no error.
+	os.WriteFile(filepath.Join(elsewhere, "made"), []byte(`{}`), 0o600)
+	if err := dirstore.RemoveState(linked, "made"); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := os.Stat(filepath.Join(elsewhere, "made")); err != nil {
+		t.Fatalf("removed through a linked state folder: %v", err)
+	}
+	fresh := t.TempDir()
+	if err := dirstore.WriteState(fresh, "made", []byte(`{}`)); err != nil {
+		t.Fatal(err)
+	}
+	for range 2 {
+		if err := dirstore.RemoveState(fresh, "made"); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if _, err := dirstore.ReadState(fresh, "made"); !errors.Is(err, fs.ErrNotExist) {
+		t.Fatalf("still there after RemoveState: %v", err)
+	}
 }
 
 var ctx = context.Background()
