@@ -10,6 +10,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/deadletter/deadletter/store"
 	"github.com/deadletter/deadletter/store/dirstore"
@@ -195,4 +196,72 @@ func TestExportCaseCollisionsAcrossChunks(t *testing.T) {
 	if x := r.Refused[0]; x.Name != "M/2026/11/30/9/a.json" || !strings.Contains(x.Error, "differs only by case") {
 		t.Fatalf("%s: %s", x.Name, x.Error)
 	}
+}
+
+// An export killed part-way (kill -9: nothing of it runs after) leaves its marker; the next export into the same
+// directory compares what it finds: every name it reports held already is the source's blob, one it reports
+// different is not, and once those are removed a last export completes the copy.
+func TestExportKilledPartWay(t *testing.T) {
+	dir := t.TempDir()
+	src, err := dirstore.Create(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	src.SetUnsynced(true)
+	ctx := context.Background()
+	const n = 3000
+	for i := range n {
+		if _, err := src.Write(ctx, fmt.Sprintf("S/2026/11/30/9/%05d.json", i), []byte(`[{"id":"e"}]`),
+			store.WriteOptions{Metadata: map[string]string{"drainCount": "1"}}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	src.Flush()
+	to := filepath.Join(t.TempDir(), "export")
+	cmd, _, _ := start(t, "export", "--all", "--dir", dir, "--to", to)
+	for deadline := time.Now().Add(60 * time.Second); ; time.Sleep(5 * time.Millisecond) {
+		if ents, _ := os.ReadDir(filepath.Join(to, "S", "2026", "11", "30", "9")); len(ents) >= 200 {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatal("the export wrote nothing within 60s")
+		}
+	}
+	cmd.Process.Kill()
+	cmd.Wait()
+	if _, err := dirstore.ReadState(to, exportMarker); err != nil {
+		t.Fatalf("a killed export left no marker: %v", err)
+	}
+	r, code := exportJSONOf(t, "export", "--all", "--dir", dir, "--to", to)
+	if code != 3 || r.Totals.Written+r.Totals.Refused != n || len(r.Written) == n {
+		t.Fatalf("after the kill: exit %d, totals %+v", code, r.Totals)
+	}
+	d, err := dirstore.Open(to)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var different []string
+	held := len(r.Refused)
+	for _, x := range r.Refused {
+		same, err := sameAsSource(ctx, d, src, store.BlobInfo{Name: x.Name})
+		switch {
+		case err != nil:
+			t.Fatalf("%s: %v", x.Name, err)
+		case x.Error == "the directory holds that name already: never written over" && same:
+		case strings.Contains(x.Error, "holds a different file under that name") && !same:
+			different = append(different, x.Name)
+		default:
+			t.Fatalf("%s, the same as the source: %v, reported %q", x.Name, same, x.Error)
+		}
+	}
+	for _, name := range different {
+		if err := d.Delete(ctx, name, ""); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if r, _ = exportJSONOf(t, "export", "--all", "--dir", dir, "--to", to); len(r.Written) != len(different) {
+		t.Fatalf("after removing the %d different: %+v", len(different), r.Totals)
+	}
+	exportRoundTripped(t, src, d)
+	t.Logf("killed with %d of %d in the directory, %d of them different from the source", held, n, len(different))
 }
