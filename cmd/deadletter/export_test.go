@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io/fs"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -202,31 +203,11 @@ func TestExportCaseCollisionsAcrossChunks(t *testing.T) {
 // directory compares what it finds: every name it reports held already is the source's blob, one it reports
 // different is not, and once those are removed a last export completes the copy.
 func TestExportKilledPartWay(t *testing.T) {
-	dir := t.TempDir()
-	src, err := dirstore.Create(dir)
-	if err != nil {
-		t.Fatal(err)
-	}
-	src.SetUnsynced(true)
-	ctx := context.Background()
 	const n = 3000
-	for i := range n {
-		if _, err := src.Write(ctx, fmt.Sprintf("S/2026/11/30/9/%05d.json", i), []byte(`[{"id":"e"}]`),
-			store.WriteOptions{Metadata: map[string]string{"drainCount": "1"}}); err != nil {
-			t.Fatal(err)
-		}
-	}
-	src.Flush()
+	dir, src := manyBlobs(t, n)
+	ctx := context.Background()
 	to := filepath.Join(t.TempDir(), "export")
-	cmd, _, _ := start(t, "export", "--all", "--dir", dir, "--to", to)
-	for deadline := time.Now().Add(60 * time.Second); ; time.Sleep(5 * time.Millisecond) {
-		if ents, _ := os.ReadDir(filepath.Join(to, "S", "2026", "11", "30", "9")); len(ents) >= 200 {
-			break
-		}
-		if time.Now().After(deadline) {
-			t.Fatal("the export wrote nothing within 60s")
-		}
-	}
+	cmd := startExporting(t, dir, to)
 	cmd.Process.Kill()
 	cmd.Wait()
 	if _, err := dirstore.ReadState(to, exportMarker); err != nil {
@@ -264,4 +245,63 @@ func TestExportKilledPartWay(t *testing.T) {
 	}
 	exportRoundTripped(t, src, d)
 	t.Logf("killed with %d of %d in the directory, %d of them different from the source", held, n, len(different))
+}
+
+// An export stopped by a signal makes what it wrote durable before it exits (130): it takes its marker away, and
+// the next export finds every name it wrote whole, without comparing.
+func TestExportInterrupted(t *testing.T) {
+	dir, _ := manyBlobs(t, 3000)
+	to := filepath.Join(t.TempDir(), "export")
+	cmd := startExporting(t, dir, to)
+	cmd.Process.Signal(os.Interrupt)
+	if code, _ := exitOf(t, cmd, 60*time.Second); code != exitInterrupted {
+		t.Fatalf("exit %d", code)
+	}
+	if _, err := dirstore.ReadState(to, exportMarker); !errors.Is(err, fs.ErrNotExist) {
+		t.Fatalf("an interrupted export left its marker: %v", err)
+	}
+	r, _ := exportJSONOf(t, "export", "--all", "--dir", dir, "--to", to)
+	for _, x := range r.Refused {
+		if x.Error != "the directory holds that name already: never written over" {
+			t.Fatalf("%s: %s", x.Name, x.Error)
+		}
+	}
+	if len(r.Refused) < 200 || r.Totals.Written+r.Totals.Refused != 3000 {
+		t.Fatalf("after the interrupted export: %+v", r.Totals)
+	}
+}
+
+// manyBlobs is a directory container of n small blobs with metadata.
+func manyBlobs(t *testing.T, n int) (string, *dirstore.Dir) {
+	t.Helper()
+	dir := t.TempDir()
+	src, err := dirstore.Create(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	src.SetUnsynced(true)
+	for i := range n {
+		if _, err := src.Write(context.Background(), fmt.Sprintf("S/2026/11/30/9/%05d.json", i), []byte(`[{"id":"e"}]`),
+			store.WriteOptions{Metadata: map[string]string{"drainCount": "1"}}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := src.Flush(); err != nil {
+		t.Fatal(err)
+	}
+	return dir, src
+}
+
+// startExporting starts the binary exporting dir into to and returns once it has written 200 blobs.
+func startExporting(t *testing.T, dir, to string) *exec.Cmd {
+	t.Helper()
+	cmd, _, _ := start(t, "export", "--all", "--dir", dir, "--to", to)
+	for deadline := time.Now().Add(60 * time.Second); ; time.Sleep(5 * time.Millisecond) {
+		if ents, _ := os.ReadDir(filepath.Join(to, "S", "2026", "11", "30", "9")); len(ents) >= 200 {
+			return cmd
+		}
+		if time.Now().After(deadline) {
+			t.Fatal("the export wrote nothing within 60s")
+		}
+	}
 }
