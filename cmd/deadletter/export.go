@@ -49,8 +49,8 @@ is:, verdict: and plain words, as / types them). The handler register is not par
 
 --all and --filter copy as the container is listed, page by page, so memory does not grow with the container;
 the files are made durable together at the end (one sync of the file system), not one by one. An export that
-was stopped before that (a crash, kill -9) is found by the next one into DIR: each name DIR holds is then
-compared with the source, and one that differs (left short by the crash) is reported, never taken for done.
+was stopped before that (a crash, kill -9) marks DIR: from then on each export into it compares every name DIR
+holds with the source, and one that differs (left short by the crash) is reported, never taken for done.
 The text lists the first 20 blobs not written and counts the rest; -o json lists every one.`,
 		Example: `  deadletter export --all --pane quarantine --to ./incident-1130
   deadletter export --filter 'sub:webhooks is:malformed' --to ./webhooks-malformed
@@ -191,19 +191,21 @@ func (a *app) streamExport(ctx context.Context, l *replay.Loader, cfg rules.Conf
 // copy engine (store.Copy), chunk by chunk, exportWorkers chunks at once, and reports every blob in the order it
 // was handed over. Its writes are unsynced, made durable by one flush of the file system at the end (finish);
 // the marker it leaves in the directory's state folder until then tells the next export that a crash may have
-// left files short.
+// left files short. A directory found so marked stays marked: which names the crashed export wrote is not known,
+// so every later export into it compares the names it finds held.
 type exporter struct {
-	ctx     context.Context
-	dst     *dirstore.Dir
-	src     store.Container
-	resumed bool // an earlier export into dst stopped before its flush: names dst holds are compared
-	report  func(store.Copied)
-	folds   *foldSet
-	chunk   []exportJob
-	seq     int
-	chunks  chan exportBatch
-	ahead   chan struct{}
-	wg      sync.WaitGroup
+	ctx      context.Context
+	dst      *dirstore.Dir
+	src      store.Container
+	resumed  bool // an earlier export into dst stopped before its flush: names dst holds are compared
+	unsynced bool // the writes are unsynced, the marker down: finish flushes
+	report   func(store.Copied)
+	folds    *foldSet
+	chunk    []exportJob
+	seq      int
+	chunks   chan exportBatch
+	ahead    chan struct{}
+	wg       sync.WaitGroup
 
 	mu      sync.Mutex
 	done    map[int][]store.Copied // chunks copied, waiting for an earlier one to be reported
@@ -239,7 +241,8 @@ func startExport(ctx context.Context, dst *dirstore.Dir, src store.Container, de
 	if err != nil && !errors.Is(err, fs.ErrNotExist) {
 		return nil, err
 	}
-	if dst.SetUnsynced(true) { // (where the system cannot flush a file system, every write stays synced)
+	unsynced := dst.SetUnsynced(true) // (where the system cannot flush a file system, every write stays synced)
+	if unsynced {
 		// The marker is durable before any unsynced file lands.
 		if err := dirstore.WriteState(dst.Root(), exportMarker, []byte(describe+"\n")); err != nil {
 			return nil, err
@@ -248,7 +251,7 @@ func startExport(ctx context.Context, dst *dirstore.Dir, src store.Container, de
 			return nil, err
 		}
 	}
-	ex := &exporter{ctx: ctx, dst: dst, src: src, resumed: resumed, report: report, folds: folds,
+	ex := &exporter{ctx: ctx, dst: dst, src: src, resumed: resumed, unsynced: unsynced, report: report, folds: folds,
 		chunks: make(chan exportBatch), ahead: make(chan struct{}, exportAhead), done: map[int][]store.Copied{}}
 	for range exportWorkers {
 		ex.wg.Add(1)
@@ -331,19 +334,24 @@ func (ex *exporter) work() {
 }
 
 // finish copies what is left, waits for the workers and makes every file written durable (one flush of the file
-// system), then takes the marker away: what the export wrote is there whole, whatever stopped it.
+// system), then takes the marker away — what this export wrote is there whole, whatever stopped it — unless the
+// directory was marked before it began (a crash's files may still be there: the names this export did not reach,
+// the different ones it reported).
 func (ex *exporter) finish() error {
 	ex.send()
 	close(ex.chunks)
 	ex.wg.Wait()
-	if !ex.dst.SetUnsynced(false) {
+	if !ex.unsynced {
 		return ex.copyErr
 	}
+	ex.dst.SetUnsynced(false)
 	if err := ex.dst.Flush(); err != nil {
 		return fmt.Errorf("the files written were not made durable (the next export into the directory compares what it holds): %w", err)
 	}
-	if err := dirstore.RemoveState(ex.dst.Root(), exportMarker); err != nil {
-		return err
+	if !ex.resumed {
+		if err := dirstore.RemoveState(ex.dst.Root(), exportMarker); err != nil {
+			return err
+		}
 	}
 	return ex.copyErr
 }

@@ -68,8 +68,9 @@ func TestExportOutputIsBounded(t *testing.T) {
 
 // An export stopped before its files were made durable (its marker left) may have left files short or without
 // their properties: the next export compares every name the directory holds with the source and reports one that
-// differs — never takes it for exported, never writes over it; one the same is held already as ever. Without
-// the marker (the last export finished) nothing is compared.
+// differs — never takes it for exported, never writes over it; one the same is held already as ever; and the
+// marker stays, so the export after it compares too. Without the marker (the last export finished) nothing is
+// compared.
 func TestExportAfterACrashComparesWhatItFinds(t *testing.T) {
 	dir := t.TempDir()
 	mustRun(t, "seed", "--dir", dir, "--count", "5")
@@ -131,8 +132,13 @@ func TestExportAfterACrashComparesWhatItFinds(t *testing.T) {
 	if fi, err := os.Stat(shortPath); err != nil || fi.Size() != 3 {
 		t.Fatalf("the short file was written over: %v %v", fi, err)
 	}
-	if _, err := dirstore.ReadState(to, exportMarker); !errors.Is(err, fs.ErrNotExist) {
-		t.Fatalf("the marker outlived the export that found it: %v", err)
+	if _, err := dirstore.ReadState(to, exportMarker); err != nil {
+		t.Fatalf("the export that found the marker took it away (the files it reported different are still there): %v", err)
+	}
+
+	// The export after it compares too: still different, not held already.
+	if r, _ = exportJSONOf(t, "export", "--all", "--dir", dir, "--to", to); !strings.Contains(errorOf(r, short), "holds a different file") {
+		t.Fatalf("the export after the one that found the marker: %q", errorOf(r, short))
 	}
 
 	// Removed as told, they are exported again.
