@@ -113,6 +113,8 @@ func TestJSONGoldens(t *testing.T) {
 		{"drain-dry-run", 0, []string{"drain", "--dry-run", "--json"}},
 		{"restore-dry-run", 3, []string{"restore", "--all", "--subscription", "storage-ledger", "--dry-run", "--json"}},
 		{"show", 0, []string{"show", quarantine, "--json"}},
+		// (Writes into a directory of its own, not the container: once, with -o json.)
+		{"export", 0, []string{"export", "--all", "--pane", "quarantine", "--subscription", "storage-ledger", "--to", filepath.Join(filepath.Dir(dir), "export"), "-o", "json"}},
 		// The writes, last: each changes what the ones after it read.
 		{"drain", 0, []string{"drain", strandedName, "--yes", "-o", "json"}},
 		{"restore", 0, []string{"restore", quarantine, "--force", "--yes", "-o", "json"}},
