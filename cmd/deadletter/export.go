@@ -132,6 +132,9 @@ func (a *app) runExport(cmd *cobra.Command, args []string, o *exportOptions) err
 	if err != nil {
 		return fmt.Errorf("export to %s: %w", textfmt.Printable(abs), err)
 	}
+	if ex.resumed {
+		fmt.Fprintf(a.io.err, "note: an export into %s stopped before its files were made durable (a crash?): each name it holds is compared with the source\n", textfmt.Printable(abs))
+	}
 	var listErr error
 	if snap != nil {
 		for _, n := range names {

@@ -118,6 +118,9 @@ func TestExportAfterACrashComparesWhatItFinds(t *testing.T) {
 	if err := dirstore.WriteState(to, exportMarker, []byte("an export cut short\n")); err != nil {
 		t.Fatal(err)
 	}
+	if _, errs, _ := runCmd(t, "export", "--all", "--dir", dir, "--to", to); !strings.Contains(errs, "each name it holds is compared with the source") {
+		t.Fatalf("no note that the export compares:\n%s", errs)
+	}
 	r, code = exportJSONOf(t, "export", "--all", "--dir", dir, "--to", to)
 	for _, name := range []string{short, bare} {
 		if e := errorOf(r, name); code != 3 || !strings.Contains(e, "holds a different file under that name") || !strings.Contains(e, "remove it and export again") {
