@@ -459,7 +459,7 @@ type exportReport struct {
 	written, refused int
 	held, differs    int // of refused: names the directory held already, and of those, ones not the source's
 	bytes            int64
-	first            []store.Copied
+	first, different []store.Copied // (the text's: the first refusals, and the first different files apart — the ones to act on)
 	started          bool
 	spool            *os.File
 	spooled          *bufio.Writer
@@ -495,7 +495,9 @@ func (r *exportReport) add(c store.Copied) {
 		r.writeJSON(exportedJSON{Name: text(c.Name), Size: c.Size})
 	case r.json:
 		r.spoolJSON(exportRefusedJSON{Name: text(c.Name), Error: text(exportError(c.Err))})
-	case c.Err != nil && len(r.first) < shownRefusals:
+	case errors.Is(c.Err, errDiffers) && len(r.different) < shownRefusals:
+		r.different = append(r.different, c)
+	case c.Err != nil && !errors.Is(c.Err, errDiffers) && len(r.first) < shownRefusals:
 		r.first = append(r.first, c)
 	}
 	if r.progress != nil && time.Since(r.last) > 100*time.Millisecond {
@@ -555,7 +557,8 @@ func (r *exportReport) fail(err error) {
 }
 
 // print ends the output: the JSON document's refused blobs, totals and any error that stopped the listing, or
-// the text's refusals (the first shownRefusals), the blobs not found and the summary line.
+// the text's refusals (the first shownRefusals, files different from the source first), the blobs not found and
+// the summary line.
 func (r *exportReport) print(missing []rules.Result, listErr error) error {
 	if r.progress != nil && r.written+r.refused > 0 {
 		fmt.Fprint(r.progress, "\r\x1b[K")
@@ -563,10 +566,11 @@ func (r *exportReport) print(missing []rules.Result, listErr error) error {
 	if r.json {
 		return r.printJSON(missing, listErr)
 	}
-	for _, c := range r.first {
+	shown := append(r.different, r.first[:min(len(r.first), shownRefusals-len(r.different))]...)
+	for _, c := range shown {
 		fmt.Fprintf(r.w, "not written  %s: %s\n", textfmt.Printable(c.Name), textfmt.Printable(exportError(c.Err)))
 	}
-	if more := r.refused - len(r.first); more > 0 {
+	if more := r.refused - len(shown); more > 0 {
 		fmt.Fprintf(r.w, "… and %d more not written (-o json lists every one); in all, %d the directory held already, %d of them different from the source, and %d for other reasons\n",
 			more, r.held+r.differs, r.differs, r.refused-r.held-r.differs)
 	}
@@ -645,7 +649,7 @@ func (r *exportReport) close() {
 func exportError(err error) string {
 	switch {
 	case errors.Is(err, errDiffers):
-		return err.Error() + ": an earlier export into it stopped before its files were made durable (a crash can leave one short or empty); never written over: remove it and export again"
+		return errDiffers.Error() + ": an earlier export into it stopped before its files were made durable (a crash can leave one short or empty); never written over: remove it and export again"
 	case errors.Is(err, store.ErrAlreadyExists):
 		return "the directory holds that name already: never written over"
 	case errors.Is(err, store.ErrCaseCollision):

@@ -64,6 +64,19 @@ func TestExportOutputIsBounded(t *testing.T) {
 	if code != 3 || len(r.Written) != 0 || len(r.Refused) != n || r.Totals.Refused != n {
 		t.Fatalf("second export, JSON: exit %d, %d written, %d refused (totals %d) of %d", code, len(r.Written), len(r.Refused), r.Totals.Refused, n)
 	}
+	// A file a crash left short, last of all: the text names it among the 20, before the ones held whole.
+	last := r.Refused[n-1].Name
+	if err := os.Truncate(filepath.Join(to, filepath.FromSlash(last)), 0); err != nil {
+		t.Fatal(err)
+	}
+	if err := dirstore.WriteState(to, exportMarker, nil); err != nil {
+		t.Fatal(err)
+	}
+	out, _, _ = runCmd(t, "export", "--all", "--dir", dir, "--to", to)
+	if lines = strings.Split(strings.TrimSpace(out), "\n"); len(lines) != shownRefusals+2 || !strings.HasPrefix(lines[0], "not written  "+last+": the directory holds a different file") ||
+		!strings.Contains(out, fmt.Sprintf("in all, %d the directory held already, 1 of them different from the source", n)) {
+		t.Fatalf("the export after a crash, text:\n%s", out)
+	}
 }
 
 // An export stopped before its files were made durable (its marker left) may have left files short or without
