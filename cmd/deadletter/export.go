@@ -132,9 +132,7 @@ func (a *app) runExport(cmd *cobra.Command, args []string, o *exportOptions) err
 	if err != nil {
 		return fmt.Errorf("export to %s: %w", textfmt.Printable(abs), err)
 	}
-	if ex.resumed {
-		fmt.Fprintf(a.io.err, "note: an export into %s stopped before its files were made durable (a crash?): each name it holds is compared with the source\n", textfmt.Printable(abs))
-	}
+	a.noteComparing(ex, abs)
 	var listErr error
 	if snap != nil {
 		for _, n := range names {
@@ -163,6 +161,14 @@ func (a *app) runExport(cmd *cobra.Command, args []string, o *exportOptions) err
 		return exitCode{code: exitNotDone}
 	}
 	return nil
+}
+
+// noteComparing says on stderr that the export compares what the directory holds: it is marked by an export that
+// stopped before its files were durable.
+func (a *app) noteComparing(ex *exporter, abs string) {
+	if ex.resumed {
+		fmt.Fprintf(a.io.err, "note: an export into %s stopped before its files were made durable (a crash?): each name it holds is compared with the source\n", textfmt.Printable(abs))
+	}
 }
 
 // streamExport lists the container page by page and hands each blob the filters keep to the export: nothing of
