@@ -65,7 +65,7 @@ var (
 	rssChild = flag.String("rss-child", "", "internal: hold the directory's blobs hydrated and print peak RSS")
 	phases   = flag.String("phases", "read,drain,rss,ui,scale,twin,build", "which measurements to run (build is skipped by -smoke: it downloads every module afresh)")
 	cpuProf  = flag.String("cpuprofile", "", "write a CPU profile of the whole run (investigating a missed target)")
-	memProf  = flag.String("memprofile", "", "write a heap profile of the scale phase's dashboard once it has listed (investigating its RSS)")
+	memProf  = flag.String("memprofile", "", "write a heap profile of the scale phase's dashboard once it has listed, and of its twin start --from at its largest heap (investigating their RSS)")
 	azBin    = flag.String("azurite", os.Getenv("DEADLETTER_AZURITE_BIN"), "azurite-blob executable (bench.sh sets DEADLETTER_AZURITE_BIN)")
 )
 

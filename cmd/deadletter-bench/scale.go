@@ -256,12 +256,24 @@ func twinFromReport(dir string) {
 	must(err)
 	cfg := rules.DefaultConfig()
 	cfg.Handlers = scenario.IncidentRegister
+	if *memProf != "" { // (investigating: the heap profile at the largest heap seen, sampled every half second)
+		go func() {
+			var peak uint64
+			for range time.Tick(500 * time.Millisecond) {
+				var ms runtime.MemStats
+				runtime.ReadMemStats(&ms)
+				if ms.HeapAlloc > peak {
+					peak = ms.HeapAlloc
+					if p, err := os.Create(*memProf); err == nil {
+						pprof.WriteHeapProfile(p)
+						p.Close()
+					}
+				}
+			}
+		}()
+	}
 	start := time.Now()
-	snap, err := replay.NewLoader(d, cfg).List(ctx)
-	must(err)
-	blobs, script := twin.SnapshotOf(snap, cfg, rules.WitnessReport{})
-	tw, err := twin.StartFrom(ctx, filepath.Join(work, "twin"), twin.From{Source: d, Describe: "directory " + dir, Blobs: blobs, Now: snap.Now,
-		Config: cfg, Script: script})
+	tw, err := twin.StartFrom(ctx, filepath.Join(work, "twin"), twin.From{Source: d, Describe: "directory " + dir, Config: cfg})
 	f := twinFromFigures{Took: time.Since(start), RSSMB: peakRSSMB()}
 	if err != nil {
 		f.Err = err.Error()

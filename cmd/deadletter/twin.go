@@ -197,7 +197,7 @@ func (a *app) twinStatusCmd() *cobra.Command {
 			}
 			// Looked at under the twin's lock when it is free; a twin a demo is running is looked at as it
 			// stands, and its account is a glimpse between two of the demo's steps.
-			tw, err := twin.Open(cmd.Context(), dir, "twin status")
+			tw, err := twin.OpenToLook(cmd.Context(), dir, "twin status")
 			running := errors.Is(err, made.ErrBusy)
 			if running {
 				fmt.Fprintln(a.io.err, "note: "+err.Error()+"; this is a glimpse between two of its steps")

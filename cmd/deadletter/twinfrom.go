@@ -11,6 +11,7 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/deadletter/deadletter/internal/made"
@@ -120,14 +121,11 @@ func (a *app) startFrom(cmd *cobra.Command, dir, src string, asJSON bool) error 
 	} else if sub.context != "" {
 		describe += " (" + l.Container.Describe() + ")"
 	}
-	snap, err := l.List(ctx)
-	if err != nil {
-		return couldNotLook(ctx, err)
-	}
-	blobs, script := twin.SnapshotOf(snap, cfg, readWitness(ctx, sub.witnessOf(ctx), snap.Now))
-	progress := a.copyProgress(len(blobs))
-	tw, err := twin.StartFrom(ctx, dir, twin.From{Source: l.Container, Describe: describe, Blobs: blobs, Now: snap.Now, Config: cfg,
-		Script: script, Progress: progress.add})
+	progress := a.copyProgress(0)
+	// The source is listed once, as it is copied: a million blobs are never held at once (twin.StartFrom).
+	tw, err := twin.StartFrom(ctx, dir, twin.From{Source: l.Container, Describe: describe, Config: cfg,
+		Witness:  func(now time.Time) rules.WitnessReport { return readWitness(ctx, sub.witnessOf(ctx), now) },
+		Progress: progress.add, Listed: progress.listed})
 	progress.done()
 	if err != nil {
 		if wasInterrupted(ctx) {
@@ -149,8 +147,10 @@ func (a *app) startFrom(cmd *cobra.Command, dir, src string, asJSON bool) error 
 
 // copyProgress counts a twin's copy and, on a terminal, shows it as a bar on one line.
 type copyProgress struct {
+	mu       sync.Mutex
 	w        io.Writer
 	total    int
+	complete bool // the total is the listing's end, not its count so far
 	n        int
 	bytes    int64
 	terminal bool
@@ -162,7 +162,16 @@ func (a *app) copyProgress(total int) *copyProgress {
 	return &copyProgress{w: a.io.err, total: total, terminal: ok && isatty.IsTerminal(f.Fd())}
 }
 
+// listed is the listing's count so far: the bar's total once complete.
+func (p *copyProgress) listed(n int, complete bool) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	p.total, p.complete = n, complete
+}
+
 func (p *copyProgress) add(c store.Copied) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
 	if c.Err == nil {
 		p.n++
 		p.bytes += c.Size
@@ -174,7 +183,11 @@ func (p *copyProgress) add(c store.Copied) {
 		if p.total > 0 {
 			filled = width * p.n / p.total
 		}
-		fmt.Fprintf(p.w, "\rcopying [%s%s] %d/%d blob(s), %s", strings.Repeat("█", filled), strings.Repeat("░", width-filled), p.n, p.total, textfmt.Bytes(p.bytes))
+		total := strconv.Itoa(p.total)
+		if !p.complete {
+			total += "+" // still listing
+		}
+		fmt.Fprintf(p.w, "\rcopying [%s%s] %d/%s blob(s), %s", strings.Repeat("█", filled), strings.Repeat("░", width-filled), p.n, total, textfmt.Bytes(p.bytes))
 	}
 }
 

@@ -9,43 +9,69 @@ import (
 	"github.com/deadletter/deadletter/store"
 )
 
-// whereabouts is where every outstanding event is: on its way (a delivery Event Grid owes, or a dead letter
-// waiting for its blob) or in blobs — dead letters at the root, quarantine copies.
+// whereabouts is where the outstanding events are: on their way (a delivery Event Grid owes, or a dead letter
+// waiting for its blob) or in blobs — dead letters at the root, quarantine copies. Only outstanding events are
+// marked: those kept by id in maps, those of the base (baseEvents) in bitmaps, so a million blobs cost a bit each.
 type whereabouts struct {
-	inFlight map[string]bool
-	inBlobs  map[string][]string
+	tw                    *Twin
+	inFlight, inBlobs     map[string]bool
+	baseFlight, baseBlobs bitmap
 }
 
-func (tw *Twin) whereabouts(ctx context.Context) (whereabouts, error) {
-	w := whereabouts{inFlight: map[string]bool{}, inBlobs: map[string][]string{}}
+// mark notes an event (its original id) on its way or in a blob, when it is outstanding.
+func (w *whereabouts) mark(id string, flight bool) {
+	if w.tw.st.Outstanding[id] {
+		if flight {
+			w.inFlight[id] = true
+		} else {
+			w.inBlobs[id] = true
+		}
+		return
+	}
+	if i := w.tw.st.base.index(idHash(id)); i >= 0 {
+		if flight {
+			w.baseFlight.set(i)
+		} else {
+			w.baseBlobs.set(i)
+		}
+	}
+}
+
+// somewhere reports whether an event was found on its way or in a blob.
+func (w *whereabouts) somewhere(id string) bool {
+	if w.inFlight[id] || w.inBlobs[id] {
+		return true
+	}
+	i := w.tw.st.base.index(idHash(id))
+	return i >= 0 && (w.baseFlight.get(i) || w.baseBlobs.get(i))
+}
+
+// scanWorkers is how many blobs whereabouts reads at once.
+const scanWorkers = 8
+
+func (tw *Twin) whereabouts(ctx context.Context) (*whereabouts, error) {
+	n := tw.st.base.len()
+	w := &whereabouts{tw: tw, inFlight: map[string]bool{}, inBlobs: map[string]bool{}, baseFlight: newBitmap(n), baseBlobs: newBitmap(n)}
 	sep := tw.cfg.Separator
 	for _, p := range tw.st.Queue {
 		if p.Event != nil {
-			w.inFlight[eventKey(p.Event.ID, sep)] = true
+			w.mark(eventKey(p.Event.ID, sep), true)
 		}
 	}
 	for _, batch := range tw.st.Batches {
 		for _, dl := range batch {
-			w.inFlight[eventKey(dl.ID, sep)] = true
+			w.mark(eventKey(dl.ID, sep), true)
 		}
 	}
-	l, err := store.ListAll(ctx, tw.dir)
-	if err != nil {
-		return w, err
-	}
-	for _, bi := range l.Blobs {
-		if isArchived(bi.Name) {
-			continue // a record of what was republished: those events are on their way or delivered
+	// Every blob but the archived is read, a few at once, page by page of the listing.
+	err := tw.readBlobs(ctx, func(bi store.BlobInfo) bool {
+		return !isArchived(bi.Name) // a record of what was republished: those events are on their way or delivered
+	}, func(ids []string) {
+		for _, id := range ids {
+			w.mark(id, false)
 		}
-		b, err := tw.dir.Read(ctx, bi.Name, store.MaxBlobBytes)
-		if err != nil {
-			return w, err
-		}
-		for _, id := range eventIDs(b.Body, sep) {
-			w.inBlobs[id] = append(w.inBlobs[id], bi.Name)
-		}
-	}
-	return w, nil
+	})
+	return w, err
 }
 
 // Account is where every event the twin ever published is: the invariant is that the counts add up to what was
@@ -75,10 +101,21 @@ func (tw *Twin) Check(ctx context.Context) (Account, error) {
 		switch {
 		case w.inFlight[id]:
 			a.OnTheirWay++
-		case len(w.inBlobs[id]) > 0:
+		case w.inBlobs[id]:
 			a.InBlobs++
 		default:
 			a.Nowhere = append(a.Nowhere, id)
+		}
+	}
+	for i, h := range tw.baseHashes() {
+		switch {
+		case tw.st.BaseGone.get(i):
+		case w.baseFlight.get(i):
+			a.OnTheirWay++
+		case w.baseBlobs.get(i):
+			a.InBlobs++
+		default:
+			a.Nowhere = append(a.Nowhere, baseName(h))
 		}
 	}
 	sort.Strings(a.Nowhere)

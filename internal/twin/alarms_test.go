@@ -344,11 +344,14 @@ func fingerprint(t *testing.T, tw *Twin) map[string][32]byte {
 		out[name] = sha256.Sum256([]byte(fmt.Sprintf("%s\x00%s\x00%s\x00%s", b.Body, meta, bi.LastModified.Format(time.RFC3339Nano), bi.ContentType)))
 	}
 	state := tw.State()
-	state.Known = map[string]known{}
-	for n, k := range tw.State().Known {
-		state.Known[n] = known{LastModified: k.LastModified} // (an ETag names the file's inode: the machine's, not the run's)
+	kn := map[string]time.Time{} // (an ETag names the file's inode: the machine's, not the run's)
+	for _, n := range state.known.names() {
+		kn[n], _ = state.known.lastModified(n)
 	}
-	st, err := json.Marshal(state)
+	st, err := json.Marshal(struct {
+		State
+		Known map[string]time.Time
+	}{state, kn})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -2,7 +2,6 @@ package twin
 
 import (
 	"bufio"
-	"container/heap"
 	"context"
 	"encoding/json"
 	"errors"
@@ -17,6 +16,7 @@ import (
 	"time"
 
 	"github.com/deadletter/deadletter/internal/made"
+	"github.com/deadletter/deadletter/replay"
 	"github.com/deadletter/deadletter/replay/rules"
 	"github.com/deadletter/deadletter/store"
 	"github.com/deadletter/deadletter/store/dirstore"
@@ -26,40 +26,89 @@ import (
 // connection, kill -9) is resumed by the next one, which copies only what is not there yet.
 const copyingFile = "copying"
 
-// From is what a twin of a container starts from: the source as listed once (a snapshot), its service time, the
-// configuration it is judged by and the script its evidence implies (Infer).
+// From is what a twin of a container starts from: the source, listed once as it is copied (a snapshot, nothing
+// of it kept but what infers the script), the configuration it is judged by, and Event Grid's verdicts.
 type From struct {
 	// Source is read only: listed blobs are read and copied, nothing is written to it.
 	Source store.Container
 	// Describe names the source for the twin's record: a context, a directory, an account and container — never
 	// a credential.
 	Describe string
-	// Blobs are the source's listing, in the order they are copied.
-	Blobs []store.BlobInfo
-	// Now is the source's service time when it was listed: the twin's clock starts there.
-	Now    time.Time
-	Config rules.Config
-	Script Script
+	Config   rules.Config
+	// Witness is Event Grid's verdicts as of the listing's service time (nil: none); with the listing's evidence
+	// they infer the script (Infer).
+	Witness func(now time.Time) rules.WitnessReport
 	// Progress is told of each blob as it is copied (or found copied by an earlier, interrupted start).
 	Progress func(store.Copied)
+	// Listed is told how many blobs the listing has found so far, and whether it is complete.
+	Listed func(n int, complete bool)
 }
 
-// SnapshotOf is what a twin of a container starts from, out of one listing of it: the blobs to copy, in the
-// listing's order, and the script the evidence implies (Infer: the subscriptions the listing names, their
-// readiness at the listing's time, and the witness's verdicts when there is one).
-func SnapshotOf(snap *rules.Snapshot, cfg rules.Config, wit rules.WitnessReport) ([]store.BlobInfo, Script) {
-	blobs := make([]store.BlobInfo, 0, len(snap.Items))
-	var subs []string
-	seen := map[string]bool{}
-	for _, it := range snap.Items {
-		blobs = append(blobs, it.Info)
-		if s := it.Parsed.Subscription; s != "" && !seen[s] && it.Refused == "" {
-			seen[s] = true
-			subs = append(subs, s)
+// witness is Event Grid's verdicts as of now, when the start was given a witness.
+func (f From) witness(now time.Time) rules.WitnessReport {
+	if f.Witness == nil {
+		return rules.WitnessReport{}
+	}
+	return f.Witness(now)
+}
+
+// evidence is what a twin of a container keeps of its listing to infer the script (Infer): the subscriptions it
+// names, and the blobs readiness looks at — each subscription's newest dead letter and those within the TTL
+// before the listing's time — not the million others.
+type evidence struct {
+	cfg    rules.Config
+	now    time.Time
+	seen   map[string]bool
+	subs   []string
+	newest map[string]rules.Item
+	recent []rules.Item
+}
+
+func (e *evidence) take(items []rules.Item, now time.Time) {
+	if now.After(e.now) {
+		e.now = now
+	}
+	for _, it := range items {
+		s := it.Parsed.Subscription
+		if s == "" || it.Refused != "" {
+			continue
+		}
+		if !e.seen[s] {
+			e.seen[s] = true
+			e.subs = append(e.subs, s)
+		}
+		at, ok := rules.DeadLetteredAt(it.Info, it.Parsed)
+		if !ok {
+			continue
+		}
+		if n, had := e.newest[s]; !had || at.After(mustAt(n)) {
+			e.newest[s] = it
+		}
+		if now.Sub(at) < e.cfg.TTL { // (a superset of those within the TTL at the listing's end: its clock only grows)
+			e.recent = append(e.recent, it)
 		}
 	}
-	sort.Strings(subs)
-	return blobs, Infer(subs, cfg.Readiness(snap.Items, snap.Now), wit)
+}
+
+func mustAt(it rules.Item) time.Time {
+	at, _ := rules.DeadLetteredAt(it.Info, it.Parsed)
+	return at
+}
+
+// script is what the evidence implies.
+func (e *evidence) script(wit rules.WitnessReport) Script {
+	items := make([]*rules.Item, 0, len(e.newest)+len(e.recent))
+	for _, s := range sortedKeys(e.newest) {
+		it := e.newest[s]
+		items = append(items, &it)
+	}
+	for i := range e.recent {
+		if n := e.newest[e.recent[i].Parsed.Subscription]; n.Name != e.recent[i].Name {
+			items = append(items, &e.recent[i])
+		}
+	}
+	sort.Strings(e.subs)
+	return Infer(e.subs, e.cfg.Readiness(items, e.now), wit)
 }
 
 // copyChunk is how many blobs one call of the copy engine takes: the twin's memory is the listing and the chunks'
@@ -79,9 +128,6 @@ func StartFrom(ctx context.Context, root string, f From) (*Twin, error) {
 	rules := RulesOf(f.Config)
 	if err := rules.check(); err != nil {
 		return nil, err
-	}
-	if err := f.Script.check(); err != nil {
-		return nil, fmt.Errorf("the inferred script: %w", err)
 	}
 	place, err := made.Find(root)
 	resume := false
@@ -132,7 +178,7 @@ func startFrom(ctx context.Context, d *dirstore.Dir, place *made.Place, held *ma
 	// The copy is resumable whatever a crash leaves (a blob short or missing is copied again): its writes are
 	// made durable together at its end, not one by one.
 	d.SetUnsynced(true)
-	err := copyFrom(ctx, d, f)
+	ev, err := copyFrom(ctx, d, f)
 	d.SetUnsynced(false)
 	if err == nil {
 		err = d.Flush()
@@ -140,13 +186,16 @@ func startFrom(ctx context.Context, d *dirstore.Dir, place *made.Place, held *ma
 	if err != nil {
 		return nil, err
 	}
-	now := f.Now.UTC().Truncate(time.Second)
-	script := f.Script
+	script := ev.script(f.witness(ev.now))
+	if err := script.check(); err != nil {
+		return nil, fmt.Errorf("the inferred script: %w", err)
+	}
+	now := ev.now.UTC().Truncate(time.Second)
 	script.Opens = 0
 	tw := &Twin{root: d.Root(), place: place, held: held, dir: d, cfg: f.Config, script: script, st: State{Format: stateFormat,
 		Scenario: script.Name, Source: f.Describe, Start: now, Now: now, Rules: &rules,
 		NextPublish: map[string]time.Time{}, Batches: map[string][]deadLetter{}, BatchDue: map[string]time.Time{},
-		Known: map[string]known{}, Outstanding: map[string]bool{}, Violations: []string{}}}
+		known: newKnownSet(), Outstanding: map[string]bool{}, Violations: []string{}}}
 	tw.c = &recorder{Container: d, tw: tw}
 	d.SetClock(func() time.Time { return tw.st.Now })
 	tw.cfg.Handlers = f.Config.Handlers
@@ -179,31 +228,83 @@ func startFrom(ctx context.Context, d *dirstore.Dir, place *made.Place, held *ma
 // takeIn is what the twin of a copied container knows: every blob, as copied — a root blob still inside the TTL
 // with its BlobCreated on its way (Event Grid holds it until the hour from its write runs out; an older one's
 // trigger is long gone) — and every event the blobs hold outstanding: published before the snapshot, in a blob
-// now (read blob by blob: nothing but the ids is kept).
+// now (read blob by blob, a few at once: nothing but a hash of each id is kept, the base of baseEvents).
 func (tw *Twin) takeIn(ctx context.Context, now time.Time) error {
-	d := tw.dir
-	return d.List(ctx, "", func(p store.Page) error {
-		for _, bi := range p.Blobs {
-			tw.st.Known[bi.Name] = known{ETag: bi.ETag, LastModified: bi.LastModified}
-			if rules.Triggers(bi.Name) && now.Sub(bi.LastModified) < tw.cfg.TTL {
-				tw.pushTrigger(bi.Name, now, minTime(bi.LastModified, now))
-			}
-			if isArchived(bi.Name) {
-				continue // a record of what was republished: not where an event is
-			}
-			b, err := d.Read(ctx, bi.Name, store.MaxBlobBytes)
-			if err != nil {
-				return err
-			}
-			for _, id := range eventIDs(b.Body, tw.cfg.Separator) {
-				if !tw.st.Outstanding[id] {
-					tw.st.Outstanding[id] = true
-					tw.st.Totals.Published++
+	var hashes []uint64
+	err := tw.readBlobs(ctx, func(bi store.BlobInfo) bool {
+		name := tw.st.known.set(bi.Name, bi.ETag, bi.LastModified)
+		if rules.Triggers(name) && now.Sub(bi.LastModified) < tw.cfg.TTL {
+			tw.owe(name, now, minTime(bi.LastModified, now))
+		}
+		return !isArchived(bi.Name) // an archived blob is a record of what was republished: not where an event is
+	}, func(ids []string) {
+		for _, id := range ids {
+			hashes = append(hashes, idHash(id))
+		}
+	})
+	if err != nil {
+		return err
+	}
+	if err := tw.sealOwed(); err != nil {
+		return err
+	}
+	tw.st.base = newBase(hashes)
+	tw.st.BaseEvents = tw.st.base.len()
+	tw.st.BaseGone = newBitmap(tw.st.BaseEvents)
+	tw.st.Totals.Published += tw.st.BaseEvents
+	if tw.place != nil {
+		return writeBase(tw.place.File(baseFile), tw.st.base)
+	}
+	return nil
+}
+
+// readBlobs lists the twin's directory page by page and reads, scanWorkers at once, every blob list says to read
+// (list is called for every blob listed, in order, on the listing's goroutine); found is called with the events
+// each one holds (their original ids), one call at a time.
+func (tw *Twin) readBlobs(ctx context.Context, list func(store.BlobInfo) bool, found func(ids []string)) error {
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	sep := tw.cfg.Separator
+	names := make(chan string, 256)
+	var mu sync.Mutex
+	var firstErr error
+	var wg sync.WaitGroup
+	for range scanWorkers {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for name := range names {
+				b, err := tw.dir.Read(ctx, name, store.MaxBlobBytes)
+				mu.Lock()
+				if err != nil && firstErr == nil {
+					firstErr = err
+					cancel()
+				} else if err == nil {
+					found(eventIDs(b.Body, sep))
 				}
+				mu.Unlock()
+			}
+		}()
+	}
+	err := tw.dir.List(ctx, "", func(p store.Page) error {
+		for _, bi := range p.Blobs {
+			if !list(bi) {
+				continue
+			}
+			select {
+			case names <- bi.Name:
+			case <-ctx.Done():
+				return ctx.Err()
 			}
 		}
 		return nil
 	})
+	close(names)
+	wg.Wait()
+	if firstErr != nil {
+		return firstErr
+	}
+	return err
 }
 
 func minTime(a, b time.Time) time.Time {
@@ -213,11 +314,14 @@ func minTime(a, b time.Time) time.Time {
 	return b
 }
 
-// copyFrom copies the listing chunk by chunk with the one copy engine, copyWorkers chunks at once (each write is
-// synced: one at a time a million blobs would take hours). A name the twin holds already was copied by an
-// interrupted start: its Last-Modified is put right (the step a kill may have cut short) and it counts as done.
-// Any blob not copied fails the start, naming the first; the next start resumes.
-func copyFrom(ctx context.Context, d *dirstore.Dir, f From) error {
+// copyFrom lists the source once, page by page, and copies each page as it comes, chunk by chunk with the one
+// copy engine, copyWorkers chunks at once: nothing of a page is kept once copied but the evidence the script is
+// inferred from. A name the twin holds already was copied by an interrupted start: its Last-Modified is put right
+// (the step a kill may have cut short) and it counts as done. Any blob not copied fails the start, naming the
+// first; the next start resumes.
+func copyFrom(ctx context.Context, d *dirstore.Dir, f From) (*evidence, error) {
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
 	var mu sync.Mutex
 	failed, first := 0, ""
 	chunks := make(chan []store.BlobInfo)
@@ -257,23 +361,43 @@ func copyFrom(ctx context.Context, d *dirstore.Dir, f From) error {
 			}
 		}()
 	}
-	for i := 0; i < len(f.Blobs) && ctx.Err() == nil; i += copyChunk {
-		select {
-		case chunks <- f.Blobs[i:min(i+copyChunk, len(f.Blobs))]:
-		case <-ctx.Done():
+	ev := &evidence{cfg: f.Config, seen: map[string]bool{}, newest: map[string]rules.Item{}}
+	listed := 0
+	listErr := replay.NewLoader(f.Source, f.Config).Stream(ctx, func(items []rules.Item, now time.Time) error {
+		ev.take(items, now)
+		listed += len(items)
+		if f.Listed != nil {
+			f.Listed(listed, false)
 		}
-	}
+		for i := 0; i < len(items); i += copyChunk {
+			chunk := make([]store.BlobInfo, 0, min(copyChunk, len(items)-i))
+			for _, it := range items[i:min(i+copyChunk, len(items))] {
+				chunk = append(chunk, it.Info)
+			}
+			select {
+			case chunks <- chunk:
+			case <-ctx.Done():
+				return ctx.Err()
+			}
+		}
+		return nil
+	})
 	close(chunks)
 	wg.Wait()
+	if f.Listed != nil && listErr == nil {
+		f.Listed(listed, true)
+	}
 	switch {
 	case ctx.Err() != nil:
-		return fmt.Errorf("the copy was interrupted (the same twin start --from resumes it): %w", ctx.Err())
+		return nil, fmt.Errorf("the copy was interrupted (the same twin start --from resumes it): %w", ctx.Err())
+	case listErr != nil:
+		return nil, fmt.Errorf("listing the source: %w", listErr)
 	case copyErr != nil:
-		return copyErr
+		return nil, copyErr
 	case failed > 0:
-		return fmt.Errorf("%d blob(s) not copied (the same twin start --from resumes): first, %s", failed, first)
+		return nil, fmt.Errorf("%d blob(s) not copied (the same twin start --from resumes): first, %s", failed, first)
 	}
-	return nil
+	return ev, nil
 }
 
 // resumeOne takes a blob an interrupted start copied: the same size as the source's, its Last-Modified the
@@ -297,11 +421,6 @@ func resumeOne(ctx context.Context, d *dirstore.Dir, source store.Container, src
 		return d.Backdate(ctx, src.Name, src.LastModified)
 	}
 	return nil
-}
-
-// pushTrigger puts a BlobCreated on its way to the replay, due at due, its hour counted from first.
-func (tw *Twin) pushTrigger(name string, due, first time.Time) {
-	heap.Push(&tw.st.Queue, &pending{Due: due, Sub: ReplayFunction, Blob: name, First: first})
 }
 
 // SnapshotBlob is one blob of the twin as its rehearsal opened.

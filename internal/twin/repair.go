@@ -68,21 +68,34 @@ func (tw *Twin) repairIfStopped(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
-	nowhere := map[string]bool{}
+	nowhere := &nowhereSet{ids: map[string]bool{}, base: newBitmap(tw.st.base.len()), tw: tw}
 	for id := range tw.st.Outstanding {
-		if !w.inFlight[id] && len(w.inBlobs[id]) == 0 {
-			nowhere[id] = true
+		if !w.inFlight[id] && !w.inBlobs[id] {
+			nowhere.ids[id] = true
+		}
+	}
+	for i := range tw.baseHashes() {
+		if !tw.st.BaseGone.get(i) && !w.baseFlight.get(i) && !w.baseBlobs.get(i) {
+			nowhere.base.set(i)
+			nowhere.nbase++
 		}
 	}
 	back, lost := 0, 0
-	if len(nowhere) > 0 {
+	if len(nowhere.ids)+nowhere.nbase > 0 {
 		if back, err = tw.republishArchived(ctx, nowhere); err != nil {
 			return err
 		}
-		for id := range nowhere {
+		for id := range nowhere.ids {
 			delete(tw.st.Outstanding, id)
 			tw.st.Totals.Lost++
 			lost++
+		}
+		for i := range tw.baseHashes() {
+			if nowhere.base.get(i) {
+				tw.st.BaseGone.set(i)
+				tw.st.Totals.Lost++
+				lost++
+			}
 		}
 	}
 	tw.repaired = fmt.Sprintf("the last twin process stopped mid-step (started %s) and was repaired: the blobs it wrote were taken in", strings.TrimSpace(string(at)))
@@ -97,7 +110,7 @@ func (tw *Twin) repairIfStopped(ctx context.Context) error {
 
 // republishArchived puts back on their way the events of nowhere that an archived copy holds (the replay function
 // archives a blob only after republishing its events), removing them from nowhere; it returns how many.
-func (tw *Twin) republishArchived(ctx context.Context, nowhere map[string]bool) (int, error) {
+func (tw *Twin) republishArchived(ctx context.Context, nowhere *nowhereSet) (int, error) {
 	l, err := store.ListAll(ctx, tw.dir)
 	if err != nil {
 		return 0, err
@@ -122,7 +135,7 @@ func (tw *Twin) republishArchived(ctx context.Context, nowhere map[string]bool) 
 		for _, e := range pv.Republish {
 			p := rules.ParseID(e.ID, tw.cfg.Separator)
 			k := eventKey(e.ID, tw.cfg.Separator)
-			if f, ok := latest[k]; nowhere[k] && (!ok || f.attempt < p.Attempt || p.Uncountable && len(e.ID) > len(f.id)) {
+			if f, ok := latest[k]; nowhere.has(k) && (!ok || f.attempt < p.Attempt || p.Uncountable && len(e.ID) > len(f.id)) {
 				latest[k] = found{id: e.ID, attempt: p.Attempt, body: e.Body, from: rules.ParseBlobName(orig).Subscription}
 			}
 		}
@@ -130,11 +143,38 @@ func (tw *Twin) republishArchived(ctx context.Context, nowhere map[string]bool) 
 	n := 0
 	for _, id := range sortedKeys(latest) {
 		f := latest[id]
-		delete(nowhere, id)
+		nowhere.remove(id)
 		if err := (&publisher{tw: tw, from: f.from}).Publish(ctx, []json.RawMessage{f.body}); err != nil {
 			return n, err
 		}
 		n++
 	}
 	return n, nil
+}
+
+// nowhereSet are outstanding events found nowhere: by id, or by position in the base.
+type nowhereSet struct {
+	tw    *Twin
+	ids   map[string]bool
+	base  bitmap
+	nbase int
+}
+
+func (n *nowhereSet) has(id string) bool {
+	if n.ids[id] {
+		return true
+	}
+	i := n.tw.st.base.index(idHash(id))
+	return i >= 0 && n.base.get(i)
+}
+
+func (n *nowhereSet) remove(id string) {
+	if n.ids[id] {
+		delete(n.ids, id)
+		return
+	}
+	if i := n.tw.st.base.index(idHash(id)); i >= 0 && n.base.get(i) {
+		n.base[i/8] &^= 1 << (i % 8)
+		n.nbase--
+	}
 }

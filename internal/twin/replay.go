@@ -136,16 +136,14 @@ func (tw *Twin) subOf(eventType string) string {
 	return ""
 }
 
-// nextExpiry is when the lifecycle rule next deletes a blob.
+// nextExpiry is when the lifecycle rule next deletes a blob: the oldest known blob's (the rule's time grows with
+// Last-Modified).
 func (tw *Twin) nextExpiry() (time.Time, bool) {
-	var at time.Time
-	found := false
-	for _, k := range tw.st.Known {
-		if t := tw.cfg.ExpiresAt(k.LastModified); !found || t.Before(at) {
-			at, found = t, true
-		}
+	lm, ok := tw.st.known.oldest()
+	if !ok {
+		return time.Time{}, false
 	}
-	return at, found
+	return tw.cfg.ExpiresAt(lm), true
 }
 
 // lifecycle is the container's lifecycle rule (replay.Config.Retention): every blob past it since its last
@@ -153,12 +151,7 @@ func (tw *Twin) nextExpiry() (time.Time, bool) {
 // The events of a dead letter or a quarantine copy it deletes are lost, unless they are on their way or in
 // another blob still.
 func (tw *Twin) lifecycle(ctx context.Context) error {
-	var doomed []string
-	for _, name := range sortedKeys(tw.st.Known) {
-		if !tw.cfg.ExpiresAt(tw.st.Known[name].LastModified).After(tw.st.Now) {
-			doomed = append(doomed, name)
-		}
-	}
+	doomed := tw.st.known.modifiedBy(func(lm time.Time) bool { return !tw.cfg.ExpiresAt(lm).After(tw.st.Now) })
 	var ids []string
 	for _, name := range doomed {
 		if b, err := tw.dir.Read(ctx, name, store.MaxBlobBytes); err == nil && !isArchived(name) {
@@ -177,8 +170,8 @@ func (tw *Twin) lifecycle(ctx context.Context) error {
 		return err
 	}
 	for _, id := range ids {
-		if tw.st.Outstanding[id] && !where.inFlight[id] && len(where.inBlobs[id]) == 0 {
-			delete(tw.st.Outstanding, id)
+		if tw.outstanding(id) && !where.somewhere(id) {
+			tw.settle(id)
 			tw.st.Totals.Lost++
 		}
 	}

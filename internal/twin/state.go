@@ -66,9 +66,13 @@ func parseState(b []byte) (State, Script, error) {
 	if st.BatchDue == nil {
 		st.BatchDue = map[string]time.Time{}
 	}
-	if st.Known == nil {
-		st.Known = map[string]known{}
+	// Format 2 kept every blob it knew in the state; from 3 they are in the known file beside it (read by load).
+	st.known = newKnownSet()
+	for _, name := range sortedKeys(st.LegacyKnown) {
+		k := st.LegacyKnown[name]
+		st.known.set(name, k.ETag, k.LastModified)
 	}
+	st.LegacyKnown = nil
 	if st.Outstanding == nil {
 		st.Outstanding = map[string]bool{}
 	}
@@ -204,10 +208,24 @@ func (st *State) check(script Script) error {
 			return err
 		}
 	}
-	for k, kn := range st.Known {
+	for k, kn := range st.LegacyKnown {
 		if err := inRange(fmt.Sprintf("known[%q].lastModified", k), kn.LastModified); err != nil {
 			return err
 		}
+	}
+	if st.KnownCount < 0 || st.KnownCount > maxKnown || st.KnownSeq < 0 {
+		return fmt.Errorf("knownCount %d, knownSeq %d: want 0 to %d, and ≥ 0", st.KnownCount, st.KnownSeq, maxKnown)
+	}
+	if st.OwedCount < 0 || st.OwedNext < 0 || st.OwedNext > st.OwedCount {
+		return fmt.Errorf("owedNext %d: want 0 to owedCount %d", st.OwedNext, st.OwedCount)
+	}
+	if st.OwedCount > 0 {
+		if err := inRange("owedDue", st.OwedDue); err != nil {
+			return err
+		}
+	}
+	if st.BaseEvents < 0 || st.BaseEvents > 8*maxKnown || len(st.BaseGone) != (st.BaseEvents+7)/8 {
+		return fmt.Errorf("baseGone: %d bytes for %d events, want %d", len(st.BaseGone), st.BaseEvents, (st.BaseEvents+7)/8)
 	}
 	if err := st.checkMetrics(script); err != nil {
 		return err

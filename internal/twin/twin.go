@@ -18,7 +18,9 @@ import (
 	"github.com/deadletter/deadletter/internal/blob"
 	"github.com/deadletter/deadletter/replay/rules"
 	"hash/fnv"
+	"io/fs"
 	"math"
+	"os"
 	"sort"
 	"time"
 
@@ -38,7 +40,7 @@ const (
 	snapshotFile = "snapshot.jsonl"
 	// stateFormat is the version of state.json: a newer one is refused, never half-read; an older one is
 	// upgraded as it is read (format 1 kept no script and no rules: its scenario's and the defaults are taken).
-	stateFormat = 2
+	stateFormat = 3
 )
 
 // Event Grid's rules the estate's configuration does not name (docs/twin.md). The time-to-live, the lifecycle
@@ -213,11 +215,28 @@ type State struct {
 	Queue       queue                   `json:"queue"`
 	Batches     map[string][]deadLetter `json:"batches"` // dead letters waiting for their blob, by subscription
 	BatchDue    map[string]time.Time    `json:"batchDue"`
-	Known       map[string]known        `json:"known"`
+	// LegacyKnown is what a format-2 state kept of every blob (read, never written): from format 3 the blobs the
+	// twin knows are kept beside the state, in the known file its KnownSeq names (knownSet).
+	LegacyKnown map[string]known `json:"known,omitempty"`
+	KnownSeq    int              `json:"knownSeq,omitempty"`
+	KnownCount  int              `json:"knownCount"`
+	known       *knownSet
 
-	// Outstanding are the events published and neither delivered nor lost: each is on its way or in a blob.
+	// Outstanding are the events published and neither delivered nor lost: each is on its way or in a blob. Those
+	// a twin of a container found in its blobs at its start are kept apart, by hash (baseEvents): BaseEvents of
+	// them, BaseGone the bitmap of those no longer outstanding.
 	Outstanding map[string]bool `json:"outstanding"`
-	Totals      Totals          `json:"totals"`
+	BaseEvents  int             `json:"baseEvents,omitempty"`
+	BaseGone    bitmap          `json:"baseGone,omitempty"`
+	base        *baseEvents
+
+	// OwedCount triggers a start --from owed the replay, due at OwedDue, are kept in owed.bin; OwedNext of them
+	// are on the queue already (owedTrigger).
+	OwedCount int       `json:"owedCount,omitempty"`
+	OwedNext  int       `json:"owedNext,omitempty"`
+	OwedDue   time.Time `json:"owedDue,omitzero"`
+	owed      []owedTrigger
+	Totals    Totals `json:"totals"`
 	// Runs are the replay function's recent runs (for the tests' prediction check and twin status).
 	Runs []Run `json:"runs"`
 	// Acted are the operator's actions the twin took in, by the blob they wrote: each drain and restore, by the run
@@ -265,8 +284,9 @@ type Twin struct {
 	root     string
 	place    *made.Place
 	held     *made.Held
-	stepping bool   // a step is under way: its mark is on disk (repair.go)
-	repaired string // what opening repaired, said by the commands
+	stepping bool    // a step is under way: its mark is on disk (repair.go)
+	repaired string  // what opening repaired, said by the commands
+	reading  reading // what load reads beside the state (a twin made here has it all)
 	dir      *dirstore.Dir
 	c        *recorder
 	cfg      rules.Config
@@ -331,7 +351,7 @@ func StartConfig(ctx context.Context, root string, kind made.Kind, name string, 
 	tw := &Twin{root: d.Root(), place: place, held: held, dir: d, cfg: cfg, script: script, st: State{Format: stateFormat,
 		Scenario: script.Name, Seed: seed, Start: start, Now: start, Rules: &rules,
 		NextPublish: map[string]time.Time{}, Batches: map[string][]deadLetter{}, BatchDue: map[string]time.Time{},
-		Known: map[string]known{}, Outstanding: map[string]bool{}, Violations: []string{}}}
+		known: newKnownSet(), Outstanding: map[string]bool{}, Violations: []string{}}}
 	tw.c = &recorder{Container: d, tw: tw}
 	d.SetClock(func() time.Time { return tw.st.Now })
 	for _, s := range script.Subs {
@@ -399,12 +419,26 @@ func RulesAt(p *made.Place) (Rules, error) {
 // finds it held); Close lets it go. A twin whose last process stopped mid-step is repaired first (Repaired says
 // how).
 func Open(ctx context.Context, root, what string) (*Twin, error) {
-	tw, err := open(root)
+	return openLocked(ctx, root, what, false)
+}
+
+// OpenToLook is Open to look only (twin status): what the twin knows of every blob, a million lines for a twin of a
+// million blobs, is read only when the twin must be repaired first. It is never saved otherwise.
+func OpenToLook(ctx context.Context, root, what string) (*Twin, error) {
+	return openLocked(ctx, root, what, true)
+}
+
+func openLocked(ctx context.Context, root, what string, look bool) (*Twin, error) {
+	tw, err := open(root, peekState)
 	if err != nil {
 		return nil, err
 	}
 	if tw.held, err = tw.place.Lock(what); err != nil {
 		return nil, err
+	}
+	tw.reading = readAll
+	if _, err := os.Stat(tw.place.File(stepFile)); look && errors.Is(err, fs.ErrNotExist) {
+		tw.reading = peekBase
 	}
 	// Read again under the lock: the holder before may have stepped it since.
 	if err := tw.load(); err != nil {
@@ -419,9 +453,24 @@ func Open(ctx context.Context, root, what string) (*Twin, error) {
 }
 
 // Peek opens the twin a directory holds without its lock, to look (twin status while a demo runs it).
-func Peek(root string) (*Twin, error) { return open(root) }
+// What it keeps beside its state that grows with the container — the blobs it knows — is not read: a twin only
+// looked at takes no step.
+func Peek(root string) (*Twin, error) { return open(root, peekBase) }
 
-func open(root string) (*Twin, error) {
+// peekLight opens the twin to read its clock, script and metrics only (the witness every command on its
+// directory asks): nothing kept beside the state is read.
+func peekLight(root string) (*Twin, error) { return open(root, peekState) }
+
+// What opening a twin reads beside its state.
+type reading int
+
+const (
+	readAll   reading = iota // all: to step and save
+	peekBase                 // the state and the events a start --from found (the account needs them)
+	peekState                // the state only
+)
+
+func open(root string, what reading) (*Twin, error) {
 	place, err := Find(root)
 	if made.IsNotMade(err) {
 		return nil, fmt.Errorf("%w (deadletter twin start --dir %s makes one)", err, root)
@@ -433,7 +482,7 @@ func open(root string) (*Twin, error) {
 	if err != nil {
 		return nil, err
 	}
-	tw := &Twin{root: d.Root(), place: place, dir: d}
+	tw := &Twin{root: d.Root(), place: place, dir: d, reading: what}
 	tw.c = &recorder{Container: d, tw: tw}
 	d.SetClock(func() time.Time { return tw.st.Now })
 	if err := tw.load(); err != nil {
@@ -444,6 +493,15 @@ func open(root string) (*Twin, error) {
 
 // load reads the twin's state, refusing one that is damaged or hostile with the field it found wrong.
 func (tw *Twin) load() error {
+	for try := 0; ; try++ { // (a twin only peeked at may be saved between its state and its known file: read again)
+		err := tw.load1()
+		if err == nil || try == 2 || !errors.Is(err, fs.ErrNotExist) {
+			return err
+		}
+	}
+}
+
+func (tw *Twin) load1() error {
 	b, err := made.ReadFile(tw.place.File(stateFile))
 	if err != nil {
 		return fmt.Errorf("the twin of %s: %w", tw.root, err)
@@ -451,6 +509,9 @@ func (tw *Twin) load() error {
 	st, script, err := parseState(b)
 	if err != nil {
 		return fmt.Errorf("the twin of %s: %s: %w", tw.root, tw.place.File(stateFile), err)
+	}
+	if err := tw.loadBeside(&st, tw.reading); err != nil {
+		return fmt.Errorf("the twin of %s: %w", tw.root, err)
 	}
 	tw.st, tw.script = st, script
 	tw.cfg = rules.DefaultConfig()
@@ -486,6 +547,19 @@ func (tw *Twin) Place() *made.Place { return tw.place }
 func (tw *Twin) save(clock dirstore.Clock) error {
 	script, rules := tw.script, RulesOf(tw.cfg)
 	tw.st.Script, tw.st.Rules, tw.st.Format = &script, &rules, stateFormat
+	// The blobs known go first, under a name of their own (knownFile): the state written after names it, so a
+	// stop between the two leaves the state before with the known file it names.
+	if tw.st.known == nil {
+		return fmt.Errorf("the twin of %s was opened only to look: it is not saved", tw.root)
+	}
+	if k := tw.st.known; k.dirty || tw.st.KnownSeq == 0 {
+		tw.st.KnownSeq++
+		tw.st.KnownCount = k.len()
+		if err := writeKnown(tw.place.File(knownFile(tw.st.KnownSeq)), k); err != nil {
+			return err
+		}
+		k.dirty = false
+	}
 	b, err := json.Marshal(tw.st)
 	if err != nil {
 		return err
@@ -493,6 +567,7 @@ func (tw *Twin) save(clock dirstore.Clock) error {
 	if err := made.WriteFile(tw.place.File(stateFile), b); err != nil {
 		return err
 	}
+	removeStale(tw.place.File(""), knownFile(tw.st.KnownSeq))
 	cb, err := json.Marshal(clock)
 	if err != nil {
 		return err
@@ -567,6 +642,7 @@ func (tw *Twin) next() (time.Time, func(context.Context) error) {
 		p := tw.script.Poison[tw.st.NextPoison]
 		take(tw.st.Start.Add(p.At), func(ctx context.Context) error { tw.poison(p); return nil })
 	}
+	tw.materialize()
 	if len(tw.st.Queue) > 0 {
 		take(tw.st.Queue[0].Due, func(ctx context.Context) error { return tw.attempt(ctx, heap.Pop(&tw.st.Queue).(*pending)) })
 	}
@@ -664,10 +740,8 @@ func (tw *Twin) newEvent(s Sub, data json.RawMessage) *event {
 // enqueue hands an event to Event Grid: counted as published (a republished one is the same event, on its way
 // again), its first delivery due now.
 func (tw *Twin) enqueue(sub string, ev *event, poison bool) {
-	orig := eventKey(ev.ID, tw.cfg.Separator)
-	if !tw.st.Outstanding[orig] {
+	if tw.markOutstanding(eventKey(ev.ID, tw.cfg.Separator)) {
 		tw.st.Totals.Published++
-		tw.st.Outstanding[orig] = true
 	}
 	heap.Push(&tw.st.Queue, &pending{Due: tw.st.Now, Sub: sub, Event: ev, Poison: poison, First: tw.st.Now})
 }
@@ -744,7 +818,7 @@ func (tw *Twin) deliver(ctx context.Context, p *pending) (ok bool, status int, o
 	if p.Poison {
 		return false, 400, "BadRequest", nil
 	}
-	delete(tw.st.Outstanding, eventKey(p.Event.ID, tw.cfg.Separator))
+	tw.settle(eventKey(p.Event.ID, tw.cfg.Separator))
 	tw.st.Totals.Delivered++
 	return true, 200, "", nil
 }
@@ -781,7 +855,7 @@ func (tw *Twin) writeBatch(ctx context.Context, sub string) error {
 		if !errors.Is(err, store.ErrAlreadyExists) || rerr != nil || !bytes.Equal(b.Body, body) {
 			return fmt.Errorf("twin: Event Grid writing %s: %w", name, err)
 		}
-		tw.st.Known[name] = known{ETag: b.ETag, LastModified: b.LastModified}
+		tw.st.known.set(name, b.ETag, b.LastModified)
 		tw.created(name, tw.st.Now)
 	}
 	tw.st.Totals.DeadLettered += len(batch)
@@ -800,18 +874,22 @@ func (tw *Twin) created(name string, at time.Time) {
 // notice finds what other commands wrote or deleted since the twin last looked: each write is a BlobCreated at
 // the time it was written (the directory's clock is the twin's, so Last-Modified says when).
 func (tw *Twin) notice(ctx context.Context) error {
-	l, err := store.ListAll(ctx, tw.dir)
+	k := tw.st.known
+	k.startPass()
+	var fresh []store.BlobInfo
+	err := tw.dir.List(ctx, "", func(p store.Page) error { // page by page: a million known blobs are not listed whole
+		for _, bi := range p.Blobs {
+			k.markSeen(bi.Name)
+			if !k.same(bi.Name, bi.ETag) {
+				fresh = append(fresh, bi)
+			}
+		}
+		return nil
+	})
 	if err != nil {
 		return err
 	}
-	seen := map[string]bool{}
-	var fresh []store.BlobInfo
-	for _, bi := range l.Blobs {
-		seen[bi.Name] = true
-		if k, ok := tw.st.Known[bi.Name]; !ok || k.ETag != bi.ETag {
-			fresh = append(fresh, bi)
-		}
-	}
+	k.sweep()
 	sort.Slice(fresh, func(i, j int) bool {
 		if !fresh[i].LastModified.Equal(fresh[j].LastModified) {
 			return fresh[i].LastModified.Before(fresh[j].LastModified)
@@ -819,18 +897,13 @@ func (tw *Twin) notice(ctx context.Context) error {
 		return fresh[i].Name < fresh[j].Name
 	})
 	for _, bi := range fresh {
-		tw.st.Known[bi.Name] = known{ETag: bi.ETag, LastModified: bi.LastModified}
+		k.set(bi.Name, bi.ETag, bi.LastModified)
 		tw.acted(bi)
 		at := bi.LastModified
 		if at.Before(tw.st.Now.Add(-tw.cfg.TTL)) {
 			at = tw.st.Now // (written while the twin's clock stood further back: delivered now)
 		}
 		tw.created(bi.Name, maxTime(at, tw.st.Now))
-	}
-	for name := range tw.st.Known {
-		if !seen[name] {
-			delete(tw.st.Known, name)
-		}
 	}
 	return nil
 }
@@ -869,7 +942,7 @@ type recorder struct {
 func (r *recorder) Write(ctx context.Context, name string, body []byte, opts store.WriteOptions) (store.BlobInfo, error) {
 	bi, err := r.Container.Write(ctx, name, body, opts)
 	if err == nil {
-		r.tw.st.Known[name] = known{ETag: bi.ETag, LastModified: bi.LastModified}
+		r.tw.st.known.set(name, bi.ETag, bi.LastModified)
 		r.tw.created(name, r.tw.st.Now)
 	}
 	return bi, err
@@ -878,7 +951,7 @@ func (r *recorder) Write(ctx context.Context, name string, body []byte, opts sto
 func (r *recorder) Delete(ctx context.Context, name, ifMatch string) error {
 	err := r.Container.Delete(ctx, name, ifMatch)
 	if err == nil || errors.Is(err, store.ErrNotFound) {
-		delete(r.tw.st.Known, name)
+		r.tw.st.known.del(name)
 	}
 	return err
 }

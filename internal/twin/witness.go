@@ -191,7 +191,7 @@ func (w DirWitness) Witness(ctx context.Context, _ time.Time) rules.WitnessRepor
 	if err := ctx.Err(); err != nil {
 		return rules.WitnessReport{Source: WitnessSource, Problems: []rules.WitnessProblem{{Topic: AppTopicID, Err: err.Error()}}}
 	}
-	tw, err := Peek(w.root)
+	tw, err := peekLight(w.root)
 	if err != nil {
 		return rules.WitnessReport{Source: WitnessSource, Problems: []rules.WitnessProblem{{Topic: AppTopicID, Err: err.Error()}}}
 	}
