@@ -155,6 +155,9 @@ type copyProgress struct {
 	bytes    int64
 	terminal bool
 	last     time.Time
+	// leftOut counts the blobs the twin is made without (twin.LeftOut); firstOut names the first few and why.
+	leftOut  int
+	firstOut []string
 }
 
 func (a *app) copyProgress(total int) *copyProgress {
@@ -176,6 +179,12 @@ func (p *copyProgress) add(c store.Copied) {
 		p.n++
 		p.bytes += c.Size
 	}
+	if c.Err != nil && twin.LeftOut(c.Err) {
+		p.leftOut++
+		if len(p.firstOut) < 3 {
+			p.firstOut = append(p.firstOut, textfmt.Printable(c.Name)+" ("+textfmt.Printable(c.Err.Error())+")")
+		}
+	}
 	if p.terminal && (time.Since(p.last) > 100*time.Millisecond || p.n == p.total) {
 		p.last = time.Now()
 		const width = 30
@@ -194,6 +203,10 @@ func (p *copyProgress) add(c store.Copied) {
 func (p *copyProgress) done() {
 	if p.terminal {
 		fmt.Fprintln(p.w)
+	}
+	if p.leftOut > 0 {
+		fmt.Fprintf(p.w, "deadletter: warning: %d blob(s) of the source are not in the twin — a link or FIFO the source will not read, or a name the twin's directory cannot hold — and the rehearsal runs without them: %s\n",
+			p.leftOut, strings.Join(p.firstOut, "; "))
 	}
 }
 

@@ -70,7 +70,7 @@ func (e *evidence) take(items []rules.Item, now time.Time) {
 	}
 	for _, it := range items {
 		s := it.Parsed.Subscription
-		if s == "" || it.Refused != "" {
+		if s == "" || it.Refused != "" || !rules.ValidSubscriptionName(s) { // (no subscription is named so: nothing to script)
 			continue
 		}
 		if !e.seen[s] {
@@ -318,7 +318,7 @@ func minTime(a, b time.Time) time.Time {
 // copy engine, copyWorkers chunks at once: nothing of a page is kept once copied but the evidence the script is
 // inferred from. A name the twin holds already was copied by an interrupted start: its Last-Modified is put right
 // (the step a kill may have cut short) and it counts as done. Any blob not copied fails the start, naming the
-// first; the next start resumes.
+// first; the next start resumes — but for those LeftOut: the twin is made without them.
 func copyFrom(ctx context.Context, d *dirstore.Dir, f From) (*evidence, error) {
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
@@ -343,7 +343,7 @@ func copyFrom(ctx context.Context, d *dirstore.Dir, f From) (*evidence, error) {
 					}
 					mu.Lock()
 					defer mu.Unlock()
-					if c.Err != nil && !errors.Is(c.Err, store.ErrRefused) {
+					if c.Err != nil && !LeftOut(c.Err) {
 						failed++
 						if first == "" {
 							first = fmt.Sprintf("%s: %v", c.Name, c.Err)
@@ -398,6 +398,14 @@ func copyFrom(ctx context.Context, d *dirstore.Dir, f From) (*evidence, error) {
 		return nil, fmt.Errorf("%d blob(s) not copied (the same twin start --from resumes): first, %s", failed, first)
 	}
 	return ev, nil
+}
+
+// LeftOut reports whether a blob the copy did not write is left out of the twin for good rather than failed: an
+// entry the source's store will not read (a link, a FIFO in a directory) or a name the twin's directory cannot
+// hold (under its own .deadletter folder in any case). Another start would fail on it again, so it does not stop
+// this one; the twin rehearses without it, and the command says which.
+func LeftOut(err error) bool {
+	return errors.Is(err, store.ErrRefused) || errors.Is(err, store.ErrInvalidName)
 }
 
 // resumeOne takes a blob an interrupted start copied: the same size as the source's, its Last-Modified the

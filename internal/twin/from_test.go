@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strings"
 	"testing"
@@ -44,6 +45,10 @@ func TestAnInterruptedStartFromResumes(t *testing.T) {
 		}}
 	if _, err := StartFrom(cut, dir, f); err == nil || !strings.Contains(err.Error(), "resumes") {
 		t.Fatalf("an interrupted start: %v", err)
+	}
+	// Until it is resumed, the half-made twin says so to whatever opens it, not that a state file is missing.
+	if _, err := Open(ctx, dir, "twin status"); err == nil || !strings.Contains(err.Error(), "never finished") || !strings.Contains(err.Error(), src.root) {
+		t.Fatalf("opening a half-made twin: %v", err)
 	}
 	// The interruption's worst: a blob copied whose Last-Modified was not yet put back.
 	copied, _ := store.ListAll(ctx, mustOpen(t, dir))
@@ -154,4 +159,53 @@ func TestATwinOfFreshBlobsDeliversTheTriggersOwed(t *testing.T) {
 		t.Fatalf("%d still owed, %d taken", len(tw.st.owed), tw.st.OwedNext)
 	}
 	holds(t, tw, "a minute on")
+}
+
+// A blob the twin cannot hold — a name under its directory's own folder in another case, a FIFO or a link in a
+// source directory — is left out and said, never a failure every later start meets again.
+func TestBlobsATwinCannotHoldAreLeftOut(t *testing.T) {
+	ctx := context.Background()
+	root := t.TempDir()
+	src := filepath.Join(root, "src")
+	body := []byte(`[{"id":"a","subject":"s","eventType":"Webhook","dataVersion":"1","data":1}]`)
+	for _, name := range []string{"WEBHOOKS/2026/12/02/05/a.json", ".DEADLETTER/meta/e.json"} {
+		p := filepath.Join(src, filepath.FromSlash(name))
+		if err := os.MkdirAll(filepath.Dir(p), 0o700); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(p, body, 0o600); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := os.Symlink("/etc/passwd", filepath.Join(src, "WEBHOOKS", "2026", "12", "02", "05", "link.json")); err != nil {
+		t.Skip("no symbolic links here:", err)
+	}
+	var left []string
+	f := From{Source: mustOpen(t, src), Describe: "directory " + src, Config: Config(),
+		Progress: func(c store.Copied) {
+			if c.Err != nil {
+				if !LeftOut(c.Err) {
+					t.Errorf("%s: %v is a failure, not left out", c.Name, c.Err)
+				}
+				left = append(left, c.Name)
+			}
+		}}
+	tw, err := StartFrom(ctx, filepath.Join(root, "twin"), f)
+	if err != nil {
+		t.Fatalf("a start with blobs it cannot hold: %v", err)
+	}
+	defer tw.Close()
+	slices.Sort(left)
+	if want := []string{".DEADLETTER/meta/e.json", "WEBHOOKS/2026/12/02/05/link.json"}; !slices.Equal(left, want) {
+		t.Fatalf("left out %q, want %q", left, want)
+	}
+	got, _ := store.ListAll(ctx, tw.dir)
+	if len(got.Blobs) != 1 || got.Blobs[0].Name != "WEBHOOKS/2026/12/02/05/a.json" {
+		t.Fatalf("the twin holds %v", got.Blobs)
+	}
+	for _, s := range tw.Script().Windows {
+		if strings.EqualFold(s.Sub, ".deadletter") {
+			t.Fatalf("the script scripts a subscription no blob of the twin names: %+v", s)
+		}
+	}
 }

@@ -15,14 +15,17 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"github.com/deadletter/deadletter/internal/blob"
-	"github.com/deadletter/deadletter/replay/rules"
 	"hash/fnv"
 	"io/fs"
 	"math"
 	"os"
 	"sort"
+	"strings"
 	"time"
+
+	"github.com/deadletter/deadletter/internal/blob"
+	"github.com/deadletter/deadletter/internal/textfmt"
+	"github.com/deadletter/deadletter/replay/rules"
 
 	"github.com/deadletter/deadletter/internal/made"
 	"github.com/deadletter/deadletter/internal/scenario"
@@ -477,6 +480,10 @@ func open(root string, what reading) (*Twin, error) {
 	}
 	if err != nil {
 		return nil, err
+	}
+	if from, serr := os.ReadFile(place.File(copyingFile)); serr == nil {
+		return nil, fmt.Errorf("the twin in %s was never finished: its start --from %s stopped part-way (the same twin start --from resumes it; twin rm removes it)",
+			root, strings.TrimSpace(textfmt.Printable(string(from))))
 	}
 	d, err := dirstore.Open(root)
 	if err != nil {
