@@ -100,14 +100,6 @@ type bitmap []byte
 func newBitmap(n int) bitmap    { return make(bitmap, (n+7)/8) }
 func (m bitmap) get(i int) bool { return m[i/8]&(1<<(i%8)) != 0 }
 func (m bitmap) set(i int)      { m[i/8] |= 1 << (i % 8) }
-func (m bitmap) count() (n int) {
-	for _, b := range m {
-		for ; b != 0; b &= b - 1 {
-			n++
-		}
-	}
-	return n
-}
 
 // The outstanding events, by id (State.Outstanding) or in the base (a bit of State.BaseGone clear).
 
@@ -138,11 +130,6 @@ func (tw *Twin) settle(id string) {
 	if i := tw.st.base.index(idHash(id)); i >= 0 {
 		tw.st.BaseGone.set(i)
 	}
-}
-
-// outstandingCount is how many events are outstanding.
-func (tw *Twin) outstandingCount() int {
-	return len(tw.st.Outstanding) + tw.st.base.len() - tw.st.BaseGone.count()
 }
 
 // baseName names an event of the base by its hash.

@@ -103,9 +103,6 @@ func (k *knownSet) internBytes(name []byte) string {
 
 func (k *knownSet) len() int { return len(k.m) }
 
-// has reports whether the twin knows the blob.
-func (k *knownSet) has(name string) bool { _, ok := k.m[name]; return ok }
-
 // same reports whether the twin knows the blob as it is now (the same ETag).
 func (k *knownSet) same(name, etag string) bool {
 	e, ok := k.m[name]
