@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/charmbracelet/x/term"
+	"github.com/deadletter/deadletter/internal/heap"
 	"github.com/deadletter/deadletter/internal/present"
 	"github.com/deadletter/deadletter/internal/textfmt"
 	"github.com/deadletter/deadletter/replay"
@@ -152,8 +153,13 @@ func (a *app) runLs(cmd *cobra.Command, o *lsOptions) error {
 	return nil
 }
 
-// streamLs writes the listing as it arrives, page by page: each page's payloads are read, written and dropped.
+// streamChunk is how many blobs' payloads a streamed listing holds read at once (a page is up to 5,000).
+const streamChunk = 256
+
+// streamLs writes the listing as it arrives, page by page: each page's payloads are read, written and dropped, a
+// chunk at a time.
 func (a *app) streamLs(ctx context.Context, l *replay.Loader, cfg rules.Config, o *lsOptions) error {
+	defer heap.Streaming()()
 	twins, err := l.Twins(ctx)
 	if err != nil {
 		return err
@@ -164,11 +170,16 @@ func (a *app) streamLs(ctx context.Context, l *replay.Loader, cfg rules.Config, 
 		listedAt = now
 		twins.Mark(items)
 		page := keep(items, o.filter.listed)
-		hydrate(ctx, l, page, nil)
-		if ctx.Err() != nil {
-			return ctx.Err()
-		}
 		for i := range page {
+			if i%streamChunk == 0 { // read a chunk's payloads at a time, and let each go once written
+				if i > 0 {
+					clear(page[i-streamChunk : i])
+				}
+				hydrate(ctx, l, page[i:min(i+streamChunk, len(page))], nil)
+				if ctx.Err() != nil {
+					return ctx.Err()
+				}
+			}
 			it := &page[i]
 			if !o.filter.read(cfg, it, now) {
 				continue

@@ -77,3 +77,26 @@ func TestTuneFollowsAndYields(t *testing.T) {
 		t.Errorf("the environment's GOGC=77 GOMEMLIMIT=3GiB became %d and %d", gc, limit)
 	}
 }
+
+// A stream collects at StreamGCPercent while it runs and puts the setting back after; GOGC in the environment wins.
+func TestStreamingCollectsSoonerAndPutsItBack(t *testing.T) {
+	if _, set := os.LookupEnv("GOGC"); set {
+		t.Skip("GOGC is set for this run: Streaming leaves it alone by design")
+	}
+	was := debug.SetGCPercent(40)
+	defer debug.SetGCPercent(was)
+	restore := Streaming()
+	if got := debug.SetGCPercent(StreamGCPercent); got != StreamGCPercent {
+		t.Fatalf("while streaming the collector runs at %d%%, want %d%%", got, StreamGCPercent)
+	}
+	restore()
+	if got := debug.SetGCPercent(40); got != 40 {
+		t.Fatalf("after the stream the collector runs at %d%%, want 40%% back", got)
+	}
+	t.Setenv("GOGC", "77")
+	debug.SetGCPercent(77)
+	Streaming()()
+	if got := debug.SetGCPercent(40); got != 77 {
+		t.Fatalf("with GOGC=77 set, Streaming changed the collector to %d%%", got)
+	}
+}

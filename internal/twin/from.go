@@ -327,37 +327,27 @@ func copyFrom(ctx context.Context, d *dirstore.Dir, f From) (*evidence, error) {
 	chunks := make(chan []store.BlobInfo)
 	var wg sync.WaitGroup
 	var copyErr error
+	tally := func(c store.Copied) { // each blob as it is done: the progress moves blob by blob
+		mu.Lock()
+		defer mu.Unlock()
+		if c.Err != nil && !LeftOut(c.Err) {
+			failed++
+			if first == "" {
+				first = fmt.Sprintf("%s: %v", c.Name, c.Err)
+			}
+		}
+		if f.Progress != nil {
+			f.Progress(c)
+		}
+	}
 	for range copyWorkers {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			for chunk := range chunks {
-				byName := make(map[string]store.BlobInfo, len(chunk))
-				for _, b := range chunk {
-					byName[b.Name] = b
-				}
-				done := func(c store.Copied) { // each blob as it is done: the progress moves blob by blob
-					if errors.Is(c.Err, store.ErrAlreadyExists) {
-						c.Err = resumeOne(ctx, d, f.Source, byName[c.Name])
-						c.Size = byName[c.Name].Size
-					}
-					mu.Lock()
-					defer mu.Unlock()
-					if c.Err != nil && !LeftOut(c.Err) {
-						failed++
-						if first == "" {
-							first = fmt.Sprintf("%s: %v", c.Name, c.Err)
-						}
-					}
-					if f.Progress != nil {
-						f.Progress(c)
-					}
-				}
-				if _, err := store.Copy(ctx, d, f.Source, chunk, store.CopyOptions{Check: dirstore.PortableName, Progress: done}); err != nil {
-					mu.Lock()
-					copyErr = err
-					mu.Unlock()
-				}
+			if err := copyChunks(ctx, d, f.Source, chunks, tally); err != nil {
+				mu.Lock()
+				copyErr = err
+				mu.Unlock()
 			}
 		}()
 	}
@@ -406,6 +396,29 @@ func copyFrom(ctx context.Context, d *dirstore.Dir, f From) (*evidence, error) {
 // this one; the twin rehearses without it, and the command says which.
 func LeftOut(err error) bool {
 	return errors.Is(err, store.ErrRefused) || errors.Is(err, store.ErrInvalidName)
+}
+
+// copyChunks copies the chunks it is given until they end, telling tally of each blob: one an interrupted start
+// copied already is taken as it is (resumeOne). It returns the last error of the copy itself.
+func copyChunks(ctx context.Context, d *dirstore.Dir, source store.Container, chunks <-chan []store.BlobInfo, tally func(store.Copied)) error {
+	var failed error
+	for chunk := range chunks {
+		byName := make(map[string]store.BlobInfo, len(chunk))
+		for _, b := range chunk {
+			byName[b.Name] = b
+		}
+		done := func(c store.Copied) {
+			if errors.Is(c.Err, store.ErrAlreadyExists) {
+				c.Err = resumeOne(ctx, d, source, byName[c.Name])
+				c.Size = byName[c.Name].Size
+			}
+			tally(c)
+		}
+		if _, err := store.Copy(ctx, d, source, chunk, store.CopyOptions{Check: dirstore.PortableName, Progress: done}); err != nil {
+			failed = err
+		}
+	}
+	return failed
 }
 
 // resumeOne takes a blob an interrupted start copied: the same size as the source's, its Last-Modified the

@@ -176,20 +176,37 @@ func (st *State) check(script Script) error {
 	for _, s := range script.Subs {
 		subs[s.Name] = true
 	}
-	for k, t := range st.NextPublish {
-		if !subs[k] {
-			return fmt.Errorf("nextPublish[%q]: not a subscription of %s", k, script.Name)
-		}
-		if err := inRange(fmt.Sprintf("nextPublish[%q]", k), t); err != nil {
-			return err
-		}
-	}
 	if st.NextPoison < 0 || st.NextPoison > len(script.Poison) {
 		return fmt.Errorf("nextPoison %d: want 0 to %d", st.NextPoison, len(script.Poison))
 	}
 	for i, p := range st.Queue {
 		if err := p.check(subs); err != nil {
 			return fmt.Errorf("queue[%d]: %w", i, err)
+		}
+	}
+	if err := st.checkBySubscription(script, subs); err != nil {
+		return err
+	}
+	if err := st.checkFiles(); err != nil {
+		return err
+	}
+	if err := st.checkMetrics(script); err != nil {
+		return err
+	}
+	if len(st.Runs) > maxRuns {
+		return fmt.Errorf("runs: %d, want at most %d", len(st.Runs), maxRuns)
+	}
+	return st.Totals.check()
+}
+
+// checkBySubscription checks what the state keeps per subscription: each one of the script's, each time in range.
+func (st *State) checkBySubscription(script Script, subs map[string]bool) error {
+	for k, t := range st.NextPublish {
+		if !subs[k] {
+			return fmt.Errorf("nextPublish[%q]: not a subscription of %s", k, script.Name)
+		}
+		if err := inRange(fmt.Sprintf("nextPublish[%q]", k), t); err != nil {
+			return err
 		}
 	}
 	for k, batch := range st.Batches {
@@ -208,6 +225,11 @@ func (st *State) check(script Script) error {
 			return err
 		}
 	}
+	return nil
+}
+
+// checkFiles checks the counts of what the state keeps beside it (known blobs, owed triggers, base events).
+func (st *State) checkFiles() error {
 	for k, kn := range st.LegacyKnown {
 		if err := inRange(fmt.Sprintf("known[%q].lastModified", k), kn.LastModified); err != nil {
 			return err
@@ -227,13 +249,11 @@ func (st *State) check(script Script) error {
 	if st.BaseEvents < 0 || st.BaseEvents > 8*maxKnown || len(st.BaseGone) != (st.BaseEvents+7)/8 {
 		return fmt.Errorf("baseGone: %d bytes for %d events, want %d", len(st.BaseGone), st.BaseEvents, (st.BaseEvents+7)/8)
 	}
-	if err := st.checkMetrics(script); err != nil {
-		return err
-	}
-	if len(st.Runs) > maxRuns {
-		return fmt.Errorf("runs: %d, want at most %d", len(st.Runs), maxRuns)
-	}
-	t := st.Totals
+	return nil
+}
+
+// check refuses a negative total.
+func (t Totals) check() error {
 	for name, n := range map[string]int{"published": t.Published, "delivered": t.Delivered, "deadLettered": t.DeadLettered,
 		"deadLetterBlobs": t.DeadLetterBlobs, "triggers": t.Triggers, "triggersDropped": t.TriggersDropped, "replayed": t.Replayed,
 		"republished": t.Republished, "quarantined": t.Quarantined, "archived": t.Archived, "crashed": t.Crashed,
