@@ -12,7 +12,7 @@ import (
 )
 
 // The scale phase's commands at a million, run as an operator runs them: the deadletter binary, built once, in a
-// child process of its own whose peak RSS the kernel reports when it exits (rusage), over the scale directory.
+// child process of its own whose peak RSS is read from /proc while it runs (watchRSS), over the scale directory.
 
 // commandFigures is one run of the binary: how long, its peak RSS, and what went wrong (the row then says so).
 type commandFigures struct {
@@ -61,15 +61,16 @@ func runCommand(bin string, args ...string) commandFigures {
 	must(err)
 	start := time.Now()
 	must(cmd.Start())
+	rss := watchRSS(cmd.Process.Pid) // (read while it runs, from before it exits)
 	var f commandFigures
 	sc := bufio.NewScanner(out)
 	sc.Buffer(make([]byte, 64*1024), 16<<20)
 	for sc.Scan() {
 		f.Lines++
 	}
+	f.RSSMB = rss() // (before Wait: the process's /proc entry is read, not yet reaped)
 	err = cmd.Wait()
 	f.Took = time.Since(start)
-	f.RSSMB = childRSSMB(cmd.ProcessState)
 	if err != nil {
 		f.Err = fmt.Sprintf("%v: %s", err, strings.TrimSpace(stderr.String()))
 	}
