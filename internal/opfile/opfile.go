@@ -6,6 +6,7 @@
 package opfile
 
 import (
+	"bufio"
 	"errors"
 	"fmt"
 	"io/fs"
@@ -22,13 +23,28 @@ var ErrExists = errors.New("already exists: not written over (name a new file, o
 // Replace writes b to path whole or not at all: a temporary file beside it, synced, given mode perm, renamed into
 // place (the old file, if any, stays until the rename).
 func Replace(path string, b []byte, perm fs.FileMode) error {
+	return ReplaceWith(path, perm, func(w *bufio.Writer) error {
+		_, err := w.Write(b)
+		return err
+	})
+}
+
+// ReplaceWith is Replace for a file written as a stream — a twin's million-entry files are never one []byte:
+// write fills a buffered writer over the temporary file, and only when it and the flush, the sync and the close
+// all succeed is the file given perm and renamed into place. On any failure the temporary file is removed and
+// path is as it was.
+func ReplaceWith(path string, perm fs.FileMode, write func(*bufio.Writer) error) error {
 	tmp, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".*")
 	if err != nil {
 		return err
 	}
-	_, err = tmp.Write(b)
-	if serr := tmp.Sync(); err == nil {
-		err = serr
+	w := bufio.NewWriterSize(tmp, 256<<10)
+	err = write(w)
+	if err == nil {
+		err = w.Flush()
+	}
+	if err == nil {
+		err = tmp.Sync()
 	}
 	if cerr := tmp.Close(); err == nil {
 		err = cerr

@@ -1,10 +1,12 @@
 package opfile
 
 import (
+	"bufio"
 	"errors"
 	"os"
 	"path/filepath"
 	"runtime"
+	"strings"
 	"testing"
 )
 
@@ -54,5 +56,41 @@ func TestKeepNamesAFreeSafeFile(t *testing.T) {
 	}
 	if got := safeBase("S/\x1b]52;c;x\a"); got != "__52_c_x_" {
 		t.Fatalf("safeBase %q", got)
+	}
+}
+
+// A stream that fails half way leaves the file as it was and no temporary file beside it; one that succeeds
+// replaces it whole with the mode asked for.
+func TestReplaceWithIsWholeOrNothing(t *testing.T) {
+	dir := t.TempDir()
+	path := filepath.Join(dir, "state.bin")
+	if err := os.WriteFile(path, []byte("old"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	broken := errors.New("the source went away")
+	err := ReplaceWith(path, 0o600, func(w *bufio.Writer) error {
+		w.WriteString(strings.Repeat("new", 200_000)) // more than the buffer: part of it reached the disk
+		return broken
+	})
+	if !errors.Is(err, broken) {
+		t.Fatalf("err = %v, want the writer's own", err)
+	}
+	if b, _ := os.ReadFile(path); string(b) != "old" {
+		t.Fatalf("a failed replace changed the file: %.20q", b)
+	}
+	if ents, _ := os.ReadDir(dir); len(ents) != 1 {
+		t.Fatalf("a failed replace left %d entries, want only the file", len(ents))
+	}
+
+	if err := ReplaceWith(path, 0o600, func(w *bufio.Writer) error { _, err := w.WriteString("new"); return err }); err != nil {
+		t.Fatal(err)
+	}
+	b, _ := os.ReadFile(path)
+	fi, _ := os.Stat(path)
+	if string(b) != "new" {
+		t.Fatalf("file = %q, want new", b)
+	}
+	if runtime.GOOS != "windows" && fi.Mode().Perm() != 0o600 {
+		t.Fatalf("mode = %v, want 0600", fi.Mode().Perm())
 	}
 }

@@ -6,12 +6,13 @@ import (
 	"crypto/sha256"
 	"encoding/json"
 	"fmt"
-	"github.com/deadletter/deadletter/internal/made"
-	"github.com/deadletter/deadletter/replay/rules"
 	"sort"
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/deadletter/deadletter/internal/made"
+	"github.com/deadletter/deadletter/replay/rules"
 
 	"github.com/deadletter/deadletter/store"
 )

@@ -16,6 +16,7 @@ import (
 	"time"
 
 	"github.com/deadletter/deadletter/internal/made"
+	"github.com/deadletter/deadletter/internal/opfile"
 	"github.com/deadletter/deadletter/replay"
 	"github.com/deadletter/deadletter/replay/rules"
 	"github.com/deadletter/deadletter/store"
@@ -457,35 +458,17 @@ func (tw *Twin) writeSnapshot(ctx context.Context) error {
 	if tw.place == nil {
 		return nil
 	}
-	path := tw.place.File(snapshotFile)
-	tmp, err := os.CreateTemp(filepath.Dir(path), ".snapshot-*")
-	if err != nil {
-		return err
-	}
-	defer os.Remove(tmp.Name())
-	w := bufio.NewWriter(tmp)
-	enc := json.NewEncoder(w)
-	err = tw.dir.List(ctx, "", func(p store.Page) error {
-		for _, bi := range p.Blobs {
-			if err := enc.Encode(SnapshotBlob{Name: bi.Name, ETag: bi.ETag, Size: bi.Size, LastModified: bi.LastModified}); err != nil {
-				return err
+	return opfile.ReplaceWith(tw.place.File(snapshotFile), 0o600, func(w *bufio.Writer) error {
+		enc := json.NewEncoder(w)
+		return tw.dir.List(ctx, "", func(p store.Page) error {
+			for _, bi := range p.Blobs {
+				if err := enc.Encode(SnapshotBlob{Name: bi.Name, ETag: bi.ETag, Size: bi.Size, LastModified: bi.LastModified}); err != nil {
+					return err
+				}
 			}
-		}
-		return nil
+			return nil
+		})
 	})
-	if err == nil {
-		err = w.Flush()
-	}
-	if err == nil {
-		err = tmp.Sync()
-	}
-	if cerr := tmp.Close(); err == nil {
-		err = cerr
-	}
-	if err != nil {
-		return err
-	}
-	return os.Rename(tmp.Name(), path)
 }
 
 // Snapshot calls f with each blob the twin held when its rehearsal opened, in name order.

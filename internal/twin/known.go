@@ -9,12 +9,12 @@ import (
 	"hash/fnv"
 	"io"
 	"os"
-	"path/filepath"
 	"slices"
 	"sort"
 	"time"
 	"unsafe"
 
+	"github.com/deadletter/deadletter/internal/opfile"
 	"github.com/deadletter/deadletter/store/dirstore"
 )
 
@@ -248,38 +248,21 @@ const maxKnown = 50_000_000
 
 // writeKnown writes the set to path whole or not at all (a temporary file, synced, renamed; 0600).
 func writeKnown(path string, k *knownSet) error {
-	tmp, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".*")
-	if err != nil {
-		return err
-	}
-	defer os.Remove(tmp.Name())
-	w := bufio.NewWriterSize(tmp, 256<<10)
-	w.WriteString(knownMagic)
-	var buf [binary.MaxVarintLen64 + 20]byte
-	w.Write(binary.AppendUvarint(buf[:0], uint64(len(k.m))))
-	for name, e := range k.m {
-		b := binary.AppendUvarint(buf[:0], uint64(len(name)))
-		w.Write(b)
-		w.WriteString(name)
-		b = binary.LittleEndian.AppendUint64(buf[:0], e.etag)
-		b = binary.LittleEndian.AppendUint64(b, uint64(e.lm.sec))
-		b = binary.LittleEndian.AppendUint32(b, uint32(e.lm.nsec))
-		w.Write(b)
-	}
-	err = w.Flush()
-	if err == nil {
-		err = tmp.Chmod(0o600)
-	}
-	if err == nil {
-		err = tmp.Sync()
-	}
-	if cerr := tmp.Close(); err == nil {
-		err = cerr
-	}
-	if err != nil {
-		return err
-	}
-	return os.Rename(tmp.Name(), path)
+	return opfile.ReplaceWith(path, 0o600, func(w *bufio.Writer) error {
+		w.WriteString(knownMagic)
+		var buf [binary.MaxVarintLen64 + 20]byte
+		w.Write(binary.AppendUvarint(buf[:0], uint64(len(k.m))))
+		for name, e := range k.m {
+			b := binary.AppendUvarint(buf[:0], uint64(len(name)))
+			w.Write(b)
+			w.WriteString(name)
+			b = binary.LittleEndian.AppendUint64(buf[:0], e.etag)
+			b = binary.LittleEndian.AppendUint64(b, uint64(e.lm.sec))
+			b = binary.LittleEndian.AppendUint32(b, uint32(e.lm.nsec))
+			w.Write(b)
+		}
+		return nil // a bufio.Writer keeps its first error: the flush reports it
+	})
 }
 
 // readKnown reads a known file, refusing one damaged: a bad header, a count or name out of bounds, a

@@ -7,10 +7,11 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"path/filepath"
 	"slices"
 	"sort"
 	"time"
+
+	"github.com/deadletter/deadletter/internal/opfile"
 )
 
 // owedTrigger is a BlobCreated Event Grid still owes the replay for a blob a twin of a container copied: the root
@@ -43,36 +44,18 @@ func (tw *Twin) sealOwed() error {
 	if tw.place == nil || len(tw.st.owed) == 0 {
 		return nil
 	}
-	path := tw.place.File(owedFile)
-	tmp, err := os.CreateTemp(filepath.Dir(path), ".owed-*")
-	if err != nil {
-		return err
-	}
-	defer os.Remove(tmp.Name())
-	w := bufio.NewWriterSize(tmp, 256<<10)
-	w.WriteString(owedMagic)
-	var buf [binary.MaxVarintLen64 + 12]byte
-	w.Write(binary.AppendUvarint(buf[:0], uint64(len(tw.st.owed))))
-	for _, o := range tw.st.owed {
-		w.Write(binary.AppendUvarint(buf[:0], uint64(len(o.name))))
-		w.WriteString(o.name)
-		b := binary.LittleEndian.AppendUint64(buf[:0], uint64(o.first.sec))
-		w.Write(binary.LittleEndian.AppendUint32(b, uint32(o.first.nsec)))
-	}
-	err = w.Flush()
-	if err == nil {
-		err = tmp.Chmod(0o600)
-	}
-	if err == nil {
-		err = tmp.Sync()
-	}
-	if cerr := tmp.Close(); err == nil {
-		err = cerr
-	}
-	if err != nil {
-		return err
-	}
-	return os.Rename(tmp.Name(), path)
+	return opfile.ReplaceWith(tw.place.File(owedFile), 0o600, func(w *bufio.Writer) error {
+		w.WriteString(owedMagic)
+		var buf [binary.MaxVarintLen64 + 12]byte
+		w.Write(binary.AppendUvarint(buf[:0], uint64(len(tw.st.owed))))
+		for _, o := range tw.st.owed {
+			w.Write(binary.AppendUvarint(buf[:0], uint64(len(o.name))))
+			w.WriteString(o.name)
+			b := binary.LittleEndian.AppendUint64(buf[:0], uint64(o.first.sec))
+			w.Write(binary.LittleEndian.AppendUint32(b, uint32(o.first.nsec)))
+		}
+		return nil // a bufio.Writer keeps its first error: the flush reports it
+	})
 }
 
 // readOwed reads the triggers still owed: those of owedFile past the first next.
