@@ -1,7 +1,6 @@
 package main
 
 import (
-	"bufio"
 	"context"
 	"encoding/json"
 	"flag"
@@ -202,21 +201,6 @@ func scaleReport(dir string) {
 }
 
 func ms(r testing.BenchmarkResult) float64 { return float64(r.NsPerOp()) / 1e6 }
-
-func peakRSSMB() float64 {
-	f, err := os.Open("/proc/self/status")
-	must(err)
-	defer f.Close()
-	sc := bufio.NewScanner(f)
-	for sc.Scan() {
-		if v, ok := strings.CutPrefix(sc.Text(), "VmHWM:"); ok {
-			var kb float64
-			fmt.Sscan(strings.TrimSuffix(strings.TrimSpace(v), " kB"), &kb)
-			return kb / 1024
-		}
-	}
-	return 0
-}
 
 // scaleAzure: on Azurite, the dashboard's first row against one full raw listing of the same container.
 func scaleAzure() row {

@@ -8,6 +8,8 @@ import (
 	"time"
 )
 
+// A process's peak RSS is read from /proc (Linux); where there is none it reads 0.
+
 // watchRSS follows a running child's peak RSS (VmHWM in /proc/PID/status, which only grows) until stop is called,
 // and stop returns the last read. The kernel's rusage for a child is no measure here: Linux carries the peak of
 // the memory a child had before exec over into it, and a child of Go's os/exec shares the bench's own memory until
@@ -38,7 +40,10 @@ func watchRSS(pid int) (stop func() float64) {
 	}
 }
 
-// vmHWM is a process's peak RSS in kilobytes (0 once it has gone).
+// peakRSSMB is the bench's own peak RSS, in MB.
+func peakRSSMB() float64 { return vmHWM("/proc/self/status") / 1024 }
+
+// vmHWM is a process's peak RSS in kilobytes (0 once it has gone, or where there is no /proc).
 func vmHWM(path string) float64 {
 	f, err := os.Open(path)
 	if err != nil {
