@@ -7,6 +7,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/deadletter/deadletter/internal/testkit"
+
 	"github.com/deadletter/deadletter/internal/blob"
 	"github.com/deadletter/deadletter/replay/rules"
 
@@ -19,7 +21,7 @@ import (
 // writes it under the original's name with .repaired-<Last-Modified>, then deletes the copy; a retry writes
 // nothing twice.
 func TestRepairWritesThenRetires(t *testing.T) {
-	cfg := cfgWith(testRegister)
+	cfg := testkit.ConfigWith(testkit.Register())
 	now := time.Date(2026, 11, 30, 12, 0, 0, 0, time.UTC)
 	m := storetest.NewMem(now)
 	orig := "quarantine/WEBHOOKS/2026/11/30/9/abc.json"
@@ -63,7 +65,7 @@ func TestRepairWritesThenRetires(t *testing.T) {
 
 // The write comes first and the delete only after it landed: a write that fails leaves the original.
 func TestRepairNeverRetiresBeforeTheWrite(t *testing.T) {
-	cfg := cfgWith(testRegister)
+	cfg := testkit.ConfigWith(testkit.Register())
 	m := storetest.NewMem(time.Date(2026, 11, 30, 12, 0, 0, 0, time.UTC))
 	orig := "quarantine/S/2026/11/30/9/x.json"
 	m.Write(bg, orig, []byte(`[]`), store.WriteOptions{})
@@ -87,7 +89,7 @@ func TestRepairNeverRetiresBeforeTheWrite(t *testing.T) {
 
 // An original rewritten between open and save: both versions stay, nothing is written.
 func TestRepairOfAChangedOriginalWritesNothing(t *testing.T) {
-	cfg := cfgWith(testRegister)
+	cfg := testkit.ConfigWith(testkit.Register())
 	m := storetest.NewMem(time.Date(2026, 11, 30, 12, 0, 0, 0, time.UTC))
 	orig := "quarantine/S/2026/11/30/9/x.json"
 	m.Write(bg, orig, []byte(`[1]`), store.WriteOptions{})
@@ -110,7 +112,7 @@ func TestRepairOfAChangedOriginalWritesNothing(t *testing.T) {
 // What --force lifts: nothing changed, still malformed, a crash, events still quarantined (ids that keep a count
 // at the cap say so), a live original; what it does not: an archived original is never retired, read-only.
 func TestRepairRefusals(t *testing.T) {
-	cfg := cfgWith(testRegister)
+	cfg := testkit.ConfigWith(testkit.Register())
 	now := time.Date(2026, 11, 30, 12, 0, 0, 0, time.UTC)
 	good := `[{"id":"a","subject":"s","eventType":"Push","dataVersion":"1","data":1,"deadLetterReason":"MaxDeliveryAttemptsExceeded"}]`
 	deep := `[{"id":"a","subject":"s","eventType":"Push","dataVersion":"1","data":` + strings.Repeat("[", 6000) + strings.Repeat("]", 6000) + `}]`
@@ -170,7 +172,7 @@ func TestRepairRefusals(t *testing.T) {
 
 // A repair name that holds a different body moves on to -2; a resubmit is named after its content in the hour.
 func TestRepairNames(t *testing.T) {
-	cfg := cfgWith(testRegister)
+	cfg := testkit.ConfigWith(testkit.Register())
 	now := time.Date(2026, 11, 30, 12, 0, 0, 0, time.UTC)
 	m := storetest.NewMem(now)
 	orig := "quarantine/S/2026/11/30/9/x.json"
@@ -198,7 +200,7 @@ func TestRepairNames(t *testing.T) {
 // rewrite between open and save writes nothing.
 func TestRepairOnAzurite(t *testing.T) {
 	az := storetest.Azure(t)
-	cfg := cfgWith(testRegister)
+	cfg := testkit.ConfigWith(testkit.Register())
 	orig := "quarantine/S/2026/11/30/9/x.json"
 	fixed := []byte(`[{"id":"a","subject":"s","eventType":"Push","dataVersion":"1","data":1}]`)
 	open := func() rules.RepairPlan {

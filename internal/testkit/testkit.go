@@ -10,6 +10,8 @@ import (
 	"path/filepath"
 	"sync"
 	"testing"
+
+	"github.com/deadletter/deadletter/replay/rules"
 )
 
 // LockedBuffer is an io.Writer a test reads (String) while goroutines write to it: a watch's output, a hook's.
@@ -78,4 +80,14 @@ func RunNode(t testing.TB, script string, in []byte, args ...string) []string {
 		t.Fatal(err)
 	}
 	return lines
+}
+
+// Register is the handler register the rules' and the actions' tests judge by: Push idempotent, Webhook not.
+func Register() rules.Register { return rules.Register{"Push": true, "Webhook": false} }
+
+// ConfigWith is the default configuration with reg as its handler register.
+func ConfigWith(reg rules.Register) rules.Config {
+	c := rules.DefaultConfig()
+	c.Handlers = reg
+	return c
 }

@@ -4,6 +4,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/deadletter/deadletter/internal/testkit"
+
 	"github.com/deadletter/deadletter/internal/scenario"
 	"github.com/deadletter/deadletter/replay/rules"
 )
@@ -15,7 +17,7 @@ func BenchmarkParseAndSummarize(b *testing.B) {
 	for i := range bodies {
 		_, bodies[i] = gen.Next()
 	}
-	cfg := cfgWith(rules.Register{"ProcessPushNotification": true})
+	cfg := testkit.ConfigWith(rules.Register{"ProcessPushNotification": true})
 	b.ReportAllocs()
 	b.ResetTimer()
 	for i := 0; i < b.N; i++ {
