@@ -1,5 +1,6 @@
 // Package testkit holds what the tests of several packages share: a buffer goroutines write while a test reads
-// it, and the Node harness the reference tests run JavaScript's own answers through. Only tests import it.
+// it, the Node harness the reference tests run JavaScript's own answers through, and the handler register the
+// rules' and actions' tests judge by. Only tests import it.
 package testkit
 
 import (
