@@ -229,7 +229,7 @@ func newRepairDialog(e *env, rp *rules.RepairPlan, estate string) *repairDialog 
 func (d *repairDialog) setBody() {
 	estate := d.estate
 	lines := []string{d.e.st.Header.Render("on " + textfmt.Printable(estate))}
-	lines = append(lines, present.RepairLines(d.plan, d.e.cfg, present.ForceRepairKey)...)
+	lines = append(lines, present.RepairLines(d.plan, d.e.cfg, present.ForceRepairKey, false)...)
 	if d.force {
 		lines = append(lines, "", d.e.st.Warn.Render("f: written although refused"))
 	}

@@ -36,7 +36,7 @@ func (a *app) repair(ctx context.Context, c store.Container, cfg rules.Config, r
 	estate := a.describe(c)
 	if !o.out.json() || !o.yes {
 		fmt.Fprintf(a.io.err, "%s\n", textfmt.Printable(estate))
-		for _, line := range present.RepairLines(rp, cfg, present.ForceRepair) {
+		for _, line := range present.RepairLines(rp, cfg, present.ForceRepair, o.force) {
 			fmt.Fprintf(a.io.err, "  %s\n", line)
 		}
 	}

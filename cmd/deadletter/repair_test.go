@@ -169,6 +169,12 @@ func TestEditFixesAMalformedPayload(t *testing.T) {
 	if out, _, code = runCmd(t, "edit", name, "--dir", dir, "--yes"); code != 3 || !strings.Contains(out, "changes nothing") {
 		t.Fatalf("unchanged: exit %d %s", code, out)
 	}
+	// The same broken edit under --force is written, and its preview says so rather than "refused".
+	forcedDir, forcedName := repairDir(t)
+	t.Setenv("EDITOR", editorScript(t, broken, ""))
+	if _, errs, code = runCmd(t, "edit", forcedName, "--dir", forcedDir, "--yes", "--force"); code != 0 || strings.Contains(errs, "refused") || !strings.Contains(errs, "written anyway (--force), though: the payload is malformed") {
+		t.Fatalf("forced edit: exit %d\n%s", code, errs)
+	}
 	// An editor that fails (or is killed) ends the edit: nothing written.
 	t.Setenv("EDITOR", "false")
 	if _, errs, code = runCmd(t, "edit", name, "--dir", dir, "--yes"); code == 0 || code == 3 || !strings.Contains(errs, "nothing was written") {

@@ -13,8 +13,9 @@ const maxCountedShown = 5
 
 // RepairLines say what a repair will do — the same lines for edit, resubmit and the dashboard: where the edited
 // payload goes, what the replay will do with it beside what it would have done with the original, the ids that
-// still carry a count, what is retired, and why it is refused.
-func RepairLines(rp *rules.RepairPlan, c rules.Config, force Force) []string {
+// still carry a count, what is retired, and why it is refused — or, forced (edit --force), what it is written
+// despite.
+func RepairLines(rp *rules.RepairPlan, c rules.Config, force Force, forced bool) []string {
 	var out lines
 	p := textfmt.Printable
 	if c.Handlers == nil {
@@ -64,6 +65,8 @@ func RepairLines(rp *rules.RepairPlan, c rules.Config, force Force) []string {
 	switch {
 	case rp.Refused() && (rp.Target == "" || !rp.Refusal.Forceable):
 		out.add("refused, even with --force: %s", Reason(why, force))
+	case rp.Refused() && forced:
+		out.add("written anyway (--force), though: %s", Reason(why, force))
 	case rp.Refused():
 		out.add("refused: %s (%s)", Reason(why, force), forceWords[force])
 	}
