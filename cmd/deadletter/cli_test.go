@@ -609,6 +609,10 @@ func TestFilterFlagSelectsWhatTheDashboardShows(t *testing.T) {
 		if _, errs, code := runCmd(t, append(args, "--dir", dir, "--filter", "colour:red")...); code != 2 || !strings.Contains(errs, "is not a filter field") {
 			t.Errorf("%v a bad --filter: exit %d %s", args, code, errs)
 		}
+		// a lone "-" (a negation left without its word) would match every GUID's hyphen: refused, not everything
+		if _, errs, code := runCmd(t, append(args, "--dir", dir, "--filter", "sub:webhooks -")...); code != 2 || !strings.Contains(errs, "-is:handled") {
+			t.Errorf("%v --filter with a lone -: exit %d %s", args, code, errs)
+		}
 	}
 	if _, errs, code := runCmd(t, "drain", "--dir", dir, "--filter", "sub:webhooks", "WEBHOOKS"); code != 2 || !strings.Contains(errs, "names or --filter") {
 		t.Errorf("drain with names and --filter: exit %d %s", code, errs)

@@ -76,6 +76,9 @@ func ParseQueryWith(q string, extra ...string) (Query, []ExtraTerm, error) {
 	ws := words(q)
 	for i := 0; i < len(ws); i++ {
 		w := ws[i]
+		if w == "-" { // a plain word "-" would match every name (GUIDs hold hyphens): an action would take them all
+			return Query{}, nil, errors.New("- leaves out what the word after it matches: write it joined to that word (-is:handled)")
+		}
 		not := len(w) > 1 && w[0] == '-'
 		if not {
 			w = w[1:]
