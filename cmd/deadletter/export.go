@@ -119,15 +119,22 @@ func (a *app) runExport(cmd *cobra.Command, args []string, o *exportOptions) err
 	} else {
 		l.NoCache = true // one look: the export's memory must not grow with the container
 	}
-	dst, err := dirstore.CreatePrivate(o.to)
-	if err != nil {
-		return err
-	}
 	abs, _ := filepath.Abs(o.to)
 	describe := a.describe(l.Container)
 	rep := a.newExportReport(o.out.json(), describe, abs)
 	rep.rehearsal = rehearsal(l.Container)
 	defer rep.close()
+	if snap != nil && len(names) == 0 { // none of the names is a blob: no directory is made for nothing
+		rep.notMade = true
+		if err := rep.print(missing, nil); err != nil {
+			return err
+		}
+		return exitCode{code: exitNotDone}
+	}
+	dst, err := dirstore.CreatePrivate(o.to)
+	if err != nil {
+		return err
+	}
 	ex, err := startExport(ctx, dst, l.Container, describe, rep.add)
 	if err != nil {
 		return fmt.Errorf("export to %s: %w", textfmt.Printable(abs), err)
@@ -471,6 +478,8 @@ type exportReport struct {
 	spooled          *bufio.Writer
 	err              error
 
+	notMade bool // nothing named was found, so the directory was not made
+
 	progress *os.File // stderr on a terminal, else nil
 	last     time.Time
 }
@@ -582,6 +591,10 @@ func (r *exportReport) print(missing []rules.Result, listErr error) error {
 	}
 	for _, m := range missing {
 		fmt.Fprintf(r.w, "not found    %s: %s\n", textfmt.Printable(m.Name), textfmt.Printable(m.Reason.Err))
+	}
+	if r.notMade {
+		_, err := fmt.Fprintf(r.w, "nothing of %s exported: no blob named was found (%s was not made)\n", textfmt.Printable(r.describe), textfmt.Printable(r.to))
+		return err
 	}
 	_, err := fmt.Fprintf(r.w, "%d blob(s) (%s) of %s written to %s; open it with deadletter --dir %s\n", r.written, textfmt.Bytes(r.bytes),
 		textfmt.Printable(r.describe), textfmt.Printable(r.to), textfmt.Printable(r.to))

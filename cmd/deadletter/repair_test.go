@@ -389,6 +389,17 @@ func TestExportFilter(t *testing.T) {
 			t.Errorf("%v: exit %d %s", bad, code, errs)
 		}
 	}
+	// names none of which is a blob: said, exit 3, and no directory made for nothing
+	none := filepath.Join(t.TempDir(), "none")
+	for _, args := range [][]string{{}, {"--json"}} {
+		out, errs, code := runCmd(t, append([]string{"export", "nosuch-blob", "--to", none, "--dir", dir}, args...)...)
+		if code != 3 || !strings.Contains(out, "nosuch-blob") {
+			t.Errorf("export of no blob %v: exit %d\n%s\n%s", args, code, out, errs)
+		}
+		if _, err := os.Lstat(none); err == nil {
+			t.Fatalf("export of no blob %v made %s", args, none)
+		}
+	}
 }
 
 // resubmit --subscription takes only what can be an Event Grid subscription's name (3 to 64 letters, digits and
