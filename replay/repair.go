@@ -50,7 +50,7 @@ func finishRepair(ctx context.Context, rp *rules.RepairPlan, c rules.Config, st 
 		rp.Target, rp.Refusal = "", why
 		return nil
 	}
-	name, n, err := place(ctx, st, placement{base: target, body: rp.Body}, true)
+	name, n, err := place(ctx, st, placement{base: target, body: rp.Body, found: &rp.Landed}, true)
 	var unfit nameUnfit
 	switch {
 	case errors.As(err, &unfit):
@@ -109,7 +109,8 @@ func Repair(ctx context.Context, c store.Container, rp rules.RepairPlan, o Repai
 		}
 	}
 	wctx := context.WithoutCancel(ctx) // once a repair writes, it finishes: never a new blob with the original half-retired
-	target, _, err := place(wctx, c, placement{base: rp.Base, alt: rp.Alt, body: rp.Body, contentType: "application/json", meta: meta}, o.DryRun)
+	var found bool
+	target, _, err := place(wctx, c, placement{base: rp.Base, alt: rp.Alt, body: rp.Body, contentType: "application/json", meta: meta, found: &found}, o.DryRun)
 	r.Target = target
 	var unfit nameUnfit
 	switch {
@@ -121,6 +122,9 @@ func Repair(ctx context.Context, c store.Container, rp rules.RepairPlan, o Repai
 		return r, nil
 	}
 	r.Outcome = rules.OutcomeRepaired
+	if found {
+		r.Reason = rules.Reason{Kind: rules.ReasonAlreadyWritten, Name: target}
+	}
 	if o.DryRun || orig == nil || !rp.Retire {
 		return r, nil
 	}

@@ -217,6 +217,8 @@ type placement struct {
 	// write put the blob there.
 	id   string
 	mine *bool
+	// found, when given, is set when the name already held the body (an earlier write of it landed).
+	found *bool
 }
 
 // place writes p.body under the first of p's names that is free or already holds it (the write already landed),
@@ -247,6 +249,7 @@ func place(ctx context.Context, c store.Container, p placement, dryRun bool) (st
 			}
 			switch {
 			case st == landed:
+				p.landed()
 				return target, n, nil
 			case st == taken:
 				attempt = 2 // a different body: the next name
@@ -270,7 +273,7 @@ func place(ctx context.Context, c store.Container, p placement, dryRun bool) (st
 			if !errors.Is(err, store.ErrAlreadyExists) {
 				// The answer may be lost with the write done: look once more before calling it failed.
 				if st, serr := standing(ctx, c, target, p.body); serr == nil && st == landed {
-					return target, n, nil
+					return target, n, nil // (our own write, its answer lost)
 				}
 				return target, n, err
 			}
@@ -285,6 +288,13 @@ func place(ctx context.Context, c store.Container, p placement, dryRun bool) (st
 func (p placement) wrote() {
 	if p.mine != nil {
 		*p.mine = true
+	}
+}
+
+// landed marks the placement as found already written.
+func (p placement) landed() {
+	if p.found != nil {
+		*p.found = true
 	}
 }
 

@@ -44,6 +44,12 @@ func (a *app) repair(ctx context.Context, c store.Container, cfg rules.Config, r
 	var err error
 	if rp.Refused() && (!o.force || !rp.Refusal.Forceable || rp.Target == "") {
 		r, err = replay.Repair(ctx, c, *rp, replay.RepairOptions{Force: o.force, DryRun: true}) // (refused: writes nothing)
+	} else if rp.Landed && (rp.Original == nil || !rp.Retire) {
+		// a retry of a repair that landed, with no original to retire: nothing to ask, do or record
+		r = rules.Result{Name: rp.Target, Target: rp.Target, Outcome: rules.OutcomeRepaired, Reason: rules.Reason{Kind: rules.ReasonAlreadyWritten, Name: rp.Target}}
+		if rp.Original != nil {
+			r.Name = rp.Original.Name
+		}
 	} else if err = a.confirm(o.actionFlags, present.RepairQuestion(rp, estate)); err == nil {
 		r, err = a.recordedRepair(ctx, c, rp, o)
 	}

@@ -266,6 +266,14 @@ func TestResubmit(t *testing.T) {
 	if w := r["written"].(string); !strings.HasPrefix(w, "WEBHOOKS/") || !strings.Contains(w, "/resubmitted-") || r["retired"] != nil {
 		t.Fatalf("resubmit: %s", out)
 	}
+	// The same file again (a retry): it is there already — said, nothing written, asked or recorded.
+	records, names := len(logOf(t, "--dir", dir).Records), listNames(t, dir)
+	if out, errs, code = runCmd(t, "resubmit", file, "--subscription", "webhooks", "--dir", dir); code != 0 || !strings.Contains(out, "nothing was written again") || !strings.Contains(errs, "already stands") {
+		t.Fatalf("a retried resubmit: exit %d\n%s\n%s", code, out, errs)
+	}
+	if n := len(logOf(t, "--dir", dir).Records); n != records || listNames(t, dir) != names {
+		t.Fatalf("a retried resubmit wrote or was recorded: %d records, were %d", n, records)
+	}
 }
 
 // On a twin, the repaired blob is a BlobCreated like any other: the twin's replay republishes and archives it.

@@ -108,6 +108,9 @@ var reasonWords = map[rules.ReasonKind]func(r rules.Reason, p func(string) strin
 	rules.ReasonOriginalLeft: func(r rules.Reason, p func(string) string) string {
 		return "the original changed or vanished after it was opened; it was left as it is"
 	},
+	rules.ReasonAlreadyWritten: func(r rules.Reason, p func(string) string) string {
+		return "this very payload was there already (an earlier repair or resubmit of it): nothing was written again"
+	},
 	rules.ReasonWrittenNotRetired: func(r rules.Reason, p func(string) string) string {
 		return fmt.Sprintf("written as %s but the original could not be deleted (repairing again finds the new blob and only retries the delete): %s", p(r.Name), p(r.Err))
 	},

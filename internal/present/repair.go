@@ -21,9 +21,12 @@ func RepairLines(rp *rules.RepairPlan, c rules.Config, force Force, forced bool)
 	if c.Handlers == nil {
 		out.add("note: no handler register (--handlers): routing and idempotency are unknown, so predictions are partial")
 	}
-	if rp.Target != "" {
+	switch {
+	case rp.Target != "" && rp.Landed:
+		out.add("the edited payload (%s, %d event(s)) already stands as a dead letter, written earlier: %s — nothing is written again", textfmt.Bytes(int64(len(rp.Body))), len(rp.Payload.Events), p(rp.Target))
+	case rp.Target != "":
 		out.add("the edited payload (%s, %d event(s)) goes back as a new dead letter: %s", textfmt.Bytes(int64(len(rp.Body))), len(rp.Payload.Events), p(rp.Target))
-	} else {
+	default:
 		out.add("the edited payload (%s) cannot be written anywhere (below)", textfmt.Bytes(int64(len(rp.Body))))
 	}
 	if rp.Before != nil {

@@ -74,6 +74,9 @@ const (
 	ReasonOriginalLeft
 	// ReasonWrittenNotRetired: the repair landed at Name but its original could not be deleted (Err).
 	ReasonWrittenNotRetired
+	// ReasonAlreadyWritten: Name already held these very bytes (an earlier repair or resubmit of them): nothing
+	// was written again.
+	ReasonAlreadyWritten
 
 	// Failures and what stopped a run.
 

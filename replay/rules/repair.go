@@ -65,6 +65,9 @@ type RepairPlan struct {
 	// (as RestorePlan's).
 	Base string
 	Alt  int
+	// Landed: Target already holds these very bytes — an earlier repair or resubmit of them landed (a retry
+	// after the new blob was written): nothing is written again, and there is only the original left to retire.
+	Landed bool
 }
 
 // Refused reports whether the plan refuses the repair without --force.
