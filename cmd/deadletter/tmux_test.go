@@ -244,4 +244,23 @@ func TestCommandLineInTmux(t *testing.T) {
 	if drainCounts(t, dir) != 0 {
 		t.Fatal("a declined drain drained")
 	}
+	// twin rm asks on a terminal: no keeps the twin, yes removes it.
+	tw := filepath.Join(t.TempDir(), "twin")
+	mustRun(t, "twin", "start", "--dir", tw)
+	tm3 := newTerm(t, 100, 20, binary(t), "twin", "rm", "--dir", tw)
+	tm3.screen("Remove the twin in", "[y/N]")
+	tm3.keys("n", "Enter")
+	if code := tm3.exited(); code != 3 {
+		t.Fatalf("twin rm declined: exit %d", code)
+	}
+	if _, err := os.Stat(tw); err != nil {
+		t.Fatalf("a declined twin rm removed the twin: %v", err)
+	}
+	tm4 := newTerm(t, 100, 20, binary(t), "twin", "rm", "--dir", tw)
+	tm4.screen("[y/N]")
+	tm4.keys("y", "Enter")
+	tm4.screen("removed")
+	if _, err := os.Stat(tw); !os.IsNotExist(err) {
+		t.Fatalf("twin rm answered yes left the twin: %v", err)
+	}
 }

@@ -635,18 +635,27 @@ func rootOf(name string) string {
 }
 
 func (a *app) twinRmCmd() *cobra.Command {
+	var yes bool
 	cmd := &cobra.Command{
 		Use:   "rm --dir D",
 		Short: "remove a twin: its directory and everything deadletter kept for it (only a directory it made as a twin)",
 		Long: `rm removes a twin deadletter made (twin start, or the demo's): its directory — production payloads, for a twin
 started --from a container — and its record, clock and state. Any other directory is refused and left as it is,
-whatever it holds; so is a twin another process is running.`,
-		Example: `  deadletter twin rm --dir ./rehearsal`,
-		Args:    cobra.NoArgs,
+whatever it holds; so is a twin another process is running. On a terminal it asks first (--yes does not); a
+script's twin rm does not ask.`,
+		Example: `  deadletter twin rm --dir ./rehearsal
+  deadletter twin rm --dir ./rehearsal --yes`,
+		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			dir, err := a.twinDir()
 			if err != nil {
 				return err
+			}
+			if _, err := twin.Find(dir); err == nil && !yes && a.isTerminal() {
+				q := fmt.Sprintf("Remove the twin in %s — its blobs (production payloads, for a twin started --from a container), record, clock and state?", textfmt.Printable(dir))
+				if err := a.confirm(actionFlags{}, q); err != nil {
+					return err
+				}
 			}
 			if err := twin.Remove(dir); err != nil {
 				if made.IsNotMade(err) {
@@ -661,6 +670,7 @@ whatever it holds; so is a twin another process is running.`,
 			return nil
 		},
 	}
+	cmd.Flags().BoolVarP(&yes, "yes", "y", false, "remove it without asking on a terminal")
 	return cmd
 }
 
