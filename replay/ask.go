@@ -109,6 +109,18 @@ func (p *RestorePreview) Writes() []string {
 	return out
 }
 
+// Resuming are the copies the restore writes that set events moving again (each with its summary): whose
+// handlers the restored events go to.
+func (p *RestorePreview) Resuming() []rules.Item {
+	var out []rules.Item
+	for i := range p.Entries {
+		if e := &p.Entries[i]; e.Writes() && e.Detail != nil && e.Detail.Restore != nil && len(e.Detail.Restore.Resume) > 0 {
+			out = append(out, e.Detail.Item)
+		}
+	}
+	return out
+}
+
 // Left are the results of the blobs the restore will not write.
 func (p *RestorePreview) Left() []rules.Result {
 	var out []rules.Result

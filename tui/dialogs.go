@@ -297,6 +297,11 @@ func (d *restoreDialog) setLines() {
 	if n.Writes > 0 {
 		lines = append(lines, fmt.Sprintf("%d event(s) resume.", n.Resume))
 	}
+	if d.e.witness != nil {
+		for _, w := range present.RestoreWitnessWarnings(*d.e.witness, d.plans.Resuming()) {
+			lines = append(lines, st.Warn.Render(w))
+		}
+	}
 	lines = append(lines, nameLines(d.e, "It restores", d.plans.Writes())...)
 	lines = append(lines, leftLines(d.e, "It leaves", d.plans.Left())...)
 	lines = append(lines, "", st.Header.Render("Each blob's plan:"))

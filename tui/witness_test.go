@@ -34,6 +34,9 @@ func TestHandlerColumnAndDrainSayEventGrid(t *testing.T) {
 	hs.shows("PUSH-NOTIFICATIONS", "· EG failing", "EG Event Grid's metrics as of", "HANDLER FAILING 1")
 	hs.press("1", "/", "push", "<enter>", "<ctrl+a>", "d")
 	hs.shows("Drain", "PUSH-NOTIFICATIONS failing", "PUSH-NOTIFICATIONS: Event Grid says its handler is failing now: 12 failed attempt(s) (Busy 12)")
+	// the restore dialog warns the same of the copies whose events would resume to that handler
+	hs.press("<esc>", "2", "<ctrl+a>", "r") // (the filter push stays)
+	hs.shows("Restore", "PUSH-NOTIFICATIONS: Event Grid says its handler is failing now", "restored events would go to a handler that is failing now")
 }
 
 // Without a witness the column and the dialog are as they were: the container's witness alone.

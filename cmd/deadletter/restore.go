@@ -72,6 +72,7 @@ func (a *app) runRestore(cmd *cobra.Command, args []string, o *restoreOptions) e
 		return replay.ErrReadOnly
 	}
 	ctx := cmd.Context()
+	witness := startWitness(ctx, a.witnessOf(ctx)) // beside the listing, never holding it up
 	snap, l, cfg, err := a.g.listed(ctx)
 	if err != nil {
 		return err
@@ -106,6 +107,9 @@ func (a *app) runRestore(cmd *cobra.Command, args []string, o *restoreOptions) e
 			p.Keep(func(d *replay.Detail) bool { return o.filter.read(cfg, &d.Item, d.Now) })
 		}
 		a.describeRestore(cfg, p, o)
+		for _, w := range present.RestoreWitnessWarnings(witness(), p.Resuming()) {
+			fmt.Fprintln(a.io.err, "warning: "+w)
+		}
 		names, previewed = p.Writes(), p.Previewed()
 		missing = append(missing, p.Left()...) // refusals are results too, so --json carries them
 	}

@@ -245,3 +245,24 @@ func TestWatchSaysHandlerFailingAndRecovered(t *testing.T) {
 		t.Errorf("no replayDropping line:\n%s", out.String())
 	}
 }
+
+// restore's question warns of the subscriptions Event Grid says are failing now whose events the copies resume —
+// and of no other.
+func TestRestoreSaysEventGridWitness(t *testing.T) {
+	dir := seeded(t)
+	w := witnessSaying(time.Now().UTC().Truncate(time.Minute))
+	_, errs, code := runWith(t, w, "restore", "--all", "--dry-run", "--dir", dir)
+	if code != exitNotDone { // the seed's refused copies are left
+		t.Fatalf("exit %d\n%s", code, errs)
+	}
+	if !strings.Contains(errs, "warning: PUSH-NOTIFICATIONS: Event Grid says its handler is failing now: 9 failed attempt(s) (Busy 9)") ||
+		!strings.Contains(errs, "restored events would go to a handler that is failing now") {
+		t.Errorf("restore's question lacks the failing handler:\n%s", errs)
+	}
+	if strings.Contains(errs, "WEBHOOKS: Event Grid says") {
+		t.Errorf("a healthy handler (whose copy resumes nothing) warned of:\n%s", errs)
+	}
+	if _, errs, _ = runWith(t, nil, "restore", "--all", "--dry-run", "--dir", dir); strings.Contains(errs, "Event Grid") {
+		t.Errorf("Event Grid said without a witness:\n%s", errs)
+	}
+}

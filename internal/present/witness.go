@@ -205,6 +205,16 @@ func WitnessUnknown(w rules.WitnessReport) []string {
 // WitnessWarnings are a drain's warnings from Event Grid's witness: one per subscription of the items whose
 // handler it says is failing now and of which the replay would republish something.
 func WitnessWarnings(w rules.WitnessReport, items []rules.Item) []string {
+	return witnessWarnings(w, items, rules.Republishes, "drained")
+}
+
+// RestoreWitnessWarnings are a restore's: one per subscription of the copies it writes whose handler Event Grid
+// says is failing now — their resumed events go to it. restored holds only copies that resume something.
+func RestoreWitnessWarnings(w rules.WitnessReport, restored []rules.Item) []string {
+	return witnessWarnings(w, restored, func(items []rules.Item) bool { return len(items) > 0 }, "restored")
+}
+
+func witnessWarnings(w rules.WitnessReport, items []rules.Item, republishes func([]rules.Item) bool, done string) []string {
 	bySub := map[string][]rules.Item{}
 	var subs []string
 	for _, it := range items {
@@ -218,11 +228,11 @@ func WitnessWarnings(w rules.WitnessReport, items []rules.Item) []string {
 	var out []string
 	for _, sub := range subs {
 		h, ok := w.HandlerOf(sub)
-		if !ok || h.Verdict != rules.HandlerFailing || !rules.Republishes(bySub[sub]) {
+		if !ok || h.Verdict != rules.HandlerFailing || !republishes(bySub[sub]) {
 			continue
 		}
 		h.Subscription = sub // named as the folder is
-		out = append(out, HandlerFailing(h, w)+" — drained events would go to a handler that is failing now.")
+		out = append(out, HandlerFailing(h, w)+" — "+done+" events would go to a handler that is failing now.")
 	}
 	return out
 }
