@@ -15,6 +15,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/deadletter/deadletter/internal/blob"
 	"github.com/deadletter/deadletter/internal/made"
 	"github.com/deadletter/deadletter/internal/opfile"
 	"github.com/deadletter/deadletter/replay"
@@ -96,8 +97,43 @@ func mustAt(it rules.Item) time.Time {
 	return at
 }
 
+// failures read, from the twin's copy of each subscription's newest dead letter, how its last delivery ended: the
+// last event's lastHttpStatusCode and lastDeliveryOutcome (a blob that cannot be read or says neither: nothing).
+func (e *evidence) failures(ctx context.Context, d store.Container) map[string]Failure {
+	out := map[string]Failure{}
+	for sub, it := range e.newest {
+		b, err := d.Read(ctx, it.Name, blob.MaxBytes)
+		if err != nil {
+			continue
+		}
+		p := rules.ParsePayload(b.Body)
+		for i := len(p.Events) - 1; i >= 0; i-- {
+			ev := p.Events[i]
+			if ev.LastDeliveryOutcome == "" && ev.LastHTTPStatusCode == nil {
+				continue
+			}
+			f := Failure{Outcome: ev.LastDeliveryOutcome}
+			if c := ev.LastHTTPStatusCode; c != nil && *c >= 0 && *c < 1000 {
+				f.Status = int(*c)
+			} else if st, ok := statusOf(f.Outcome); ok {
+				f.Status = st
+			} else {
+				f.Status = 500 // a word that names no status: a server error, not a timeout
+			}
+			if f.Outcome == "" {
+				f.Outcome = OutcomeOf(f.Status)
+			}
+			if f.Status < 200 || f.Status > 299 { // (a dead letter that says it was delivered says nothing of a failure)
+				out[sub] = f
+			}
+			break
+		}
+	}
+	return out
+}
+
 // script is what the evidence implies.
-func (e *evidence) script(wit rules.WitnessReport) Script {
+func (e *evidence) script(wit rules.WitnessReport, seen map[string]Failure) Script {
 	items := make([]*rules.Item, 0, len(e.newest)+len(e.recent))
 	for _, s := range sortedKeys(e.newest) {
 		it := e.newest[s]
@@ -109,7 +145,7 @@ func (e *evidence) script(wit rules.WitnessReport) Script {
 		}
 	}
 	sort.Strings(e.subs)
-	return Infer(e.subs, e.cfg.Readiness(items, e.now), wit)
+	return Infer(e.subs, e.cfg.Readiness(items, e.now), wit, seen)
 }
 
 // copyChunk is how many blobs one call of the copy engine takes: the twin's memory is the listing and the chunks'
@@ -187,7 +223,7 @@ func startFrom(ctx context.Context, d *dirstore.Dir, place *made.Place, held *ma
 	if err != nil {
 		return nil, err
 	}
-	script := ev.script(f.witness(ev.now))
+	script := ev.script(f.witness(ev.now), ev.failures(ctx, d))
 	if err := script.check(); err != nil {
 		return nil, fmt.Errorf("the inferred script: %w", err)
 	}

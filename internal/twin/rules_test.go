@@ -177,7 +177,7 @@ func TestInfer(t *testing.T) {
 		wit  rules.WitnessReport
 		down []string
 	}{{rules.WitnessReport{}, []string{"PUSH", "WEBHOOKS"}}, {wit, []string{"FRIEND-REQUESTS", "WEBHOOKS"}}} {
-		s := Infer([]string{"FRIEND-REQUESTS", "PUSH", "WEBHOOKS"}, ready, tc.wit)
+		s := Infer([]string{"FRIEND-REQUESTS", "PUSH", "WEBHOOKS"}, ready, tc.wit, nil)
 		var down []string
 		for _, w := range s.Windows {
 			if w.To != UntilFurtherNotice || w.From != 0 {
@@ -191,5 +191,18 @@ func TestInfer(t *testing.T) {
 		if s.Down(ReplayFunction, 0) != nil || len(s.Subs) != 3 {
 			t.Errorf("the replay down, or subscriptions %v", s.Subs)
 		}
+	}
+	// A handler down fails as the evidence says: Event Grid's most counted error, else the newest dead letter's
+	// last delivery, else 503 Busy.
+	wit.Handlers[1].FailedBy = map[string]int64{"Busy": 1, "Unauthorized": 3}
+	met := map[string]Failure{"WEBHOOKS": {Status: 404, Outcome: "NotFound"}, "FRIEND-REQUESTS": {Status: 500, Outcome: "InternalServerError"}}
+	s := Infer([]string{"FRIEND-REQUESTS", "PUSH", "WEBHOOKS"}, ready, wit, met)
+	for sub, want := range map[string]Failure{"FRIEND-REQUESTS": {401, "Unauthorized"}, "WEBHOOKS": {404, "NotFound"}} {
+		if w := s.Down(sub, 0); w == nil || w.Status != want.Status || w.Outcome != want.Outcome {
+			t.Errorf("%s down with %+v, want %+v", sub, w, want)
+		}
+	}
+	if w := Infer([]string{"PUSH"}, ready, rules.WitnessReport{}, nil).Down("PUSH", 0); w == nil || w.Status != 503 || w.Outcome != "Busy" {
+		t.Errorf("PUSH with no evidence of how: %+v, want 503 Busy", w)
 	}
 }

@@ -2,7 +2,9 @@ package twin
 
 import (
 	"fmt"
+	"maps"
 	"math"
+	"slices"
 	"sort"
 	"strings"
 	"time"
@@ -291,14 +293,45 @@ func OutcomeOf(status int) string {
 	return fmt.Sprintf("HTTP%d", status)
 }
 
+// topError is the error with the most failed attempts (ties: the first in name order; "" for none).
+func topError(by map[string]int64) string {
+	top, n := "", int64(0)
+	for _, k := range slices.Sorted(maps.Keys(by)) {
+		if by[k] > n {
+			top, n = k, by[k]
+		}
+	}
+	return top
+}
+
 // Down is the window a subscription's handler (or the replay) is down in at offset t (nil: up).
 func (s Script) Down(who string, t time.Duration) *Window { return s.down(who, t) }
+
+// Failure is what a failing handler's deliveries met, as the evidence tells it: the HTTP status (0: none, a
+// timeout) and Event Grid's word for the outcome.
+type Failure struct {
+	Status  int
+	Outcome string
+}
+
+// statusOf is the HTTP status Event Grid's outcome word stands for (OutcomeOf's inverse; ok false for a word
+// that names none).
+func statusOf(outcome string) (int, bool) {
+	for _, st := range []int{0, 400, 401, 403, 404, 413, 429, 500, 503} {
+		if strings.EqualFold(OutcomeOf(st), outcome) {
+			return st, true
+		}
+	}
+	return 0, false
+}
 
 // Infer is the script the evidence of a container implies, for a twin of it: every subscription found (its
 // events published no more — the twin rehearses what the container holds), each down until further notice when
 // it is failing — by Event Grid's metrics when a witness gave a verdict on it, else by its readiness (a dead
-// letter inside the last TTL) — and up when not; the replay running.
-func Infer(subs []string, ready []rules.Readiness, wit rules.WitnessReport) Script {
+// letter inside the last TTL) — and up when not; the replay running. A handler down fails as the evidence says it
+// did: with the error Event Grid's metrics counted most, else as its newest dead letter's last delivery ended
+// (met), else 503 Busy.
+func Infer(subs []string, ready []rules.Readiness, wit rules.WitnessReport, met map[string]Failure) Script {
 	s := Script{Name: "snapshot", Windows: []Window{}, Poison: []Poison{}}
 	failing := map[string]string{}
 	for _, r := range ready {
@@ -314,12 +347,22 @@ func Infer(subs []string, ready []rules.Readiness, wit rules.WitnessReport) Scri
 		seen[name] = true
 		s.Subs = append(s.Subs, Sub{Name: name})
 		why, down := failing[name]
+		f, known := met[name]
 		if h, ok := wit.HandlerOf(name); ok && h.Verdict > rules.HandlerNoDeliveries {
 			down = h.Verdict == rules.HandlerFailing
 			why = "Event Grid's metrics: its handler is " + h.Verdict.String()
+			if top := topError(h.FailedBy); top != "" {
+				f, known = Failure{Status: 500, Outcome: top}, true
+				if st, ok := statusOf(top); ok {
+					f.Status = st
+				}
+			}
+		}
+		if !known || f.Outcome == "" {
+			f = Failure{Status: 503, Outcome: OutcomeOf(503)}
 		}
 		if down {
-			s.Windows = append(s.Windows, Window{Sub: name, From: 0, To: UntilFurtherNotice, Status: 503, Outcome: OutcomeOf(503), Why: why})
+			s.Windows = append(s.Windows, Window{Sub: name, From: 0, To: UntilFurtherNotice, Status: f.Status, Outcome: f.Outcome, Why: why})
 		}
 	}
 	return s
