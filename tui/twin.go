@@ -59,7 +59,13 @@ type twinScreen struct {
 	cursor int
 	seq    int
 	keys   *scope
+	// wantSpeed is the speed the last + or - asked for (0: none yet): the next press doubles or halves it, not
+	// the last look's, so presses faster than the twin answers are none of them lost.
+	wantSpeed float64
 }
+
+// twinSpeedMsg is a speed set: asked want, the twin took got.
+type twinSpeedMsg struct{ want, got float64 }
 
 type twinLookMsg struct {
 	seq  int
@@ -111,14 +117,23 @@ func (ts *twinScreen) toggle() tea.Cmd {
 }
 
 func (ts *twinScreen) speed(by float64) tea.Cmd {
-	r, want := ts.r, ts.look.Speed*by
+	base := ts.wantSpeed
+	if base <= 0 {
+		base = ts.look.Speed
+	}
+	want := base * by
 	if want <= 0 {
 		want = 60 * by
 	}
-	return func() tea.Msg {
-		got := r.SetSpeed(want)
-		return twinDoneMsg{said: fmt.Sprintf("the rehearsal's clock runs at ×%g", got)}
-	}
+	ts.wantSpeed = want
+	return ts.setSpeed(want)
+}
+
+// setSpeed sets the speed in a command. Commands may finish in any order: the answer to one that is no longer
+// the last asked sets the last asked again, so the twin ends at the last press whatever the order.
+func (ts *twinScreen) setSpeed(want float64) tea.Cmd {
+	r := ts.r
+	return func() tea.Msg { return twinSpeedMsg{want: want, got: r.SetSpeed(want)} }
 }
 
 func (ts *twinScreen) jump(d time.Duration) tea.Cmd {
@@ -177,6 +192,13 @@ func (ts *twinScreen) Update(msg tea.Msg) (component, tea.Cmd) {
 			}
 			ts.move(0)
 		}
+	case twinSpeedMsg:
+		if msg.want != ts.wantSpeed {
+			return ts, ts.setSpeed(ts.wantSpeed)
+		}
+		ts.wantSpeed = msg.got // (a speed beyond the twin's bounds: the next press starts from the bound)
+		ts.e.post(statusMsg{text: fmt.Sprintf("the rehearsal's clock runs at ×%g", msg.got)})
+		return ts, ts.refresh()
 	case twinDoneMsg:
 		if msg.err != nil {
 			ts.e.post(statusMsg{text: msg.err.Error(), warn: true})

@@ -80,6 +80,13 @@ func TestTheRehearsalScreen(t *testing.T) {
 	hs.shows("×120", "the rehearsal's clock runs at ×120")
 	hs.press("-", "-")
 	hs.shows("×30")
+	// presses faster than the twin answers are none of them lost: three + before any answer is ×240
+	hs.pause()
+	hs.press("+", "+", "+")
+	hs.resume()
+	hs.shows("×240", "the rehearsal's clock runs at ×240")
+	hs.press("-", "-", "-")
+	hs.shows("×30")
 	hs.press("f")
 	hs.shows(clock.Add(15*time.Minute).UTC().Format("15:04:05Z"), "jumped 15m ahead")
 	hs.press("p")
