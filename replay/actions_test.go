@@ -10,7 +10,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/deadletter/deadletter/internal/testkit"
+	"github.com/deadletter/deadletter/replay/rules/rulestest"
 
 	"github.com/deadletter/deadletter/internal/blob"
 	"github.com/deadletter/deadletter/replay/rules"
@@ -29,7 +29,7 @@ var bg = context.Background()
 // testCfg is the estate's configuration with the test register, and a TTL the backend can reach: an hour on a
 // directory (blobs are backdated), two seconds on Azurite (which cannot backdate, so tests wait it out).
 func testCfg(c store.Container) rules.Config {
-	cfg := testkit.ConfigWith(testkit.Register())
+	cfg := rulestest.ConfigWith(rulestest.Register())
 	if !isDir(c) {
 		cfg.TTL = 2 * time.Second
 	}

@@ -7,7 +7,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/deadletter/deadletter/internal/testkit"
+	"github.com/deadletter/deadletter/replay/rules/rulestest"
 
 	"github.com/deadletter/deadletter/replay"
 	"github.com/deadletter/deadletter/replay/rules"
@@ -39,7 +39,7 @@ func kinds(r rules.Report) string {
 func TestCheckFindingsComeAndGo(t *testing.T) {
 	t0 := time.Date(2026, 11, 30, 12, 0, 0, 0, time.UTC)
 	mem := storetest.NewMem(t0)
-	cfg := testkit.ConfigWith(testkit.Register())
+	cfg := rulestest.ConfigWith(rulestest.Register())
 	o := rules.CheckOptions{Names: true}
 	at := func(d time.Duration) { mem.Clock = t0.Add(d) }
 
@@ -124,7 +124,7 @@ func TestChanges(t *testing.T) {
 // The loader's cache holds no more than the container: a complete listing drops the summaries of blobs gone.
 func TestLoaderCacheIsBoundedToTheContainer(t *testing.T) {
 	mem := storetest.NewMem(time.Date(2026, 11, 30, 12, 0, 0, 0, time.UTC))
-	cfg := testkit.ConfigWith(testkit.Register())
+	cfg := rulestest.ConfigWith(rulestest.Register())
 	for i := 0; i < 20; i++ {
 		put(t, mem, fmt.Sprintf("S/%02d.json", i), ev(fmt.Sprint(i), "Push", ""))
 	}
@@ -223,7 +223,7 @@ func TestExpiringBlobsThatAreLost(t *testing.T) {
 func TestACrashBlobIsACrashOnly(t *testing.T) {
 	t0 := time.Date(2026, 11, 30, 12, 0, 0, 0, time.UTC)
 	mem := storetest.NewMem(t0)
-	cfg := testkit.ConfigWith(testkit.Register())
+	cfg := rulestest.ConfigWith(rulestest.Register())
 	o := rules.CheckOptions{Names: true}
 	put(t, mem, "S/deep.json", ev("a", "Webhook", `,"extra":`+nested(rules.CertainStackDepth+10, "1"))) // quarantined whole: too deep
 	mem.Clock = t0.Add(2 * time.Hour)

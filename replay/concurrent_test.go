@@ -6,7 +6,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/deadletter/deadletter/internal/testkit"
+	"github.com/deadletter/deadletter/replay/rules/rulestest"
 
 	"github.com/deadletter/deadletter/internal/blob"
 	"github.com/deadletter/deadletter/replay/rules"
@@ -49,7 +49,7 @@ func TestTwoDrainsAtOnceReportWhatEachDid(t *testing.T) {
 	name := "PUSH/2026/11/30/10/a.json"
 	put(t, d, name, ev("a", "Push", ""))
 	d.SetClock(func() time.Time { return at })
-	cfg := testkit.ConfigWith(testkit.Register())
+	cfg := rulestest.ConfigWith(rulestest.Register())
 	var first []rules.Result
 	c := &interloper{Container: d, before: func() {
 		first, _ = replay.Drain(bg, d, cfg, named(name), rules.DrainOptions{})
@@ -74,7 +74,7 @@ func TestTwoRestoresAtOnceReportWhatEachDid(t *testing.T) {
 	d := stoppedDir(t, at)
 	name := "quarantine/PUSH/2026/11/30/10/a.json"
 	put(t, d, name, ev("a|10", "Push", ""))
-	cfg := testkit.ConfigWith(testkit.Register())
+	cfg := rulestest.ConfigWith(rulestest.Register())
 	o := replay.RestoreOptions{Force: true}
 	var first []rules.Result
 	c := &interloper{Container: d, before: func() { first, _ = replay.Restore(bg, d, cfg, []string{name}, o) }}

@@ -128,7 +128,13 @@ func Repair(ctx context.Context, c store.Container, rp rules.RepairPlan, o Repai
 	if o.DryRun || orig == nil || !rp.Retire {
 		return r, nil
 	}
-	// The new blob has landed; only now may the original go.
+	return retire(wctx, c, orig, r), nil
+}
+
+// retire deletes a repair's original once the new blob has landed — only now may it go — If-Match the ETag it was
+// opened at: one that changed or vanished meanwhile is left, and said.
+func retire(wctx context.Context, c store.Container, orig *rules.Original, r rules.Result) rules.Result {
+	target := r.Target
 	switch err := c.Delete(wctx, orig.Name, orig.ETag); {
 	case err == nil:
 		r.Retired = orig.Name
@@ -137,5 +143,5 @@ func Repair(ctx context.Context, c store.Container, rp rules.RepairPlan, o Repai
 	default:
 		r.Outcome, r.Reason = rules.OutcomeFailed, rules.Reason{Kind: rules.ReasonWrittenNotRetired, Name: target, Err: err.Error()}
 	}
-	return r, nil
+	return r
 }

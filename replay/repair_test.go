@@ -7,7 +7,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/deadletter/deadletter/internal/testkit"
+	"github.com/deadletter/deadletter/replay/rules/rulestest"
 
 	"github.com/deadletter/deadletter/internal/blob"
 	"github.com/deadletter/deadletter/replay/rules"
@@ -21,7 +21,7 @@ import (
 // writes it under the original's name with .repaired-<Last-Modified>, then deletes the copy; a retry writes
 // nothing twice.
 func TestRepairWritesThenRetires(t *testing.T) {
-	cfg := testkit.ConfigWith(testkit.Register())
+	cfg := rulestest.ConfigWith(rulestest.Register())
 	now := time.Date(2026, 11, 30, 12, 0, 0, 0, time.UTC)
 	m := storetest.NewMem(now)
 	orig := "quarantine/WEBHOOKS/2026/11/30/9/abc.json"
@@ -65,7 +65,7 @@ func TestRepairWritesThenRetires(t *testing.T) {
 
 // The write comes first and the delete only after it landed: a write that fails leaves the original.
 func TestRepairNeverRetiresBeforeTheWrite(t *testing.T) {
-	cfg := testkit.ConfigWith(testkit.Register())
+	cfg := rulestest.ConfigWith(rulestest.Register())
 	m := storetest.NewMem(time.Date(2026, 11, 30, 12, 0, 0, 0, time.UTC))
 	orig := "quarantine/S/2026/11/30/9/x.json"
 	m.Write(bg, orig, []byte(`[]`), store.WriteOptions{})
@@ -89,7 +89,7 @@ func TestRepairNeverRetiresBeforeTheWrite(t *testing.T) {
 
 // An original rewritten between open and save: both versions stay, nothing is written.
 func TestRepairOfAChangedOriginalWritesNothing(t *testing.T) {
-	cfg := testkit.ConfigWith(testkit.Register())
+	cfg := rulestest.ConfigWith(rulestest.Register())
 	m := storetest.NewMem(time.Date(2026, 11, 30, 12, 0, 0, 0, time.UTC))
 	orig := "quarantine/S/2026/11/30/9/x.json"
 	m.Write(bg, orig, []byte(`[1]`), store.WriteOptions{})
@@ -112,7 +112,7 @@ func TestRepairOfAChangedOriginalWritesNothing(t *testing.T) {
 // What --force lifts: nothing changed, still malformed, a crash, events still quarantined (ids that keep a count
 // at the cap say so), a live original; what it does not: an archived original is never retired, read-only.
 func TestRepairRefusals(t *testing.T) {
-	cfg := testkit.ConfigWith(testkit.Register())
+	cfg := rulestest.ConfigWith(rulestest.Register())
 	now := time.Date(2026, 11, 30, 12, 0, 0, 0, time.UTC)
 	good := `[{"id":"a","subject":"s","eventType":"Push","dataVersion":"1","data":1,"deadLetterReason":"MaxDeliveryAttemptsExceeded"}]`
 	deep := `[{"id":"a","subject":"s","eventType":"Push","dataVersion":"1","data":` + strings.Repeat("[", 6000) + strings.Repeat("]", 6000) + `}]`
@@ -172,7 +172,7 @@ func TestRepairRefusals(t *testing.T) {
 
 // A repair name that holds a different body moves on to -2; a resubmit is named after its content in the hour.
 func TestRepairNames(t *testing.T) {
-	cfg := testkit.ConfigWith(testkit.Register())
+	cfg := rulestest.ConfigWith(rulestest.Register())
 	now := time.Date(2026, 11, 30, 12, 0, 0, 0, time.UTC)
 	m := storetest.NewMem(now)
 	orig := "quarantine/S/2026/11/30/9/x.json"
@@ -200,7 +200,7 @@ func TestRepairNames(t *testing.T) {
 // rewrite between open and save writes nothing.
 func TestRepairOnAzurite(t *testing.T) {
 	az := storetest.Azure(t)
-	cfg := testkit.ConfigWith(testkit.Register())
+	cfg := rulestest.ConfigWith(rulestest.Register())
 	orig := "quarantine/S/2026/11/30/9/x.json"
 	fixed := []byte(`[{"id":"a","subject":"s","eventType":"Push","dataVersion":"1","data":1}]`)
 	open := func() rules.RepairPlan {

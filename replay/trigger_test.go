@@ -7,7 +7,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/deadletter/deadletter/internal/testkit"
+	"github.com/deadletter/deadletter/replay/rules/rulestest"
 
 	"github.com/deadletter/deadletter/replay"
 	"github.com/deadletter/deadletter/replay/rules"
@@ -31,7 +31,7 @@ func TestUntriggerableBlobs(t *testing.T) {
 	}
 	now := time.Date(2026, 12, 1, 12, 0, 0, 0, time.UTC)
 	mem := storetest.NewMem(now)
-	cfg := testkit.ConfigWith(testkit.Register())
+	cfg := rulestest.ConfigWith(rulestest.Register())
 	for name, age := range map[string]time.Duration{"ARCHIVED/2026/12/1/9/a.json": 3 * time.Hour, "QUARANTINE/2026/12/1/11/b.json": 30 * time.Minute,
 		"Quarantine/2026/12/1/9/c.json": 3 * time.Hour, "PUSH/2026/12/1/9/d.json": 3 * time.Hour} {
 		put(t, mem, name, ev("e", "Push", ""))
@@ -86,7 +86,7 @@ func TestUntriggerableBlobs(t *testing.T) {
 // never a crash.
 func TestForgedAndOverlongAcks(t *testing.T) {
 	now := time.Date(2026, 12, 1, 12, 0, 0, 0, time.UTC)
-	cfg := testkit.ConfigWith(testkit.Register())
+	cfg := rulestest.ConfigWith(rulestest.Register())
 	b64 := func(s string) string { return base64.RawURLEncoding.EncodeToString([]byte(s)) }
 	bi := store.BlobInfo{Name: "PUSH/2026/12/1/9/a.json", ETag: `"0x1"`, LastModified: now.Add(-3 * time.Hour)}
 	ack := func(at, until time.Time, mod func(map[string]string)) store.BlobInfo {
@@ -164,7 +164,7 @@ func TestAckOfABlobChangedSinceListing(t *testing.T) {
 		if _, err := c.Write(bg, seen.Name, []byte("["+ev("e2", "Push", "")+"]"), store.WriteOptions{}); err != nil {
 			t.Fatal(err)
 		}
-		cfg := testkit.ConfigWith(testkit.Register())
+		cfg := rulestest.ConfigWith(rulestest.Register())
 		res, err := replay.Acknowledge(bg, c, []store.BlobInfo{seen}, replay.AckOptions{For: time.Hour, Max: cfg.AckLimit(), Now: time.Now(), By: "ops"})
 		if err != nil || res[0].Outcome != rules.OutcomeChanged {
 			t.Fatalf("ack of a changed blob: %+v %v", res, err)
@@ -185,7 +185,7 @@ func TestAckOfABlobChangedSinceListing(t *testing.T) {
 func TestAckLongerThanTheMaximumIsRefused(t *testing.T) {
 	mem := storetest.NewMem(time.Now())
 	bi := put(t, mem, "PUSH/x.json", ev("e", "Push", ""))
-	cfg := testkit.ConfigWith(testkit.Register())
+	cfg := rulestest.ConfigWith(rulestest.Register())
 	if _, err := replay.Acknowledge(bg, mem, []store.BlobInfo{bi}, replay.AckOptions{For: 106000 * 24 * time.Hour, Max: cfg.AckLimit(), Now: time.Now(), By: "ops"}); err == nil ||
 		!strings.Contains(err.Error(), strconv.Itoa(7)+"d") {
 		t.Fatalf("a 106,000-day ack: %v", err)

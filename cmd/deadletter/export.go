@@ -82,7 +82,8 @@ const (
 // shownRefusals is how many blobs not written the text names; it counts the rest.
 const shownRefusals = 20
 
-func (a *app) runExport(cmd *cobra.Command, args []string, o *exportOptions) error {
+// check refuses an export's flags that do not make one (usage errors, exit 2), before anything is read.
+func (o *exportOptions) check(args []string, container string) error {
 	narrowed := o.filter.pane != "" || o.filter.subscription != "" || o.filter.verdict != "" || o.filter.olderThan != 0
 	switch {
 	case o.to == "":
@@ -97,8 +98,15 @@ func (a *app) runExport(cmd *cobra.Command, args []string, o *exportOptions) err
 	if err := o.filter.validate(); err != nil {
 		return err
 	}
-	if a.g.dir != "" && overlap(a.g.dir, o.to) { // the export's files would land in the container as blobs
-		return usagef("--to %s and the container %s overlap: the export would write into what it copies", textfmt.Printable(o.to), textfmt.Printable(a.g.dir))
+	if container != "" && overlap(container, o.to) { // the export's files would land in the container as blobs
+		return usagef("--to %s and the container %s overlap: the export would write into what it copies", textfmt.Printable(o.to), textfmt.Printable(container))
+	}
+	return nil
+}
+
+func (a *app) runExport(cmd *cobra.Command, args []string, o *exportOptions) error {
+	if err := o.check(args, a.g.dir); err != nil {
+		return err
 	}
 	ctx := cmd.Context()
 	l, cfg, err := a.g.loader()

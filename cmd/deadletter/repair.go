@@ -40,19 +40,7 @@ func (a *app) repair(ctx context.Context, c store.Container, cfg rules.Config, r
 			fmt.Fprintf(a.io.err, "  %s\n", line)
 		}
 	}
-	var r rules.Result
-	var err error
-	if rp.Refused() && (!o.force || !rp.Refusal.Forceable || rp.Target == "") {
-		r, err = replay.Repair(ctx, c, *rp, replay.RepairOptions{Force: o.force, DryRun: true}) // (refused: writes nothing)
-	} else if rp.Landed && (rp.Original == nil || !rp.Retire) {
-		// a retry of a repair that landed, with no original to retire: nothing to ask, do or record
-		r = rules.Result{Name: rp.Target, Target: rp.Target, Outcome: rules.OutcomeRepaired, Reason: rules.Reason{Kind: rules.ReasonAlreadyWritten, Name: rp.Target}}
-		if rp.Original != nil {
-			r.Name = rp.Original.Name
-		}
-	} else if err = a.confirm(o.actionFlags, present.RepairQuestion(rp, estate)); err == nil {
-		r, err = a.recordedRepair(ctx, c, rp, o)
-	}
+	r, err := a.settleRepair(ctx, c, rp, o, estate)
 	declined := errors.Is(err, errDeclined)
 	if err != nil && !declined {
 		return err
@@ -100,6 +88,25 @@ func (a *app) repair(ctx context.Context, c store.Container, cfg rules.Config, r
 		return exitCode{code: exitNotDone}
 	}
 	return nil
+}
+
+// settleRepair carries the plan out as it stands: refused, it writes nothing; a retry of a repair that landed,
+// with no original to retire, has nothing to ask, do or record; otherwise it asks, and writes it recorded.
+func (a *app) settleRepair(ctx context.Context, c store.Container, rp *rules.RepairPlan, o *repairFlags, estate string) (rules.Result, error) {
+	switch {
+	case rp.Refused() && (!o.force || !rp.Refusal.Forceable || rp.Target == ""):
+		return replay.Repair(ctx, c, *rp, replay.RepairOptions{Force: o.force, DryRun: true}) // (refused: writes nothing)
+	case rp.Landed && (rp.Original == nil || !rp.Retire):
+		r := rules.Result{Name: rp.Target, Target: rp.Target, Outcome: rules.OutcomeRepaired, Reason: rules.Reason{Kind: rules.ReasonAlreadyWritten, Name: rp.Target}}
+		if rp.Original != nil {
+			r.Name = rp.Original.Name
+		}
+		return r, nil
+	}
+	if err := a.confirm(o.actionFlags, present.RepairQuestion(rp, estate)); err != nil {
+		return rules.Result{}, err
+	}
+	return a.recordedRepair(ctx, c, rp, o)
 }
 
 // keepEdit is the keep of an edit of name: the bytes in a new file of the operator's.

@@ -92,26 +92,9 @@ func (a *app) runRestore(cmd *cobra.Command, args []string, o *restoreOptions) e
 		}
 	}
 	if o.all || !o.out.json() || !o.yes {
-		for _, r := range missing { // named but not found: said before the question counts them
-			fmt.Fprintf(a.io.err, "%s: %s %s\n", textfmt.Printable(r.Name), r.Outcome, present.Reason(r.Reason, present.ForceFlag))
-		}
-		blobs := make([]store.BlobInfo, len(names))
-		for i, n := range names {
-			blobs[i] = store.BlobInfo{Name: n}
-			if j, ok := snap.Lookup(n); ok {
-				blobs[i] = snap.Items[j].Info
-			}
-		}
-		p := l.PreviewRestore(ctx, blobs, o.force)
-		if o.all {
-			p.Keep(func(d *replay.Detail) bool { return o.filter.read(cfg, &d.Item, d.Now) })
-		}
-		a.describeRestore(cfg, p, o)
-		for _, w := range present.RestoreWitnessWarnings(witness(), p.Resuming()) {
-			fmt.Fprintln(a.io.err, "warning: "+w)
-		}
-		names, previewed = p.Writes(), p.Previewed()
-		missing = append(missing, p.Left()...) // refusals are results too, so --json carries them
+		var left []rules.Result
+		names, previewed, left = a.previewRestore(ctx, l, cfg, snap, names, missing, o, witness)
+		missing = append(missing, left...) // refusals are results too, so --json carries them
 	}
 	if len(names) == 0 {
 		return a.nothingToRestore(ctx, o, missing)
@@ -156,6 +139,32 @@ func (a *app) nothingToRestore(ctx context.Context, o *restoreOptions, missing [
 
 // describeRestore says, per blob, what its restore will do — named blobs a page each, --all in one summary — and
 // which blobs it leaves where they are, and why.
+// previewRestore reads each copy's restore plan and says it — the names not found first, then each plan, the
+// refusals and Event Grid's warnings — and returns what the restore will write, the ETags its plans were read
+// at, and the copies it leaves.
+func (a *app) previewRestore(ctx context.Context, l *replay.Loader, cfg rules.Config, snap *rules.Snapshot, names []string, missing []rules.Result,
+	o *restoreOptions, witness func() rules.WitnessReport) ([]string, map[string]string, []rules.Result) {
+	for _, r := range missing { // named but not found: said before the question counts them
+		fmt.Fprintf(a.io.err, "%s: %s %s\n", textfmt.Printable(r.Name), r.Outcome, present.Reason(r.Reason, present.ForceFlag))
+	}
+	blobs := make([]store.BlobInfo, len(names))
+	for i, n := range names {
+		blobs[i] = store.BlobInfo{Name: n}
+		if j, ok := snap.Lookup(n); ok {
+			blobs[i] = snap.Items[j].Info
+		}
+	}
+	p := l.PreviewRestore(ctx, blobs, o.force)
+	if o.all {
+		p.Keep(func(d *replay.Detail) bool { return o.filter.read(cfg, &d.Item, d.Now) })
+	}
+	a.describeRestore(cfg, p, o)
+	for _, w := range present.RestoreWitnessWarnings(witness(), p.Resuming()) {
+		fmt.Fprintln(a.io.err, "warning: "+w)
+	}
+	return p.Writes(), p.Previewed(), p.Left()
+}
+
 func (a *app) describeRestore(cfg rules.Config, p *replay.RestorePreview, o *restoreOptions) {
 	force := present.ForceFlag
 	if o.all {

@@ -1,6 +1,5 @@
 // Package testkit holds what the tests of several packages share: a buffer goroutines write while a test reads
-// it, the Node harness the reference tests run JavaScript's own answers through, and the handler register the
-// rules' and actions' tests judge by. Only tests import it.
+// it, and the Node harness the reference tests run JavaScript's own answers through. Only tests import it.
 package testkit
 
 import (
@@ -11,8 +10,6 @@ import (
 	"path/filepath"
 	"sync"
 	"testing"
-
-	"github.com/deadletter/deadletter/replay/rules"
 )
 
 // LockedBuffer is an io.Writer a test reads (String) while goroutines write to it: a watch's output, a hook's.
@@ -81,14 +78,4 @@ func RunNode(t testing.TB, script string, in []byte, args ...string) []string {
 		t.Fatal(err)
 	}
 	return lines
-}
-
-// Register is the handler register the rules' and the actions' tests judge by: Push idempotent, Webhook not.
-func Register() rules.Register { return rules.Register{"Push": true, "Webhook": false} }
-
-// ConfigWith is the default configuration with reg as its handler register.
-func ConfigWith(reg rules.Register) rules.Config {
-	c := rules.DefaultConfig()
-	c.Handlers = reg
-	return c
 }

@@ -14,6 +14,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/deadletter/deadletter/replay/rules/rulestest"
+
 	"github.com/deadletter/deadletter/internal/testkit"
 	"github.com/deadletter/deadletter/replay/rules"
 )
@@ -445,7 +447,7 @@ func TestFidelityAgainstNode(t *testing.T) {
 	}
 	cases = append(cases, tc{"large", []byte("[" + strings.Join(tiny, ",") + "]")})
 
-	reg := testkit.Register()
+	reg := rulestest.Register()
 	// Every payload under the estate's cap of 2, and under a cap so high that huge counts are republished (their
 	// attempt + 1 then prints as JavaScript prints a double).
 	caps := []int{rules.DefaultConfig().MaxReplays, 1 << 62}
@@ -466,7 +468,7 @@ func TestFidelityAgainstNode(t *testing.T) {
 	for i, body := range bodies {
 		a := answers[i]
 		kind := cases[i/len(caps)].kind
-		cfg := testkit.ConfigWith(reg)
+		cfg := rulestest.ConfigWith(reg)
 		cfg.MaxReplays = capOf[i]
 		cfg.StackDepth = depth // node's own, measured where it serializes
 		p := rules.ParsePayload(body)

@@ -5,7 +5,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/deadletter/deadletter/internal/testkit"
+	"github.com/deadletter/deadletter/replay/rules/rulestest"
 
 	"github.com/deadletter/deadletter/replay/rules"
 )
@@ -22,7 +22,7 @@ func plan(t *testing.T, body string) rules.Preview {
 	if p.Malformed() {
 		t.Fatalf("malformed: %v", p.Err)
 	}
-	return testkit.ConfigWith(testkit.Register()).Plan(fidelityName, []byte(body), p)
+	return rulestest.ConfigWith(rulestest.Register()).Plan(fidelityName, []byte(body), p)
 }
 
 // event is an element of the estate's schema with the given id, eventType, data and extra members.
@@ -144,7 +144,7 @@ func TestFidelityQuarantineCopy(t *testing.T) {
 	// A malformed payload's copy stays its raw bytes.
 	raw := "[" + event("a|1", "Push", "1.0", "") + `,{"id":"b"}]`
 	p := rules.ParsePayload([]byte(raw))
-	if pv := testkit.ConfigWith(testkit.Register()).Plan(fidelityName, []byte(raw), p); !pv.Malformed || string(pv.QuarantineBody) != raw {
+	if pv := rulestest.ConfigWith(rulestest.Register()).Plan(fidelityName, []byte(raw), p); !pv.Malformed || string(pv.QuarantineBody) != raw {
 		t.Fatalf("malformed copy %s", pv.QuarantineBody)
 	}
 }
@@ -202,7 +202,7 @@ func TestFidelityDataRequired(t *testing.T) {
 			if !p.Malformed() || p.Err.Error() != c.want {
 				t.Fatalf("%v", p.Err)
 			}
-			if pv := testkit.ConfigWith(testkit.Register()).Plan(fidelityName, []byte(c.body), p); !pv.Malformed || string(pv.QuarantineBody) != c.body || !pv.DeleteOriginal {
+			if pv := rulestest.ConfigWith(rulestest.Register()).Plan(fidelityName, []byte(c.body), p); !pv.Malformed || string(pv.QuarantineBody) != c.body || !pv.DeleteOriginal {
 				t.Fatalf("%+v", pv)
 			}
 		})
@@ -223,7 +223,7 @@ func nested(n int, v string) string { return strings.Repeat("[", n) + v + string
 // crash (a warning). Depths count the array the value sits in and the element object: data nested d levels is
 // d+2 deep. (node_test checks the same against the node on this machine, with its measured stack depth.)
 func TestFidelityDepth(t *testing.T) {
-	c := testkit.ConfigWith(testkit.Register())
+	c := rulestest.ConfigWith(rulestest.Register())
 	over, safe := rules.CertainStackDepth+1, rules.SafeStackDepth
 	extra := func(d int) string { return `,"extra":` + nested(d-2, "") }
 	for _, tc := range []struct {
@@ -298,7 +298,7 @@ func TestFidelityDepth(t *testing.T) {
 // Restore strips counts the same way: the restored copy is JSON.stringify of the re-serialized elements when any
 // id carried a count, the original bytes when none did; a payload that deep is refused.
 func TestFidelityRestoreBody(t *testing.T) {
-	c := testkit.ConfigWith(testkit.Register())
+	c := rulestest.ConfigWith(rulestest.Register())
 	now := time.Date(2026, 11, 30, 3, 4, 5, 0, time.UTC)
 	for _, tc := range []struct{ name, body, want string }{
 		{"a count stripped, the rest re-serialized",

@@ -6,7 +6,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/deadletter/deadletter/internal/testkit"
+	"github.com/deadletter/deadletter/replay/rules/rulestest"
 
 	"github.com/deadletter/deadletter/internal/blob"
 	"github.com/deadletter/deadletter/replay/rules"
@@ -14,7 +14,7 @@ import (
 
 // The judgement (docs/estate.md, "The judgement"), in order, with every failed bar reported.
 func TestJudge(t *testing.T) {
-	c := testkit.ConfigWith(testkit.Register())
+	c := rulestest.ConfigWith(rulestest.Register())
 	cases := []struct {
 		id, typ string
 		want    []rules.Verdict
@@ -34,14 +34,14 @@ func TestJudge(t *testing.T) {
 			t.Errorf("Judge(%q, %q) = %v, want %v", tc.id, tc.typ, got, tc.want)
 		}
 	}
-	noReg := testkit.ConfigWith(nil)
+	noReg := rulestest.ConfigWith(nil)
 	if got := noReg.Judge("a", "Push").Verdicts.List(); !reflect.DeepEqual(got, []rules.Verdict{rules.VerdictUnknown}) {
 		t.Errorf("no register: %v", got)
 	}
 	if got := noReg.Judge("a|3", "Push").Verdicts.List(); !reflect.DeepEqual(got, []rules.Verdict{rules.VerdictCap, rules.VerdictUnknown}) {
 		t.Errorf("no register, capped: %v", got)
 	}
-	zero := testkit.ConfigWith(testkit.Register())
+	zero := rulestest.ConfigWith(rulestest.Register())
 	zero.MaxReplays = 0
 	if got := zero.Judge("a", "Push").Primary(); got != rules.VerdictCap {
 		t.Errorf("cap 0 stops everything: %v", got)
@@ -49,7 +49,7 @@ func TestJudge(t *testing.T) {
 }
 
 func TestQuarantineReason(t *testing.T) {
-	c := testkit.ConfigWith(testkit.Register())
+	c := rulestest.ConfigWith(rulestest.Register())
 	for _, tc := range []struct {
 		id, typ string
 		want    rules.Verdict
@@ -67,7 +67,7 @@ func TestQuarantineReason(t *testing.T) {
 
 func TestParseRegister(t *testing.T) {
 	reg, err := rules.ParseRegister([]byte(`{"Push": true, "Webhook": false}`))
-	if err != nil || !reflect.DeepEqual(reg, testkit.Register()) {
+	if err != nil || !reflect.DeepEqual(reg, rulestest.Register()) {
 		t.Fatalf("%v %v", reg, err)
 	}
 	for body, want := range map[string]string{
@@ -86,7 +86,7 @@ func TestParseRegister(t *testing.T) {
 	if err != nil || !reg["Push"] || len(reg) != 2 {
 		t.Fatalf("%v %v", reg, err)
 	}
-	c := testkit.ConfigWith(reg)
+	c := rulestest.ConfigWith(reg)
 	lone := `[{"id":"a","subject":"s","eventType":"\ud800","dataVersion":"1","data":null}]`
 	if pv := c.Plan("S/a.json", []byte(lone), rules.ParsePayload([]byte(lone))); len(pv.Republish) != 1 {
 		t.Fatalf("the lone-surrogate eventType is in the register: %+v", pv)

@@ -4,7 +4,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/deadletter/deadletter/internal/testkit"
+	"github.com/deadletter/deadletter/replay/rules/rulestest"
 
 	"github.com/deadletter/deadletter/internal/scenario"
 	"github.com/deadletter/deadletter/replay/rules"
@@ -17,7 +17,7 @@ func BenchmarkParseAndSummarize(b *testing.B) {
 	for i := range bodies {
 		_, bodies[i] = gen.Next()
 	}
-	cfg := testkit.ConfigWith(rules.Register{"ProcessPushNotification": true})
+	cfg := rulestest.ConfigWith(rules.Register{"ProcessPushNotification": true})
 	b.ReportAllocs()
 	b.ResetTimer()
 	for i := 0; i < b.N; i++ {

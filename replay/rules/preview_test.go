@@ -7,7 +7,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/deadletter/deadletter/internal/testkit"
+	"github.com/deadletter/deadletter/replay/rules/rulestest"
 
 	"github.com/deadletter/deadletter/replay/rules"
 )
@@ -17,7 +17,7 @@ func ev(id, typ string, extra string) string {
 }
 
 func TestPlanPartitions(t *testing.T) {
-	c := testkit.ConfigWith(testkit.Register())
+	c := rulestest.ConfigWith(rulestest.Register())
 	body := "[" + strings.Join([]string{ev("a", "Push", ""), ev("b|2", "Push", ""), ev("c|1", "Webhook", ""), ev("d", "Microsoft.Storage.BlobCreated", ""), ev("e|1", "Push", "")}, ",") + "]"
 	pv := c.Plan("S/2026/1/1/1/g.json", []byte(body), rules.ParsePayload([]byte(body)))
 	if len(pv.Republish) != 2 || pv.Republish[0].ID != "a|1" || pv.Republish[1].ID != "e|2" {
@@ -46,7 +46,7 @@ func TestPlanPartitions(t *testing.T) {
 }
 
 func TestPlanNothingReplayableDeletesWithoutArchive(t *testing.T) {
-	c := testkit.ConfigWith(testkit.Register())
+	c := rulestest.ConfigWith(rulestest.Register())
 	body := "[" + ev("a", "Webhook", "") + "]"
 	pv := c.Plan("S/g.json", []byte(body), rules.ParsePayload([]byte(body)))
 	if pv.ArchiveName != "" || pv.QuarantineName == "" || len(pv.PublishRequests) != 0 || !pv.DeleteOriginal {
@@ -55,7 +55,7 @@ func TestPlanNothingReplayableDeletesWithoutArchive(t *testing.T) {
 }
 
 func TestPlanMalformedQuarantinesRawBytes(t *testing.T) {
-	c := testkit.ConfigWith(testkit.Register())
+	c := rulestest.ConfigWith(rulestest.Register())
 	body := []byte(`[{"id":`)
 	pv := c.Plan("S/g.json", body, rules.ParsePayload(body))
 	if !pv.Malformed || string(pv.QuarantineBody) != string(body) || pv.QuarantineName != "quarantine/S/g.json" || pv.ArchiveName != "" {
@@ -95,7 +95,7 @@ func TestChunking(t *testing.T) {
 }
 
 func TestPlanRestore(t *testing.T) {
-	c := testkit.ConfigWith(testkit.Register())
+	c := rulestest.ConfigWith(rulestest.Register())
 	now := time.Date(2026, 11, 30, 3, 4, 5, 0, time.UTC)
 	body := "[" + strings.Join([]string{ev("a", "Push", ""), ev("b|2", "Push", ""), ev("c", "Webhook", ""), ev("d", "Nope", "")}, ",") + "]"
 	rp := c.PlanRestore("quarantine/S/2026/1/1/1/g.json", []byte(body), rules.ParsePayload([]byte(body)), now)
