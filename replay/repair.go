@@ -1,6 +1,7 @@
 package replay
 
 import (
+	"bytes"
 	"context"
 	"crypto/sha256"
 	"encoding/hex"
@@ -14,7 +15,17 @@ import (
 
 // PlanRepair judges body as the replacement of orig. The new blob is named after the original (RepairTarget), in
 // its subscription and hour folder; where that name holds a different body, the next free alternative.
+//
+// A blob a repair wrote, given the very bytes it holds, is that repair retried after it landed (its original
+// retired since, so its GUID or its name now finds the repair): nothing to write or retire — never a repair of
+// the repair.
 func PlanRepair(ctx context.Context, st store.Container, c rules.Config, orig *rules.Original, body []byte) (rules.RepairPlan, error) {
+	if orig.RepairedFrom != "" && bytes.Equal(body, orig.Body) {
+		rp := rules.RepairPlan{Original: orig, Body: body, Landed: true, Target: orig.Name, Base: orig.Name}
+		rp.Judge(c, orig.Name)
+		rp.Refusal = rules.Reason{}
+		return rp, nil
+	}
 	rp := rules.RepairPlan{Original: orig, Body: body, Retire: !strings.HasPrefix(orig.Name, rules.ArchivedPrefix)}
 	target, err := rules.RepairTarget(orig.Name, orig.LastModified)
 	if err != nil {

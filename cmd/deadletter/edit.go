@@ -53,7 +53,7 @@ func (a *app) runEdit(cmd *cobra.Command, arg string, o *editOptions) error {
 	if err != nil {
 		return err
 	}
-	name, err := resolveOne(ctx, l, arg, a.g.container, anyBlob)
+	name, err := resolveRepairable(ctx, a.io.err, l, arg, a.g.container)
 	if err != nil {
 		return couldNotLook(ctx, err)
 	}

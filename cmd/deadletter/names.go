@@ -9,6 +9,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/deadletter/deadletter/internal/blob"
 	"github.com/deadletter/deadletter/internal/present"
 	"github.com/deadletter/deadletter/internal/textfmt"
 	"github.com/deadletter/deadletter/replay"
@@ -222,6 +223,28 @@ func resolveOne(ctx context.Context, l *replay.Loader, arg, container string, in
 		return "", err
 	}
 	return lk.name, nil
+}
+
+// resolveRepairable is resolveOne for the blob a repair replaces (edit NAME, resubmit --replaces NAME): a full name
+// that is gone because a repair retired it finds that repair (said on w), so a retry of the repair meets its own
+// blob rather than "no blob is named".
+func resolveRepairable(ctx context.Context, w io.Writer, l *replay.Loader, arg, container string) (string, error) {
+	name, err := resolveOne(ctx, l, arg, container, anyBlob)
+	if err == nil || !isFullName(arg) {
+		return name, err
+	}
+	snap, lerr := l.List(ctx)
+	if lerr != nil {
+		return "", err
+	}
+	gone := nameFromURL(arg, container)
+	for _, it := range snap.Items {
+		if from, ok := blob.MetaGet(it.Metadata, rules.MetaRepairedFrom); ok && from == gone {
+			fmt.Fprintf(w, "%s is gone: a repair replaced it with %s\n", textfmt.Printable(gone), textfmt.Printable(it.Name))
+			return it.Name, nil
+		}
+	}
+	return "", err
 }
 
 // resolveNamed resolves the names an action was given: the blobs found, and a notFound result for each argument

@@ -64,8 +64,12 @@ func (a *app) repair(ctx context.Context, c store.Container, cfg rules.Config, r
 			return err
 		}
 	} else {
-		for _, line := range present.ResultLinesFor([]rules.Result{r}, o.dryRun, present.ForceRepair) {
-			fmt.Fprintln(a.io.out, line)
+		if r.Reason.Kind == rules.ReasonAlreadyWritten && r.Retired == "" {
+			fmt.Fprintf(a.io.out, "already there %s: %s\n", textfmt.Printable(r.Target), present.Reason(r.Reason, present.ForceRepair))
+		} else {
+			for _, line := range present.ResultLinesFor([]rules.Result{r}, o.dryRun, present.ForceRepair) {
+				fmt.Fprintln(a.io.out, line)
+			}
 		}
 		if r.Retired != "" {
 			fmt.Fprintf(a.io.out, "retired       %s\n", textfmt.Printable(r.Retired))

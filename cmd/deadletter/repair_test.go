@@ -268,7 +268,7 @@ func TestResubmit(t *testing.T) {
 	}
 	// The same file again (a retry): it is there already — said, nothing written, asked or recorded.
 	records, names := len(logOf(t, "--dir", dir).Records), listNames(t, dir)
-	if out, errs, code = runCmd(t, "resubmit", file, "--subscription", "webhooks", "--dir", dir); code != 0 || !strings.Contains(out, "nothing was written again") || !strings.Contains(errs, "already stands") {
+	if out, errs, code = runCmd(t, "resubmit", file, "--subscription", "webhooks", "--dir", dir); code != 0 || !strings.Contains(out, "nothing is written again") || !strings.Contains(errs, "already stands") {
 		t.Fatalf("a retried resubmit: exit %d\n%s\n%s", code, out, errs)
 	}
 	if n := len(logOf(t, "--dir", dir).Records); n != records || listNames(t, dir) != names {
@@ -429,5 +429,38 @@ func TestResubmitRefusesWhatIsNoSubscriptionName(t *testing.T) {
 	}
 	if _, errs, code := runCmd(t, "resubmit", file, "--subscription", "web-hooks-2", "--dir", dir, "--dry-run"); code == 2 {
 		t.Fatalf("a valid name refused: %s", errs)
+	}
+}
+
+// A repair retried after it landed and retired its original — by the original's GUID or full name, forced or
+// not — finds its own blob: nothing is written, retired or recorded, exit 0; never a repair of the repair.
+func TestARepairRetriedAfterItLandedWritesNothing(t *testing.T) {
+	dir, name := repairDir(t)
+	file := filepath.Join(t.TempDir(), "fix.json")
+	os.WriteFile(file, []byte(withData), 0o600)
+	var r map[string]any
+	json.Unmarshal([]byte(mustRun(t, "resubmit", file, "--replaces", name, "--dir", dir, "--yes", "--json")), &r)
+	written, _ := r["written"].(string)
+	if r["outcome"] != "repaired" || r["retired"] != name || written == "" {
+		t.Fatalf("the first resubmit: %v", r)
+	}
+	records, names := len(logOf(t, "--dir", dir).Records), listNames(t, dir)
+	guid := strings.SplitN(filepath.Base(name), "-", 2)[0]
+	for _, args := range [][]string{{"--replaces", guid}, {"--replaces", guid, "--force"}, {"--replaces", name}, {"--replaces", name, "--force"}} {
+		out, errs, code := runCmd(t, append([]string{"resubmit", file, "--dir", dir, "--yes", "--json"}, args...)...)
+		r = nil
+		json.Unmarshal([]byte(out), &r)
+		if code != 0 || r["alreadyThere"] != written || r["written"] != nil || r["retired"] != nil {
+			t.Fatalf("retried %v: exit %d\n%s\n%s", args, code, out, errs)
+		}
+	}
+	// edit of it, by the original's name, leaving the bytes as they are: the same
+	t.Setenv("EDITOR", editorScript(t, withData, ""))
+	t.Setenv("VISUAL", "")
+	if out, errs, code := runCmd(t, "edit", name, "--dir", dir, "--yes", "--force"); code != 0 || !strings.Contains(out, "already there") {
+		t.Fatalf("edit retried: exit %d\n%s\n%s", code, out, errs)
+	}
+	if n := len(logOf(t, "--dir", dir).Records); n != records || listNames(t, dir) != names {
+		t.Fatalf("a retry wrote or was recorded: %d records, were %d\n%s", n, records, listNames(t, dir))
 	}
 }

@@ -69,7 +69,7 @@ func (a *app) runResubmit(cmd *cobra.Command, file string, o *resubmitOptions) e
 	}
 	var rp rules.RepairPlan
 	if o.replaces != "" {
-		name, err := resolveOne(ctx, l, o.replaces, a.g.container, anyBlob)
+		name, err := resolveRepairable(ctx, a.io.err, l, o.replaces, a.g.container)
 		if err != nil {
 			return couldNotLook(ctx, err)
 		}

@@ -304,8 +304,11 @@ type repairJSON struct {
 	Outcome   rules.Outcome `json:"outcome"`
 	// Written is the new root dead letter; Retired the original deleted after it landed.
 	Written text `json:"written,omitempty"`
-	Retired text `json:"retired,omitempty"`
-	Error   text `json:"error,omitempty"`
+	// AlreadyThere is the blob that holds this very payload already — an earlier repair or resubmit of it
+	// wrote it — when a retry writes nothing (Written is then absent).
+	AlreadyThere text `json:"alreadyThere,omitempty"`
+	Retired      text `json:"retired,omitempty"`
+	Error        text `json:"error,omitempty"`
 	// Kept is the file an edit that was not written was kept in.
 	Kept text `json:"kept,omitempty"`
 	// Before is the original's bytes judged at the root; After the edited ones (show's preview format).
@@ -335,6 +338,9 @@ func toRepairJSON(estate string, rp *rules.RepairPlan, r rules.Result, dryRun bo
 		Error: text(present.Reason(r.Reason, present.ForceRepair)), Kept: text(kept), After: toPreviewJSON(&rp.After), Counted: []countedJSON{}}
 	if !r.Outcome.Done() {
 		out.Written = ""
+	}
+	if r.Reason.Kind == rules.ReasonAlreadyWritten {
+		out.Written, out.AlreadyThere = "", text(r.Target)
 	}
 	if rp.Original != nil {
 		out.Original = text(rp.Original.Name)

@@ -109,7 +109,7 @@ var reasonWords = map[rules.ReasonKind]func(r rules.Reason, p func(string) strin
 		return "the original changed or vanished after it was opened; it was left as it is"
 	},
 	rules.ReasonAlreadyWritten: func(r rules.Reason, p func(string) string) string {
-		return "this very payload was there already (an earlier repair or resubmit of it): nothing was written again"
+		return "this very payload stands there already (an earlier repair or resubmit of it wrote it): nothing is written again"
 	},
 	rules.ReasonWrittenNotRetired: func(r rules.Reason, p func(string) string) string {
 		return fmt.Sprintf("written as %s but the original could not be deleted (repairing again finds the new blob and only retries the delete): %s", p(r.Name), p(r.Err))

@@ -58,6 +58,8 @@ func RepairLines(rp *rules.RepairPlan, c rules.Config, force Force, forced bool)
 	switch o := rp.Original; {
 	case o == nil:
 		out.add("nothing is retired (name the blob it replaces with --replaces)")
+	case rp.Landed && o.Name == rp.Target:
+		out.add("nothing is retired: %s is the blob that earlier repair wrote", p(o.Name))
 	case !rp.Retire:
 		out.add("%s is an archived record: it stays as it is", p(o.Name))
 	default:

@@ -19,12 +19,15 @@ type Original struct {
 	Body         []byte
 	// Live: a root blob younger than the TTL — its own trigger may still arrive and consume it.
 	Live bool
+	// RepairedFrom is the blob this one was written to replace (its MetaRepairedFrom; "" for any other blob).
+	RepairedFrom string
 }
 
 // OriginalOf is the blob b, read as body, as a repair's original, judged live or not against now.
 func (c Config) OriginalOf(b blob.Info, body []byte, now time.Time) *Original {
+	from, _ := blob.MetaGet(b.Metadata, MetaRepairedFrom)
 	return &Original{Name: b.Name, ETag: b.ETag, LastModified: b.LastModified, Body: body,
-		Live: c.Classify(b.Name, now.Sub(b.LastModified)) == PaneLive}
+		Live: c.Classify(b.Name, now.Sub(b.LastModified)) == PaneLive, RepairedFrom: from}
 }
 
 // Counted is an event whose id, as the operator left it, still carries a replay attempt.
