@@ -23,7 +23,7 @@ func PlanRepair(ctx context.Context, st store.Container, c rules.Config, orig *r
 	if orig.RepairedFrom != "" && bytes.Equal(body, orig.Body) {
 		rp := rules.RepairPlan{Original: orig, Body: body, Landed: true, Target: orig.Name, Base: orig.Name}
 		rp.Judge(c, orig.Name)
-		rp.Refusal = rules.Reason{}
+		rp.Refusal, rp.Also = rules.Reason{}, nil
 		return rp, nil
 	}
 	rp := rules.RepairPlan{Original: orig, Body: body, Retire: !strings.HasPrefix(orig.Name, rules.ArchivedPrefix)}

@@ -9,7 +9,6 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/deadletter/deadletter/internal/blob"
 	"github.com/deadletter/deadletter/internal/present"
 	"github.com/deadletter/deadletter/internal/textfmt"
 	"github.com/deadletter/deadletter/replay"
@@ -239,7 +238,7 @@ func resolveRepairable(ctx context.Context, w io.Writer, l *replay.Loader, arg, 
 	}
 	gone := nameFromURL(arg, container)
 	for _, it := range snap.Items {
-		if from, ok := blob.MetaGet(it.Metadata, rules.MetaRepairedFrom); ok && from == gone {
+		if from := rules.MarksOf(it.Metadata).RepairedFrom; from != "" && from == gone {
 			fmt.Fprintf(w, "%s is gone: a repair replaced it with %s\n", textfmt.Printable(gone), textfmt.Printable(it.Name))
 			return it.Name, nil
 		}

@@ -65,15 +65,19 @@ func RepairLines(rp *rules.RepairPlan, c rules.Config, force Force, forced bool)
 	default:
 		out.add("then %s is deleted, only if it is still the blob you opened (If-Match its ETag)", p(o.Name))
 	}
-	why := rp.Refusal
-	why.Forceable = false
+	var whys []string
+	for _, r := range append([]rules.Reason{rp.Refusal}, rp.Also...) {
+		r.Forceable = false
+		whys = append(whys, Reason(r, force))
+	}
+	why := strings.Join(whys, "; and ")
 	switch {
 	case rp.Refused() && (rp.Target == "" || !rp.Refusal.Forceable):
-		out.add("refused, even with --force: %s", Reason(why, force))
+		out.add("refused, even with --force: %s", whys[0])
 	case rp.Refused() && forced:
-		out.add("written anyway (--force), though: %s", Reason(why, force))
+		out.add("written anyway (--force), though: %s", why)
 	case rp.Refused():
-		out.add("refused: %s (%s)", Reason(why, force), forceWords[force])
+		out.add("refused: %s (%s)", why, forceWords[force])
 	}
 	return out
 }

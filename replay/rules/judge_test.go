@@ -152,3 +152,19 @@ func TestBlobNames(t *testing.T) {
 		t.Errorf("odd name: %+v", bn)
 	}
 }
+
+// A repair's plan holds every forceable reason that applies — --force lifts them all, so none may go unsaid: an
+// unchanged payload of a live original is both.
+func TestARepairPlanSaysEveryReasonForceLifts(t *testing.T) {
+	c := rulestest.ConfigWith(rulestest.Register())
+	body := []byte(`[{"id":"a","subject":"/s","eventType":"Webhook","dataVersion":"1","data":{}}]`)
+	rp := rules.RepairPlan{Original: &rules.Original{Name: "WEBHOOKS/2026/12/2/9/x.json", Body: body, Live: true}, Body: body}
+	rp.Judge(c, "WEBHOOKS/2026/12/2/9/x.json")
+	var kinds []rules.ReasonKind
+	for _, r := range append([]rules.Reason{rp.Refusal}, rp.Also...) {
+		kinds = append(kinds, r.Kind)
+	}
+	if want := []rules.ReasonKind{rules.ReasonUnchanged, rules.ReasonStillQuarantined, rules.ReasonLiveOriginal}; !reflect.DeepEqual(kinds, want) {
+		t.Fatalf("reasons %v, want %v", kinds, want)
+	}
+}

@@ -32,7 +32,9 @@ type Marks struct {
 	DrainCount, DrainedAt, DrainID string
 	// RestoredFrom names the quarantine copy a restored blob came from, RestoreID the restore that wrote it.
 	RestoredFrom, RestoreID string
-	drained, restored       bool
+	// RepairedFrom names the blob a repair wrote this one to replace.
+	RepairedFrom      string
+	drained, restored bool
 }
 
 // MarksOf reads the action marks of metadata (names in any case, as Azure keeps them).
@@ -43,6 +45,7 @@ func MarksOf(md map[string]string) Marks {
 	m.DrainID, _ = blob.MetaGet(md, MetaDrainID)
 	m.RestoredFrom, m.restored = blob.MetaGet(md, MetaRestoredFrom)
 	m.RestoreID, _ = blob.MetaGet(md, MetaRestoreID)
+	m.RepairedFrom, _ = blob.MetaGet(md, MetaRepairedFrom)
 	return m
 }
 

@@ -25,9 +25,8 @@ type Original struct {
 
 // OriginalOf is the blob b, read as body, as a repair's original, judged live or not against now.
 func (c Config) OriginalOf(b blob.Info, body []byte, now time.Time) *Original {
-	from, _ := blob.MetaGet(b.Metadata, MetaRepairedFrom)
 	return &Original{Name: b.Name, ETag: b.ETag, LastModified: b.LastModified, Body: body,
-		Live: c.Classify(b.Name, now.Sub(b.LastModified)) == PaneLive, RepairedFrom: from}
+		Live: c.Classify(b.Name, now.Sub(b.LastModified)) == PaneLive, RepairedFrom: MarksOf(b.Metadata).RepairedFrom}
 }
 
 // Counted is an event whose id, as the operator left it, still carries a replay attempt.
@@ -62,8 +61,10 @@ type RepairPlan struct {
 	// Retire: the original is deleted (If-Match its ETag) once the new blob has landed — a quarantine copy or a
 	// root blob; an archived record never is.
 	Retire bool
-	// Refusal says why the repair is refused (Forceable: --force writes it anyway).
+	// Refusal says why the repair is refused (Forceable: --force writes it anyway); Also, the other forceable
+	// reasons that hold too — --force lifts them all, so all are said.
 	Refusal Reason
+	Also    []Reason
 	// Base is the name the repair is written under when it is free, and Alt which of its alternatives Target is
 	// (as RestorePlan's).
 	Base string
@@ -96,19 +97,26 @@ func (rp *RepairPlan) Judge(c Config, target string) {
 		}
 	}
 	a := &rp.After
+	var why []Reason
+	if rp.Original != nil && bytes.Equal(rp.Body, rp.Original.Body) {
+		why = append(why, Reason{Kind: ReasonUnchanged, Forceable: true})
+	}
 	switch {
-	case rp.Original != nil && bytes.Equal(rp.Body, rp.Original.Body):
-		rp.Refusal = Reason{Kind: ReasonUnchanged, Forceable: true}
 	case a.Malformed:
-		rp.Refusal = Reason{Kind: ReasonMalformed, Err: rp.Payload.Err.Error(), Forceable: true}
+		why = append(why, Reason{Kind: ReasonMalformed, Err: rp.Payload.Err.Error(), Forceable: true})
 	case a.Crash != nil:
-		rp.Refusal = Reason{Kind: ReasonCrash, Depth: a.Crash.Depth, Forceable: true}
+		why = append(why, Reason{Kind: ReasonCrash, Depth: a.Crash.Depth, Forceable: true})
 	case len(rp.Payload.Events) == 0:
-		rp.Refusal = Reason{Kind: ReasonNoEvents, Forceable: true}
+		why = append(why, Reason{Kind: ReasonNoEvents, Forceable: true})
 	case len(a.Quarantine) > 0:
-		rp.Refusal = Reason{Kind: ReasonStillQuarantined, Count: len(a.Quarantine), Verdicts: Primaries(a.Quarantine), Forceable: true}
-	case rp.Original != nil && rp.Original.Live:
-		rp.Refusal = Reason{Kind: ReasonLiveOriginal, Forceable: true}
+		why = append(why, Reason{Kind: ReasonStillQuarantined, Count: len(a.Quarantine), Verdicts: Primaries(a.Quarantine), Forceable: true})
+	}
+	if rp.Original != nil && rp.Original.Live {
+		why = append(why, Reason{Kind: ReasonLiveOriginal, Forceable: true})
+	}
+	rp.Refusal, rp.Also = Reason{}, nil
+	if len(why) > 0 {
+		rp.Refusal, rp.Also = why[0], why[1:]
 	}
 }
 
