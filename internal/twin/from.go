@@ -97,39 +97,100 @@ func mustAt(it rules.Item) time.Time {
 	return at
 }
 
-// failures read, from the twin's copy of each subscription's newest dead letter, how its last delivery ended: the
-// last event's lastHttpStatusCode and lastDeliveryOutcome (a blob that cannot be read or says neither: nothing).
+// failureSample is how many of a subscription's newest dead letters the failures are read from.
+const failureSample = 20
+
+// failures read how each subscription's deliveries failed, from the twin's copies of its newest dead letters (the
+// newest, and those in the TTL, up to failureSample): the failure most of their events met — each event's
+// lastHttpStatusCode and lastDeliveryOutcome — counting first the events whose retries ran out (a poison event
+// dead-letters at once with a 400 and says nothing of the handler). Blobs that cannot be read say nothing.
 func (e *evidence) failures(ctx context.Context, d store.Container) map[string]Failure {
+	bySub := map[string][]rules.Item{}
+	for i := range e.recent {
+		s := e.recent[i].Parsed.Subscription
+		bySub[s] = append(bySub[s], e.recent[i])
+	}
 	out := map[string]Failure{}
-	for sub, it := range e.newest {
-		b, err := d.Read(ctx, it.Name, blob.MaxBytes)
-		if err != nil {
-			continue
+	for sub, newest := range e.newest {
+		sample := []rules.Item{newest}
+		recent := bySub[sub]
+		sort.Slice(recent, func(i, j int) bool { return mustAt(recent[i]).After(mustAt(recent[j])) })
+		for _, it := range recent {
+			if len(sample) == failureSample {
+				break
+			}
+			if it.Name != newest.Name {
+				sample = append(sample, it)
+			}
 		}
-		p := rules.ParsePayload(b.Body)
-		for i := len(p.Events) - 1; i >= 0; i-- {
-			ev := p.Events[i]
-			if ev.LastDeliveryOutcome == "" && ev.LastHTTPStatusCode == nil {
+		var retried, any failureCount
+		for _, it := range sample {
+			b, err := d.Read(ctx, it.Name, blob.MaxBytes)
+			if err != nil {
 				continue
 			}
-			f := Failure{Outcome: ev.LastDeliveryOutcome}
-			if c := ev.LastHTTPStatusCode; c != nil && *c >= 0 && *c < 1000 {
-				f.Status = int(*c)
-			} else if st, ok := statusOf(f.Outcome); ok {
-				f.Status = st
-			} else {
-				f.Status = 500 // a word that names no status: a server error, not a timeout
+			for _, ev := range rules.ParsePayload(b.Body).Events {
+				f, ok := failureOf(ev)
+				if !ok {
+					continue
+				}
+				any.add(f)
+				if ev.DeadLetterReason == "MaxDeliveryAttemptsExceeded" || ev.DeadLetterReason == "TimeToLiveExceeded" {
+					retried.add(f)
+				}
 			}
-			if f.Outcome == "" {
-				f.Outcome = OutcomeOf(f.Status)
-			}
-			if f.Status < 200 || f.Status > 299 { // (a dead letter that says it was delivered says nothing of a failure)
-				out[sub] = f
-			}
-			break
+		}
+		if f, ok := retried.top(); ok {
+			out[sub] = f
+		} else if f, ok := any.top(); ok {
+			out[sub] = f
 		}
 	}
 	return out
+}
+
+// failureOf is the failure an event's last delivery met (ok false: it says none, or says it was delivered).
+func failureOf(ev rules.Event) (Failure, bool) {
+	if ev.LastDeliveryOutcome == "" && ev.LastHTTPStatusCode == nil {
+		return Failure{}, false
+	}
+	f := Failure{Outcome: ev.LastDeliveryOutcome}
+	if c := ev.LastHTTPStatusCode; c != nil && *c >= 0 && *c < 1000 {
+		f.Status = int(*c)
+	} else if st, ok := statusOf(f.Outcome); ok {
+		f.Status = st
+	} // else no HTTP status was recorded: no response (SocketError), 0 as a timeout is
+	if f.Outcome == "" {
+		f.Outcome = OutcomeOf(f.Status)
+	}
+	return f, f.Status < 200 || f.Status > 299
+}
+
+// failureCount counts failures in the order first met: top is the most met (ties: the first met — the newest).
+type failureCount struct {
+	order []Failure
+	n     map[Failure]int
+}
+
+func (c *failureCount) add(f Failure) {
+	if c.n == nil {
+		c.n = map[Failure]int{}
+	}
+	if c.n[f] == 0 {
+		c.order = append(c.order, f)
+	}
+	c.n[f]++
+}
+
+func (c *failureCount) top() (Failure, bool) {
+	var best Failure
+	found := false
+	for _, f := range c.order {
+		if !found || c.n[f] > c.n[best] {
+			best, found = f, true
+		}
+	}
+	return best, found
 }
 
 // script is what the evidence implies.

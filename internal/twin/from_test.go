@@ -210,14 +210,19 @@ func TestBlobsATwinCannotHoldAreLeftOut(t *testing.T) {
 	}
 }
 
-// A twin of a container whose handler is failing fails it as the container says: the newest dead letter's last
-// delivery (its lastHttpStatusCode and lastDeliveryOutcome), not a 503 made up.
+// A twin of a container whose handler is failing fails it as the container says: as its newest dead letters' last
+// deliveries ended (lastHttpStatusCode and lastDeliveryOutcome), those whose retries ran out first — a poison
+// event's 400, dead-lettered at once, says nothing of the handler — not a 503 made up.
 func TestTheInferredScriptFailsAsTheNewestDeadLetterSays(t *testing.T) {
 	ctx := context.Background()
 	src := mustOpen(t, t.TempDir())
 	now := time.Now().UTC()
 	write := func(name string, at time.Time, status int, outcome string) {
-		body := fmt.Sprintf(`[{"id":"e-%d","subject":"/s","eventType":"Push","dataVersion":"1","data":{},"deadLetterReason":"MaxDeliveryAttemptsExceeded","deliveryAttempts":30,"lastDeliveryOutcome":%q,"lastHttpStatusCode":%d}]`, at.Unix(), outcome, status)
+		reason, attempts := "MaxDeliveryAttemptsExceeded", 30
+		if status == 400 { // a poison event: dead-lettered at once, saying nothing of the handler
+			reason, attempts = "UndeliverableDueToHttpBadRequest", 1
+		}
+		body := fmt.Sprintf(`[{"id":"e-%d","subject":"/s","eventType":"Push","dataVersion":"1","data":{},"deadLetterReason":%q,"deliveryAttempts":%d,"lastDeliveryOutcome":%q,"lastHttpStatusCode":%d}]`, at.Unix(), reason, attempts, outcome, status)
 		if _, err := src.Write(ctx, name, []byte(body), store.WriteOptions{ContentType: "application/json"}); err != nil {
 			t.Fatal(err)
 		}
@@ -229,12 +234,14 @@ func TestTheInferredScriptFailsAsTheNewestDeadLetterSays(t *testing.T) {
 	old, recent := now.Add(-5*time.Hour), now.Add(-20*time.Minute)
 	write("WEBHOOKS/"+hour(old)+"/0b8c2f7e-0000-4000-8000-000000000001.json", old, 500, "InternalServerError")
 	write("WEBHOOKS/"+hour(recent)+"/0b8c2f7e-0000-4000-8000-000000000002.json", recent, 404, "NotFound")
+	poison := now.Add(-5 * time.Minute)
+	write("WEBHOOKS/"+hour(poison)+"/0b8c2f7e-0000-4000-8000-000000000003.json", poison, 400, "BadRequest")
 	tw, err := StartFrom(ctx, filepath.Join(t.TempDir(), "twin"), From{Source: src, Describe: "failing", Config: Config()})
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer tw.Close()
 	if w := tw.script.Down("WEBHOOKS", 0); w == nil || w.Status != 404 || w.Outcome != "NotFound" {
-		t.Fatalf("WEBHOOKS down with %+v, want 404 NotFound (its newest dead letter's)", w)
+		t.Fatalf("WEBHOOKS down with %+v, want 404 NotFound (its retries' failure, not the poison event's 400)", w)
 	}
 }

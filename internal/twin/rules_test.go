@@ -202,6 +202,11 @@ func TestInfer(t *testing.T) {
 			t.Errorf("%s down with %+v, want %+v", sub, w, want)
 		}
 	}
+	// a word OutcomeOf made for another status reads back as that status
+	wit.Handlers[1].FailedBy = map[string]int64{"HTTP502": 4}
+	if w := Infer([]string{"FRIEND-REQUESTS"}, ready, wit, nil).Down("FRIEND-REQUESTS", 0); w == nil || w.Status != 502 || w.Outcome != "HTTP502" {
+		t.Errorf("FRIEND-REQUESTS failing with HTTP502: %+v, want 502", w)
+	}
 	if w := Infer([]string{"PUSH"}, ready, rules.WitnessReport{}, nil).Down("PUSH", 0); w == nil || w.Status != 503 || w.Outcome != "Busy" {
 		t.Errorf("PUSH with no evidence of how: %+v, want 503 Busy", w)
 	}

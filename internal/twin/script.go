@@ -6,6 +6,7 @@ import (
 	"math"
 	"slices"
 	"sort"
+	"strconv"
 	"strings"
 	"time"
 
@@ -321,6 +322,9 @@ func statusOf(outcome string) (int, bool) {
 		if strings.EqualFold(OutcomeOf(st), outcome) {
 			return st, true
 		}
+	}
+	if n, err := strconv.Atoi(strings.TrimPrefix(strings.ToUpper(outcome), "HTTP")); err == nil && len(outcome) == 7 && n >= 100 && n <= 599 {
+		return n, true // OutcomeOf's own word for any other status: HTTP502
 	}
 	return 0, false
 }
