@@ -613,6 +613,12 @@ func TestFilterFlagSelectsWhatTheDashboardShows(t *testing.T) {
 		if _, errs, code := runCmd(t, append(args, "--dir", dir, "--filter", "sub:webhooks -")...); code != 2 || !strings.Contains(errs, "-is:handled") {
 			t.Errorf("%v --filter with a lone -: exit %d %s", args, code, errs)
 		}
+		// so would a word of punctuation alone: every name holds a "." and a "/"
+		for _, w := range []string{".", "/", "--", "-."} {
+			if _, errs, code := runCmd(t, append(args, "--dir", dir, "--filter", "sub:webhooks "+w)...); code != 2 || !strings.Contains(errs, "no letter or digit") {
+				t.Errorf("%v --filter with %q: exit %d %s", args, w, code, errs)
+			}
+		}
 	}
 	if _, errs, code := runCmd(t, "drain", "--dir", dir, "--filter", "sub:webhooks", "WEBHOOKS"); code != 2 || !strings.Contains(errs, "names or --filter") {
 		t.Errorf("drain with names and --filter: exit %d %s", code, errs)

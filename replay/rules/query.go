@@ -7,6 +7,7 @@ import (
 	"slices"
 	"strings"
 	"time"
+	"unicode"
 )
 
 // The query language the dashboard's filter (/) and the commands' --filter share: words are ANDed; a plain word
@@ -85,6 +86,10 @@ func ParseQueryWith(q string, extra ...string) (Query, []ExtraTerm, error) {
 		}
 		f, v, ok := strings.Cut(w, ":")
 		if !ok {
+			if !strings.ContainsFunc(w, func(r rune) bool { return unicode.IsLetter(r) || unicode.IsDigit(r) }) {
+				// ".", "/", "--": in every name, so as a word it narrows nothing an operator meant it to
+				return Query{}, nil, fmt.Errorf("%q has no letter or digit: as a word it matches nearly every blob (add letters or digits, or a field: sub:, reason:…)", ws[i])
+			}
 			out = append(out, term{value: strings.ToLower(w), not: not})
 			continue
 		}
