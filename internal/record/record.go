@@ -11,6 +11,7 @@
 package record
 
 import (
+	"bytes"
 	"context"
 	"crypto/rand"
 	"encoding/hex"
@@ -19,6 +20,7 @@ import (
 	"fmt"
 	"os"
 	"os/user"
+	"reflect"
 	"slices"
 	"strings"
 	"sync"
@@ -332,6 +334,9 @@ func parseLine(raw []byte) (Line, string) {
 	if dec.More() {
 		return l, "not a record: more than one value on the line"
 	}
+	if why := exactKeys(raw); why != "" {
+		return l, "not a record: " + why
+	}
 	switch {
 	case l.V != Version:
 		return l, fmt.Sprintf("version %d (this deadletter reads version %d)", l.V, Version)
@@ -510,4 +515,87 @@ func (b *Blob) UnmarshalJSON(data []byte) error {
 		}
 	}
 	return nil
+}
+
+// knownKeys are the record's field names, by their lower case: Go's decoder matches a key in any case, so a line
+// saying "ACTION" would be read as its action — exactKeys refuses that.
+var knownKeys = func() map[string]string {
+	m := map[string]string{}
+	var walk func(t reflect.Type)
+	walk = func(t reflect.Type) {
+		for t.Kind() == reflect.Pointer || t.Kind() == reflect.Slice {
+			t = t.Elem()
+		}
+		if t.Kind() != reflect.Struct || t.PkgPath() != reflect.TypeFor[Line]().PkgPath() {
+			return
+		}
+		for i := 0; i < t.NumField(); i++ {
+			f := t.Field(i)
+			if f.Anonymous {
+				walk(f.Type)
+				continue
+			}
+			if tag, _, _ := strings.Cut(f.Tag.Get("json"), ","); f.IsExported() && tag != "" && tag != "-" {
+				m[strings.ToLower(tag)] = tag
+			}
+			walk(f.Type)
+		}
+	}
+	walk(reflect.TypeFor[Line]())
+	walk(reflect.TypeFor[blobWire]())
+	return m
+}()
+
+// exactKeys says what is wrong with a line's keys, at any depth: one that is a field's name in another case, or a
+// key twice in one object (in any case: the decoder would take the last). "" when they are as deadletter writes
+// them. Unknown keys are not its concern: they are read past.
+func exactKeys(raw []byte) string {
+	dec := json.NewDecoder(bytes.NewReader(raw))
+	type frame struct {
+		obj, wantKey bool
+		seen         map[string]bool
+	}
+	var stack []*frame
+	done := func() { // a value ended: its object, if any, wants a key next
+		if n := len(stack); n > 0 && stack[n-1].obj {
+			stack[n-1].wantKey = true
+		}
+	}
+	for {
+		tok, err := dec.Token()
+		if err != nil {
+			return "" // (the decode before said what is malformed)
+		}
+		if n := len(stack); n > 0 && stack[n-1].obj && stack[n-1].wantKey {
+			top := stack[n-1]
+			if k, ok := tok.(string); ok {
+				lk := strings.ToLower(k)
+				if exact, known := knownKeys[lk]; known && k != exact {
+					return fmt.Sprintf("field %q is not %q", clipErr(k), exact)
+				}
+				if top.seen[lk] {
+					return fmt.Sprintf("field %q twice", clipErr(k))
+				}
+				top.seen[lk], top.wantKey = true, false
+				continue
+			}
+		}
+		switch tok {
+		case json.Delim('{'):
+			stack = append(stack, &frame{obj: true, wantKey: true, seen: map[string]bool{}})
+		case json.Delim('['):
+			stack = append(stack, &frame{})
+		case json.Delim('}'), json.Delim(']'):
+			stack = stack[:len(stack)-1]
+			if len(stack) == 0 {
+				return ""
+			}
+			done()
+		default:
+			if len(stack) == 0 {
+				return ""
+			}
+			done()
+		}
+	}
 }

@@ -96,6 +96,11 @@ func TestAHostileLogIsAnErrorNamingTheLine(t *testing.T) {
 		{"no id", strings.Replace(good, `"ab12"`, `""`, 1), "line 1: no record id"},
 		{"phase", strings.Replace(good, `"intent"`, `"maybe"`, 1), "line 1: no phase"},
 		{"two values", strings.TrimSuffix(good, "\n") + " {}\n", "line 1: not a record: more than one value"},
+		// the decoder matches keys in any case: a field's name in another case, or a key twice, would override it
+		{"case", strings.Replace(good, `"via"`, `"ACTION":"restore","via"`, 1), `line 1: not a record: field "ACTION" is not "action"`},
+		{"case nested", strings.Replace(good, `"user":"u"`, `"user":"u","User":"mallory"`, 1), `line 1: not a record: field "User" is not "user"`},
+		{"twice", strings.Replace(good, `"via"`, `"action":"restore","via"`, 1), `line 1: not a record: field "action" twice`},
+		{"case in a blob", strings.Replace(good, `"blobs":[]`, `"blobs":[{"name":"a","NAME":"b"}]`, 1), `line 1: not a record: field "NAME" is not "name"`},
 		{"deep", strings.Repeat("[", 100000) + "\n", "line 1: not a record"},
 	} {
 		_, err := Parse(Source{Name: "2026-12-02.jsonl", Data: []byte(c.data)})
