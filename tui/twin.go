@@ -158,6 +158,9 @@ func (ts *twinScreen) change(down bool) tea.Cmd {
 	if !down && ts.look.upFromNow(who) {
 		return e.status(textfmt.Printable(who) + " is already up, and the script brings it down no more: nothing to change")
 	}
+	if down && ts.look.downFromNow(who) {
+		return e.status(textfmt.Printable(who) + " is already down (503) until further notice: nothing to change")
+	}
 	return func() tea.Msg {
 		said := who + " up from now"
 		if down {
@@ -263,6 +266,17 @@ func (l RehearsalLook) upFromNow(who string) bool {
 		}
 	}
 	return true
+}
+
+// downFromNow says whether who is down now with 503 until further notice by a window of its own — what d would
+// make it; d on such a handler changes nothing.
+func (l RehearsalLook) downFromNow(who string) bool {
+	for _, w := range l.Script {
+		if w.Who == who && w.To.IsZero() && w.Status == 503 && !l.Clock.Before(w.From) {
+			return true
+		}
+	}
+	return false
 }
 
 // scriptLines are the script's windows, ▶ marking those in force now.

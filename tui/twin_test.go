@@ -142,6 +142,24 @@ func TestUpOnAHandlerAlreadyUp(t *testing.T) {
 	}
 }
 
+// d on a handler already down with 503 until further notice — what d makes it — changes and records nothing, and
+// says so; on one down with another status, or until a time, it still brings it down (503, until further notice).
+func TestDownOnAHandlerAlreadyDown(t *testing.T) {
+	mem, cfg := fixture(t, 10)
+	clock := fixedNow.Truncate(time.Second)
+	f := &fakeRehearsal{look: RehearsalLook{Clock: clock, Speed: 60, Who: []string{"webhooks", "friend-requests", "replay"},
+		Script: []RehearsalWindow{{Who: "webhooks", From: clock.Add(-time.Hour), Status: 503, Outcome: "Busy"},
+			{Who: "friend-requests", From: clock.Add(-time.Hour), Status: 404, Outcome: "NotFound"}},
+		Account: "1 published = 1 delivered", Balanced: true}}
+	hs := newHarness(t, mem, cfg, 140, 36, func(o *Options) { o.Rehearsal = f })
+	hs.press("t", "d", "d")
+	hs.shows("webhooks is already down (503) until further notice: nothing to change")
+	hs.press("j", "d")
+	if got := strings.Join(f.changed, ", "); got != "friend-requests down" {
+		t.Fatalf("the screen changed the script: %q", got)
+	}
+}
+
 // On a twin's directory opened without running it, t and p say why they do nothing (found by a fresh-eyes test:
 // they did nothing, silently).
 func TestStillTwinSaysWhyTAndPDoNothing(t *testing.T) {
