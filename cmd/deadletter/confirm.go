@@ -120,8 +120,8 @@ func (a *app) reportResults(ctx context.Context, f actionFlags, res []rules.Resu
 		out := toResultsJSON(f.dryRun, res, f.forceHow)
 		out.Estate = text(a.estate())
 		out.Rehearsal = a.g.opened.rehearsal
-		for _, r := range ready { // a drain's readiness, both witnesses
-			out.Readiness, out.EventGrid = r.Readiness, r.EventGrid
+		for _, r := range ready { // a drain's readiness, both witnesses; a restore's warnings
+			out.Readiness, out.EventGrid, out.Warnings = r.Readiness, r.EventGrid, r.Warnings
 		}
 		if err := writeJSON(a.io.out, out); err != nil {
 			return err

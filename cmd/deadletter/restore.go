@@ -91,10 +91,15 @@ func (a *app) runRestore(cmd *cobra.Command, args []string, o *restoreOptions) e
 			previewed[n] = snap.Items[i].ETag
 		}
 	}
+	var warned resultsJSON
 	if o.all || !o.out.json() || !o.yes {
 		var left []rules.Result
-		names, previewed, left = a.previewRestore(ctx, l, cfg, snap, names, missing, o, witness)
+		var warnings []string
+		names, previewed, left, warnings = a.previewRestore(ctx, l, cfg, snap, names, missing, o, witness)
 		missing = append(missing, left...) // refusals are results too, so --json carries them
+		for _, w := range warnings {
+			warned.Warnings = append(warned.Warnings, text(w))
+		}
 	}
 	if len(names) == 0 {
 		return a.nothingToRestore(ctx, o, missing)
@@ -112,7 +117,7 @@ func (a *app) runRestore(cmd *cobra.Command, args []string, o *restoreOptions) e
 	if err != nil {
 		return err
 	}
-	return a.reportResults(ctx, o.actionFlags, append(missing, res...))
+	return a.reportResults(ctx, o.actionFlags, append(missing, res...), warned)
 }
 
 // quarantineBlobs are what --all considers: every quarantine blob the listing filters keep.
@@ -137,13 +142,11 @@ func (a *app) nothingToRestore(ctx context.Context, o *restoreOptions, missing [
 	return nil
 }
 
-// describeRestore says, per blob, what its restore will do — named blobs a page each, --all in one summary — and
-// which blobs it leaves where they are, and why.
 // previewRestore reads each copy's restore plan and says it — the names not found first, then each plan, the
 // refusals and Event Grid's warnings — and returns what the restore will write, the ETags its plans were read
-// at, and the copies it leaves.
+// at, the copies it leaves and the warnings.
 func (a *app) previewRestore(ctx context.Context, l *replay.Loader, cfg rules.Config, snap *rules.Snapshot, names []string, missing []rules.Result,
-	o *restoreOptions, witness func() rules.WitnessReport) ([]string, map[string]string, []rules.Result) {
+	o *restoreOptions, witness func() rules.WitnessReport) ([]string, map[string]string, []rules.Result, []string) {
 	for _, r := range missing { // named but not found: said before the question counts them
 		fmt.Fprintf(a.io.err, "%s: %s %s\n", textfmt.Printable(r.Name), r.Outcome, present.Reason(r.Reason, present.ForceFlag))
 	}
@@ -159,12 +162,15 @@ func (a *app) previewRestore(ctx context.Context, l *replay.Loader, cfg rules.Co
 		p.Keep(func(d *replay.Detail) bool { return o.filter.read(cfg, &d.Item, d.Now) })
 	}
 	a.describeRestore(cfg, p, o)
-	for _, w := range present.RestoreWitnessWarnings(witness(), p.Resuming()) {
+	warnings := present.RestoreWitnessWarnings(witness(), p.Resuming())
+	for _, w := range warnings {
 		fmt.Fprintln(a.io.err, "warning: "+w)
 	}
-	return p.Writes(), p.Previewed(), p.Left()
+	return p.Writes(), p.Previewed(), p.Left(), warnings
 }
 
+// describeRestore says, per blob, what its restore will do — named blobs a page each, --all in one summary — and
+// which blobs it leaves where they are, and why.
 func (a *app) describeRestore(cfg rules.Config, p *replay.RestorePreview, o *restoreOptions) {
 	force := present.ForceFlag
 	if o.all {

@@ -399,6 +399,9 @@ type resultsJSON struct {
 	// EventGrid (drain only, when a witness is configured) is what Event Grid's witness read: when, and what it
 	// could not.
 	EventGrid *witnessJSON `json:"eventGrid,omitempty"`
+	// Warnings (restore only, additive) are the warnings said before the question: each subscription Event
+	// Grid says is failing now whose events the restored copies resume.
+	Warnings []text `json:"warnings,omitempty"`
 }
 
 type readinessJSON struct {

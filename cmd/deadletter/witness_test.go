@@ -262,6 +262,11 @@ func TestRestoreSaysEventGridWitness(t *testing.T) {
 	if strings.Contains(errs, "WEBHOOKS: Event Grid says") {
 		t.Errorf("a healthy handler (whose copy resumes nothing) warned of:\n%s", errs)
 	}
+	out, _, _ := runWith(t, w, "restore", "--all", "--dry-run", "--json", "--dir", dir)
+	var res resultsJSON
+	if err := json.Unmarshal([]byte(out), &res); err != nil || len(res.Warnings) != 1 || !strings.Contains(string(res.Warnings[0]), "PUSH-NOTIFICATIONS: Event Grid says its handler is failing now") {
+		t.Errorf("restore --json's warnings: %v %v\n%s", res.Warnings, err, out)
+	}
 	if _, errs, _ = runWith(t, nil, "restore", "--all", "--dry-run", "--dir", dir); strings.Contains(errs, "Event Grid") {
 		t.Errorf("Event Grid said without a witness:\n%s", errs)
 	}
