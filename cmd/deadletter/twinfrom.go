@@ -360,8 +360,12 @@ func scriptChangeAt(tw *twin.Twin, who string, down bool, at, until string, stat
 	if until == "" && !to.After(from) { // further notice is a bound of its own, the script's far end
 		return twin.Change{}, from, to, usagef("--at %s is past the far end of the twin's script (%s)", from.Format(time.RFC3339), to.Format(time.RFC3339))
 	}
-	if !to.After(from) {
-		return twin.Change{}, from, to, usagef("--until must come after --at")
+	switch {
+	case !to.After(from) && !to.After(now): // (with no --at, from is the clock: say it, not an --at never given)
+		return twin.Change{}, from, to, usagef("the change ends at %s, and the twin's clock stands at %s: what the twin has run cannot be rewritten (give an --until after the clock)",
+			to.Format(time.RFC3339), now.Format(time.RFC3339))
+	case !to.After(from):
+		return twin.Change{}, from, to, usagef("--until %s must come after --at %s", to.Format(time.RFC3339), from.Format(time.RFC3339))
 	}
 	c := twin.Change{Who: who, Down: down, From: from.Sub(start), To: to.Sub(start), Status: status}
 	if until == "" {

@@ -297,6 +297,10 @@ func TestTwinScriptSetKeepsThePast(t *testing.T) {
 	if code != 2 || !strings.Contains(errs, "clock stands at "+st.Clock) {
 		t.Fatalf("a change wholly in the past: exit %d\n%s", code, errs)
 	}
+	// an --until in the past with no --at (which is then the clock) says the clock too, not an --at never given
+	if _, errs, code := runCmd(t, "twin", "script", "set", "webhooks", "up", "--until", past(time.Hour), "--dir", dir); code != 2 || !strings.Contains(errs, "clock stands at "+st.Clock) {
+		t.Fatalf("an --until in the past: exit %d\n%s", code, errs)
+	}
 	for _, s := range []string{"200", "204", "100"} {
 		if _, errs, code := runCmd(t, "twin", "script", "set", "webhooks", "down", "--status", s, "--dir", dir); code != 2 {
 			t.Fatalf("--status %s: exit %d\n%s", s, code, errs)
