@@ -266,6 +266,13 @@ func TestResubmit(t *testing.T) {
 	if w := r["written"].(string); !strings.HasPrefix(w, "WEBHOOKS/") || !strings.Contains(w, "/resubmitted-") || r["retired"] != nil {
 		t.Fatalf("resubmit: %s", out)
 	}
+	// a subscription the container holds no dead letter of is written (the operator may know better) with a note
+	if _, errs, code := runCmd(t, "resubmit", file, "--subscription", "brand-new-sub", "--dir", dir, "--dry-run"); code != 0 || !strings.Contains(errs, "holds no dead letter of BRAND-NEW-SUB") {
+		t.Fatalf("a subscription never seen: exit %d\n%s", code, errs)
+	}
+	if _, errs, _ := runCmd(t, "resubmit", file, "--subscription", "webhooks", "--dir", dir, "--dry-run"); strings.Contains(errs, "holds no dead letter") {
+		t.Fatalf("a subscription the container holds was noted:\n%s", errs)
+	}
 	// The same file again (a retry): it is there already — said, nothing written, asked or recorded.
 	records, names := len(logOf(t, "--dir", dir).Records), listNames(t, dir)
 	if out, errs, code = runCmd(t, "resubmit", file, "--subscription", "webhooks", "--dir", dir); code != 0 || !strings.Contains(out, "nothing is written again") || !strings.Contains(errs, "already stands") {

@@ -4,11 +4,12 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"github.com/deadletter/deadletter/internal/opfile"
-	"github.com/deadletter/deadletter/replay/rules"
 	"io"
 	"strings"
 	"time"
+
+	"github.com/deadletter/deadletter/internal/opfile"
+	"github.com/deadletter/deadletter/replay/rules"
 
 	"github.com/deadletter/deadletter/internal/record"
 	"github.com/deadletter/deadletter/internal/textfmt"
@@ -95,9 +96,34 @@ func (a *app) runResubmit(cmd *cobra.Command, file string, o *resubmitOptions) e
 		if rp, err = replay.PlanResubmit(ctx, l.Container, cfg, o.subscription, body, now); err != nil {
 			return couldNotLook(ctx, err)
 		}
+		if held, err := holdsSubscription(ctx, l.Container, o.subscription); err == nil && !held {
+			fmt.Fprintf(a.io.err, "note: the container holds no dead letter of %s (at the root, in quarantine/ or archived/): is the subscription's name right?\n",
+				textfmt.Printable(strings.ToUpper(o.subscription)))
+		}
 	}
 	o.cmd, o.action = cmd, record.ActResubmit
 	return a.repair(ctx, l.Container, cfg, &rp, &o.repairFlags, nil) // (the payload is in FILE already)
+}
+
+// holdsSubscription reports whether any blob of the subscription's folder is in the container — at the root, in
+// quarantine/ or archived/ — reading at most one page of each.
+func holdsSubscription(ctx context.Context, c store.Container, sub string) (bool, error) {
+	found := errors.New("found")
+	for _, p := range []string{"", rules.QuarantinePrefix, rules.ArchivedPrefix} {
+		err := c.List(ctx, p+strings.ToUpper(sub)+"/", func(pg store.Page) error {
+			if len(pg.Blobs) > 0 {
+				return found
+			}
+			return nil
+		})
+		switch {
+		case errors.Is(err, found):
+			return true, nil
+		case err != nil:
+			return false, err
+		}
+	}
+	return false, nil
 }
 
 // serviceNow is the service's clock: as a read answered it, else asked.
