@@ -126,14 +126,23 @@ func (ts *twinScreen) speed(by float64) tea.Cmd {
 		want = 60 * by
 	}
 	ts.wantSpeed = want
-	return ts.setSpeed(want)
+	return ts.setSpeed(want, base)
 }
 
 // setSpeed sets the speed in a command. Commands may finish in any order: the answer to one that is no longer
 // the last asked sets the last asked again, so the twin ends at the last press whatever the order.
-func (ts *twinScreen) setSpeed(want float64) tea.Cmd {
+//
+// A step past the twin's bound stays at the speed it started from (from): the speeds stay doubles and halves of
+// one another, never a bound's odd fraction.
+func (ts *twinScreen) setSpeed(want, from float64) tea.Cmd {
 	r := ts.r
-	return func() tea.Msg { return twinSpeedMsg{want: want, got: r.SetSpeed(want)} }
+	return func() tea.Msg {
+		got := r.SetSpeed(want)
+		if got < want && from > 0 && from < want {
+			got = r.SetSpeed(from)
+		}
+		return twinSpeedMsg{want: want, got: got}
+	}
 }
 
 func (ts *twinScreen) jump(d time.Duration) tea.Cmd {
@@ -197,10 +206,14 @@ func (ts *twinScreen) Update(msg tea.Msg) (component, tea.Cmd) {
 		}
 	case twinSpeedMsg:
 		if msg.want != ts.wantSpeed {
-			return ts, ts.setSpeed(ts.wantSpeed)
+			return ts, ts.setSpeed(ts.wantSpeed, 0)
 		}
-		ts.wantSpeed = msg.got // (a speed beyond the twin's bounds: the next press starts from the bound)
-		ts.e.post(statusMsg{text: fmt.Sprintf("the rehearsal's clock runs at ×%g", msg.got)})
+		ts.wantSpeed = msg.got // (a speed beyond the twin's bounds: the next press starts from where it stayed)
+		said := fmt.Sprintf("the rehearsal's clock runs at ×%g", msg.got)
+		if msg.got < msg.want {
+			said += " — the fastest it goes"
+		}
+		ts.e.post(statusMsg{text: said})
 		return ts, ts.refresh()
 	case twinDoneMsg:
 		if msg.err != nil {

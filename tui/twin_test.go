@@ -17,6 +17,7 @@ type fakeRehearsal struct {
 	calls   []string
 	looks   int
 	changed []string
+	max     float64 // the fastest SetSpeed takes (0: no bound)
 }
 
 func (f *fakeRehearsal) Look(context.Context) (RehearsalLook, error) {
@@ -37,6 +38,9 @@ func (f *fakeRehearsal) Toggle() bool {
 func (f *fakeRehearsal) SetSpeed(s float64) float64 {
 	f.mu.Lock()
 	defer f.mu.Unlock()
+	if f.max > 0 && s > f.max {
+		s = f.max
+	}
 	f.look.Speed = s
 	return s
 }
@@ -87,6 +91,15 @@ func TestTheRehearsalScreen(t *testing.T) {
 	hs.shows("×240", "the rehearsal's clock runs at ×240")
 	hs.press("-", "-", "-")
 	hs.shows("×30")
+	// a step past the twin's bound stays where it was: the speeds stay doubles and halves, never an odd fraction
+	f.mu.Lock()
+	f.max = 500
+	f.mu.Unlock()
+	hs.press("+", "+", "+", "+") // 60, 120, 240, then 480 (960 is past 500)
+	hs.press("+")
+	hs.shows("×480", "runs at ×480 — the fastest it goes")
+	hs.press("-")
+	hs.shows("×240")
 	hs.press("f")
 	hs.shows(clock.Add(15*time.Minute).UTC().Format("15:04:05Z"), "jumped 15m ahead")
 	hs.press("p")
