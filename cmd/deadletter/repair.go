@@ -64,24 +64,7 @@ func (a *app) repair(ctx context.Context, c store.Container, cfg rules.Config, r
 			return err
 		}
 	} else {
-		if r.Reason.Kind == rules.ReasonAlreadyWritten && r.Retired == "" {
-			fmt.Fprintf(a.io.out, "already there %s: %s\n", textfmt.Printable(r.Target), present.Reason(r.Reason, present.ForceRepair))
-		} else {
-			for _, line := range present.ResultLinesFor([]rules.Result{r}, o.dryRun, present.ForceRepair) {
-				fmt.Fprintln(a.io.out, line)
-			}
-		}
-		if r.Retired != "" {
-			fmt.Fprintf(a.io.out, "retired       %s\n", textfmt.Printable(r.Retired))
-		}
-		if kept != "" {
-			replaces := "NAME"
-			if rp.Original != nil {
-				replaces = rp.Original.Name
-			}
-			fmt.Fprintf(a.io.out, "the edit is kept in %s: send it (fixed) with deadletter resubmit %s --replaces %s\n",
-				textfmt.Printable(kept), textfmt.Printable(kept), textfmt.Printable(replaces))
-		}
+		a.printRepair(rp, r, o.dryRun, kept)
 	}
 	switch {
 	case wasInterrupted(ctx):
@@ -111,6 +94,28 @@ func (a *app) settleRepair(ctx context.Context, c store.Container, rp *rules.Rep
 		return rules.Result{}, err
 	}
 	return a.recordedRepair(ctx, c, rp, o)
+}
+
+// printRepair is a repair's text report: what became of it, what it retired, and where an edit not written is kept.
+func (a *app) printRepair(rp *rules.RepairPlan, r rules.Result, dryRun bool, kept string) {
+	if r.Reason.Kind == rules.ReasonAlreadyWritten && r.Retired == "" {
+		fmt.Fprintf(a.io.out, "already there %s: %s\n", textfmt.Printable(r.Target), present.Reason(r.Reason, present.ForceRepair))
+	} else {
+		for _, line := range present.ResultLinesFor([]rules.Result{r}, dryRun, present.ForceRepair) {
+			fmt.Fprintln(a.io.out, line)
+		}
+	}
+	if r.Retired != "" {
+		fmt.Fprintf(a.io.out, "retired       %s\n", textfmt.Printable(r.Retired))
+	}
+	if kept != "" {
+		replaces := "NAME"
+		if rp.Original != nil {
+			replaces = rp.Original.Name
+		}
+		fmt.Fprintf(a.io.out, "the edit is kept in %s: send it (fixed) with deadletter resubmit %s --replaces %s\n",
+			textfmt.Printable(kept), textfmt.Printable(kept), textfmt.Printable(replaces))
+	}
 }
 
 // keepEdit is the keep of an edit of name: the bytes in a new file of the operator's.

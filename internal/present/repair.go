@@ -65,6 +65,14 @@ func RepairLines(rp *rules.RepairPlan, c rules.Config, force Force, forced bool)
 	default:
 		out.add("then %s is deleted, only if it is still the blob you opened (If-Match its ETag)", p(o.Name))
 	}
+	if rp.Refused() {
+		out.add("%s", refusalLine(rp, force, forced))
+	}
+	return out
+}
+
+// refusalLine says why a repair is refused — every reason --force lifts — or, forced, what it is written despite.
+func refusalLine(rp *rules.RepairPlan, force Force, forced bool) string {
 	var whys []string
 	for _, r := range append([]rules.Reason{rp.Refusal}, rp.Also...) {
 		r.Forceable = false
@@ -72,14 +80,12 @@ func RepairLines(rp *rules.RepairPlan, c rules.Config, force Force, forced bool)
 	}
 	why := strings.Join(whys, "; and ")
 	switch {
-	case rp.Refused() && (rp.Target == "" || !rp.Refusal.Forceable):
-		out.add("refused, even with --force: %s", whys[0])
-	case rp.Refused() && forced:
-		out.add("written anyway (--force), though: %s", why)
-	case rp.Refused():
-		out.add("refused: %s (%s)", why, forceWords[force])
+	case rp.Target == "" || !rp.Refusal.Forceable:
+		return "refused, even with --force: " + whys[0]
+	case forced:
+		return "written anyway (--force), though: " + why
 	}
-	return out
+	return fmt.Sprintf("refused: %s (%s)", why, forceWords[force])
 }
 
 // RepairQuestion asks to write a repair on estate.

@@ -29,7 +29,6 @@ var overTheBar = map[string]int{
 	"cmd/deadletter/config.go: readContext":      23,
 	"cmd/deadletter/config.go: withCurrent":      30,
 	"cmd/deadletter/export.go: (*app).runExport": 22,
-	"cmd/deadletter/repair.go: (*app).repair":    23,
 	"internal/azmonitor/azmonitor.go: add":       29,
 }
 

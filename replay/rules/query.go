@@ -77,18 +77,14 @@ func ParseQueryWith(q string, extra ...string) (Query, []ExtraTerm, error) {
 	ws := words(q)
 	for i := 0; i < len(ws); i++ {
 		w := ws[i]
-		if w == "-" { // a plain word "-" would match every name (GUIDs hold hyphens): an action would take them all
-			return Query{}, nil, errors.New("- leaves out what the word after it matches: write it joined to that word (-is:handled)")
-		}
 		not := len(w) > 1 && w[0] == '-'
 		if not {
 			w = w[1:]
 		}
 		f, v, ok := strings.Cut(w, ":")
 		if !ok {
-			if !strings.ContainsFunc(w, func(r rune) bool { return unicode.IsLetter(r) || unicode.IsDigit(r) }) {
-				// ".", "/", "--": in every name, so as a word it narrows nothing an operator meant it to
-				return Query{}, nil, fmt.Errorf("%q has no letter or digit: as a word it matches nearly every blob (add letters or digits, or a field: sub:, reason:…)", ws[i])
+			if err := plainWord(w, ws[i]); err != nil {
+				return Query{}, nil, err
 			}
 			out = append(out, term{value: strings.ToLower(w), not: not})
 			continue
@@ -132,6 +128,18 @@ func ParseQueryWith(q string, extra ...string) (Query, []ExtraTerm, error) {
 		out = append(out, term{field: f, value: strings.ToLower(v), not: not, exact: exact})
 	}
 	return Query{terms: out}, more, nil
+}
+
+// plainWord refuses a plain word w (as typed: typed) that holds no letter or digit — ".", "/", "--" are in every
+// name, so as a word it narrows nothing an operator meant it to.
+func plainWord(w, typed string) error {
+	if typed == "-" { // (a negation left without its word, most likely)
+		return errors.New("- leaves out what the word after it matches: write it joined to that word (-is:handled)")
+	}
+	if !strings.ContainsFunc(w, func(r rune) bool { return unicode.IsLetter(r) || unicode.IsDigit(r) }) {
+		return fmt.Errorf("%q has no letter or digit: as a word it matches nearly every blob (add letters or digits, or a field: sub:, reason:…)", typed)
+	}
+	return nil
 }
 
 // hourForms are what hour: takes, each with how much of "01-02T15" it fixes.
