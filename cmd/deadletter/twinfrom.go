@@ -655,9 +655,8 @@ script's twin rm does not ask.`,
 			if err != nil {
 				return err
 			}
-			if _, err := twin.Find(dir); err == nil && !yes && a.isTerminal() {
-				q := fmt.Sprintf("Remove the twin in %s — its blobs (production payloads, for a twin started --from a container), record, clock and state?", textfmt.Printable(dir))
-				if err := a.confirm(actionFlags{}, q); err != nil {
+			if p, err := twin.Find(dir); err == nil && !yes && a.isTerminal() {
+				if err := a.confirm(actionFlags{}, twinRmQuestion(p, dir)); err != nil {
 					return err
 				}
 			}
@@ -676,6 +675,19 @@ script's twin rm does not ask.`,
 	}
 	cmd.Flags().BoolVarP(&yes, "yes", "y", false, "remove it without asking on a terminal")
 	return cmd
+}
+
+// twinRmQuestion asks to remove the twin at p: a copy of a container says so (production payloads), a scenario's
+// names it.
+func twinRmQuestion(p *made.Place, dir string) string {
+	what := "its blobs"
+	switch source, scenario, err := twin.SourceAt(p); {
+	case err == nil && source != "":
+		what = "its copy of " + textfmt.Printable(source) + " (production payloads)"
+	case err == nil && scenario != "":
+		what = "its blobs (the " + textfmt.Printable(scenario) + " rehearsal)"
+	}
+	return fmt.Sprintf("Remove the twin in %s — %s, its record, clock and state?", textfmt.Printable(dir), what)
 }
 
 // recordScriptChange records a change of the twin's script in the record, as every action is: before it is

@@ -418,6 +418,23 @@ func RulesAt(p *made.Place) (Rules, error) {
 	return *st.Rules, nil
 }
 
+// SourceAt says what the twin recorded at p rehearses: the container it was started --from (its source, as
+// described then), or "" and its scenario's name for one that rehearses a scenario. Only those are read.
+func SourceAt(p *made.Place) (source, scenario string, err error) {
+	b, err := made.ReadFile(p.File(stateFile))
+	if err != nil {
+		return "", "", err
+	}
+	var st struct {
+		Scenario string `json:"scenario"`
+		Source   string `json:"source"`
+	}
+	if err := json.Unmarshal(b, &st); err != nil {
+		return "", "", err
+	}
+	return st.Source, st.Scenario, nil
+}
+
 // Open opens the twin a directory holds and takes its lock, for what (the command, said to a second process that
 // finds it held); Close lets it go. A twin whose last process stopped mid-step is repaired first (Repaired says
 // how).
