@@ -248,7 +248,7 @@ func TestCommandLineInTmux(t *testing.T) {
 	tw := filepath.Join(t.TempDir(), "twin")
 	mustRun(t, "twin", "start", "--dir", tw)
 	tm3 := newTerm(t, 100, 20, binary(t), "twin", "rm", "--dir", tw)
-	tm3.screen("Remove the twin in", "(the incident rehearsal)", "[y/N]")
+	tm3.screen("Remove the twin in", "incident rehearsal", "[y/N]")
 	tm3.keys("n", "Enter")
 	if code := tm3.exited(); code != 3 {
 		t.Fatalf("twin rm declined: exit %d", code)
