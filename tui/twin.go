@@ -241,7 +241,11 @@ func (ts *twinScreen) lines() []string {
 	if l.Clock.IsZero() && ts.err == "" {
 		return []string{st.Title.Render("rehearsal"), "", "  reading the rehearsal…"}
 	}
-	state := fmt.Sprintf("×%g", l.Speed)
+	speed := l.Speed
+	if ts.wantSpeed > 0 { // set at once; a look may wait on a long step (×100000) and say the speed before
+		speed = ts.wantSpeed
+	}
+	state := fmt.Sprintf("×%g", speed)
 	if l.Paused {
 		state = "PAUSED"
 	}

@@ -38,11 +38,10 @@ func (r *Runner) Look(ctx context.Context) (Look, error) {
 	return Look{Clock: now, Speed: speed, Paused: paused, Start: r.tw.st.Start, Script: r.tw.script, Account: acct, Source: r.tw.st.Source}, err
 }
 
-// SetSpeed runs the clock at speed from now on (between 1 and dirstore.MaxSpeed), and returns it.
+// SetSpeed runs the clock at speed from now on (between 1 and dirstore.MaxSpeed), and returns it. Like Toggle it
+// does no I/O and never waits on a step (at ×100000 one may take seconds): the next tick writes the clock.
 func (r *Runner) SetSpeed(speed float64) float64 {
 	speed = min(max(speed, 1), dirstore.MaxSpeed)
-	r.step.Lock()
-	defer r.step.Unlock()
 	r.clockMu.Lock()
 	defer r.clockMu.Unlock()
 	now := time.Now()

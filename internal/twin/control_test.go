@@ -55,6 +55,19 @@ func TestTheRunnersControls(t *testing.T) {
 	if got := run.SetSpeed(600); got != 600 || run.Speed() != 600 {
 		t.Fatalf("speed %g", got)
 	}
+	// a speed is set at once, never after a step (at ×100000 one takes seconds: a - waited that long)
+	run.step.Lock()
+	set := make(chan float64, 1)
+	go func() { set <- run.SetSpeed(1200) }()
+	select {
+	case got := <-set:
+		if got != 1200 || run.Speed() != 1200 {
+			t.Errorf("speed %g", got)
+		}
+	case <-time.After(5 * time.Second):
+		t.Error("SetSpeed waited on a step")
+	}
+	run.step.Unlock()
 	stop()
 	if err := <-done; err != nil && err != context.Canceled {
 		t.Fatal(err)

@@ -76,7 +76,7 @@ func (r *Runner) catchUp(ctx context.Context) error {
 	defer r.step.Unlock()
 	now := time.Now()
 	r.clockMu.Lock()
-	c, paused, gen := r.clock, r.paused, r.gen
+	c, paused, gen, speed := r.clock, r.paused, r.gen, r.speed
 	r.clockMu.Unlock()
 	to := c.Now(now)
 	if to.After(r.tw.st.Now) {
@@ -85,7 +85,7 @@ func (r *Runner) catchUp(ctx context.Context) error {
 		}
 	}
 	if !paused {
-		c = dirstore.Clock{At: to, Wall: now, Speed: r.speed, Until: now.Add(lease)}
+		c = dirstore.Clock{At: to, Wall: now, Speed: speed, Until: now.Add(lease)}
 		r.clockMu.Lock()
 		if r.gen == gen {
 			r.clock = c
