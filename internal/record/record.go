@@ -517,10 +517,10 @@ func (b *Blob) UnmarshalJSON(data []byte) error {
 	return nil
 }
 
-// knownKeys are the record's field names, by their lower case: Go's decoder matches a key in any case, so a line
-// saying "ACTION" would be read as its action — exactKeys refuses that.
-var knownKeys = func() map[string]string {
-	m := map[string]string{}
+// knownKeys are the record's field names: Go's decoder matches a key in any case — Unicode's simple folding, so
+// "ACTION", and "uſer" with a long s, are read as action and user — exactKeys refuses that.
+var knownKeys = func() []string {
+	var m []string
 	var walk func(t reflect.Type)
 	walk = func(t reflect.Type) {
 		for t.Kind() == reflect.Pointer || t.Kind() == reflect.Slice {
@@ -535,8 +535,8 @@ var knownKeys = func() map[string]string {
 				walk(f.Type)
 				continue
 			}
-			if tag, _, _ := strings.Cut(f.Tag.Get("json"), ","); f.IsExported() && tag != "" && tag != "-" {
-				m[strings.ToLower(tag)] = tag
+			if tag, _, _ := strings.Cut(f.Tag.Get("json"), ","); f.IsExported() && tag != "" && tag != "-" && !slices.Contains(m, tag) {
+				m = append(m, tag)
 			}
 			walk(f.Type)
 		}
@@ -553,7 +553,7 @@ func exactKeys(raw []byte) string {
 	dec := json.NewDecoder(bytes.NewReader(raw))
 	type frame struct {
 		obj, wantKey bool
-		seen         map[string]bool
+		seen         []string
 	}
 	var stack []*frame
 	done := func() { // a value ended: its object, if any, wants a key next
@@ -569,20 +569,21 @@ func exactKeys(raw []byte) string {
 		if n := len(stack); n > 0 && stack[n-1].obj && stack[n-1].wantKey {
 			top := stack[n-1]
 			if k, ok := tok.(string); ok {
-				lk := strings.ToLower(k)
-				if exact, known := knownKeys[lk]; known && k != exact {
-					return fmt.Sprintf("field %q is not %q", clipErr(k), exact)
+				for _, exact := range knownKeys {
+					if k != exact && strings.EqualFold(k, exact) { // (EqualFold folds as the decoder does)
+						return fmt.Sprintf("field %q is not %q", clipErr(k), exact)
+					}
 				}
-				if top.seen[lk] {
+				if slices.ContainsFunc(top.seen, func(s string) bool { return strings.EqualFold(s, k) }) {
 					return fmt.Sprintf("field %q twice", clipErr(k))
 				}
-				top.seen[lk], top.wantKey = true, false
+				top.seen, top.wantKey = append(top.seen, k), false
 				continue
 			}
 		}
 		switch tok {
 		case json.Delim('{'):
-			stack = append(stack, &frame{obj: true, wantKey: true, seen: map[string]bool{}})
+			stack = append(stack, &frame{obj: true, wantKey: true})
 		case json.Delim('['):
 			stack = append(stack, &frame{})
 		case json.Delim('}'), json.Delim(']'):

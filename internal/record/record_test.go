@@ -100,6 +100,8 @@ func TestAHostileLogIsAnErrorNamingTheLine(t *testing.T) {
 		{"case", strings.Replace(good, `"via"`, `"ACTION":"restore","via"`, 1), `line 1: not a record: field "ACTION" is not "action"`},
 		{"case nested", strings.Replace(good, `"user":"u"`, `"user":"u","User":"mallory"`, 1), `line 1: not a record: field "User" is not "user"`},
 		{"twice", strings.Replace(good, `"via"`, `"action":"restore","via"`, 1), `line 1: not a record: field "action" twice`},
+		{"long s", strings.Replace(good, `"user":"u"`, `"user":"u","u\u017fer":"mallory"`, 1), `line 1: not a record: field "uſer" is not "user"`},
+		{"long s twice", strings.Replace(good, `"via"`, `"x\u017f":1,"XS":2,"via"`, 1), `line 1: not a record: field "XS" twice`},
 		{"case in a blob", strings.Replace(good, `"blobs":[]`, `"blobs":[{"name":"a","NAME":"b"}]`, 1), `line 1: not a record: field "NAME" is not "name"`},
 		{"deep", strings.Repeat("[", 100000) + "\n", "line 1: not a record"},
 	} {
