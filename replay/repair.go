@@ -16,11 +16,11 @@ import (
 // PlanRepair judges body as the replacement of orig. The new blob is named after the original (RepairTarget), in
 // its subscription and hour folder; where that name holds a different body, the next free alternative.
 //
-// A blob a repair wrote, given the very bytes it holds, is that repair retried after it landed (its original
+// A root blob a repair wrote, given the very bytes it holds, is that repair retried after it landed (its original
 // retired since, so its GUID or its name now finds the repair): nothing to write or retire — never a repair of
-// the repair.
+// the repair. (Once the replay took it, it is no dead letter waiting: judged as any blob.)
 func PlanRepair(ctx context.Context, st store.Container, c rules.Config, orig *rules.Original, body []byte) (rules.RepairPlan, error) {
-	if orig.RepairedFrom != "" && bytes.Equal(body, orig.Body) {
+	if orig.RepairedFrom != "" && rules.IsRoot(orig.Name) && bytes.Equal(body, orig.Body) {
 		rp := rules.RepairPlan{Original: orig, Body: body, Landed: true, Target: orig.Name, Base: orig.Name}
 		rp.Judge(c, orig.Name)
 		rp.Refusal, rp.Also = rules.Reason{}, nil

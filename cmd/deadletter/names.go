@@ -237,11 +237,20 @@ func resolveRepairable(ctx context.Context, w io.Writer, l *replay.Loader, arg, 
 		return "", err
 	}
 	gone := nameFromURL(arg, container)
+	var handled string
 	for _, it := range snap.Items {
-		if from := rules.MarksOf(it.Metadata).RepairedFrom; from != "" && from == gone {
+		if from := rules.MarksOf(it.Metadata).RepairedFrom; from == "" || from != gone {
+			continue
+		}
+		if !strings.HasPrefix(it.Name, rules.ArchivedPrefix) {
 			fmt.Fprintf(w, "%s is gone: a repair replaced it with %s\n", textfmt.Printable(gone), textfmt.Printable(it.Name))
 			return it.Name, nil
 		}
+		handled = it.Name
+	}
+	if handled != "" { // the repair was replayed: repairing it again would send its events again
+		return "", exitCode{code: exitNotDone, err: fmt.Errorf("%s is gone: a repair replaced it, and the replay has handled that repair since (%s): nothing is left to repair — to send a payload again, resubmit it without --replaces",
+			textfmt.Printable(gone), textfmt.Printable(handled))}
 	}
 	return "", err
 }

@@ -470,4 +470,29 @@ func TestARepairRetriedAfterItLandedWritesNothing(t *testing.T) {
 	if n := len(logOf(t, "--dir", dir).Records); n != records || listNames(t, dir) != names {
 		t.Fatalf("a retry wrote or was recorded: %d records, were %d\n%s", n, records, listNames(t, dir))
 	}
+	// Once the replay took the repair (archived, its marks kept), repairing the original again — the same payload
+	// or another — would send its events again: refused, nothing written.
+	ctx := context.Background()
+	d, _ := dirstore.Open(dir)
+	b, err := d.Read(ctx, written, 1<<20)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := d.Write(ctx, "archived/"+written, b.Body, store.WriteOptions{ContentType: "application/json", Metadata: b.Metadata}); err != nil {
+		t.Fatal(err)
+	}
+	if err := d.Delete(ctx, written, b.ETag); err != nil {
+		t.Fatal(err)
+	}
+	names = listNames(t, dir)
+	other := filepath.Join(t.TempDir(), "other.json")
+	os.WriteFile(other, []byte(strings.Replace(withData, "ev-1", "ev-9", 1)), 0o600)
+	for _, f := range []string{file, other} {
+		if _, errs, code := runCmd(t, "resubmit", f, "--replaces", name, "--dir", dir, "--yes", "--force"); code != 3 || !strings.Contains(errs, "the replay has handled that repair since") {
+			t.Fatalf("a repair of a replayed repair: exit %d\n%s", code, errs)
+		}
+	}
+	if listNames(t, dir) != names {
+		t.Fatal("a repair of a replayed repair wrote")
+	}
 }
