@@ -117,7 +117,23 @@ func (a *app) runRestore(cmd *cobra.Command, args []string, o *restoreOptions) e
 	if err != nil {
 		return err
 	}
+	if warned.Warnings == nil && o.out.json() { // (--json --yes on names reads no preview: the warnings from what resumed)
+		for _, w := range present.RestoreWitnessWarnings(witness(), resumed(snap, res)) {
+			warned.Warnings = append(warned.Warnings, text(w))
+		}
+	}
 	return a.reportResults(ctx, o.actionFlags, append(missing, res...), warned)
+}
+
+// resumed are the listed copies a restore wrote that set events moving again.
+func resumed(snap *rules.Snapshot, res []rules.Result) []rules.Item {
+	var out []rules.Item
+	for _, r := range res {
+		if i, ok := snap.Lookup(r.Name); ok && r.Outcome.Done() && r.Resume > 0 {
+			out = append(out, *snap.Items[i])
+		}
+	}
+	return out
 }
 
 // quarantineBlobs are what --all considers: every quarantine blob the listing filters keep.

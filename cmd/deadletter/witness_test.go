@@ -267,6 +267,27 @@ func TestRestoreSaysEventGridWitness(t *testing.T) {
 	if err := json.Unmarshal([]byte(out), &res); err != nil || len(res.Warnings) != 1 || !strings.Contains(string(res.Warnings[0]), "PUSH-NOTIFICATIONS: Event Grid says its handler is failing now") {
 		t.Errorf("restore --json's warnings: %v %v\n%s", res.Warnings, err, out)
 	}
+	// named, --json --yes (no preview is read): the warnings still come, from what resumed
+	var push string
+	for _, b := range lsJSONOf(t, "--dir", dir, "--pane", "quarantine").Blobs {
+		if n := b["name"].(string); strings.Contains(n, "PUSH-NOTIFICATIONS") {
+			var d struct {
+				Restore map[string]any `json:"restore"`
+			}
+			json.Unmarshal([]byte(mustRun(t, "show", n, "--json", "--dir", dir)), &d)
+			if r, _ := d.Restore["resume"].([]any); len(r) > 0 {
+				push = n
+			}
+		}
+	}
+	if push == "" {
+		t.Fatal("the seed has no PUSH-NOTIFICATIONS copy that resumes")
+	}
+	out, _, _ = runWith(t, w, "restore", push, "--dry-run", "--json", "--yes", "--dir", dir)
+	res = resultsJSON{}
+	if err := json.Unmarshal([]byte(out), &res); err != nil || len(res.Warnings) != 1 {
+		t.Errorf("restore NAME --json --yes's warnings: %v %v\n%s", res.Warnings, err, out)
+	}
 	if _, errs, _ = runWith(t, nil, "restore", "--all", "--dry-run", "--dir", dir); strings.Contains(errs, "Event Grid") {
 		t.Errorf("Event Grid said without a witness:\n%s", errs)
 	}
