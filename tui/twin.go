@@ -205,8 +205,8 @@ func (ts *twinScreen) Update(msg tea.Msg) (component, tea.Cmd) {
 			ts.move(0)
 		}
 	case twinSpeedMsg:
-		if msg.want != ts.wantSpeed {
-			return ts, ts.setSpeed(ts.wantSpeed, 0)
+		if msg.want != ts.wantSpeed { // (the last asked doubled or halved the one before: past the bound, stay there)
+			return ts, ts.setSpeed(ts.wantSpeed, ts.wantSpeed/2)
 		}
 		ts.wantSpeed = msg.got // (a speed beyond the twin's bounds: the next press starts from where it stayed)
 		said := fmt.Sprintf("the rehearsal's clock runs at ×%g", msg.got)

@@ -155,7 +155,7 @@ func failureOf(ev rules.Event) (Failure, bool) {
 		return Failure{}, false
 	}
 	f := Failure{Outcome: ev.LastDeliveryOutcome}
-	if c := ev.LastHTTPStatusCode; c != nil && *c >= 0 && *c < 1000 {
+	if c := ev.LastHTTPStatusCode; c != nil && *c >= 100 && *c <= 599 { // (another number is no HTTP status: the word decides)
 		f.Status = int(*c)
 	} else if st, ok := statusOf(f.Outcome); ok {
 		f.Status = st

@@ -202,6 +202,13 @@ func TestInfer(t *testing.T) {
 			t.Errorf("%s down with %+v, want %+v", sub, w, want)
 		}
 	}
+	// a dead letter's number that is no HTTP status is not taken as one: the word decides
+	for _, c := range []int64{999, 42, -1} {
+		f, ok := failureOf(rules.Event{LastDeliveryOutcome: "Forbidden", LastHTTPStatusCode: &c})
+		if !ok || f.Status != 403 {
+			t.Errorf("lastHttpStatusCode %d with Forbidden: %+v, want 403", c, f)
+		}
+	}
 	// a word OutcomeOf made for another status reads back as that status
 	wit.Handlers[1].FailedBy = map[string]int64{"HTTP502": 4}
 	if w := Infer([]string{"FRIEND-REQUESTS"}, ready, wit, nil).Down("FRIEND-REQUESTS", 0); w == nil || w.Status != 502 || w.Outcome != "HTTP502" {
