@@ -98,9 +98,12 @@ func (a *app) settleRepair(ctx context.Context, c store.Container, rp *rules.Rep
 
 // printRepair is a repair's text report: what became of it, what it retired, and where an edit not written is kept.
 func (a *app) printRepair(rp *rules.RepairPlan, r rules.Result, dryRun bool, kept string) {
-	if r.Reason.Kind == rules.ReasonAlreadyWritten && r.Retired == "" {
+	switch {
+	case r.Reason.Kind == rules.ReasonAlreadyWritten && r.Retired == "":
 		fmt.Fprintf(a.io.out, "already there %s: %s\n", textfmt.Printable(r.Target), present.Reason(r.Reason, present.ForceRepair))
-	} else {
+	case r.Outcome == rules.OutcomeRefused && len(rp.Also) > 0 && r.Reason.Kind == rp.Refusal.Kind: // every reason, as the preview said
+		fmt.Fprintf(a.io.out, "refused       %s: %s\n", textfmt.Printable(r.Name), present.RepairRefused(rp, present.ForceRepair))
+	default:
 		for _, line := range present.ResultLinesFor([]rules.Result{r}, dryRun, present.ForceRepair) {
 			fmt.Fprintln(a.io.out, line)
 		}

@@ -496,3 +496,26 @@ func TestARepairRetriedAfterItLandedWritesNothing(t *testing.T) {
 		t.Fatal("a repair of a replayed repair wrote")
 	}
 }
+
+// A refused repair's result says every reason its preview did — a script reading the JSON's error sees "its events
+// would go twice" as well as "changes nothing".
+func TestARefusedRepairSaysEveryReason(t *testing.T) {
+	dir := seeded(t)
+	live := lsJSONOf(t, "--dir", dir, "--pane", "live").Blobs
+	if len(live) == 0 {
+		t.Fatal("the seed has no live blob")
+	}
+	name := live[0]["name"].(string)
+	file := filepath.Join(t.TempDir(), "same.json")
+	os.WriteFile(file, []byte(mustRun(t, "get", name, "--dir", dir)), 0o600)
+	out, _, code := runCmd(t, "resubmit", file, "--replaces", name, "--dir", dir, "--yes")
+	if code != 3 || !strings.Contains(out, "changes nothing") || !strings.Contains(out, "would go twice") {
+		t.Fatalf("text: exit %d\n%s", code, out)
+	}
+	out, _, _ = runCmd(t, "resubmit", file, "--replaces", name, "--dir", dir, "--yes", "--json")
+	var r map[string]any
+	json.Unmarshal([]byte(out), &r)
+	if e, _ := r["error"].(string); !strings.Contains(e, "changes nothing") || !strings.Contains(e, "would go twice") {
+		t.Fatalf("JSON error: %q", e)
+	}
+}

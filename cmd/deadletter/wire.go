@@ -342,6 +342,9 @@ func toRepairJSON(estate string, rp *rules.RepairPlan, r rules.Result, dryRun bo
 	if r.Reason.Kind == rules.ReasonAlreadyWritten {
 		out.Written, out.AlreadyThere = "", text(r.Target)
 	}
+	if r.Outcome == rules.OutcomeRefused && len(rp.Also) > 0 && r.Reason.Kind == rp.Refusal.Kind { // every reason, as the preview said
+		out.Error = text(present.RepairRefused(rp, present.ForceRepair))
+	}
 	if rp.Original != nil {
 		out.Original = text(rp.Original.Name)
 	}

@@ -73,11 +73,7 @@ func RepairLines(rp *rules.RepairPlan, c rules.Config, force Force, forced bool)
 
 // refusalLine says why a repair is refused — every reason --force lifts — or, forced, what it is written despite.
 func refusalLine(rp *rules.RepairPlan, force Force, forced bool) string {
-	var whys []string
-	for _, r := range append([]rules.Reason{rp.Refusal}, rp.Also...) {
-		r.Forceable = false
-		whys = append(whys, Reason(r, force))
-	}
+	whys := refusals(rp, force)
 	why := strings.Join(whys, "; and ")
 	switch {
 	case rp.Target == "" || !rp.Refusal.Forceable:
@@ -86,6 +82,25 @@ func refusalLine(rp *rules.RepairPlan, force Force, forced bool) string {
 		return "written anyway (--force), though: " + why
 	}
 	return fmt.Sprintf("refused: %s (%s)", why, forceWords[force])
+}
+
+// refusals words every reason the plan refuses for, without the --force hint.
+func refusals(rp *rules.RepairPlan, force Force) []string {
+	var whys []string
+	for _, r := range append([]rules.Reason{rp.Refusal}, rp.Also...) {
+		r.Forceable = false
+		whys = append(whys, Reason(r, force))
+	}
+	return whys
+}
+
+// RepairRefused is a refused repair's result in words: every reason, and how --force lifts them when it does.
+func RepairRefused(rp *rules.RepairPlan, force Force) string {
+	s := strings.Join(refusals(rp, force), "; and ")
+	if rp.Refusal.Forceable && rp.Target != "" {
+		s += " (" + forceWords[force] + ")"
+	}
+	return s
 }
 
 // RepairQuestion asks to write a repair on estate.
