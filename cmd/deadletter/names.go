@@ -206,35 +206,37 @@ func substringDistance(pattern, s string) int {
 
 // resolveOne finds the one blob a command like show names: straight by name when it exists, else by listing.
 func resolveOne(ctx context.Context, l *replay.Loader, arg, container string, in scope) (string, error) {
+	name, _, err := resolveListed(ctx, l, arg, container, in)
+	return name, err
+}
+
+// resolveListed is resolveOne, with the listing it read when the name did not stand as given (nil otherwise).
+func resolveListed(ctx context.Context, l *replay.Loader, arg, container string, in scope) (string, *rules.Snapshot, error) {
 	name := nameFromURL(arg, container)
 	switch _, err := l.Container.Stat(ctx, name); {
 	case err == nil:
-		return name, nil
+		return name, nil, nil
 	case !errors.Is(err, store.ErrNotFound) && !errors.Is(err, store.ErrInvalidName):
-		return "", err
+		return "", nil, err
 	}
 	snap, err := l.List(ctx)
 	if err != nil {
-		return "", err
+		return "", nil, err
 	}
 	lk := resolveIn(snap, container, []string{arg}, in)[0]
 	if err := lk.err(); err != nil {
-		return "", err
+		return "", snap, err
 	}
-	return lk.name, nil
+	return lk.name, snap, nil
 }
 
 // resolveRepairable is resolveOne for the blob a repair replaces (edit NAME, resubmit --replaces NAME): a full name
 // that is gone because a repair retired it finds that repair (said on w), so a retry of the repair meets its own
-// blob rather than "no blob is named".
+// blob rather than "no blob is named". The container is listed once (a million blobs take seconds).
 func resolveRepairable(ctx context.Context, w io.Writer, l *replay.Loader, arg, container string) (string, error) {
-	name, err := resolveOne(ctx, l, arg, container, anyBlob)
-	if err == nil || !isFullName(arg) {
+	name, snap, err := resolveListed(ctx, l, arg, container, anyBlob)
+	if err == nil || !isFullName(arg) || snap == nil {
 		return name, err
-	}
-	snap, lerr := l.List(ctx)
-	if lerr != nil {
-		return "", err
 	}
 	gone := nameFromURL(arg, container)
 	var handled string
