@@ -31,7 +31,7 @@ const maxCopy = 256 << 10
 
 // copyBlob reads a blob and copies its raw JSON.
 func (m *Model) copyBlob(name string) tea.Cmd {
-	c, ctx, out := m.opt.Loader.Container, m.ctx, m.opt.Clipboard
+	c, ctx, out := m.opt.Session.Container(), m.ctx, m.opt.Clipboard
 	return func() tea.Msg {
 		b, err := c.Read(ctx, name, maxCopy)
 		if errors.Is(err, store.ErrTooLarge) {

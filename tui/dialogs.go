@@ -8,9 +8,8 @@ import (
 	tea "github.com/charmbracelet/bubbletea"
 	"github.com/deadletter/deadletter/internal/present"
 	"github.com/deadletter/deadletter/internal/textfmt"
-	"github.com/deadletter/deadletter/replay"
+	"github.com/deadletter/deadletter/internal/session"
 	"github.com/deadletter/deadletter/replay/rules"
-	"github.com/deadletter/deadletter/store"
 )
 
 // action is what a dialog asks about.
@@ -126,77 +125,64 @@ func confirmKeys(b *box, confirm func() tea.Cmd, off func() string) []binding {
 	}, b.scrollKeys()...)
 }
 
-// drainDialog asks before a drain: what it re-uploads (named), what it leaves and why, what the replay will then
-// do, and — per subscription whose handler still failed within the TTL — that those events will dead-letter again.
+// drainDialog asks before a drain, showing what its preview says (session.PreviewDrain: the same the command
+// line prints) — what it re-uploads (named), what it leaves and why, what the replay will then do, and, per
+// subscription it takes whose handler still fails, that those events will dead-letter again.
 type drainDialog struct {
 	box
-	plan *rules.DrainPlan
-	keys *scope
+	preview *session.DrainPreview
+	keys    *scope
 }
 
-func newDrainDialog(e *env, items []rules.Item, limit string, ready []rules.Readiness) (*drainDialog, string) {
-	plan := e.cfg.PlanDrain(e.snap, items, rules.DrainOptions{})
-	f := plan.Forecast
-	if !f.Asks() {
+func newDrainDialog(e *env, items []rules.Item, limit string) (*drainDialog, string) {
+	wit := rules.WitnessReport{}
+	if e.witness != nil {
+		wit = *e.witness
+	}
+	p := e.sess.PreviewDrain(e.snap, items, rules.DrainOptions{}, wit, present.ForceKey)
+	if !p.Said.Asks {
 		// Asking "drain 0 blobs?" would ask for nothing: say why nothing is drained instead.
 		var why []string
-		for _, r := range f.Left {
+		for _, r := range p.Left {
 			why = append(why, fmt.Sprintf("%s: %s", textfmt.Printable(rules.FileOf(r.Name)), present.Reason(r.Reason, present.ForceKey)))
 		}
 		return nil, "nothing to drain: " + strings.Join(why, "; ")
 	}
-	d := &drainDialog{box: newBox(e, present.DrainQuestion(f, "stranded blob(s)")), plan: plan}
-	drained := plan.Taken
-	lines := limitLines(e, limit)
-	mine := rules.ReadinessOf(ready, drained)
-	if l := present.LastDeadLetters(mine, e.snap.Now); l != "" {
-		lines = append(lines, l, "")
-	}
-	if e.witness != nil {
-		subs := make([]string, 0, len(mine))
-		for _, r := range mine {
-			subs = append(subs, r.Subscription)
-		}
-		if ls := present.WitnessLines(*e.witness, subs); len(ls) > 0 {
-			lines = append(append(lines, ls...), "")
-		}
-	}
-	lines = append(lines, readinessWarnings(e, drained, ready)...)
-	lines = append(lines, present.ForecastLines(f)...)
-	lines = append(lines, nameLines(e, "It re-uploads", f.Names)...)
-	lines = append(lines, leftLines(e, "It leaves", f.Left)...)
-	lines = append(lines, "", "Each write is conditional on the ETag read: a blob that changed or vanished is skipped, never resurrected.")
-	d.body.setLines(lines)
+	d := &drainDialog{box: newBox(e, p.Said.Question), preview: p}
+	d.body.setLines(append(limitLines(e, limit), saidLines(e, p.Said)...))
 	d.keys = &scope{name: "drain?", modal: true, bindings: confirmKeys(&d.box, d.confirm, nil)}
 	return d, ""
 }
 
-// readinessWarnings warn, per subscription of the blobs a drain takes whose newest dead letter is inside the TTL
-// window, that its handler still failed then: drained, those events dead-letter again one attempt further on.
-func readinessWarnings(e *env, items []rules.Item, ready []rules.Readiness) []string {
+// saidLines lay out what an action's preview says: facts as they are, warnings in the warning style set apart by
+// a blank line, a blank line before each list and the closing note.
+func saidLines(e *env, s present.Said) []string {
 	var out []string
-	for _, w := range present.ReadinessWarnings(e.cfg, items, ready, e.snap.Now) {
-		out = append(out, e.st.Warn.Render(w))
-	}
-	if e.witness != nil {
-		for _, w := range present.WitnessWarnings(*e.witness, items) {
-			out = append(out, e.st.Warn.Render(w))
+	for i, l := range s.Lines {
+		if prev := s.Lines[max(0, i-1)].Kind; i > 0 && (l.Kind == present.LineHeading || l.Kind == present.LineNote || (l.Kind == present.LineWarn) != (prev == present.LineWarn)) {
+			out = append(out, "")
 		}
-	}
-	if len(out) > 0 {
-		out = append(out, "")
+		switch l.Kind {
+		case present.LineWarn:
+			out = append(out, e.st.Warn.Render(l.Text))
+		case present.LineHeading:
+			out = append(out, e.st.Header.Render(l.Text))
+		case present.LineName:
+			out = append(out, "  "+l.Text)
+		case present.LineLeft:
+			name, why, _ := strings.Cut(l.Text, ": ")
+			out = append(out, "  "+name, "    "+why)
+		default:
+			out = append(out, l.Text)
+		}
 	}
 	return out
 }
 
 func (d *drainDialog) confirm() tea.Cmd {
-	e, plan := d.e, d.plan
-	intent := make([]store.BlobInfo, len(plan.Items))
-	for i := range plan.Items {
-		intent[i] = plan.Items[i].Info
-	}
-	return d.e.send(runMsg{&actionRun{act: actDrain, total: len(plan.Items), intent: intent, run: func(ctx contextT, progress func(rules.Result)) ([]rules.Result, error) {
-		return replay.DrainAsPlanned(ctx, e.loader.Container, e.cfg, plan, rules.DrainOptions{ReadOnly: e.readOnly, Concurrency: e.concurrency, Progress: progress})
+	s, p := d.e.sess, d.preview
+	return d.e.send(runMsg{&actionRun{act: actDrain, total: len(p.Items), run: func(ctx contextT, r session.Run) (session.Done, error) {
+		return s.Drain(ctx, p, r)
 	}}})
 }
 
@@ -211,14 +197,14 @@ type restoreDialog struct {
 	box
 	items []rules.Item
 	limit string
-	plans *replay.RestorePreview
+	plans *session.RestorePreview
 	force bool
 	keys  *scope
 }
 
 type restorePlansMsg struct {
 	d       *restoreDialog
-	preview *replay.RestorePreview
+	preview *session.RestorePreview
 }
 
 func newRestoreDialog(e *env, items []rules.Item, limit string) *restoreDialog {
@@ -229,14 +215,18 @@ func newRestoreDialog(e *env, items []rules.Item, limit string) *restoreDialog {
 	return d
 }
 
-// read plans the restores in a command.
+// read plans the restores in a command (session.PreviewRestore: the command line's preview too).
 func (d *restoreDialog) read() tea.Cmd {
-	l, ctx := d.e.loader, d.e.ctx
-	infos := make([]store.BlobInfo, len(d.items))
+	s, ctx, snap := d.e.sess, d.e.ctx, d.e.snap
+	names := make([]string, len(d.items))
 	for i := range d.items {
-		infos[i] = d.items[i].Info
+		names[i] = d.items[i].Name
 	}
-	return func() tea.Msg { return restorePlansMsg{d: d, preview: l.PreviewRestore(ctx, infos, false)} }
+	wit := rules.WitnessReport{}
+	if d.e.witness != nil {
+		wit = *d.e.witness
+	}
+	return func() tea.Msg { return restorePlansMsg{d: d, preview: s.PreviewRestore(ctx, snap, names, false, wit, nil)} }
 }
 
 func (d *restoreDialog) Update(msg tea.Msg) (component, tea.Cmd) {
@@ -297,10 +287,8 @@ func (d *restoreDialog) setLines() {
 	if n.Writes > 0 {
 		lines = append(lines, fmt.Sprintf("%d event(s) resume.", n.Resume))
 	}
-	if d.e.witness != nil {
-		for _, w := range present.RestoreWitnessWarnings(*d.e.witness, d.plans.Resuming()) {
-			lines = append(lines, st.Warn.Render(w))
-		}
+	for _, w := range d.plans.Warnings {
+		lines = append(lines, st.Warn.Render(w))
 	}
 	lines = append(lines, nameLines(d.e, "It restores", d.plans.Writes())...)
 	lines = append(lines, leftLines(d.e, "It leaves", d.plans.Left())...)
@@ -322,17 +310,9 @@ func (d *restoreDialog) confirm() tea.Cmd {
 	// Only what the preview says it writes is restored, each copy held to the ETag its plan was read at: a copy
 	// rewritten since the dialog showed it is skipped as changed, never restored unseen. The rest are reported
 	// as the preview found them.
-	e, names, left, previewed, force := d.e, d.plans.Writes(), d.plans.Left(), d.plans.Previewed(), d.force
-	intent := make([]store.BlobInfo, len(names))
-	for i, n := range names {
-		intent[i] = store.BlobInfo{Name: n, ETag: previewed[n]}
-	}
-	return d.e.send(runMsg{&actionRun{act: actRestore, total: len(names) + len(left), left: left, intent: intent,
-		run: func(ctx contextT, progress func(rules.Result)) ([]rules.Result, error) {
-			res, err := replay.Restore(ctx, e.loader.Container, e.cfg, names, replay.RestoreOptions{ReadOnly: e.readOnly, Force: force,
-				Concurrency: e.concurrency, Progress: progress, Previewed: previewed})
-			return append(left, res...), err
-		}}})
+	s, p, snap := d.e.sess, d.plans, d.e.snap
+	return d.e.send(runMsg{&actionRun{act: actRestore, total: len(p.Writes()) + len(p.Left()), left: p.Left(),
+		run: func(ctx contextT, r session.Run) (session.Done, error) { return s.Restore(ctx, p, snap, r) }}})
 }
 
 func (d *restoreDialog) Scope() *scope { return d.keys }
@@ -355,7 +335,7 @@ type ackDialog struct {
 }
 
 func newAckDialog(e *env, items []rules.Item, limit string) (*ackDialog, string) {
-	p := e.cfg.PreviewAck(items, e.snap.Now)
+	p := e.sess.PreviewAck(items, e.snap.Now)
 	if len(p.Targets) == 0 {
 		return nil, "nothing to acknowledge: an ack means nothing for the replay's archived records"
 	}
@@ -433,14 +413,13 @@ func (d *ackDialog) Update(msg tea.Msg) (component, tea.Cmd) {
 }
 
 func (d *ackDialog) confirm() tea.Cmd {
-	e, targets := d.e, d.p.Targets
-	o := replay.AckOptions{Max: e.cfg.AckLimit(), Now: e.serviceNow(), By: e.by, Note: d.note.Value(), Clear: d.act == actClearAck, ReadOnly: e.readOnly}
+	s, p := d.e.sess, d.p
+	a := session.Ack{Now: d.e.serviceNow(), By: d.e.by, Note: d.note.Value(), Clear: d.act == actClearAck}
 	if d.act == actAck {
-		o.For = d.choices[d.ackFor]
+		a.For = d.choices[d.ackFor]
 	}
-	return d.e.send(runMsg{&actionRun{act: d.act, total: len(targets), intent: targets, run: func(ctx contextT, progress func(rules.Result)) ([]rules.Result, error) {
-		o.Progress = progress
-		return replay.Acknowledge(ctx, e.loader.Container, targets, o)
+	return d.e.send(runMsg{&actionRun{act: d.act, total: len(p.Targets), run: func(ctx contextT, r session.Run) (session.Done, error) {
+		return s.Acknowledge(ctx, p, a, r)
 	}}})
 }
 

@@ -5,14 +5,17 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"github.com/deadletter/deadletter/internal/blob"
-	"github.com/deadletter/deadletter/replay/rules"
 	"io"
+	"path/filepath"
 	"strings"
 	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
+
+	"github.com/deadletter/deadletter/internal/blob"
+	"github.com/deadletter/deadletter/internal/session"
+	"github.com/deadletter/deadletter/replay/rules"
 
 	tea "github.com/charmbracelet/bubbletea"
 	"github.com/charmbracelet/x/exp/teatest"
@@ -118,7 +121,7 @@ func TestFlow(t *testing.T) {
 	for _, kind := range []string{"dir", "azurite"} {
 		t.Run(kind, func(t *testing.T) {
 			c, cfg := backend(t, kind, nil)
-			m := New(Options{Loader: replay.NewLoader(c, cfg), Interval: time.Hour, Renderer: asciiRenderer(), Clipboard: io.Discard})
+			m := New(Options{Session: session.Over(replay.NewLoader(c, cfg), session.Spec{RecordDir: filepath.Join(t.TempDir(), "record")}), Interval: time.Hour, Renderer: asciiRenderer(), Clipboard: io.Discard})
 			tm := teatest.NewTestModel(t, m, teatest.WithInitialTermSize(120, 40))
 			waitScreen(t, tm, "[1 Stranded", "▲STRANDED")
 
@@ -206,7 +209,7 @@ func TestFlowCancelDrain(t *testing.T) {
 			for _, b := range before.Blobs {
 				etags[b.Name] = b.ETag
 			}
-			m := New(Options{Loader: replay.NewLoader(c, cfg), Interval: time.Hour, Renderer: asciiRenderer(), Concurrency: 2, Clipboard: io.Discard})
+			m := New(Options{Session: session.Over(replay.NewLoader(c, cfg), session.Spec{RecordDir: filepath.Join(t.TempDir(), "record")}), Interval: time.Hour, Renderer: asciiRenderer(), Concurrency: 2, Clipboard: io.Discard})
 			tm := teatest.NewTestModel(t, m, teatest.WithInitialTermSize(120, 40))
 			waitScreen(t, tm, "[1 Stranded")
 			tm.Send(tea.KeyMsg{Type: tea.KeyCtrlA})
@@ -240,7 +243,7 @@ func TestFlowCancelDrain(t *testing.T) {
 // skipped as changed, and nothing of it reaches the root.
 func TestFlowRestoreHeldToWhatWasShown(t *testing.T) {
 	c, cfg := backend(t, "dir", nil)
-	m := New(Options{Loader: replay.NewLoader(c, cfg), Interval: time.Hour, Renderer: asciiRenderer(), Clipboard: io.Discard})
+	m := New(Options{Session: session.Over(replay.NewLoader(c, cfg), session.Spec{RecordDir: filepath.Join(t.TempDir(), "record")}), Interval: time.Hour, Renderer: asciiRenderer(), Clipboard: io.Discard})
 	tm := teatest.NewTestModel(t, m, teatest.WithInitialTermSize(120, 40))
 	waitScreen(t, tm, "[1 Stranded")
 	press(tm, "2/"+resumes)
@@ -281,7 +284,7 @@ func TestFlowRestoreHeldToWhatWasShown(t *testing.T) {
 func restoreDialogOn(t *testing.T, wrap func(store.Container) store.Container, w, h int, frag string) (*teatest.TestModel, store.Container) {
 	t.Helper()
 	c, cfg := backend(t, "dir", wrap)
-	m := New(Options{Loader: replay.NewLoader(c, cfg), Interval: time.Hour, Renderer: asciiRenderer(), Clipboard: io.Discard})
+	m := New(Options{Session: session.Over(replay.NewLoader(c, cfg), session.Spec{RecordDir: filepath.Join(t.TempDir(), "record")}), Interval: time.Hour, Renderer: asciiRenderer(), Clipboard: io.Discard})
 	tm := teatest.NewTestModel(t, m, teatest.WithInitialTermSize(w, h))
 	waitScreen(t, tm, "[1 Stranded")
 	press(tm, "2/"+frag)

@@ -3,6 +3,7 @@ package tui
 import (
 	"context"
 	"io"
+	"path/filepath"
 	"regexp"
 	"runtime"
 	"strings"
@@ -11,7 +12,9 @@ import (
 
 	tea "github.com/charmbracelet/bubbletea"
 	"github.com/charmbracelet/lipgloss"
+	"github.com/deadletter/deadletter/internal/record"
 	"github.com/deadletter/deadletter/internal/scenario"
+	"github.com/deadletter/deadletter/internal/session"
 	"github.com/deadletter/deadletter/internal/testkit"
 	"github.com/deadletter/deadletter/replay"
 	"github.com/deadletter/deadletter/replay/rules"
@@ -83,12 +86,30 @@ type timerAt struct {
 
 type opt func(*Options)
 
-func readOnly(o *Options) { o.ReadOnly = true }
+// readOnly opens the dashboard's session read-only.
+func readOnly(o *Options) {
+	sp := o.Session.Spec()
+	sp.ReadOnly = true
+	o.Session = session.Over(o.Session.Loader(), sp)
+}
+
+// withWitness gives the dashboard's session Event Grid's witness w.
+func withWitness(w rules.Witness) opt {
+	return func(o *Options) {
+		sp := o.Session.Spec()
+		sp.Witness = w
+		o.Session = session.Over(o.Session.Loader(), sp)
+	}
+}
+
+// tester is who the harness's record names.
+var tester = record.Who{User: "tester", Host: "host"}
 
 func newHarness(t testing.TB, c store.Container, cfg rules.Config, w, h int, opts ...opt) *harness {
 	t.Helper()
 	hs := &harness{t: t, now: fixedNow, clip: &testkit.LockedBuffer{}}
-	o := Options{Loader: replay.NewLoader(c, cfg), Interval: time.Minute, Renderer: asciiRenderer(), By: "tester@host",
+	sess := session.Over(replay.NewLoader(c, cfg), session.Spec{RecordDir: filepath.Join(t.TempDir(), "record"), Who: &tester})
+	o := Options{Session: sess, Interval: time.Minute, Renderer: asciiRenderer(), By: "tester@host",
 		Clock: func() time.Time { return hs.now }, Clipboard: hs.clip,
 		After: func(d time.Duration, msg tea.Msg) tea.Cmd { return func() tea.Msg { return deferred{d, msg} } }}
 	for _, f := range opts {

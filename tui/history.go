@@ -18,6 +18,7 @@ import (
 type historyMsg struct {
 	seq     int
 	records []record.Record
+	skipped []*record.LineError
 	err     error
 }
 
@@ -40,6 +41,9 @@ type historyView struct {
 	loading bool
 	err     string
 	records []record.Record
+	// skipped are the record's lines that could not be read (a newer build's, a cut or planted one): said, the
+	// rest shown.
+	skipped []*record.LineError
 	rows    []historyRow
 	cursor  int
 	earlier int // the first row of the earlier incidents' records (-1: none)
@@ -54,14 +58,10 @@ func newHistoryView(e *env) *historyView {
 
 // load reads the record (the local log and the shared audit container: a network call) in a command.
 func (h *historyView) load() tea.Cmd {
-	read, ctx, seq := h.e.history, h.e.ctx, h.seq
-	if read == nil {
-		h.loading, h.err = false, "no record is kept here"
-		return nil
-	}
+	s, ctx, seq := h.e.sess, h.e.ctx, h.seq
 	return func() tea.Msg {
-		rs, err := read(ctx)
-		return historyMsg{seq: seq, records: rs, err: err}
+		hist, err := s.History(ctx)
+		return historyMsg{seq: seq, records: hist.Records, skipped: hist.Skipped, err: err}
 	}
 }
 
@@ -76,7 +76,7 @@ func (h *historyView) Update(msg tea.Msg) (component, tea.Cmd) {
 			h.err = msg.err.Error()
 			return h, nil
 		}
-		h.records = msg.records
+		h.records, h.skipped = msg.records, msg.skipped
 		h.rebuild()
 	case followMsg:
 		h.rebuild()
@@ -120,7 +120,7 @@ func (h *historyView) rebuild() {
 			h.earlier = len(h.rows)
 		}
 		in := r.Intent
-		mine := r.Mine(h.e.me)
+		mine := r.Mine(h.e.sess.Who())
 		who := in.Who.String()
 		if mine {
 			who += " (you)"
@@ -181,6 +181,15 @@ func (h *historyView) Scope() *scope {
 	}}
 }
 
+// skippedLines say the record's lines that could not be read: how many, and the first.
+func (h *historyView) skippedLines() []string {
+	if len(h.skipped) == 0 {
+		return nil
+	}
+	return []string{h.e.st.Warn.Render(fmt.Sprintf("%d line(s) of the record could not be read and are skipped (deadletter log names each): %s",
+		len(h.skipped), textfmt.Printable(h.skipped[0].Error())))}
+}
+
 // listHeight is how many rows the box shows at once.
 func (h *historyView) listHeight() int { return max(1, h.h-2-6-len(h.body.lines)) }
 
@@ -194,10 +203,10 @@ func (h *historyView) View() string {
 		h.body.setLines([]string{st.Error.Render(textfmt.Printable(h.err))})
 		return h.render(nil, h.Scope())
 	case len(h.rows) == 0:
-		h.body.setLines([]string{"No action is recorded on this estate yet."})
+		h.body.setLines(append([]string{"No action is recorded on this estate yet."}, h.skippedLines()...))
 		return h.render(nil, h.Scope())
 	}
-	h.body.setLines([]string{st.Dim.Render(fmt.Sprintf("%d record(s), the current incident's first, newest first · ★ yours", len(h.records)))})
+	h.body.setLines(append([]string{st.Dim.Render(fmt.Sprintf("%d record(s), the current incident's first, newest first · ★ yours", len(h.records)))}, h.skippedLines()...))
 	rows, w := h.listHeight(), h.inner-4
 	// The row under the cursor whole, wrapped (a fate names the copy the blob became); the rest cut to a line.
 	cur := h.rows[h.cursor].text

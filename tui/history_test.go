@@ -8,18 +8,18 @@ import (
 	"time"
 
 	"github.com/deadletter/deadletter/internal/record"
+	"github.com/deadletter/deadletter/internal/session"
 	"github.com/deadletter/deadletter/store"
 )
 
-// withRecord gives the dashboard a record kept in a folder of the test's: its recorder and L's history.
+// withRecord gives the dashboard's session a record kept in a folder of the test's.
 func withRecord(t testing.TB, c store.Container) (opt, *record.Dir) {
-	d := record.OpenDir(filepath.Join(t.TempDir(), "record"))
-	me := record.Who{User: "tester", Host: "host"}
+	dir := filepath.Join(t.TempDir(), "record")
 	return func(o *Options) {
-		o.Recorder = &record.Recorder{Local: d, Who: me, Estate: record.EstateOf("", c.Describe())}
-		o.Me = me
-		o.History = func(ctx context.Context) ([]record.Record, error) { return record.Read(ctx, d) }
-	}, d
+		sp := o.Session.Spec()
+		sp.RecordDir = dir
+		o.Session = session.Over(o.Session.Loader(), sp)
+	}, record.OpenDir(dir)
 }
 
 // L is the record: the dashboard's own drain recorded with the key that asked, another operator's ack beside it
@@ -49,7 +49,7 @@ func TestLShowsTheRecordAndOpensTheBlobWhereItIsNow(t *testing.T) {
 	if strings.Contains(screen[strings.Index(screen, "ack by bob")-4:strings.Index(screen, "ack by bob")], "★") {
 		t.Fatalf("another's record marked as yours:\n%s", screen)
 	}
-	recs, _ := record.Read(ctx, d)
+	recs, _, _ := record.Read(ctx, d)
 	if len(recs) != 2 || recs[0].Intent.Action != record.ActDrain || recs[0].Outcome == nil || recs[0].Outcome.Blobs[0].ETagAfter == "" ||
 		recs[0].Intent.Blobs[0].ETag == "" {
 		t.Fatalf("the dashboard's drain as recorded: %+v", recs)
@@ -77,10 +77,10 @@ func TestLShowsTheRecordAndOpensTheBlobWhereItIsNow(t *testing.T) {
 func TestReadOnlyRecordsNothing(t *testing.T) {
 	mem, cfg := fixture(t, 0)
 	o, d := withRecord(t, mem)
-	hs := newHarness(t, mem, cfg, 120, 40, o, func(o *Options) { o.Recorder, o.ReadOnly = nil, true })
+	hs := newHarness(t, mem, cfg, 120, 40, o, readOnly)
 	hs.press("L")
 	hs.shows("No action is recorded on this estate yet.")
-	if recs, _ := record.Read(context.Background(), d); len(recs) != 0 {
+	if recs, _, _ := record.Read(context.Background(), d); len(recs) != 0 {
 		t.Fatalf("%d records", len(recs))
 	}
 }

@@ -105,7 +105,7 @@ func (m *Model) paneView() string {
 
 // frame is the state the bars draw, as the root holds it now.
 func (m *Model) frame() frame {
-	f := frame{context: m.opt.Context, readOnly: m.opt.ReadOnly, noRegist: m.cfg.Handlers == nil,
+	f := frame{context: m.opt.Context, readOnly: m.opt.Session.ReadOnly(), noRegist: m.cfg.Handlers == nil,
 		loaded: m.list.loaded, running: m.list.running, seen: m.list.seen, items: len(m.snap.Items), listErr: m.list.err,
 		goodAt: m.list.goodAt, now: m.snap.Now, container: m.snap.Container, report: m.report, unread: m.unread,
 		tabs: m.tabTexts(), view: m.view, status: m.status, filterText: m.filter.text, filterErr: m.filter.err,

@@ -53,7 +53,7 @@ func (m *Model) refresh() tea.Cmd {
 	}
 	m.list.running, m.list.seen = true, 0
 	m.list.seq++
-	seq, l, ctx := m.list.seq, m.opt.Loader, m.ctx
+	seq, l, ctx := m.list.seq, m.opt.Session.Loader(), m.ctx
 	ch := make(chan tea.Msg, 4)
 	m.list.ch = ch
 	m.snap.Begin()
@@ -77,13 +77,13 @@ func (m *Model) refresh() tea.Cmd {
 // readWitness reads Event Grid's witness in a command of its own, once per refresh: the listing never waits on
 // it, and a reading still under way is not doubled.
 func (m *Model) readWitness() tea.Cmd {
-	w := m.opt.Witness
-	if w == nil || m.witnessing {
+	s := m.opt.Session
+	if s.Witness() == nil || m.witnessing {
 		return nil
 	}
 	m.witnessing = true
 	ctx, now := m.ctx, m.now()
-	return func() tea.Msg { return witnessMsg{rep: w.Witness(ctx, now)} }
+	return func() tea.Msg { return witnessMsg{rep: s.ReadWitness(ctx, now)} }
 }
 
 func waitFor(ch chan tea.Msg) tea.Cmd { return func() tea.Msg { return <-ch } }
@@ -308,7 +308,7 @@ func (m *Model) hydrate() tea.Cmd {
 		return nil
 	}
 	m.hydrating = true
-	l, ctx := m.opt.Loader, m.ctx
+	l, ctx := m.opt.Session.Loader(), m.ctx
 	return func() tea.Msg { return hydratedMsg{results: l.Hydrate(ctx, batch)} }
 }
 

@@ -7,16 +7,17 @@ import (
 
 	tea "github.com/charmbracelet/bubbletea"
 	"github.com/charmbracelet/lipgloss"
-	"github.com/deadletter/deadletter/internal/record"
+	"github.com/deadletter/deadletter/internal/session"
 	"github.com/deadletter/deadletter/replay"
 	"github.com/deadletter/deadletter/replay/rules"
 )
 
-// Options wire the dashboard to a container.
+// Options wire the dashboard to an estate.
 type Options struct {
-	Loader   *replay.Loader
+	// Session is the estate opened (internal/session): its container and rules, Event Grid's witness, the
+	// record, and every action the dashboard runs — the same calls the command line makes.
+	Session  *session.Session
 	Check    rules.CheckOptions
-	ReadOnly bool
 	// Interval is the polling period (and the retry delay after a failed refresh).
 	Interval time.Duration
 	Renderer *lipgloss.Renderer
@@ -44,16 +45,6 @@ type Options struct {
 	Context string
 	// Switch, when set, is the : key: the dashboard closes to the summary of every context.
 	Switch func()
-	// Witness, when set, is Event Grid's witness: read once per refresh in a command, beside the listing (a slow
-	// or failing Azure Monitor never holds the listing up); the HANDLER column and the drain dialog say it.
-	Witness rules.Witness
-	// Recorder records every action the dashboard runs (internal/record): its intent before it writes, its
-	// outcome after. Nil: nothing is recorded (read-only mode acts on nothing).
-	Recorder *record.Recorder
-	// History reads the estate's record for L (nil: L says there is none); Me is who the operator is, so their
-	// records are marked.
-	History func(ctx context.Context) ([]record.Record, error)
-	Me      record.Who
 }
 
 // Minimum size the dashboard lays itself out for.
@@ -143,8 +134,8 @@ func New(o Options) *Model {
 		o.After = func(d time.Duration, msg tea.Msg) tea.Cmd { return tea.Tick(d, func(time.Time) tea.Msg { return msg }) }
 	}
 	ctx, stop := context.WithCancel(context.Background())
-	m := &Model{opt: o, cfg: o.Loader.Config, st: NewStyles(o.Renderer), ctx: ctx, stop: stop, w: minW, h: minH,
-		snap: rules.NewSnapshot(o.Loader.Container.Describe()), counts: map[rules.Pane]int{}, view: 1, painted: memo{}}
+	m := &Model{opt: o, cfg: o.Session.Config(), st: NewStyles(o.Renderer), ctx: ctx, stop: stop, w: minW, h: minH,
+		snap: rules.NewSnapshot(o.Session.Where()), counts: map[rules.Pane]int{}, view: 1, painted: memo{}}
 	for _, p := range rules.Panes {
 		m.tables = append(m.tables, newTable(p, m.env()))
 	}
@@ -159,21 +150,22 @@ func New(o Options) *Model {
 // env is what components are given: the rules, the styles, a read-only snapshot and the services they may call
 // in commands. They never see the root.
 func (m *Model) env() *env {
-	return &env{cfg: m.cfg, st: &m.st, painted: m.painted, snap: m.snap, loader: m.opt.Loader, ctx: m.ctx, readOnly: m.opt.ReadOnly,
+	return &env{cfg: m.cfg, st: &m.st, painted: m.painted, snap: m.snap, sess: m.opt.Session, loader: m.opt.Session.Loader(), ctx: m.ctx, readOnly: m.opt.Session.ReadOnly(),
 		estate: m.estate(),
 		now:    m.now, serviceNow: m.serviceNow, by: m.opt.By, after: m.opt.After, concurrency: m.opt.Concurrency, renderer: m.opt.Renderer, post: m.post,
-		recorder: m.opt.Recorder, history: m.opt.History, me: m.opt.Me,
 		witness: &m.witness, listing: func() bool { return m.list.running }}
 }
 
 // env is the read-only world a component works in.
 type env struct {
 	// estate names where actions write (every question and result says it).
-	estate      string
-	cfg         rules.Config
-	st          *Styles
-	painted     memo
-	snap        *rules.Snapshot
+	estate  string
+	cfg     rules.Config
+	st      *Styles
+	painted memo
+	snap    *rules.Snapshot
+	// sess runs every action (its preview, its record); loader reads the container.
+	sess        *session.Session
 	loader      *replay.Loader
 	ctx         context.Context
 	readOnly    bool
@@ -186,9 +178,6 @@ type env struct {
 	post        func(tea.Msg)        // what env.send calls: the root's mailbox
 	witness     *rules.WitnessReport // Event Grid's witness as last read (the root's)
 	listing     func() bool          // whether a listing is under way (the root's)
-	recorder    *record.Recorder
-	history     func(ctx context.Context) ([]record.Record, error)
-	me          record.Who
 }
 
 func (e *env) paint(style *lipgloss.Style, text string) string { return e.painted.paint(style, text) }
@@ -202,8 +191,8 @@ func (m *Model) now() time.Time { return m.opt.Clock() }
 // the twin is paused, running as fast as the twin runs — since the local time since the listing would run at wall
 // speed; any other's is the snapshot's clock plus the local time since it was read.
 func (m *Model) serviceNow() time.Time {
-	if r, ok := m.opt.Loader.Container.(interface{ Rehearsal() bool }); ok && r.Rehearsal() {
-		if t, err := m.opt.Loader.Container.Now(m.ctx); err == nil {
+	if m.opt.Session.Rehearsal() {
+		if t, err := m.opt.Session.Container().Now(m.ctx); err == nil {
 			return t
 		}
 	}

@@ -88,7 +88,7 @@ func TestBlobDeletedBetweenPages(t *testing.T) {
 	if !inTables(hs.m, victim) {
 		t.Fatalf("%s is not listed", victim)
 	}
-	cached := hs.m.opt.Loader.CacheSize()
+	cached := hs.m.opt.Session.Loader().CacheSize()
 	pc.mu.Lock()
 	pc.before = func(n int) {
 		if n == 1 {
@@ -103,7 +103,7 @@ func TestBlobDeletedBetweenPages(t *testing.T) {
 	if inTables(hs.m, victim) {
 		t.Fatalf("%s is still in a table", victim)
 	}
-	if c := hs.m.opt.Loader.CacheSize(); c != cached-1 {
+	if c := hs.m.opt.Session.Loader().CacheSize(); c != cached-1 {
 		t.Fatalf("the cache holds %d summaries, want %d", c, cached-1)
 	}
 }

@@ -9,6 +9,7 @@ import (
 	"github.com/deadletter/deadletter/internal/opfile"
 	"github.com/deadletter/deadletter/internal/present"
 	"github.com/deadletter/deadletter/internal/record"
+	"github.com/deadletter/deadletter/internal/session"
 	"github.com/deadletter/deadletter/internal/textfmt"
 	"github.com/deadletter/deadletter/replay"
 	"github.com/deadletter/deadletter/replay/rules"
@@ -54,9 +55,10 @@ type (
 	}
 	// repairDoneMsg: the repair ran (kept: the file the edit was kept in when it was not written).
 	repairDoneMsg struct {
-		r    rules.Result
-		kept string
-		err  error
+		r      rules.Result
+		kept   string
+		err    error
+		warned []string
 	}
 )
 
@@ -92,7 +94,7 @@ func (v *detail) editOff() string {
 
 // estate names the container the dashboard writes to, with its context (escaped: both may come from a file).
 func (m *Model) estate() string {
-	d := textfmt.Printable(m.opt.Loader.Container.Describe())
+	d := textfmt.Printable(m.opt.Session.Container().Describe())
 	if m.opt.Context != "" {
 		return textfmt.Printable(m.opt.Context) + " (" + d + ")"
 	}
@@ -101,7 +103,7 @@ func (m *Model) estate() string {
 
 // repairRequest takes what v, s and e ask, and the replies of their commands.
 func (m *Model) repairRequest(msg tea.Msg) tea.Cmd {
-	c, ctx := m.opt.Loader.Container, m.ctx
+	c, ctx := m.opt.Session.Container(), m.ctx
 	switch msg := msg.(type) {
 	case pageBlobMsg:
 		m.status = "reading " + textfmt.Printable(msg.name) + " for the pager…"
@@ -134,7 +136,7 @@ func (m *Model) repairRequest(msg tea.Msg) tea.Cmd {
 	case saveBlobMsg:
 		m.push(newSaveDialog(m.env(), msg.name))
 	case editBlobMsg:
-		if m.opt.ReadOnly {
+		if m.opt.Session.ReadOnly() {
 			m.status = m.st.Error.Render("read-only mode (--read-only): edit is off")
 			return nil
 		}
@@ -172,7 +174,7 @@ func (m *Model) repairRequest(msg tea.Msg) tea.Cmd {
 
 // planEdit reads what the editor saved (removing its file) and judges it; an editor that failed writes nothing.
 func (m *Model) planEdit(msg editDoneMsg) tea.Cmd {
-	c, ctx, cfg, now := m.opt.Loader.Container, m.ctx, m.cfg, m.serviceNow()
+	c, ctx, cfg, now := m.opt.Session.Container(), m.ctx, m.cfg, m.serviceNow()
 	return func() tea.Msg {
 		defer os.Remove(msg.path)
 		if msg.err != nil {
@@ -200,6 +202,9 @@ func (m *Model) repaired(msg repairDoneMsg) tea.Cmd {
 	line := strings.Join(present.ResultLinesFor([]rules.Result{msg.r}, false, present.ForceRepairKey), "; ")
 	if msg.kept != "" {
 		line += "; the edit is kept in " + textfmt.Printable(msg.kept)
+	}
+	for _, w := range msg.warned {
+		line += "; " + textfmt.Printable(w)
 	}
 	m.pop()
 	if !msg.r.Outcome.Done() {
@@ -279,30 +284,15 @@ func (d *repairDialog) cancel() tea.Cmd {
 }
 
 func (d *repairDialog) confirm() tea.Cmd {
-	rp, c, ctx, force, rec := *d.plan, d.e.loader.Container, d.e.ctx, d.force, d.e.recorder
+	rp, s, ctx, force := d.plan, d.e.sess, d.e.ctx, d.force
 	return func() tea.Msg {
-		// Recorded as the command line's edit is: the original with its ETag, then the new blob.
-		intent := []record.Blob{{Name: rp.Target}}
-		if rp.Original != nil {
-			intent = []record.Blob{{Name: rp.Original.Name, ETag: rp.Original.ETag}}
-		}
-		act, err := rec.Begin(ctx, record.ActEdit, "dashboard: key e", containerNow(ctx, c), intent, "new blob "+rp.Target)
-		if err != nil {
-			return repairDoneMsg{err: err}
-		}
-		r, err := replay.Repair(ctx, c, rp, replay.RepairOptions{Force: force})
-		if act != nil {
-			res := r
-			if rp.Original != nil {
-				res.Name = rp.Original.Name
-			}
-			act.End(ctx, containerNow(ctx, c), record.Outcomes(ctx, c, intent, []rules.Result{res}), err)
-		}
+		// Recorded as the command line's edit is (session.Repair): the original with its ETag, then the new blob.
+		r, warned, err := s.Repair(ctx, rp, session.Repair{Force: force, Action: record.ActEdit}, session.Run{Via: "dashboard: key e"})
 		kept := ""
 		if err == nil && !r.Outcome.Done() && rp.Original != nil {
 			kept, _ = opfile.Keep(rp.Original.Name, rp.Body)
 		}
-		return repairDoneMsg{r: r, kept: kept, err: err}
+		return repairDoneMsg{r: r, kept: kept, err: err, warned: warned}
 	}
 }
 

@@ -323,7 +323,7 @@ func (m *Model) ask(msg askMsg) tea.Cmd {
 	e := m.env()
 	switch msg.act {
 	case actDrain:
-		d, why := newDrainDialog(e, msg.items, msg.limit, m.ready)
+		d, why := newDrainDialog(e, msg.items, msg.limit)
 		if d == nil {
 			m.status = why
 			return nil

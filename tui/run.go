@@ -12,7 +12,7 @@ import (
 	"github.com/charmbracelet/lipgloss"
 	"github.com/charmbracelet/x/ansi"
 	"github.com/deadletter/deadletter/internal/present"
-	"github.com/deadletter/deadletter/internal/record"
+	"github.com/deadletter/deadletter/internal/session"
 	"github.com/deadletter/deadletter/internal/textfmt"
 	"github.com/deadletter/deadletter/replay"
 	"github.com/deadletter/deadletter/replay/rules"
@@ -35,21 +35,22 @@ func Run(ctx context.Context, o Options) error {
 type contextT = context.Context
 
 // actionRun is a confirmed action: what it is, how many blobs it reports on, those already decided (left as the
-// preview found them), and the run itself.
+// preview found them), and the run itself — a session call, which records it (its intent, then its outcome).
 type actionRun struct {
 	act   action
 	total int
 	left  []rules.Result
-	run   func(ctx contextT, progress func(rules.Result)) ([]rules.Result, error)
-	// intent is the blobs the action means to write, with the ETags shown: its record's intent.
-	intent []store.BlobInfo
+	run   func(ctx contextT, r session.Run) (session.Done, error)
 }
 
-// recordActs are the record's names of the dashboard's actions, and the keys that ask for them.
-var (
-	recordActs = [...]string{actDrain: record.ActDrain, actRestore: record.ActRestore, actAck: record.ActAck, actClearAck: record.ActClear}
-	actionKeys = [...]string{actDrain: "d", actRestore: "r", actAck: "a", actClearAck: "a"}
-)
+// actionKeys are the keys that ask for each of the dashboard's actions (the record says which asked).
+var actionKeys = [...]string{actDrain: "d", actRestore: "r", actAck: "a", actClearAck: "a"}
+
+// sessionRun is how the dashboard runs an action: its concurrency, progress as each blob finishes, and the key
+// that asked, for the record.
+func (e *env) sessionRun(act action, progress func(rules.Result)) session.Run {
+	return session.Run{Concurrency: e.concurrency, Progress: progress, Via: "dashboard: key " + actionKeys[act]}
+}
 
 type phase int
 
@@ -114,28 +115,13 @@ func (r *runView) start() tea.Cmd {
 	ctx, cancel := context.WithCancel(r.e.ctx)
 	r.cancel, r.ch = cancel, make(chan tea.Msg, 64)
 	r.startedAt = r.e.serviceNow()
-	id := r.id
-	rec, act, start := r.e.recorder, recordActs[r.run.act], r.startedAt
+	id, run, e := r.id, r.run, r.e
 	go func() {
-		// The record's intent before anything is written: an intent that cannot be written locally stops the
-		// action (said as its error); a shared one that cannot is said in the results and kept locally.
-		var warned []string
-		if rec != nil {
-			rec.Warn = func(s string) { warned = append(warned, s) } // (one action runs at a time)
-		}
-		intended := record.Intended(r.run.intent)
-		a, err := rec.Begin(ctx, act, "dashboard: key "+actionKeys[r.run.act], start, intended, "")
-		if err != nil {
-			r.ch <- actionDoneMsg{id: id, err: err}
-			return
-		}
-		res, err := r.run.run(ctx, func(x rules.Result) { r.ch <- progressMsg{id, x} })
-		if a != nil {
-			if eerr := a.End(ctx, containerNow(ctx, r.e.loader.Container), record.Outcomes(ctx, r.e.loader.Container, intended, res), err); eerr != nil {
-				warned = append(warned, "the outcome could not be recorded: "+eerr.Error())
-			}
-		}
-		r.ch <- actionDoneMsg{id: id, results: res, err: err, warned: warned}
+		// The session records the intent before anything is written (an intent that cannot be written locally
+		// stops the action, said as its error) and the outcome after; a shared record that refused a line is said
+		// in the results, and kept locally.
+		done, err := run.run(ctx, e.sessionRun(run.act, func(x rules.Result) { r.ch <- progressMsg{id, x} }))
+		r.ch <- actionDoneMsg{id: id, results: done.Results, err: err, warned: done.Warnings}
 	}()
 	return waitFor(r.ch)
 }

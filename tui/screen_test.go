@@ -4,8 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"github.com/deadletter/deadletter/internal/blob"
-	"github.com/deadletter/deadletter/replay/rules"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -13,6 +11,9 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/deadletter/deadletter/internal/blob"
+	"github.com/deadletter/deadletter/replay/rules"
 
 	tea "github.com/charmbracelet/bubbletea"
 	"github.com/charmbracelet/x/exp/golden"
@@ -260,7 +261,7 @@ func TestTallDialogsKeepTheirKeys(t *testing.T) {
 func TestStaleAndFailedLoads(t *testing.T) {
 	mem, cfg := fixture(t, 10)
 	fl := &flaky{Container: mem}
-	hs := newHarness(t, fl, cfg, 80, 24, readOnly, func(o *Options) { o.Loader.Config.Handlers = nil })
+	hs := newHarness(t, fl, cfg, 80, 24, readOnly, func(o *Options) { o.Session.Loader().Config.Handlers = nil })
 	hs.shows("READ-ONLY", "NO --handlers", "[1 Stranded")
 	fl.fail(errors.New("dial tcp: connection refused"))
 	hs.advance(hs.m.opt.Interval) // the next poll fails

@@ -6,7 +6,6 @@ import (
 	"time"
 
 	tea "github.com/charmbracelet/bubbletea"
-	"github.com/deadletter/deadletter/internal/record"
 	"github.com/deadletter/deadletter/internal/textfmt"
 )
 
@@ -175,16 +174,11 @@ func (ts *twinScreen) change(down bool) tea.Cmd {
 		if down {
 			said = who + " down (503) from now, until further notice"
 		}
-		// Recorded as the command line's twin script set is: the intent first (a local record that cannot be
-		// written stops the change), the outcome after.
-		now := e.serviceNow()
-		act, err := e.recorder.Begin(e.ctx, record.ActTwinScript, "dashboard: rehearsal screen", now, []record.Blob{}, said)
-		if err != nil {
-			return twinDoneMsg{said: said, err: err}
-		}
-		err = r.Change(who, down, 503)
-		if eerr := act.End(e.ctx, e.serviceNow(), []record.Blob{}, err); eerr != nil && err == nil {
-			said += " (the record's outcome could not be written: " + eerr.Error() + ")"
+		// Recorded as the command line's twin script set is (session.RecordScriptChange): the intent first (a
+		// local record that cannot be written stops the change), the outcome after.
+		done, err := e.sess.RecordScriptChange(e.ctx, "dashboard: rehearsal screen", e.serviceNow, said, func() error { return r.Change(who, down, 503) })
+		for _, w := range done.Warnings {
+			said += " (" + w + ")"
 		}
 		return twinDoneMsg{said: said, err: err}
 	}

@@ -112,7 +112,7 @@ func TestTheRehearsalScreen(t *testing.T) {
 		t.Fatalf("the screen changed the script: %s", got)
 	}
 	// each change is in the record, as twin script set's are
-	recs, err := record.Read(context.Background(), d)
+	recs, _, err := record.Read(context.Background(), d)
 	var said []string
 	for _, r := range recs {
 		if r.Intent.Action == record.ActTwinScript && r.Outcome != nil {
@@ -146,7 +146,7 @@ func TestUpOnAHandlerAlreadyUp(t *testing.T) {
 	if got := strings.Join(f.changed, ", "); got != "thread-replies up" {
 		t.Fatalf("the screen changed the script: %q", got)
 	}
-	recs, err := record.Read(context.Background(), d)
+	recs, _, err := record.Read(context.Background(), d)
 	n := 0
 	for _, r := range recs {
 		if r.Intent.Action == record.ActTwinScript {

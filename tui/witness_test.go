@@ -26,7 +26,7 @@ func TestHandlerColumnAndDrainSayEventGrid(t *testing.T) {
 	mem, cfg := fixture(t, 40)
 	w := &fixedWitness{asked: make(chan struct{}, 16), rep: rules.WitnessReport{Source: "test", AsOf: fixedNow.Truncate(time.Minute), Window: 15 * time.Minute,
 		Handlers: []rules.HandlerHealth{{Subscription: "push-notifications", Verdict: rules.HandlerFailing, Failed: 12, FailedBy: map[string]int64{"Busy": 12}}}}}
-	hs := newHarness(t, mem, cfg, 160, 40, func(o *Options) { o.Witness = w })
+	hs := newHarness(t, mem, cfg, 160, 40, withWitness(w))
 	if len(w.asked) != 1 {
 		t.Fatalf("the witness was asked %d times by the first refresh, want once", len(w.asked))
 	}

@@ -20,6 +20,7 @@ import (
 	"github.com/charmbracelet/lipgloss"
 	"github.com/deadletter/deadletter/internal/scenario"
 	"github.com/deadletter/deadletter/internal/twin"
+	"github.com/deadletter/deadletter/internal/session"
 	"github.com/deadletter/deadletter/replay"
 	"github.com/deadletter/deadletter/replay/rules"
 	"github.com/deadletter/deadletter/store/dirstore"
@@ -48,7 +49,7 @@ type dashboard struct {
 func newDashboard(l *replay.Loader, w, h int) *dashboard {
 	r := lipgloss.NewRenderer(io.Discard)
 	r.SetColorProfile(termenv.TrueColor)
-	m := tui.New(tui.Options{Loader: l, Interval: time.Hour, Renderer: r, Clipboard: io.Discard,
+	m := tui.New(tui.Options{Session: session.Over(l, session.Spec{ReadOnly: true}), Interval: time.Hour, Renderer: r, Clipboard: io.Discard,
 		After: func(time.Duration, tea.Msg) tea.Cmd { return nil }})
 	m.Update(tea.WindowSizeMsg{Width: w, Height: h})
 	d := &dashboard{m: m, msgs: make(chan tea.Msg, 64)}

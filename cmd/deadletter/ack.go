@@ -5,9 +5,8 @@ import (
 	"fmt"
 	"time"
 
-	"github.com/deadletter/deadletter/internal/blob"
 	"github.com/deadletter/deadletter/internal/present"
-	"github.com/deadletter/deadletter/internal/record"
+	"github.com/deadletter/deadletter/internal/session"
 	"github.com/deadletter/deadletter/internal/textfmt"
 	"github.com/deadletter/deadletter/replay"
 	"github.com/deadletter/deadletter/replay/rules"
@@ -76,45 +75,38 @@ func (a *app) runAck(cmd *cobra.Command, names []string, o *ackOptions) error {
 		o.by = defaultAckBy()
 	}
 	ctx := cmd.Context()
-	snap, l, cfg, err := a.g.listed(ctx)
+	s, err := a.session(ctx)
+	if err != nil {
+		return err
+	}
+	snap, err := s.List(ctx)
 	listedAt := time.Now()
 	if err != nil {
-		return err
+		return couldNotLook(ctx, err)
 	}
-	items, missing, err := a.ackTaken(ctx, l, cfg, snap, names, &o.filter)
+	items, missing, err := a.ackTaken(ctx, s.Loader(), s.Config(), snap, names, &o.filter)
 	if err != nil {
 		return err
 	}
-	p := cfg.PreviewAck(items, snap.Now)
+	p := s.PreviewAck(items, snap.Now)
 	a.sayAckPreview(p, o.clear)
-	targets := p.Targets
-	verb := fmt.Sprintf("Acknowledge %d blob(s) for %s?", len(targets), textfmt.Duration(o.dur))
+	verb := fmt.Sprintf("Acknowledge %d blob(s) for %s?", len(p.Targets), textfmt.Duration(o.dur))
 	if o.clear {
-		verb = fmt.Sprintf("Clear the acknowledgement of %d blob(s)?", len(targets))
+		verb = fmt.Sprintf("Clear the acknowledgement of %d blob(s)?", len(p.Targets))
 	}
-	if len(targets) > 0 {
+	if len(p.Targets) > 0 {
 		if err := a.confirm(o.actionFlags, verb); err != nil {
 			return err
 		}
 	}
-	act, detail := record.ActAck, "for "+textfmt.Duration(o.dur)+" by "+o.by
-	if o.clear {
-		act, detail = record.ActClear, ""
-	}
-	if o.dryRun { // what the ack would write on each target, written nowhere (wouldAck, wouldClear)
-		return a.reportResults(ctx, o.actionFlags, append(append(missing, p.Left...), wouldAck(targets, o.clear)...))
-	}
-	rec, err := a.beginRecord(ctx, cmd, l.Container, act, len(targets) == 0, targets, snap.Since(listedAt, time.Now()), detail)
+	// (a dry run: what the ack would write on each target, written nowhere — wouldAck, wouldClear)
+	done, err := s.Acknowledge(ctx, p, session.Ack{For: o.dur, Note: o.note, By: o.by, Clear: o.clear, Now: snap.Since(listedAt, time.Now())},
+		session.Run{DryRun: o.dryRun, Concurrency: o.concurrency, Via: via(cmd)})
+	a.warnAll(done.Warnings)
 	if err != nil {
 		return err
 	}
-	res, err := replay.Acknowledge(ctx, l.Container, targets, replay.AckOptions{For: o.dur, Max: cfg.AckLimit(), Now: snap.Since(listedAt, time.Now()),
-		By: o.by, Note: o.note, Clear: o.clear})
-	rec.end(ctx, res, err)
-	if err != nil {
-		return err
-	}
-	return a.reportResults(ctx, o.actionFlags, append(append(missing, p.Left...), res...))
+	return a.reportResults(ctx, o.actionFlags, append(append(missing, p.Left...), done.Results...))
 }
 
 // ackTaken is what an ack takes: the named blobs (and the names that match nothing), or every blob --filter keeps.
@@ -151,17 +143,4 @@ func (a *app) sayAckPreview(p rules.AckPreview, clear bool) {
 	for _, r := range p.Left {
 		fmt.Fprintf(a.io.err, "%s: %s\n", textfmt.Printable(r.Name), present.Reason(r.Reason, present.ForceFlag))
 	}
-}
-
-// wouldAck is a dry run's result for each target: acked (or cleared), written nowhere.
-func wouldAck(targets []blob.Info, clear bool) []rules.Result {
-	res := make([]rules.Result, 0, len(targets))
-	for _, t := range targets {
-		r := rules.Result{Name: t.Name, Outcome: rules.OutcomeAcked}
-		if clear {
-			r.Outcome = rules.OutcomeCleared
-		}
-		res = append(res, r)
-	}
-	return res
 }

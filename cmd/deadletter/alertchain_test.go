@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"encoding/json"
 	"errors"
-	"github.com/deadletter/deadletter/internal/testkit"
 	"io"
 	"net/http"
 	"net/http/httptest"
@@ -16,6 +15,8 @@ import (
 	"sync"
 	"testing"
 	"time"
+
+	"github.com/deadletter/deadletter/internal/testkit"
 )
 
 // tool is a program the test runs, by any of its names (Debian's packages rename some): skipped when missing,

@@ -30,11 +30,11 @@ call sees each other's work in deadletter log and the dashboard's history. Never
 			if a.g.auditContainer == "" {
 				return usagef("audit init needs --audit-container NAME (or audit-container: in the context)")
 			}
-			c, err := a.g.open()
+			s, err := a.session(cmd.Context())
 			if err != nil {
 				return err
 			}
-			al, err := a.auditLog(c)
+			al, err := s.AuditLog()
 			if err != nil {
 				return err
 			}

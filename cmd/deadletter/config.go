@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
-	"github.com/deadletter/deadletter/internal/opfile"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -12,6 +11,8 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+
+	"github.com/deadletter/deadletter/internal/opfile"
 
 	"github.com/deadletter/deadletter/internal/azmonitor"
 	"github.com/deadletter/deadletter/internal/textfmt"

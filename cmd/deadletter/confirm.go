@@ -156,3 +156,16 @@ func (a *app) reportResults(ctx context.Context, f actionFlags, res []rules.Resu
 	}
 	return nil
 }
+
+// saySaid prints what an action's preview says on stderr, before its question: the facts and the warnings — the
+// blobs it takes and leaves are not listed here, since its results list every one.
+func (a *app) saySaid(s present.Said) {
+	for _, l := range s.Lines {
+		switch l.Kind {
+		case present.LineFact, present.LineNote:
+			fmt.Fprintln(a.io.err, l.Text)
+		case present.LineWarn:
+			fmt.Fprintln(a.io.err, "warning: "+l.Text)
+		}
+	}
+}

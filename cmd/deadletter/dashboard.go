@@ -143,13 +143,13 @@ func (a *app) openDashboard(cmd *cobra.Command, o *dashboardOptions, with ...fun
 	if err := a.needTerminal(); err != nil {
 		return err
 	}
-	l, _, err := a.g.loader()
+	s, err := a.session(cmd.Context())
 	if err != nil {
 		return err
 	}
-	o.apply(&l.Config)
-	opt := tui.Options{Loader: l, Check: rules.CheckOptions{MaxQuarantine: o.maxQuarantine}, ReadOnly: a.g.readOnly,
-		Interval: o.interval, Concurrency: o.concurrency, Witness: a.witnessOf(cmd.Context()), By: defaultAckBy()}
+	o.apply(&s.Loader().Config)
+	opt := tui.Options{Session: s, Check: rules.CheckOptions{MaxQuarantine: o.maxQuarantine},
+		Interval: o.interval, Concurrency: o.concurrency, By: defaultAckBy()}
 	if s, short := a.setAside, a.setAsideShort; s != "" {
 		opt.Banner = func(room int) string { // the header says whose container this is, and whose it is not
 			if textfmt.Width(s) <= room {
@@ -158,10 +158,7 @@ func (a *app) openDashboard(cmd *cobra.Command, o *dashboardOptions, with ...fun
 			return short // which context is set aside matters more than which variable named the container
 		}
 	}
-	if err := a.recordFor(&opt, l.Container); err != nil {
-		return err
-	}
-	if rehearsal(l.Container) {
+	if s.Rehearsal() {
 		opt.Banner = func(int) string { return "REHEARSAL (the twin's clock)" } // a twin opened with --dir (the demo says more)
 		opt.StillTwin = fmt.Sprintf("the twin's clock stands still here: deadletter twin advance --dir %s --by 1h runs it (t and p are the demo's)", textfmt.Printable(a.g.dir))
 	}

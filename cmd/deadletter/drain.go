@@ -5,11 +5,9 @@ import (
 	"slices"
 
 	"github.com/deadletter/deadletter/internal/present"
-	"github.com/deadletter/deadletter/internal/record"
-	"github.com/deadletter/deadletter/internal/textfmt"
+	"github.com/deadletter/deadletter/internal/session"
 	"github.com/deadletter/deadletter/replay"
 	"github.com/deadletter/deadletter/replay/rules"
-	"github.com/deadletter/deadletter/store"
 	"github.com/spf13/cobra"
 )
 
@@ -79,10 +77,15 @@ func (a *app) runDrain(cmd *cobra.Command, names []string, o *drainOptions) erro
 		o.forceHow = present.ForceByName
 	}
 	ctx := cmd.Context()
-	witness := startWitness(ctx, a.witnessOf(ctx)) // beside the listing, never holding it up
-	snap, l, cfg, err := a.g.listed(ctx)
+	s, err := a.session(ctx)
 	if err != nil {
 		return err
+	}
+	witness := s.StartWitness(ctx) // beside the listing, never holding it up
+	l, cfg := s.Loader(), s.Config()
+	snap, err := s.List(ctx)
+	if err != nil {
+		return couldNotLook(ctx, err)
 	}
 	missing, take, err := a.drainNamed(snap, names)
 	if err != nil {
@@ -103,31 +106,22 @@ func (a *app) runDrain(cmd *cobra.Command, names []string, o *drainOptions) erro
 		}
 	}
 	slices.SortStableFunc(items, func(a, b rules.Item) int { return present.ByHour(&a, &b) }) // names said in time order
-	plan := cfg.PlanDrain(snap, items, rules.DrainOptions{IncludeHandled: o.includeHandled, Force: o.force})
-	wit := witness()
-	both := resultsJSON{Readiness: toReadinessJSON(plan.Readiness, wit), EventGrid: toWitnessJSON(wit)}
+	p := s.PreviewDrain(snap, items, rules.DrainOptions{IncludeHandled: o.includeHandled, Force: o.force}, witness(), o.forceHow)
+	both := resultsJSON{Readiness: toReadinessJSON(p.Readiness, p.Witness), EventGrid: toWitnessJSON(p.Witness)}
 	if len(items) == 0 && len(missing) == 0 {
 		return a.nothingToDrain(o, snap, both)
 	}
 	var res []rules.Result
 	if len(items) > 0 {
-		if err := a.askDrain(cfg, o, plan, wit); err != nil {
+		if err := a.askDrain(o, p); err != nil {
 			return err
 		}
-		infos := make([]store.BlobInfo, len(plan.Items))
-		for i := range plan.Items {
-			infos[i] = plan.Items[i].Info
-		}
-		rec, err := a.beginRecord(ctx, cmd, l.Container, record.ActDrain, o.dryRun, infos, plan.Now, "")
+		done, err := s.Drain(ctx, p, session.Run{DryRun: o.dryRun, Concurrency: o.concurrency, Progress: a.progress(len(items), o.dryRun), Via: via(cmd)})
+		a.warnAll(done.Warnings)
 		if err != nil {
 			return err
 		}
-		res, err = replay.DrainAsPlanned(ctx, l.Container, cfg, plan, rules.DrainOptions{DryRun: o.dryRun, Concurrency: o.concurrency,
-			Progress: a.progress(len(items), o.dryRun)})
-		rec.end(ctx, res, err)
-		if err != nil {
-			return err
-		}
+		res = done.Results
 	}
 	return a.reportResults(ctx, o.actionFlags, append(missing, res...), both)
 }
@@ -149,39 +143,17 @@ func (a *app) drainNamed(snap *rules.Snapshot, names []string) ([]rules.Result, 
 	return missing, func(it *rules.Item) bool { return named[it.Name] }, nil
 }
 
-// askDrain says what the drain will do — only the blobs it will re-upload are counted — and asks.
-// Both witnesses are said, each named: the container's (the last dead letters) and Event Grid's (its metrics now).
-func (a *app) askDrain(cfg rules.Config, o *drainOptions, plan *rules.DrainPlan, wit rules.WitnessReport) error {
-	f, items, ready, now := plan.Forecast, plan.Items, plan.Readiness, plan.Now
+// askDrain says what the drain will do — what its preview says (session.PreviewDrain), the same the dashboard's
+// dialog shows — and asks.
+func (a *app) askDrain(o *drainOptions, p *session.DrainPreview) error {
 	if !o.out.json() || !o.yes {
-		if f.Blobs > 0 {
-			fmt.Fprintf(a.io.err, "%d blob(s) to drain (stranded: older than the TTL %s, so no trigger can still reach them).\n", f.Blobs, textfmt.Duration(cfg.TTL))
-		}
-		for _, line := range present.ForecastLines(f) {
-			fmt.Fprintln(a.io.err, line)
-		}
-		if l := present.LastDeadLetters(ready, now); l != "" {
-			fmt.Fprintln(a.io.err, l)
-		}
-		subs := make([]string, 0, len(ready))
-		for _, r := range ready {
-			subs = append(subs, r.Subscription)
-		}
-		for _, l := range present.WitnessLines(wit, subs) {
-			fmt.Fprintln(a.io.err, l)
-		}
-		for _, w := range present.ReadinessWarnings(cfg, items, ready, now) {
-			fmt.Fprintln(a.io.err, "warning: "+w)
-		}
-		for _, w := range present.WitnessWarnings(wit, items) {
-			fmt.Fprintln(a.io.err, "warning: "+w)
-		}
+		a.saySaid(p.Said)
 	}
-	if !f.Asks() {
+	if !p.Said.Asks {
 		// Nothing will be written: no question to answer, the outcomes say why each blob is left alone.
 		return nil
 	}
-	return a.confirm(o.actionFlags, present.DrainQuestion(f, "blob(s)")+" Each is re-uploaded as it is, so the replay function handles it again.")
+	return a.confirm(o.actionFlags, p.Said.Question)
 }
 
 // nothingToDrain says that the drain took nothing: nothing is stranded, or the filter kept none of what is.

@@ -49,10 +49,11 @@ func (a *app) runEdit(cmd *cobra.Command, arg string, o *editOptions) error {
 		return usagef("not on a terminal: pass --yes to write the edit when the editor exits (or --dry-run to look first)")
 	}
 	ctx := cmd.Context()
-	l, cfg, err := a.g.loader()
+	s, err := a.session(ctx)
 	if err != nil {
 		return err
 	}
+	l, cfg := s.Loader(), s.Config()
 	name, err := resolveRepairable(ctx, a.io.err, l, arg, a.g.container)
 	if err != nil {
 		return couldNotLook(ctx, err)
@@ -74,7 +75,7 @@ func (a *app) runEdit(cmd *cobra.Command, arg string, o *editOptions) error {
 		return couldNotLook(ctx, err)
 	}
 	o.cmd, o.action = cmd, record.ActEdit
-	return a.repair(ctx, l.Container, cfg, &rp, &o.repairFlags, keepEdit(name, edited))
+	return a.repair(ctx, s, &rp, &o.repairFlags, keepEdit(name, edited))
 }
 
 // editBytes hands body to the operator's editor in a temporary file only they can read, and returns what they

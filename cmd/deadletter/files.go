@@ -12,24 +12,8 @@ import (
 	"github.com/deadletter/deadletter/internal/textfmt"
 )
 
-// maxOperatorFile bounds a file the operator names (--handlers, --config, --register-out's old contents): these
-// are small JSON or YAML documents; anything larger is a mistake (--handlers /dev/zero) that must not fill memory.
-const maxOperatorFile = 1 << 20
-
-// readOperatorFile reads a file the operator named: opened without blocking (a FIFO cannot hang the command),
-// only a regular file, at most maxOperatorFile bytes — each refusal said with the path. A missing file is
-// fs.ErrNotExist.
-func readOperatorFile(flag, path string) ([]byte, error) {
-	b, err := opfile.ReadRegular(path, maxOperatorFile)
-	var nr *opfile.NotRegularError
-	switch {
-	case errors.As(err, &nr):
-		return nil, fmt.Errorf("%s %s is %s, not a regular file", flag, textfmt.Printable(path), opfile.FileKind(nr.Mode))
-	case errors.Is(err, opfile.ErrTooLarge):
-		return nil, fmt.Errorf("%s %s is over %s: not the file deadletter expects there", flag, textfmt.Printable(path), textfmt.Bytes(maxOperatorFile))
-	}
-	return b, err
-}
+// readOperatorFile reads a file the operator named (opfile.ReadOperatorFile).
+func readOperatorFile(flag, path string) ([]byte, error) { return opfile.ReadOperatorFile(flag, path) }
 
 // fileKind names what a mode that is not a regular file is.
 func fileKind(m fs.FileMode) string { return opfile.FileKind(m) }

@@ -7,7 +7,6 @@ import (
 	"strings"
 	"time"
 
-	"github.com/deadletter/deadletter/internal/made"
 	"github.com/deadletter/deadletter/internal/record"
 	"github.com/deadletter/deadletter/internal/textfmt"
 	"github.com/deadletter/deadletter/replay"
@@ -113,18 +112,24 @@ func (a *app) runLog(cmd *cobra.Command, o *logOptions) error {
 	}
 	ctx, cancel := a.withTimeout(cmd, lookTimeout)
 	defer cancel()
-	snap, l, cfg, err := a.g.listed(ctx)
+	s, err := a.session(ctx)
 	if err != nil {
 		return err
 	}
-	h, err := a.history(ctx, l.Container)
+	l, cfg := s.Loader(), s.Config()
+	snap, err := s.List(ctx)
+	if err != nil {
+		return couldNotLook(ctx, err)
+	}
+	h, err := s.History(ctx)
 	if err != nil {
 		return err
 	}
+	a.saySkipped(h.Skipped)
 	if f.q.NeedsPayload() {
 		l.HydrateWhere(ctx, snap, nil)
 	}
-	me := a.who()
+	me := s.Who()
 	var keep []record.Record
 	for _, r := range h.Records {
 		if o.since > 0 && r.Intent.Wall.Before(time.Now().Add(-o.since)) {
@@ -140,70 +145,18 @@ func (a *app) runLog(cmd *cobra.Command, o *logOptions) error {
 	return o.out.print(a.io.out, lj, func() { a.sayRehearsal(); a.printLog(ctx, snap, h, keep, me, logAsked(o)) })
 }
 
-// history is the estate's record: the local log and the shared audit container, this estate's records only.
-type history struct {
-	Records []record.Record
-	Local   string
-	Shared  string
-}
-
-func (a *app) history(ctx context.Context, c store.Container) (history, error) {
-	local, err := record.LocalDir()
-	if err != nil {
-		return history{}, err
-	}
-	h := history{Local: local.Describe()}
-	sinks := []record.Sink{local}
-	shared, err := a.auditLog(c)
-	if err != nil {
-		return history{}, err
-	}
-	if shared != nil {
-		sinks = append(sinks, shared)
-		h.Shared = shared.Describe()
-	}
-	all, err := record.Read(ctx, sinks...)
-	if err != nil {
-		return history{}, err
-	}
-	where := c.Describe()
-	mine := func(record.Record) bool { return true }
-	if d, ok := strings.CutPrefix(where, "dir:"); ok {
-		mine = directoryRecords(d)
-	}
-	for _, r := range all {
-		if r.Intent.Estate.Where == where && mine(r) {
-			h.Records = append(h.Records, r)
-		}
-	}
-	return h, nil
-}
-
-// directoryRecords says which records at a directory's path are the estate now there. A directory deadletter
-// made (a twin, the demo, a seed) has the records stamped with its id (record.Estate.Made) — or, written before
-// records were stamped, those since it was made; an earlier one's at the same path (twin rm and start again, demo
-// --fresh) are another estate's. A plain directory has none stamped with an id — they are of a made directory
-// gone from the path (twin rm, then mkdir) — nor an unstamped twin-script change: a plain directory has no script.
-func directoryRecords(dir string) func(record.Record) bool {
-	p, err := made.Find(dir)
-	if err != nil {
-		return func(r record.Record) bool {
-			return r.Intent.Estate.Made == "" && r.Intent.Action != record.ActTwinScript
-		}
-	}
-	return func(r record.Record) bool {
-		if m := r.Intent.Estate.Made; m != "" {
-			return m == p.ID
-		}
-		return !r.Intent.Wall.Before(p.Created)
-	}
-}
+// history is the estate's record (session.History): the local log and the shared audit container, this estate's
+// records only, and the lines that could not be read.
+type history = record.History
 
 type logJSON struct {
 	Estate  text            `json:"estate"`
 	Local   text            `json:"local"`
 	Shared  optText         `json:"shared"`
 	Records []logRecordJSON `json:"records"`
+	// Skipped are the record's lines that could not be read (a newer build's, a cut or planted line): each its
+	// file, line and why — the rest of the record is read.
+	Skipped []text `json:"skipped,omitempty"`
 	// Rehearsal: the estate is a twin, its service times the twin's clock.
 	Rehearsal bool `json:"rehearsal,omitempty"`
 }
@@ -271,6 +224,9 @@ func optTime(t *time.Time) optText {
 
 func toLogJSON(ctx context.Context, snap *rules.Snapshot, h history, rs []record.Record, me record.Who) logJSON {
 	out := logJSON{Estate: text(snap.Container), Local: text(h.Local), Shared: optText(h.Shared), Records: []logRecordJSON{}}
+	for _, e := range h.Skipped {
+		out.Skipped = append(out.Skipped, text(e.Error()))
+	}
 	for _, r := range rs {
 		in := r.Intent
 		rj := logRecordJSON{ID: in.ID, Action: text(in.Action), State: r.State(), Wall: rfc3339(in.Wall), ServiceTime: optTime(in.Service),
@@ -384,11 +340,13 @@ type reportRecordJSON struct {
 	Actions   []logRecordJSON `json:"actions"`
 	// Error says why the record could not be read (the actions are then unknown, not none).
 	Error optText `json:"error,omitempty"`
+	// Skipped are its lines that could not be read, each said (the actions are the rest).
+	Skipped []text `json:"skipped,omitempty"`
 }
 
 func toReportRecord(ctx context.Context, snap *rules.Snapshot, h history, me record.Who) *reportRecordJSON {
 	lj := toLogJSON(ctx, snap, h, h.Records, me)
 	// Oldest first: a postmortem reads in time order.
 	slices.Reverse(lj.Records)
-	return &reportRecordJSON{Local: lj.Local, Shared: lj.Shared, LocalOnly: h.Shared == "", Actions: lj.Records}
+	return &reportRecordJSON{Local: lj.Local, Shared: lj.Shared, LocalOnly: h.Shared == "", Actions: lj.Records, Skipped: lj.Skipped}
 }

@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/deadletter/deadletter/internal/record"
+	"github.com/deadletter/deadletter/internal/session"
 	"github.com/deadletter/deadletter/replay/rules"
 	"github.com/deadletter/deadletter/store"
 	"github.com/deadletter/deadletter/store/azureblob"
@@ -316,7 +317,7 @@ func TestTwoOperatorsSeeEachOthersRecords(t *testing.T) {
 			t.Fatalf("operator %d sees %d of the 50 acked blobs", i, len(seen))
 		}
 		// This operator's own log holds only its 25: the other 25 came from the shared one.
-		local, _ := record.Read(context.Background(), record.OpenDir(filepath.Join(states[i], "deadletter", "record")))
+		local, _, _ := record.Read(context.Background(), record.OpenDir(filepath.Join(states[i], "deadletter", "record")))
 		if len(local) != 25 {
 			t.Fatalf("operator %d's local log holds %d records, want 25", i, len(local))
 		}
@@ -326,15 +327,15 @@ func TestTwoOperatorsSeeEachOthersRecords(t *testing.T) {
 		t.Fatal(err)
 	}
 	al, _ := shared.AuditLog(audit)
-	srcs, err := al.Read(context.Background())
+	srcs, err := session.SharedRecord(al).Read(context.Background())
 	if err != nil {
 		t.Fatal(err)
 	}
 	lines := 0
 	for _, src := range srcs {
-		ls, err := record.Parse(src)
-		if err != nil {
-			t.Fatalf("the shared log: %v", err)
+		ls, bad := record.Parse(src)
+		if len(bad) > 0 {
+			t.Fatalf("the shared log: %v", bad[0])
 		}
 		lines += len(ls)
 	}
@@ -385,9 +386,10 @@ func TestATwinScriptChangeAndAHostileNameAreRecorded(t *testing.T) {
 	}
 }
 
-// A record that is not one deadletter writes is an error naming its line in log; report still reports, saying
-// the record could not be read.
-func TestAHostileRecordIsSaid(t *testing.T) {
+// A line of the record that is not one deadletter writes (cut, planted, a newer build's) is skipped and named in
+// log — file and line — and the rest of the record shown; report reports the actions it could read and says the
+// line it skipped. Nobody has to edit the file by hand before they can read their record again.
+func TestAHostileRecordLineIsSkippedAndSaid(t *testing.T) {
 	dir, state := t.TempDir(), t.TempDir()
 	t.Setenv("XDG_STATE_HOME", state)
 	mustRun(t, "twin", "start", "--dir", dir)
@@ -397,15 +399,23 @@ func TestAHostileRecordIsSaid(t *testing.T) {
 		t.Fatalf("record files %v", files)
 	}
 	f, _ := os.OpenFile(files[0], os.O_APPEND|os.O_WRONLY, 0)
+	f.WriteString(`{"v":2,"id":"ee","phase":"intent","action":"drain","wall":"2026-12-02T04:00:00Z","who":{"user":"x","host":"y"},"estate":{"where":"dir:` + dir + `"},"via":"newer","blobs":[]}` + "\n")
 	f.WriteString(`{"v":1,"id":"ff","phase":"intent","action":"drain","wall":"2026-12-02T04:00:00Z","who":{"user":"x","host":"y"},"estate":{"where":"dir:` + dir + `"},"via":"forged`)
 	f.Close()
-	_, errs, code := runCmd(t, "log", "--dir", dir)
-	if code == 0 || !strings.Contains(errs, filepath.Base(files[0])+" line 3: cut short") {
-		t.Fatalf("log of a cut record: exit %d\n%s", code, errs)
+	out, errs, code := runCmd(t, "log", "--dir", dir)
+	if code != 0 || !strings.Contains(errs, filepath.Base(files[0])+" line 3: version 2") || !strings.Contains(errs, filepath.Base(files[0])+" line 4: cut short") ||
+		!strings.Contains(out, "ack by") || strings.Contains(out, "forged") || strings.Contains(out, "newer") {
+		t.Fatalf("log of a record with a newer and a cut line: exit %d\n%s\n%s", code, out, errs)
 	}
-	out := mustRun(t, "report", "--dir", dir)
-	if !strings.Contains(out, "**The record could not be read**") || !strings.Contains(out, "line 3") {
-		t.Fatalf("report:\n%s", out[strings.Index(out, "## Actions"):])
+	var lj logJSON
+	if err := json.Unmarshal([]byte(mustRun(t, "log", "--dir", dir, "-o", "json")), &lj); err != nil || len(lj.Records) != 1 || len(lj.Skipped) != 2 {
+		t.Fatalf("log -o json: %d records, skipped %v (%v)", len(lj.Records), lj.Skipped, err)
+	}
+	report := mustRun(t, "report", "--dir", dir)
+	actions := report[strings.Index(report, "## Actions"):]
+	if strings.Contains(report, "could not be read**, so") || !strings.Contains(actions, "2 line(s) of the record could not be read") || !strings.Contains(actions, "line 4") ||
+		!strings.Contains(actions, "ack") {
+		t.Fatalf("report:\n%s", actions)
 	}
 }
 

@@ -7,10 +7,9 @@ import (
 
 	"github.com/deadletter/deadletter/internal/opfile"
 	"github.com/deadletter/deadletter/internal/present"
+	"github.com/deadletter/deadletter/internal/session"
 	"github.com/deadletter/deadletter/internal/textfmt"
-	"github.com/deadletter/deadletter/replay"
 	"github.com/deadletter/deadletter/replay/rules"
-	"github.com/deadletter/deadletter/store"
 	"github.com/spf13/cobra"
 )
 
@@ -32,15 +31,15 @@ func (f *repairFlags) register(cmd *cobra.Command) {
 // repair says what the plan will do, asks, writes it, and reports — the end of edit and resubmit. keep, when
 // set, keeps the edited bytes in a file if they were not written (refused, declined, a dry run, the original
 // changed or a failure), and returns where; the file is said in the report, so no edit is lost.
-func (a *app) repair(ctx context.Context, c store.Container, cfg rules.Config, rp *rules.RepairPlan, o *repairFlags, keep func() (string, error)) error {
-	estate := a.describe(c)
+func (a *app) repair(ctx context.Context, s *session.Session, rp *rules.RepairPlan, o *repairFlags, keep func() (string, error)) error {
+	estate, cfg := s.Estate(), s.Config()
 	if !o.out.json() || !o.yes {
 		fmt.Fprintf(a.io.err, "%s\n", textfmt.Printable(estate))
 		for _, line := range present.RepairLines(rp, cfg, present.ForceRepair, o.force) {
 			fmt.Fprintf(a.io.err, "  %s\n", line)
 		}
 	}
-	r, err := a.settleRepair(ctx, c, rp, o, estate)
+	r, err := a.settleRepair(ctx, s, rp, o, estate)
 	declined := errors.Is(err, errDeclined)
 	if err != nil && !declined {
 		return err
@@ -77,23 +76,17 @@ func (a *app) repair(ctx context.Context, c store.Container, cfg rules.Config, r
 	return nil
 }
 
-// settleRepair carries the plan out as it stands: refused, it writes nothing; a retry of a repair that landed,
-// with no original to retire, has nothing to ask, do or record; otherwise it asks, and writes it recorded.
-func (a *app) settleRepair(ctx context.Context, c store.Container, rp *rules.RepairPlan, o *repairFlags, estate string) (rules.Result, error) {
-	switch {
-	case rp.Refused() && (!o.force || !rp.Refusal.Forceable || rp.Target == ""):
-		return replay.Repair(ctx, c, *rp, replay.RepairOptions{Force: o.force, DryRun: true}) // (refused: writes nothing)
-	case rp.Landed && (rp.Original == nil || !rp.Retire):
-		r := rules.Result{Name: rp.Target, Target: rp.Target, Outcome: rules.OutcomeRepaired, Reason: rules.Reason{Kind: rules.ReasonAlreadyWritten, Name: rp.Target}}
-		if rp.Original != nil {
-			r.Name = rp.Original.Name
+// settleRepair carries the plan out as it stands (session.Repair): refused, it writes nothing; a retry of a repair
+// that landed, with no original to retire, has nothing to ask, do or record; otherwise it asks first.
+func (a *app) settleRepair(ctx context.Context, s *session.Session, rp *rules.RepairPlan, o *repairFlags, estate string) (rules.Result, error) {
+	if session.AsksRepair(rp, o.force) {
+		if err := a.confirm(o.actionFlags, present.RepairQuestion(rp, estate)); err != nil {
+			return rules.Result{}, err
 		}
-		return r, nil
 	}
-	if err := a.confirm(o.actionFlags, present.RepairQuestion(rp, estate)); err != nil {
-		return rules.Result{}, err
-	}
-	return a.recordedRepair(ctx, c, rp, o)
+	r, warned, err := s.Repair(ctx, rp, session.Repair{Force: o.force, Action: o.action}, session.Run{DryRun: o.dryRun, Via: via(o.cmd)})
+	a.warnAll(warned)
+	return r, err
 }
 
 // printRepair is a repair's text report: what became of it, what it retired, and where an edit not written is kept.
@@ -124,30 +117,4 @@ func (a *app) printRepair(rp *rules.RepairPlan, r rules.Result, dryRun bool, kep
 // keepEdit is the keep of an edit of name: the bytes in a new file of the operator's.
 func keepEdit(name string, body []byte) func() (string, error) {
 	return func() (string, error) { return opfile.Keep(name, body) }
-}
-
-// recordedRepair writes the repair, recorded: the original (or, for a resubmit that replaces none, the new name)
-// with its ETag before, and the new blob and the original retired after.
-func (a *app) recordedRepair(ctx context.Context, c store.Container, rp *rules.RepairPlan, o *repairFlags) (rules.Result, error) {
-	var rec *recording
-	if o.cmd != nil && !(a.g.readOnly && !o.dryRun) {
-		intent := []store.BlobInfo{{Name: rp.Target}}
-		if rp.Original != nil {
-			intent = []store.BlobInfo{{Name: rp.Original.Name, ETag: rp.Original.ETag}}
-		}
-		now, _ := c.Now(ctx) // (the service's clock, for the record: none is no reason not to act)
-		var err error
-		if rec, err = a.beginRecord(ctx, o.cmd, c, o.action, o.dryRun, intent, now, "new blob "+rp.Target); err != nil {
-			return rules.Result{}, err
-		}
-	}
-	r, err := replay.Repair(ctx, c, *rp, replay.RepairOptions{Force: o.force, DryRun: o.dryRun, ReadOnly: a.g.readOnly && !o.dryRun})
-	if rec != nil {
-		res := r
-		if rp.Original != nil {
-			res.Name = rp.Original.Name
-		}
-		rec.end(ctx, []rules.Result{res}, err)
-	}
-	return r, err
 }

@@ -51,10 +51,15 @@ func (a *app) runReport(cmd *cobra.Command, o *reportOptions) error {
 	}
 	ctx, cancel := a.withTimeout(cmd, 0)
 	defer cancel()
-	witness := startWitness(ctx, a.witnessOf(ctx)) // beside the listing
-	snap, l, cfg, err := a.g.listed(ctx)
+	s, err := a.session(ctx)
 	if err != nil {
 		return err
+	}
+	witness := s.StartWitness(ctx) // beside the listing
+	l, cfg := s.Loader(), s.Config()
+	snap, err := s.List(ctx)
+	if err != nil {
+		return couldNotLook(ctx, err)
 	}
 	l.HydrateWhere(ctx, snap, nil)
 	if ctx.Err() != nil {
@@ -64,10 +69,10 @@ func (a *app) runReport(cmd *cobra.Command, o *reportOptions) error {
 	addWitness(&rep, cfg, snap, witness())
 	// A record that cannot be read (a hostile or cut line, an audit container refused) is said in the report, whose
 	// other sections stand on the container alone.
-	if h, err := a.history(ctx, l.Container); err != nil {
+	if h, err := s.History(ctx); err != nil {
 		rep.Record = &reportRecordJSON{Error: optText(err.Error()), Actions: []logRecordJSON{}}
 	} else {
-		rep.Record = toReportRecord(ctx, snap, h, a.who())
+		rep.Record = toReportRecord(ctx, snap, h, s.Who())
 	}
 	rep.Rehearsal = rehearsal(l.Container)
 	return o.out.print(a.io.out, rep, func() { writeMarkdown(a.io.out, rep) })
@@ -383,6 +388,13 @@ func mdRecord(w io.Writer, rec *reportRecordJSON) {
 		fmt.Fprintf(w, "The record is **local only** (%s): no audit container is configured, so only the actions taken from this machine are here.\n\n", md(string(rec.Local)))
 	} else {
 		fmt.Fprintf(w, "The record is shared (%s), with this machine's log (%s).\n\n", md(string(rec.Shared)), md(string(rec.Local)))
+	}
+	if len(rec.Skipped) > 0 {
+		fmt.Fprintf(w, "**%d line(s) of the record could not be read** and are skipped (the actions below are the rest):\n\n", len(rec.Skipped))
+		for _, l := range rec.Skipped {
+			fmt.Fprintf(w, "- %s\n", md(string(l)))
+		}
+		fmt.Fprintln(w)
 	}
 	if len(rec.Actions) == 0 {
 		fmt.Fprintf(w, "None.\n")

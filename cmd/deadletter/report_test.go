@@ -4,11 +4,12 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
-	"github.com/deadletter/deadletter/internal/blob"
-	"github.com/deadletter/deadletter/replay/rules"
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/deadletter/deadletter/internal/blob"
+	"github.com/deadletter/deadletter/replay/rules"
 
 	"github.com/charmbracelet/x/exp/golden"
 	"github.com/deadletter/deadletter/internal/record"

@@ -5,11 +5,10 @@ import (
 	"fmt"
 
 	"github.com/deadletter/deadletter/internal/present"
-	"github.com/deadletter/deadletter/internal/record"
+	"github.com/deadletter/deadletter/internal/session"
 	"github.com/deadletter/deadletter/internal/textfmt"
 	"github.com/deadletter/deadletter/replay"
 	"github.com/deadletter/deadletter/replay/rules"
-	"github.com/deadletter/deadletter/store"
 	"github.com/spf13/cobra"
 )
 
@@ -72,10 +71,14 @@ func (a *app) runRestore(cmd *cobra.Command, args []string, o *restoreOptions) e
 		return replay.ErrReadOnly
 	}
 	ctx := cmd.Context()
-	witness := startWitness(ctx, a.witnessOf(ctx)) // beside the listing, never holding it up
-	snap, l, cfg, err := a.g.listed(ctx)
+	s, err := a.session(ctx)
 	if err != nil {
 		return err
+	}
+	witness := s.StartWitness(ctx) // beside the listing, never holding it up
+	snap, err := s.List(ctx)
+	if err != nil {
+		return couldNotLook(ctx, err)
 	}
 	names, missing := o.quarantineBlobs(snap), []rules.Result(nil)
 	if !o.all {
@@ -93,11 +96,10 @@ func (a *app) runRestore(cmd *cobra.Command, args []string, o *restoreOptions) e
 	}
 	var warned resultsJSON
 	if o.all || !o.out.json() || !o.yes {
-		var left []rules.Result
-		var warnings []string
-		names, previewed, left, warnings = a.previewRestore(ctx, l, cfg, snap, names, missing, o, witness)
-		missing = append(missing, left...) // refusals are results too, so --json carries them
-		for _, w := range warnings {
+		p := a.previewRestore(ctx, s, snap, names, missing, o, witness)
+		names, previewed = p.Writes(), p.Previewed()
+		missing = append(missing, p.Left()...) // refusals are results too, so --json carries them
+		for _, w := range p.Warnings {
 			warned.Warnings = append(warned.Warnings, text(w))
 		}
 	}
@@ -107,16 +109,13 @@ func (a *app) runRestore(cmd *cobra.Command, args []string, o *restoreOptions) e
 	if err := a.confirm(o.actionFlags, present.RestoreQuestion(len(names), rules.TallyOf(missing), "blob(s)")); err != nil {
 		return err
 	}
-	rec, err := a.beginRecord(ctx, cmd, l.Container, record.ActRestore, o.dryRun, infosOf(snap, names), snap.Now, "")
+	done, err := s.RestoreNames(ctx, names, previewed, o.force, snap, session.Run{DryRun: o.dryRun, Concurrency: o.concurrency,
+		Progress: a.progress(len(names), o.dryRun), Via: via(cmd)})
+	a.warnAll(done.Warnings)
 	if err != nil {
 		return err
 	}
-	res, err := replay.Restore(ctx, l.Container, cfg, names, replay.RestoreOptions{DryRun: o.dryRun, Force: o.force,
-		Concurrency: o.concurrency, Progress: a.progress(len(names), o.dryRun), Previewed: previewed})
-	rec.end(ctx, res, err)
-	if err != nil {
-		return err
-	}
+	res := done.Results
 	if warned.Warnings == nil && o.out.json() { // (--json --yes on names reads no preview: the warnings from what resumed)
 		for _, w := range present.RestoreWitnessWarnings(witness(), resumed(snap, res)) {
 			warned.Warnings = append(warned.Warnings, text(w))
@@ -158,31 +157,23 @@ func (a *app) nothingToRestore(ctx context.Context, o *restoreOptions, missing [
 	return nil
 }
 
-// previewRestore reads each copy's restore plan and says it — the names not found first, then each plan, the
-// refusals and Event Grid's warnings — and returns what the restore will write, the ETags its plans were read
-// at, the copies it leaves and the warnings.
-func (a *app) previewRestore(ctx context.Context, l *replay.Loader, cfg rules.Config, snap *rules.Snapshot, names []string, missing []rules.Result,
-	o *restoreOptions, witness func() rules.WitnessReport) ([]string, map[string]string, []rules.Result, []string) {
+// previewRestore reads each copy's restore plan (session.PreviewRestore) and says it — the names not found first,
+// then each plan, the refusals and Event Grid's warnings.
+func (a *app) previewRestore(ctx context.Context, s *session.Session, snap *rules.Snapshot, names []string, missing []rules.Result,
+	o *restoreOptions, witness func() rules.WitnessReport) *session.RestorePreview {
 	for _, r := range missing { // named but not found: said before the question counts them
 		fmt.Fprintf(a.io.err, "%s: %s %s\n", textfmt.Printable(r.Name), r.Outcome, present.Reason(r.Reason, present.ForceFlag))
 	}
-	blobs := make([]store.BlobInfo, len(names))
-	for i, n := range names {
-		blobs[i] = store.BlobInfo{Name: n}
-		if j, ok := snap.Lookup(n); ok {
-			blobs[i] = snap.Items[j].Info
-		}
-	}
-	p := l.PreviewRestore(ctx, blobs, o.force)
+	var keep func(*replay.Detail) bool
 	if o.all {
-		p.Keep(func(d *replay.Detail) bool { return o.filter.read(cfg, &d.Item, d.Now) })
+		keep = func(d *replay.Detail) bool { return o.filter.read(s.Config(), &d.Item, d.Now) }
 	}
-	a.describeRestore(cfg, p, o)
-	warnings := present.RestoreWitnessWarnings(witness(), p.Resuming())
-	for _, w := range warnings {
+	p := s.PreviewRestore(ctx, snap, names, o.force, witness(), keep)
+	a.describeRestore(s.Config(), p.RestorePreview, o)
+	for _, w := range p.Warnings {
 		fmt.Fprintln(a.io.err, "warning: "+w)
 	}
-	return p.Writes(), p.Previewed(), p.Left(), warnings
+	return p
 }
 
 // describeRestore says, per blob, what its restore will do — named blobs a page each, --all in one summary — and

@@ -64,10 +64,11 @@ func (a *app) runResubmit(cmd *cobra.Command, file string, o *resubmitOptions) e
 		return err
 	}
 	ctx := cmd.Context()
-	l, cfg, err := a.g.loader()
+	s, err := a.session(ctx)
 	if err != nil {
 		return err
 	}
+	l, cfg := s.Loader(), s.Config()
 	var rp rules.RepairPlan
 	if o.replaces != "" {
 		name, err := resolveRepairable(ctx, a.io.err, l, o.replaces, a.g.container)
@@ -102,7 +103,7 @@ func (a *app) runResubmit(cmd *cobra.Command, file string, o *resubmitOptions) e
 		}
 	}
 	o.cmd, o.action = cmd, record.ActResubmit
-	return a.repair(ctx, l.Container, cfg, &rp, &o.repairFlags, nil) // (the payload is in FILE already)
+	return a.repair(ctx, s, &rp, &o.repairFlags, nil) // (the payload is in FILE already)
 }
 
 // holdsSubscription reports whether any blob of the subscription's folder is in the container — at the root, in

@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"io/fs"
 	"os"
 	"regexp"
 	"slices"
@@ -13,14 +12,11 @@ import (
 	"time"
 
 	"github.com/deadletter/deadletter/internal/azmonitor"
-	"github.com/deadletter/deadletter/internal/made"
+	"github.com/deadletter/deadletter/internal/session"
 	"github.com/deadletter/deadletter/internal/textfmt"
-	"github.com/deadletter/deadletter/internal/twin"
 	"github.com/deadletter/deadletter/replay"
 	"github.com/deadletter/deadletter/replay/rules"
 	"github.com/deadletter/deadletter/store"
-	"github.com/deadletter/deadletter/store/azureblob"
-	"github.com/deadletter/deadletter/store/dirstore"
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
 )
@@ -395,79 +391,52 @@ func (g *globalFlags) rules() rules.Config {
 		MaxReplays: g.maxReplays, Separator: g.separator, MaxAck: g.maxAck, StackDepth: g.stackDepth}
 }
 
-// config builds the replay configuration, loading the handler register: --handlers, or the one deadletter keeps
-// for a directory it seeded or made a twin of (internal/made). A register found inside a directory is the
-// container's data and never read.
-func (g *globalFlags) config() (rules.Config, error) {
-	c := g.rules()
-	path, flag := g.handlers, "--handlers"
-	if path == "" && g.dir != "" {
-		p, err := made.Find(g.dir)
-		switch {
-		case made.IsNotMade(err):
-		case err != nil:
-			return c, fmt.Errorf("handler register of %s: %w", textfmt.Printable(g.dir), err)
-		default:
-			if _, err := os.Stat(p.Register()); err == nil {
-				path, flag = p.Register(), "the register of "+textfmt.Printable(g.dir)
-			}
-		}
-	}
-	if path != "" {
-		b, err := readOperatorFile(flag, path)
-		if err != nil {
-			return c, fmt.Errorf("handler register: %w", err)
-		}
-		reg, err := rules.ParseRegister(b)
-		if err != nil {
-			return c, fmt.Errorf("%s: %w", textfmt.Printable(path), err)
-		}
-		c.Handlers = reg
-	}
-	return c, nil
+// spec is the estate the flags name, resolved, for the session to open.
+func (g *globalFlags) spec(context string) session.Spec {
+	return session.Spec{Dir: g.dir, ConnectionString: g.connString, ConnectionStringFile: g.connStringFile, AccountURL: g.accountURL,
+		Container: g.container, Rules: g.rules(), Handlers: g.handlers, ReadOnly: g.readOnly, Timeout: g.timeout,
+		EventGridTopics: g.eventGridTopics, ReplaySystemTopic: g.replaySystemTopic, WitnessWindow: g.witnessWindow,
+		AuditContainer: g.auditContainer, Context: context}
 }
 
-// open connects to the container the flags name. A directory that is a twin deadletter made reads its service
-// time from the twin's clock; any other reads the local clock, whatever files it holds.
+// open connects to the container the flags name (session.OpenContainer): a directory that is a twin deadletter
+// made reads its service time from the twin's clock; any other reads the local clock, whatever files it holds.
 func (g *globalFlags) open() (store.Container, error) {
-	if g.dir != "" {
-		d, err := dirstore.Open(g.dir)
-		if err != nil {
-			return nil, err
-		}
-		p, err := twin.Find(g.dir)
-		switch {
-		case made.IsNotMade(err):
-		case err != nil:
-			return nil, err
-		default:
-			d.UseClockFile(twin.ClockPath(p))
-		}
-		return d, nil
+	sp := g.spec("")
+	c, err := session.OpenContainer(&sp)
+	g.connString = sp.ConnectionString // (read from its file: for the --exec hooks' scrubbing too)
+	return c, err
+}
+
+// config builds the replay configuration, loading the handler register (session.Register).
+func (g *globalFlags) config() (rules.Config, error) { return session.Register(g.spec("")) }
+
+// session opens the estate the flags name, in the command's context, with the witness a test or the twin's
+// simulation gave the command's context (withWitness), if any.
+func (a *app) session(ctx context.Context) (*session.Session, error) {
+	sp := a.g.spec(a.context)
+	if w, ok := ctx.Value(witnessKey{}).(rules.Witness); ok {
+		sp.Witness = w
 	}
-	if g.connStringFile != "" && g.connString == "" {
-		cs, err := readConnectionStringFile(g.connStringFile)
-		if err != nil {
-			return nil, err
-		}
-		g.connString = cs // for the --exec hooks' scrubbing too
+	s, err := session.Open(sp)
+	if err != nil {
+		return nil, err
 	}
-	return azureblob.Open(azureblob.Options{ConnectionString: g.connString, AccountURL: g.accountURL, Container: g.container, Deadline: g.timeout})
+	a.g.connString = s.Spec().ConnectionString
+	a.g.opened = openedContainer{name: s.Where(), rehearsal: s.Rehearsal(), set: true}
+	return s, nil
 }
 
 // loader opens the container and its loader with the configuration.
 func (g *globalFlags) loader() (*replay.Loader, rules.Config, error) {
-	// The container first: a --dir that is not a directory is said as that, not as a register it cannot read.
-	c, err := g.open()
+	sp := g.spec("")
+	s, err := session.Open(sp)
 	if err != nil {
 		return nil, rules.Config{}, err
 	}
-	g.opened = openedContainer{name: c.Describe(), rehearsal: rehearsal(c), set: true}
-	cfg, err := g.config()
-	if err != nil {
-		return nil, cfg, err
-	}
-	return replay.NewLoader(c, cfg), cfg, nil
+	g.connString = s.Spec().ConnectionString
+	g.opened = openedContainer{name: s.Where(), rehearsal: s.Rehearsal(), set: true}
+	return s.Loader(), s.Config(), nil
 }
 
 // listed opens the container and lists it once: the start of every command that acts on what it sees.
@@ -554,23 +523,7 @@ func positiveInt(name string, v int) error {
 	return nil
 }
 
-// readConnectionStringFile reads a connection string from a file: its one line, without the trailing newline an
-// editor or `echo` leaves. The error never quotes the contents.
+// readConnectionStringFile reads a connection string from a file (session.ReadConnectionStringFile).
 func readConnectionStringFile(path string) (string, error) {
-	b, err := readOperatorFile("--connection-string-file", path)
-	var pe *fs.PathError
-	switch {
-	case errors.As(err, &pe):
-		return "", fmt.Errorf("--connection-string-file: %w", err)
-	case err != nil:
-		return "", err
-	}
-	cs := strings.TrimSpace(string(b))
-	switch {
-	case cs == "":
-		return "", usagef("--connection-string-file %s is empty: want the connection string (AccountName=…;AccountKey=… or BlobEndpoint=…;SharedAccessSignature=…)", textfmt.Printable(path))
-	case strings.ContainsAny(cs, "\r\n"):
-		return "", usagef("--connection-string-file %s holds more than one line: want the connection string alone (its contents are not repeated here)", textfmt.Printable(path))
-	}
-	return cs, nil
+	return session.ReadConnectionStringFile(path)
 }

@@ -16,12 +16,12 @@ import (
 
 	"github.com/deadletter/deadletter/internal/made"
 	"github.com/deadletter/deadletter/internal/present"
+	"github.com/deadletter/deadletter/internal/session"
 	"github.com/deadletter/deadletter/internal/textfmt"
 	"github.com/deadletter/deadletter/internal/twin"
 	"github.com/deadletter/deadletter/replay"
 	"github.com/deadletter/deadletter/replay/rules"
 	"github.com/deadletter/deadletter/store"
-	"github.com/deadletter/deadletter/store/dirstore"
 	"github.com/mattn/go-isatty"
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
@@ -445,13 +445,15 @@ is not rewritten: a change ending before the clock is refused, one starting befo
 			if _, err := trial.Apply(c); err != nil {
 				return usagef("%s", err)
 			}
-			ended, err := a.recordScriptChange(cmd, dir, tw.Now(), change)
-			if err != nil {
+			err = a.recordScriptChange(cmd, dir, tw.Now(), change, func() (err error) {
+				c, err = tw.ChangeScript(c)
 				return err
-			}
-			c, err = tw.ChangeScript(c)
-			ended(err)
-			if err != nil {
+			})
+			var nr session.NoRecordError
+			switch {
+			case errors.As(err, &nr):
+				return err
+			case err != nil:
 				return usagef("%s", err)
 			}
 			word := "up"
@@ -690,12 +692,15 @@ func twinRmQuestion(p *made.Place, dir string) string {
 	return fmt.Sprintf("Remove the twin in %s — %s, its record, clock and state?", textfmt.Printable(dir), what)
 }
 
-// recordScriptChange records a change of the twin's script in the record, as every action is: before it is
-// written (a local record that cannot be written stops it), its end after.
-func (a *app) recordScriptChange(cmd *cobra.Command, dir string, now time.Time, change string) (func(error), error) {
-	c, err := dirstore.Open(dir)
+// recordScriptChange records a change of the twin's script in the record, as every action is: change runs after
+// its intent is written (a local record that cannot be written stops it: session.NoRecordError), its outcome
+// after.
+func (a *app) recordScriptChange(cmd *cobra.Command, dir string, now time.Time, said string, change func() error) error {
+	sp := a.g.spec("")
+	sp.Dir, sp.AccountURL, sp.ConnectionString, sp.ConnectionStringFile, sp.ReadOnly = dir, "", "", "", false
+	s, err := session.Open(sp)
 	if err != nil {
-		return nil, err
+		return err
 	}
-	return a.recordTwinScript(cmd.Context(), cmd, c, now, change)
+	return a.recordTwinScript(cmd.Context(), cmd, s, now, said, change)
 }

@@ -6,6 +6,8 @@ import (
 	"io"
 	"io/fs"
 	"os"
+
+	"github.com/deadletter/deadletter/internal/textfmt"
 )
 
 // ErrTooLarge is a file over the limit its reader set.
@@ -62,4 +64,24 @@ func FileKind(m fs.FileMode) string {
 		return "a symbolic link"
 	}
 	return "not a regular file"
+}
+
+// MaxOperatorFile bounds a file the operator names (--handlers, --config, a connection string's file): these are
+// small JSON, YAML or text documents; anything larger is a mistake (--handlers /dev/zero) that must not fill
+// memory.
+const MaxOperatorFile = 1 << 20
+
+// ReadOperatorFile reads a file the operator named with flag: opened without blocking (a FIFO cannot hang the
+// command), only a regular file, at most MaxOperatorFile bytes — each refusal said with the flag and the path. A
+// missing file is fs.ErrNotExist.
+func ReadOperatorFile(flag, path string) ([]byte, error) {
+	b, err := ReadRegular(path, MaxOperatorFile)
+	var nr *NotRegularError
+	switch {
+	case errors.As(err, &nr):
+		return nil, fmt.Errorf("%s %s is %s, not a regular file", flag, textfmt.Printable(path), FileKind(nr.Mode))
+	case errors.Is(err, ErrTooLarge):
+		return nil, fmt.Errorf("%s %s is over %s: not the file deadletter expects there", flag, textfmt.Printable(path), textfmt.Bytes(MaxOperatorFile))
+	}
+	return b, err
 }

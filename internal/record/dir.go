@@ -101,10 +101,12 @@ func appendLine(p string, line []byte) error {
 	if err != nil {
 		return err
 	}
-	// A file whose last line was cut short (a crash mid-write, a disk that filled) would glue this line onto it
-	// and lose both: start on a line of its own. The cut line stays, and reading names it.
+	// A file whose last line was cut short (a crash mid-write) would glue this line onto it and lose both: start
+	// on a line of its own. The cut line stays, and reading skips it, naming it.
 	var last [1]byte
+	var size int64
 	if fi, serr := f.Stat(); serr == nil && fi.Size() > 0 {
+		size = fi.Size()
 		if _, rerr := f.ReadAt(last[:], fi.Size()-1); rerr == nil && last[0] != '\n' {
 			line = append([]byte{'\n'}, line...)
 		}
@@ -115,6 +117,13 @@ func appendLine(p string, line []byte) error {
 	}
 	if err == nil {
 		err = f.Sync()
+	}
+	if err != nil && n > 0 {
+		// A write that did not land whole (a full disk) leaves no part of its line behind: the file is cut back
+		// to where it was, so the next line and every reader find it as it was.
+		if terr := f.Truncate(size); terr == nil {
+			f.Sync()
+		}
 	}
 	if cerr := f.Close(); err == nil {
 		err = cerr
@@ -167,12 +176,24 @@ func (d *Dir) files() ([]string, error) {
 	return out, nil
 }
 
-// prune removes the oldest files so that, with the one about to start, at most MaxFiles are kept.
+// prune removes the files written longest ago so that, with the one about to start, at most MaxFiles are kept.
+// They go by when they were last written, not by the day in their names: a file named for a day to come (a clock
+// that was ahead, a file put there) must not outlive today's, nor push today's out first.
 func (d *Dir) prune() error {
 	names, err := d.files()
 	if err != nil {
 		return err
 	}
+	if len(names) <= d.maxFiles-1 {
+		return nil
+	}
+	written := make(map[string]time.Time, len(names))
+	for _, n := range names {
+		if fi, err := os.Lstat(filepath.Join(d.path, n)); err == nil {
+			written[n] = fi.ModTime()
+		}
+	}
+	slices.SortStableFunc(names, func(a, b string) int { return written[a].Compare(written[b]) })
 	for i := 0; i < len(names)-(d.maxFiles-1); i++ {
 		if err := os.Remove(filepath.Join(d.path, names[i])); err != nil && !errors.Is(err, fs.ErrNotExist) {
 			return err
@@ -193,7 +214,8 @@ func (d *Dir) Read(context.Context) ([]Source, error) {
 		p := filepath.Join(d.path, n)
 		b, err := opfile.ReadRegular(p, 2*max(d.maxBytes, MaxFileBytes))
 		if err != nil {
-			return nil, err
+			out = append(out, Source{Name: p, Err: "not read: " + err.Error()})
+			continue
 		}
 		out = append(out, Source{Name: p, Data: b})
 	}

@@ -26,6 +26,8 @@ import (
 	"sync"
 	"time"
 	"unicode/utf8"
+
+	"github.com/deadletter/deadletter/replay/rules"
 )
 
 // Version is the version of the record's lines this build writes and reads.
@@ -99,9 +101,60 @@ type Blob struct {
 	Target    string `json:"target,omitempty"`
 	ETagAfter string `json:"etagAfter,omitempty"`
 	Outcome   string `json:"outcome,omitempty"`
-	Reason    string `json:"reason,omitempty"`
+	// Why is why the blob was left, refused or failed: the reason's code and facts, worded when read.
+	Why *Why `json:"why,omitempty"`
+	// Reason is an older build's words for it (read, never written: a record keeps codes, not sentences).
+	Reason string `json:"reason,omitempty"`
 	// Retired is the original a repair deleted.
 	Retired string `json:"retired,omitempty"`
+}
+
+// Why is a reason as a record keeps it: its code (rules.ReasonKind.Code) and the facts its words need — never the
+// words, so rewording a message changes nothing the record holds. A code this build does not know (a newer
+// build's) is read and shown as the code.
+type Why struct {
+	Code string `json:"code"`
+	// Name is the other blob concerned.
+	Name       string         `json:"name,omitempty"`
+	AgeSeconds int64          `json:"ageSeconds,omitempty"`
+	TTLSeconds int64          `json:"ttlSeconds,omitempty"`
+	Depth      int            `json:"depth,omitempty"`
+	Count      int            `json:"count,omitempty"`
+	Verdicts   map[string]int `json:"verdicts,omitempty"`
+	Err        string         `json:"error,omitempty"`
+	Forceable  bool           `json:"forceable,omitempty"`
+}
+
+// WhyOf is a reason as a record keeps it (nil for none).
+func WhyOf(r rules.Reason) *Why {
+	if r.Kind == rules.ReasonNone {
+		return nil
+	}
+	w := &Why{Code: r.Kind.Code(), Name: r.Name, AgeSeconds: int64(r.Age / time.Second), TTLSeconds: int64(r.TTL / time.Second),
+		Depth: r.Depth, Count: r.Count, Err: r.Err, Forceable: r.Forceable}
+	for _, v := range rules.AllVerdicts {
+		if n := r.Verdicts.Of(v); n > 0 {
+			if w.Verdicts == nil {
+				w.Verdicts = map[string]int{}
+			}
+			w.Verdicts[v.String()] = n
+		}
+	}
+	return w
+}
+
+// Reason is the reason a record kept, to word as any other (false: a code this build does not know).
+func (w *Why) Reason() (rules.Reason, bool) {
+	k, ok := rules.ReasonKindOf(w.Code)
+	if !ok {
+		return rules.Reason{}, false
+	}
+	r := rules.Reason{Kind: k, Name: w.Name, Age: time.Duration(w.AgeSeconds) * time.Second, TTL: time.Duration(w.TTLSeconds) * time.Second,
+		Depth: w.Depth, Count: w.Count, Err: w.Err, Forceable: w.Forceable}
+	for _, v := range rules.AllVerdicts {
+		r.Verdicts[v] = w.Verdicts[v.String()]
+	}
+	return r, true
 }
 
 // Line is one line of a record: its intent or its outcome.
@@ -132,10 +185,12 @@ type Sink interface {
 	Describe() string
 }
 
-// Source is one file or blob of records, as read.
+// Source is one file or blob of records, as read: its bytes, or why they could not be read (Err: it is skipped
+// and said, the others read).
 type Source struct {
 	Name string
 	Data []byte
+	Err  string
 }
 
 // Recorder writes the records of one front end's actions in one estate. A nil Recorder records nothing (read-only
@@ -175,6 +230,24 @@ func DefaultWho() Who {
 type Act struct {
 	r    *Recorder
 	line Line
+	// warned and endWarned say what the shared record could not keep of the intent and of the outcome.
+	warned, endWarned []string
+}
+
+// Warnings say what the shared record could not keep of the intent (kept locally).
+func (a *Act) Warnings() []string {
+	if a == nil {
+		return nil
+	}
+	return a.warned
+}
+
+// EndWarnings say what the shared record could not keep of the outcome (kept locally).
+func (a *Act) EndWarnings() []string {
+	if a == nil {
+		return nil
+	}
+	return a.endWarned
 }
 
 // ID is the record's id ("" for a nil recorder's).
@@ -214,10 +287,11 @@ func (r *Recorder) Begin(ctx context.Context, action, via string, service time.T
 	if l.Blobs == nil {
 		l.Blobs = []Blob{}
 	}
-	if err := r.write(ctx, l); err != nil {
-		return nil, err
+	warned, err := r.write(ctx, l)
+	if err != nil {
+		return nil, fmt.Errorf("cannot write the record (%s): %w — nothing was done", r.Local.Describe(), err)
 	}
-	return &Act{r: r, line: l}, nil
+	return &Act{r: r, line: l, warned: warned}, nil
 }
 
 // End writes the outcome: each blob's outcome, ETag after and reason, and the action's error if it failed as a
@@ -238,39 +312,47 @@ func (a *Act) End(ctx context.Context, service time.Time, blobs []Blob, failure 
 	if failure != nil {
 		l.Error = failure.Error()
 	}
-	// The outcome is written even if the action's own context was cancelled: a cancel is an outcome too.
-	return a.r.write(context.WithoutCancel(ctx), l)
+	// The outcome is written even if the action's own context was cancelled: a cancel is an outcome too. One that
+	// cannot be written locally says so as what it is: the action ran, and its record reads interrupted.
+	warned, err := a.r.write(context.WithoutCancel(ctx), l)
+	a.endWarned = warned
+	if err != nil {
+		return fmt.Errorf("the action ran, but its outcome could not be written to the record (%s): %w — the record calls it interrupted; what it did is said above", a.r.Local.Describe(), err)
+	}
+	return nil
 }
 
-func (r *Recorder) write(ctx context.Context, l Line) error {
+// write appends a line to the local log, then to the shared one. A local append that fails is the error; a
+// shared one that fails is said in what it returns (the line is kept locally).
+func (r *Recorder) write(ctx context.Context, l Line) ([]string, error) {
 	b, err := json.Marshal(l)
 	if err != nil {
-		return err
+		return nil, err
 	}
 	if len(b) > maxLineBytes {
-		return fmt.Errorf("the record of this %s is over %d bytes: act on fewer blobs at once", l.Action, maxLineBytes)
+		return nil, fmt.Errorf("the record of this %s is over %d bytes: act on fewer blobs at once", l.Action, maxLineBytes)
 	}
 	b = append(b, '\n')
 	if r.Local == nil {
-		return errors.New("no local record")
+		return nil, errors.New("no local record")
 	}
 	if err := r.Local.Append(ctx, b); err != nil {
-		return fmt.Errorf("cannot write the record (%s): %w — nothing was done", r.Local.Describe(), err)
+		return nil, err
 	}
-	if r.Shared != nil {
-		if err := r.Shared.Append(ctx, b); err != nil {
-			r.mu.Lock()
-			r.sharedFailed = true
-			r.mu.Unlock()
-			msg := fmt.Sprintf("the shared record (%s) could not be written: %v; kept locally in %s", r.Shared.Describe(), err, r.Local.Describe())
-			if r.Warn != nil {
-				r.Warn(msg)
-			} else {
-				fmt.Fprintln(os.Stderr, "deadletter: warning: "+msg)
-			}
+	if r.Shared == nil {
+		return nil, nil
+	}
+	if err := r.Shared.Append(ctx, b); err != nil {
+		r.mu.Lock()
+		r.sharedFailed = true
+		r.mu.Unlock()
+		msg := fmt.Sprintf("the shared record (%s) could not be written: %v; kept locally in %s", r.Shared.Describe(), err, r.Local.Describe())
+		if r.Warn != nil {
+			r.Warn(msg)
 		}
+		return []string{msg}, nil
 	}
-	return nil
+	return nil, nil
 }
 
 // SharedFailed reports whether a shared append failed during this recorder's life.
@@ -291,19 +373,24 @@ type LineError struct {
 }
 
 func (e *LineError) Error() string {
+	if e.Line == 0 {
+		return fmt.Sprintf("%s: %s", e.Source, e.Why)
+	}
 	return fmt.Sprintf("%s line %d: %s", e.Source, e.Line, e.Why)
 }
 
 // Parse reads a source's lines. A line that is not a record deadletter writes — not JSON, another version, no
-// id, an unknown phase, a last line cut short — is an error naming it (a hostile or truncated log is never
-// taken for records, nor crashes the reader). Empty lines are skipped.
-func Parse(src Source) ([]Line, error) {
+// id, an unknown phase, a last line cut short — is skipped and named in what it returns (a hostile, newer or
+// truncated log is never taken for records, nor stops the reading of the rest). Empty lines are skipped.
+func Parse(src Source) ([]Line, []*LineError) {
 	var out []Line
+	var bad []*LineError
 	data := src.Data
 	for n := 1; len(data) > 0; n++ {
 		i := strings.IndexByte(string(data), '\n')
 		if i < 0 {
-			return out, &LineError{src.Name, n, "cut short (no line end): a write was interrupted, or the file was truncated"}
+			bad = append(bad, &LineError{src.Name, n, "cut short (no line end): a write was interrupted, or the file was truncated"})
+			break
 		}
 		raw := data[:i]
 		data = data[i+1:]
@@ -312,11 +399,12 @@ func Parse(src Source) ([]Line, error) {
 		}
 		l, why := parseLine(raw)
 		if why != "" {
-			return out, &LineError{src.Name, n, why}
+			bad = append(bad, &LineError{src.Name, n, why})
+			continue
 		}
 		out = append(out, l)
 	}
-	return out, nil
+	return out, bad
 }
 
 func parseLine(raw []byte) (Line, string) {
@@ -392,9 +480,10 @@ func (r Record) Last() Line {
 }
 
 // Read reads every sink given (nil ones skipped), merges their lines — a record written to both is one — and
-// pairs intents with outcomes, newest first (by the intent's wall time, then id). An unreadable line is an error;
-// a sink that cannot be read at all is an error too, naming it.
-func Read(ctx context.Context, sinks ...Sink) ([]Record, error) {
+// pairs intents with outcomes, newest first (by the intent's wall time, then id). A line it cannot read is skipped
+// and returned, naming its file and line, as is a file it cannot read; a sink that cannot be listed at all is an
+// error naming it.
+func Read(ctx context.Context, sinks ...Sink) ([]Record, []*LineError, error) {
 	type key struct {
 		id    string
 		phase Phase
@@ -402,6 +491,7 @@ func Read(ctx context.Context, sinks ...Sink) ([]Record, error) {
 	seen := map[key]bool{}
 	byID := map[string]*Record{}
 	var order []string
+	var skipped []*LineError
 	outcomes := map[string]Line{}
 	for si, s := range sinks {
 		if s == nil {
@@ -409,13 +499,15 @@ func Read(ctx context.Context, sinks ...Sink) ([]Record, error) {
 		}
 		srcs, err := s.Read(ctx)
 		if err != nil {
-			return nil, fmt.Errorf("cannot read the record (%s): %w", s.Describe(), err)
+			return nil, skipped, fmt.Errorf("cannot read the record (%s): %w", s.Describe(), err)
 		}
 		for _, src := range srcs {
-			lines, err := Parse(src)
-			if err != nil {
-				return nil, err
+			if src.Err != "" {
+				skipped = append(skipped, &LineError{Source: src.Name, Why: src.Err})
+				continue
 			}
+			lines, bad := Parse(src)
+			skipped = append(skipped, bad...)
 			for _, l := range lines {
 				k := key{l.ID, l.Phase}
 				if seen[k] {
@@ -457,7 +549,7 @@ func Read(ctx context.Context, sinks ...Sink) ([]Record, error) {
 		}
 		return strings.Compare(b.Intent.ID, a.Intent.ID)
 	})
-	return out, nil
+	return out, skipped, nil
 }
 
 // EstateOf is the estate a record names: the context, and the container as deadletter describes it —

@@ -35,7 +35,7 @@ func TestARecordIsAnIntentAndAnOutcome(t *testing.T) {
 	if _, err := r.Begin(ctx, ActRestore, "dashboard: r", time.Time{}, []Blob{{Name: "quarantine/S/2026/12/1/2/b.json"}}, ""); err != nil {
 		t.Fatal(err)
 	}
-	recs, err := Read(ctx, d)
+	recs, _, err := Read(ctx, d)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -81,13 +81,13 @@ func TestASharedRecordThatFailsIsSaidAndKeptLocally(t *testing.T) {
 	if len(said) != 1 || !strings.Contains(said[0], "kept locally") || !r.SharedFailed() {
 		t.Fatalf("said %q", said)
 	}
-	if recs, _ := Read(context.Background(), d); len(recs) != 1 {
+	if recs, _, _ := Read(context.Background(), d); len(recs) != 1 {
 		t.Fatalf("the local log holds %d records", len(recs))
 	}
 }
 
-// A hostile or truncated log is an error naming the file and line, never a crash nor records taken on trust.
-func TestAHostileLogIsAnErrorNamingTheLine(t *testing.T) {
+// A hostile or truncated line is skipped and named (file and line), never a crash nor records taken on trust.
+func TestAHostileLineIsSkippedAndNamed(t *testing.T) {
 	good := `{"v":1,"id":"ab12","phase":"intent","action":"drain","wall":"2026-12-02T04:00:00Z","who":{"user":"u","host":"h"},"estate":{"where":"w"},"via":"x","blobs":[]}` + "\n"
 	for _, c := range []struct{ name, data, want string }{
 		{"cut", good + good[:40], "line 2: cut short"},
@@ -105,14 +105,18 @@ func TestAHostileLogIsAnErrorNamingTheLine(t *testing.T) {
 		{"case in a blob", strings.Replace(good, `"blobs":[]`, `"blobs":[{"name":"a","NAME":"b"}]`, 1), `line 1: not a record: field "NAME" is not "name"`},
 		{"deep", strings.Repeat("[", 100000) + "\n", "line 1: not a record"},
 	} {
-		_, err := Parse(Source{Name: "2026-12-02.jsonl", Data: []byte(c.data)})
-		var le *LineError
-		if !errors.As(err, &le) || !strings.Contains(err.Error(), c.want) || !strings.HasPrefix(err.Error(), "2026-12-02.jsonl ") {
-			t.Errorf("%s: %v, want %q", c.name, err, c.want)
+		// Each bad line is skipped and named; a good line beside it is still read.
+		data := c.data
+		if strings.HasSuffix(data, "\n") && !strings.HasPrefix(data, good) {
+			data += good
+		}
+		ls, bad := Parse(Source{Name: "2026-12-02.jsonl", Data: []byte(data)})
+		if len(bad) != 1 || !strings.Contains(bad[0].Error(), c.want) || !strings.HasPrefix(bad[0].Error(), "2026-12-02.jsonl ") || len(ls) != 1 {
+			t.Errorf("%s: %v and %d line(s) read, want %q and the good line", c.name, bad, len(ls), c.want)
 		}
 	}
-	if ls, err := Parse(Source{Name: "f", Data: []byte(good + "\n" + good)}); err != nil || len(ls) != 2 {
-		t.Fatalf("a good log: %d lines, %v", len(ls), err)
+	if ls, bad := Parse(Source{Name: "f", Data: []byte(good + "\n" + good)}); len(bad) > 0 || len(ls) != 2 {
+		t.Fatalf("a good log: %d lines, %v", len(ls), bad)
 	}
 }
 
@@ -149,7 +153,7 @@ func TestTheLocalLogRotatesBySizeAndDay(t *testing.T) {
 	if len(names) != d.maxFiles || !strings.HasPrefix(names[len(names)-1], "2026-12-02") {
 		t.Fatalf("after a day and more: %v (at most %d kept)", names, d.maxFiles)
 	}
-	recs, err := Read(ctx, d)
+	recs, _, err := Read(ctx, d)
 	if err != nil || len(recs) == 0 {
 		t.Fatalf("%d records, %v", len(recs), err)
 	}
@@ -197,8 +201,8 @@ func TestALineAfterACutOneStandsAlone(t *testing.T) {
 	if len(lines) != 2 || lines[1] != strings.TrimSuffix(string(next), "\n") {
 		t.Fatalf("the log after a cut line:\n%s", data)
 	}
-	if _, err := Parse(Source{Name: "f", Data: data}); err == nil || !strings.Contains(err.Error(), "line 1") {
-		t.Fatalf("the cut line is not named: %v", err)
+	if ls, bad := Parse(Source{Name: "f", Data: data}); len(bad) != 1 || !strings.Contains(bad[0].Error(), "line 1") || len(ls) != 1 {
+		t.Fatalf("the cut line is not named and skipped: %v, %d read", bad, len(ls))
 	}
 }
 
@@ -214,7 +218,7 @@ func TestANameThatIsNotUTF8IsKeptExactly(t *testing.T) {
 	if err := act.End(context.Background(), time.Now(), []Blob{{Name: name, Target: name + "\xc0", Outcome: "drained"}}, nil); err != nil {
 		t.Fatal(err)
 	}
-	recs, err := Read(context.Background(), d)
+	recs, _, err := Read(context.Background(), d)
 	if err != nil || len(recs) != 1 || recs[0].Outcome == nil {
 		t.Fatalf("%+v %v", recs, err)
 	}
@@ -231,13 +235,13 @@ func TestANameThatIsNotUTF8IsKeptExactly(t *testing.T) {
 func TestFieldsOfANewerBuildAreReadPast(t *testing.T) {
 	plain := `{"v":1,"id":"ab12","phase":"intent","action":"drain","wall":"2026-12-02T04:00:00Z","who":{"user":"u","host":"h"},"estate":{"where":"w"},"via":"x","blobs":[{"name":"a","etag":"0x1"}]}` + "\n"
 	newer := strings.NewReplacer(`"via"`, `"payload":"secret-1","via"`, `"where":"w"`, `"where":"w","region":"secret-2"`, `"name":"a"`, `"name":"a","body":"secret-3"`).Replace(plain)
-	want, err := Parse(Source{Name: "f", Data: []byte(plain)})
-	if err != nil {
-		t.Fatal(err)
+	want, bad := Parse(Source{Name: "f", Data: []byte(plain)})
+	if len(bad) > 0 {
+		t.Fatal(bad[0])
 	}
-	got, err := Parse(Source{Name: "f", Data: []byte(newer)})
-	if err != nil {
-		t.Fatalf("a line with a newer build's fields: %v", err)
+	got, bad := Parse(Source{Name: "f", Data: []byte(newer)})
+	if len(bad) > 0 {
+		t.Fatalf("a line with a newer build's fields: %v", bad[0])
 	}
 	if !reflect.DeepEqual(got, want) {
 		t.Fatalf("read as\n%+v\nwant\n%+v", got, want)

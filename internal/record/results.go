@@ -4,7 +4,6 @@ import (
 	"context"
 	"sync"
 
-	"github.com/deadletter/deadletter/internal/present"
 	"github.com/deadletter/deadletter/replay"
 	"github.com/deadletter/deadletter/replay/rules"
 	"github.com/deadletter/deadletter/store"
@@ -20,7 +19,7 @@ func Intended(bis []store.BlobInfo) []Blob {
 }
 
 // Outcomes is the outcome's blobs: each result with the ETag it was shown at (from intended, by name), the
-// outcome, the reason in deadletter's words, and — for the blobs it wrote — the ETag the write returned, else the
+// outcome, the reason as a code and its facts, and — for the blobs it wrote — the ETag the write returned, else the
 // one the written blob has now (asked of st, a few at a time; "" where it cannot be told).
 func Outcomes(ctx context.Context, st replay.Statter, intended []Blob, res []rules.Result) []Blob {
 	before := make(map[string]string, len(intended))
@@ -35,9 +34,7 @@ func Outcomes(ctx context.Context, st replay.Statter, intended []Blob, res []rul
 		if r.Target == r.Name {
 			b.Target = ""
 		}
-		if r.Reason.Kind != rules.ReasonNone {
-			b.Reason = present.Reason(r.Reason, present.ForceByName)
-		}
+		b.Why = WhyOf(r.Reason)
 		out[i] = b
 		written := r.Name
 		if r.Target != "" {

@@ -118,3 +118,35 @@ func (r Reason) Is(k ReasonKind) bool { return r.Kind == k }
 
 // Failure is the reason an error gives.
 func Failure(err error) Reason { return Reason{Kind: ReasonFailed, Err: err.Error()} }
+
+// reasonCodes are the reasons' names in a record, stable across versions: a record keeps the code and the facts,
+// and is worded when read, so rewording a reason never changes history. A new kind takes a new name; a name is
+// never reused.
+var reasonCodes = [...]string{ReasonNone: "", ReasonNotRoot: "notRoot", ReasonListedYoung: "listedYoung", ReasonYoung: "young",
+	ReasonHandled: "handled", ReasonUntriggerable: "untriggerable", ReasonRefusedEntry: "refusedEntry",
+	ReasonChangedSinceListed: "changedSinceListed", ReasonChangedSincePreview: "changedSincePreview", ReasonCopyLeft: "copyLeft",
+	ReasonNotQuarantine: "notQuarantine", ReasonNoTarget: "noTarget", ReasonUntriggerableTarget: "untriggerableTarget",
+	ReasonCannotHold: "cannotHold", ReasonNameTaken: "nameTaken", ReasonMalformed: "malformed", ReasonCrash: "crash",
+	ReasonNoEvents: "noEvents", ReasonNothingResumes: "nothingResumes", ReasonLingers: "lingers", ReasonUnchanged: "unchanged",
+	ReasonStillQuarantined: "stillQuarantined", ReasonLiveOriginal: "liveOriginal", ReasonChangedSinceOpened: "changedSinceOpened",
+	ReasonOriginalLeft: "originalLeft", ReasonWrittenNotRetired: "writtenNotRetired", ReasonAlreadyWritten: "alreadyWritten",
+	ReasonNotFound: "notFound", ReasonAlreadyRestored: "alreadyRestored", ReasonCopiedNotDeleted: "copiedNotDeleted",
+	ReasonStopped: "stopped", ReasonFailed: "failed", ReasonAckChanged: "ackChanged"}
+
+// Code is the kind's stable name ("" for ReasonNone).
+func (k ReasonKind) Code() string {
+	if int(k) < len(reasonCodes) {
+		return reasonCodes[k]
+	}
+	return ""
+}
+
+// ReasonKindOf is the kind a code names (false for a code this build does not know: a newer build's).
+func ReasonKindOf(code string) (ReasonKind, bool) {
+	for k, c := range reasonCodes {
+		if c == code && c != "" {
+			return ReasonKind(k), true
+		}
+	}
+	return ReasonNone, false
+}

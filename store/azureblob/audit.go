@@ -25,7 +25,6 @@ import (
 	"github.com/Azure/azure-sdk-for-go/sdk/storage/azblob/blob"
 	"github.com/Azure/azure-sdk-for-go/sdk/storage/azblob/bloberror"
 	"github.com/Azure/azure-sdk-for-go/sdk/storage/azblob/container"
-	"github.com/deadletter/deadletter/internal/record"
 )
 
 // The audit log's bounds: an append blob takes at most 50,000 blocks (one line is one block), so a blob is
@@ -108,7 +107,7 @@ func validContainerName(n string) error {
 	return nil
 }
 
-// Describe implements record.Sink.
+// Describe says where the shared record is.
 func (l *AuditLog) Describe() string { return "audit container " + l.where }
 
 // Create makes the audit container (nothing when it exists).
@@ -131,7 +130,7 @@ func (l *AuditLog) fail(op string, err error) error {
 	return fmt.Errorf("%s %s: %s", op, l.where, l.scrub(err.Error()))
 }
 
-// Append implements record.Sink: the line as one block at the end of the day's current blob, never interleaved.
+// Append writes the line as one block at the end of the day's current blob, never interleaved.
 func (l *AuditLog) Append(ctx context.Context, line []byte) error {
 	l.mu.Lock()
 	defer l.mu.Unlock()
@@ -220,8 +219,16 @@ func (l *AuditLog) landed(ctx context.Context, ab *appendblob.Client, pos int64,
 	return err == nil && bytes.Equal(got, line), err
 }
 
-// Read implements record.Sink: every audit blob, oldest first, each at most AuditMaxBytes plus a line.
-func (l *AuditLog) Read(ctx context.Context) ([]record.Source, error) {
+// AuditBlob is one audit blob as read: its bytes, or why they could not be read (the others are read still).
+type AuditBlob struct {
+	Name string
+	Data []byte
+	Err  error
+}
+
+// ReadAll reads every audit blob, oldest first, each at most AuditMaxBytes plus a line. A blob that cannot be read
+// is returned with its error, the rest read; a container that cannot be listed is the error.
+func (l *AuditLog) ReadAll(ctx context.Context) ([]AuditBlob, error) {
 	var names []string
 	pager := l.client.NewListBlobsFlatPager(nil)
 	for pager.More() {
@@ -239,23 +246,28 @@ func (l *AuditLog) Read(ctx context.Context) ([]record.Source, error) {
 		}
 	}
 	slices.Sort(names)
-	out := make([]record.Source, 0, len(names))
+	out := make([]AuditBlob, 0, len(names))
 	for _, n := range names {
-		resp, err := l.client.NewBlobClient(n).DownloadStream(ctx, nil)
-		if err != nil {
-			return nil, l.fail("read "+n+" of", err)
-		}
-		b, err := io.ReadAll(io.LimitReader(resp.Body, AuditMaxBytes+(4<<20)+1))
-		resp.Body.Close()
-		if err != nil {
-			return nil, l.fail("read "+n+" of", err)
-		}
-		if len(b) > AuditMaxBytes+(4<<20) {
-			return nil, fmt.Errorf("%s/%s is over %d bytes: not an audit blob deadletter writes", l.where, n, AuditMaxBytes)
-		}
-		out = append(out, record.Source{Name: l.where + "/" + n, Data: b})
+		b, err := l.readOne(ctx, n)
+		out = append(out, AuditBlob{Name: l.where + "/" + n, Data: b, Err: err})
 	}
 	return out, nil
+}
+
+func (l *AuditLog) readOne(ctx context.Context, n string) ([]byte, error) {
+	resp, err := l.client.NewBlobClient(n).DownloadStream(ctx, nil)
+	if err != nil {
+		return nil, l.fail("read "+n+" of", err)
+	}
+	defer resp.Body.Close()
+	b, err := io.ReadAll(io.LimitReader(resp.Body, AuditMaxBytes+(4<<20)+1))
+	if err != nil {
+		return nil, l.fail("read "+n+" of", err)
+	}
+	if len(b) > AuditMaxBytes+(4<<20) {
+		return nil, fmt.Errorf("over %d bytes: not an audit blob deadletter writes", AuditMaxBytes)
+	}
+	return b, nil
 }
 
 // Principal names the Microsoft Entra ID principal the container is reached as — its user principal name, else

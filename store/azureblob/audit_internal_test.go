@@ -45,7 +45,7 @@ func TestTheAuditLogRotatesBeforeTheBlockLimit(t *testing.T) {
 	if err := l.Append(ctx, []byte("next day\n")); err != nil {
 		t.Fatal(err)
 	}
-	srcs, err := l.Read(ctx)
+	srcs, err := l.ReadAll(ctx)
 	if err != nil {
 		t.Fatal(err)
 	}
