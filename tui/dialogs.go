@@ -7,8 +7,8 @@ import (
 
 	tea "github.com/charmbracelet/bubbletea"
 	"github.com/deadletter/deadletter/internal/present"
-	"github.com/deadletter/deadletter/internal/textfmt"
 	"github.com/deadletter/deadletter/internal/session"
+	"github.com/deadletter/deadletter/internal/textfmt"
 	"github.com/deadletter/deadletter/replay/rules"
 )
 
@@ -226,7 +226,9 @@ func (d *restoreDialog) read() tea.Cmd {
 	if d.e.witness != nil {
 		wit = *d.e.witness
 	}
-	return func() tea.Msg { return restorePlansMsg{d: d, preview: s.PreviewRestore(ctx, snap, names, false, wit, nil)} }
+	return func() tea.Msg {
+		return restorePlansMsg{d: d, preview: s.PreviewRestore(ctx, snap, names, false, wit, nil)}
+	}
 }
 
 func (d *restoreDialog) Update(msg tea.Msg) (component, tea.Cmd) {

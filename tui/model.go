@@ -16,8 +16,8 @@ import (
 type Options struct {
 	// Session is the estate opened (internal/session): its container and rules, Event Grid's witness, the
 	// record, and every action the dashboard runs — the same calls the command line makes.
-	Session  *session.Session
-	Check    rules.CheckOptions
+	Session *session.Session
+	Check   rules.CheckOptions
 	// Interval is the polling period (and the retry delay after a failed refresh).
 	Interval time.Duration
 	Renderer *lipgloss.Renderer

@@ -55,4 +55,3 @@ func directoryRecords(dir string) func(Record) bool {
 		return !r.Intent.Wall.Before(p.Created)
 	}
 }
-
