@@ -14,15 +14,18 @@ import (
 )
 
 type ackOptions struct {
+	f *factory
 	actionFlags
 	dur      time.Duration
 	note, by string
 	clear    bool
 	filter   blobFilter
+	names    []string
+	via      string
 }
 
-func (a *app) ackCmd() *cobra.Command {
-	o := ackOptions{dur: 24 * time.Hour}
+func newCmdAck(f *factory, runF func(context.Context, *ackOptions) error) *cobra.Command {
+	o := &ackOptions{f: f, dur: 24 * time.Hour}
 	cmd := &cobra.Command{
 		Use:   "ack NAME... | --filter QUERY  [--for D] [--note TEXT] [--by WHO] | ack --clear NAME...",
 		Short: "acknowledge blobs: they stay visible but raise no finding until the ack expires or the blob changes",
@@ -34,8 +37,11 @@ until when and the note) but check, watch and the badges stop counting it until 
 the blob changes (a drain, the replay). The ack lives in the blob's index tags — shared by everyone who looks, and
 setting it changes neither the blob's ETag nor its Last-Modified, so the lifecycle clock does not move. On Azure it
 needs the tags/write data action (Storage Blob Data Owner, or a custom role).`,
-		ValidArgsFunction: a.completeNames(anyBlob),
-		RunE:              func(cmd *cobra.Command, args []string) error { return a.runAck(cmd, args, &o) },
+		ValidArgsFunction: f.completeNames(anyBlob),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			o.names, o.via = args, via(cmd)
+			return runWith(runF, runAck)(cmd.Context(), o)
+		},
 	}
 	o.register(cmd, true)
 	fs := cmd.Flags()
@@ -61,7 +67,8 @@ func (o *ackOptions) check(names []string) error {
 	return o.filter.validate()
 }
 
-func (a *app) runAck(cmd *cobra.Command, names []string, o *ackOptions) error {
+func runAck(ctx context.Context, o *ackOptions) error {
+	a, names := o.f, o.names
 	if err := o.check(names); err != nil {
 		return err
 	}
@@ -74,8 +81,7 @@ func (a *app) runAck(cmd *cobra.Command, names []string, o *ackOptions) error {
 	if o.by == "" {
 		o.by = defaultAckBy()
 	}
-	ctx := cmd.Context()
-	s, err := a.session(ctx)
+	s, err := a.session(ctx, a.timeout(0))
 	if err != nil {
 		return err
 	}
@@ -84,36 +90,36 @@ func (a *app) runAck(cmd *cobra.Command, names []string, o *ackOptions) error {
 	if err != nil {
 		return couldNotLook(ctx, err)
 	}
-	items, missing, err := a.ackTaken(ctx, s.Loader(), s.Config(), snap, names, &o.filter)
+	items, missing, err := o.taken(ctx, s, snap)
 	if err != nil {
 		return err
 	}
 	p := s.PreviewAck(items, snap.Now)
-	a.sayAckPreview(p, o.clear)
+	o.sayPreview(p)
 	verb := fmt.Sprintf("Acknowledge %d blob(s) for %s?", len(p.Targets), textfmt.Duration(o.dur))
 	if o.clear {
 		verb = fmt.Sprintf("Clear the acknowledgement of %d blob(s)?", len(p.Targets))
 	}
 	if len(p.Targets) > 0 {
-		if err := a.confirm(o.actionFlags, verb); err != nil {
+		if err := a.confirm(o.actionFlags, s.Estate(), verb); err != nil {
 			return err
 		}
 	}
 	// (a dry run: what the ack would write on each target, written nowhere — wouldAck, wouldClear)
 	done, err := s.Acknowledge(ctx, p, session.Ack{For: o.dur, Note: o.note, By: o.by, Clear: o.clear, Now: snap.Since(listedAt, time.Now())},
-		session.Run{DryRun: o.dryRun, Concurrency: o.concurrency, Via: via(cmd)})
+		session.Run{DryRun: o.dryRun, Concurrency: o.concurrency, Via: o.via})
 	a.warnAll(done.Warnings)
 	if err != nil {
 		return err
 	}
-	return a.reportResults(ctx, o.actionFlags, append(append(missing, p.Left...), done.Results...))
+	return a.reportResults(ctx, o.actionFlags, s, append(append(missing, p.Left...), done.Results...))
 }
 
 // ackTaken is what an ack takes: the named blobs (and the names that match nothing), or every blob --filter keeps.
-func (a *app) ackTaken(ctx context.Context, l *replay.Loader, cfg rules.Config, snap *rules.Snapshot, names []string, f *blobFilter) ([]rules.Item, []rules.Result, error) {
+func (o *ackOptions) taken(ctx context.Context, s *session.Session, snap *rules.Snapshot) ([]rules.Item, []rules.Result, error) {
 	var items []rules.Item
-	if f.query != "" {
-		keep := f.selectBy(ctx, l, cfg, snap, func(*rules.Item) bool { return true })
+	if o.filter.query != "" {
+		keep := o.filter.selectBy(ctx, s.Loader(), s.Config(), snap, func(*rules.Item) bool { return true })
 		for i := range snap.Items {
 			if keep(snap.Items[i]) {
 				items = append(items, *snap.Items[i])
@@ -121,7 +127,7 @@ func (a *app) ackTaken(ctx context.Context, l *replay.Loader, cfg rules.Config, 
 		}
 		return items, nil, nil
 	}
-	found, missing, err := resolveNamed(a.io.err, snap, a.g.container, names, anyBlob)
+	found, missing, err := resolveNamed(o.f.io.err, snap, o.f.g.container, o.names, anyBlob)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -134,8 +140,9 @@ func (a *app) ackTaken(ctx context.Context, l *replay.Loader, cfg rules.Config, 
 
 // sayAckPreview notes on stderr what an ack will not change: the blobs the lifecycle rule deletes before it ends
 // (not for a clear), and the blobs it leaves, and why.
-func (a *app) sayAckPreview(p rules.AckPreview, clear bool) {
-	if !clear {
+func (o *ackOptions) sayPreview(p rules.AckPreview) {
+	a := o.f
+	if !o.clear {
 		for _, e := range p.Expiring {
 			fmt.Fprintf(a.io.err, "note: %s\n", present.AckExpiringNote(e.Name, e.DeletesIn))
 		}

@@ -7,7 +7,8 @@ import (
 	"github.com/spf13/cobra"
 )
 
-func (a *app) auditCmd() *cobra.Command {
+func newCmdAudit(f *factory) *cobra.Command {
+	a := f
 	cmd := &cobra.Command{
 		Use:         "audit",
 		Short:       "the shared record every operator on call appends to (an append-blob container)",
@@ -30,7 +31,9 @@ call sees each other's work in deadletter log and the dashboard's history. Never
 			if a.g.auditContainer == "" {
 				return usagef("audit init needs --audit-container NAME (or audit-container: in the context)")
 			}
-			s, err := a.session(cmd.Context())
+			ctx, cancel := a.withTimeout(cmd.Context(), lookTimeout)
+			defer cancel()
+			s, err := a.session(ctx, a.timeout(lookTimeout))
 			if err != nil {
 				return err
 			}
@@ -38,8 +41,6 @@ call sees each other's work in deadletter log and the dashboard's history. Never
 			if err != nil {
 				return err
 			}
-			ctx, cancel := a.withTimeout(cmd, lookTimeout)
-			defer cancel()
 			made, err := al.Create(ctx)
 			if err != nil {
 				return err

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/deadletter/deadletter/internal/present"
+	"github.com/deadletter/deadletter/internal/session"
 	"github.com/deadletter/deadletter/internal/textfmt"
 	"github.com/deadletter/deadletter/replay"
 	"github.com/deadletter/deadletter/replay/rules"
@@ -41,13 +42,15 @@ func (f *monitorFlags) checkOptions() rules.CheckOptions {
 }
 
 type checkOptions struct {
+	f *factory
 	monitorFlags
 	out         *output
 	allContexts bool
+	cmd         *cobra.Command // (every context's run takes the command line's flags: eachContext)
 }
 
-func (a *app) checkCmd() *cobra.Command {
-	var o checkOptions
+func newCmdCheck(f *factory, runF func(context.Context, *checkOptions) error) *cobra.Command {
+	o := &checkOptions{f: f}
 	cmd := &cobra.Command{
 		Use:   "check",
 		Short: "exit 0 healthy, 1 findings, 2 could not check (for cron and CI)",
@@ -59,7 +62,10 @@ quarantine (over --max-quarantine) and malformed blobs, naming them. A check tha
 unreachable, refused, interrupted, past --timeout (30s unless set), or a payload it could not read (refused, failed, over 64 MiB) — exits 2, never 0.
 Acknowledged blobs (deadletter ack) and copies the replay already handled raise nothing.`,
 		Args: cobra.NoArgs,
-		RunE: func(cmd *cobra.Command, _ []string) error { return a.runCheck(cmd, &o) },
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			o.cmd = cmd
+			return runWith(runF, runCheck)(cmd.Context(), o)
+		},
 	}
 	o.monitorFlags.register(cmd)
 	o.out = declareOutput(cmd, outText, outWide, outJSON).fitted()
@@ -72,7 +78,7 @@ Acknowledged blobs (deadletter ack) and copies the replay already handled raise 
 // holds what its findings name, not the container. A pass that could not see everything is an error, never a
 // partial picture: a check must not call a container it could not read healthy.
 func look(ctx context.Context, l *replay.Loader, o rules.CheckOptions, also func([]rules.Item, time.Time), w rules.Witness) (rules.Report, error) {
-	witness := startWitness(ctx, w) // beside the listing: Azure Monitor never holds it up beyond its own bound
+	witness := session.StartWitness(ctx, w) // beside the listing: Azure Monitor never holds it up beyond its own bound
 	twins, err := l.Twins(ctx)
 	if err != nil {
 		return rules.Report{}, couldNotLook(ctx, err)
@@ -138,14 +144,17 @@ func (u unreadPayloads) Error() string {
 	return fmt.Sprintf("could not read %d payload(s), so the check is incomplete: %s", u.n, u.first)
 }
 
-func (a *app) runCheck(cmd *cobra.Command, o *checkOptions) error {
+func runCheck(ctx context.Context, o *checkOptions) error {
+	a := o.f
 	if err := positiveInt("max-quarantine", o.maxQuarantine); err != nil {
 		return err
 	}
 	if o.allContexts {
-		one := *o
-		one.allContexts = false
-		runs, err := a.eachContext(cmd, func(sub *app) error { return sub.runCheck(cmd, &one) })
+		runs, err := a.eachContext(o.cmd, func(sub *factory) error {
+			one := *o
+			one.f, one.allContexts = sub, false
+			return runCheck(ctx, &one)
+		})
 		if err != nil {
 			return err
 		}
@@ -154,7 +163,7 @@ func (a *app) runCheck(cmd *cobra.Command, o *checkOptions) error {
 		}
 		return worst(runs)
 	}
-	ctx, cancel := a.withTimeout(cmd, lookTimeout)
+	ctx, cancel := a.withTimeout(ctx, lookTimeout)
 	defer cancel()
 	fail := func(err error) error {
 		if o.out.json() {
@@ -162,16 +171,17 @@ func (a *app) runCheck(cmd *cobra.Command, o *checkOptions) error {
 		}
 		return exitCode{code: exitError, err: err}
 	}
-	l, _, err := a.g.loader()
+	s, err := a.session(ctx, a.timeout(lookTimeout))
 	if err != nil {
 		return fail(fmt.Errorf("could not check: %w", err))
 	}
+	l := s.Loader()
 	o.apply(&l.Config)
 	cfg := l.Config
 	l.NoCache = true // one look: keeping every summary would only hold the container in memory
-	r, err := look(ctx, l, o.checkOptions(), nil, a.witnessOf(ctx))
+	r, err := look(ctx, l, o.checkOptions(), nil, s.Witness())
 	if err != nil {
-		return fail(fmt.Errorf("could not check %s: %w", a.describe(l.Container), err))
+		return fail(fmt.Errorf("could not check %s: %w", s.Estate(), err))
 	}
 	var result error
 	if !r.Healthy {
@@ -179,20 +189,19 @@ func (a *app) runCheck(cmd *cobra.Command, o *checkOptions) error {
 	}
 	if o.out.json() {
 		out := toCheckJSON(cfg, r)
-		out.Rehearsal = rehearsal(l.Container)
+		out.Rehearsal = s.Rehearsal()
 		if err := writeJSON(a.io.out, out); err != nil {
 			return err
 		}
 		return result
 	}
-	a.printCheck(a.describe(l.Container), cfg, r)
+	printCheck(a.io.out, s.Estate(), cfg, r)
 	return result
 }
 
 // printCheck says the report for a person: every finding with its first names, what acknowledgements silence or
 // only annotate, and the acks that were ignored.
-func (a *app) printCheck(container string, cfg rules.Config, r rules.Report) {
-	w := a.io.out
+func printCheck(w io.Writer, container string, cfg rules.Config, r rules.Report) {
 	kept := ""
 	if r.Handled+r.Acked > 0 {
 		kept = fmt.Sprintf("; %d handled and %d acknowledged blob(s)", r.Handled, r.Acked)

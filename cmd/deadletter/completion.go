@@ -7,6 +7,8 @@ import (
 	"strings"
 	"time"
 
+	"github.com/deadletter/deadletter/internal/session"
+
 	"github.com/deadletter/deadletter/internal/textfmt"
 	"github.com/deadletter/deadletter/store"
 	"github.com/spf13/cobra"
@@ -23,17 +25,18 @@ const maxCompletions = 500
 
 // completeNames offers the container's blob names in scope that start with what has been typed, read with a
 // short deadline so a shell never hangs.
-func (a *app) completeNames(in scope) cobra.CompletionFunc {
+func (f *factory) completeNames(in scope) cobra.CompletionFunc {
 	return func(cmd *cobra.Command, _ []string, toComplete string) ([]string, cobra.ShellCompDirective) {
-		if err := a.prepare(cmd); err != nil {
+		if err := f.prepare(cmd); err != nil {
 			return nil, cobra.ShellCompDirectiveNoFileComp | cobra.ShellCompDirectiveError
 		}
-		a.g.timeout = 5 * time.Second
-		c, err := a.g.open()
+		f.g.timeout = 5 * time.Second
+		sp := f.g.spec("")
+		c, err := session.OpenContainer(&sp)
 		if err != nil {
 			return nil, cobra.ShellCompDirectiveNoFileComp | cobra.ShellCompDirectiveError
 		}
-		ctx, cancel := context.WithTimeout(cmd.Context(), a.g.timeout)
+		ctx, cancel := context.WithTimeout(cmd.Context(), f.g.timeout)
 		defer cancel()
 		var out []string
 		hidden := 0
@@ -63,7 +66,7 @@ func (a *app) completeNames(in scope) cobra.CompletionFunc {
 // completionShells are the shells deadletter writes a completion script for.
 var completionShells = []string{"bash", "zsh", "fish", "powershell"}
 
-func (a *app) completionCmd(root *cobra.Command) *cobra.Command {
+func newCmdCompletion(a *factory, root *cobra.Command) *cobra.Command {
 	return &cobra.Command{
 		Use:   "completion bash|zsh|fish|powershell",
 		Short: "write the shell's completion script (commands, flags and blob names)",

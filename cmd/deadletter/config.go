@@ -193,7 +193,7 @@ func readContext(path string, n *yaml.Node) (namedContext, error) {
 		return nc, configError(path, n.Line, "contexts", "each context is a mapping (name: …, dir: … or account-url: …)")
 	}
 	check := pflag.NewFlagSet("config", pflag.ContinueOnError)
-	newApp(stdio{}).globalFlags(check)
+	newFactory(stdio{}).globalFlags(check)
 	for i := 0; i+1 < len(n.Content); i += 2 {
 		k, v := n.Content[i], n.Content[i+1]
 		if !slices.Contains(contextKeys, k.Value) {
@@ -416,7 +416,7 @@ func rewriteInPlace(path string, b []byte) error {
 // loadConfig finds and reads the config file: --config, else DEADLETTER_CONFIG, else the user's config
 // directory. A missing file at the default place is no contexts (everything works as without one); one named by
 // --config or the environment must exist.
-func (a *app) loadConfig(flags *pflag.FlagSet) (*configFile, error) {
+func (a *factory) loadConfig(flags *pflag.FlagSet) (*configFile, error) {
 	path, named := a.configPath, true
 	if f := flags.Lookup("config"); f == nil || !f.Changed {
 		if env := os.Getenv("DEADLETTER_CONFIG"); env != "" {
@@ -446,7 +446,7 @@ const (
 
 // contextName is the context a command runs in, and where it was named: --context, else DEADLETTER_CONTEXT, else
 // the file's current one.
-func (a *app) contextName(flags *pflag.FlagSet, cf *configFile) (string, contextSource, error) {
+func (a *factory) contextName(flags *pflag.FlagSet, cf *configFile) (string, contextSource, error) {
 	name, src := a.contextFlag, fromFlag
 	if f := flags.Lookup("context"); f == nil || !f.Changed {
 		name, src = os.Getenv("DEADLETTER_CONTEXT"), fromEnv

@@ -10,6 +10,7 @@ import (
 	"sync"
 
 	"github.com/deadletter/deadletter/internal/present"
+	"github.com/deadletter/deadletter/internal/session"
 	"github.com/deadletter/deadletter/internal/textfmt"
 	"github.com/deadletter/deadletter/replay/rules"
 	"github.com/mattn/go-isatty"
@@ -46,31 +47,32 @@ func (f *actionFlags) validate() error { return positiveInt("concurrency", f.con
 var errDeclined = exitCode{code: exitDeclined, err: errors.New("not confirmed: nothing changed")}
 
 // isTerminal reports whether the command talks to a person who can answer a question.
-func (a *app) isTerminal() bool {
-	f, ok := a.io.in.(*os.File)
-	return ok && isatty.IsTerminal(f.Fd())
+func (f *factory) isTerminal() bool {
+	in, ok := f.io.in.(*os.File)
+	return ok && isatty.IsTerminal(in.Fd())
 }
 
 // confirm asks on a terminal and returns errDeclined unless the answer is yes; elsewhere it requires --yes.
-// The question is the last line of what the operator reads before deciding.
-func (a *app) confirm(f actionFlags, question string) error {
-	if f.yes || f.dryRun {
+// The question is the last line of what the operator reads before deciding; it names the estate it writes to
+// ("" where it is none: a twin's removal names its directory itself).
+func (f *factory) confirm(flags actionFlags, estate, question string) error {
+	if flags.yes || flags.dryRun {
 		return nil
 	}
-	if !a.isTerminal() {
-		if f.hasDryRun {
+	if !f.isTerminal() {
+		if flags.hasDryRun {
 			return usagef("not on a terminal: pass --yes to confirm (or --dry-run to look first)")
 		}
 		return usagef("not on a terminal: pass --yes to confirm")
 	}
-	if e := a.estate(); e != "" {
-		question = "In " + textfmt.Printable(e) + ": " + question
+	if estate != "" {
+		question = "In " + textfmt.Printable(estate) + ": " + question
 	}
-	fmt.Fprintf(a.io.err, "%s [y/N] ", question)
-	if f, ok := a.io.err.(*fitWriter); ok {
-		f.flush() // the question has no line end: say it before waiting for the answer
+	fmt.Fprintf(f.io.err, "%s [y/N] ", question)
+	if fw, ok := f.io.err.(*fitWriter); ok {
+		fw.flush() // the question has no line end: say it before waiting for the answer
 	}
-	line, _ := bufio.NewReader(a.io.in).ReadString('\n')
+	line, _ := bufio.NewReader(f.io.in).ReadString('\n')
 	switch strings.ToLower(strings.TrimSpace(line)) {
 	case "y", "yes":
 		return nil
@@ -79,9 +81,9 @@ func (a *app) confirm(f actionFlags, question string) error {
 }
 
 // progress prints one updating line on stderr per finished blob, on a terminal.
-func (a *app) progress(total int, dryRun bool) func(rules.Result) {
-	f, ok := fileOf(a.io.err)
-	if !ok || !isatty.IsTerminal(f.Fd()) {
+func (f *factory) progress(total int, dryRun bool) func(rules.Result) {
+	tty, ok := fileOf(f.io.err)
+	if !ok || !isatty.IsTerminal(tty.Fd()) {
 		return nil
 	}
 	var mu sync.Mutex
@@ -92,9 +94,9 @@ func (a *app) progress(total int, dryRun bool) func(rules.Result) {
 		done++
 		tally[r.Outcome]++
 		// What finished is counted by outcome: a blob that changed or was refused is done, not drained.
-		fmt.Fprintf(f, "\r%d/%d done: %s\x1b[K", done, total, present.TallyLine(tally, dryRun)) // (the file: no line end to wait for)
+		fmt.Fprintf(tty, "\r%d/%d done: %s\x1b[K", done, total, present.TallyLine(tally, dryRun)) // (the file: no line end to wait for)
 		if done == total {
-			fmt.Fprintln(f)
+			fmt.Fprintln(tty)
 		}
 	}
 }
@@ -110,37 +112,33 @@ func countWhere(res []rules.Result, match func(rules.Result) bool) int {
 	return n
 }
 
-// reportResults prints an action's outcomes and decides the exit (the same for drain, restore and ack): 0 when
-// every blob asked for was done; 1 when one failed; 3 when none failed but one was not done — refused, too young,
-// already handled, untriggerable, changed or gone since it was listed, not found; 130 when a signal stopped the
-// run (after the report: what was done is said first).
-func (a *app) reportResults(ctx context.Context, f actionFlags, res []rules.Result, ready ...resultsJSON) error {
+// reportResults prints an action's outcomes on the estate s and decides the exit (the same for drain, restore and
+// ack): 0 when every blob asked for was done; 1 when one failed; 3 when none failed but one was not done —
+// refused, too young, already handled, untriggerable, changed or gone since it was listed, not found; 130 when a
+// signal stopped the run (after the report: what was done is said first).
+func (f *factory) reportResults(ctx context.Context, flags actionFlags, s *session.Session, res []rules.Result, ready ...resultsJSON) error {
 	tally := rules.TallyOf(res)
-	if f.out.json() {
-		out := toResultsJSON(f.dryRun, res, f.forceHow)
-		out.Estate = text(a.estate())
-		out.Rehearsal = a.g.opened.rehearsal
+	if flags.out.json() {
+		out := toResultsJSON(flags.dryRun, res, flags.forceHow)
+		out.Estate = text(s.Estate())
+		out.Rehearsal = s.Rehearsal()
 		for _, r := range ready { // a drain's readiness, both witnesses; a restore's warnings
 			out.Readiness, out.EventGrid, out.Warnings = r.Readiness, r.EventGrid, r.Warnings
 		}
-		if err := writeJSON(a.io.out, out); err != nil {
+		if err := writeJSON(f.io.out, out); err != nil {
 			return err
 		}
 	} else {
-		for _, line := range present.ResultLinesFor(res, f.dryRun, f.forceHow) {
-			fmt.Fprintln(a.io.out, line)
+		for _, line := range present.ResultLinesFor(res, flags.dryRun, flags.forceHow) {
+			fmt.Fprintln(f.io.out, line)
 		}
 		prefix := ""
-		if f.dryRun {
+		if flags.dryRun {
 			prefix = "dry run, nothing changed: "
 		}
-		in := ""
-		if e := a.estate(); e != "" {
-			in = " in " + textfmt.Printable(e)
-		}
-		fmt.Fprintf(a.io.out, "%s%s%s\n", prefix, present.TallyLine(tally, f.dryRun), in)
-		if n := countWhere(res, f.passedBy); n > 0 {
-			fmt.Fprintf(a.io.out, "note: %d blob(s) the replay function crashes on passed by, as every drain of all stranded blobs does (it would throw on them again); repair them, or name one with --force\n", n)
+		fmt.Fprintf(f.io.out, "%s%s in %s\n", prefix, present.TallyLine(tally, flags.dryRun), textfmt.Printable(s.Estate()))
+		if n := countWhere(res, flags.passedBy); n > 0 {
+			fmt.Fprintf(f.io.out, "note: %d blob(s) the replay function crashes on passed by, as every drain of all stranded blobs does (it would throw on them again); repair them, or name one with --force\n", n)
 		}
 	}
 	switch {
@@ -150,7 +148,7 @@ func (a *app) reportResults(ctx context.Context, f actionFlags, res []rules.Resu
 		return exitCode{code: exitFindings}
 	}
 	for _, r := range res {
-		if !r.Outcome.Done() && (f.passedBy == nil || !f.passedBy(r)) {
+		if !r.Outcome.Done() && (flags.passedBy == nil || !flags.passedBy(r)) {
 			return exitCode{code: exitNotDone}
 		}
 	}
@@ -159,13 +157,13 @@ func (a *app) reportResults(ctx context.Context, f actionFlags, res []rules.Resu
 
 // saySaid prints what an action's preview says on stderr, before its question: the facts and the warnings — the
 // blobs it takes and leaves are not listed here, since its results list every one.
-func (a *app) saySaid(s present.Said) {
+func (f *factory) saySaid(s present.Said) {
 	for _, l := range s.Lines {
 		switch l.Kind {
 		case present.LineFact, present.LineNote:
-			fmt.Fprintln(a.io.err, l.Text)
+			fmt.Fprintln(f.io.err, l.Text)
 		case present.LineWarn:
-			fmt.Fprintln(a.io.err, "warning: "+l.Text)
+			fmt.Fprintln(f.io.err, "warning: "+l.Text)
 		}
 	}
 }

@@ -11,7 +11,7 @@ import (
 )
 
 // contextCmd is kubectl's habit: list the contexts, pick the current one, show one.
-func (a *app) contextCmd() *cobra.Command {
+func newCmdContext(a *factory) *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "context list|use NAME|show [NAME]",
 		Short: "named containers from the config file: list them, pick the current one, show one",
@@ -140,8 +140,8 @@ func where(c namedContext) string {
 }
 
 // mustConfig is the config file, which the context commands need.
-func (a *app) mustConfig(cmd *cobra.Command) (*configFile, error) {
-	cf, err := a.loadConfig(cmd.Flags())
+func (f *factory) mustConfig(cmd *cobra.Command) (*configFile, error) {
+	cf, err := f.loadConfig(cmd.Flags())
 	if err != nil {
 		return nil, err
 	}
@@ -152,8 +152,8 @@ func (a *app) mustConfig(cmd *cobra.Command) (*configFile, error) {
 }
 
 // completeContexts completes a context's name from the config file.
-func (a *app) completeContexts(cmd *cobra.Command, args []string, _ string) ([]string, cobra.ShellCompDirective) {
-	cf, err := a.loadConfig(cmd.Flags())
+func (f *factory) completeContexts(cmd *cobra.Command, args []string, _ string) ([]string, cobra.ShellCompDirective) {
+	cf, err := f.loadConfig(cmd.Flags())
 	if err != nil || cf == nil || len(args) > 0 {
 		return nil, cobra.ShellCompDirectiveNoFileComp
 	}

@@ -9,6 +9,7 @@ import (
 	"strings"
 	"sync"
 
+	"github.com/deadletter/deadletter/internal/session"
 	"github.com/deadletter/deadletter/internal/textfmt"
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
@@ -16,12 +17,12 @@ import (
 
 // forContext is an app for one context of the config file: the defaults, then the context's values, then what
 // the command line gave (flags beat a context). Its output goes to out and errs.
-func (a *app) forContext(cmd *cobra.Command, c *namedContext, out, errs io.Writer) (*app, error) {
+func (a *factory) forContext(cmd *cobra.Command, c *namedContext, out, errs io.Writer) (*factory, error) {
 	if c.Err != nil {
 		return nil, c.Err
 	}
-	sub := newApp(stdio{in: a.io.in, out: out, err: errs})
-	sub.config, sub.context = a.config, c.Name
+	sub := newFactory(stdio{in: a.io.in, out: out, err: errs})
+	sub.config, sub.context, sub.timeoutGiven = a.config, c.Name, a.timeoutGiven
 	fs := pflag.NewFlagSet(c.Name, pflag.ContinueOnError)
 	sub.globalFlags(fs)
 	var cmdErr error
@@ -63,17 +64,17 @@ func (r *contextRun) code() int {
 
 // eachContext runs f for every context of the config file at once — a slow or unreachable one never holds up
 // the others — and returns their runs in the file's order.
-func (a *app) eachContext(cmd *cobra.Command, f func(sub *app) error) ([]*contextRun, error) {
-	if a.config == nil || len(a.config.Contexts) == 0 {
+func (f *factory) eachContext(cmd *cobra.Command, run func(sub *factory) error) ([]*contextRun, error) {
+	if f.config == nil || len(f.config.Contexts) == 0 {
 		return nil, usagef("--all-contexts needs a config file with contexts (deadletter context --help shows its shape)")
 	}
-	runs := make([]*contextRun, len(a.config.Contexts))
+	runs := make([]*contextRun, len(f.config.Contexts))
 	var wg sync.WaitGroup
-	for i := range a.config.Contexts {
-		c := &a.config.Contexts[i]
+	for i := range f.config.Contexts {
+		c := &f.config.Contexts[i]
 		r := &contextRun{name: c.Name}
 		runs[i] = r
-		sub, err := a.forContext(cmd, c, &r.out, &r.errs)
+		sub, err := f.forContext(cmd, c, &r.out, &r.errs)
 		if err != nil {
 			r.err = exitCode{code: exitError, err: err}
 			continue
@@ -81,7 +82,7 @@ func (a *app) eachContext(cmd *cobra.Command, f func(sub *app) error) ([]*contex
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			r.err = f(sub)
+			r.err = run(sub)
 		}()
 	}
 	wg.Wait()
@@ -107,7 +108,7 @@ func worst(runs []*contextRun) error {
 
 // printContexts prints each context's run under its name; as JSON, one document keyed by context (a run that
 // printed no JSON of its own — it could not start — is its error).
-func (a *app) printContexts(runs []*contextRun, asJSON bool) error {
+func (f *factory) printContexts(runs []*contextRun, asJSON bool) error {
 	if asJSON {
 		doc := map[string]json.RawMessage{}
 		for _, r := range runs {
@@ -121,19 +122,19 @@ func (a *app) printContexts(runs []*contextRun, asJSON bool) error {
 			}
 			doc[r.name] = raw
 		}
-		return writeJSON(a.io.out, map[string]any{"contexts": doc})
+		return writeJSON(f.io.out, map[string]any{"contexts": doc})
 	}
 	for i, r := range runs {
 		if i > 0 {
-			fmt.Fprintln(a.io.out)
+			fmt.Fprintln(f.io.out)
 		}
-		fmt.Fprintf(a.io.out, "── context %s ──\n", textfmt.Printable(r.name))
-		a.io.out.Write(r.out.Bytes())
+		fmt.Fprintf(f.io.out, "── context %s ──\n", textfmt.Printable(r.name))
+		f.io.out.Write(r.out.Bytes())
 		if r.errs.Len() > 0 {
-			a.io.out.Write(r.errs.Bytes())
+			f.io.out.Write(r.errs.Bytes())
 		}
 		if r.err != nil && r.out.Len() == 0 && r.errs.Len() == 0 {
-			fmt.Fprintln(a.io.out, "could not check: "+textfmt.Printable(errorText(r.err)))
+			fmt.Fprintln(f.io.out, "could not check: "+textfmt.Printable(errorText(r.err)))
 		}
 	}
 	return nil
@@ -148,38 +149,10 @@ func errorText(err error) string {
 	return strings.TrimSpace(err.Error())
 }
 
-// describe names a container for a person, with its context when the command runs in one, and says when its
-// time is a rehearsal twin's clock rather than the service's.
-func (a *app) describe(c interface{ Describe() string }) string {
-	s := c.Describe()
-	if a.context != "" {
-		s = a.context + " (" + s + ")"
-	}
-	if rehearsal(c) {
-		s += ", a REHEARSAL on its twin's clock"
-	}
-	return s
-}
-
-// rehearsal reports whether a container's service time is a rehearsal twin's clock (dirstore.Dir.Rehearsal).
-func rehearsal(c any) bool {
-	r, ok := c.(interface{ Rehearsal() bool })
-	return ok && r.Rehearsal()
-}
-
 // sayRehearsal notes on stderr, for the words of a command that looks at a twin (ls, show, log), that its times
 // are the twin's clock: a rehearsal, not the service.
-func (a *app) sayRehearsal() {
-	if a.g.opened.rehearsal {
-		fmt.Fprintf(a.io.err, "note: %s\n", textfmt.Printable(a.estate()))
+func (f *factory) sayRehearsal(s *session.Session) {
+	if s.Rehearsal() {
+		fmt.Fprintf(f.io.err, "note: %s\n", textfmt.Printable(s.Estate()))
 	}
-}
-
-// estate is the container a command acts on, named for a person ("" before it is opened): every write's
-// question and result says it.
-func (a *app) estate() string {
-	if !a.g.opened.set {
-		return ""
-	}
-	return a.describe(a.g.opened)
 }

@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/deadletter/deadletter/internal/made"
+	"github.com/deadletter/deadletter/internal/session"
 	"github.com/deadletter/deadletter/internal/textfmt"
 	"github.com/deadletter/deadletter/internal/twin"
 	"github.com/deadletter/deadletter/replay"
@@ -22,14 +23,17 @@ import (
 )
 
 type dashboardOptions struct {
+	f *factory
 	monitorFlags
 	interval    time.Duration
 	concurrency int
 	allContexts bool
+	cmd         *cobra.Command // (each context's dashboard takes the command line's flags: forContext)
 }
 
-func (a *app) dashboardFlags(root *cobra.Command) *dashboardOptions {
-	o := &dashboardOptions{interval: rules.DefaultInterval, concurrency: rules.DefaultConcurrency}
+// newDashboardOptions gives the root command the dashboard's flags: with no command, deadletter opens it.
+func newDashboardOptions(f *factory, root *cobra.Command) *dashboardOptions {
+	o := &dashboardOptions{f: f, interval: rules.DefaultInterval, concurrency: rules.DefaultConcurrency}
 	o.register(root)
 	root.Flags().BoolVar(&o.allContexts, "all-contexts", false, "open on a summary of every context of the config file (enter opens one; : comes back)")
 	return o
@@ -45,33 +49,36 @@ func (o *dashboardOptions) register(cmd *cobra.Command) {
 
 // runDashboard opens the dashboard — with a config file of contexts, in the current one (its name in the header),
 // : going to the summary of every context and enter from there opening another, all in this one process.
-func (a *app) runDashboard(cmd *cobra.Command, o *dashboardOptions) error {
+func runDashboard(ctx context.Context, o *dashboardOptions) error {
+	a := o.f
 	cf := a.config
 	if cf == nil || len(cf.Contexts) == 0 {
 		if o.allContexts {
 			return usagef("--all-contexts needs a config file with contexts (deadletter context --help shows its shape)")
 		}
-		return a.openDashboard(cmd, o)
+		return o.open(ctx, a.g.spec(a.context))
 	}
 	if err := a.needTerminal(); err != nil {
 		return err
 	}
 	current, toSummary := a, o.allContexts
-	look := a.lookContext(cmd) // one for the whole session: each context's loader (and its cache) is kept
+	look := o.lookContext() // one for the whole session: each context's loader (and its cache) is kept
 	for {
 		if toSummary {
-			chosen, err := tui.RunSummary(cmd.Context(), tui.SummaryOptions{Names: cf.names(), Look: look, Interval: o.interval})
+			chosen, err := tui.RunSummary(ctx, tui.SummaryOptions{Names: cf.names(), Look: look, Interval: o.interval})
 			if err != nil || chosen == "" {
 				return err
 			}
-			sub, err := a.forContext(cmd, cf.find(chosen), a.io.out, a.io.err)
+			sub, err := a.forContext(o.cmd, cf.find(chosen), a.io.out, a.io.err)
 			if err != nil {
 				return err
 			}
 			current = sub
 		}
 		switched := false
-		err := current.openDashboard(cmd, o, func(opt *tui.Options) {
+		in := *o
+		in.f = current
+		err := in.open(ctx, current.g.spec(current.context), func(opt *tui.Options) {
 			opt.Context = current.context
 			opt.Switch = func() { switched = true }
 		})
@@ -84,10 +91,11 @@ func (a *app) runDashboard(cmd *cobra.Command, o *dashboardOptions) error {
 
 // lookContext checks one context for the summary screen, bounded by --timeout (30 s unless given). Each
 // context keeps its loader from one look to the next, so its payloads are read again only when they change.
-func (a *app) lookContext(cmd *cobra.Command) func(ctx context.Context, name string) tui.ContextSummary {
+func (o *dashboardOptions) lookContext() func(ctx context.Context, name string) tui.ContextSummary {
+	a := o.f
 	var mu sync.Mutex
 	type opened struct {
-		sub *app
+		sub *factory
 		l   *replay.Loader
 		err error
 	}
@@ -98,12 +106,15 @@ func (a *app) lookContext(cmd *cobra.Command) func(ctx context.Context, name str
 		if o, ok := loaders[name]; ok {
 			return o
 		}
-		var o opened
-		if o.sub, o.err = a.forContext(cmd, a.config.find(name), io.Discard, io.Discard); o.err == nil {
-			o.l, _, o.err = o.sub.g.loader()
+		var op opened
+		if op.sub, op.err = a.forContext(o.cmd, a.config.find(name), io.Discard, io.Discard); op.err == nil {
+			var s *session.Session
+			if s, op.err = op.sub.session(context.Background(), op.sub.timeout(0)); op.err == nil {
+				op.l = s.Loader()
+			}
 		}
-		loaders[name] = o
-		return o
+		loaders[name] = op
+		return op
 	}
 	return func(ctx context.Context, name string) tui.ContextSummary {
 		row := tui.ContextSummary{Name: name, At: time.Now()}
@@ -113,11 +124,7 @@ func (a *app) lookContext(cmd *cobra.Command) func(ctx context.Context, name str
 			return row
 		}
 		row.ReadOnly, row.Container = o.sub.g.readOnly, o.l.Container.Describe()
-		timeout := o.sub.g.timeout
-		if timeout <= 0 {
-			timeout = lookTimeout
-		}
-		pass, cancel := context.WithTimeout(ctx, timeout)
+		pass, cancel := context.WithTimeout(ctx, o.sub.timeout(lookTimeout))
 		defer cancel()
 		r, err := look(pass, o.l, rules.CheckOptions{}, nil, nil)
 		if err != nil {
@@ -132,8 +139,9 @@ func (a *app) lookContext(cmd *cobra.Command) func(ctx context.Context, name str
 	}
 }
 
-// openDashboard opens the dashboard, its options set by with (the demo's rehearsal clock).
-func (a *app) openDashboard(cmd *cobra.Command, o *dashboardOptions, with ...func(*tui.Options)) error {
+// open opens the dashboard on the estate spec names, its options set by with (the demo's rehearsal clock).
+func (o *dashboardOptions) open(ctx context.Context, spec session.Spec, with ...func(*tui.Options)) error {
+	a := o.f
 	if o.interval <= 0 {
 		return usagef("--interval must be positive")
 	}
@@ -143,33 +151,37 @@ func (a *app) openDashboard(cmd *cobra.Command, o *dashboardOptions, with ...fun
 	if err := a.needTerminal(); err != nil {
 		return err
 	}
-	s, err := a.session(cmd.Context())
+	spec.Timeout = a.timeout(0)
+	if w, ok := ctx.Value(witnessKey{}).(rules.Witness); ok {
+		spec.Witness = w
+	}
+	s, err := session.Open(spec)
 	if err != nil {
 		return err
 	}
 	o.apply(&s.Loader().Config)
 	opt := tui.Options{Session: s, Check: rules.CheckOptions{MaxQuarantine: o.maxQuarantine},
 		Interval: o.interval, Concurrency: o.concurrency, By: defaultAckBy()}
-	if s, short := a.setAside, a.setAsideShort; s != "" {
+	if set, short := a.setAside, a.setAsideShort; set != "" {
 		opt.Banner = func(room int) string { // the header says whose container this is, and whose it is not
-			if textfmt.Width(s) <= room {
-				return s
+			if textfmt.Width(set) <= room {
+				return set
 			}
 			return short // which context is set aside matters more than which variable named the container
 		}
 	}
 	if s.Rehearsal() {
 		opt.Banner = func(int) string { return "REHEARSAL (the twin's clock)" } // a twin opened with --dir (the demo says more)
-		opt.StillTwin = fmt.Sprintf("the twin's clock stands still here: deadletter twin advance --dir %s --by 1h runs it (t and p are the demo's)", textfmt.Printable(a.g.dir))
+		opt.StillTwin = fmt.Sprintf("the twin's clock stands still here: deadletter twin advance --dir %s --by 1h runs it (t and p are the demo's)", textfmt.Printable(spec.Dir))
 	}
 	for _, f := range with {
 		f(&opt)
 	}
-	return tui.Run(cmd.Context(), opt)
+	return tui.Run(ctx, opt)
 }
 
 // needTerminal refuses to open the dashboard where it cannot draw.
-func (a *app) needTerminal() error {
+func (a *factory) needTerminal() error {
 	if f, ok := a.io.out.(*os.File); !ok || !isatty.IsTerminal(f.Fd()) {
 		return errors.New("the dashboard draws on a terminal, and standard output is not one: run it in a terminal (or tmux), or use ls, check, report or watch --json in a script")
 	}
@@ -182,10 +194,11 @@ type demoOptions struct {
 	scenario string
 	speed    float64
 	fresh    bool
+	dirGiven bool // --dir was typed for the demo (DEADLETTER_DIR names the operator's own container: never the demo's)
 }
 
-func (a *app) demoCmd() *cobra.Command {
-	o := &demoOptions{dashboardOptions: dashboardOptions{interval: 2 * time.Second, concurrency: rules.DefaultConcurrency}, scenario: "incident", speed: 60}
+func newCmdDemo(f *factory, runF func(context.Context, *demoOptions) error) *cobra.Command {
+	o := &demoOptions{dashboardOptions: dashboardOptions{f: f, interval: 2 * time.Second, concurrency: rules.DefaultConcurrency}, scenario: "incident", speed: 60}
 	cmd := &cobra.Command{
 		Use:   "demo",
 		Short: "rehearse an incident: a simulated estate with its clock running, and the dashboard on it",
@@ -200,7 +213,10 @@ directory is printed, so the twin can be looked at again (--dir) or run on (dead
   deadletter demo --speed 600                     # ten minutes a second
   deadletter demo --fresh --scenario replay-stopped # the replay stops just after it opens`,
 		Args: cobra.NoArgs,
-		RunE: func(cmd *cobra.Command, _ []string) error { return a.runDemo(cmd, o) },
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			o.cmd, o.dirGiven = cmd, cmd.Flag("dir") != nil && cmd.Flag("dir").Changed
+			return runWith(runF, runDemo)(cmd.Context(), o)
+		},
 	}
 	o.register(cmd)
 	cmd.Flags().StringVar(&o.scenario, "scenario", o.scenario, "the twin's script: "+strings.Join(twin.Scenarios, " or "))
@@ -210,7 +226,8 @@ directory is printed, so the twin can be looked at again (--dir) or run on (dead
 	return cmd
 }
 
-func (a *app) runDemo(cmd *cobra.Command, o *demoOptions) error {
+func runDemo(ctx context.Context, o *demoOptions) error {
+	a := o.f
 	if _, err := twin.ScriptOf(o.scenario); err != nil {
 		return usagef("--scenario: %s", err)
 	}
@@ -220,7 +237,7 @@ func (a *app) runDemo(cmd *cobra.Command, o *demoOptions) error {
 	// Only a --dir typed for the demo: DEADLETTER_DIR names the operator's own container, and the demo must
 	// never seed fake dead letters into it.
 	dir := ""
-	if f := cmd.Flag("dir"); f != nil && f.Changed {
+	if o.dirGiven {
 		dir = a.g.dir
 	}
 	if dir == "" {
@@ -239,17 +256,18 @@ func (a *app) runDemo(cmd *cobra.Command, o *demoOptions) error {
 	if err := a.needTerminal(); err != nil {
 		return err
 	}
-	tw, err := a.openDemo(cmd, o, dir, old)
+	tw, err := o.openTwin(ctx, dir, old)
 	if err != nil {
 		return err
 	}
 	defer tw.Close()
-	a.g.dir, a.g.connString, a.g.accountURL = dir, "", ""
+	spec := a.g.spec("") // the demo's own twin: no context, and whatever container the flags named is not it
+	spec.Dir, spec.ConnectionString, spec.ConnectionStringFile, spec.AccountURL = dir, "", "", ""
 	run := twin.NewRunner(tw, o.speed)
-	ctx, stop := context.WithCancel(cmd.Context())
+	ctx, stop := context.WithCancel(ctx)
 	done := make(chan error, 1)
 	go func() { done <- run.Run(ctx) }()
-	err = a.openDashboard(cmd, &o.dashboardOptions, func(opt *tui.Options) {
+	err = o.open(ctx, spec, func(opt *tui.Options) {
 		opt.Banner = func(room int) string {
 			now, paused := run.Now()
 			state := fmt.Sprintf("×%g", run.Speed())
@@ -271,7 +289,7 @@ func (a *app) runDemo(cmd *cobra.Command, o *demoOptions) error {
 		err = rerr
 	}
 	fmt.Fprintf(a.io.out, "the rehearsal is kept at %s (its clock stopped where you left it)\n  resume it:  deadletter demo%s (--fresh starts over)\n  look again: deadletter --dir %s\n  run it on:  deadletter twin advance --dir %s --by 1h\n",
-		textfmt.Printable(dir), demoDirFlag(cmd, dir), textfmt.Printable(dir), textfmt.Printable(dir))
+		textfmt.Printable(dir), o.dirFlag(dir), textfmt.Printable(dir), textfmt.Printable(dir))
 	return err
 }
 
@@ -298,9 +316,9 @@ func demoBanner(head, failing string, room int) string {
 	return head
 }
 
-// demoDirFlag is the --dir a demo was given, to say how to come back to it ("" for the default directory).
-func demoDirFlag(cmd *cobra.Command, dir string) string {
-	if f := cmd.Flag("dir"); f != nil && f.Changed {
+// dirFlag is the --dir a demo was given, to say how to come back to it ("" for the default directory).
+func (o *demoOptions) dirFlag(dir string) string {
+	if o.dirGiven {
 		return " --dir " + textfmt.Printable(dir)
 	}
 	return ""
@@ -309,16 +327,17 @@ func demoDirFlag(cmd *cobra.Command, dir string) string {
 // openDemo resumes the demo's twin the directory holds (old: the record of an earlier demo), or — with --fresh,
 // or when there is none — clears it and starts the scenario over. A twin another version made is upgraded as it
 // is opened, or refused with what to do.
-func (a *app) openDemo(cmd *cobra.Command, o *demoOptions, dir string, old *made.Place) (*twin.Twin, error) {
+func (o *demoOptions) openTwin(ctx context.Context, dir string, old *made.Place) (*twin.Twin, error) {
+	a := o.f
 	if old != nil && !o.fresh {
-		tw, err := twin.Open(cmd.Context(), dir, "demo")
+		tw, err := twin.Open(ctx, dir, "demo")
 		switch {
 		case errors.Is(err, made.ErrBusy):
 			return nil, err
 		case err != nil:
-			return nil, fmt.Errorf("%w\n(the rehearsal kept there cannot be resumed: deadletter demo --fresh%s starts over)", err, demoDirFlag(cmd, dir))
+			return nil, fmt.Errorf("%w\n(the rehearsal kept there cannot be resumed: deadletter demo --fresh%s starts over)", err, o.dirFlag(dir))
 		}
-		if f := cmd.Flag("scenario"); f != nil && f.Changed && tw.Script().Name != o.scenario {
+		if f := o.cmd.Flag("scenario"); f != nil && f.Changed && tw.Script().Name != o.scenario {
 			tw.Close()
 			return nil, usagef("the rehearsal kept in %s is the %s scenario: demo --fresh --scenario %s starts %s over", textfmt.Printable(dir), tw.Script().Name, o.scenario, o.scenario)
 		}
@@ -340,7 +359,7 @@ func (a *app) openDemo(cmd *cobra.Command, o *demoOptions, dir string, old *made
 	// The estate's rules the command line gives are the demo twin's, as twin start's: it runs by them.
 	cfg, r := twin.Config(), a.g.rules()
 	cfg.TTL, cfg.Retention, cfg.MaxReplays, cfg.Separator = r.TTL, r.Retention, r.MaxReplays, r.Separator
-	return twin.StartConfig(cmd.Context(), dir, made.Demo, o.scenario, 1, time.Now(), cfg)
+	return twin.StartConfig(ctx, dir, made.Demo, o.scenario, 1, time.Now(), cfg)
 }
 
 // resetDemo empties the directory of an earlier demo — only one deadletter recorded as its demo (old), and only

@@ -22,7 +22,7 @@ func TestEveryFlagIsDocumented(t *testing.T) {
 	}
 	readme := read("README.md")
 	docs := readme + read("docs/commands.md") + read("docs/contexts.md") + read("docs/twin.md") + read("docs/alerting.md")
-	root := newApp(stdio{}).root()
+	root := newFactory(stdio{}).root()
 	var walk func(c *cobra.Command)
 	walk = func(c *cobra.Command) {
 		if c.Hidden || c.Name() == "help" || strings.HasPrefix(c.Name(), "__") {

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"context"
 	"fmt"
 	"slices"
 
@@ -12,14 +13,17 @@ import (
 )
 
 type drainOptions struct {
+	f *factory
 	actionFlags
 	includeHandled bool
 	force          bool
 	filter         blobFilter
+	names          []string
+	via            string
 }
 
-func (a *app) drainCmd() *cobra.Command {
-	var o drainOptions
+func newCmdDrain(f *factory, runF func(context.Context, *drainOptions) error) *cobra.Command {
+	o := &drainOptions{f: f}
 	cmd := &cobra.Command{
 		Use:   "drain [NAME... | --filter QUERY]",
 		Short: "re-upload stranded blobs (all, or the named ones) so the replay sees them",
@@ -34,8 +38,11 @@ holds all their events) are skipped as handled: draining them would republish th
 them and pass --include-handled to drain them anyway. Blobs the replay function crashes on (nested too deep to
 serialize) are left as crash: a drain only makes it throw again — name one with --force to drain it anyway. A
 drain of every stranded blob passes them by with a note (exit 0); a named one left so exits 3.`,
-		ValidArgsFunction: a.completeNames(rules.IsRoot),
-		RunE:              func(cmd *cobra.Command, args []string) error { return a.runDrain(cmd, args, &o) },
+		ValidArgsFunction: f.completeNames(rules.IsRoot),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			o.names, o.via = args, via(cmd)
+			return runWith(runF, runDrain)(cmd.Context(), o)
+		},
 	}
 	o.register(cmd, true)
 	cmd.Flags().BoolVar(&o.includeHandled, "include-handled", false, "also drain the named blobs the replay already handled (their events are republished again)")
@@ -66,7 +73,8 @@ func (o *drainOptions) check(names []string, readOnly bool) error {
 	return nil
 }
 
-func (a *app) runDrain(cmd *cobra.Command, names []string, o *drainOptions) error {
+func runDrain(ctx context.Context, o *drainOptions) error {
+	a, names := o.f, o.names
 	if err := o.check(names, a.g.readOnly); err != nil {
 		return err
 	}
@@ -76,8 +84,7 @@ func (a *app) runDrain(cmd *cobra.Command, names []string, o *drainOptions) erro
 		o.passedBy = func(r rules.Result) bool { return r.Outcome == rules.OutcomeCrash }
 		o.forceHow = present.ForceByName
 	}
-	ctx := cmd.Context()
-	s, err := a.session(ctx)
+	s, err := a.session(ctx, a.timeout(0))
 	if err != nil {
 		return err
 	}
@@ -87,7 +94,7 @@ func (a *app) runDrain(cmd *cobra.Command, names []string, o *drainOptions) erro
 	if err != nil {
 		return couldNotLook(ctx, err)
 	}
-	missing, take, err := a.drainNamed(snap, names)
+	missing, take, err := o.named(snap)
 	if err != nil {
 		return err
 	}
@@ -109,30 +116,30 @@ func (a *app) runDrain(cmd *cobra.Command, names []string, o *drainOptions) erro
 	p := s.PreviewDrain(snap, items, rules.DrainOptions{IncludeHandled: o.includeHandled, Force: o.force}, witness(), o.forceHow)
 	both := resultsJSON{Readiness: toReadinessJSON(p.Readiness, p.Witness), EventGrid: toWitnessJSON(p.Witness)}
 	if len(items) == 0 && len(missing) == 0 {
-		return a.nothingToDrain(o, snap, both)
+		return o.nothingToDrain(snap, both)
 	}
 	var res []rules.Result
 	if len(items) > 0 {
-		if err := a.askDrain(o, p); err != nil {
+		if err := o.ask(s, p); err != nil {
 			return err
 		}
-		done, err := s.Drain(ctx, p, session.Run{DryRun: o.dryRun, Concurrency: o.concurrency, Progress: a.progress(len(items), o.dryRun), Via: via(cmd)})
+		done, err := s.Drain(ctx, p, session.Run{DryRun: o.dryRun, Concurrency: o.concurrency, Progress: a.progress(len(items), o.dryRun), Via: o.via})
 		a.warnAll(done.Warnings)
 		if err != nil {
 			return err
 		}
 		res = done.Results
 	}
-	return a.reportResults(ctx, o.actionFlags, append(missing, res...), both)
+	return a.reportResults(ctx, o.actionFlags, s, append(missing, res...), both)
 }
 
-// drainNamed resolves the names a drain was given: the ones that match nothing (reported notFound), and which
-// listed items to take — the named ones, or with no names every stranded blob.
-func (a *app) drainNamed(snap *rules.Snapshot, names []string) ([]rules.Result, func(*rules.Item) bool, error) {
-	if len(names) == 0 {
+// named resolves the names a drain was given: the ones that match nothing (reported notFound), and which listed
+// items to take — the named ones, or with no names every stranded blob.
+func (o *drainOptions) named(snap *rules.Snapshot) ([]rules.Result, func(*rules.Item) bool, error) {
+	if len(o.names) == 0 {
 		return nil, func(it *rules.Item) bool { return it.Pane == rules.PaneStranded }, nil
 	}
-	found, missing, err := resolveNamed(a.io.err, snap, a.g.container, names, rules.IsRoot)
+	found, missing, err := resolveNamed(o.f.io.err, snap, o.f.g.container, o.names, rules.IsRoot)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -143,21 +150,22 @@ func (a *app) drainNamed(snap *rules.Snapshot, names []string) ([]rules.Result, 
 	return missing, func(it *rules.Item) bool { return named[it.Name] }, nil
 }
 
-// askDrain says what the drain will do — what its preview says (session.PreviewDrain), the same the dashboard's
+// ask says what the drain will do — what its preview says (session.PreviewDrain), the same the dashboard's
 // dialog shows — and asks.
-func (a *app) askDrain(o *drainOptions, p *session.DrainPreview) error {
+func (o *drainOptions) ask(s *session.Session, p *session.DrainPreview) error {
 	if !o.out.json() || !o.yes {
-		a.saySaid(p.Said)
+		o.f.saySaid(p.Said)
 	}
 	if !p.Said.Asks {
 		// Nothing will be written: no question to answer, the outcomes say why each blob is left alone.
 		return nil
 	}
-	return a.confirm(o.actionFlags, p.Said.Question)
+	return o.f.confirm(o.actionFlags, s.Estate(), p.Said.Question)
 }
 
 // nothingToDrain says that the drain took nothing: nothing is stranded, or the filter kept none of what is.
-func (a *app) nothingToDrain(o *drainOptions, snap *rules.Snapshot, both resultsJSON) error {
+func (o *drainOptions) nothingToDrain(snap *rules.Snapshot, both resultsJSON) error {
+	a := o.f
 	out := toResultsJSON(o.dryRun, nil, o.forceHow)
 	out.Readiness, out.EventGrid = both.Readiness, both.EventGrid
 	return o.out.print(a.io.out, out, func() {

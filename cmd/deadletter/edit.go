@@ -1,6 +1,7 @@
 package main
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"os"
@@ -13,10 +14,13 @@ import (
 	"github.com/spf13/cobra"
 )
 
-type editOptions struct{ repairFlags }
+type editOptions struct {
+	repairFlags
+	name string
+}
 
-func (a *app) editCmd() *cobra.Command {
-	var o editOptions
+func newCmdEdit(f *factory, runF func(context.Context, *editOptions) error) *cobra.Command {
+	o := &editOptions{repairFlags: repairFlags{f: f, action: record.ActEdit}}
 	cmd := &cobra.Command{
 		Use:         "edit NAME",
 		Short:       "fix a payload in your editor and send it back through the replay",
@@ -34,22 +38,25 @@ and the report says where.`,
 		Example: `  deadletter edit 3f2a9c1e
   EDITOR="code --wait" deadletter edit quarantine/WEBHOOKS/2026/3/14/9/3f2a9c1e-….json`,
 		Args:              exactArgs(1, "edit takes one blob name (or its URL, GUID or a unique fragment)"),
-		ValidArgsFunction: a.completeNames(anyBlob),
-		RunE:              func(cmd *cobra.Command, args []string) error { return a.runEdit(cmd, args[0], &o) },
+		ValidArgsFunction: f.completeNames(anyBlob),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			o.name, o.via = args[0], via(cmd)
+			return runWith(runF, runEdit)(cmd.Context(), o)
+		},
 	}
 	o.register(cmd)
 	return cmd
 }
 
-func (a *app) runEdit(cmd *cobra.Command, arg string, o *editOptions) error {
+func runEdit(ctx context.Context, o *editOptions) error {
+	a, arg := o.f, o.name
 	if a.g.readOnly && !o.dryRun {
 		return replay.ErrReadOnly
 	}
 	if !o.yes && !o.dryRun && !a.isTerminal() { // said before the editor opens, not after the edit is made
 		return usagef("not on a terminal: pass --yes to write the edit when the editor exits (or --dry-run to look first)")
 	}
-	ctx := cmd.Context()
-	s, err := a.session(ctx)
+	s, err := a.session(ctx, a.timeout(0))
 	if err != nil {
 		return err
 	}
@@ -66,7 +73,7 @@ func (a *app) runEdit(cmd *cobra.Command, arg string, o *editOptions) error {
 	if err != nil {
 		return couldNotLook(ctx, err)
 	}
-	edited, err := a.editBytes(name, b.Body)
+	edited, err := editBytes(a.io, name, b.Body)
 	if err != nil {
 		return err
 	}
@@ -74,25 +81,24 @@ func (a *app) runEdit(cmd *cobra.Command, arg string, o *editOptions) error {
 	if err != nil {
 		return couldNotLook(ctx, err)
 	}
-	o.cmd, o.action = cmd, record.ActEdit
-	return a.repair(ctx, s, &rp, &o.repairFlags, keepEdit(name, edited))
+	return o.repair(ctx, s, &rp, keepEdit(name, edited))
 }
 
 // editBytes hands body to the operator's editor in a temporary file only they can read, and returns what they
 // saved; the file is removed after. An editor that fails (or is killed) ends the edit with nothing written.
-func (a *app) editBytes(name string, body []byte) ([]byte, error) {
+func editBytes(io stdio, name string, body []byte) ([]byte, error) {
 	tmp, err := opfile.Temp("deadletter-edit-*.json", body)
 	if err != nil {
 		return nil, err
 	}
 	defer os.Remove(tmp)
 	ed, editor := opfile.Editor(tmp)
-	ed.Stdin = a.io.in
-	ed.Stdout, ed.Stderr = a.io.err, a.io.err // (standard output may be --json for a script)
-	if f, ok := fileOf(a.io.err); ok {
+	ed.Stdin = io.in
+	ed.Stdout, ed.Stderr = io.err, io.err // (standard output may be --json for a script)
+	if f, ok := fileOf(io.err); ok {
 		ed.Stdout, ed.Stderr = f, f
 	}
-	fmt.Fprintf(a.io.err, "editing %s in %s\n", textfmt.Printable(name), textfmt.Printable(editor))
+	fmt.Fprintf(io.err, "editing %s in %s\n", textfmt.Printable(name), textfmt.Printable(editor))
 	if err := ed.Run(); err != nil {
 		return nil, fmt.Errorf("the editor (%s) did not finish: %w; nothing was written", textfmt.Printable(editor), err)
 	}

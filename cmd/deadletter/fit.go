@@ -170,19 +170,19 @@ func hangingIndent(line string) int {
 
 // fitOutput wraps the command's output in a fitWriter when its output is fitted (output.fitted), it prints
 // words (not JSON) on a terminal and -o wide was not asked for.
-func (a *app) fitOutput(cmd *cobra.Command) {
+func (f *factory) fitOutput(cmd *cobra.Command) {
 	o := outputOf(cmd)
 	if o == nil || !o.fits || o.is(outWide) {
 		return
 	}
-	if width, ok := terminalWidth(a.io.err); ok { // what a command says before it acts, and its question
-		a.io.err = &fitWriter{w: a.io.err, width: width}
+	if width, ok := terminalWidth(f.io.err); ok { // what a command says before it acts, and its question
+		f.io.err = &fitWriter{w: f.io.err, width: width}
 	}
 	if o.anyJSON() {
 		return
 	}
-	if width, ok := terminalWidth(a.io.out); ok {
-		a.io.out = &fitWriter{w: a.io.out, width: width}
+	if width, ok := terminalWidth(f.io.out); ok {
+		f.io.out = &fitWriter{w: f.io.out, width: width}
 	}
 }
 

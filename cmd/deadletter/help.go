@@ -12,11 +12,11 @@ import (
 // setHelp gives every command a help that fits the terminal: on one, each line longer than its
 // width wraps at a word, continued under where its text starts (a flag's description under the description
 // column); piped, help prints as it is.
-func (a *app) setHelp(root *cobra.Command) {
+func (f *factory) setHelp(root *cobra.Command) {
 	plain := root.HelpFunc()
 	root.SetHelpFunc(func(c *cobra.Command, args []string) {
 		defer hideGlobalsNotRead(c)()
-		width, ok := terminalWidth(a.io.out)
+		width, ok := terminalWidth(f.io.out)
 		if !ok {
 			plain(c, args)
 			return
@@ -24,8 +24,8 @@ func (a *app) setHelp(root *cobra.Command) {
 		var buf bytes.Buffer
 		c.SetOut(&buf)
 		plain(c, args)
-		c.SetOut(a.io.out)
-		a.io.out.Write([]byte(wrapHelp(buf.String(), width)))
+		c.SetOut(f.io.out)
+		f.io.out.Write([]byte(wrapHelp(buf.String(), width)))
 	})
 }
 

@@ -3,10 +3,12 @@ package main
 import (
 	"context"
 	"fmt"
+	"io"
 	"slices"
 	"strings"
 	"time"
 
+	"github.com/deadletter/deadletter/internal/present"
 	"github.com/deadletter/deadletter/internal/record"
 	"github.com/deadletter/deadletter/internal/textfmt"
 	"github.com/deadletter/deadletter/replay"
@@ -16,13 +18,14 @@ import (
 )
 
 type logOptions struct {
+	f      *factory
 	since  time.Duration
 	filter string
 	out    *output
 }
 
-func (a *app) logCmd() *cobra.Command {
-	var o logOptions
+func newCmdLog(f *factory, runF func(context.Context, *logOptions) error) *cobra.Command {
+	o := &logOptions{f: f}
 	cmd := &cobra.Command{
 		Use:   "log [--since D] [--filter Q] [-o json]",
 		Short: "the record: every action on this estate, by whom, and what became of each blob since",
@@ -35,7 +38,7 @@ shown interrupted. Records are read from the local log in the state directory an
 dashboard's filter words (matched against each record's blobs) plus who:USER and action:drain|restore|ack|….`,
 		Args:        cobra.NoArgs,
 		Annotations: lookingAtAnEstate(),
-		RunE:        func(cmd *cobra.Command, _ []string) error { return a.runLog(cmd, &o) },
+		RunE:        func(cmd *cobra.Command, _ []string) error { return runWith(runF, runLog)(cmd.Context(), o) },
 	}
 	durationVar(cmd.Flags(), &o.since, "since", "only records of actions started this long ago or later (0: all)")
 	cmd.Flags().StringVar(&o.filter, "filter", "", "the dashboard's filter words against each record's blobs, plus who:USER and action:NAME ('action:drain who:alice sub:webhooks')")
@@ -99,7 +102,8 @@ func (f logFilter) matches(cfg rules.Config, snap *rules.Snapshot, r record.Reco
 	return false
 }
 
-func (a *app) runLog(cmd *cobra.Command, o *logOptions) error {
+func runLog(ctx context.Context, o *logOptions) error {
+	a := o.f
 	if o.since < 0 {
 		return usagef("--since must not be negative")
 	}
@@ -110,9 +114,9 @@ func (a *app) runLog(cmd *cobra.Command, o *logOptions) error {
 			return usagef("--filter: %s", textfmt.Printable(err.Error()))
 		}
 	}
-	ctx, cancel := a.withTimeout(cmd, lookTimeout)
+	ctx, cancel := a.withTimeout(ctx, lookTimeout)
 	defer cancel()
-	s, err := a.session(ctx)
+	s, err := a.session(ctx, a.timeout(lookTimeout))
 	if err != nil {
 		return err
 	}
@@ -141,8 +145,8 @@ func (a *app) runLog(cmd *cobra.Command, o *logOptions) error {
 		keep = append(keep, r)
 	}
 	lj := toLogJSON(ctx, snap, h, keep, me)
-	lj.Rehearsal = a.g.opened.rehearsal
-	return o.out.print(a.io.out, lj, func() { a.sayRehearsal(); a.printLog(ctx, snap, h, keep, me, logAsked(o)) })
+	lj.Rehearsal = s.Rehearsal()
+	return o.out.print(a.io.out, lj, func() { a.sayRehearsal(s); printLog(ctx, a.io.out, snap, h, keep, me, logAsked(o)) })
 }
 
 // history is the estate's record (session.History): the local log and the shared audit container, this estate's
@@ -240,7 +244,7 @@ func toLogJSON(ctx context.Context, snap *rules.Snapshot, h history, rs []record
 		for _, f := range record.Follow(ctx, snap, r) {
 			b := f.Blob
 			bj := logBlobJSON{Name: text(b.Name), ETag: optText(b.ETag), Target: optText(b.Target), ETagAfter: optText(b.ETagAfter),
-				Outcome: optText(b.Outcome), Reason: optText(b.Reason), Retired: optText(b.Retired)}
+				Outcome: optText(b.Outcome), Reason: optText(recordedReason(b)), Retired: optText(b.Retired)}
 			bj.Now = logNowJSON{Where: whereWords[f.Where.Kind], Name: optText(f.Where.Name), Fate: text(f.Fate)}
 			if !f.Where.At.IsZero() {
 				bj.Now.At = optText(rfc3339(f.Where.At))
@@ -269,20 +273,20 @@ func logAsked(o *logOptions) string {
 
 // printLog prints the records, newest first: a heading line each, then a line per blob with what became of it.
 // asked is what kept rs out of the record's records ("" for nothing).
-func (a *app) printLog(ctx context.Context, snap *rules.Snapshot, h history, rs []record.Record, me record.Who, asked string) {
+func printLog(ctx context.Context, w io.Writer, snap *rules.Snapshot, h history, rs []record.Record, me record.Who, asked string) {
 	where := "record: " + h.Local
 	if h.Shared != "" {
 		where += " and " + h.Shared
 	} else {
 		where += " (local only: no --audit-container, so other operators' actions are not here)"
 	}
-	fmt.Fprintln(a.io.out, textfmt.Printable(where))
+	fmt.Fprintln(w, textfmt.Printable(where))
 	if len(rs) == 0 && len(h.Records) > 0 && asked != "" { // there are records: what was asked kept none of them
-		fmt.Fprintf(a.io.out, "%s matched none of the %d action(s) recorded on %s\n", asked, len(h.Records), textfmt.Printable(snap.Container))
+		fmt.Fprintf(w, "%s matched none of the %d action(s) recorded on %s\n", asked, len(h.Records), textfmt.Printable(snap.Container))
 		return
 	}
 	if len(rs) == 0 {
-		fmt.Fprintln(a.io.out, "no action recorded on "+textfmt.Printable(snap.Container))
+		fmt.Fprintln(w, "no action recorded on "+textfmt.Printable(snap.Container))
 		return
 	}
 	for _, r := range rs {
@@ -295,7 +299,7 @@ func (a *app) printLog(ctx context.Context, snap *rules.Snapshot, h history, rs 
 		if in.Service != nil {
 			svc = " · service " + textfmt.Time(*in.Service)
 		}
-		fmt.Fprintf(a.io.out, "\n%s  %s  %s by %s%s · %s%s\n", in.Wall.Local().Format("2006-01-02 15:04:05"), strings.ToUpper(r.State()),
+		fmt.Fprintf(w, "\n%s  %s  %s by %s%s · %s%s\n", in.Wall.Local().Format("2006-01-02 15:04:05"), strings.ToUpper(r.State()),
 			textfmt.Printable(in.Action), textfmt.Printable(in.Who.String()), mine, textfmt.Printable(in.Via), svc)
 		line := r.Tally()
 		if in.Detail != "" {
@@ -304,7 +308,7 @@ func (a *app) printLog(ctx context.Context, snap *rules.Snapshot, h history, rs 
 		if r.Outcome != nil && r.Outcome.Error != "" {
 			line += " · failed: " + r.Outcome.Error
 		}
-		fmt.Fprintf(a.io.out, "  %s\n", textfmt.Printable(line))
+		fmt.Fprintf(w, "  %s\n", textfmt.Printable(line))
 		for _, f := range record.Follow(ctx, snap, r) {
 			b := f.Blob
 			outcome := b.Outcome
@@ -323,11 +327,11 @@ func (a *app) printLog(ctx context.Context, snap *rules.Snapshot, h history, rs 
 			if b.Target != "" {
 				target = " → " + b.Target
 			}
-			fmt.Fprintf(a.io.out, "  %-9s %s%s%s\n", textfmt.Printable(outcome), textfmt.Printable(b.Name), textfmt.Printable(target), textfmt.Printable(etags))
-			if b.Reason != "" {
-				fmt.Fprintf(a.io.out, "            left: %s\n", textfmt.Printable(b.Reason))
+			fmt.Fprintf(w, "  %-9s %s%s%s\n", textfmt.Printable(outcome), textfmt.Printable(b.Name), textfmt.Printable(target), textfmt.Printable(etags))
+			if why := recordedReason(b); why != "" {
+				fmt.Fprintf(w, "            left: %s\n", why)
 			}
-			fmt.Fprintf(a.io.out, "            now: %s\n", textfmt.Printable(fate))
+			fmt.Fprintf(w, "            now: %s\n", textfmt.Printable(fate))
 		}
 	}
 }
@@ -349,4 +353,18 @@ func toReportRecord(ctx context.Context, snap *rules.Snapshot, h history, me rec
 	// Oldest first: a postmortem reads in time order.
 	slices.Reverse(lj.Records)
 	return &reportRecordJSON{Local: lj.Local, Shared: lj.Shared, LocalOnly: h.Shared == "", Actions: lj.Records, Skipped: lj.Skipped}
+}
+
+// recordedReason words why a record's blob was left, refused or failed: the record keeps the reason's code and
+// facts (record.Why), worded now as every other reason is; an older build's line kept its words; a code this build
+// does not know (a newer build's) is said as the code.
+func recordedReason(b record.Blob) string {
+	switch {
+	case b.Why == nil:
+		return textfmt.Printable(b.Reason)
+	}
+	if r, ok := b.Why.Reason(); ok {
+		return present.Reason(r, present.ForceByName)
+	}
+	return textfmt.Printable(b.Why.Code)
 }

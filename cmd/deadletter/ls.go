@@ -11,6 +11,7 @@ import (
 	"github.com/charmbracelet/x/term"
 	"github.com/deadletter/deadletter/internal/heap"
 	"github.com/deadletter/deadletter/internal/present"
+	"github.com/deadletter/deadletter/internal/session"
 	"github.com/deadletter/deadletter/internal/textfmt"
 	"github.com/deadletter/deadletter/replay"
 	"github.com/deadletter/deadletter/replay/rules"
@@ -19,6 +20,7 @@ import (
 )
 
 type lsOptions struct {
+	f      *factory
 	filter blobFilter
 	out    *output
 }
@@ -104,8 +106,8 @@ func (f *blobFilter) read(cfg rules.Config, it *rules.Item, now time.Time) bool 
 	return match
 }
 
-func (a *app) lsCmd() *cobra.Command {
-	var o lsOptions
+func newCmdLs(f *factory, runF func(context.Context, *lsOptions) error) *cobra.Command {
+	o := &lsOptions{f: f}
 	cmd := &cobra.Command{
 		Use:   "ls",
 		Short: "every blob: pane, age, expiry, events, reasons, attempts, verdicts",
@@ -118,34 +120,36 @@ quarantined, live and archived ones, oldest first. On a terminal it fits the wid
 in full, -o name only the names. --json keeps the documented shape; --jsonl streams one object per line, so its
 memory does not grow with the container.`,
 		Args: cobra.NoArgs,
-		RunE: func(cmd *cobra.Command, _ []string) error { return a.runLs(cmd, &o) },
+		RunE: func(cmd *cobra.Command, _ []string) error { return runWith(runF, runLs)(cmd.Context(), o) },
 	}
 	o.filter.flags(cmd)
 	o.out = declareOutput(cmd, outText, outWide, outName, outJSON, outJSONL)
 	return cmd
 }
 
-func (a *app) runLs(cmd *cobra.Command, o *lsOptions) error {
+func runLs(ctx context.Context, o *lsOptions) error {
+	a := o.f
 	if err := o.filter.validate(); err != nil {
 		return err
 	}
-	ctx, cancel := a.withTimeout(cmd, lookTimeout)
+	ctx, cancel := a.withTimeout(ctx, lookTimeout)
 	defer cancel()
-	l, cfg, err := a.g.loader()
+	s, err := a.session(ctx, a.timeout(lookTimeout))
 	if err != nil {
 		return err
 	}
+	l, cfg := s.Loader(), s.Config()
 	l.NoCache = true // one look: --jsonl's memory must not grow with the container
 	if o.out.anyJSON() {
-		err = a.streamLs(ctx, l, cfg, o)
+		err = o.stream(ctx, s)
 	} else {
-		err = a.printLs(ctx, l, cfg, o)
+		err = o.print(ctx, l, cfg)
 	}
 	if err != nil {
 		return couldNotLook(ctx, err)
 	}
 	if !o.out.anyJSON() {
-		a.sayRehearsal()
+		a.sayRehearsal(s)
 	}
 	if cfg.Handlers == nil && !o.out.is(outName) && !o.out.anyJSON() {
 		fmt.Fprintln(a.io.err, "note: no handler register (--handlers): routing and idempotency verdicts are unknown")
@@ -158,13 +162,14 @@ const streamChunk = 256
 
 // streamLs writes the listing as it arrives, page by page: each page's payloads are read, written and dropped, a
 // chunk at a time.
-func (a *app) streamLs(ctx context.Context, l *replay.Loader, cfg rules.Config, o *lsOptions) error {
+func (o *lsOptions) stream(ctx context.Context, s *session.Session) error {
 	defer heap.Streaming()()
+	l, cfg := s.Loader(), s.Config()
 	twins, err := l.Twins(ctx)
 	if err != nil {
 		return err
 	}
-	w := a.io.out
+	w := o.f.io.out
 	first, listedAt := true, time.Time{}
 	err = l.Stream(ctx, func(items []rules.Item, now time.Time) error {
 		listedAt = now
@@ -192,7 +197,7 @@ func (a *app) streamLs(ctx context.Context, l *replay.Loader, cfg rules.Config, 
 				continue
 			}
 			if first {
-				fmt.Fprintf(w, "{\"container\": %s, \"now\": %q, %s\"blobs\": [\n", textfmt.AppendJSON(nil, l.Container.Describe()), rfc3339(now), rehearsalField(l.Container))
+				fmt.Fprintf(w, "{\"container\": %s, \"now\": %q, %s\"blobs\": [\n", textfmt.AppendJSON(nil, l.Container.Describe()), rfc3339(now), rehearsalField(s))
 			} else {
 				io.WriteString(w, ",\n")
 			}
@@ -210,7 +215,7 @@ func (a *app) streamLs(ctx context.Context, l *replay.Loader, cfg rules.Config, 
 	}
 	if o.out.json() {
 		if first {
-			fmt.Fprintf(w, "{\"container\": %s, \"now\": %q, %s\"blobs\": [", textfmt.AppendJSON(nil, l.Container.Describe()), rfc3339(listedAt), rehearsalField(l.Container))
+			fmt.Fprintf(w, "{\"container\": %s, \"now\": %q, %s\"blobs\": [", textfmt.AppendJSON(nil, l.Container.Describe()), rfc3339(listedAt), rehearsalField(s))
 		}
 		io.WriteString(w, "\n]}\n")
 	}
@@ -218,8 +223,8 @@ func (a *app) streamLs(ctx context.Context, l *replay.Loader, cfg rules.Config, 
 }
 
 // rehearsalField is ls --json's "rehearsal": true on a twin (nothing elsewhere), as the other commands' JSON says it.
-func rehearsalField(c any) string {
-	if rehearsal(c) {
+func rehearsalField(s *session.Session) string {
+	if s.Rehearsal() {
 		return `"rehearsal": true, `
 	}
 	return ""
@@ -252,7 +257,8 @@ func hydrate(ctx context.Context, l *replay.Loader, items []rules.Item, want fun
 }
 
 // printLs prints the listing for a person: every blob, most urgent first, fitted to the terminal.
-func (a *app) printLs(ctx context.Context, l *replay.Loader, cfg rules.Config, o *lsOptions) error {
+func (o *lsOptions) print(ctx context.Context, l *replay.Loader, cfg rules.Config) error {
+	a := o.f
 	snap, err := l.List(ctx)
 	if err != nil {
 		return err

@@ -86,7 +86,7 @@ func usagef(format string, a ...any) error { return usageError{fmt.Errorf(format
 
 // run is the whole program for one command line: tests call it directly.
 func run(ctx context.Context, args []string, io stdio) int {
-	a := newApp(io)
+	a := newFactory(io)
 	root := a.root()
 	root.SetArgs(args)
 	cmd, err := root.ExecuteContextC(ctx)

@@ -10,7 +10,7 @@ import (
 
 // The commands the output model promises -o json on (issue 38), found in the tree as the operator types them.
 func TestEveryCommandDeclaresItsOutputs(t *testing.T) {
-	root := newApp(stdio{}).root()
+	root := newFactory(stdio{}).root()
 	for _, path := range []string{"ls", "show", "check", "drain", "restore", "ack", "report", "watch", "twin status", "twin advance",
 		"context list", "context show", "export", "edit", "resubmit", "version"} {
 		c, _, err := root.Find(strings.Fields(path))

@@ -234,7 +234,7 @@ func TestAnInterruptedActionIsShownSo(t *testing.T) {
 
 // The command a record names is its words and flags, never a flag's value (a connection string's key).
 func TestARecordNamesNoFlagValue(t *testing.T) {
-	a := newApp(stdio{})
+	a := newFactory(stdio{})
 	root := a.root()
 	root.SetArgs([]string{"drain", "--connection-string", "AccountName=a;AccountKey=SECRETKEY", "--yes", "--dry-run"})
 	cmd, _, _ := root.Find([]string{"drain"})
@@ -349,9 +349,10 @@ func TestTwoOperatorsSeeEachOthersRecords(t *testing.T) {
 func TestATwinScriptChangeAndAHostileNameAreRecorded(t *testing.T) {
 	dir := t.TempDir()
 	mustRun(t, "twin", "start", "--dir", dir)
-	a := newApp(stdio{in: strings.NewReader(""), out: os.Stdout, err: os.Stderr})
+	a := newFactory(stdio{in: strings.NewReader(""), out: os.Stdout, err: os.Stderr})
 	a.g.dir = dir
-	c, err := a.g.open()
+	sp := a.g.spec("")
+	c, err := session.OpenContainer(&sp)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -15,11 +15,11 @@ import (
 
 // repairFlags are what edit and resubmit take: an action's flags, and --force.
 type repairFlags struct {
+	f *factory
 	actionFlags
 	force bool
-	// cmd and action name the command for the record (record.ActEdit or record.ActResubmit).
-	cmd    *cobra.Command
-	action string
+	// via and action name the command for the record (record.ActEdit or record.ActResubmit).
+	via, action string
 }
 
 func (f *repairFlags) register(cmd *cobra.Command) {
@@ -31,15 +31,15 @@ func (f *repairFlags) register(cmd *cobra.Command) {
 // repair says what the plan will do, asks, writes it, and reports — the end of edit and resubmit. keep, when
 // set, keeps the edited bytes in a file if they were not written (refused, declined, a dry run, the original
 // changed or a failure), and returns where; the file is said in the report, so no edit is lost.
-func (a *app) repair(ctx context.Context, s *session.Session, rp *rules.RepairPlan, o *repairFlags, keep func() (string, error)) error {
-	estate, cfg := s.Estate(), s.Config()
+func (o *repairFlags) repair(ctx context.Context, s *session.Session, rp *rules.RepairPlan, keep func() (string, error)) error {
+	a, estate, cfg := o.f, s.Estate(), s.Config()
 	if !o.out.json() || !o.yes {
 		fmt.Fprintf(a.io.err, "%s\n", textfmt.Printable(estate))
 		for _, line := range present.RepairLines(rp, cfg, present.ForceRepair, o.force) {
 			fmt.Fprintf(a.io.err, "  %s\n", line)
 		}
 	}
-	r, err := a.settleRepair(ctx, s, rp, o, estate)
+	r, err := o.settle(ctx, s, rp, estate)
 	declined := errors.Is(err, errDeclined)
 	if err != nil && !declined {
 		return err
@@ -58,12 +58,12 @@ func (a *app) repair(ctx context.Context, s *session.Session, rp *rules.RepairPl
 	}
 	if o.out.json() {
 		out := toRepairJSON(estate, rp, r, o.dryRun, kept)
-		out.Rehearsal = a.g.opened.rehearsal
+		out.Rehearsal = s.Rehearsal()
 		if err := writeJSON(a.io.out, out); err != nil {
 			return err
 		}
 	} else {
-		a.printRepair(rp, r, o.dryRun, kept)
+		o.print(rp, r, kept)
 	}
 	switch {
 	case wasInterrupted(ctx):
@@ -78,19 +78,20 @@ func (a *app) repair(ctx context.Context, s *session.Session, rp *rules.RepairPl
 
 // settleRepair carries the plan out as it stands (session.Repair): refused, it writes nothing; a retry of a repair
 // that landed, with no original to retire, has nothing to ask, do or record; otherwise it asks first.
-func (a *app) settleRepair(ctx context.Context, s *session.Session, rp *rules.RepairPlan, o *repairFlags, estate string) (rules.Result, error) {
+func (o *repairFlags) settle(ctx context.Context, s *session.Session, rp *rules.RepairPlan, estate string) (rules.Result, error) {
 	if session.AsksRepair(rp, o.force) {
-		if err := a.confirm(o.actionFlags, present.RepairQuestion(rp, estate)); err != nil {
+		if err := o.f.confirm(o.actionFlags, estate, present.RepairQuestion(rp, estate)); err != nil {
 			return rules.Result{}, err
 		}
 	}
-	r, warned, err := s.Repair(ctx, rp, session.Repair{Force: o.force, Action: o.action}, session.Run{DryRun: o.dryRun, Via: via(o.cmd)})
-	a.warnAll(warned)
+	r, warned, err := s.Repair(ctx, rp, session.Repair{Force: o.force, Action: o.action}, session.Run{DryRun: o.dryRun, Via: o.via})
+	o.f.warnAll(warned)
 	return r, err
 }
 
 // printRepair is a repair's text report: what became of it, what it retired, and where an edit not written is kept.
-func (a *app) printRepair(rp *rules.RepairPlan, r rules.Result, dryRun bool, kept string) {
+func (o *repairFlags) print(rp *rules.RepairPlan, r rules.Result, kept string) {
+	a, dryRun := o.f, o.dryRun
 	switch {
 	case r.Reason.Kind == rules.ReasonAlreadyWritten && r.Retired == "":
 		fmt.Fprintf(a.io.out, "already there %s: %s\n", textfmt.Printable(r.Target), present.Reason(r.Reason, present.ForceRepair))

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"context"
 	"fmt"
 	"io"
 	"slices"
@@ -15,13 +16,14 @@ import (
 )
 
 type reportOptions struct {
+	f     *factory
 	since time.Duration
 	out   *output
 	monitorFlags
 }
 
-func (a *app) reportCmd() *cobra.Command {
-	o := reportOptions{since: 72 * time.Hour}
+func newCmdReport(f *factory, runF func(context.Context, *reportOptions) error) *cobra.Command {
+	o := &reportOptions{f: f, since: 72 * time.Hour}
 	cmd := &cobra.Command{
 		Use:   "report [--since D] [--format md|json]",
 		Short: "the incident as a report for the postmortem: timeline, reasons, fates, loss horizon, findings, actions taken",
@@ -36,7 +38,7 @@ became of each blob; it says when the record is local only), and what blob metad
 drainedAt, the restored copies). It is deterministic for a given container, record and service time: Markdown for
 a postmortem, or JSON.`,
 		Args: cobra.NoArgs,
-		RunE: func(cmd *cobra.Command, _ []string) error { return a.runReport(cmd, &o) },
+		RunE: func(cmd *cobra.Command, _ []string) error { return runWith(runF, runReport)(cmd.Context(), o) },
 	}
 	durationVar(cmd.Flags(), &o.since, "since", "how far back the timeline reaches")
 	o.out = declareOutput(cmd, outMD, outJSON)
@@ -45,13 +47,14 @@ a postmortem, or JSON.`,
 	return cmd
 }
 
-func (a *app) runReport(cmd *cobra.Command, o *reportOptions) error {
+func runReport(ctx context.Context, o *reportOptions) error {
+	a := o.f
 	if o.since < time.Hour {
 		return usagef("--since must be at least an hour (the timeline is hourly)")
 	}
-	ctx, cancel := a.withTimeout(cmd, 0)
+	ctx, cancel := a.withTimeout(ctx, 0)
 	defer cancel()
-	s, err := a.session(ctx)
+	s, err := a.session(ctx, a.timeout(0))
 	if err != nil {
 		return err
 	}
@@ -74,7 +77,7 @@ func (a *app) runReport(cmd *cobra.Command, o *reportOptions) error {
 	} else {
 		rep.Record = toReportRecord(ctx, snap, h, s.Who())
 	}
-	rep.Rehearsal = rehearsal(l.Container)
+	rep.Rehearsal = s.Rehearsal()
 	return o.out.print(a.io.out, rep, func() { writeMarkdown(a.io.out, rep) })
 }
 

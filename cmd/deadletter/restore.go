@@ -13,14 +13,17 @@ import (
 )
 
 type restoreOptions struct {
+	f *factory
 	actionFlags
 	force  bool
 	all    bool
 	filter blobFilter
+	names  []string
+	via    string
 }
 
-func (a *app) restoreCmd() *cobra.Command {
-	var o restoreOptions
+func newCmdRestore(f *factory, runF func(context.Context, *restoreOptions) error) *cobra.Command {
+	o := &restoreOptions{f: f}
 	cmd := &cobra.Command{
 		Use:   "restore NAME... | restore --all [filters]",
 		Short: "move quarantined blobs back to the root so capped events resume",
@@ -33,8 +36,11 @@ the copy's Last-Modified, then deletes the quarantine copy: restoring again, or 
 one copy. Only events the cap stopped resume; a blob where nothing would resume is refused unless --force.
 --all restores every quarantine blob with something to resume (narrowed by --subscription, --verdict,
 --older-than) after one confirmation, and lists the refused ones.`,
-		ValidArgsFunction: a.completeNames(quarantineBlob),
-		RunE:              func(cmd *cobra.Command, args []string) error { return a.runRestore(cmd, args, &o) },
+		ValidArgsFunction: f.completeNames(quarantineBlob),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			o.names, o.via = args, via(cmd)
+			return runWith(runF, runRestore)(cmd.Context(), o)
+		},
 	}
 	o.register(cmd, true)
 	cmd.Flags().BoolVar(&o.force, "force", false, "restore even where nothing would resume (the replay re-quarantines it)")
@@ -63,15 +69,15 @@ func (o *restoreOptions) check(names []string) error {
 	return o.filter.validate()
 }
 
-func (a *app) runRestore(cmd *cobra.Command, args []string, o *restoreOptions) error {
+func runRestore(ctx context.Context, o *restoreOptions) error {
+	a, args := o.f, o.names
 	if err := o.check(args); err != nil {
 		return err
 	}
 	if a.g.readOnly && !o.dryRun { // (a dry run changes nothing: read-only allows it)
 		return replay.ErrReadOnly
 	}
-	ctx := cmd.Context()
-	s, err := a.session(ctx)
+	s, err := a.session(ctx, a.timeout(0))
 	if err != nil {
 		return err
 	}
@@ -96,7 +102,7 @@ func (a *app) runRestore(cmd *cobra.Command, args []string, o *restoreOptions) e
 	}
 	var warned resultsJSON
 	if o.all || !o.out.json() || !o.yes {
-		p := a.previewRestore(ctx, s, snap, names, missing, o, witness)
+		p := o.preview(ctx, s, snap, names, missing, witness)
 		names, previewed = p.Writes(), p.Previewed()
 		missing = append(missing, p.Left()...) // refusals are results too, so --json carries them
 		for _, w := range p.Warnings {
@@ -104,13 +110,13 @@ func (a *app) runRestore(cmd *cobra.Command, args []string, o *restoreOptions) e
 		}
 	}
 	if len(names) == 0 {
-		return a.nothingToRestore(ctx, o, missing)
+		return o.nothing(ctx, s, missing)
 	}
-	if err := a.confirm(o.actionFlags, present.RestoreQuestion(len(names), rules.TallyOf(missing), "blob(s)")); err != nil {
+	if err := a.confirm(o.actionFlags, s.Estate(), present.RestoreQuestion(len(names), rules.TallyOf(missing), "blob(s)")); err != nil {
 		return err
 	}
 	done, err := s.RestoreNames(ctx, names, previewed, o.force, snap, session.Run{DryRun: o.dryRun, Concurrency: o.concurrency,
-		Progress: a.progress(len(names), o.dryRun), Via: via(cmd)})
+		Progress: a.progress(len(names), o.dryRun), Via: o.via})
 	a.warnAll(done.Warnings)
 	if err != nil {
 		return err
@@ -121,7 +127,7 @@ func (a *app) runRestore(cmd *cobra.Command, args []string, o *restoreOptions) e
 			warned.Warnings = append(warned.Warnings, text(w))
 		}
 	}
-	return a.reportResults(ctx, o.actionFlags, append(missing, res...), warned)
+	return a.reportResults(ctx, o.actionFlags, s, append(missing, res...), warned)
 }
 
 // resumed are the listed copies a restore wrote that set events moving again.
@@ -146,9 +152,10 @@ func (o *restoreOptions) quarantineBlobs(snap *rules.Snapshot) []string {
 	return names
 }
 
-func (a *app) nothingToRestore(ctx context.Context, o *restoreOptions, missing []rules.Result) error {
+func (o *restoreOptions) nothing(ctx context.Context, s *session.Session, missing []rules.Result) error {
+	a := o.f
 	if len(missing) > 0 {
-		return a.reportResults(ctx, o.actionFlags, missing)
+		return a.reportResults(ctx, o.actionFlags, s, missing)
 	}
 	fmt.Fprintln(a.io.err, "nothing to restore")
 	if o.out.json() {
@@ -159,8 +166,9 @@ func (a *app) nothingToRestore(ctx context.Context, o *restoreOptions, missing [
 
 // previewRestore reads each copy's restore plan (session.PreviewRestore) and says it — the names not found first,
 // then each plan, the refusals and Event Grid's warnings.
-func (a *app) previewRestore(ctx context.Context, s *session.Session, snap *rules.Snapshot, names []string, missing []rules.Result,
-	o *restoreOptions, witness func() rules.WitnessReport) *session.RestorePreview {
+func (o *restoreOptions) preview(ctx context.Context, s *session.Session, snap *rules.Snapshot, names []string, missing []rules.Result,
+	witness func() rules.WitnessReport) *session.RestorePreview {
+	a := o.f
 	for _, r := range missing { // named but not found: said before the question counts them
 		fmt.Fprintf(a.io.err, "%s: %s %s\n", textfmt.Printable(r.Name), r.Outcome, present.Reason(r.Reason, present.ForceFlag))
 	}
@@ -169,7 +177,7 @@ func (a *app) previewRestore(ctx context.Context, s *session.Session, snap *rule
 		keep = func(d *replay.Detail) bool { return o.filter.read(s.Config(), &d.Item, d.Now) }
 	}
 	p := s.PreviewRestore(ctx, snap, names, o.force, witness(), keep)
-	a.describeRestore(s.Config(), p.RestorePreview, o)
+	o.describe(s.Config(), p.RestorePreview)
 	for _, w := range p.Warnings {
 		fmt.Fprintln(a.io.err, "warning: "+w)
 	}
@@ -178,7 +186,8 @@ func (a *app) previewRestore(ctx context.Context, s *session.Session, snap *rule
 
 // describeRestore says, per blob, what its restore will do — named blobs a page each, --all in one summary — and
 // which blobs it leaves where they are, and why.
-func (a *app) describeRestore(cfg rules.Config, p *replay.RestorePreview, o *restoreOptions) {
+func (o *restoreOptions) describe(cfg rules.Config, p *replay.RestorePreview) {
+	a := o.f
 	force := present.ForceFlag
 	if o.all {
 		force = present.ForceByName // (--all takes no --force)

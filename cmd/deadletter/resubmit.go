@@ -21,10 +21,11 @@ import (
 type resubmitOptions struct {
 	repairFlags
 	subscription, replaces string
+	file                   string
 }
 
-func (a *app) resubmitCmd() *cobra.Command {
-	var o resubmitOptions
+func newCmdResubmit(f *factory, runF func(context.Context, *resubmitOptions) error) *cobra.Command {
+	o := &resubmitOptions{repairFlags: repairFlags{f: f, action: record.ActResubmit}}
 	cmd := &cobra.Command{
 		Use:         "resubmit FILE --subscription NAME [--replaces NAME]",
 		Short:       "send a payload fixed elsewhere back through the replay, as a new root dead letter",
@@ -40,16 +41,20 @@ deleted, only if unchanged, after the new blob has landed. Ids are written as th
   deadletter resubmit fix.json --subscription webhooks --replaces quarantine/WEBHOOKS/2026/3/14/9/3f2a….json
   deadletter resubmit fix.json --subscription webhooks --dry-run`,
 		Args: exactArgs(1, "resubmit takes one file (- for standard input)"),
-		RunE: func(cmd *cobra.Command, args []string) error { return a.runResubmit(cmd, args[0], &o) },
+		RunE: func(cmd *cobra.Command, args []string) error {
+			o.file, o.via = args[0], via(cmd)
+			return runWith(runF, runResubmit)(cmd.Context(), o)
+		},
 	}
 	o.register(cmd)
 	cmd.Flags().StringVar(&o.subscription, "subscription", "", "the Event Grid subscription the payload's events belong to (required without --replaces)")
 	cmd.Flags().StringVar(&o.replaces, "replaces", "", "the blob this payload replaces: deleted after the new one has landed")
-	cmd.RegisterFlagCompletionFunc("replaces", a.completeNames(anyBlob))
+	cmd.RegisterFlagCompletionFunc("replaces", f.completeNames(anyBlob))
 	return cmd
 }
 
-func (a *app) runResubmit(cmd *cobra.Command, file string, o *resubmitOptions) error {
+func runResubmit(ctx context.Context, o *resubmitOptions) error {
+	a, file := o.f, o.file
 	switch {
 	case o.subscription == "" && o.replaces == "":
 		return usagef("resubmit needs --subscription (the payload's subscription), or --replaces (the blob it replaces)")
@@ -63,8 +68,7 @@ func (a *app) runResubmit(cmd *cobra.Command, file string, o *resubmitOptions) e
 	if err != nil {
 		return err
 	}
-	ctx := cmd.Context()
-	s, err := a.session(ctx)
+	s, err := a.session(ctx, a.timeout(0))
 	if err != nil {
 		return err
 	}
@@ -102,8 +106,7 @@ func (a *app) runResubmit(cmd *cobra.Command, file string, o *resubmitOptions) e
 				textfmt.Printable(strings.ToUpper(o.subscription)))
 		}
 	}
-	o.cmd, o.action = cmd, record.ActResubmit
-	return a.repair(ctx, s, &rp, &o.repairFlags, nil) // (the payload is in FILE already)
+	return o.repair(ctx, s, &rp, nil) // (the payload is in FILE already)
 }
 
 // holdsSubscription reports whether any blob of the subscription's folder is in the container — at the root, in

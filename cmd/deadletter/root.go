@@ -14,16 +14,16 @@ import (
 	"github.com/deadletter/deadletter/internal/azmonitor"
 	"github.com/deadletter/deadletter/internal/session"
 	"github.com/deadletter/deadletter/internal/textfmt"
-	"github.com/deadletter/deadletter/replay"
 	"github.com/deadletter/deadletter/replay/rules"
-	"github.com/deadletter/deadletter/store"
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
 )
 
-// app is one invocation: its streams and the global flags every command shares. Each command keeps its own flags
-// in its own options struct, in its own file.
-type app struct {
+// factory is what every command is built with (gh's cmdutil.Factory): the streams, the global flags every
+// command shares, and the config file's context — resolved once before the command runs (prepare) and never
+// changed while it runs. A command opens its estate through it (session) and keeps its own flags in its own
+// options struct, in its own file, with its constructor (newCmdX) and its run function.
+type factory struct {
 	io stdio
 	g  globalFlags
 	// The config file and context (config.go): --config and --context as given, the file read, and the
@@ -37,6 +37,8 @@ type app struct {
 	setAsideShort string
 	// givenRules are the rule flags the operator gave (explicitRules): a twin's rules refuse them when they differ.
 	givenRules []string
+	// timeoutGiven says --timeout was given: each command's own default applies otherwise (timeout).
+	timeoutGiven bool
 }
 
 // globalFlags are the flags every command takes, before or after the command word. Defaults, then the
@@ -62,15 +64,12 @@ type globalFlags struct {
 	// auditContainer is the shared record's append-blob container (record.go): a name in the estate's account,
 	// or a container's URL in another (signed in with Microsoft Entra ID).
 	auditContainer string
-	// opened names the container the command opened (loader), so its questions and results can say it — its
-	// name, not the container itself: an app outlives its run (cobra keeps flag completions globally), and must
-	// not hold the container's open folders with it.
-	opened openedContainer
 }
 
-func newApp(io stdio) *app {
+// newFactory is the factory of one command line: its streams, and every global flag at its default.
+func newFactory(io stdio) *factory {
 	d := rules.DefaultConfig()
-	return &app{io: io, g: globalFlags{container: "deadletter", ttl: d.TTL, liveGrace: d.LiveGrace, retention: d.Retention,
+	return &factory{io: io, g: globalFlags{container: "deadletter", ttl: d.TTL, liveGrace: d.LiveGrace, retention: d.Retention,
 		expiring: d.ExpiringWithin, maxReplays: d.MaxReplays, separator: d.Separator, maxAck: rules.DefaultMaxAck,
 		witnessWindow: azmonitor.DefaultWindow}}
 }
@@ -99,7 +98,7 @@ func init() { cobra.EnableCommandSorting = false }
 // useContext reads the config file and applies the command's context to the flags the command line left: the
 // flags it set. A container named above the context (SPEC §5) sets it aside, said on stderr and kept for the
 // dashboard's header: its settings, register included, belong to another estate.
-func (a *app) useContext(fs *pflag.FlagSet) ([]string, error) {
+func (a *factory) useContext(fs *pflag.FlagSet) ([]string, error) {
 	cf, err := a.loadConfig(fs)
 	if err != nil {
 		return nil, err
@@ -190,7 +189,7 @@ func refuseUnknownSubcommands(root *cobra.Command) {
 	}
 }
 
-func (a *app) root() *cobra.Command {
+func (f *factory) root() *cobra.Command {
 	root := &cobra.Command{
 		Use:   "deadletter",
 		Short: "the Event Grid dead-letter container, for the operator on call",
@@ -204,30 +203,33 @@ stranded blobs, restore quarantined ones — without ever losing a blob. With no
 		SilenceErrors:     true,
 		SilenceUsage:      true,
 		Args:              unknownCommand,
-		PersistentPreRunE: func(cmd *cobra.Command, _ []string) error { return a.prepare(cmd) },
+		PersistentPreRunE: func(cmd *cobra.Command, _ []string) error { return f.prepare(cmd) },
 	}
-	root.SetIn(a.io.in)
-	root.SetOut(a.io.out)
-	root.SetErr(a.io.err)
+	root.SetIn(f.io.in)
+	root.SetOut(f.io.out)
+	root.SetErr(f.io.err)
 	root.SetFlagErrorFunc(func(c *cobra.Command, err error) error { return usageError{err} })
-	a.globalFlags(root.PersistentFlags())
-	dash := a.dashboardFlags(root)
-	root.RunE = func(cmd *cobra.Command, _ []string) error { return a.runDashboard(cmd, dash) }
-	root.AddCommand(a.lsCmd(), a.showCmd(), a.getCmd(), a.drainCmd(), a.restoreCmd(), a.editCmd(), a.resubmitCmd(), a.exportCmd(), a.ackCmd(), a.checkCmd(), a.watchCmd(), a.reportCmd(), a.logCmd(), a.auditCmd(),
-		a.seedCmd(), a.demoCmd(), a.twinCmd(), a.contextCmd(), a.completionCmd(root), a.versionCmd())
+	f.globalFlags(root.PersistentFlags())
+	dash := newDashboardOptions(f, root)
+	root.RunE = func(cmd *cobra.Command, _ []string) error { dash.cmd = cmd; return runDashboard(cmd.Context(), dash) }
+	// The commands in the order an operator needs them first (root's help lists them so).
+	root.AddCommand(newCmdLs(f, nil), newCmdShow(f, nil), newCmdGet(f, nil), newCmdDrain(f, nil), newCmdRestore(f, nil),
+		newCmdEdit(f, nil), newCmdResubmit(f, nil), newCmdExport(f, nil), newCmdAck(f, nil), newCmdCheck(f, nil), newCmdWatch(f, nil),
+		newCmdReport(f, nil), newCmdLog(f, nil), newCmdAudit(f), newCmdSeed(f, nil), newCmdDemo(f, nil), newCmdTwin(f), newCmdContext(f),
+		newCmdCompletion(f, root), newCmdVersion(f))
 	root.Annotations = lookingAtAnEstate()
 	for _, c := range root.Commands() {
 		c.Flags().SortFlags = false
 	}
 	refuseUnknownSubcommands(root)
 	root.PersistentFlags().SortFlags = false
-	root.RegisterFlagCompletionFunc("context", a.completeContexts)
-	a.setHelp(root)
+	root.RegisterFlagCompletionFunc("context", f.completeContexts)
+	f.setHelp(root)
 	return root
 }
 
-func (a *app) globalFlags(fs *pflag.FlagSet) {
-	g := &a.g
+func (f *factory) globalFlags(fs *pflag.FlagSet) {
+	g := &f.g
 	fs.StringVar(&g.dir, "dir", g.dir, "a local directory as the container: offline snapshots and the demo (env DEADLETTER_DIR)")
 	fs.StringVar(&g.connString, "connection-string", g.connString, "storage connection string: account key, SAS, or UseDevelopmentStorage=true[;DevelopmentStorageProxyUri=http://127.0.0.1:PORT] for Azurite (env AZURE_STORAGE_ACCOUNT_CONNECTION_STRING)")
 	fs.StringVar(&g.connStringFile, "connection-string-file", g.connStringFile, "a file holding the connection string, e.g. systemd's LoadCredential= (env DEADLETTER_CONNECTION_STRING_FILE)")
@@ -243,8 +245,8 @@ func (a *app) globalFlags(fs *pflag.FlagSet) {
 	fs.BoolVar(&g.readOnly, "read-only", g.readOnly, "refuse drain, restore and ack everywhere")
 	fs.IntVar(&g.stackDepth, "node-stack-depth", 0, "the deepest value the estate's Node runtime serializes, measured in its handler (0: the band of known runtimes, 4,120 to 4,600; see docs/estate.md)")
 	durationVar(fs, &g.maxAck, "max-ack", "the longest an acknowledgement may last (at most 7d, never past --retention); longer acks found in tags are ignored as suspicious")
-	fs.StringVar(&a.configPath, "config", "", "the config file of named contexts (env DEADLETTER_CONFIG; default "+textfmt.Printable(defaultConfigPath())+")")
-	fs.StringVar(&a.contextFlag, "context", "", "run in this context of the config file (env DEADLETTER_CONTEXT; default its current-context)")
+	fs.StringVar(&f.configPath, "config", "", "the config file of named contexts (env DEADLETTER_CONFIG; default "+textfmt.Printable(defaultConfigPath())+")")
+	fs.StringVar(&f.contextFlag, "context", "", "run in this context of the config file (env DEADLETTER_CONTEXT; default its current-context)")
 	fs.StringSliceVar(&g.eventGridTopics, "event-grid-topics", g.eventGridTopics, "Event Grid topics (Azure resource IDs, comma-separated) whose delivery metrics witness whether each handler is failing now; needs Entra ID and the Monitoring Reader role")
 	fs.StringVar(&g.replaySystemTopic, "replay-system-topic", g.replaySystemTopic, "the storage account's Event Grid system topic (Azure resource ID) the replay subscription is on: its dropped triggers are blobs being stranded")
 	durationVar(fs, &g.witnessWindow, "witness-window", "how far back Event Grid's delivery metrics are read (complete minutes)")
@@ -253,9 +255,12 @@ func (a *app) globalFlags(fs *pflag.FlagSet) {
 }
 
 // prepare applies the environment to every flag not given on the command line, then validates.
-func (a *app) prepare(cmd *cobra.Command) error {
+func (a *factory) prepare(cmd *cobra.Command) error {
 	a.fitOutput(cmd)
 	fs := cmd.Flags()
+	if t := fs.Lookup("timeout"); t != nil {
+		a.timeoutGiven = t.Changed
+	}
 	// A container named on the command line beats one named in the environment, whichever backend each names:
 	// --dir with AZURE_STORAGE_ACCOUNT_CONNECTION_STRING exported opens the directory.
 	backendGiven := false
@@ -323,7 +328,7 @@ var secretInText = regexp.MustCompile(`(?i)(AccountKey=|SharedAccessSignature=|[
 // warnSecretFlags warns when a secret was typed as a flag: every process on the machine can read a command line
 // (ps, /proc/PID/cmdline), a hook included. The variable to use instead is named. The storage emulator's
 // well-known key is no secret.
-func (a *app) warnSecretFlags(fs *pflag.FlagSet) {
+func (a *factory) warnSecretFlags(fs *pflag.FlagSet) {
 	for _, w := range []struct{ flag, instead string }{
 		{"connection-string", "export AZURE_STORAGE_ACCOUNT_CONNECTION_STRING instead"},
 		{"account-url", "sign in with Entra ID, or give a SAS connection string in AZURE_STORAGE_ACCOUNT_CONNECTION_STRING"},
@@ -335,16 +340,6 @@ func (a *app) warnSecretFlags(fs *pflag.FlagSet) {
 		fmt.Fprintf(a.io.err, "deadletter: warning: --%s holds a secret, and any process on this machine can read a command line (ps, /proc/PID/cmdline): %s\n", w.flag, w.instead)
 	}
 }
-
-// openedContainer is what a command says of the container it opened.
-type openedContainer struct {
-	name      string
-	rehearsal bool
-	set       bool
-}
-
-func (o openedContainer) Describe() string { return o.name }
-func (o openedContainer) Rehearsal() bool  { return o.rehearsal }
 
 // backendFlags name the container's backend: one of them, from the command line or else the environment.
 var backendFlags = []string{"dir", "connection-string", "connection-string-file", "account-url"}
@@ -399,68 +394,47 @@ func (g *globalFlags) spec(context string) session.Spec {
 		AuditContainer: g.auditContainer, Context: context}
 }
 
-// open connects to the container the flags name (session.OpenContainer): a directory that is a twin deadletter
-// made reads its service time from the twin's clock; any other reads the local clock, whatever files it holds.
-func (g *globalFlags) open() (store.Container, error) {
-	sp := g.spec("")
-	c, err := session.OpenContainer(&sp)
-	g.connString = sp.ConnectionString // (read from its file: for the --exec hooks' scrubbing too)
-	return c, err
-}
-
-// config builds the replay configuration, loading the handler register (session.Register).
-func (g *globalFlags) config() (rules.Config, error) { return session.Register(g.spec("")) }
-
-// session opens the estate the flags name, in the command's context, with the witness a test or the twin's
-// simulation gave the command's context (withWitness), if any.
-func (a *app) session(ctx context.Context) (*session.Session, error) {
-	sp := a.g.spec(a.context)
+// session opens the estate the flags name, in the command's context, its requests bounded by timeout (the
+// command's: see timeout), with the witness a test or the twin's simulation gave the command's context
+// (withWitness), if any.
+func (f *factory) session(ctx context.Context, timeout time.Duration) (*session.Session, error) {
+	sp := f.g.spec(f.context)
+	sp.Timeout = timeout
 	if w, ok := ctx.Value(witnessKey{}).(rules.Witness); ok {
 		sp.Witness = w
 	}
-	s, err := session.Open(sp)
-	if err != nil {
-		return nil, err
-	}
-	a.g.connString = s.Spec().ConnectionString
-	a.g.opened = openedContainer{name: s.Where(), rehearsal: s.Rehearsal(), set: true}
-	return s, nil
+	return session.Open(sp)
 }
 
-// loader opens the container and its loader with the configuration.
-func (g *globalFlags) loader() (*replay.Loader, rules.Config, error) {
-	sp := g.spec("")
-	s, err := session.Open(sp)
-	if err != nil {
-		return nil, rules.Config{}, err
+// timeout is how long the command may wait on the container: --timeout when given, else def (the command's own
+// default). It changes no flag: the command passes it on (session, bounded).
+func (f *factory) timeout(def time.Duration) time.Duration {
+	if f.timeoutGiven {
+		return f.g.timeout
 	}
-	g.connString = s.Spec().ConnectionString
-	g.opened = openedContainer{name: s.Where(), rehearsal: s.Rehearsal(), set: true}
-	return s.Loader(), s.Config(), nil
+	return def
 }
 
-// listed opens the container and lists it once: the start of every command that acts on what it sees.
-func (g *globalFlags) listed(ctx context.Context) (*rules.Snapshot, *replay.Loader, rules.Config, error) {
-	l, cfg, err := g.loader()
-	if err != nil {
-		return nil, nil, cfg, err
+// bounded bounds ctx by a command's timeout d (none when d ≤ 0), its cause saying what to do.
+func bounded(ctx context.Context, d time.Duration) (context.Context, context.CancelFunc) {
+	if d <= 0 {
+		return context.WithCancel(ctx)
 	}
-	snap, err := l.List(ctx)
-	if err != nil {
-		return nil, l, cfg, couldNotLook(ctx, err)
-	}
-	return snap, l, cfg, nil
+	return context.WithTimeoutCause(ctx, d, fmt.Errorf("not done within --timeout %s (a slow or unreachable container, or one too large for the time: raise --timeout)", durationFlag{&d}))
 }
 
-// withTimeout bounds ctx by --timeout, defaulting to def for this command when the flag was not given.
-func (a *app) withTimeout(cmd *cobra.Command, def time.Duration) (context.Context, context.CancelFunc) {
-	if f := cmd.Flags().Lookup("timeout"); f != nil && !f.Changed && a.g.timeout == 0 {
-		a.g.timeout = def
+// withTimeout bounds ctx by --timeout, or def when it was not given (bounded).
+func (f *factory) withTimeout(ctx context.Context, def time.Duration) (context.Context, context.CancelFunc) {
+	return bounded(ctx, f.timeout(def))
+}
+
+// runWith is a command's run function — or, where a test gives one, the test's in its place (gh's
+// NewCmdX(f, runF)): the test sees the options the flags filled, and nothing runs.
+func runWith[O any](runF, run func(context.Context, *O) error) func(context.Context, *O) error {
+	if runF != nil {
+		return runF
 	}
-	if a.g.timeout <= 0 {
-		return context.WithCancel(cmd.Context())
-	}
-	return context.WithTimeoutCause(cmd.Context(), a.g.timeout, fmt.Errorf("not done within --timeout %s (a slow or unreachable container, or one too large for the time: raise --timeout)", durationFlag{&a.g.timeout}))
+	return run
 }
 
 // couldNotLook explains an error that ended a read: the deadline, a signal, or the error itself — once: an error

@@ -12,6 +12,7 @@ import (
 
 	"github.com/deadletter/deadletter/internal/made"
 	"github.com/deadletter/deadletter/internal/scenario"
+	"github.com/deadletter/deadletter/internal/session"
 	"github.com/deadletter/deadletter/internal/textfmt"
 	"github.com/deadletter/deadletter/replay/rules"
 	"github.com/deadletter/deadletter/store"
@@ -20,14 +21,15 @@ import (
 )
 
 type seedOptions struct {
+	f                     *factory
 	scenario, registerOut string
 	count                 int
 	seed                  int64
 	force                 bool
 }
 
-func (a *app) seedCmd() *cobra.Command {
-	var o seedOptions
+func newCmdSeed(f *factory, runF func(context.Context, *seedOptions) error) *cobra.Command {
+	o := &seedOptions{f: f}
 	cmd := &cobra.Command{
 		Use:   "seed",
 		Short: "write a realistic incident into the container (a directory, Azurite, or an empty container)",
@@ -38,7 +40,7 @@ blobs about to be lost — for rehearsals and demos. It writes only to a directo
 container: a container that holds blobs in a real account needs --force, and the message names the account.
 It never overwrites a blob (If-None-Match), so a second seed adds beside the first.`,
 		Args: cobra.NoArgs,
-		RunE: func(cmd *cobra.Command, _ []string) error { return a.runSeed(cmd, &o) },
+		RunE: func(cmd *cobra.Command, _ []string) error { return runWith(runF, runSeed)(cmd.Context(), o) },
 	}
 	fs := cmd.Flags()
 	fs.StringVar(&o.scenario, "scenario", "incident", "scenario: incident")
@@ -49,14 +51,14 @@ It never overwrites a blob (If-None-Match), so a second seed adds beside the fir
 	return cmd
 }
 
-func (a *app) runSeed(cmd *cobra.Command, o *seedOptions) error {
+func runSeed(ctx context.Context, o *seedOptions) error {
+	a := o.f
 	if err := positiveInt("count", o.count); err != nil {
 		return err
 	}
 	if a.g.readOnly {
 		return errors.New("--read-only: seed writes blobs")
 	}
-	ctx := cmd.Context()
 	// Everything that can refuse runs before anything is created or written.
 	out := o.registerOut
 	if out == "" && a.g.dir == "" {
@@ -67,7 +69,7 @@ func (a *app) runSeed(cmd *cobra.Command, o *seedOptions) error {
 			return err
 		}
 	}
-	c, err := a.openForSeed()
+	c, err := openForSeed(a.g)
 	if err != nil {
 		return err
 	}
@@ -115,11 +117,12 @@ func registerFree(path string, force bool) error {
 }
 
 // openForSeed opens the container, creating a directory container that does not exist yet.
-func (a *app) openForSeed() (store.Container, error) {
-	if a.g.dir != "" {
-		return dirstore.Create(a.g.dir)
+func openForSeed(g globalFlags) (store.Container, error) {
+	if g.dir != "" {
+		return dirstore.Create(g.dir)
 	}
-	return a.g.open()
+	sp := g.spec("")
+	return session.OpenContainer(&sp)
 }
 
 // seedGuard refuses to seed fake dead letters into an account's container that this seed does not create —

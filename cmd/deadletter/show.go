@@ -1,6 +1,7 @@
 package main
 
 import (
+	"context"
 	"fmt"
 	"io"
 	"slices"
@@ -12,10 +13,14 @@ import (
 	"github.com/spf13/cobra"
 )
 
-type showOptions struct{ out *output }
+type showOptions struct {
+	f    *factory
+	out  *output
+	name string
+}
 
-func (a *app) showCmd() *cobra.Command {
-	var o showOptions
+func newCmdShow(f *factory, runF func(context.Context, *showOptions) error) *cobra.Command {
+	o := &showOptions{f: f}
 	cmd := &cobra.Command{
 		Use:   "show NAME",
 		Short: "one blob: every event, its verdicts, the preview or restore prediction",
@@ -26,29 +31,35 @@ func (a *app) showCmd() *cobra.Command {
 full name, the blob's URL, its GUID or any fragment that picks out one blob; an ambiguous fragment lists the
 candidates (exit 2).`,
 		Args:              exactArgs(1, "show takes one blob name (or its URL, GUID or a unique fragment)"),
-		ValidArgsFunction: a.completeNames(anyBlob),
+		ValidArgsFunction: f.completeNames(anyBlob),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			ctx, cancel := a.withTimeout(cmd, lookTimeout)
-			defer cancel()
-			l, cfg, err := a.g.loader()
-			if err != nil {
-				return err
-			}
-			name, err := resolveOne(ctx, l, args[0], a.g.container, anyBlob)
-			if err != nil {
-				return couldNotLook(ctx, err)
-			}
-			d, err := l.Inspect(ctx, name)
-			if err != nil {
-				return couldNotLook(ctx, err)
-			}
-			sj := toShowJSON(cfg, d)
-			sj.Rehearsal = rehearsal(l.Container)
-			return o.out.print(a.io.out, sj, func() { a.sayRehearsal(); writeShow(a.io.out, d, cfg) })
+			o.name = args[0]
+			return runWith(runF, runShow)(cmd.Context(), o)
 		},
 	}
 	o.out = declareOutput(cmd, outText, outWide, outJSON).fitted()
 	return cmd
+}
+
+func runShow(ctx context.Context, o *showOptions) error {
+	f := o.f
+	ctx, cancel := f.withTimeout(ctx, lookTimeout)
+	defer cancel()
+	s, err := f.session(ctx, f.timeout(lookTimeout))
+	if err != nil {
+		return err
+	}
+	name, err := resolveOne(ctx, s.Loader(), o.name, f.g.container, anyBlob)
+	if err != nil {
+		return couldNotLook(ctx, err)
+	}
+	d, err := s.Loader().Inspect(ctx, name)
+	if err != nil {
+		return couldNotLook(ctx, err)
+	}
+	sj := toShowJSON(s.Config(), d)
+	sj.Rehearsal = s.Rehearsal()
+	return o.out.print(f.io.out, sj, func() { f.sayRehearsal(s); writeShow(f.io.out, d, s.Config()) })
 }
 
 // exactArgs is cobra.ExactArgs with a usage error that says what is wanted.

@@ -14,7 +14,7 @@ import (
 )
 
 // twinCmd is the rehearsal twin: an estate simulated on a directory (internal/twin, docs/twin.md).
-func (a *app) twinCmd() *cobra.Command {
+func newCmdTwin(a *factory) *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "twin start|advance|status|script|diff|rm",
 		Short: "a rehearsal estate on a directory: Event Grid, the replay function and failing handlers, on a clock of its own",
@@ -25,19 +25,19 @@ which every other command reads as the service's. Whatever drain, restore or the
 directory reaches the twin's replay trigger as it would on Azure. deadletter demo runs one with its clock going.`,
 		Args: cobra.NoArgs,
 	}
-	cmd.AddCommand(a.twinStartCmd(), a.twinAdvanceCmd(), a.twinStatusCmd(), a.twinScriptCmd(), a.twinDiffCmd(), a.twinRmCmd())
+	cmd.AddCommand(newCmdTwinStart(a), newCmdTwinAdvance(a), newCmdTwinStatus(a), newCmdTwinScript(a), newCmdTwinDiff(a), newCmdTwinRm(a))
 	return cmd
 }
 
 // twinDir is the twin's directory: --dir, required.
-func (a *app) twinDir() (string, error) {
-	if a.g.dir == "" {
+func twinDir(g globalFlags) (string, error) {
+	if g.dir == "" {
 		return "", usagef("a twin lives in a directory: pass --dir")
 	}
-	return a.g.dir, nil
+	return g.dir, nil
 }
 
-func (a *app) twinStartCmd() *cobra.Command {
+func newCmdTwinStart(a *factory) *cobra.Command {
 	var scen, from string
 	var seed int64
 	var pr *output
@@ -58,7 +58,7 @@ credential of the source; twin rm removes it.`,
   deadletter twin start --dir ./snap-rehearsal --from ./incident-1130`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			dir, err := a.twinDir()
+			dir, err := twinDir(a.g)
 			if err != nil {
 				return err
 			}
@@ -66,7 +66,7 @@ credential of the source; twin rm removes it.`,
 				if cmd.Flags().Changed("scenario") || cmd.Flags().Changed("seed") {
 					return usagef("--from copies a container: --scenario and --seed make a scenario's twin")
 				}
-				return a.startFrom(cmd, dir, from, pr.json())
+				return startFrom(a, cmd, dir, from, pr.json())
 			}
 			asJSON := pr.json()
 			if _, err := twin.ScriptOf(scen); err != nil {
@@ -98,7 +98,7 @@ credential of the source; twin rm removes it.`,
 	return cmd
 }
 
-func (a *app) twinAdvanceCmd() *cobra.Command {
+func newCmdTwinAdvance(a *factory) *cobra.Command {
 	var by time.Duration
 	var pr *output
 	cmd := &cobra.Command{
@@ -108,7 +108,7 @@ func (a *app) twinAdvanceCmd() *cobra.Command {
   deadletter twin advance --dir ./rehearsal --by 24h --json`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			dir, err := a.twinDir()
+			dir, err := twinDir(a.g)
 			if err != nil {
 				return err
 			}
@@ -183,7 +183,7 @@ type windowJSON struct {
 	Why     string `json:"why"`
 }
 
-func (a *app) twinStatusCmd() *cobra.Command {
+func newCmdTwinStatus(a *factory) *cobra.Command {
 	var pr *output
 	cmd := &cobra.Command{
 		Use:     "status --dir D [--json]",
@@ -191,7 +191,7 @@ func (a *app) twinStatusCmd() *cobra.Command {
 		Example: `  deadletter twin status --dir ./rehearsal`,
 		Args:    cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			dir, err := a.twinDir()
+			dir, err := twinDir(a.g)
 			if err != nil {
 				return err
 			}

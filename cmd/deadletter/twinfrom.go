@@ -27,16 +27,16 @@ import (
 	"github.com/spf13/pflag"
 )
 
-// sourceApp is an app opened on a twin's SOURCE: a context of the config file, a connection string or a
+// forSource is a factory for a twin's SOURCE: a context of the config file, a connection string or a
 // directory — as --context, --connection-string and --dir would name it. The command line's other settings
 // (--ttl, --handlers, --container…) apply over a context's, as they do for every command; its --dir is the twin's,
 // never the source's. It returns what to call the source in the twin's record: no credential.
-func (a *app) sourceApp(cmd *cobra.Command, src string) (*app, string, error) {
+func (a *factory) forSource(cmd *cobra.Command, src string) (*factory, string, error) {
 	cf, err := a.loadConfig(cmd.Flags())
 	if err != nil {
 		return nil, "", err
 	}
-	sub := newApp(a.io)
+	sub := newFactory(a.io)
 	sub.config = cf
 	fs := pflag.NewFlagSet("source", pflag.ContinueOnError)
 	sub.globalFlags(fs)
@@ -103,8 +103,8 @@ func looksLikeConnectionString(s string) bool {
 }
 
 // startFrom makes a twin of SOURCE in dir: lists it once, infers the script from its evidence, and copies it.
-func (a *app) startFrom(cmd *cobra.Command, dir, src string, asJSON bool) error {
-	sub, describe, err := a.sourceApp(cmd, src)
+func startFrom(a *factory, cmd *cobra.Command, dir, src string, asJSON bool) error {
+	sub, describe, err := a.forSource(cmd, src)
 	if err != nil {
 		return err
 	}
@@ -112,19 +112,20 @@ func (a *app) startFrom(cmd *cobra.Command, dir, src string, asJSON bool) error 
 		return usagef("--from %s and the twin's --dir %s overlap: the twin would write into its source", textfmt.Printable(src), textfmt.Printable(dir))
 	}
 	ctx := cmd.Context()
-	l, cfg, err := sub.g.loader()
+	s, err := sub.session(ctx, sub.timeout(0))
 	if err != nil {
 		return err
 	}
+	l, cfg := s.Loader(), s.Config()
 	if describe == "" {
 		describe = l.Container.Describe()
 	} else if sub.context != "" {
 		describe += " (" + l.Container.Describe() + ")"
 	}
-	progress := a.copyProgress(0)
+	progress := newCopyProgress(a.io.err, 0)
 	// The source is listed once, as it is copied: a million blobs are never held at once (twin.StartFrom).
 	tw, err := twin.StartFrom(ctx, dir, twin.From{Source: l.Container, Describe: describe, Config: cfg,
-		Witness:  func(now time.Time) rules.WitnessReport { return readWitness(ctx, sub.witnessOf(ctx), now) },
+		Witness:  func(now time.Time) rules.WitnessReport { return s.ReadWitness(ctx, now) },
 		Progress: progress.add, Listed: progress.listed})
 	progress.done()
 	if err != nil {
@@ -160,9 +161,9 @@ type copyProgress struct {
 	firstOut []string
 }
 
-func (a *app) copyProgress(total int) *copyProgress {
-	f, ok := a.io.err.(*os.File)
-	return &copyProgress{w: a.io.err, total: total, terminal: ok && isatty.IsTerminal(f.Fd())}
+func newCopyProgress(w io.Writer, total int) *copyProgress {
+	f, ok := w.(*os.File)
+	return &copyProgress{w: w, total: total, terminal: ok && isatty.IsTerminal(f.Fd())}
 }
 
 // listed is the listing's count so far: the bar's total once complete.
@@ -258,17 +259,17 @@ func writeScript(w io.Writer, script []windowJSON) {
 }
 
 // twinScriptCmd edits and shows the twin's script: who is down, from when, until when, with what status.
-func (a *app) twinScriptCmd() *cobra.Command {
+func newCmdTwinScript(a *factory) *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "script set|show",
 		Short: "the twin's script: which handlers are down, when, with what status — shown and changed",
 		Args:  cobra.NoArgs,
 	}
-	cmd.AddCommand(a.twinScriptSetCmd(), a.twinScriptShowCmd())
+	cmd.AddCommand(newCmdTwinScriptSet(a), newCmdTwinScriptShow(a))
 	return cmd
 }
 
-func (a *app) twinScriptShowCmd() *cobra.Command {
+func newCmdTwinScriptShow(a *factory) *cobra.Command {
 	var pr *output
 	cmd := &cobra.Command{
 		Use:     "show --dir D [-o json]",
@@ -277,7 +278,7 @@ func (a *app) twinScriptShowCmd() *cobra.Command {
 		Args:    cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			asJSON := pr.json()
-			dir, err := a.twinDir()
+			dir, err := twinDir(a.g)
 			if err != nil {
 				return err
 			}
@@ -393,7 +394,7 @@ func parseTwinTime(flag, s string, now time.Time) (time.Time, error) {
 	return t, nil
 }
 
-func (a *app) twinScriptSetCmd() *cobra.Command {
+func newCmdTwinScriptSet(a *factory) *cobra.Command {
 	var at, until string
 	var status int
 	var pr *output
@@ -411,7 +412,7 @@ is not rewritten: a change ending before the clock is refused, one starting befo
 		Args: exactArgs(2, "usage: deadletter twin script set SUB down|up --dir D [--at T] [--until T] [--status N]"),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			asJSON := pr.json()
-			dir, err := a.twinDir()
+			dir, err := twinDir(a.g)
 			if err != nil {
 				return err
 			}
@@ -445,7 +446,7 @@ is not rewritten: a change ending before the clock is refused, one starting befo
 			if _, err := trial.Apply(c); err != nil {
 				return usagef("%s", err)
 			}
-			err = a.recordScriptChange(cmd, dir, tw.Now(), change, func() (err error) {
+			err = recordScriptChange(a, cmd, dir, tw.Now(), change, func() (err error) {
 				c, err = tw.ChangeScript(c)
 				return err
 			})
@@ -504,7 +505,7 @@ type diffBlobJSON struct {
 	Actions []text `json:"actions"`
 }
 
-func (a *app) twinDiffCmd() *cobra.Command {
+func newCmdTwinDiff(a *factory) *cobra.Command {
 	var pr *output
 	var all bool
 	cmd := &cobra.Command{
@@ -519,11 +520,11 @@ they stamped. Text shows the blobs whose fate changed (--all: every blob); JSON 
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			asJSON := pr.json()
-			dir, err := a.twinDir()
+			dir, err := twinDir(a.g)
 			if err != nil {
 				return err
 			}
-			d, err := a.twinDiff(cmd.Context(), dir)
+			d, err := twinDiff(cmd.Context(), a.g, dir)
 			if err != nil {
 				return err
 			}
@@ -560,12 +561,13 @@ they stamped. Text shows the blobs whose fate changed (--all: every blob); JSON 
 }
 
 // twinDiff works out the fate of every blob of the twin's snapshot, on the container as every command sees it.
-func (a *app) twinDiff(ctx context.Context, dir string) (diffJSON, error) {
+func twinDiff(ctx context.Context, g globalFlags, dir string) (diffJSON, error) {
 	tw, err := twin.Peek(dir)
 	if err != nil {
 		return diffJSON{}, err
 	}
-	c, err := a.g.open()
+	sp := g.spec("")
+	c, err := session.OpenContainer(&sp)
 	if err != nil {
 		return diffJSON{}, err
 	}
@@ -640,7 +642,7 @@ func rootOf(name string) string {
 	return ""
 }
 
-func (a *app) twinRmCmd() *cobra.Command {
+func newCmdTwinRm(a *factory) *cobra.Command {
 	var yes bool
 	cmd := &cobra.Command{
 		Use:   "rm --dir D",
@@ -653,12 +655,12 @@ script's twin rm does not ask.`,
   deadletter twin rm --dir ./rehearsal --yes`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			dir, err := a.twinDir()
+			dir, err := twinDir(a.g)
 			if err != nil {
 				return err
 			}
 			if p, err := twin.Find(dir); err == nil && !yes && a.isTerminal() {
-				if err := a.confirm(actionFlags{}, twinRmQuestion(p, dir)); err != nil {
+				if err := a.confirm(actionFlags{}, "", twinRmQuestion(p, dir)); err != nil {
 					return err
 				}
 			}
@@ -695,12 +697,14 @@ func twinRmQuestion(p *made.Place, dir string) string {
 // recordScriptChange records a change of the twin's script in the record, as every action is: change runs after
 // its intent is written (a local record that cannot be written stops it: session.NoRecordError), its outcome
 // after.
-func (a *app) recordScriptChange(cmd *cobra.Command, dir string, now time.Time, said string, change func() error) error {
+func recordScriptChange(a *factory, cmd *cobra.Command, dir string, now time.Time, said string, change func() error) error {
 	sp := a.g.spec("")
 	sp.Dir, sp.AccountURL, sp.ConnectionString, sp.ConnectionStringFile, sp.ReadOnly = dir, "", "", "", false
 	s, err := session.Open(sp)
 	if err != nil {
 		return err
 	}
-	return a.recordTwinScript(cmd.Context(), cmd, s, now, said, change)
+	done, err := s.RecordScriptChange(cmd.Context(), via(cmd), func() time.Time { return now }, said, change)
+	a.warnAll(done.Warnings)
+	return err
 }

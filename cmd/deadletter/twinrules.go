@@ -40,15 +40,15 @@ func explicitRules(fs *pflag.FlagSet, fromEnv []string) []string {
 // gave that contradicts the twin's is a usage error naming the twin's value — the twin cannot run by two rules,
 // and judging by another would show ages, panes and expiry the twin will not follow. twin start, twin rm and the
 // demo (which starts its own twin, or resumes it: see openDemo) take no twin's rules here.
-func (a *app) useTwinRules(cmd *cobra.Command, given []string) error {
+func (f *factory) useTwinRules(cmd *cobra.Command, given []string) error {
 	switch cmd.CommandPath() {
 	case "deadletter twin start", "deadletter twin rm", "deadletter demo":
 		return nil
 	}
-	if a.g.dir == "" {
+	if f.g.dir == "" {
 		return nil
 	}
-	p, err := twin.Find(a.g.dir)
+	p, err := twin.Find(f.g.dir)
 	if made.IsNotMade(err) {
 		return nil
 	}
@@ -59,20 +59,20 @@ func (a *app) useTwinRules(cmd *cobra.Command, given []string) error {
 	if err != nil {
 		return err
 	}
-	return a.adoptTwinRules(r, given, a.g.dir)
+	return f.adoptTwinRules(r, given, f.g.dir)
 }
 
 // adoptTwinRules sets the twin's rules r on the flags, refusing a rule flag given (named in given) that differs.
-func (a *app) adoptTwinRules(r twin.Rules, given []string, dir string) error {
+func (f *factory) adoptTwinRules(r twin.Rules, given []string, dir string) error {
 	for _, c := range []struct {
 		flag       string
 		same       bool
 		flags, its string
 	}{
-		{"ttl", a.g.ttl == r.TTL, textfmt.Duration(a.g.ttl), textfmt.Duration(r.TTL)},
-		{"retention", a.g.retention == r.Retention, textfmt.Duration(a.g.retention), textfmt.Duration(r.Retention)},
-		{"max-replays", a.g.maxReplays == r.MaxReplays, strconv.Itoa(a.g.maxReplays), strconv.Itoa(r.MaxReplays)},
-		{"id-separator", a.g.separator == r.Separator, strconv.Quote(a.g.separator), strconv.Quote(r.Separator)},
+		{"ttl", f.g.ttl == r.TTL, textfmt.Duration(f.g.ttl), textfmt.Duration(r.TTL)},
+		{"retention", f.g.retention == r.Retention, textfmt.Duration(f.g.retention), textfmt.Duration(r.Retention)},
+		{"max-replays", f.g.maxReplays == r.MaxReplays, strconv.Itoa(f.g.maxReplays), strconv.Itoa(r.MaxReplays)},
+		{"id-separator", f.g.separator == r.Separator, strconv.Quote(f.g.separator), strconv.Quote(r.Separator)},
 	} {
 		if c.same || !slices.Contains(given, c.flag) {
 			continue
@@ -80,6 +80,6 @@ func (a *app) adoptTwinRules(r twin.Rules, given []string, dir string) error {
 		return usagef("--%s %s: the twin in %s runs by --%s %s (set when it started, and every command on its directory judges by it): leave --%s out, or start another twin",
 			c.flag, c.flags, textfmt.Printable(dir), c.flag, c.its, c.flag)
 	}
-	a.g.ttl, a.g.retention, a.g.maxReplays, a.g.separator = r.TTL, r.Retention, r.MaxReplays, r.Separator
+	f.g.ttl, f.g.retention, f.g.maxReplays, f.g.separator = r.TTL, r.Retention, r.MaxReplays, r.Separator
 	return nil
 }

@@ -75,7 +75,7 @@ func (v versionInfo) String() string {
 	return s + ")"
 }
 
-func (a *app) versionCmd() *cobra.Command {
+func newCmdVersion(a *factory) *cobra.Command {
 	var pr *output
 	cmd := &cobra.Command{
 		Use:   "version",

@@ -21,6 +21,7 @@ import (
 )
 
 type watchOptions struct {
+	f *factory
 	monitorFlags
 	out      *output
 	interval time.Duration
@@ -32,10 +33,11 @@ type watchOptions struct {
 	// exporter is the series a pass publishes to, when the metrics server is already up (--all-contexts: one
 	// server, one exporter per context).
 	exporter *metrics.Exporter
+	cmd      *cobra.Command // (every context's watch takes the command line's flags: forContext)
 }
 
-func (a *app) watchCmd() *cobra.Command {
-	o := watchOptions{interval: rules.DefaultInterval}
+func newCmdWatch(f *factory, runF func(context.Context, *watchOptions) error) *cobra.Command {
+	o := &watchOptions{f: f, interval: rules.DefaultInterval}
 	cmd := &cobra.Command{
 		Use:   "watch",
 		Short: "check every --interval and print what changed, one line per kind of finding",
@@ -52,7 +54,10 @@ its stdin.
 pass) and /healthz (200 while the last pass read the whole container, 503 otherwise); deploy/prometheus/rules.yml
 holds the alerting rules.`,
 		Args: cobra.NoArgs,
-		RunE: func(cmd *cobra.Command, _ []string) error { return a.runWatch(cmd, &o) },
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			o.cmd = cmd
+			return runWith(runF, runWatch)(cmd.Context(), o)
+		},
 	}
 	o.monitorFlags.register(cmd)
 	fs := cmd.Flags()
@@ -67,23 +72,24 @@ holds the alerting rules.`,
 
 // watchAll watches every context of the config file at once, each in its own loop — a slow or failing one never
 // delays the others' passes or the scrape — with one metrics server whose series carry a context label.
-func (a *app) watchAll(cmd *cobra.Command, o *watchOptions) error {
+func (o *watchOptions) watchAll(ctx context.Context) error {
+	a := o.f
 	if a.config == nil || len(a.config.Contexts) == 0 {
 		return usagef("--all-contexts needs a config file with contexts (deadletter context --help shows its shape)")
 	}
 	var hub *metrics.Hub
 	if o.metricsAddr != "" {
 		hub = metrics.NewHub()
-		stop, err := a.listenMetrics(o.metricsAddr, hub.Handler())
+		stop, err := o.listenMetrics(o.metricsAddr, hub.Handler())
 		if err != nil {
 			return err
 		}
 		defer stop()
 	}
 	out, errs := &lockedWriter{w: a.io.out}, &lockedWriter{w: a.io.err}
-	var subs []*app
+	var subs []*factory
 	for i := range a.config.Contexts {
-		sub, err := a.forContext(cmd, &a.config.Contexts[i], out, errs)
+		sub, err := a.forContext(o.cmd, &a.config.Contexts[i], out, errs)
 		if err != nil {
 			return err
 		}
@@ -92,15 +98,15 @@ func (a *app) watchAll(cmd *cobra.Command, o *watchOptions) error {
 	results := make(chan error, len(subs))
 	for _, sub := range subs {
 		one := *o
-		one.allContexts, one.metricsAddr = false, ""
+		one.f, one.allContexts, one.metricsAddr = sub, false, ""
 		if hub != nil {
-			l, _, err := sub.g.loader()
+			s, err := sub.session(ctx, sub.timeout(lookTimeout))
 			if err != nil {
 				return fmt.Errorf("context %q: %w", sub.context, err)
 			}
-			one.exporter = hub.Add(l.Container.Describe(), sub.context)
+			one.exporter = hub.Add(s.Where(), sub.context)
 		}
-		go func() { results <- sub.runWatch(cmd, &one) }()
+		go func() { results <- runWatch(ctx, &one) }()
 	}
 	var first error
 	for range subs {
@@ -111,7 +117,8 @@ func (a *app) watchAll(cmd *cobra.Command, o *watchOptions) error {
 	return first
 }
 
-func (a *app) runWatch(cmd *cobra.Command, o *watchOptions) error {
+func runWatch(ctx context.Context, o *watchOptions) error {
+	a := o.f
 	if o.interval <= 0 {
 		return usagef("--interval must be positive")
 	}
@@ -119,36 +126,33 @@ func (a *app) runWatch(cmd *cobra.Command, o *watchOptions) error {
 		return err
 	}
 	if o.allContexts {
-		return a.watchAll(cmd, o)
+		return o.watchAll(ctx)
 	}
-	// Each pass is bounded by --timeout (30 s unless given): set before the client is opened, whose retries
-	// are sized to it.
-	if f := cmd.Flags().Lookup("timeout"); !f.Changed && a.g.timeout == 0 {
-		a.g.timeout = lookTimeout
-	}
-	l, _, err := a.g.loader()
+	// Each pass is bounded by --timeout (30 s unless given), and so is each request of the client.
+	timeout := a.timeout(lookTimeout)
+	s, err := a.session(ctx, timeout)
 	if err != nil {
 		return err
 	}
+	l := s.Loader()
 	o.apply(&l.Config)
 	cfg := l.Config
-	ctx := cmd.Context()
 	exp := o.exporter
 	if exp == nil {
 		var stop func()
-		if exp, stop, err = a.serveMetrics(o.metricsAddr, l.Container.Describe()); err != nil {
+		if exp, stop, err = o.serveMetrics(o.metricsAddr, s.Where()); err != nil {
 			return err
 		}
 		defer stop()
 	}
-	hk := startHooks(ctx, o.exec, &lockedWriter{w: a.io.err}, []string{a.g.connString}, o.execEnv) // its goroutine writes while the passes go on
+	hk := startHooks(ctx, o.exec, &lockedWriter{w: a.io.err}, s.Secrets(), o.execEnv) // its goroutine writes while the passes go on
 	defer hk.stop()
-	o.witness = a.witnessOf(ctx)
+	o.witness = s.Witness()
 	var prev *rules.Report
 	lastErr := ""
 	for {
 		start := time.Now()
-		pass, cancel := a.passContext(ctx)
+		pass, cancel := passContext(ctx, timeout)
 		measure := metrics.NewMeasurer(cfg)
 		var also func([]rules.Item, time.Time)
 		if exp != nil {
@@ -161,14 +165,14 @@ func (a *app) runWatch(cmd *cobra.Command, o *watchOptions) error {
 			// Stopped in the middle of a pass: it did not see the container whole. Said, and exit 2 (could not
 			// check), never 0 — a wrapper must not take an interrupted look for a healthy one.
 			err = couldNotLook(ctx, err)
-			a.emit(hk, o, rules.Change{Time: now, Kind: rules.KindError, Event: rules.ChangeNew, Detail: err.Error()})
+			o.emit(hk, rules.Change{Time: now, Kind: rules.KindError, Event: rules.ChangeNew, Detail: err.Error()})
 			return exitCode{code: exitError, err: fmt.Errorf("stopped during a pass: %w", err)}
 		}
 		publish(exp, measure, r, err, start)
-		lastErr = a.sayPassError(hk, o, now, err, lastErr)
+		lastErr = o.sayPassError(hk, now, err, lastErr)
 		if whole {
 			for _, c := range rules.Changes(prev, r, r.Now) {
-				a.emit(hk, o, c)
+				o.emit(hk, c)
 			}
 			prev = &r
 		}
@@ -182,13 +186,13 @@ func (a *app) runWatch(cmd *cobra.Command, o *watchOptions) error {
 
 // sayPassError says a pass's error once, when it is new (not every pass it lasts), and that it resolved when a
 // pass reads again; it returns the error now in force ("" for none).
-func (a *app) sayPassError(hk *hooks, o *watchOptions, now time.Time, err error, last string) string {
+func (o *watchOptions) sayPassError(hk *hooks, now time.Time, err error, last string) string {
 	switch {
 	case err != nil && err.Error() != last:
-		a.emit(hk, o, rules.Change{Time: now, Kind: rules.KindError, Event: rules.ChangeNew, Detail: err.Error()})
+		o.emit(hk, rules.Change{Time: now, Kind: rules.KindError, Event: rules.ChangeNew, Detail: err.Error()})
 		return err.Error()
 	case err == nil && last != "":
-		a.emit(hk, o, rules.Change{Time: now, Kind: rules.KindError, Event: rules.ChangeResolved})
+		o.emit(hk, rules.Change{Time: now, Kind: rules.KindError, Event: rules.ChangeResolved})
 		return ""
 	}
 	return last
@@ -229,28 +233,29 @@ func publish(exp *metrics.Exporter, measure *metrics.Measurer, r rules.Report, e
 	}
 }
 
-// passContext bounds one pass of watch by --timeout (none with --timeout 0).
-func (a *app) passContext(ctx context.Context) (context.Context, context.CancelFunc) {
-	if a.g.timeout <= 0 {
+// passContext bounds one pass of watch by its timeout (none with --timeout 0).
+func passContext(ctx context.Context, timeout time.Duration) (context.Context, context.CancelFunc) {
+	if timeout <= 0 {
 		return context.WithCancel(ctx)
 	}
-	return context.WithTimeoutCause(ctx, a.g.timeout, fmt.Errorf("the pass was not done within --timeout %s (raise it for a container this size)", durationFlag{&a.g.timeout}))
+	return context.WithTimeoutCause(ctx, timeout, fmt.Errorf("the pass was not done within --timeout %s (raise it for a container this size)", durationFlag{&timeout}))
 }
 
 // serveMetrics starts the --metrics-addr server before the first pass, so a scraper and a readiness probe find it
 // (answering 503 until that pass ends) and a taken address fails the command at once. stop shuts it down and
 // waits for it; with no address it serves nothing and exp is nil.
-func (a *app) serveMetrics(addr, container string) (exp *metrics.Exporter, stop func(), err error) {
+func (o *watchOptions) serveMetrics(addr, container string) (exp *metrics.Exporter, stop func(), err error) {
 	if addr == "" {
 		return nil, func() {}, nil
 	}
 	exp = metrics.New(container)
-	stop, err = a.listenMetrics(addr, exp.Handler())
+	stop, err = o.listenMetrics(addr, exp.Handler())
 	return exp, stop, err
 }
 
 // listenMetrics serves the metrics handler on addr until stop.
-func (a *app) listenMetrics(addr string, h http.Handler) (stop func(), err error) {
+func (o *watchOptions) listenMetrics(addr string, h http.Handler) (stop func(), err error) {
+	a := o.f
 	srv, err := metrics.Listen(addr, h, a.io.err)
 	if err != nil {
 		return nil, fmt.Errorf("cannot serve metrics on --metrics-addr %s: %w", addr, err)
@@ -267,7 +272,8 @@ func (a *app) listenMetrics(addr string, h http.Handler) (stop func(), err error
 
 // printChange prints one change as a line; on a terminal, past a handful of names, the names go one per line
 // beneath it (piped, the line stays whole for grep).
-func (a *app) printChange(at string, c rules.Change) {
+func (o *watchOptions) printChange(at string, c rules.Change) {
+	a := o.f
 	if a.context != "" {
 		at = "[" + textfmt.Printable(a.context) + "] " + at // (watch --all-contexts: whose line it is)
 	}
@@ -288,14 +294,15 @@ func (a *app) printChange(at string, c rules.Change) {
 }
 
 // emit prints one change and hands it to --exec when it is (still) a problem.
-func (a *app) emit(hk *hooks, o *watchOptions, c rules.Change) {
+func (o *watchOptions) emit(hk *hooks, c rules.Change) {
+	a := o.f
 	c.Time = c.Time.UTC().Truncate(time.Second)
 	j := toChangeJSON(c)
 	j.Context = text(a.context)
 	if o.out.anyJSON() { // a stream: one document a line either way
 		writeJSONLine(a.io.out, j)
 	} else {
-		a.printChange(j.Time, c)
+		o.printChange(j.Time, c)
 	}
 	if c.Event == rules.ChangeResolved {
 		return // good news is printed, not paged (a lost blob is not good news: it goes to --exec)

@@ -9,6 +9,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/deadletter/deadletter/internal/session"
+
 	"github.com/deadletter/deadletter/internal/testkit"
 	"github.com/deadletter/deadletter/replay/rules"
 	"github.com/spf13/pflag"
@@ -29,7 +31,7 @@ func TestWitnessContextKeys(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	a := newApp(stdio{})
+	a := newFactory(stdio{})
 	fs := pflag.NewFlagSet("t", pflag.ContinueOnError)
 	a.globalFlags(fs)
 	if _, err := applyContext(fs, cf.find("prod")); err != nil {
@@ -59,12 +61,20 @@ func TestWitnessContextKeys(t *testing.T) {
 
 // A context in by connection string (or a directory) has no ARM token: its witness says so, it never guesses.
 func TestWitnessNeedsEntraID(t *testing.T) {
-	g := newApp(stdio{}).g
-	if g.witness() != nil {
+	g := newFactory(stdio{}).g
+	g.dir = t.TempDir()
+	s, err := session.Open(g.spec(""))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if s.Witness() != nil {
 		t.Error("a witness with no topic named")
 	}
-	g.connString, g.eventGridTopics = "UseDevelopmentStorage=true", []string{egTopic}
-	rep := readWitness(context.Background(), g.witness(), time.Now())
+	g.dir, g.connString, g.eventGridTopics = "", "UseDevelopmentStorage=true", []string{egTopic}
+	if s, err = session.Open(g.spec("")); err != nil {
+		t.Fatal(err)
+	}
+	rep := s.ReadWitness(context.Background(), time.Now())
 	if !strings.Contains(rep.None, "no Event Grid witness: needs Entra ID") || len(rep.Handlers) != 0 {
 		t.Errorf("connection-string witness: %+v", rep)
 	}
@@ -87,8 +97,8 @@ func witnessSaying(asOf time.Time) fixedWitness {
 		Replay: []rules.HandlerHealth{{Subscription: "replay", Verdict: rules.HandlerFailing, Dropped: 3}}}
 }
 
-// runWith runs the command line in process with a witness in its context.
-func runWith(t *testing.T, w rules.Witness, args ...string) (string, string, int) {
+// runWithWitness runs the command line in process with a witness in its context.
+func runWithWitness(t *testing.T, w rules.Witness, args ...string) (string, string, int) {
 	t.Helper()
 	var out, errb bytes.Buffer
 	code := run(withWitness(context.Background(), w), args, stdio{in: strings.NewReader(""), out: &out, err: &errb})
@@ -100,7 +110,7 @@ func runWith(t *testing.T, w rules.Witness, args ...string) (string, string, int
 func TestDrainSaysEventGridWitness(t *testing.T) {
 	dir := seeded(t)
 	w := witnessSaying(time.Now().UTC().Truncate(time.Minute))
-	_, errs, code := runWith(t, w, "drain", "--dry-run", "--dir", dir)
+	_, errs, code := runWithWitness(t, w, "drain", "--dry-run", "--dir", dir)
 	if code != exitNotDone { // the seed's handled blobs are not drained
 		t.Fatalf("exit %d\n%s", code, errs)
 	}
@@ -113,7 +123,7 @@ func TestDrainSaysEventGridWitness(t *testing.T) {
 	if strings.Contains(errs, "WEBHOOKS: Event Grid says") {
 		t.Errorf("a healthy handler warned of:\n%s", errs)
 	}
-	out, errs, code := runWith(t, w, "drain", "--dry-run", "--json", "--dir", dir)
+	out, errs, code := runWithWitness(t, w, "drain", "--dry-run", "--json", "--dir", dir)
 	if code != exitNotDone {
 		t.Fatalf("exit %d\n%s", code, errs)
 	}
@@ -146,7 +156,7 @@ func TestDrainSaysEventGridWitness(t *testing.T) {
 func TestCheckWitnessFindings(t *testing.T) {
 	dir := seeded(t)
 	w := witnessSaying(time.Now().UTC().Truncate(time.Minute))
-	out, errs, code := runWith(t, w, "check", "--json", "--dir", dir)
+	out, errs, code := runWithWitness(t, w, "check", "--json", "--dir", dir)
 	if code != exitFindings {
 		t.Fatalf("exit %d\n%s", code, errs)
 	}
@@ -167,7 +177,7 @@ func TestCheckWitnessFindings(t *testing.T) {
 	if c.EventGrid == nil || len(c.EventGrid.Handlers) != 2 {
 		t.Errorf("eventGrid: %+v", c.EventGrid)
 	}
-	out, _, _ = runWith(t, w, "check", "--dir", dir)
+	out, _, _ = runWithWitness(t, w, "check", "--dir", dir)
 	for _, want := range []string{"handlerFailing", "push-notifications: Event Grid says its handler is failing now: 9 failed attempt(s) (Busy 9)",
 		"replayDropping", "replay: Event Grid dropped 3 trigger(s) of the replay"} {
 		if !strings.Contains(out, want) {
@@ -175,7 +185,7 @@ func TestCheckWitnessFindings(t *testing.T) {
 		}
 	}
 	refused := fixedWitness{Source: "test", AsOf: time.Now(), Window: 15 * time.Minute, Problems: []rules.WitnessProblem{{Topic: egTopic, Status: 403, Err: "AuthorizationFailed"}}}
-	out, _, _ = runWith(t, refused, "check", "--dir", dir)
+	out, _, _ = runWithWitness(t, refused, "check", "--dir", dir)
 	if strings.Contains(out, "handlerFailing") || !strings.Contains(out, "Event Grid witness unknown: estate-events: refused (403 AuthorizationFailed)") {
 		t.Errorf("a refused witness:\n%s", out)
 	}
@@ -184,7 +194,7 @@ func TestCheckWitnessFindings(t *testing.T) {
 // report --format json carries the witness's findings and its verdict beside each subscription's readiness.
 func TestReportSaysEventGridWitness(t *testing.T) {
 	dir := seeded(t)
-	out, errs, code := runWith(t, witnessSaying(time.Now().UTC().Truncate(time.Minute)), "report", "--format", "json", "--dir", dir)
+	out, errs, code := runWithWitness(t, witnessSaying(time.Now().UTC().Truncate(time.Minute)), "report", "--format", "json", "--dir", dir)
 	if code != 0 {
 		t.Fatalf("exit %d\n%s", code, errs)
 	}
@@ -251,7 +261,7 @@ func TestWatchSaysHandlerFailingAndRecovered(t *testing.T) {
 func TestRestoreSaysEventGridWitness(t *testing.T) {
 	dir := seeded(t)
 	w := witnessSaying(time.Now().UTC().Truncate(time.Minute))
-	_, errs, code := runWith(t, w, "restore", "--all", "--dry-run", "--dir", dir)
+	_, errs, code := runWithWitness(t, w, "restore", "--all", "--dry-run", "--dir", dir)
 	if code != exitNotDone { // the seed's refused copies are left
 		t.Fatalf("exit %d\n%s", code, errs)
 	}
@@ -262,7 +272,7 @@ func TestRestoreSaysEventGridWitness(t *testing.T) {
 	if strings.Contains(errs, "WEBHOOKS: Event Grid says") {
 		t.Errorf("a healthy handler (whose copy resumes nothing) warned of:\n%s", errs)
 	}
-	out, _, _ := runWith(t, w, "restore", "--all", "--dry-run", "--json", "--dir", dir)
+	out, _, _ := runWithWitness(t, w, "restore", "--all", "--dry-run", "--json", "--dir", dir)
 	var res resultsJSON
 	if err := json.Unmarshal([]byte(out), &res); err != nil || len(res.Warnings) != 1 || !strings.Contains(string(res.Warnings[0]), "PUSH-NOTIFICATIONS: Event Grid says its handler is failing now") {
 		t.Errorf("restore --json's warnings: %v %v\n%s", res.Warnings, err, out)
@@ -283,12 +293,12 @@ func TestRestoreSaysEventGridWitness(t *testing.T) {
 	if push == "" {
 		t.Fatal("the seed has no PUSH-NOTIFICATIONS copy that resumes")
 	}
-	out, _, _ = runWith(t, w, "restore", push, "--dry-run", "--json", "--yes", "--dir", dir)
+	out, _, _ = runWithWitness(t, w, "restore", push, "--dry-run", "--json", "--yes", "--dir", dir)
 	res = resultsJSON{}
 	if err := json.Unmarshal([]byte(out), &res); err != nil || len(res.Warnings) != 1 {
 		t.Errorf("restore NAME --json --yes's warnings: %v %v\n%s", res.Warnings, err, out)
 	}
-	if _, errs, _ = runWith(t, nil, "restore", "--all", "--dry-run", "--dir", dir); strings.Contains(errs, "Event Grid") {
+	if _, errs, _ = runWithWitness(t, nil, "restore", "--all", "--dry-run", "--dir", dir); strings.Contains(errs, "Event Grid") {
 		t.Errorf("Event Grid said without a witness:\n%s", errs)
 	}
 }

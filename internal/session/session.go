@@ -158,6 +158,15 @@ func Register(spec Spec) (rules.Config, error) {
 // Spec is what the session was opened with (its connection string read from its file).
 func (s *Session) Spec() Spec { return s.spec }
 
+// Secrets are what the session holds that must never reach a hook or a log: the connection string (read from its
+// file when the spec named one).
+func (s *Session) Secrets() []string {
+	if s.spec.ConnectionString == "" {
+		return nil
+	}
+	return []string{s.spec.ConnectionString}
+}
+
 // Loader lists and reads the container.
 func (s *Session) Loader() *replay.Loader { return s.loader }
 

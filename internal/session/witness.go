@@ -71,14 +71,18 @@ func (s *Session) ReadWitness(ctx context.Context, now time.Time) rules.WitnessR
 	return s.witness.Witness(ctx, now)
 }
 
-// StartWitness reads the witness beside whatever the caller does meanwhile (the listing): the answer is waited
-// for only when it is needed, and is bounded (WitnessTimeout), so Azure Monitor never holds the listing up.
-func (s *Session) StartWitness(ctx context.Context) func() rules.WitnessReport {
-	if s.witness == nil {
+// StartWitness reads the session's witness beside whatever the caller does meanwhile (StartWitness).
+func (s *Session) StartWitness(ctx context.Context) func() rules.WitnessReport { return StartWitness(ctx, s.witness) }
+
+// StartWitness reads w beside whatever the caller does meanwhile (the listing): the answer is waited for only
+// when it is needed, and is bounded (WitnessTimeout), so Azure Monitor never holds the listing up. Without a
+// witness the answer is an empty report.
+func StartWitness(ctx context.Context, w rules.Witness) func() rules.WitnessReport {
+	if w == nil {
 		return func() rules.WitnessReport { return rules.WitnessReport{} }
 	}
 	ch := make(chan rules.WitnessReport, 1)
-	go func() { ch <- s.witness.Witness(ctx, time.Now()) }()
+	go func() { ch <- Bounded(w).Witness(ctx, time.Now()) }()
 	var rep rules.WitnessReport
 	done := false
 	return func() rules.WitnessReport {
