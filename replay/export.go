@@ -284,7 +284,6 @@ func (f *foldSet) clash(name string) bool {
 	})
 }
 
-
 // Resumed says an earlier export into the directory stopped before its files were made durable: every name the
 // directory holds is compared with the source rather than taken for done.
 func (ex *Exporter) Resumed() bool { return ex.resumed }

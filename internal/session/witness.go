@@ -72,7 +72,9 @@ func (s *Session) ReadWitness(ctx context.Context, now time.Time) rules.WitnessR
 }
 
 // StartWitness reads the session's witness beside whatever the caller does meanwhile (StartWitness).
-func (s *Session) StartWitness(ctx context.Context) func() rules.WitnessReport { return StartWitness(ctx, s.witness) }
+func (s *Session) StartWitness(ctx context.Context) func() rules.WitnessReport {
+	return StartWitness(ctx, s.witness)
+}
 
 // StartWitness reads w beside whatever the caller does meanwhile (the listing): the answer is waited for only
 // when it is needed, and is bounded (WitnessTimeout), so Azure Monitor never holds the listing up. Without a
