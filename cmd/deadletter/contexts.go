@@ -118,11 +118,11 @@ func (f *factory) printContexts(runs []*contextRun, asJSON bool) error {
 				if r.err != nil {
 					msg = errorText(r.err)
 				}
-				raw, _ = json.Marshal(map[string]any{"healthy": false, "error": textfmt.Printable(msg)})
+				raw, _ = marshal(checkErrorJSON{Healthy: false, Error: text(msg)})
 			}
 			doc[r.name] = raw
 		}
-		return writeJSON(f.io.out, map[string]any{"contexts": doc})
+		return writeJSON(f.io.out, contextsJSON{Contexts: doc})
 	}
 	for i, r := range runs {
 		if i > 0 {
@@ -138,6 +138,11 @@ func (f *factory) printContexts(runs []*contextRun, asJSON bool) error {
 		}
 	}
 	return nil
+}
+
+// contextsJSON is --all-contexts' answer: each context's own document, by name.
+type contextsJSON struct {
+	Contexts map[string]json.RawMessage `json:"contexts"`
 }
 
 // errorText is an error's words (an exitCode's own error, when it carries one).

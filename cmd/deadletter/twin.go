@@ -82,8 +82,8 @@ credential of the source; twin rm removes it.`,
 			}
 			defer tw.Close()
 			if asJSON {
-				return writeJSON(a.io.out, map[string]any{"dir": tw.Place().Dir, "scenario": tw.Script().Name, "clock": rfc3339(tw.Now()),
-					"totals": tw.State().Totals, "script": scriptJSONOf(tw)})
+				return pr.print(a.io.out, twinScenarioJSON{Dir: tw.Place().Dir, Scenario: tw.Script().Name, Clock: rfc3339(tw.Now()),
+					Totals: tw.State().Totals, Script: scriptJSONOf(tw)}, nil)
 			}
 			fmt.Fprintf(a.io.out, "twin %q started in %s; its clock stands at %s\n", tw.Script().Name, textfmt.Printable(dir), tw.Now().Format(time.RFC3339))
 			writeTotals(a.io.out, tw.State().Totals)
@@ -170,6 +170,22 @@ type twinStatusJSON struct {
 	Account    twin.Account `json:"account"`
 	Violations []string     `json:"violations"`
 	Repaired   string       `json:"repaired,omitempty"`
+}
+
+// twinScenarioJSON is twin start's answer for a scenario's twin.
+type twinScenarioJSON struct {
+	Dir      string       `json:"dir"`
+	Scenario string       `json:"scenario"`
+	Clock    string       `json:"clock"`
+	Totals   twin.Totals  `json:"totals"`
+	Script   []windowJSON `json:"script"`
+}
+
+// twinScriptJSON is twin script show's answer, and twin script set's (with the subscription changed).
+type twinScriptJSON struct {
+	Clock   string       `json:"clock"`
+	Changed string       `json:"changed,omitempty"`
+	Script  []windowJSON `json:"script"`
 }
 
 type windowJSON struct {

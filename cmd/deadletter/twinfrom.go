@@ -288,7 +288,7 @@ func newCmdTwinScriptShow(a *factory) *cobra.Command {
 			}
 			script := scriptJSONOf(tw)
 			if asJSON {
-				return writeJSON(a.io.out, map[string]any{"clock": rfc3339(tw.Now()), "script": script})
+				return writeJSON(a.io.out, twinScriptJSON{Clock: rfc3339(tw.Now()), Script: script})
 			}
 			fmt.Fprintf(a.io.out, "twin clock at %s\n", tw.Now().Format(time.RFC3339))
 			writeScript(a.io.out, script)
@@ -466,7 +466,7 @@ is not rewritten: a change ending before the clock is refused, one starting befo
 				word += ")"
 			}
 			if asJSON {
-				return writeJSON(a.io.out, map[string]any{"clock": rfc3339(tw.Now()), "changed": c.Who, "script": scriptJSONOf(tw)})
+				return writeJSON(a.io.out, twinScriptJSON{Clock: rfc3339(tw.Now()), Changed: c.Who, Script: scriptJSONOf(tw)})
 			}
 			end := "until further notice"
 			if until != "" {
