@@ -37,7 +37,7 @@ until when and the note) but check, watch and the badges stop counting it until 
 the blob changes (a drain, the replay). The ack lives in the blob's index tags — shared by everyone who looks, and
 setting it changes neither the blob's ETag nor its Last-Modified, so the lifecycle clock does not move. On Azure it
 needs the tags/write data action (Storage Blob Data Owner, or a custom role).`,
-		ValidArgsFunction: f.completeNames(anyBlob),
+		ValidArgsFunction: f.completeNames(replay.AnyBlob),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			o.names, o.via = args, via(cmd)
 			return runWith(runF, runAck)(cmd.Context(), o)
@@ -127,7 +127,7 @@ func (o *ackOptions) taken(ctx context.Context, s *session.Session, snap *rules.
 		}
 		return items, nil, nil
 	}
-	found, missing, err := resolveNamed(o.f.io.err, snap, o.f.g.container, o.names, anyBlob)
+	found, missing, err := replay.ResolveNamed(o.f.io.err, snap, o.f.g.container, o.names, replay.AnyBlob)
 	if err != nil {
 		return nil, nil, err
 	}

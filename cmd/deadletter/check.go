@@ -7,6 +7,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/deadletter/deadletter/internal/output"
 	"github.com/deadletter/deadletter/internal/present"
 	"github.com/deadletter/deadletter/internal/session"
 	"github.com/deadletter/deadletter/internal/textfmt"
@@ -44,7 +45,7 @@ func (f *monitorFlags) checkOptions() rules.CheckOptions {
 type checkOptions struct {
 	f *factory
 	monitorFlags
-	out         *output
+	out         *printFlags
 	allContexts bool
 	cmd         *cobra.Command // (every context's run takes the command line's flags: eachContext)
 }
@@ -158,7 +159,7 @@ func runCheck(ctx context.Context, o *checkOptions) error {
 		if err != nil {
 			return err
 		}
-		if err := a.printContexts(runs, o.out.json()); err != nil {
+		if err := a.printContexts(runs, o.out); err != nil {
 			return err
 		}
 		return worst(runs)
@@ -166,9 +167,7 @@ func runCheck(ctx context.Context, o *checkOptions) error {
 	ctx, cancel := a.withTimeout(ctx, lookTimeout)
 	defer cancel()
 	fail := func(err error) error {
-		if o.out.json() {
-			writeJSON(a.io.out, checkErrorJSON{Healthy: false, Error: text(err.Error())})
-		}
+		o.out.print(a.io.out, output.CheckErrorJSON{Healthy: false, Error: output.Text(err.Error())}, nil) // (words: the error is said)
 		return exitCode{code: exitError, err: err}
 	}
 	s, err := a.session(ctx, a.timeout(lookTimeout))
@@ -187,15 +186,11 @@ func runCheck(ctx context.Context, o *checkOptions) error {
 	if !r.Healthy {
 		result = exitCode{code: exitFindings}
 	}
-	if o.out.json() {
-		out := toCheckJSON(cfg, r)
-		out.Rehearsal = s.Rehearsal()
-		if err := writeJSON(a.io.out, out); err != nil {
-			return err
-		}
-		return result
+	out := output.ToCheckJSON(cfg, r)
+	out.Rehearsal = s.Rehearsal()
+	if err := o.out.print(a.io.out, out, func() { printCheck(a.io.out, s.Estate(), cfg, r) }); err != nil {
+		return err
 	}
-	printCheck(a.io.out, s.Estate(), cfg, r)
 	return result
 }
 
@@ -219,7 +214,7 @@ func printCheck(w io.Writer, container string, cfg rules.Config, r rules.Report)
 			}
 			continue
 		}
-		shown := f.Names[:min(len(f.Names), maxFindingNames)]
+		shown := f.Names[:min(len(f.Names), output.MaxFindingNames)]
 		for _, n := range shown {
 			fmt.Fprintf(w, "                  %s\n", textfmt.Printable(n))
 		}
@@ -237,7 +232,7 @@ func printCheck(w io.Writer, container string, cfg rules.Config, r rules.Report)
 	}
 	if r.SuspiciousCount > 0 {
 		fmt.Fprintf(w, "  %d blob(s) carry ack tags deadletter did not write as they are: ignored, they silence nothing\n", r.SuspiciousCount)
-		for _, s := range r.Suspicious[:min(len(r.Suspicious), maxFindingNames)] {
+		for _, s := range r.Suspicious[:min(len(r.Suspicious), output.MaxFindingNames)] {
 			fmt.Fprintf(w, "                  %s: %s\n", textfmt.Printable(s.Name), textfmt.Printable(s.Why))
 		}
 	}
@@ -253,7 +248,7 @@ func printAcked(w io.Writer, f rules.Finding, counted bool) {
 		how = "still counted: an ack does not silence this"
 	}
 	fmt.Fprintf(w, "                  %d acknowledged (%s):\n", len(f.Acked), how)
-	for _, ack := range f.Acked[:min(len(f.Acked), maxFindingNames)] {
+	for _, ack := range f.Acked[:min(len(f.Acked), output.MaxFindingNames)] {
 		fmt.Fprintf(w, "                  %s by %s until %s\n", textfmt.Printable(ack.Name), textfmt.Printable(ack.Ack.By), ack.Ack.Until.UTC().Format("2006-01-02 15:04Z"))
 	}
 }

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/deadletter/deadletter/internal/session"
+	"github.com/deadletter/deadletter/replay"
 
 	"github.com/deadletter/deadletter/internal/textfmt"
 	"github.com/deadletter/deadletter/store"
@@ -25,7 +26,7 @@ const maxCompletions = 500
 
 // completeNames offers the container's blob names in scope that start with what has been typed, read with a
 // short deadline so a shell never hangs.
-func (f *factory) completeNames(in scope) cobra.CompletionFunc {
+func (f *factory) completeNames(in replay.Scope) cobra.CompletionFunc {
 	return func(cmd *cobra.Command, _ []string, toComplete string) ([]string, cobra.ShellCompDirective) {
 		if err := f.prepare(cmd); err != nil {
 			return nil, cobra.ShellCompDirectiveNoFileComp | cobra.ShellCompDirectiveError

@@ -1,428 +1,27 @@
 package main
 
 import (
-	"bytes"
 	"errors"
-	"fmt"
 	"io/fs"
 	"os"
-	"path/filepath"
-	"runtime"
 	"slices"
-	"strconv"
 	"strings"
 
-	"github.com/deadletter/deadletter/internal/opfile"
-
-	"github.com/deadletter/deadletter/internal/azmonitor"
+	"github.com/deadletter/deadletter/internal/session"
 	"github.com/deadletter/deadletter/internal/textfmt"
-	"github.com/deadletter/deadletter/store/azureblob"
 	"github.com/spf13/pflag"
-	"go.yaml.in/yaml/v3"
 )
-
-// The config file: named contexts, each a container and its settings, and the current one (kubectl's habit).
-// Secrets never live in it: a context names the environment variable that holds a connection string.
-//
-//	current-context: prod
-//	contexts:
-//	  - name: dev
-//	    dir: /var/tmp/deadletter-dev
-//	  - name: prod
-//	    account-url: https://estateprod.blob.core.windows.net
-//	    container: deadletter
-//	    handlers: /etc/deadletter/handlers.json
-//	    read-only: true
-//	    event-grid-topics:
-//	      - /subscriptions/…/resourceGroups/estate/providers/Microsoft.EventGrid/topics/estate-events
-//	    replay-system-topic: /subscriptions/…/providers/Microsoft.EventGrid/systemTopics/estate-storage
-
-// contextKeys are the keys a context may hold: each sets the global flag of the same name, except name and
-// connection-string-env (the variable whose value is the connection string).
-var contextKeys = []string{"name", "dir", "account-url", "connection-string-env", "connection-string-file", "container", "handlers", "ttl", "live-grace",
-	"retention", "expiring-within", "max-replays", "max-ack", "read-only", "id-separator", "node-stack-depth",
-	"event-grid-topics", "replay-system-topic", "witness-window", "audit-container"}
-
-// namedContext is one context of the file: its values by key (as written), and the line of each. Err is what is
-// wrong with it: a context that is wrong stops only the commands that run in it.
-type namedContext struct {
-	Name   string
-	Values map[string]string
-	Lines  map[string]int
-	Line   int
-	Err    error
-}
-
-// configFile is a parsed config file.
-type configFile struct {
-	Path     string
-	Current  string
-	Contexts []namedContext
-	doc      yaml.Node
-	raw      []byte
-	// currentErr: current-context names no context (an error only for the commands that would run in it).
-	currentErr error
-}
-
-// configError is an error in the file, where it is.
-func configError(path string, line int, key, format string, args ...any) error {
-	where := textfmt.Printable(path)
-	if line > 0 {
-		where += fmt.Sprintf(":%d", line)
-	}
-	if key != "" {
-		where += ": " + key
-	}
-	return usagef("config %s: %s", where, azureblob.Scrub(fmt.Sprintf(format, args...)))
-}
-
-// defaultConfigPath is the config file when neither --config nor DEADLETTER_CONFIG names one.
-func defaultConfigPath() string {
-	dir, err := os.UserConfigDir()
-	if err != nil {
-		return ""
-	}
-	return filepath.Join(dir, "deadletter", "config.yaml")
-}
-
-// readConfig reads and checks a config file: every key known, every value of its type, names unique, a
-// context naming one container only, the current context one of them.
-func readConfig(path string) (*configFile, error) {
-	b, err := readOperatorFile("config", path)
-	if err != nil {
-		return nil, err
-	}
-	if err := configPermissions(path); err != nil {
-		return nil, err
-	}
-	cf := &configFile{Path: path, raw: b}
-	if err := yaml.Unmarshal(b, &cf.doc); err != nil {
-		return nil, configError(path, 0, "", "%v", err)
-	}
-	if len(cf.doc.Content) == 0 {
-		return cf, nil // an empty file: no contexts
-	}
-	root := cf.doc.Content[0]
-	if root.Kind != yaml.MappingNode {
-		return nil, configError(path, root.Line, "", "want a mapping with current-context and contexts")
-	}
-	seen := map[string]bool{}
-	for i := 0; i+1 < len(root.Content); i += 2 {
-		k, v := root.Content[i], root.Content[i+1]
-		if seen[k.Value] {
-			return nil, configError(path, k.Line, k.Value, "given twice")
-		}
-		seen[k.Value] = true
-		switch k.Value {
-		case "current-context":
-			if v.Kind != yaml.ScalarNode {
-				return nil, configError(path, v.Line, k.Value, "want a context's name")
-			}
-			cf.Current = v.Value
-		case "contexts":
-			if v.Kind != yaml.SequenceNode {
-				return nil, configError(path, v.Line, k.Value, "want a list of contexts")
-			}
-			for _, c := range v.Content {
-				nc, err := readContext(path, c)
-				if err != nil {
-					nc.Err = err
-					if nc.Name == "" {
-						nc.Name = nameOf(c)
-					}
-				}
-				for _, other := range cf.Contexts {
-					if other.Name == nc.Name && nc.Err == nil {
-						nc.Err = configError(path, nc.Lines["name"], "name", "%q names two contexts (the other at line %d)", nc.Name, other.Line)
-					}
-				}
-				cf.Contexts = append(cf.Contexts, nc)
-			}
-		default:
-			return nil, configError(path, k.Line, k.Value, "not a config key (want current-context, contexts)")
-		}
-	}
-	if cf.Current != "" && cf.find(cf.Current) == nil {
-		cf.currentErr = configError(path, keyLine(root, "current-context"), "current-context", "%q is not one of the contexts", cf.Current)
-	}
-	cf.resolveRelative()
-	return cf, nil
-}
-
-// nameOf is the name a context's mapping gives, if any (for a context that is wrong, to say which).
-func nameOf(n *yaml.Node) string {
-	for i := 0; n.Kind == yaml.MappingNode && i+1 < len(n.Content); i += 2 {
-		if n.Content[i].Value == "name" && n.Content[i+1].Kind == yaml.ScalarNode {
-			return n.Content[i+1].Value
-		}
-	}
-	return ""
-}
-
-// resolveRelative makes a context's relative dir and handlers paths relative to the config file's folder, as
-// ssh and kubectl read theirs: a context means the same directory from wherever it is used.
-func (cf *configFile) resolveRelative() {
-	base := filepath.Dir(cf.Path)
-	for i := range cf.Contexts {
-		for _, k := range []string{"dir", "handlers"} {
-			if v, ok := cf.Contexts[i].Values[k]; ok && v != "" && !filepath.IsAbs(v) {
-				cf.Contexts[i].Values[k] = filepath.Join(base, v)
-			}
-		}
-	}
-}
-
-// problems are what is wrong in the file, each where it is (context list says them all).
-func (cf *configFile) problems() []error {
-	var out []error
-	if cf.currentErr != nil {
-		out = append(out, cf.currentErr)
-	}
-	for _, c := range cf.Contexts {
-		if c.Err != nil {
-			out = append(out, c.Err)
-		}
-	}
-	return out
-}
-
-// readContext reads one context and checks its values against the flags they set.
-func readContext(path string, n *yaml.Node) (namedContext, error) {
-	nc := namedContext{Values: map[string]string{}, Lines: map[string]int{}, Line: n.Line}
-	if n.Kind != yaml.MappingNode {
-		return nc, configError(path, n.Line, "contexts", "each context is a mapping (name: …, dir: … or account-url: …)")
-	}
-	check := pflag.NewFlagSet("config", pflag.ContinueOnError)
-	newFactory(stdio{}).globalFlags(check)
-	for i := 0; i+1 < len(n.Content); i += 2 {
-		k, v := n.Content[i], n.Content[i+1]
-		if !slices.Contains(contextKeys, k.Value) {
-			return nc, configError(path, k.Line, k.Value, "not a context key (want %s)", strings.Join(contextKeys, ", "))
-		}
-		if _, dup := nc.Values[k.Value]; dup {
-			return nc, configError(path, k.Line, k.Value, "given twice in one context")
-		}
-		val, err := contextValue(path, k, v)
-		if err != nil {
-			return nc, err
-		}
-		nc.Values[k.Value], nc.Lines[k.Value] = val, k.Line
-		if f := check.Lookup(k.Value); f != nil {
-			if err := f.Value.Set(val); err != nil {
-				return nc, configError(path, v.Line, k.Value, "%q: %v", val, err)
-			}
-		}
-		if err := checkTopics(k.Value, val); err != nil {
-			return nc, configError(path, v.Line, k.Value, "%v", err)
-		}
-	}
-	nc.Name = nc.Values["name"]
-	switch {
-	case nc.Name == "":
-		return nc, configError(path, n.Line, "name", "every context needs a name")
-	case nc.Values["dir"] != "" && (nc.Values["account-url"] != "" || nc.Values["connection-string-env"] != "" || nc.Values["connection-string-file"] != ""):
-		return nc, configError(path, nc.Lines["dir"], "dir", "context %q names a directory and an account: one container a context", nc.Name)
-	case nc.Values["account-url"] != "" && (nc.Values["connection-string-env"] != "" || nc.Values["connection-string-file"] != ""):
-		return nc, configError(path, nc.Lines["account-url"], "account-url", "context %q names an account URL and a connection string: one way in", nc.Name)
-	case nc.Values["connection-string-env"] != "" && nc.Values["connection-string-file"] != "":
-		return nc, configError(path, nc.Lines["connection-string-file"], "connection-string-file", "context %q names two connection strings: one way in", nc.Name)
-	case nc.Values["dir"] == "" && nc.Values["account-url"] == "" && nc.Values["connection-string-env"] == "" && nc.Values["connection-string-file"] == "":
-		return nc, configError(path, n.Line, "", "context %q names no container (dir, account-url, connection-string-env or connection-string-file)", nc.Name)
-	}
-	return nc, nil
-}
-
-// contextValue is a context key's value as its flag takes it: a scalar, or for event-grid-topics a list of
-// resource IDs (or one), joined with commas (no resource ID holds one).
-func contextValue(path string, k, v *yaml.Node) (string, error) {
-	if k.Value == "event-grid-topics" && v.Kind == yaml.SequenceNode && len(v.Content) > 0 {
-		ids := make([]string, 0, len(v.Content))
-		for _, item := range v.Content {
-			if item.Kind != yaml.ScalarNode || item.Tag == "!!null" || item.Value == "" || strings.Contains(item.Value, ",") {
-				return "", configError(path, item.Line, k.Value, "want a list of Event Grid topics' resource IDs")
-			}
-			ids = append(ids, item.Value)
-		}
-		return strings.Join(ids, ","), nil
-	}
-	if v.Kind != yaml.ScalarNode || v.Tag == "!!null" {
-		return "", configError(path, v.Line, k.Value, "want a value")
-	}
-	return v.Value, nil
-}
-
-// checkTopics checks the witness's resource IDs when the file is read, so a typo is said with its line.
-func checkTopics(key, val string) error {
-	if key != "event-grid-topics" && key != "replay-system-topic" {
-		return nil
-	}
-	for _, id := range strings.Split(val, ",") {
-		if _, err := azmonitor.CheckTopicID(strings.TrimSpace(id)); err != nil {
-			return err
-		}
-	}
-	return nil
-}
-
-// keyLine is the line of key in a mapping node (0 when absent).
-func keyLine(m *yaml.Node, key string) int {
-	for i := 0; i+1 < len(m.Content); i += 2 {
-		if m.Content[i].Value == key {
-			return m.Content[i].Line
-		}
-	}
-	return 0
-}
-
-func (cf *configFile) find(name string) *namedContext {
-	for i := range cf.Contexts {
-		if cf.Contexts[i].Name == name {
-			return &cf.Contexts[i]
-		}
-	}
-	return nil
-}
-
-func (cf *configFile) names() []string {
-	out := make([]string, len(cf.Contexts))
-	for i, c := range cf.Contexts {
-		out[i] = c.Name
-	}
-	return out
-}
-
-// configPermissions refuses a config file (the file a link leads to) that others may write: whoever can write it
-// chooses the container every command acts on, as ssh refuses a config others can write. Windows keeps no such
-// mode bits, and is not checked.
-func configPermissions(path string) error {
-	if runtime.GOOS == "windows" {
-		return nil
-	}
-	fi, err := os.Stat(path)
-	if err != nil {
-		return err
-	}
-	if m := fi.Mode().Perm(); m&0o022 != 0 {
-		who := "others"
-		if m&0o002 == 0 {
-			who = "its group"
-		}
-		return usagef("config %s is writable by %s (mode %04o): whoever can write it chooses your container; fix it with: chmod go-w %s",
-			textfmt.Printable(path), who, m, textfmt.Printable(path))
-	}
-	return nil
-}
-
-// setCurrent rewrites the file's current-context and nothing else: every other byte as written — comments, every
-// YAML document, line endings, a byte-order mark — and the file's mode; through a link, the file it leads to.
-// What it cannot rewrite that way (a current-context that is not a plain or quoted one-line value) it refuses,
-// saying so, rather than re-encoding the file.
-func (cf *configFile) setCurrent(name string) error {
-	c := cf.find(name)
-	if c == nil {
-		return usagef("no context %q in %s (have: %s)", textfmt.Printable(name), textfmt.Printable(cf.Path), strings.Join(cf.printableNames(), ", "))
-	}
-	if c.Err != nil {
-		return c.Err
-	}
-	out, err := withCurrent(cf.raw, cf.doc.Content[0], name)
-	if err != nil {
-		return configError(cf.Path, 0, "current-context", "%v: edit it by hand", err)
-	}
-	if err := rewriteInPlace(cf.Path, out); err != nil {
-		return err
-	}
-	cf.Current, cf.raw = name, out
-	return nil
-}
-
-// withCurrent is the file's bytes with current-context set to name: its value replaced where it stands, or the
-// key added as the first line (after a byte-order mark) in the file's own line ending.
-func withCurrent(raw []byte, root *yaml.Node, name string) ([]byte, error) {
-	bom := []byte{}
-	body := raw
-	if b, ok := bytes.CutPrefix(raw, []byte("\xef\xbb\xbf")); ok {
-		bom, body = []byte("\xef\xbb\xbf"), b
-	}
-	value := name
-	if strings.ContainsAny(name, ":#'\"{}[],&*!|>%@`\\") || strings.TrimSpace(name) != name || name == "" {
-		value = strconv.Quote(name)
-	}
-	eol := "\n"
-	if bytes.Contains(body, []byte("\r\n")) {
-		eol = "\r\n"
-	}
-	var v *yaml.Node
-	for i := 0; i+1 < len(root.Content); i += 2 {
-		if root.Content[i].Value == "current-context" {
-			v = root.Content[i+1]
-		}
-	}
-	if v == nil {
-		return slices.Concat(bom, []byte("current-context: "+value+eol), body), nil
-	}
-	if v.Style&(yaml.LiteralStyle|yaml.FoldedStyle) != 0 {
-		return nil, fmt.Errorf("its current-context is a block scalar")
-	}
-	lines := bytes.SplitAfter(body, []byte("\n"))
-	if v.Line < 1 || v.Line > len(lines) {
-		return nil, fmt.Errorf("its current-context is not where the parser says")
-	}
-	line := lines[v.Line-1]
-	start := len(string([]rune(string(line))[:min(v.Column-1, len([]rune(string(line))))]))
-	end := start
-	switch {
-	case start >= len(line):
-		return nil, fmt.Errorf("its current-context is not where the parser says")
-	case line[start] == '"' || line[start] == '\'':
-		q := line[start]
-		end = start + 1
-		for end < len(line) && (line[end] != q || q == '"' && line[end-1] == '\\') {
-			end++
-		}
-		if end >= len(line) {
-			return nil, fmt.Errorf("its current-context spans lines")
-		}
-		end++
-	default:
-		for end < len(line) && line[end] != '\r' && line[end] != '\n' && !(line[end] == ' ' && end+1 < len(line) && line[end+1] == '#') && line[end] != ',' && line[end] != '}' {
-			end++
-		}
-		for end > start && line[end-1] == ' ' {
-			end--
-		}
-	}
-	lines[v.Line-1] = slices.Concat(line[:start], []byte(value), line[end:])
-	return slices.Concat(bom, bytes.Join(lines, nil)), nil
-}
-
-// rewriteInPlace replaces a file (through a link, the file it leads to) with b, keeping its mode: a temporary file
-// in the same folder, synced, renamed over it.
-func rewriteInPlace(path string, b []byte) error {
-	real, err := filepath.EvalSymlinks(path)
-	if err != nil {
-		return err
-	}
-	fi, err := os.Stat(real)
-	if err != nil {
-		return err
-	}
-	if !fi.Mode().IsRegular() {
-		return fmt.Errorf("config %s leads to %s, not a regular file", textfmt.Printable(path), fileKind(fi.Mode()))
-	}
-	return opfile.Replace(real, b, fi.Mode().Perm())
-}
 
 // loadConfig finds and reads the config file: --config, else DEADLETTER_CONFIG, else the user's config
 // directory. A missing file at the default place is no contexts (everything works as without one); one named by
 // --config or the environment must exist.
-func (a *factory) loadConfig(flags *pflag.FlagSet) (*configFile, error) {
+func (a *factory) loadConfig(flags *pflag.FlagSet) (*session.ConfigFile, error) {
 	path, named := a.configPath, true
 	if f := flags.Lookup("config"); f == nil || !f.Changed {
 		if env := os.Getenv("DEADLETTER_CONFIG"); env != "" {
 			path = env
 		} else {
-			path, named = defaultConfigPath(), false
+			path, named = session.DefaultConfigPath(), false
 		}
 	}
 	if path == "" {
@@ -432,6 +31,22 @@ func (a *factory) loadConfig(flags *pflag.FlagSet) (*configFile, error) {
 		return nil, nil
 	}
 	return readConfig(path)
+}
+
+// readConfig reads a config file, each context's value checked the way its global flag takes it.
+func readConfig(path string) (*session.ConfigFile, error) {
+	return session.ReadConfig(path, checkContextValue)
+}
+
+// checkContextValue checks a context's value as the global flag of its key would take it (a key that sets no
+// flag: connection-string-env, name — is taken as it is).
+func checkContextValue(key, value string) error {
+	fs := pflag.NewFlagSet("config", pflag.ContinueOnError)
+	newFactory(stdio{}).globalFlags(fs)
+	if f := fs.Lookup(key); f != nil {
+		return f.Value.Set(value)
+	}
+	return nil
 }
 
 // contextSource is where the context a command runs in was named: SPEC §5's precedence depends on it.
@@ -446,7 +61,7 @@ const (
 
 // contextName is the context a command runs in, and where it was named: --context, else DEADLETTER_CONTEXT, else
 // the file's current one.
-func (a *factory) contextName(flags *pflag.FlagSet, cf *configFile) (string, contextSource, error) {
+func (a *factory) contextName(flags *pflag.FlagSet, cf *session.ConfigFile) (string, contextSource, error) {
 	name, src := a.contextFlag, fromFlag
 	if f := flags.Lookup("context"); f == nil || !f.Changed {
 		name, src = os.Getenv("DEADLETTER_CONTEXT"), fromEnv
@@ -458,31 +73,19 @@ func (a *factory) contextName(flags *pflag.FlagSet, cf *configFile) (string, con
 		return "", noContext, nil
 	}
 	if cf == nil {
-		return "", noContext, usagef("context %q: there is no config file (%s); deadletter context --help says how to write one", name, textfmt.Printable(defaultConfigPath()))
+		return "", noContext, usagef("context %q: there is no config file (%s); deadletter context --help says how to write one", name, textfmt.Printable(session.DefaultConfigPath()))
 	}
-	if src == fromCurrent && cf.currentErr != nil {
-		return "", noContext, cf.currentErr
+	if src == fromCurrent && cf.CurrentErr() != nil {
+		return "", noContext, cf.CurrentErr()
 	}
-	c := cf.find(name)
+	c := cf.Find(name)
 	if c == nil {
-		return "", noContext, usagef("no context %q in %s (have: %s)", textfmt.Printable(name), textfmt.Printable(cf.Path), strings.Join(cf.printableNames(), ", "))
+		return "", noContext, usagef("no context %q in %s (have: %s)", textfmt.Printable(name), textfmt.Printable(cf.Path), strings.Join(cf.PrintableNames(), ", "))
 	}
 	if c.Err != nil {
 		return "", noContext, c.Err
 	}
 	return name, src, nil
-}
-
-// printableNames are the contexts' names, each escaped (a name may hold a newline or a bidi override).
-func (cf *configFile) printableNames() []string {
-	out := make([]string, len(cf.Contexts))
-	for i, c := range cf.Contexts {
-		out[i] = strconv.Quote(c.Name)
-		if textfmt.Printable(c.Name) == c.Name && !strings.ContainsAny(c.Name, " ,") {
-			out[i] = c.Name
-		}
-	}
-	return out
 }
 
 // containerNamedOver is what names a container above a context named by src (SPEC §5: the command line's
@@ -511,7 +114,7 @@ func containerNamedOver(flags *pflag.FlagSet, src contextSource) string {
 // so the environment does not override them (the command line beats the context, the context beats the
 // environment). A container named on the command line beats the context's container whatever backend each
 // names: --context prod --dir ./snap opens the directory, with prod's other settings.
-func applyContext(flags *pflag.FlagSet, c *namedContext) ([]string, error) {
+func applyContext(flags *pflag.FlagSet, c *session.NamedContext) ([]string, error) {
 	var set []string
 	named := false
 	for _, b := range backendFlags {
@@ -519,7 +122,7 @@ func applyContext(flags *pflag.FlagSet, c *namedContext) ([]string, error) {
 			named = true
 		}
 	}
-	for _, key := range contextKeys {
+	for _, key := range session.ContextKeys {
 		v, ok := c.Values[key]
 		if !ok || key == "name" || named && (key == "connection-string-env" || slices.Contains(backendFlags, key)) {
 			continue

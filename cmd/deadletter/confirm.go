@@ -9,6 +9,7 @@ import (
 	"strings"
 	"sync"
 
+	"github.com/deadletter/deadletter/internal/output"
 	"github.com/deadletter/deadletter/internal/present"
 	"github.com/deadletter/deadletter/internal/session"
 	"github.com/deadletter/deadletter/internal/textfmt"
@@ -20,7 +21,7 @@ import (
 // actionFlags are what every command that changes the container takes.
 type actionFlags struct {
 	dryRun, yes bool
-	out         *output
+	out         *printFlags
 	hasDryRun   bool // the command offers --dry-run
 	concurrency int
 	// passedBy tells the results an action left on purpose without being asked for them (a drain of every
@@ -116,16 +117,16 @@ func countWhere(res []rules.Result, match func(rules.Result) bool) int {
 // ack): 0 when every blob asked for was done; 1 when one failed; 3 when none failed but one was not done —
 // refused, too young, already handled, untriggerable, changed or gone since it was listed, not found; 130 when a
 // signal stopped the run (after the report: what was done is said first).
-func (f *factory) reportResults(ctx context.Context, flags actionFlags, s *session.Session, res []rules.Result, ready ...resultsJSON) error {
+func (f *factory) reportResults(ctx context.Context, flags actionFlags, s *session.Session, res []rules.Result, ready ...output.ResultsJSON) error {
 	tally := rules.TallyOf(res)
 	if flags.out.json() {
-		out := toResultsJSON(flags.dryRun, res, flags.forceHow)
-		out.Estate = text(s.Estate())
+		out := output.ToResultsJSON(flags.dryRun, res, flags.forceHow)
+		out.Estate = output.Text(s.Estate())
 		out.Rehearsal = s.Rehearsal()
 		for _, r := range ready { // a drain's readiness, both witnesses; a restore's warnings
 			out.Readiness, out.EventGrid, out.Warnings = r.Readiness, r.EventGrid, r.Warnings
 		}
-		if err := writeJSON(f.io.out, out); err != nil {
+		if err := flags.out.print(f.io.out, out, nil); err != nil {
 			return err
 		}
 	} else {

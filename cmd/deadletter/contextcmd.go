@@ -2,15 +2,18 @@ package main
 
 import (
 	"cmp"
+	"context"
 	"fmt"
 	"strings"
 
+	"github.com/deadletter/deadletter/internal/output"
+	"github.com/deadletter/deadletter/internal/session"
 	"github.com/deadletter/deadletter/internal/textfmt"
 	"github.com/deadletter/deadletter/store/azureblob"
 	"github.com/spf13/cobra"
 )
 
-// contextCmd is kubectl's habit: list the contexts, pick the current one, show one.
+// newCmdContext is kubectl's habit: list the contexts, pick the current one, show one.
 func newCmdContext(a *factory) *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "context list|use NAME|show [NAME]",
@@ -31,105 +34,138 @@ string (connection-string-env), or signs in with Entra ID (account-url).
       handlers: /etc/deadletter/handlers.json
       read-only: true
 
-Keys of a context: ` + strings.Join(contextKeys, ", ") + `.`,
+Keys of a context: ` + strings.Join(session.ContextKeys, ", ") + `.`,
 		Args: cobra.NoArgs,
 	}
-	var listOut, showOut *output
-	list := &cobra.Command{
+	cmd.AddCommand(newCmdContextList(a, nil), newCmdContextUse(a, nil), newCmdContextShow(a, nil))
+	return cmd
+}
+
+// contextOptions are what the context commands take: the config file, a context's name, how to print.
+type contextOptions struct {
+	f    *factory
+	cmd  *cobra.Command
+	name string
+	out  *printFlags
+}
+
+func newCmdContextList(f *factory, runF func(context.Context, *contextOptions) error) *cobra.Command {
+	o := &contextOptions{f: f}
+	cmd := &cobra.Command{
 		Use:   "list",
 		Short: "every context, the current one marked",
 		Args:  cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			cf, err := a.mustConfig(cmd)
-			if err != nil {
-				return err
-			}
-			if listOut.json() {
-				if err := writeJSON(a.io.out, toContextListJSON(cf)); err != nil {
-					return err
-				}
-			}
-			for _, c := range cf.Contexts {
-				if listOut.json() {
-					break
-				}
-				mark := " "
-				if c.Name == cf.Current {
-					mark = "*"
-				}
-				if c.Err != nil {
-					fmt.Fprintf(a.io.out, "%s %-16s (cannot be used: see below)\n", mark, textfmt.Printable(c.Name))
-					continue
-				}
-				fmt.Fprintf(a.io.out, "%s %-16s %s\n", mark, textfmt.Printable(c.Name), textfmt.Printable(azureblob.Scrub(where(c))))
-			}
-			if errs := cf.problems(); len(errs) > 0 {
-				for _, e := range errs[1:] {
-					fmt.Fprintln(a.io.err, "deadletter: "+errorText(e))
-				}
-				return errs[0] // (each context that is wrong stops only the commands that run in it)
-			}
-			return nil
+			o.cmd = cmd
+			return runWith(runF, runContextList)(cmd.Context(), o)
 		},
 	}
-	use := &cobra.Command{
-		Use:               "use NAME",
-		Short:             "make NAME the current context (written to the config file)",
-		Args:              cobra.ExactArgs(1),
-		ValidArgsFunction: a.completeContexts,
-		RunE: func(cmd *cobra.Command, args []string) error {
-			cf, err := a.mustConfig(cmd)
-			if err != nil {
-				return err
-			}
-			if err := cf.setCurrent(args[0]); err != nil {
-				return err
-			}
-			fmt.Fprintf(a.io.out, "switched to context %q (%s)\n", args[0], textfmt.Printable(cf.Path))
-			return nil
-		},
-	}
-	show := &cobra.Command{
-		Use:               "show [NAME]",
-		Short:             "a context's container and settings (the current one by default)",
-		Args:              cobra.MaximumNArgs(1),
-		ValidArgsFunction: a.completeContexts,
-		RunE: func(cmd *cobra.Command, args []string) error {
-			cf, err := a.mustConfig(cmd)
-			if err != nil {
-				return err
-			}
-			name := cf.Current
-			if len(args) == 1 {
-				name = args[0]
-			}
-			c := cf.find(name)
-			if c == nil {
-				return usagef("no context %q in %s (have: %s)", textfmt.Printable(name), textfmt.Printable(cf.Path), strings.Join(cf.printableNames(), ", "))
-			}
-			if c.Err != nil {
-				return c.Err
-			}
-			if showOut.json() {
-				return writeJSON(a.io.out, toContextJSON(cf, c))
-			}
-			fmt.Fprintf(a.io.out, "context %s (%s, line %d)\n", textfmt.Printable(c.Name), textfmt.Printable(cf.Path), c.Line)
-			for _, k := range contextKeys {
-				if v, ok := c.Values[k]; ok && k != "name" {
-					fmt.Fprintf(a.io.out, "  %-22s %s\n", k, textfmt.Printable(azureblob.Scrub(v))) // a SAS in an account-url is never printed
-				}
-			}
-			return nil
-		},
-	}
-	listOut = declareOutput(list, outText, outJSON)
-	showOut = declareOutput(show, outText, outJSON)
-	cmd.AddCommand(list, use, show)
+	o.out = declareOutput(cmd, outText, outJSON)
 	return cmd
 }
 
+func runContextList(_ context.Context, o *contextOptions) error {
+	a := o.f
+	cf, err := a.mustConfig(o.cmd)
+	if err != nil {
+		return err
+	}
+	err = o.out.print(a.io.out, toContextListJSON(cf), func() {
+		for _, c := range cf.Contexts {
+			mark := " "
+			if c.Name == cf.Current {
+				mark = "*"
+			}
+			if c.Err != nil {
+				fmt.Fprintf(a.io.out, "%s %-16s (cannot be used: see below)\n", mark, textfmt.Printable(c.Name))
+				continue
+			}
+			fmt.Fprintf(a.io.out, "%s %-16s %s\n", mark, textfmt.Printable(c.Name), textfmt.Printable(azureblob.Scrub(where(c))))
+		}
+	})
+	if err != nil {
+		return err
+	}
+	if errs := cf.Problems(); len(errs) > 0 {
+		for _, e := range errs[1:] {
+			fmt.Fprintln(a.io.err, "deadletter: "+errorText(e))
+		}
+		return errs[0] // (each context that is wrong stops only the commands that run in it)
+	}
+	return nil
+}
+
+func newCmdContextUse(f *factory, runF func(context.Context, *contextOptions) error) *cobra.Command {
+	o := &contextOptions{f: f}
+	return &cobra.Command{
+		Use:               "use NAME",
+		Short:             "make NAME the current context (written to the config file)",
+		Args:              cobra.ExactArgs(1),
+		ValidArgsFunction: f.completeContexts,
+		RunE: func(cmd *cobra.Command, args []string) error {
+			o.cmd, o.name = cmd, args[0]
+			return runWith(runF, runContextUse)(cmd.Context(), o)
+		},
+	}
+}
+
+func runContextUse(_ context.Context, o *contextOptions) error {
+	cf, err := o.f.mustConfig(o.cmd)
+	if err != nil {
+		return err
+	}
+	if err := cf.SetCurrent(o.name); err != nil {
+		return err
+	}
+	fmt.Fprintf(o.f.io.out, "switched to context %q (%s)\n", o.name, textfmt.Printable(cf.Path))
+	return nil
+}
+
+func newCmdContextShow(f *factory, runF func(context.Context, *contextOptions) error) *cobra.Command {
+	o := &contextOptions{f: f}
+	cmd := &cobra.Command{
+		Use:               "show [NAME]",
+		Short:             "a context's container and settings (the current one by default)",
+		Args:              cobra.MaximumNArgs(1),
+		ValidArgsFunction: f.completeContexts,
+		RunE: func(cmd *cobra.Command, args []string) error {
+			o.cmd = cmd
+			if len(args) == 1 {
+				o.name = args[0]
+			}
+			return runWith(runF, runContextShow)(cmd.Context(), o)
+		},
+	}
+	o.out = declareOutput(cmd, outText, outJSON)
+	return cmd
+}
+
+func runContextShow(_ context.Context, o *contextOptions) error {
+	a := o.f
+	cf, err := a.mustConfig(o.cmd)
+	if err != nil {
+		return err
+	}
+	name := cmp.Or(o.name, cf.Current)
+	c := cf.Find(name)
+	if c == nil {
+		return usagef("no context %q in %s (have: %s)", textfmt.Printable(name), textfmt.Printable(cf.Path), strings.Join(cf.PrintableNames(), ", "))
+	}
+	if c.Err != nil {
+		return c.Err
+	}
+	return o.out.print(a.io.out, toContextJSON(cf, c), func() {
+		fmt.Fprintf(a.io.out, "context %s (%s, line %d)\n", textfmt.Printable(c.Name), textfmt.Printable(cf.Path), c.Line)
+		for _, k := range session.ContextKeys {
+			if v, ok := c.Values[k]; ok && k != "name" {
+				fmt.Fprintf(a.io.out, "  %-22s %s\n", k, textfmt.Printable(azureblob.Scrub(v))) // a SAS in an account-url is never printed
+			}
+		}
+	})
+}
+
 // where says a context's container in a few words.
-func where(c namedContext) string {
+func where(c session.NamedContext) string {
 	switch {
 	case c.Values["dir"] != "":
 		return "dir:" + c.Values["dir"]
@@ -140,13 +176,13 @@ func where(c namedContext) string {
 }
 
 // mustConfig is the config file, which the context commands need.
-func (f *factory) mustConfig(cmd *cobra.Command) (*configFile, error) {
+func (f *factory) mustConfig(cmd *cobra.Command) (*session.ConfigFile, error) {
 	cf, err := f.loadConfig(cmd.Flags())
 	if err != nil {
 		return nil, err
 	}
 	if cf == nil {
-		return nil, usagef("no config file at %s: write one (deadletter context --help shows its shape) or pass --config", textfmt.Printable(defaultConfigPath()))
+		return nil, usagef("no config file at %s: write one (deadletter context --help shows its shape) or pass --config", textfmt.Printable(session.DefaultConfigPath()))
 	}
 	return cf, nil
 }
@@ -158,7 +194,7 @@ func (f *factory) completeContexts(cmd *cobra.Command, args []string, _ string) 
 		return nil, cobra.ShellCompDirectiveNoFileComp
 	}
 	var names []string
-	for _, n := range cf.names() {
+	for _, n := range cf.Names() {
 		if textfmt.Printable(n) == n {
 			names = append(names, n) // a name with a control character or a bidi override is never offered
 		}
@@ -166,47 +202,25 @@ func (f *factory) completeContexts(cmd *cobra.Command, args []string, _ string) 
 	return names, cobra.ShellCompDirectiveNoFileComp
 }
 
-// contextListJSON is context list -o json: every context, and which is current.
-type contextListJSON struct {
-	Current  text              `json:"current"`
-	Contexts []contextLineJSON `json:"contexts"`
-}
-
-type contextLineJSON struct {
-	Name    text    `json:"name"`
-	Current bool    `json:"current"`
-	Where   text    `json:"where,omitempty"`
-	Error   optText `json:"error,omitempty"`
-}
-
-// contextJSON is context show -o json: a context's settings as the file gives them (a SAS scrubbed).
-type contextJSON struct {
-	Name    text            `json:"name"`
-	Config  text            `json:"config"`
-	Line    int             `json:"line"`
-	Current bool            `json:"current"`
-	Values  map[string]text `json:"values"`
-}
-
-func toContextListJSON(cf *configFile) contextListJSON {
-	out := contextListJSON{Current: text(cf.Current), Contexts: []contextLineJSON{}}
+func toContextListJSON(cf *session.ConfigFile) output.ContextListJSON {
+	out := output.ContextListJSON{Current: output.Text(cf.Current), Contexts: []output.ContextLineJSON{}}
 	for _, c := range cf.Contexts {
-		l := contextLineJSON{Name: text(c.Name), Current: c.Name == cf.Current}
+		l := output.ContextLineJSON{Name: output.Text(c.Name), Current: c.Name == cf.Current}
 		if c.Err != nil {
-			l.Error = optText(errorText(c.Err))
+			l.Error = output.OptText(errorText(c.Err))
 		} else {
-			l.Where = text(azureblob.Scrub(where(c)))
+			l.Where = output.Text(azureblob.Scrub(where(c)))
 		}
 		out.Contexts = append(out.Contexts, l)
 	}
 	return out
 }
 
-func toContextJSON(cf *configFile, c *namedContext) contextJSON {
-	out := contextJSON{Name: text(c.Name), Config: text(cf.Path), Line: c.Line, Current: c.Name == cf.Current, Values: map[string]text{}}
+func toContextJSON(cf *session.ConfigFile, c *session.NamedContext) output.ContextJSON {
+	out := output.ContextJSON{Name: output.Text(c.Name), Config: output.Text(cf.Path), Line: c.Line, Current: c.Name == cf.Current, Values: map[string]output.Text{}}
 	for k, v := range c.Values {
 		if k != "name" {
-			out.Values[k] = text(azureblob.Scrub(v))
+			out.Values[k] = output.Text(azureblob.Scrub(v))
 		}
 	}
 	return out

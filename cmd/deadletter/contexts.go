@@ -9,6 +9,7 @@ import (
 	"strings"
 	"sync"
 
+	"github.com/deadletter/deadletter/internal/output"
 	"github.com/deadletter/deadletter/internal/session"
 	"github.com/deadletter/deadletter/internal/textfmt"
 	"github.com/spf13/cobra"
@@ -17,7 +18,7 @@ import (
 
 // forContext is an app for one context of the config file: the defaults, then the context's values, then what
 // the command line gave (flags beat a context). Its output goes to out and errs.
-func (a *factory) forContext(cmd *cobra.Command, c *namedContext, out, errs io.Writer) (*factory, error) {
+func (a *factory) forContext(cmd *cobra.Command, c *session.NamedContext, out, errs io.Writer) (*factory, error) {
 	if c.Err != nil {
 		return nil, c.Err
 	}
@@ -108,8 +109,8 @@ func worst(runs []*contextRun) error {
 
 // printContexts prints each context's run under its name; as JSON, one document keyed by context (a run that
 // printed no JSON of its own — it could not start — is its error).
-func (f *factory) printContexts(runs []*contextRun, asJSON bool) error {
-	if asJSON {
+func (f *factory) printContexts(runs []*contextRun, out *printFlags) error {
+	if out.json() {
 		doc := map[string]json.RawMessage{}
 		for _, r := range runs {
 			raw := bytes.TrimSpace(r.out.Bytes())
@@ -118,11 +119,11 @@ func (f *factory) printContexts(runs []*contextRun, asJSON bool) error {
 				if r.err != nil {
 					msg = errorText(r.err)
 				}
-				raw, _ = marshal(checkErrorJSON{Healthy: false, Error: text(msg)})
+				raw, _ = output.Marshal(output.CheckErrorJSON{Healthy: false, Error: output.Text(msg)})
 			}
 			doc[r.name] = raw
 		}
-		return writeJSON(f.io.out, contextsJSON{Contexts: doc})
+		return out.print(f.io.out, output.ContextsJSON{Contexts: doc}, nil)
 	}
 	for i, r := range runs {
 		if i > 0 {
@@ -138,11 +139,6 @@ func (f *factory) printContexts(runs []*contextRun, asJSON bool) error {
 		}
 	}
 	return nil
-}
-
-// contextsJSON is --all-contexts' answer: each context's own document, by name.
-type contextsJSON struct {
-	Contexts map[string]json.RawMessage `json:"contexts"`
 }
 
 // errorText is an error's words (an exitCode's own error, when it carries one).

@@ -57,8 +57,8 @@ func TestTheCrashBlobHasOneVoice(t *testing.T) {
 	if seen != 1 {
 		t.Fatalf("check names the crash blob %d times:\n%s", seen, out)
 	}
-	text, _, _ := runCmd(t, "check", "--dir", dir, "-o", "wide")
-	for _, line := range strings.Split(text, "\n") {
+	said, _, _ := runCmd(t, "check", "--dir", dir, "-o", "wide")
+	for _, line := range strings.Split(said, "\n") {
 		if strings.Contains(line, "crash") && strings.Contains(line, "deadletter drain") {
 			t.Fatalf("check tells to drain what the replay crashes on: %q", line)
 		}

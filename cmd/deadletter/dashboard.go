@@ -65,11 +65,11 @@ func runDashboard(ctx context.Context, o *dashboardOptions) error {
 	look := o.lookContext() // one for the whole session: each context's loader (and its cache) is kept
 	for {
 		if toSummary {
-			chosen, err := tui.RunSummary(ctx, tui.SummaryOptions{Names: cf.names(), Look: look, Interval: o.interval})
+			chosen, err := tui.RunSummary(ctx, tui.SummaryOptions{Names: cf.Names(), Look: look, Interval: o.interval})
 			if err != nil || chosen == "" {
 				return err
 			}
-			sub, err := a.forContext(o.cmd, cf.find(chosen), a.io.out, a.io.err)
+			sub, err := a.forContext(o.cmd, cf.Find(chosen), a.io.out, a.io.err)
 			if err != nil {
 				return err
 			}
@@ -107,7 +107,7 @@ func (o *dashboardOptions) lookContext() func(ctx context.Context, name string) 
 			return o
 		}
 		var op opened
-		if op.sub, op.err = a.forContext(o.cmd, a.config.find(name), io.Discard, io.Discard); op.err == nil {
+		if op.sub, op.err = a.forContext(o.cmd, a.config.Find(name), io.Discard, io.Discard); op.err == nil {
 			var s *session.Session
 			if s, op.err = op.sub.session(context.Background(), op.sub.timeout(0)); op.err == nil {
 				op.l = s.Loader()

@@ -4,6 +4,8 @@ import (
 	"encoding/json"
 	"strings"
 	"testing"
+
+	"github.com/deadletter/deadletter/internal/output"
 )
 
 // eventsOf are a blob's events as show reads them: original id → replay attempt.
@@ -52,7 +54,7 @@ func TestTheDemoTeachesWhatTheDocsSay(t *testing.T) {
 	if len(capped) == 0 {
 		t.Fatal("the demo's quarantine pane holds no capped event (/verdict:cap finds nothing)")
 	}
-	var restored resultsJSON
+	var restored output.ResultsJSON
 	if err := json.Unmarshal([]byte(mustRun(t, "restore", capped[0], "--yes", "--json", "--dir", dir)), &restored); err != nil {
 		t.Fatal(err)
 	}
@@ -80,7 +82,7 @@ func TestTheDemoTeachesWhatTheDocsSay(t *testing.T) {
 	}
 
 	mustRun(t, "twin", "advance", "--by", "15m", "--dir", dir)
-	var d diffJSON
+	var d output.DiffJSON
 	json.Unmarshal([]byte(mustRun(t, "twin", "diff", "-o", "json", "--dir", dir)), &d)
 	kinds := map[string]map[string]int{} // subscription → kind → blobs drained
 	for _, b := range d.Blobs {
@@ -105,7 +107,7 @@ func TestTheDemoTeachesWhatTheDocsSay(t *testing.T) {
 	if len(deep) != 1 {
 		t.Errorf("stranded thread replies after the drain: %v (want only the one nested too deep)", deep)
 	}
-	var check checkJSON
+	var check output.CheckJSON
 	json.Unmarshal([]byte(runExit(t, 1, "check", "--json", "--dir", dir)), &check)
 	for _, f := range check.Findings {
 		if f.Kind == "replayStalled" {

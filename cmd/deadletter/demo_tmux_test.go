@@ -7,6 +7,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/deadletter/deadletter/internal/output"
 )
 
 // Quitting the demo and starting it again comes back where it was: the drain made in the first run is still
@@ -93,8 +95,8 @@ func TestDemoRehearsalScreenInTmux(t *testing.T) {
 	}
 	// Kept: the push outage now ends where u was pressed, not twenty minutes after the opening.
 	var show struct {
-		Clock  string       `json:"clock"`
-		Script []windowJSON `json:"script"`
+		Clock  string              `json:"clock"`
+		Script []output.WindowJSON `json:"script"`
 	}
 	json.Unmarshal([]byte(mustRun(t, "twin", "script", "show", "--dir", dir, "-o", "json")), &show)
 	clock, _ := time.Parse(time.RFC3339, show.Clock)

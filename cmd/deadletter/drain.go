@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"slices"
 
+	"github.com/deadletter/deadletter/internal/output"
 	"github.com/deadletter/deadletter/internal/present"
 	"github.com/deadletter/deadletter/internal/session"
 	"github.com/deadletter/deadletter/replay"
@@ -114,7 +115,7 @@ func runDrain(ctx context.Context, o *drainOptions) error {
 	}
 	slices.SortStableFunc(items, func(a, b rules.Item) int { return present.ByHour(&a, &b) }) // names said in time order
 	p := s.PreviewDrain(snap, items, rules.DrainOptions{IncludeHandled: o.includeHandled, Force: o.force}, witness(), o.forceHow)
-	both := resultsJSON{Readiness: toReadinessJSON(p.Readiness, p.Witness), EventGrid: toWitnessJSON(p.Witness)}
+	both := output.ResultsJSON{Readiness: output.ToReadinessJSON(p.Readiness, p.Witness), EventGrid: output.ToWitnessJSON(p.Witness)}
 	if len(items) == 0 && len(missing) == 0 {
 		return o.nothingToDrain(snap, both)
 	}
@@ -139,7 +140,7 @@ func (o *drainOptions) named(snap *rules.Snapshot) ([]rules.Result, func(*rules.
 	if len(o.names) == 0 {
 		return nil, func(it *rules.Item) bool { return it.Pane == rules.PaneStranded }, nil
 	}
-	found, missing, err := resolveNamed(o.f.io.err, snap, o.f.g.container, o.names, rules.IsRoot)
+	found, missing, err := replay.ResolveNamed(o.f.io.err, snap, o.f.g.container, o.names, rules.IsRoot)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -164,9 +165,9 @@ func (o *drainOptions) ask(s *session.Session, p *session.DrainPreview) error {
 }
 
 // nothingToDrain says that the drain took nothing: nothing is stranded, or the filter kept none of what is.
-func (o *drainOptions) nothingToDrain(snap *rules.Snapshot, both resultsJSON) error {
+func (o *drainOptions) nothingToDrain(snap *rules.Snapshot, both output.ResultsJSON) error {
 	a := o.f
-	out := toResultsJSON(o.dryRun, nil, o.forceHow)
+	out := output.ToResultsJSON(o.dryRun, nil, o.forceHow)
 	out.Readiness, out.EventGrid = both.Readiness, both.EventGrid
 	return o.out.print(a.io.out, out, func() {
 		if o.filter.query == "" {

@@ -38,7 +38,7 @@ and the report says where.`,
 		Example: `  deadletter edit 3f2a9c1e
   EDITOR="code --wait" deadletter edit quarantine/WEBHOOKS/2026/3/14/9/3f2a9c1e-….json`,
 		Args:              exactArgs(1, "edit takes one blob name (or its URL, GUID or a unique fragment)"),
-		ValidArgsFunction: f.completeNames(anyBlob),
+		ValidArgsFunction: f.completeNames(replay.AnyBlob),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			o.name, o.via = args[0], via(cmd)
 			return runWith(runF, runEdit)(cmd.Context(), o)
@@ -61,7 +61,7 @@ func runEdit(ctx context.Context, o *editOptions) error {
 		return err
 	}
 	l, cfg := s.Loader(), s.Config()
-	name, err := resolveRepairable(ctx, a.io.err, l, arg, a.g.container)
+	name, err := replay.ResolveRepairable(ctx, a.io.err, l, arg, a.g.container)
 	if err != nil {
 		return couldNotLook(ctx, err)
 	}

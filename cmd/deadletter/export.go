@@ -10,6 +10,7 @@ import (
 	"path/filepath"
 	"time"
 
+	"github.com/deadletter/deadletter/internal/output"
 	"github.com/deadletter/deadletter/internal/session"
 	"github.com/deadletter/deadletter/internal/textfmt"
 	"github.com/deadletter/deadletter/replay"
@@ -24,7 +25,7 @@ type exportOptions struct {
 	f      *factory
 	to     string
 	all    bool
-	out    *output
+	out    *printFlags
 	filter blobFilter // --filter QUERY and ls's narrowing flags
 	names  []string
 }
@@ -52,7 +53,7 @@ The text lists the first 20 blobs not written and counts the rest; -o json lists
 		Example: `  deadletter export --all --pane quarantine --to ./incident-1130
   deadletter export --filter 'sub:webhooks is:malformed' --to ./webhooks-malformed
   deadletter --dir ./incident-1130 check`,
-		ValidArgsFunction: f.completeNames(anyBlob),
+		ValidArgsFunction: f.completeNames(replay.AnyBlob),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			o.names = args
 			return runWith(runF, runExport)(cmd.Context(), o)
@@ -109,7 +110,7 @@ func runExport(ctx context.Context, o *exportOptions) error {
 		if snap, err = l.List(ctx); err != nil {
 			return couldNotLook(ctx, err)
 		}
-		if names, missing, err = resolveNamed(a.io.err, snap, a.g.container, args, anyBlob); err != nil {
+		if names, missing, err = replay.ResolveNamed(a.io.err, snap, a.g.container, args, replay.AnyBlob); err != nil {
 			return err
 		}
 	} else {
@@ -258,9 +259,9 @@ func (r *exportReport) add(c store.Copied) {
 	}
 	switch {
 	case r.json && c.Err == nil:
-		r.writeJSON(exportedJSON{Name: text(c.Name), Size: c.Size})
+		r.writeJSON(output.ExportedJSON{Name: output.Text(c.Name), Size: c.Size})
 	case r.json:
-		r.spoolJSON(exportRefusedJSON{Name: text(c.Name), Error: text(exportError(c.Err))})
+		r.spoolJSON(output.ExportRefusedJSON{Name: output.Text(c.Name), Error: output.Text(exportError(c.Err))})
 	case errors.Is(c.Err, replay.ErrDiffers) && len(r.different) < shownRefusals:
 		r.different = append(r.different, c)
 	case c.Err != nil && !errors.Is(c.Err, replay.ErrDiffers) && len(r.first) < shownRefusals:
@@ -283,8 +284,8 @@ func (r *exportReport) head() {
 	}
 }
 
-func (r *exportReport) writeJSON(v exportedJSON) {
-	line, err := marshal(v)
+func (r *exportReport) writeJSON(v output.ExportedJSON) {
+	line, err := output.Marshal(v)
 	if err != nil {
 		r.fail(err)
 		return
@@ -299,8 +300,8 @@ func (r *exportReport) writeJSON(v exportedJSON) {
 	}
 }
 
-func (r *exportReport) spoolJSON(v exportRefusedJSON) {
-	line, err := marshal(v)
+func (r *exportReport) spoolJSON(v output.ExportRefusedJSON) {
+	line, err := output.Marshal(v)
 	if err != nil {
 		r.fail(err)
 		return
@@ -384,7 +385,7 @@ func (r *exportReport) printJSON(missing []rules.Result, listErr error) error {
 		}
 	}
 	for _, m := range missing {
-		line, err := marshal(exportRefusedJSON{Name: text(m.Name), Error: text(m.Reason.Err)})
+		line, err := output.Marshal(output.ExportRefusedJSON{Name: output.Text(m.Name), Error: output.Text(m.Reason.Err)})
 		if err != nil {
 			return err
 		}
@@ -393,7 +394,7 @@ func (r *exportReport) printJSON(missing []rules.Result, listErr error) error {
 	if n > 0 {
 		io.WriteString(r.w, "\n  ")
 	}
-	tail, err := marshal(exportTotalsJSON{Written: r.written, Bytes: r.bytes, Refused: r.refused + len(missing)})
+	tail, err := output.Marshal(output.ExportTotalsJSON{Written: r.written, Bytes: r.bytes, Refused: r.refused + len(missing)})
 	if err != nil {
 		return err
 	}

@@ -7,6 +7,7 @@ import (
 
 	"github.com/deadletter/deadletter/internal/opfile"
 	"github.com/deadletter/deadletter/internal/textfmt"
+	"github.com/deadletter/deadletter/replay"
 	"github.com/deadletter/deadletter/store"
 	"github.com/mattn/go-isatty"
 	"github.com/spf13/cobra"
@@ -30,7 +31,7 @@ raw bytes to a terminal, as curl does: a payload can hold escape sequences that 
 		Example: `  deadletter get 3f2a9c1e --to payload.json
   deadletter get quarantine/WEBHOOKS/2026/3/14/9/3f2a9c1e-….json | jq .`,
 		Args:              exactArgs(1, "get takes one blob name (or its URL, GUID or a unique fragment)"),
-		ValidArgsFunction: f.completeNames(anyBlob),
+		ValidArgsFunction: f.completeNames(replay.AnyBlob),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			o.name = args[0]
 			return runWith(runF, runGet)(cmd.Context(), o)
@@ -53,7 +54,7 @@ func runGet(ctx context.Context, o *getOptions) error {
 	if err != nil {
 		return err
 	}
-	name, err := resolveOne(ctx, s.Loader(), o.name, f.g.container, anyBlob)
+	name, err := replay.ResolveOne(ctx, s.Loader(), o.name, f.g.container, replay.AnyBlob)
 	if err != nil {
 		return couldNotLook(ctx, err)
 	}

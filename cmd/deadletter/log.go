@@ -8,6 +8,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/deadletter/deadletter/internal/output"
 	"github.com/deadletter/deadletter/internal/present"
 	"github.com/deadletter/deadletter/internal/record"
 	"github.com/deadletter/deadletter/internal/textfmt"
@@ -21,7 +22,7 @@ type logOptions struct {
 	f      *factory
 	since  time.Duration
 	filter string
-	out    *output
+	out    *printFlags
 }
 
 func newCmdLog(f *factory, runF func(context.Context, *logOptions) error) *cobra.Command {
@@ -153,104 +154,35 @@ func runLog(ctx context.Context, o *logOptions) error {
 // records only, and the lines that could not be read.
 type history = record.History
 
-type logJSON struct {
-	Estate  text            `json:"estate"`
-	Local   text            `json:"local"`
-	Shared  optText         `json:"shared"`
-	Records []logRecordJSON `json:"records"`
-	// Skipped are the record's lines that could not be read (a newer build's, a cut or planted line): each its
-	// file, line and why — the rest of the record is read.
-	Skipped []text `json:"skipped,omitempty"`
-	// Rehearsal: the estate is a twin, its service times the twin's clock.
-	Rehearsal bool `json:"rehearsal,omitempty"`
-}
-
-type logRecordJSON struct {
-	ID          string        `json:"id"`
-	Action      text          `json:"action"`
-	State       string        `json:"state"`
-	Wall        string        `json:"wall"`
-	ServiceTime optText       `json:"serviceTime"`
-	Ended       optText       `json:"ended"`
-	Who         logWhoJSON    `json:"who"`
-	Mine        bool          `json:"mine"`
-	Estate      logEstateJSON `json:"estate"`
-	Via         text          `json:"via"`
-	Detail      optText       `json:"detail"`
-	Error       optText       `json:"error"`
-	Shared      bool          `json:"shared"`
-	Blobs       []logBlobJSON `json:"blobs"`
-}
-
-type logWhoJSON struct {
-	User      text    `json:"user"`
-	Host      text    `json:"host"`
-	Principal optText `json:"principal"`
-}
-
-type logEstateJSON struct {
-	Context   optText `json:"context"`
-	Where     text    `json:"where"`
-	Account   optText `json:"account"`
-	Directory optText `json:"directory"`
-	Container optText `json:"container"`
-}
-
-type logBlobJSON struct {
-	Name      text    `json:"name"`
-	ETag      optText `json:"etag"`
-	Target    optText `json:"target"`
-	ETagAfter optText `json:"etagAfter"`
-	Outcome   optText `json:"outcome"`
-	Reason    optText `json:"reason"`
-	Retired   optText `json:"retired"`
-	// Now is what became of it since, from the container as it is now.
-	Now logNowJSON `json:"now"`
-}
-
-type logNowJSON struct {
-	Where string  `json:"where"`
-	Name  optText `json:"name"`
-	At    optText `json:"at"`
-	Fate  text    `json:"fate"`
-}
-
 // whereWords name a Whereabouts' kind in JSON.
 var whereWords = map[replay.WhereKind]string{replay.WhereHere: "here", replay.WhereArchived: "archived", replay.WhereQuarantined: "quarantined",
 	replay.WhereRestored: "restored", replay.WhereDeleted: "deleted"}
 
-func optTime(t *time.Time) optText {
-	if t == nil || t.IsZero() {
-		return ""
-	}
-	return optText(rfc3339(*t))
-}
-
-func toLogJSON(ctx context.Context, snap *rules.Snapshot, h history, rs []record.Record, me record.Who) logJSON {
-	out := logJSON{Estate: text(snap.Container), Local: text(h.Local), Shared: optText(h.Shared), Records: []logRecordJSON{}}
+func toLogJSON(ctx context.Context, snap *rules.Snapshot, h history, rs []record.Record, me record.Who) output.LogJSON {
+	out := output.LogJSON{Estate: output.Text(snap.Container), Local: output.Text(h.Local), Shared: output.OptText(h.Shared), Records: []output.LogRecordJSON{}}
 	for _, e := range h.Skipped {
-		out.Skipped = append(out.Skipped, text(e.Error()))
+		out.Skipped = append(out.Skipped, output.Text(e.Error()))
 	}
 	for _, r := range rs {
 		in := r.Intent
-		rj := logRecordJSON{ID: in.ID, Action: text(in.Action), State: r.State(), Wall: rfc3339(in.Wall), ServiceTime: optTime(in.Service),
-			Who:  logWhoJSON{User: text(in.Who.User), Host: text(in.Who.Host), Principal: optText(in.Who.Principal)},
-			Mine: r.Mine(me), Via: text(in.Via), Detail: optText(in.Detail), Shared: r.Shared, Blobs: []logBlobJSON{},
-			Estate: logEstateJSON{Context: optText(in.Estate.Context), Where: text(in.Estate.Where), Account: optText(in.Estate.Account),
-				Directory: optText(in.Estate.Directory), Container: optText(in.Estate.Container)}}
+		rj := output.LogRecordJSON{ID: in.ID, Action: output.Text(in.Action), State: r.State(), Wall: output.RFC3339(in.Wall), ServiceTime: output.OptTime(in.Service),
+			Who:  output.LogWhoJSON{User: output.Text(in.Who.User), Host: output.Text(in.Who.Host), Principal: output.OptText(in.Who.Principal)},
+			Mine: r.Mine(me), Via: output.Text(in.Via), Detail: output.OptText(in.Detail), Shared: r.Shared, Blobs: []output.LogBlobJSON{},
+			Estate: output.LogEstateJSON{Context: output.OptText(in.Estate.Context), Where: output.Text(in.Estate.Where), Account: output.OptText(in.Estate.Account),
+				Directory: output.OptText(in.Estate.Directory), Container: output.OptText(in.Estate.Container)}}
 		if r.Outcome != nil {
-			rj.Ended, rj.Error = optText(rfc3339(r.Outcome.Wall)), optText(r.Outcome.Error)
+			rj.Ended, rj.Error = output.OptText(output.RFC3339(r.Outcome.Wall)), output.OptText(r.Outcome.Error)
 		}
 		for _, f := range record.Follow(ctx, snap, r) {
 			b := f.Blob
-			bj := logBlobJSON{Name: text(b.Name), ETag: optText(b.ETag), Target: optText(b.Target), ETagAfter: optText(b.ETagAfter),
-				Outcome: optText(b.Outcome), Reason: optText(recordedReason(b)), Retired: optText(b.Retired)}
-			bj.Now = logNowJSON{Where: whereWords[f.Where.Kind], Name: optText(f.Where.Name), Fate: text(f.Fate)}
+			bj := output.LogBlobJSON{Name: output.Text(b.Name), ETag: output.OptText(b.ETag), Target: output.OptText(b.Target), ETagAfter: output.OptText(b.ETagAfter),
+				Outcome: output.OptText(b.Outcome), Reason: output.OptText(recordedReason(b)), Retired: output.OptText(b.Retired)}
+			bj.Now = output.LogNowJSON{Where: whereWords[f.Where.Kind], Name: output.OptText(f.Where.Name), Fate: output.Text(f.Fate)}
 			if !f.Where.At.IsZero() {
-				bj.Now.At = optText(rfc3339(f.Where.At))
+				bj.Now.At = output.OptText(output.RFC3339(f.Where.At))
 			}
 			if f.Err != "" {
-				bj.Now = logNowJSON{Where: "unknown", Fate: text("could not be told: " + f.Err)}
+				bj.Now = output.LogNowJSON{Where: "unknown", Fate: output.Text("could not be told: " + f.Err)}
 			}
 			rj.Blobs = append(rj.Blobs, bj)
 		}
@@ -336,23 +268,11 @@ func printLog(ctx context.Context, w io.Writer, snap *rules.Snapshot, h history,
 	}
 }
 
-// reportRecordJSON is the record in a report: where it was read, whether only locally, and every action.
-type reportRecordJSON struct {
-	Local     text            `json:"local"`
-	Shared    optText         `json:"shared"`
-	LocalOnly bool            `json:"localOnly"`
-	Actions   []logRecordJSON `json:"actions"`
-	// Error says why the record could not be read (the actions are then unknown, not none).
-	Error optText `json:"error,omitempty"`
-	// Skipped are its lines that could not be read, each said (the actions are the rest).
-	Skipped []text `json:"skipped,omitempty"`
-}
-
-func toReportRecord(ctx context.Context, snap *rules.Snapshot, h history, me record.Who) *reportRecordJSON {
+func toReportRecord(ctx context.Context, snap *rules.Snapshot, h history, me record.Who) *output.ReportRecordJSON {
 	lj := toLogJSON(ctx, snap, h, h.Records, me)
 	// Oldest first: a postmortem reads in time order.
 	slices.Reverse(lj.Records)
-	return &reportRecordJSON{Local: lj.Local, Shared: lj.Shared, LocalOnly: h.Shared == "", Actions: lj.Records, Skipped: lj.Skipped}
+	return &output.ReportRecordJSON{Local: lj.Local, Shared: lj.Shared, LocalOnly: h.Shared == "", Actions: lj.Records, Skipped: lj.Skipped}
 }
 
 // recordedReason words why a record's blob was left, refused or failed: the record keeps the reason's code and

@@ -10,6 +10,7 @@ import (
 
 	"github.com/charmbracelet/x/term"
 	"github.com/deadletter/deadletter/internal/heap"
+	"github.com/deadletter/deadletter/internal/output"
 	"github.com/deadletter/deadletter/internal/present"
 	"github.com/deadletter/deadletter/internal/session"
 	"github.com/deadletter/deadletter/internal/textfmt"
@@ -22,7 +23,7 @@ import (
 type lsOptions struct {
 	f      *factory
 	filter blobFilter
-	out    *output
+	out    *printFlags
 }
 
 // blobFilter narrows a listing the way an operator asks: by pane, subscription, verdict and age.
@@ -169,8 +170,8 @@ func (o *lsOptions) stream(ctx context.Context, s *session.Session) error {
 	if err != nil {
 		return err
 	}
-	w := o.f.io.out
-	first, listedAt := true, time.Time{}
+	list := output.NewBlobList(o.f.io.out, l.Container.Describe(), s.Rehearsal(), o.out.jsonl())
+	listedAt := time.Time{}
 	err = l.Stream(ctx, func(items []rules.Item, now time.Time) error {
 		listedAt = now
 		twins.Mark(items)
@@ -185,49 +186,18 @@ func (o *lsOptions) stream(ctx context.Context, s *session.Session) error {
 					return ctx.Err()
 				}
 			}
-			it := &page[i]
-			if !o.filter.read(cfg, it, now) {
-				continue
-			}
-			b := toBlobJSON(cfg, it, now)
-			if o.out.jsonl() {
-				if err := writeJSONLine(w, b); err != nil {
+			if it := &page[i]; o.filter.read(cfg, it, now) {
+				if err := list.Add(output.ToBlobJSON(cfg, it, now), now); err != nil {
 					return err
 				}
-				continue
 			}
-			if first {
-				fmt.Fprintf(w, "{\"container\": %s, \"now\": %q, %s\"blobs\": [\n", textfmt.AppendJSON(nil, l.Container.Describe()), rfc3339(now), rehearsalField(s))
-			} else {
-				io.WriteString(w, ",\n")
-			}
-			first = false
-			line, err := marshal(b)
-			if err != nil {
-				return err
-			}
-			w.Write(line)
 		}
 		return nil
 	})
 	if err != nil {
 		return err
 	}
-	if o.out.json() {
-		if first {
-			fmt.Fprintf(w, "{\"container\": %s, \"now\": %q, %s\"blobs\": [", textfmt.AppendJSON(nil, l.Container.Describe()), rfc3339(listedAt), rehearsalField(s))
-		}
-		io.WriteString(w, "\n]}\n")
-	}
-	return nil
-}
-
-// rehearsalField is ls --json's "rehearsal": true on a twin (nothing elsewhere), as the other commands' JSON says it.
-func rehearsalField(s *session.Session) string {
-	if s.Rehearsal() {
-		return `"rehearsal": true, `
-	}
-	return ""
+	return list.Close(listedAt)
 }
 
 func keep(items []rules.Item, ok func(*rules.Item) bool) []rules.Item {

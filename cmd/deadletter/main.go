@@ -14,7 +14,9 @@ import (
 	"syscall"
 
 	"github.com/deadletter/deadletter/internal/heap"
+	"github.com/deadletter/deadletter/internal/session"
 	"github.com/deadletter/deadletter/internal/textfmt"
+	"github.com/deadletter/deadletter/replay"
 )
 
 // Exit codes shared by every command (the README lists them).
@@ -100,7 +102,7 @@ func run(ctx context.Context, args []string, io stdio) int {
 		help = cmd.CommandPath()
 	}
 	var ec exitCode
-	switch {
+	switch err = exitFor(err); {
 	case err == nil:
 		return exitOK
 	case errors.As(err, &ec):
@@ -111,6 +113,24 @@ func run(ctx context.Context, args []string, io stdio) int {
 	}
 	report(io, err, help)
 	return exitError
+}
+
+// exitFor maps the typed errors of the layers below to the command line's exits (gh's cmdutil does so): what the
+// operator gave that cannot be used (an ambiguous name, a file) is a usage error; a repair of a blob whose repair
+// the replay has handled since is not done (3). Everything else is as it is (exit 2, or its own exitCode).
+func exitFor(err error) error {
+	var ambiguous replay.AmbiguousError
+	var handled replay.RepairHandledError
+	var input session.InputError
+	switch {
+	case errors.As(err, &ambiguous):
+		return usageError{err}
+	case errors.As(err, &input):
+		return usageError{err}
+	case errors.As(err, &handled):
+		return exitCode{code: exitNotDone, err: err}
+	}
+	return err
 }
 
 // report prints an error for a person: escaped like every other untrusted text (errors quote blob names and file

@@ -6,6 +6,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/deadletter/deadletter/internal/output"
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
 )
@@ -16,23 +17,20 @@ import (
 // scripts written before -o keep working; a format the command does not print is a usage error naming the ones
 // it does.
 const (
-	outText  = "text"  // words for a person, fitted to the terminal when the command fits (fits)
-	outWide  = "wide"  // the same, every line or column whole
-	outJSON  = "json"  // one JSON document (docs/json.md)
-	outJSONL = "jsonl" // JSON lines: one document per line, streamed
-	outName  = "name"  // blob names only, one a line
-	outMD    = "md"    // Markdown
+	outText  = string(output.Words) // words for a person, fitted to the terminal when the command fits (fits)
+	outWide  = string(output.Wide)
+	outJSON  = string(output.JSON)
+	outJSONL = string(output.JSONL)
+	outName  = string(output.Names)
+	outMD    = string(output.Markdown)
 )
 
 // formatHelp is what each format means in -o's help.
-var formatHelp = map[string]string{
-	outText: "text", outWide: "wide (every line and column whole)", outJSON: "json (docs/json.md)",
-	outJSONL: "jsonl (one JSON document a line)", outName: "name (blob names only)", outMD: "md (Markdown)",
-}
+func formatHelp(f string) string { return output.Help[output.Format(f)] }
 
-// output is a command's -o: the formats it prints and the one asked for. It is the -o flag's value, so prepare
-// finds it from the flag alone.
-type output struct {
+// printFlags is a command's -o: the formats it prints and the one asked for. It is the -o flag's value, so
+// prepare finds it from the flag alone; its print is the one printer (output.Print).
+type printFlags struct {
 	formats []string
 	format  string
 	// by is the flag that set format ("-o", "--json", …), so two that disagree are refused, not one silently won.
@@ -43,11 +41,11 @@ type output struct {
 
 // declareOutput gives cmd -o with formats (the first the default) and the aliases of those it has: --json,
 // --jsonl. A command that printed --format keeps it with aliasFormat.
-func declareOutput(cmd *cobra.Command, formats ...string) *output {
-	o := &output{formats: formats, format: formats[0]}
+func declareOutput(cmd *cobra.Command, formats ...string) *printFlags {
+	o := &printFlags{formats: formats, format: formats[0]}
 	var helps []string
 	for _, f := range formats {
-		helps = append(helps, formatHelp[f])
+		helps = append(helps, formatHelp(f))
 	}
 	fs := cmd.Flags()
 	fs.VarP(o, "output", "o", "how to print: "+strings.Join(helps, ", "))
@@ -62,26 +60,26 @@ func declareOutput(cmd *cobra.Command, formats ...string) *output {
 }
 
 // fitted marks the command as one whose words are fitted to the terminal (see fitWriter).
-func (o *output) fitted() *output { o.fits = true; return o }
+func (o *printFlags) fitted() *printFlags { o.fits = true; return o }
 
 // aliasFormat adds --NAME FORMAT as another spelling of -o FORMAT (report's --format md|json).
-func (o *output) aliasFormat(cmd *cobra.Command, name string) {
+func (o *printFlags) aliasFormat(cmd *cobra.Command, name string) {
 	cmd.Flags().Var(formatAlias{o, "--" + name}, name, orList(o.formats)+": -o")
 	cmd.RegisterFlagCompletionFunc(name, cobra.FixedCompletions(o.formats, cobra.ShellCompDirectiveNoFileComp))
 }
 
-func (o *output) json() bool       { return o.format == outJSON }
-func (o *output) jsonl() bool      { return o.format == outJSONL }
-func (o *output) is(f string) bool { return o.format == f }
+func (o *printFlags) json() bool       { return o.format == outJSON }
+func (o *printFlags) jsonl() bool      { return o.format == outJSONL }
+func (o *printFlags) is(f string) bool { return o.format == f }
 
 // anyJSON says the command prints JSON of either kind (its words are never fitted to a terminal).
-func (o *output) anyJSON() bool { return o.json() || o.jsonl() }
+func (o *printFlags) anyJSON() bool { return o.json() || o.jsonl() }
 
-func (o *output) String() string     { return o.format }
-func (o *output) Type() string       { return "format" }
-func (o *output) Set(s string) error { return o.set(s, "-o") }
+func (o *printFlags) String() string     { return o.format }
+func (o *printFlags) Type() string       { return "format" }
+func (o *printFlags) Set(s string) error { return o.set(s, "-o") }
 
-func (o *output) set(s, by string) error {
+func (o *printFlags) set(s, by string) error {
 	if !slices.Contains(o.formats, s) {
 		return fmt.Errorf("this command prints %s", orList(o.formats))
 	}
@@ -92,26 +90,19 @@ func (o *output) set(s, by string) error {
 	return nil
 }
 
-// print writes v as the command's JSON format asks (one document, or one line), or calls text for the words: the
-// one printer of every wire type.
-func (o *output) print(w io.Writer, v any, text func()) error {
-	switch {
-	case o.json():
-		return writeJSON(w, v)
-	case o.jsonl():
-		return writeJSONLine(w, v)
-	}
-	text()
-	return nil
+// print writes v as the command's format asks (output.Print: one JSON document, one JSON line, or the command's
+// words, text).
+func (o *printFlags) print(w io.Writer, v any, text func()) error {
+	return output.Print(w, output.Format(o.format), v, text)
 }
 
 // boolAlias is --json or --jsonl: a switch that sets -o.
 type boolAlias struct {
-	o           *output
+	o           *printFlags
 	flag, value string
 }
 
-func aliasBool(fs *pflag.FlagSet, o *output, name, value, usage string) {
+func aliasBool(fs *pflag.FlagSet, o *printFlags, name, value, usage string) {
 	f := fs.VarPF(boolAlias{o, "--" + name, value}, name, "", usage)
 	f.NoOptDefVal = "true"
 }
@@ -130,7 +121,7 @@ func (b boolAlias) Set(s string) error {
 
 // formatAlias is a string flag that sets -o (report's --format).
 type formatAlias struct {
-	o    *output
+	o    *printFlags
 	flag string
 }
 
@@ -139,9 +130,9 @@ func (f formatAlias) Type() string       { return "format" }
 func (f formatAlias) Set(s string) error { return f.o.set(s, f.flag) }
 
 // outputOf is the command's declared output, if it has one.
-func outputOf(cmd *cobra.Command) *output {
+func outputOf(cmd *cobra.Command) *printFlags {
 	if f := cmd.Flags().Lookup("output"); f != nil {
-		if o, ok := f.Value.(*output); ok {
+		if o, ok := f.Value.(*printFlags); ok {
 			return o
 		}
 	}

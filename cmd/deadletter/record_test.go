@@ -13,6 +13,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/deadletter/deadletter/internal/output"
 	"github.com/deadletter/deadletter/internal/record"
 	"github.com/deadletter/deadletter/internal/session"
 	"github.com/deadletter/deadletter/replay/rules"
@@ -23,13 +24,13 @@ import (
 )
 
 // logOf is deadletter log -o json of args.
-func logOf(t *testing.T, args ...string) logJSON {
+func logOf(t *testing.T, args ...string) output.LogJSON {
 	t.Helper()
 	out, errs, code := runCmd(t, append([]string{"log", "-o", "json"}, args...)...)
 	if code != 0 {
 		t.Fatalf("log: exit %d\n%s%s", code, out, errs)
 	}
-	var l logJSON
+	var l output.LogJSON
 	if err := json.Unmarshal([]byte(out), &l); err != nil {
 		t.Fatalf("log -o json: %v\n%s", err, out)
 	}
@@ -88,7 +89,7 @@ func TestTheRecordOfADrainARestoreAnAckAndAnEdit(t *testing.T) {
 		t.Fatalf("%d records, want 4: %+v", len(l.Records), l.Records)
 	}
 	me := record.DefaultWho()
-	actions := map[string]logRecordJSON{}
+	actions := map[string]output.LogRecordJSON{}
 	for _, r := range l.Records {
 		actions[string(r.Action)] = r
 		if string(r.Who.User) != me.User || string(r.Who.Host) != me.Host || !r.Mine || string(r.Estate.Where) != "dir:"+dir ||
@@ -163,7 +164,7 @@ func TestReportListsEveryDrain(t *testing.T) {
 		t.Fatalf("%d stranded; the report:\n%s", len(stranded), out[strings.Index(out, "## Actions"):])
 	}
 	for _, n := range stranded {
-		if !strings.Contains(out, "| "+md(n)+" |") {
+		if !strings.Contains(out, "| "+output.Md(n)+" |") {
 			t.Fatalf("the report does not list the drain of %s", n)
 		}
 	}
@@ -408,7 +409,7 @@ func TestAHostileRecordLineIsSkippedAndSaid(t *testing.T) {
 		!strings.Contains(out, "ack by") || strings.Contains(out, "forged") || strings.Contains(out, "newer") {
 		t.Fatalf("log of a record with a newer and a cut line: exit %d\n%s\n%s", code, out, errs)
 	}
-	var lj logJSON
+	var lj output.LogJSON
 	if err := json.Unmarshal([]byte(mustRun(t, "log", "--dir", dir, "-o", "json")), &lj); err != nil || len(lj.Records) != 1 || len(lj.Skipped) != 2 {
 		t.Fatalf("log -o json: %d records, skipped %v (%v)", len(lj.Records), lj.Skipped, err)
 	}

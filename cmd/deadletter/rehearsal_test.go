@@ -37,8 +37,8 @@ func TestEveryEstateCommandSaysRehearsal(t *testing.T) {
 				t.Errorf("%v on %s: rehearsal %v, want %v\n%s", args, c.dir, m["rehearsal"], c.want, out)
 			}
 		}
-		md := mustRun(t, "report", "--dir", c.dir)
-		title := strings.Join(strings.SplitN(md, "\n", 4)[:3], "\n")
+		report := mustRun(t, "report", "--dir", c.dir)
+		title := strings.Join(strings.SplitN(report, "\n", 4)[:3], "\n")
 		if strings.Contains(title, "REHEARSAL") != c.want {
 			t.Errorf("report on %s: its title area says REHEARSAL: %v, want %v\n%s", c.dir, !c.want, c.want, title)
 		}

@@ -6,6 +6,7 @@ import (
 	"fmt"
 
 	"github.com/deadletter/deadletter/internal/opfile"
+	"github.com/deadletter/deadletter/internal/output"
 	"github.com/deadletter/deadletter/internal/present"
 	"github.com/deadletter/deadletter/internal/session"
 	"github.com/deadletter/deadletter/internal/textfmt"
@@ -56,14 +57,10 @@ func (o *repairFlags) repair(ctx context.Context, s *session.Session, rp *rules.
 		}
 		return errDeclined
 	}
-	if o.out.json() {
-		out := toRepairJSON(estate, rp, r, o.dryRun, kept)
-		out.Rehearsal = s.Rehearsal()
-		if err := writeJSON(a.io.out, out); err != nil {
-			return err
-		}
-	} else {
-		o.print(rp, r, kept)
+	out := output.ToRepairJSON(estate, rp, r, o.dryRun, kept)
+	out.Rehearsal = s.Rehearsal()
+	if err := o.out.print(a.io.out, out, func() { o.print(rp, r, kept) }); err != nil {
+		return err
 	}
 	switch {
 	case wasInterrupted(ctx):

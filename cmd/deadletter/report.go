@@ -2,15 +2,12 @@ package main
 
 import (
 	"context"
-	"fmt"
-	"io"
 	"slices"
 	"strings"
 	"time"
 
+	"github.com/deadletter/deadletter/internal/output"
 	"github.com/deadletter/deadletter/internal/present"
-	"github.com/deadletter/deadletter/internal/record"
-	"github.com/deadletter/deadletter/internal/textfmt"
 	"github.com/deadletter/deadletter/replay/rules"
 	"github.com/spf13/cobra"
 )
@@ -18,7 +15,7 @@ import (
 type reportOptions struct {
 	f     *factory
 	since time.Duration
-	out   *output
+	out   *printFlags
 	monitorFlags
 }
 
@@ -73,43 +70,43 @@ func runReport(ctx context.Context, o *reportOptions) error {
 	// A record that cannot be read (a hostile or cut line, an audit container refused) is said in the report, whose
 	// other sections stand on the container alone.
 	if h, err := s.History(ctx); err != nil {
-		rep.Record = &reportRecordJSON{Error: optText(err.Error()), Actions: []logRecordJSON{}}
+		rep.Record = &output.ReportRecordJSON{Error: output.OptText(err.Error()), Actions: []output.LogRecordJSON{}}
 	} else {
 		rep.Record = toReportRecord(ctx, snap, h, s.Who())
 	}
 	rep.Rehearsal = s.Rehearsal()
-	return o.out.print(a.io.out, rep, func() { writeMarkdown(a.io.out, rep) })
+	return o.out.print(a.io.out, rep, func() { output.WriteMarkdown(a.io.out, rep) })
 }
 
 // addWitness adds Event Grid's witness to a report: its findings, its verdict beside each subscription's
 // readiness, and what it read (nothing changes without one).
-func addWitness(r *reportJSON, cfg rules.Config, snap *rules.Snapshot, w rules.WitnessReport) {
+func addWitness(r *output.ReportJSON, cfg rules.Config, snap *rules.Snapshot, w rules.WitnessReport) {
 	if !present.HasWitness(w) {
 		return
 	}
 	var chk rules.Report
 	chk.AddWitness(w)
 	for _, f := range chk.Findings {
-		r.Findings = append(r.Findings, toFindingJSON(f, text(present.FindingMessage(f, cfg, snap.Now))))
+		r.Findings = append(r.Findings, output.ToFindingJSON(f, output.Text(present.FindingMessage(f, cfg, snap.Now))))
 		r.Healthy = false
 	}
-	r.Readiness = toReadinessJSON(cfg.Readiness(snap.Items, snap.Now), w)
-	r.EventGrid = toEventGridJSON(w)
+	r.Readiness = output.ToReadinessJSON(cfg.Readiness(snap.Items, snap.Now), w)
+	r.EventGrid = output.ToEventGridJSON(w)
 }
 
-func buildReport(cfg rules.Config, snap *rules.Snapshot, o *reportOptions) reportJSON {
+func buildReport(cfg rules.Config, snap *rules.Snapshot, o *reportOptions) output.ReportJSON {
 	p := cfg.Picture(snap, rules.PictureOptions{Window: o.since})
 	chk := cfg.Check(snap, rules.CheckOptions{MaxQuarantine: o.maxQuarantine, Names: true})
-	cj := toCheckJSON(cfg, chk)
-	r := reportJSON{Container: text(snap.Container), Now: rfc3339(snap.Now), Since: rfc3339(p.Hours[0]), WindowHours: len(p.Hours),
-		Counts: chk.Counts, Blobs: len(snap.Items), Handled: chk.Handled, Events: p.Events, Unread: p.Unread, Unreadable: chk.Unreadable, FirstUnreadable: text(chk.FirstUnreadable), Before: p.Before, Healthy: chk.Healthy, Findings: cj.Findings,
-		Timeline: []hourJSON{}, Subscriptions: []subscriptionJSON{}, Loss: []lossJSON{}, Drains: []drainJSON{}, Restores: []restoredJSON{}}
+	cj := output.ToCheckJSON(cfg, chk)
+	r := output.ReportJSON{Container: output.Text(snap.Container), Now: output.RFC3339(snap.Now), Since: output.RFC3339(p.Hours[0]), WindowHours: len(p.Hours),
+		Counts: chk.Counts, Blobs: len(snap.Items), Handled: chk.Handled, Events: p.Events, Unread: p.Unread, Unreadable: chk.Unreadable, FirstUnreadable: output.Text(chk.FirstUnreadable), Before: p.Before, Healthy: chk.Healthy, Findings: cj.Findings,
+		Timeline: []output.HourJSON{}, Subscriptions: []output.SubscriptionJSON{}, Loss: []output.LossJSON{}, Drains: []output.DrainJSON{}, Restores: []output.RestoredJSON{}}
 	if !p.BurstStart.IsZero() {
-		s := rfc3339(p.BurstStart)
+		s := output.RFC3339(p.BurstStart)
 		r.BurstStart = &s
 	}
 	for h, t := range p.Hours {
-		hj := hourJSON{Hour: rfc3339(t), Events: p.HourTotal(h), BySubscription: map[string]int{}}
+		hj := output.HourJSON{Hour: output.RFC3339(t), Events: p.HourTotal(h), BySubscription: map[string]int{}}
 		for s, n := range p.Timeline[h] {
 			if n > 0 {
 				hj.BySubscription[p.Subscriptions[s]] = n
@@ -118,10 +115,10 @@ func buildReport(cfg rules.Config, snap *rules.Snapshot, o *reportOptions) repor
 		r.Timeline = append(r.Timeline, hj)
 	}
 	for s, name := range p.Subscriptions {
-		sj := subscriptionJSON{Name: text(name), Events: p.Totals[s], Reasons: []reasonJSON{}, Fates: map[string]int{}}
+		sj := output.SubscriptionJSON{Name: output.Text(name), Events: p.Totals[s], Reasons: []output.ReasonJSON{}, Fates: map[string]int{}}
 		for ri, reason := range p.Reasons {
 			if c := p.Matrix[s][ri]; c.Events > 0 {
-				sj.Reasons = append(sj.Reasons, reasonJSON{Reason: text(reason), Events: c.Events, Outcome: text(c.Outcome)})
+				sj.Reasons = append(sj.Reasons, output.ReasonJSON{Reason: output.Text(reason), Events: c.Events, Outcome: output.Text(c.Outcome)})
 			}
 		}
 		for _, f := range rules.AllFates {
@@ -132,349 +129,20 @@ func buildReport(cfg rules.Config, snap *rules.Snapshot, o *reportOptions) repor
 		r.Subscriptions = append(r.Subscriptions, sj)
 	}
 	for _, lo := range p.Loss {
-		r.Loss = append(r.Loss, lossJSON{WithinHours: int(lo.Within.Hours()), Blobs: lo.Blobs, Events: lo.Events, Unread: lo.Unread})
+		r.Loss = append(r.Loss, output.LossJSON{WithinHours: int(lo.Within.Hours()), Blobs: lo.Blobs, Events: lo.Events, Unread: lo.Unread})
 	}
 	for i := range snap.Items {
 		it := snap.Items[i]
 		m := rules.MarksOf(it.Metadata)
 		if m.Drained() {
-			r.Drains = append(r.Drains, drainJSON{Name: text(it.Name), DrainCount: text(m.DrainCount), DrainedAt: text(m.DrainedAt)})
+			r.Drains = append(r.Drains, output.DrainJSON{Name: output.Text(it.Name), DrainCount: output.Text(m.DrainCount), DrainedAt: output.Text(m.DrainedAt)})
 		}
 		if m.Restored() {
-			r.Restores = append(r.Restores, restoredJSON{Name: text(it.Name), From: text(m.RestoredFrom)})
+			r.Restores = append(r.Restores, output.RestoredJSON{Name: output.Text(it.Name), From: output.Text(m.RestoredFrom)})
 		}
 	}
-	slices.SortFunc(r.Drains, func(a, b drainJSON) int { return strings.Compare(string(a.Name), string(b.Name)) })
-	slices.SortFunc(r.Restores, func(a, b restoredJSON) int { return strings.Compare(string(a.Name), string(b.Name)) })
-	r.Readiness = toReadinessJSON(cfg.Readiness(snap.Items, snap.Now), rules.WitnessReport{})
+	slices.SortFunc(r.Drains, func(a, b output.DrainJSON) int { return strings.Compare(string(a.Name), string(b.Name)) })
+	slices.SortFunc(r.Restores, func(a, b output.RestoredJSON) int { return strings.Compare(string(a.Name), string(b.Name)) })
+	r.Readiness = output.ToReadinessJSON(cfg.Readiness(snap.Items, snap.Now), rules.WitnessReport{})
 	return r
-}
-
-// md makes untrusted text inert in Markdown (GitHub's flavour): printable, and every character that could start
-// markup there backslash-escaped — so nothing in it opens a link, an image, emphasis, strikethrough, a code span,
-// an HTML tag or an entity, or ends a table cell — and the autolink triggers broken (https\://, www\., @), so no
-// blob-derived text becomes a link. Dashes, dots, slashes and digits stay as they are: names stay readable.
-func md(s string) string {
-	s = textfmt.Printable(s)
-	var b strings.Builder
-	for i := 0; i < len(s); i++ {
-		c := s[i]
-		switch {
-		case strings.IndexByte("\\`*_[]()!|<>~&@", c) >= 0,
-			c == ':' && strings.HasPrefix(s[i+1:], "//"), // a URL's scheme (http://…); dir:/tmp is no link
-			c == '.' && i >= 3 && strings.EqualFold(s[i-3:i], "www"):
-			b.WriteByte('\\')
-		}
-		b.WriteByte(c)
-	}
-	return b.String()
-}
-
-// mdSpan is untrusted text as a Markdown code span, exactly as it is (made printable): CommonMark's rule — a
-// delimiter of one backtick more than the longest run inside, padded with a space where the text begins or ends
-// with one — so a backtick in a name is shown as itself and cannot end the span early.
-func mdSpan(s string) string {
-	p := textfmt.Printable(s)
-	longest, run := 0, 0
-	for _, c := range p {
-		if c == '`' {
-			run++
-			longest = max(longest, run)
-		} else {
-			run = 0
-		}
-	}
-	fence := strings.Repeat("`", longest+1)
-	if strings.HasPrefix(p, "`") || strings.HasSuffix(p, "`") {
-		p = " " + p + " "
-	}
-	return fence + p + fence
-}
-
-// writeMarkdown writes the report for a postmortem: a section per fact.
-func writeMarkdown(w io.Writer, r reportJSON) {
-	mdSummary(w, r)
-	mdTimeline(w, r)
-	mdReasons(w, r)
-	mdFates(w, r)
-	mdLoss(w, r)
-	mdFindings(w, r)
-	mdActions(w, r)
-}
-
-func mdSummary(w io.Writer, r reportJSON) {
-	fmt.Fprintf(w, "# Dead-letter incident report: %s\n\n", md(string(r.Container)))
-	if r.Rehearsal {
-		fmt.Fprint(w, "**REHEARSAL** — this container is a twin and its service time the twin's clock: a rehearsal, not an incident.\n\n")
-	}
-	fmt.Fprintf(w, "Service time %s · timeline since %s (%dh)\n\n## Summary\n\n", r.Now, r.Since, r.WindowHours)
-	var panes []string
-	for _, pn := range rules.Panes {
-		panes = append(panes, fmt.Sprintf("%s %d", pn, r.Counts[pn]))
-	}
-	fmt.Fprintf(w, "- %d blobs (%s), %d events read", r.Blobs, strings.Join(panes, ", "), r.Events)
-	if r.Handled > 0 {
-		fmt.Fprintf(w, "; %d blob(s) the replay already handled (their copies count their events)", r.Handled)
-	}
-	if r.Unread > 0 {
-		fmt.Fprintf(w, "; %d blobs not read", r.Unread)
-	}
-	fmt.Fprintln(w)
-	if r.Unreadable > 0 {
-		fmt.Fprintf(w, "- **%d blob(s) could not be read** (refused, failed or over the size limit), so this report is incomplete: %s\n", r.Unreadable, md(string(r.FirstUnreadable)))
-	}
-	switch {
-	case r.BurstStart != nil && *r.BurstStart == r.Since:
-		fmt.Fprintf(w, "- The current burst of dead letters was already under way when the timeline starts (%s): widen --since to see its start.\n", *r.BurstStart)
-	case r.BurstStart != nil:
-		fmt.Fprintf(w, "- The current burst of dead letters started at %s.\n", *r.BurstStart)
-	}
-	if r.Healthy {
-		fmt.Fprintf(w, "- Healthy: nothing stranded, quarantined, expiring, stalled, crashing or malformed.\n")
-		return
-	}
-	if len(r.Findings) == 0 {
-		return
-	}
-	var kinds []string
-	for _, f := range r.Findings {
-		kinds = append(kinds, fmt.Sprintf("%s %d", f.Kind, f.Count))
-	}
-	fmt.Fprintf(w, "- %d finding(s): %s.\n", len(r.Findings), strings.Join(kinds, ", "))
-}
-
-// mdTimeline draws the hours that had dead letters as bars, quiet stretches folded into one line.
-func mdTimeline(w io.Writer, r reportJSON) {
-	fmt.Fprintf(w, "\n## Timeline: dead-lettered events per hour\n\n```text\n")
-	first, last, peak := -1, -1, 1
-	for i, h := range r.Timeline {
-		if h.Events == 0 {
-			continue
-		}
-		if first < 0 {
-			first = i
-		}
-		last, peak = i, max(peak, h.Events)
-	}
-	if first < 0 {
-		fmt.Fprintf(w, "(no dead letters in the window)\n")
-	}
-	quiet := 0
-	for i := first; first >= 0 && i <= last; i++ {
-		h := r.Timeline[i]
-		burst := r.BurstStart != nil && *r.BurstStart == h.Hour
-		if h.Events == 0 && !burst {
-			quiet++
-			continue
-		}
-		if quiet > 0 {
-			fmt.Fprintf(w, "  %9s %s\n", "", quietHours(quiet))
-			quiet = 0
-		}
-		mark := "  "
-		if burst {
-			mark = "▶ "
-		}
-		t, _ := time.Parse(time.RFC3339, h.Hour)
-		fmt.Fprintf(w, "%s%s %-40s %6d  %s\n", mark, t.Format("01-02 15h"), strings.Repeat("█", (h.Events*40+peak-1)/peak), h.Events, bySubscription(h))
-	}
-	fmt.Fprintf(w, "```\n")
-	if r.Before > 0 {
-		fmt.Fprintf(w, "\n%d event(s) were dead-lettered before the window (or in blobs whose names carry no hour).\n", r.Before)
-	}
-}
-
-func bySubscription(h hourJSON) string {
-	subs := make([]string, 0, len(h.BySubscription))
-	for s, n := range h.BySubscription {
-		subs = append(subs, fmt.Sprintf("%s %d", textfmt.Printable(s), n)) // (in a fenced block, never at a line's start)
-	}
-	slices.Sort(subs)
-	return strings.Join(subs, " · ")
-}
-
-func mdReasons(w io.Writer, r reportJSON) {
-	fmt.Fprintf(w, "\n## Subscriptions and reasons\n\n| subscription | events | deadLetterReason | events | last delivery outcome |\n|---|---:|---|---:|---|\n")
-	for _, s := range r.Subscriptions {
-		if len(s.Reasons) == 0 {
-			fmt.Fprintf(w, "| %s | %d | | | |\n", md(string(s.Name)), s.Events)
-		}
-		for i, rs := range s.Reasons {
-			name, events := "", ""
-			if i == 0 {
-				name, events = md(string(s.Name)), fmt.Sprint(s.Events)
-			}
-			fmt.Fprintf(w, "| %s | %s | %s | %d | %s |\n", name, events, md(string(rs.Reason)), rs.Events, md(string(rs.Outcome)))
-		}
-	}
-}
-
-func mdFates(w io.Writer, r reportJSON) {
-	fmt.Fprintf(w, "\n## What the replay function will do with the waiting events\n\n| subscription |")
-	for _, f := range rules.AllFates {
-		fmt.Fprintf(w, " %s |", f)
-	}
-	fmt.Fprintf(w, "\n|---|%s\n", strings.Repeat("---:|", len(rules.AllFates)))
-	for _, s := range r.Subscriptions {
-		fmt.Fprintf(w, "| %s |", md(string(s.Name)))
-		for _, f := range rules.AllFates {
-			fmt.Fprintf(w, " %d |", s.Fates[f.String()])
-		}
-		fmt.Fprintln(w)
-	}
-}
-
-func mdLoss(w io.Writer, r reportJSON) {
-	fmt.Fprintf(w, "\n## Loss horizon: what the lifecycle rule deletes if nobody acts\n\n| within | blobs | events | not read |\n|---|---:|---:|---:|\n")
-	for _, lo := range r.Loss {
-		fmt.Fprintf(w, "| %dh | %d | %d | %d |\n", lo.WithinHours, lo.Blobs, lo.Events, lo.Unread)
-	}
-}
-
-func mdFindings(w io.Writer, r reportJSON) {
-	fmt.Fprintf(w, "\n## Findings\n\n")
-	if len(r.Findings) == 0 {
-		fmt.Fprintf(w, "None.\n")
-	}
-	for _, f := range r.Findings {
-		fmt.Fprintf(w, "- **%s** (%d): %s\n", f.Kind, f.Count, f.Message) // (deadletter's own words: no blob text in them)
-		for _, n := range f.Names {
-			fmt.Fprintf(w, "  - %s\n", mdSpan(string(n)))
-		}
-		if f.More > 0 {
-			fmt.Fprintf(w, "  - … and %d more\n", f.More)
-		}
-	}
-}
-
-func mdActions(w io.Writer, r reportJSON) {
-	mdRecord(w, r.Record)
-	fmt.Fprintf(w, "\n## Actions recorded in the container\n\n### Drains (blob metadata drainCount, drainedAt)\n\n")
-	if len(r.Drains) == 0 {
-		fmt.Fprintf(w, "None.\n")
-	} else {
-		fmt.Fprintf(w, "| blob | drainCount | drainedAt |\n|---|---:|---|\n")
-		for _, d := range r.Drains {
-			fmt.Fprintf(w, "| %s | %s | %s |\n", md(string(d.Name)), md(string(d.DrainCount)), md(string(d.DrainedAt)))
-		}
-	}
-	fmt.Fprintf(w, "\n### Restores (restored copies and the quarantine copy they came from)\n\n")
-	if len(r.Restores) == 0 {
-		fmt.Fprintf(w, "None.\n")
-		return
-	}
-	fmt.Fprintf(w, "| restored copy | from |\n|---|---|\n")
-	for _, x := range r.Restores {
-		fmt.Fprintf(w, "| %s | %s |\n", md(string(x.Name)), md(string(x.From)))
-	}
-}
-
-func quietHours(n int) string {
-	if n == 1 {
-		return "· 1 quiet hour"
-	}
-	return fmt.Sprintf("· %d quiet hours", n)
-}
-
-// mdRecord is the report's account of what was done, from the record: every action by whom and with what
-// effect, then each kind's blobs with what became of them since.
-func mdRecord(w io.Writer, rec *reportRecordJSON) {
-	if rec == nil {
-		return
-	}
-	fmt.Fprintf(w, "\n## Actions (from the record)\n\n")
-	if rec.Error != "" {
-		fmt.Fprintf(w, "**The record could not be read**, so the actions taken are not known here: %s\n", md(string(rec.Error)))
-		return
-	}
-	if rec.LocalOnly {
-		fmt.Fprintf(w, "The record is **local only** (%s): no audit container is configured, so only the actions taken from this machine are here.\n\n", md(string(rec.Local)))
-	} else {
-		fmt.Fprintf(w, "The record is shared (%s), with this machine's log (%s).\n\n", md(string(rec.Shared)), md(string(rec.Local)))
-	}
-	if len(rec.Skipped) > 0 {
-		fmt.Fprintf(w, "**%d line(s) of the record could not be read** and are skipped (the actions below are the rest):\n\n", len(rec.Skipped))
-		for _, l := range rec.Skipped {
-			fmt.Fprintf(w, "- %s\n", md(string(l)))
-		}
-		fmt.Fprintln(w)
-	}
-	if len(rec.Actions) == 0 {
-		fmt.Fprintf(w, "None.\n")
-		return
-	}
-	fmt.Fprintf(w, "| started (service time) | who | action | asked by | outcome |\n|---|---|---|---|---|\n")
-	for _, a := range rec.Actions {
-		when := string(a.ServiceTime)
-		if when == "" {
-			when = a.Wall
-		}
-		who := string(a.Who.User) + "@" + string(a.Who.Host)
-		if a.Who.Principal != "" {
-			who += " (" + string(a.Who.Principal) + ")"
-		}
-		out := a.State + ": " + tallyOf(a.Blobs)
-		if a.Error != "" {
-			out += "; " + string(a.Error)
-		}
-		fmt.Fprintf(w, "| %s | %s | %s | %s | %s |\n", when, md(who), md(string(a.Action)), md(string(a.Via)), md(out))
-	}
-	type row struct{ when, who, name, target, outcome, now string }
-	kinds := []struct {
-		title   string
-		actions []string
-	}{{"Drains", []string{record.ActDrain}}, {"Restores", []string{record.ActRestore}}, {"Acks and clears", []string{record.ActAck, record.ActClear}},
-		{"Edits and resubmits", []string{record.ActEdit, record.ActResubmit, record.ActRepair}}}
-	for _, k := range kinds {
-		var rows []row
-		for _, a := range rec.Actions {
-			if !slices.Contains(k.actions, string(a.Action)) {
-				continue
-			}
-			when := string(a.ServiceTime)
-			if when == "" {
-				when = a.Wall
-			}
-			for _, b := range a.Blobs {
-				if b.Outcome == "" || !rules.Outcome(b.Outcome).Done() {
-					continue
-				}
-				rows = append(rows, row{when, string(a.Who.User) + "@" + string(a.Who.Host), string(b.Name), string(b.Target), string(b.Outcome), string(b.Now.Fate)})
-			}
-		}
-		fmt.Fprintf(w, "\n### %s: %d blob(s)\n\n", k.title, len(rows))
-		if len(rows) == 0 {
-			fmt.Fprintf(w, "None.\n")
-			continue
-		}
-		fmt.Fprintf(w, "| blob | written as | when | by | outcome | now |\n|---|---|---|---|---|---|\n")
-		for _, x := range rows {
-			fmt.Fprintf(w, "| %s | %s | %s | %s | %s | %s |\n", md(x.name), md(x.target), x.when, md(x.who), md(x.outcome), md(x.now))
-		}
-	}
-}
-
-// tallyOf counts a record's blobs per outcome, in replay's order.
-func tallyOf(bs []logBlobJSON) string {
-	t, unknown := rules.Tally{}, 0
-	for _, b := range bs {
-		if b.Outcome == "" {
-			unknown++ // an interrupted action's blob: its intent says it, no outcome was written
-			continue
-		}
-		t[rules.Outcome(b.Outcome)]++
-	}
-	var parts []string
-	for _, o := range rules.Outcomes {
-		if n := t[o]; n > 0 {
-			parts = append(parts, fmt.Sprintf("%d %s", n, o))
-		}
-	}
-	if unknown > 0 {
-		parts = append(parts, fmt.Sprintf("%d with no outcome written", unknown))
-	}
-	if len(parts) == 0 {
-		return "no blob"
-	}
-	return strings.Join(parts, ", ")
 }

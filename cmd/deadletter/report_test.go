@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/deadletter/deadletter/internal/blob"
+	"github.com/deadletter/deadletter/internal/output"
 	"github.com/deadletter/deadletter/replay/rules"
 
 	"github.com/charmbracelet/x/exp/golden"
@@ -22,7 +23,7 @@ var reportNow = time.Date(2026, 11, 30, 12, 0, 0, 0, time.UTC)
 
 // reportOf is the report of the seeded incident at a pinned service time, after a drain and a restore, so the
 // actions section has something to say.
-func reportOf(t *testing.T) (reportJSON, *rules.Snapshot, rules.Config) {
+func reportOf(t *testing.T) (output.ReportJSON, *rules.Snapshot, rules.Config) {
 	t.Helper()
 	ctx := context.Background()
 	mem := storetest.NewMem(reportNow)
@@ -49,7 +50,7 @@ func reportOf(t *testing.T) (reportJSON, *rules.Snapshot, rules.Config) {
 
 // withRecord puts the record of reportOf's actions in a report, as runReport does: a drain and a restore by one
 // operator, and an ack by another, at fixed times, local only.
-func withRecord(t *testing.T, r *reportJSON, snap *rules.Snapshot) {
+func withRecord(t *testing.T, r *output.ReportJSON, snap *rules.Snapshot) {
 	t.Helper()
 	var drained, restored []record.Blob
 	for _, it := range snap.Items {
@@ -79,12 +80,12 @@ func TestReportMarkdown(t *testing.T) {
 	r, snap, _ := reportOf(t)
 	withRecord(t, &r, snap)
 	var b bytes.Buffer
-	writeMarkdown(&b, r)
+	output.WriteMarkdown(&b, r)
 	golden.RequireEqual(t, b.Bytes())
 	again, snap, _ := reportOf(t)
 	withRecord(t, &again, snap)
 	var b2 bytes.Buffer
-	writeMarkdown(&b2, again)
+	output.WriteMarkdown(&b2, again)
 	if b.String() != b2.String() {
 		t.Fatal("the report is not deterministic for one container and service time")
 	}
@@ -94,7 +95,7 @@ func TestReportMarkdown(t *testing.T) {
 func TestReportJSON(t *testing.T) {
 	r, snap, cfg := reportOf(t)
 	var out bytes.Buffer
-	writeJSON(&out, r)
+	output.WriteJSON(&out, r)
 	var m map[string]any
 	if err := json.Unmarshal(out.Bytes(), &m); err != nil {
 		t.Fatal(err)
@@ -199,7 +200,7 @@ func TestReportOfAnEmptyContainer(t *testing.T) {
 // never as a name with a quote in its place, which does not exist.
 func TestMarkdownSpanKeepsBackticks(t *testing.T) {
 	for in, want := range map[string]string{"A/x`y.json": "``A/x`y.json``", "`start": "`` `start ``", "plain": "`plain`", "a``b": "```a``b```"} {
-		if got := mdSpan(in); got != want {
+		if got := output.MdSpan(in); got != want {
 			t.Errorf("mdSpan(%q) = %q, want %q", in, got, want)
 		}
 	}

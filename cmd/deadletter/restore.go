@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 
+	"github.com/deadletter/deadletter/internal/output"
 	"github.com/deadletter/deadletter/internal/present"
 	"github.com/deadletter/deadletter/internal/session"
 	"github.com/deadletter/deadletter/internal/textfmt"
@@ -36,7 +37,7 @@ the copy's Last-Modified, then deletes the quarantine copy: restoring again, or 
 one copy. Only events the cap stopped resume; a blob where nothing would resume is refused unless --force.
 --all restores every quarantine blob with something to resume (narrowed by --subscription, --verdict,
 --older-than) after one confirmation, and lists the refused ones.`,
-		ValidArgsFunction: f.completeNames(quarantineBlob),
+		ValidArgsFunction: f.completeNames(replay.QuarantineBlob),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			o.names, o.via = args, via(cmd)
 			return runWith(runF, runRestore)(cmd.Context(), o)
@@ -88,7 +89,7 @@ func runRestore(ctx context.Context, o *restoreOptions) error {
 	}
 	names, missing := o.quarantineBlobs(snap), []rules.Result(nil)
 	if !o.all {
-		if names, missing, err = resolveNamed(a.io.err, snap, a.g.container, args, quarantineBlob); err != nil {
+		if names, missing, err = replay.ResolveNamed(a.io.err, snap, a.g.container, args, replay.QuarantineBlob); err != nil {
 			return err
 		}
 	}
@@ -100,13 +101,13 @@ func runRestore(ctx context.Context, o *restoreOptions) error {
 			previewed[n] = snap.Items[i].ETag
 		}
 	}
-	var warned resultsJSON
+	var warned output.ResultsJSON
 	if o.all || !o.out.json() || !o.yes {
 		p := o.preview(ctx, s, snap, names, missing, witness)
 		names, previewed = p.Writes(), p.Previewed()
 		missing = append(missing, p.Left()...) // refusals are results too, so --json carries them
 		for _, w := range p.Warnings {
-			warned.Warnings = append(warned.Warnings, text(w))
+			warned.Warnings = append(warned.Warnings, output.Text(w))
 		}
 	}
 	if len(names) == 0 {
@@ -124,7 +125,7 @@ func runRestore(ctx context.Context, o *restoreOptions) error {
 	res := done.Results
 	if warned.Warnings == nil && o.out.json() { // (--json --yes on names reads no preview: the warnings from what resumed)
 		for _, w := range present.RestoreWitnessWarnings(witness(), resumed(snap, res)) {
-			warned.Warnings = append(warned.Warnings, text(w))
+			warned.Warnings = append(warned.Warnings, output.Text(w))
 		}
 	}
 	return a.reportResults(ctx, o.actionFlags, s, append(missing, res...), warned)
@@ -158,10 +159,7 @@ func (o *restoreOptions) nothing(ctx context.Context, s *session.Session, missin
 		return a.reportResults(ctx, o.actionFlags, s, missing)
 	}
 	fmt.Fprintln(a.io.err, "nothing to restore")
-	if o.out.json() {
-		return writeJSON(a.io.out, toResultsJSON(o.dryRun, nil, present.ForceFlag))
-	}
-	return nil
+	return o.out.print(a.io.out, output.ToResultsJSON(o.dryRun, nil, present.ForceFlag), nil)
 }
 
 // previewRestore reads each copy's restore plan (session.PreviewRestore) and says it — the names not found first,

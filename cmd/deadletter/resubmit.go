@@ -49,7 +49,7 @@ deleted, only if unchanged, after the new blob has landed. Ids are written as th
 	o.register(cmd)
 	cmd.Flags().StringVar(&o.subscription, "subscription", "", "the Event Grid subscription the payload's events belong to (required without --replaces)")
 	cmd.Flags().StringVar(&o.replaces, "replaces", "", "the blob this payload replaces: deleted after the new one has landed")
-	cmd.RegisterFlagCompletionFunc("replaces", f.completeNames(anyBlob))
+	cmd.RegisterFlagCompletionFunc("replaces", f.completeNames(replay.AnyBlob))
 	return cmd
 }
 
@@ -75,7 +75,7 @@ func runResubmit(ctx context.Context, o *resubmitOptions) error {
 	l, cfg := s.Loader(), s.Config()
 	var rp rules.RepairPlan
 	if o.replaces != "" {
-		name, err := resolveRepairable(ctx, a.io.err, l, o.replaces, a.g.container)
+		name, err := replay.ResolveRepairable(ctx, a.io.err, l, o.replaces, a.g.container)
 		if err != nil {
 			return couldNotLook(ctx, err)
 		}

@@ -29,7 +29,7 @@ type factory struct {
 	// The config file and context (config.go): --config and --context as given, the file read, and the
 	// context the command runs in ("" for none).
 	configPath, contextFlag string
-	config                  *configFile
+	config                  *session.ConfigFile
 	context                 string
 	// setAside says the context a container named above it set aside ("" when none was): SPEC §5.
 	setAside string
@@ -122,7 +122,7 @@ func (a *factory) useContext(fs *pflag.FlagSet) ([]string, error) {
 		return nil, nil
 	}
 	a.context = name
-	return applyContext(fs, cf.find(name))
+	return applyContext(fs, cf.Find(name))
 }
 
 // lookingAtAnEstate is the annotation of a command that looks at an estate, so runs in a context (SPEC §5): each
@@ -245,7 +245,7 @@ func (f *factory) globalFlags(fs *pflag.FlagSet) {
 	fs.BoolVar(&g.readOnly, "read-only", g.readOnly, "refuse drain, restore and ack everywhere")
 	fs.IntVar(&g.stackDepth, "node-stack-depth", 0, "the deepest value the estate's Node runtime serializes, measured in its handler (0: the band of known runtimes, 4,120 to 4,600; see docs/estate.md)")
 	durationVar(fs, &g.maxAck, "max-ack", "the longest an acknowledgement may last (at most 7d, never past --retention); longer acks found in tags are ignored as suspicious")
-	fs.StringVar(&f.configPath, "config", "", "the config file of named contexts (env DEADLETTER_CONFIG; default "+textfmt.Printable(defaultConfigPath())+")")
+	fs.StringVar(&f.configPath, "config", "", "the config file of named contexts (env DEADLETTER_CONFIG; default "+textfmt.Printable(session.DefaultConfigPath())+")")
 	fs.StringVar(&f.contextFlag, "context", "", "run in this context of the config file (env DEADLETTER_CONTEXT; default its current-context)")
 	fs.StringSliceVar(&g.eventGridTopics, "event-grid-topics", g.eventGridTopics, "Event Grid topics (Azure resource IDs, comma-separated) whose delivery metrics witness whether each handler is failing now; needs Entra ID and the Monitoring Reader role")
 	fs.StringVar(&g.replaySystemTopic, "replay-system-topic", g.replaySystemTopic, "the storage account's Event Grid system topic (Azure resource ID) the replay subscription is on: its dropped triggers are blobs being stranded")

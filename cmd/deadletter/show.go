@@ -6,6 +6,7 @@ import (
 	"io"
 	"slices"
 
+	"github.com/deadletter/deadletter/internal/output"
 	"github.com/deadletter/deadletter/internal/present"
 	"github.com/deadletter/deadletter/internal/textfmt"
 	"github.com/deadletter/deadletter/replay"
@@ -15,7 +16,7 @@ import (
 
 type showOptions struct {
 	f    *factory
-	out  *output
+	out  *printFlags
 	name string
 }
 
@@ -31,7 +32,7 @@ func newCmdShow(f *factory, runF func(context.Context, *showOptions) error) *cob
 full name, the blob's URL, its GUID or any fragment that picks out one blob; an ambiguous fragment lists the
 candidates (exit 2).`,
 		Args:              exactArgs(1, "show takes one blob name (or its URL, GUID or a unique fragment)"),
-		ValidArgsFunction: f.completeNames(anyBlob),
+		ValidArgsFunction: f.completeNames(replay.AnyBlob),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			o.name = args[0]
 			return runWith(runF, runShow)(cmd.Context(), o)
@@ -49,7 +50,7 @@ func runShow(ctx context.Context, o *showOptions) error {
 	if err != nil {
 		return err
 	}
-	name, err := resolveOne(ctx, s.Loader(), o.name, f.g.container, anyBlob)
+	name, err := replay.ResolveOne(ctx, s.Loader(), o.name, f.g.container, replay.AnyBlob)
 	if err != nil {
 		return couldNotLook(ctx, err)
 	}
@@ -57,7 +58,7 @@ func runShow(ctx context.Context, o *showOptions) error {
 	if err != nil {
 		return couldNotLook(ctx, err)
 	}
-	sj := toShowJSON(s.Config(), d)
+	sj := output.ToShowJSON(s.Config(), d)
 	sj.Rehearsal = s.Rehearsal()
 	return o.out.print(f.io.out, sj, func() { f.sayRehearsal(s); writeShow(f.io.out, d, s.Config()) })
 }
@@ -79,7 +80,7 @@ func writeShow(w io.Writer, d *replay.Detail, cfg rules.Config) {
 	al := cfg.AlertsOf(&d.Item, now)
 	fmt.Fprintf(w, "%s\n", p(d.Name))
 	fmt.Fprintf(w, "  pane        %s (age %s; TTL %s)\n", d.Pane, textfmt.Duration(d.Age), textfmt.Duration(cfg.TTL))
-	fmt.Fprintf(w, "  modified    %s   deleted by the lifecycle rule at %s (in %s)\n", rfc3339(d.LastModified), rfc3339(al.ExpiresAt), textfmt.Duration(al.DeletesIn))
+	fmt.Fprintf(w, "  modified    %s   deleted by the lifecycle rule at %s (in %s)\n", output.RFC3339(d.LastModified), output.RFC3339(al.ExpiresAt), textfmt.Duration(al.DeletesIn))
 	drained := rules.MarksOf(d.Metadata).DrainCount
 	if drained == "" {
 		drained = "0"

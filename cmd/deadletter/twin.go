@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/deadletter/deadletter/internal/made"
+	"github.com/deadletter/deadletter/internal/output"
 	"github.com/deadletter/deadletter/internal/textfmt"
 	"github.com/deadletter/deadletter/internal/twin"
 	"github.com/spf13/cobra"
@@ -40,7 +41,7 @@ func twinDir(g globalFlags) (string, error) {
 func newCmdTwinStart(a *factory) *cobra.Command {
 	var scen, from string
 	var seed int64
-	var pr *output
+	var pr *printFlags
 	cmd := &cobra.Command{
 		Use:   "start --dir D [--scenario incident] [--seed N] | start --dir D --from SOURCE",
 		Short: "create a twin on an empty directory: of a scenario, its clock where the incident is under way, or of a container",
@@ -82,7 +83,7 @@ credential of the source; twin rm removes it.`,
 			}
 			defer tw.Close()
 			if asJSON {
-				return pr.print(a.io.out, twinScenarioJSON{Dir: tw.Place().Dir, Scenario: tw.Script().Name, Clock: rfc3339(tw.Now()),
+				return pr.print(a.io.out, output.TwinScenarioJSON{Dir: tw.Place().Dir, Scenario: tw.Script().Name, Clock: output.RFC3339(tw.Now()),
 					Totals: tw.State().Totals, Script: scriptJSONOf(tw)}, nil)
 			}
 			fmt.Fprintf(a.io.out, "twin %q started in %s; its clock stands at %s\n", tw.Script().Name, textfmt.Printable(dir), tw.Now().Format(time.RFC3339))
@@ -100,7 +101,7 @@ credential of the source; twin rm removes it.`,
 
 func newCmdTwinAdvance(a *factory) *cobra.Command {
 	var by time.Duration
-	var pr *output
+	var pr *printFlags
 	cmd := &cobra.Command{
 		Use:   "advance --dir D --by DURATION [--json]",
 		Short: "run the twin forward as fast as it can and say what happened meanwhile",
@@ -133,8 +134,8 @@ func newCmdTwinAdvance(a *factory) *cobra.Command {
 				return err
 			}
 			if pr.json() {
-				if err := writeJSON(a.io.out, twinSpanJSON{From: rfc3339(from), To: rfc3339(tw.Now()), Span: span, Account: acct,
-					Violations: tw.State().Violations, Repaired: tw.Repaired()}); err != nil {
+				if err := pr.print(a.io.out, output.TwinSpanJSON{From: output.RFC3339(from), To: output.RFC3339(tw.Now()), Span: span, Account: acct,
+					Violations: tw.State().Violations, Repaired: tw.Repaired()}, nil); err != nil {
 					return err
 				}
 				return twinBroken(acct, tw.State().Violations, true)
@@ -150,57 +151,8 @@ func newCmdTwinAdvance(a *factory) *cobra.Command {
 	return cmd
 }
 
-type twinSpanJSON struct {
-	From       string       `json:"from"`
-	To         string       `json:"to"`
-	Span       twin.Totals  `json:"span"`
-	Account    twin.Account `json:"account"`
-	Violations []string     `json:"violations"`
-	// Repaired says what opening the twin repaired: its last process stopped mid-step.
-	Repaired string `json:"repaired,omitempty"`
-}
-
-type twinStatusJSON struct {
-	Scenario   string       `json:"scenario"`
-	Source     string       `json:"source,omitempty"`
-	Clock      string       `json:"clock"`
-	Start      string       `json:"start"`
-	Script     []windowJSON `json:"script"`
-	Totals     twin.Totals  `json:"totals"`
-	Account    twin.Account `json:"account"`
-	Violations []string     `json:"violations"`
-	Repaired   string       `json:"repaired,omitempty"`
-}
-
-// twinScenarioJSON is twin start's answer for a scenario's twin.
-type twinScenarioJSON struct {
-	Dir      string       `json:"dir"`
-	Scenario string       `json:"scenario"`
-	Clock    string       `json:"clock"`
-	Totals   twin.Totals  `json:"totals"`
-	Script   []windowJSON `json:"script"`
-}
-
-// twinScriptJSON is twin script show's answer, and twin script set's (with the subscription changed).
-type twinScriptJSON struct {
-	Clock   string       `json:"clock"`
-	Changed string       `json:"changed,omitempty"`
-	Script  []windowJSON `json:"script"`
-}
-
-type windowJSON struct {
-	Who  string `json:"who"`
-	From string `json:"from"`
-	// To is empty for a window until further notice.
-	To      string `json:"to"`
-	Now     bool   `json:"now"` // the twin's clock is inside it
-	Outcome string `json:"outcome"`
-	Status  int    `json:"status,omitempty"`
-	Why     string `json:"why"`
-}
-
 func newCmdTwinStatus(a *factory) *cobra.Command {
-	var pr *output
+	var pr *printFlags
 	cmd := &cobra.Command{
 		Use:     "status --dir D [--json]",
 		Short:   "the twin's clock, its script and the account of every event it published",
@@ -231,10 +183,10 @@ func newCmdTwinStatus(a *factory) *cobra.Command {
 				return err
 			}
 			st, sc := tw.State(), tw.Script()
-			out := twinStatusJSON{Scenario: sc.Name, Source: st.Source, Clock: rfc3339(tw.Now()), Start: rfc3339(st.Start), Totals: st.Totals, Account: acct,
+			out := output.TwinStatusJSON{Scenario: sc.Name, Source: st.Source, Clock: output.RFC3339(tw.Now()), Start: output.RFC3339(st.Start), Totals: st.Totals, Account: acct,
 				Violations: st.Violations, Script: scriptJSONOf(tw), Repaired: tw.Repaired()}
 			if pr.json() {
-				if err := writeJSON(a.io.out, out); err != nil {
+				if err := pr.print(a.io.out, out, nil); err != nil {
 					return err
 				}
 				return twinBroken(acct, st.Violations, !running)

@@ -15,6 +15,7 @@ import (
 	"time"
 
 	"github.com/deadletter/deadletter/internal/made"
+	"github.com/deadletter/deadletter/internal/output"
 	"github.com/deadletter/deadletter/internal/present"
 	"github.com/deadletter/deadletter/internal/session"
 	"github.com/deadletter/deadletter/internal/textfmt"
@@ -50,7 +51,7 @@ func (a *factory) forSource(cmd *cobra.Command, src string) (*factory, string, e
 		return nil, "", setErr
 	}
 	var describe string
-	switch c := cf.findOrNil(src); {
+	switch c := findOrNil(cf, src); {
 	case c != nil:
 		if c.Err != nil {
 			return nil, "", c.Err
@@ -84,11 +85,11 @@ func (a *factory) forSource(cmd *cobra.Command, src string) (*factory, string, e
 }
 
 // findOrNil is the context of that name, nil without a config file or such a context.
-func (cf *configFile) findOrNil(name string) *namedContext {
+func findOrNil(cf *session.ConfigFile, name string) *session.NamedContext {
 	if cf == nil {
 		return nil
 	}
-	return cf.find(name)
+	return cf.Find(name)
 }
 
 // looksLikeConnectionString: a storage connection string names its account, endpoint or the emulator.
@@ -136,8 +137,8 @@ func startFrom(a *factory, cmd *cobra.Command, dir, src string, asJSON bool) err
 	}
 	defer tw.Close()
 	if asJSON {
-		return writeJSON(a.io.out, twinStartJSON{Dir: tw.Place().Dir, Source: describe, Blobs: progress.n, Bytes: progress.bytes,
-			Clock: rfc3339(tw.Now()), Script: scriptJSONOf(tw)})
+		return output.Print(a.io.out, output.JSON, output.TwinStartJSON{Dir: tw.Place().Dir, Source: describe, Blobs: progress.n, Bytes: progress.bytes,
+			Clock: output.RFC3339(tw.Now()), Script: scriptJSONOf(tw)}, nil)
 	}
 	fmt.Fprintf(a.io.out, "twin of %s started in %s: %d blob(s) (%s) copied; its clock stands at %s, the source's service time\n",
 		textfmt.Printable(describe), textfmt.Printable(tw.Place().Dir), progress.n, textfmt.Bytes(progress.bytes), tw.Now().Format(time.RFC3339))
@@ -211,33 +212,24 @@ func (p *copyProgress) done() {
 	}
 }
 
-type twinStartJSON struct {
-	Dir    string       `json:"dir"`
-	Source string       `json:"source"`
-	Blobs  int          `json:"blobs"`
-	Bytes  int64        `json:"bytes"`
-	Clock  string       `json:"clock"`
-	Script []windowJSON `json:"script"`
-}
-
 // scriptJSONOf is the twin's script as status, script show and start print it: every window, in time order; a
 // window without end is "until further notice" (to empty).
-func scriptJSONOf(tw *twin.Twin) []windowJSON {
+func scriptJSONOf(tw *twin.Twin) []output.WindowJSON {
 	st, sc := tw.State(), tw.Script()
-	out := []windowJSON{}
+	out := []output.WindowJSON{}
 	for _, w := range sc.Windows {
 		to := ""
 		if w.To != twin.UntilFurtherNotice {
-			to = rfc3339(st.Start.Add(w.To))
+			to = output.RFC3339(st.Start.Add(w.To))
 		}
-		out = append(out, windowJSON{Who: w.Sub, From: rfc3339(st.Start.Add(w.From)), To: to, Outcome: w.Outcome, Status: w.Status, Why: w.Why,
+		out = append(out, output.WindowJSON{Who: w.Sub, From: output.RFC3339(st.Start.Add(w.From)), To: to, Outcome: w.Outcome, Status: w.Status, Why: w.Why,
 			Now: !tw.Now().Before(st.Start.Add(w.From)) && (w.To == twin.UntilFurtherNotice || tw.Now().Before(st.Start.Add(w.To)))})
 	}
 	sort.SliceStable(out, func(i, j int) bool { return out[i].From < out[j].From })
 	return out
 }
 
-func writeScript(w io.Writer, script []windowJSON) {
+func writeScript(w io.Writer, script []output.WindowJSON) {
 	if len(script) == 0 {
 		fmt.Fprintln(w, "  every handler and the replay up")
 	}
@@ -265,12 +257,12 @@ func newCmdTwinScript(a *factory) *cobra.Command {
 		Short: "the twin's script: which handlers are down, when, with what status — shown and changed",
 		Args:  cobra.NoArgs,
 	}
-	cmd.AddCommand(newCmdTwinScriptSet(a), newCmdTwinScriptShow(a))
+	cmd.AddCommand(newCmdTwinScriptSet(a, nil), newCmdTwinScriptShow(a))
 	return cmd
 }
 
 func newCmdTwinScriptShow(a *factory) *cobra.Command {
-	var pr *output
+	var pr *printFlags
 	cmd := &cobra.Command{
 		Use:     "show --dir D [-o json]",
 		Short:   "the twin's script, ▶ marking what is down now",
@@ -288,7 +280,7 @@ func newCmdTwinScriptShow(a *factory) *cobra.Command {
 			}
 			script := scriptJSONOf(tw)
 			if asJSON {
-				return writeJSON(a.io.out, twinScriptJSON{Clock: rfc3339(tw.Now()), Script: script})
+				return pr.print(a.io.out, output.TwinScriptJSON{Clock: output.RFC3339(tw.Now()), Script: script}, nil)
 			}
 			fmt.Fprintf(a.io.out, "twin clock at %s\n", tw.Now().Format(time.RFC3339))
 			writeScript(a.io.out, script)
@@ -394,10 +386,18 @@ func parseTwinTime(flag, s string, now time.Time) (time.Time, error) {
 	return t, nil
 }
 
-func newCmdTwinScriptSet(a *factory) *cobra.Command {
-	var at, until string
-	var status int
-	var pr *output
+// twinScriptSetOptions are twin script set's: which subscription, down or up, over which stretch.
+type twinScriptSetOptions struct {
+	f         *factory
+	cmd       *cobra.Command
+	who, word string
+	at, until string
+	status    int
+	out       *printFlags
+}
+
+func newCmdTwinScriptSet(f *factory, runF func(context.Context, *twinScriptSetOptions) error) *cobra.Command {
+	o := &twinScriptSetOptions{f: f}
 	cmd := &cobra.Command{
 		Use:   "set SUB down|up --dir D [--at T] [--until T] [--status N]",
 		Short: "bring a handler (or the replay) down with a status, or up, from a time until a time",
@@ -411,102 +411,88 @@ is not rewritten: a change ending before the clock is refused, one starting befo
   deadletter twin script set replay down --at +10m --until +1h --dir ./rehearsal`,
 		Args: exactArgs(2, "usage: deadletter twin script set SUB down|up --dir D [--at T] [--until T] [--status N]"),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			asJSON := pr.json()
-			dir, err := twinDir(a.g)
-			if err != nil {
-				return err
-			}
-			down, err := parseScriptSet(cmd, args[1], status)
-			if err != nil {
-				return err
-			}
-			tw, err := twin.Open(cmd.Context(), dir, "twin script set")
-			if err != nil {
-				return err
-			}
-			defer tw.Close()
-			c, from, to, moved, err := scriptChange(tw, args[0], down, at, until, status)
-			if err != nil {
-				return err
-			}
-			if moved {
-				fmt.Fprintf(a.io.err, "note: --at %s is before the twin's clock: the change starts at the clock, %s (what the twin has run cannot be rewritten)\n",
-					textfmt.Printable(at), from.Format(time.RFC3339))
-			}
-			change := fmt.Sprintf("%s %s from %s", c.Who, args[1], from.Format(time.RFC3339))
-			if until != "" {
-				change += " until " + to.Format(time.RFC3339)
-			}
-			if down {
-				change += fmt.Sprintf(" (status %d)", c.Status)
-			}
-			// a change the script refuses is a usage error and records nothing
-			trial := tw.Script()
-			trial.Windows = slices.Clone(trial.Windows)
-			if _, err := trial.Apply(c); err != nil {
-				return usagef("%s", err)
-			}
-			err = recordScriptChange(a, cmd, dir, tw.Now(), change, func() (err error) {
-				c, err = tw.ChangeScript(c)
-				return err
-			})
-			var nr session.NoRecordError
-			switch {
-			case errors.As(err, &nr):
-				return err
-			case err != nil:
-				return usagef("%s", err)
-			}
-			word := "up"
-			if down {
-				word = fmt.Sprintf("down (%s", twin.OutcomeOf(c.Status))
-				if c.Status != 0 {
-					word += " " + strconv.Itoa(c.Status)
-				}
-				word += ")"
-			}
-			if asJSON {
-				return writeJSON(a.io.out, twinScriptJSON{Clock: rfc3339(tw.Now()), Changed: c.Who, Script: scriptJSONOf(tw)})
-			}
-			end := "until further notice"
-			if until != "" {
-				end = "until " + to.Format(time.RFC3339)
-			}
-			fmt.Fprintf(a.io.out, "%s %s from %s %s\n", textfmt.Printable(c.Who), word, from.Format(time.RFC3339), end)
-			writeScript(a.io.out, scriptJSONOf(tw))
-			return nil
+			o.cmd, o.who, o.word = cmd, args[0], args[1]
+			return runWith(runF, runTwinScriptSet)(cmd.Context(), o)
 		},
 	}
-	cmd.Flags().StringVar(&at, "at", "", "from when: a time, now, or +DURATION from the twin's clock (default now)")
-	cmd.Flags().StringVar(&until, "until", "", "until when: a time, or +DURATION from the twin's clock (default: until further notice)")
-	cmd.Flags().IntVar(&status, "status", 503, "the HTTP status a down handler answers (0: it times out)")
-	pr = declareOutput(cmd, outText, outJSON)
+	cmd.Flags().StringVar(&o.at, "at", "", "from when: a time, now, or +DURATION from the twin's clock (default now)")
+	cmd.Flags().StringVar(&o.until, "until", "", "until when: a time, or +DURATION from the twin's clock (default: until further notice)")
+	cmd.Flags().IntVar(&o.status, "status", 503, "the HTTP status a down handler answers (0: it times out)")
+	o.out = declareOutput(cmd, outText, outJSON)
 	return cmd
 }
 
-// diffJSON is twin diff's answer: per blob of the snapshot the twin opened on, what became of it.
-type diffJSON struct {
-	Clock  string         `json:"clock"`
-	Opened string         `json:"opened"`
-	Blobs  []diffBlobJSON `json:"blobs"`
-	Counts map[string]int `json:"counts"`
+func runTwinScriptSet(ctx context.Context, o *twinScriptSetOptions) error {
+	a := o.f
+	dir, err := twinDir(a.g)
+	if err != nil {
+		return err
+	}
+	down, err := parseScriptSet(o.cmd, o.word, o.status)
+	if err != nil {
+		return err
+	}
+	tw, err := twin.Open(ctx, dir, "twin script set")
+	if err != nil {
+		return err
+	}
+	defer tw.Close()
+	c, from, to, moved, err := scriptChange(tw, o.who, down, o.at, o.until, o.status)
+	if err != nil {
+		return err
+	}
+	if moved {
+		fmt.Fprintf(a.io.err, "note: --at %s is before the twin's clock: the change starts at the clock, %s (what the twin has run cannot be rewritten)\n",
+			textfmt.Printable(o.at), from.Format(time.RFC3339))
+	}
+	change := fmt.Sprintf("%s %s from %s", c.Who, o.word, from.Format(time.RFC3339))
+	if o.until != "" {
+		change += " until " + to.Format(time.RFC3339)
+	}
+	if down {
+		change += fmt.Sprintf(" (status %d)", c.Status)
+	}
+	// a change the script refuses is a usage error and records nothing
+	trial := tw.Script()
+	trial.Windows = slices.Clone(trial.Windows)
+	if _, err := trial.Apply(c); err != nil {
+		return usagef("%s", err)
+	}
+	err = recordScriptChange(a, o.cmd, dir, tw.Now(), change, func() (err error) {
+		c, err = tw.ChangeScript(c)
+		return err
+	})
+	var nr session.NoRecordError
+	switch {
+	case errors.As(err, &nr):
+		return err
+	case err != nil:
+		return usagef("%s", err)
+	}
+	return o.out.print(a.io.out, output.TwinScriptJSON{Clock: output.RFC3339(tw.Now()), Changed: c.Who, Script: scriptJSONOf(tw)}, func() {
+		end := "until further notice"
+		if o.until != "" {
+			end = "until " + to.Format(time.RFC3339)
+		}
+		fmt.Fprintf(a.io.out, "%s %s from %s %s\n", textfmt.Printable(c.Who), scriptWord(down, c.Status), from.Format(time.RFC3339), end)
+		writeScript(a.io.out, scriptJSONOf(tw))
+	})
 }
 
-type diffBlobJSON struct {
-	Name text `json:"name"`
-	// Kind is the fate in a word: here (where it was, not stranded), stranded, replayed, quarantined, restored,
-	// lost (the lifecycle rule deleted it), gone (deleted otherwise).
-	Kind    string `json:"kind"`
-	Fate    text   `json:"fate"`
-	Where   text   `json:"where,omitempty"`
-	At      string `json:"at,omitempty"`
-	Changed bool   `json:"changed"`
-	// Actions are the operator's actions that led there, as their runs stamped the blob (drain, restore).
-	Actions []text `json:"actions"`
+// scriptWord says a change: up, or down with how it fails ("down (Busy 503)").
+func scriptWord(down bool, status int) string {
+	if !down {
+		return "up"
+	}
+	word := fmt.Sprintf("down (%s", twin.OutcomeOf(status))
+	if status != 0 {
+		word += " " + strconv.Itoa(status)
+	}
+	return word + ")"
 }
 
 func newCmdTwinDiff(a *factory) *cobra.Command {
-	var pr *output
+	var pr *printFlags
 	var all bool
 	cmd := &cobra.Command{
 		Use:   "diff --dir D [--all] [-o json]",
@@ -529,7 +515,7 @@ they stamped. Text shows the blobs whose fate changed (--all: every blob); JSON 
 				return err
 			}
 			if asJSON {
-				return writeJSON(a.io.out, d)
+				return pr.print(a.io.out, d, nil)
 			}
 			fmt.Fprintf(a.io.out, "the twin opened at %s; its clock is at %s\n", d.Opened, d.Clock)
 			for _, b := range d.Blobs {
@@ -561,25 +547,25 @@ they stamped. Text shows the blobs whose fate changed (--all: every blob); JSON 
 }
 
 // twinDiff works out the fate of every blob of the twin's snapshot, on the container as every command sees it.
-func twinDiff(ctx context.Context, g globalFlags, dir string) (diffJSON, error) {
+func twinDiff(ctx context.Context, g globalFlags, dir string) (output.DiffJSON, error) {
 	tw, err := twin.Peek(dir)
 	if err != nil {
-		return diffJSON{}, err
+		return output.DiffJSON{}, err
 	}
 	sp := g.spec("")
 	c, err := session.OpenContainer(&sp)
 	if err != nil {
-		return diffJSON{}, err
+		return output.DiffJSON{}, err
 	}
 	cfg := tw.Config()
 	l := replay.NewLoader(c, cfg)
 	snap, err := l.List(ctx)
 	if err != nil {
-		return diffJSON{}, couldNotLook(ctx, err)
+		return output.DiffJSON{}, couldNotLook(ctx, err)
 	}
 	st := tw.State()
 	opened := st.Start.Add(tw.Script().Opens)
-	d := diffJSON{Clock: rfc3339(snap.Now), Opened: rfc3339(opened), Blobs: []diffBlobJSON{}, Counts: map[string]int{}}
+	d := output.DiffJSON{Clock: output.RFC3339(snap.Now), Opened: output.RFC3339(opened), Blobs: []output.DiffBlobJSON{}, Counts: map[string]int{}}
 	seenActs := map[string]bool{}
 	err = tw.Snapshot(func(sb twin.SnapshotBlob) error {
 		bi := store.BlobInfo{Name: sb.Name, ETag: sb.ETag, Size: sb.Size, LastModified: sb.LastModified}
@@ -587,16 +573,16 @@ func twinDiff(ctx context.Context, g globalFlags, dir string) (diffJSON, error) 
 		if err != nil {
 			return err
 		}
-		b := diffBlobJSON{Name: text(sb.Name), Actions: []text{}}
+		b := output.DiffBlobJSON{Name: output.Text(sb.Name), Actions: []output.Text{}}
 		if w.Kind != replay.WhereDeleted && w.Kind != replay.WhereHere {
-			b.Where, b.At = text(w.Name), rfc3339(w.At)
+			b.Where, b.At = output.Text(w.Name), output.RFC3339(w.At)
 		}
 		pane := rules.PaneLive
 		if i, ok := snap.Lookup(sb.Name); ok {
 			pane = snap.Items[i].Pane
 			b.Changed = snap.Items[i].ETag != sb.ETag
 		}
-		b.Fate = text(present.Fate(w, pane))
+		b.Fate = output.Text(present.Fate(w, pane))
 		switch w.Kind {
 		case replay.WhereHere:
 			b.Kind = "here"
@@ -612,7 +598,7 @@ func twinDiff(ctx context.Context, g globalFlags, dir string) (diffJSON, error) 
 		default:
 			b.Kind, b.Changed = "gone", true
 			if !snap.Now.Before(cfg.ExpiresAt(sb.LastModified)) {
-				b.Kind, b.Fate = "lost", "lost to the lifecycle rule: deleted "+text(textfmt.Duration(cfg.Retention))+" after its Last-Modified, its events with it"
+				b.Kind, b.Fate = "lost", "lost to the lifecycle rule: deleted "+output.Text(textfmt.Duration(cfg.Retention))+" after its Last-Modified, its events with it"
 			}
 		}
 		for _, n := range []string{sb.Name, w.Name, rootOf(w.Name)} {
@@ -621,7 +607,7 @@ func twinDiff(ctx context.Context, g globalFlags, dir string) (diffJSON, error) 
 			}
 			seenActs[n] = true
 			for _, act := range tw.Acts(n) {
-				b.Actions = append(b.Actions, text(act.String()))
+				b.Actions = append(b.Actions, output.Text(act.String()))
 			}
 		}
 		clear(seenActs)

@@ -11,6 +11,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/deadletter/deadletter/internal/output"
 	"github.com/deadletter/deadletter/store"
 	"github.com/deadletter/deadletter/store/storetest"
 )
@@ -41,7 +42,7 @@ func failingOf(t *testing.T, args ...string) []string {
 func downOf(t *testing.T, dir string) []string {
 	t.Helper()
 	var s struct {
-		Script []windowJSON `json:"script"`
+		Script []output.WindowJSON `json:"script"`
 	}
 	if err := json.Unmarshal([]byte(mustRun(t, "twin", "script", "show", "--dir", dir, "-o", "json")), &s); err != nil {
 		t.Fatal(err)
@@ -104,7 +105,7 @@ func TestTwinFromAzurite(t *testing.T) {
 	}
 	before := etags()
 	dir := filepath.Join(t.TempDir(), "twin")
-	var started twinStartJSON
+	var started output.TwinStartJSON
 	out := mustRun(t, "twin", "start", "--dir", dir, "--from", cs, "--container", container, "--handlers", reg, "-o", "json")
 	if err := json.Unmarshal([]byte(out), &started); err != nil {
 		t.Fatalf("%v\n%s", err, out)
@@ -158,15 +159,15 @@ func TestTwinFromDrainAdvanceDiff(t *testing.T) {
 			t.Fatalf("show predicts nothing of %s: %v", name, s.Preview)
 		}
 	}
-	var drained resultsJSON
+	var drained output.ResultsJSON
 	// (exit 3: the blob the replay crashes on passed by, as every drain of all stranded blobs does)
 	json.Unmarshal([]byte(runExit(t, 3, "drain", "--yes", "--json", "--dir", dir)), &drained)
 	mustRun(t, "twin", "advance", "--by", "3h", "--dir", dir)
-	var d diffJSON
+	var d output.DiffJSON
 	if err := json.Unmarshal([]byte(mustRun(t, "twin", "diff", "-o", "json", "--dir", dir)), &d); err != nil {
 		t.Fatal(err)
 	}
-	fates := map[string]diffBlobJSON{}
+	fates := map[string]output.DiffBlobJSON{}
 	for _, b := range d.Blobs {
 		fates[string(b.Name)] = b
 	}
@@ -288,7 +289,7 @@ func TestCommandsJudgeByTheTwinsRules(t *testing.T) {
 func TestTwinScriptSetKeepsThePast(t *testing.T) {
 	dir := filepath.Join(t.TempDir(), "t2")
 	mustRun(t, "twin", "start", "--dir", dir)
-	var st twinStatusJSON
+	var st output.TwinStatusJSON
 	json.Unmarshal([]byte(mustRun(t, "twin", "status", "--dir", dir, "--json")), &st)
 	clock, _ := time.Parse(time.RFC3339, st.Clock)
 	before := mustRun(t, "twin", "script", "show", "--dir", dir, "-o", "json")
@@ -317,7 +318,7 @@ func TestTwinScriptSetKeepsThePast(t *testing.T) {
 		t.Fatalf("a change begun in the past: exit %d\n%s%s", code, out, errs)
 	}
 	var s struct {
-		Script []windowJSON `json:"script"`
+		Script []output.WindowJSON `json:"script"`
 	}
 	json.Unmarshal([]byte(out), &s)
 	found := false
@@ -343,7 +344,7 @@ func TestTwinDiffTextShowsWhatChanged(t *testing.T) {
 	mustRun(t, "twin", "start", "--dir", dir)
 	same := func(wantSome bool) {
 		t.Helper()
-		var d diffJSON
+		var d output.DiffJSON
 		if err := json.Unmarshal([]byte(mustRun(t, "twin", "diff", "-o", "json", "--dir", dir)), &d); err != nil {
 			t.Fatal(err)
 		}

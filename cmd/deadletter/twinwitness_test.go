@@ -173,8 +173,8 @@ func TestTwinWitnessSeesTheReplayDropping(t *testing.T) {
 			t.Fatalf("at %s the stranded count is %d (was %d) and replayDropping is not raised yet", now.Format("15:04"), c.Counts["stranded"], stranded)
 		}
 		if msg != "" {
-			if text, _, _ := runCmd(t, "check", "--dir", dir); !strings.Contains(text, twin.ReplaySubscription+": Event Grid dropped") {
-				t.Errorf("check's evidence does not name the replay's subscription:\n%s", text)
+			if said, _, _ := runCmd(t, "check", "--dir", dir); !strings.Contains(said, twin.ReplaySubscription+": Event Grid dropped") {
+				t.Errorf("check's evidence does not name the replay's subscription:\n%s", said)
 			}
 			t.Logf("at %s (+%s): %s", now.Format("15:04"), now.Sub(opens), msg)
 			// And the blobs it speaks of do become stranded, later: the finding was ahead of the TTL.

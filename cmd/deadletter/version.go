@@ -5,6 +5,7 @@ import (
 	"runtime/debug"
 	"strings"
 
+	"github.com/deadletter/deadletter/internal/output"
 	"github.com/spf13/cobra"
 )
 
@@ -76,7 +77,7 @@ func (v versionInfo) String() string {
 }
 
 func newCmdVersion(a *factory) *cobra.Command {
-	var pr *output
+	var pr *printFlags
 	cmd := &cobra.Command{
 		Use:   "version",
 		Short: "say the version and commit this binary was built from (the same as --version)",
@@ -84,7 +85,7 @@ func newCmdVersion(a *factory) *cobra.Command {
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			v := currentVersion()
 			if pr.json() {
-				return writeJSON(a.io.out, versionJSON{Version: v.Version, Commit: v.Commit, Modified: v.Modified, Go: v.Go})
+				return pr.print(a.io.out, output.VersionJSON{Version: v.Version, Commit: v.Commit, Modified: v.Modified, Go: v.Go}, nil)
 			}
 			_, err := fmt.Fprintf(a.io.out, "deadletter version %s\n", v)
 			return err

@@ -7,6 +7,8 @@ import (
 	"runtime/debug"
 	"strings"
 	"testing"
+
+	"github.com/deadletter/deadletter/internal/output"
 )
 
 // `version` and `--version` say the same line, whichever way the binary was built.
@@ -14,7 +16,7 @@ func TestVersionCommand(t *testing.T) {
 	if v, flag := mustRun(t, "version"), mustRun(t, "--version"); v != flag || !strings.HasPrefix(v, "deadletter version ") {
 		t.Fatalf("version %q, --version %q", v, flag)
 	}
-	var j versionJSON
+	var j output.VersionJSON
 	if err := json.Unmarshal([]byte(mustRun(t, "version", "--json")), &j); err != nil || j.Version == "" || j.Go == "" {
 		t.Fatalf("version --json: %+v", j)
 	}

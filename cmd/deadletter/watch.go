@@ -13,6 +13,7 @@ import (
 
 	"github.com/deadletter/deadletter/internal/hook"
 	"github.com/deadletter/deadletter/internal/metrics"
+	"github.com/deadletter/deadletter/internal/output"
 	"github.com/deadletter/deadletter/internal/present"
 	"github.com/deadletter/deadletter/internal/textfmt"
 	"github.com/deadletter/deadletter/replay"
@@ -23,7 +24,7 @@ import (
 type watchOptions struct {
 	f *factory
 	monitorFlags
-	out      *output
+	out      *printFlags
 	interval time.Duration
 	exec     string
 	execEnv  []string
@@ -297,23 +298,23 @@ func (o *watchOptions) printChange(at string, c rules.Change) {
 func (o *watchOptions) emit(hk *hooks, c rules.Change) {
 	a := o.f
 	c.Time = c.Time.UTC().Truncate(time.Second)
-	j := toChangeJSON(c)
-	j.Context = text(a.context)
+	j := output.ToChangeJSON(c)
+	j.Context = output.Text(a.context)
 	if o.out.anyJSON() { // a stream: one document a line either way
-		writeJSONLine(a.io.out, j)
+		output.WriteJSONLine(a.io.out, j)
 	} else {
 		o.printChange(j.Time, c)
 	}
 	if c.Event == rules.ChangeResolved {
 		return // good news is printed, not paged (a lost blob is not good news: it goes to --exec)
 	}
-	line, _ := marshal(j)
+	line, _ := output.Marshal(j)
 	hk.send(hookLine{line: line, what: fmt.Sprintf("%s %s", c.Event, c.Kind), env: hookEnv(c, j)})
 }
 
 // hookEnv describes a change to --exec in DEADLETTER_* variables, beside the JSON line on its stdin: what
 // happened, to how many blobs, and their names one per line (escaped, as every untrusted text is).
-func hookEnv(c rules.Change, j changeJSON) []string {
+func hookEnv(c rules.Change, j output.ChangeJSON) []string {
 	names := make([]string, len(c.Names))
 	for i, n := range c.Names {
 		names[i] = textfmt.Printable(n)

@@ -9,6 +9,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/deadletter/deadletter/internal/output"
 	"github.com/deadletter/deadletter/internal/session"
 
 	"github.com/deadletter/deadletter/internal/testkit"
@@ -34,14 +35,14 @@ func TestWitnessContextKeys(t *testing.T) {
 	a := newFactory(stdio{})
 	fs := pflag.NewFlagSet("t", pflag.ContinueOnError)
 	a.globalFlags(fs)
-	if _, err := applyContext(fs, cf.find("prod")); err != nil {
+	if _, err := applyContext(fs, cf.Find("prod")); err != nil {
 		t.Fatal(err)
 	}
 	g := a.g
 	if len(g.eventGridTopics) != 2 || g.eventGridTopics[0] != egTopic || g.eventGridTopics[1] != egOther || g.replaySystemTopic != egSys || g.witnessWindow != 30*time.Minute {
 		t.Errorf("flags from the context: %q %q %s", g.eventGridTopics, g.replaySystemTopic, g.witnessWindow)
 	}
-	if v := cf.find("dev").Values["event-grid-topics"]; v != egTopic {
+	if v := cf.Find("dev").Values["event-grid-topics"]; v != egTopic {
 		t.Errorf("one topic as a scalar: %q", v)
 	}
 	for _, tc := range []struct{ body, want string }{
@@ -50,8 +51,8 @@ func TestWitnessContextKeys(t *testing.T) {
 		{"event-grid-topics:\n      - [a]\n", ":5: event-grid-topics: want a list"},
 	} {
 		cf, err := readConfig(writeConfig(t, "contexts:\n  - name: a\n    dir: /tmp\n    "+tc.body))
-		if err == nil && cf.find("a") != nil {
-			err = cf.find("a").Err // a wrong context is its own error: it stops only the commands that use it
+		if err == nil && cf.Find("a") != nil {
+			err = cf.Find("a").Err // a wrong context is its own error: it stops only the commands that use it
 		}
 		if err == nil || !strings.Contains(err.Error(), tc.want) {
 			t.Errorf("%q: %v, want %q", tc.body, err, tc.want)
@@ -127,7 +128,7 @@ func TestDrainSaysEventGridWitness(t *testing.T) {
 	if code != exitNotDone {
 		t.Fatalf("exit %d\n%s", code, errs)
 	}
-	var res resultsJSON
+	var res output.ResultsJSON
 	if err := json.Unmarshal([]byte(out), &res); err != nil {
 		t.Fatal(err)
 	}
@@ -160,11 +161,11 @@ func TestCheckWitnessFindings(t *testing.T) {
 	if code != exitFindings {
 		t.Fatalf("exit %d\n%s", code, errs)
 	}
-	var c checkJSON
+	var c output.CheckJSON
 	if err := json.Unmarshal([]byte(out), &c); err != nil {
 		t.Fatal(err)
 	}
-	got := map[rules.FindingKind][]text{}
+	got := map[rules.FindingKind][]output.Text{}
 	for _, f := range c.Findings {
 		got[f.Kind] = f.Names
 	}
@@ -198,7 +199,7 @@ func TestReportSaysEventGridWitness(t *testing.T) {
 	if code != 0 {
 		t.Fatalf("exit %d\n%s", code, errs)
 	}
-	var r reportJSON
+	var r output.ReportJSON
 	if err := json.Unmarshal([]byte(out), &r); err != nil {
 		t.Fatal(err)
 	}
@@ -273,7 +274,7 @@ func TestRestoreSaysEventGridWitness(t *testing.T) {
 		t.Errorf("a healthy handler (whose copy resumes nothing) warned of:\n%s", errs)
 	}
 	out, _, _ := runWithWitness(t, w, "restore", "--all", "--dry-run", "--json", "--dir", dir)
-	var res resultsJSON
+	var res output.ResultsJSON
 	if err := json.Unmarshal([]byte(out), &res); err != nil || len(res.Warnings) != 1 || !strings.Contains(string(res.Warnings[0]), "PUSH-NOTIFICATIONS: Event Grid says its handler is failing now") {
 		t.Errorf("restore --json's warnings: %v %v\n%s", res.Warnings, err, out)
 	}
@@ -294,7 +295,7 @@ func TestRestoreSaysEventGridWitness(t *testing.T) {
 		t.Fatal("the seed has no PUSH-NOTIFICATIONS copy that resumes")
 	}
 	out, _, _ = runWithWitness(t, w, "restore", push, "--dry-run", "--json", "--yes", "--dir", dir)
-	res = resultsJSON{}
+	res = output.ResultsJSON{}
 	if err := json.Unmarshal([]byte(out), &res); err != nil || len(res.Warnings) != 1 {
 		t.Errorf("restore NAME --json --yes's warnings: %v %v\n%s", res.Warnings, err, out)
 	}

@@ -1,4 +1,4 @@
-package main
+package replay
 
 import (
 	"context"
@@ -9,9 +9,7 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/deadletter/deadletter/internal/present"
 	"github.com/deadletter/deadletter/internal/textfmt"
-	"github.com/deadletter/deadletter/replay"
 	"github.com/deadletter/deadletter/replay/rules"
 	"github.com/deadletter/deadletter/store"
 )
@@ -23,11 +21,12 @@ import (
 // case-sensitively, looked for only where the command acts (restore among quarantine blobs, drain among root
 // blobs), and an action says the full name it resolved to before it asks.
 
-// scope says which blobs a command may name.
-type scope func(name string) bool
+// Scope says which blobs a command may name.
+type Scope func(name string) bool
 
-func anyBlob(string) bool          { return true }
-func quarantineBlob(n string) bool { return strings.HasPrefix(n, rules.QuarantinePrefix) }
+// AnyBlob is every blob; QuarantineBlob a quarantine/ copy (what restore acts on).
+func AnyBlob(string) bool          { return true }
+func QuarantineBlob(n string) bool { return strings.HasPrefix(n, rules.QuarantinePrefix) }
 
 // lookup is the outcome of resolving one argument.
 type lookup struct {
@@ -47,7 +46,7 @@ func (lk lookup) err() error {
 		if lk.more > 0 {
 			more = fmt.Sprintf("\n  … and %d more", lk.more)
 		}
-		return usagef("%q matches %d blobs — give more of the name:\n  %s%s", lk.arg, len(lk.candidates)+lk.more, strings.Join(printable(lk.candidates), "\n  "), more)
+		return AmbiguousError{fmt.Errorf("%q matches %d blobs — give more of the name:\n  %s%s", lk.arg, len(lk.candidates)+lk.more, strings.Join(printable(lk.candidates), "\n  "), more)}
 	case lk.name == "" && len(lk.elsewhere) > 0:
 		return fmt.Errorf("%q matches only blobs this command does not act on (drain takes root blobs, restore quarantine/ ones):\n  %s", lk.arg, strings.Join(printable(lk.elsewhere), "\n  "))
 	case lk.name == "" && lk.fullName:
@@ -69,7 +68,7 @@ func (lk lookup) err() error {
 func printable(names []string) []string {
 	out := make([]string, len(names))
 	for i, n := range names {
-		out[i] = present.NameList([]string{n}, 0)
+		out[i] = textfmt.Printable(n)
 	}
 	return out
 }
@@ -78,7 +77,7 @@ func printable(names []string) []string {
 const maxCandidates = 10
 
 // resolveIn resolves each argument against the names a snapshot holds.
-func resolveIn(snap *rules.Snapshot, container string, args []string, in scope) []lookup {
+func resolveIn(snap *rules.Snapshot, container string, args []string, in Scope) []lookup {
 	names := make([]string, 0, len(snap.Items))
 	for i := range snap.Items {
 		names = append(names, snap.Items[i].Name)
@@ -114,8 +113,8 @@ func isFullName(arg string) bool { return strings.Contains(arg, "/") }
 
 // match picks the blob an argument names among sorted names: the exact name (whatever its scope: the command then
 // says why it does not apply); for a full name, nothing else (the closest names are offered); for a fragment,
-// the one name in scope holding it (case-sensitively), else several candidates, else the closest names.
-func match(names []string, arg string, in scope) lookup {
+// the one name in Scope holding it (case-sensitively), else several candidates, else the closest names.
+func match(names []string, arg string, in Scope) lookup {
 	if _, ok := slices.BinarySearch(names, arg); ok {
 		return lookup{name: arg}
 	}
@@ -204,14 +203,14 @@ func substringDistance(pattern, s string) int {
 	return best
 }
 
-// resolveOne finds the one blob a command like show names: straight by name when it exists, else by listing.
-func resolveOne(ctx context.Context, l *replay.Loader, arg, container string, in scope) (string, error) {
+// ResolveOne finds the one blob a command like show names: straight by name when it exists, else by listing.
+func ResolveOne(ctx context.Context, l *Loader, arg, container string, in Scope) (string, error) {
 	name, _, err := resolveListed(ctx, l, arg, container, in)
 	return name, err
 }
 
-// resolveListed is resolveOne, with the listing it read when the name did not stand as given (nil otherwise).
-func resolveListed(ctx context.Context, l *replay.Loader, arg, container string, in scope) (string, *rules.Snapshot, error) {
+// resolveListed is ResolveOne, with the listing it read when the name did not stand as given (nil otherwise).
+func resolveListed(ctx context.Context, l *Loader, arg, container string, in Scope) (string, *rules.Snapshot, error) {
 	name := nameFromURL(arg, container)
 	switch _, err := l.Container.Stat(ctx, name); {
 	case err == nil:
@@ -230,11 +229,11 @@ func resolveListed(ctx context.Context, l *replay.Loader, arg, container string,
 	return lk.name, snap, nil
 }
 
-// resolveRepairable is resolveOne for the blob a repair replaces (edit NAME, resubmit --replaces NAME): a full name
+// ResolveRepairable is ResolveOne for the blob a repair replaces (edit NAME, resubmit --replaces NAME): a full name
 // that is gone because a repair retired it finds that repair (said on w), so a retry of the repair meets its own
 // blob rather than "no blob is named". The container is listed once (a million blobs take seconds).
-func resolveRepairable(ctx context.Context, w io.Writer, l *replay.Loader, arg, container string) (string, error) {
-	name, snap, err := resolveListed(ctx, l, arg, container, anyBlob)
+func ResolveRepairable(ctx context.Context, w io.Writer, l *Loader, arg, container string) (string, error) {
+	name, snap, err := resolveListed(ctx, l, arg, container, AnyBlob)
 	if err == nil || !isFullName(arg) || snap == nil {
 		return name, err
 	}
@@ -251,17 +250,17 @@ func resolveRepairable(ctx context.Context, w io.Writer, l *replay.Loader, arg, 
 		handled = it.Name
 	}
 	if handled != "" { // the repair was replayed: repairing it again would send its events again
-		return "", exitCode{code: exitNotDone, err: fmt.Errorf("%s is gone: a repair replaced it, and the replay has handled that repair since (%s): nothing is left to repair — to send a payload again, resubmit it without --replaces",
+		return "", RepairHandledError{fmt.Errorf("%s is gone: a repair replaced it, and the replay has handled that repair since (%s): nothing is left to repair — to send a payload again, resubmit it without --replaces",
 			textfmt.Printable(gone), textfmt.Printable(handled))}
 	}
 	return "", err
 }
 
-// resolveNamed resolves the names an action was given: the blobs found, and a notFound result for each argument
+// ResolveNamed resolves the names an action was given: the blobs found, and a notFound result for each argument
 // that names nothing (the action goes on with the rest). An ambiguous argument stops the action: nothing is
 // touched until the operator says which blob they mean. Each fragment's full name is said on w first, so the
 // question that follows is about blobs the operator has seen named.
-func resolveNamed(w io.Writer, snap *rules.Snapshot, container string, args []string, in scope) (found []string, missing []rules.Result, err error) {
+func ResolveNamed(w io.Writer, snap *rules.Snapshot, container string, args []string, in Scope) (found []string, missing []rules.Result, err error) {
 	seen := map[string]bool{}
 	for _, lk := range resolveIn(snap, container, args, in) {
 		if lk.name != "" && lk.name != lk.arg && !isFullName(lk.arg) {
@@ -283,3 +282,15 @@ func resolveNamed(w io.Writer, snap *rules.Snapshot, container string, args []st
 	}
 	return found, missing, nil
 }
+
+// AmbiguousError is a name that matches several blobs: nothing is acted on until the operator says which (the
+// command line's usage error, exit 2).
+type AmbiguousError struct{ error }
+
+func (e AmbiguousError) Unwrap() error { return e.error }
+
+// RepairHandledError is a repair asked of a blob a repair replaced and the replay has handled since: nothing is
+// left to repair (the command line's exit 3: not done, nothing failed).
+type RepairHandledError struct{ error }
+
+func (e RepairHandledError) Unwrap() error { return e.error }
