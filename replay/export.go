@@ -106,7 +106,11 @@ func StartExport(ctx context.Context, dst *dirstore.Dir, src store.Container, de
 // refused here, so which one is written does not depend on the workers' timing.
 func (ex *Exporter) Add(bi store.BlobInfo) {
 	j := exportJob{bi: bi}
-	if ex.folds.clash(bi.Name) {
+	if err := dirstore.PortableName(bi.Name); err != nil {
+		// A name the directory cannot hold is refused for what it is (its own .deadletter/ folder, a segment too
+		// long), before any case comparison: it takes no spelling from another.
+		j.err = store.OpError("write", bi.Name, err)
+	} else if ex.folds.clash(bi.Name) {
 		j.err = store.OpError("write", bi.Name, fmt.Errorf("%w (exported, or in the directory already)", store.ErrCaseCollision))
 	} else {
 		ex.folds.claim(bi.Name)

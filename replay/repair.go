@@ -38,12 +38,57 @@ func PlanRepair(ctx context.Context, st store.Container, c rules.Config, orig *r
 	return rp, finishRepair(ctx, &rp, c, st, target)
 }
 
-// PlanResubmit judges body, fixed elsewhere, as a new dead letter of subscription written at now: named after its
-// content in now's hour folder, so a retry of the same file within the hour finds what it wrote.
+// PlanResubmit judges body, fixed elsewhere, as a new dead letter of subscription: named after its content, so the
+// name does not depend on the clock — a retry finds what it wrote in whichever hour folder it went to, and writes
+// nothing again. A new one goes to now's hour folder. One the replay has handled since (its archived/ or
+// quarantine/ copy holds the same name) is refused unless forced: its events would go out a second time.
 func PlanResubmit(ctx context.Context, st store.Container, c rules.Config, subscription string, body []byte, now time.Time) (rules.RepairPlan, error) {
 	sum := sha256.Sum256(body)
+	file := "resubmitted-" + hex.EncodeToString(sum[:16]) + ".json"
 	rp := rules.RepairPlan{Body: body}
-	return rp, finishRepair(ctx, &rp, c, st, rules.DeadLetterName(subscription, now, "resubmitted-"+hex.EncodeToString(sum[:16])))
+	root, handled, err := findResubmitted(ctx, st, subscription, file)
+	if err != nil {
+		return rp, err
+	}
+	target := root
+	if target == "" {
+		target = rules.DeadLetterName(subscription, now, strings.TrimSuffix(file, ".json"))
+	}
+	if err := finishRepair(ctx, &rp, c, st, target); err != nil {
+		return rp, err
+	}
+	if root == "" && handled != "" && rp.Refusal.Kind == rules.ReasonNone {
+		rp.Refusal = rules.Reason{Kind: rules.ReasonAlreadyReplayed, Name: handled, Forceable: true}
+	}
+	return rp, nil
+}
+
+// findResubmitted finds an earlier resubmit of the same content to the subscription: at the root (waiting for the
+// replay: the retry's own blob), else a copy the replay made of it (handled).
+func findResubmitted(ctx context.Context, st store.Container, subscription, file string) (root, handled string, err error) {
+	sub := strings.ToUpper(subscription) + "/"
+	for _, prefix := range []string{"", rules.ArchivedPrefix, rules.QuarantinePrefix} {
+		err := st.List(ctx, prefix+sub, func(p store.Page) error {
+			for _, b := range p.Blobs {
+				if rules.FileOf(b.Name) != file {
+					continue
+				}
+				if prefix == "" && root == "" {
+					root = b.Name
+				} else if prefix != "" && handled == "" {
+					handled = b.Name
+				}
+			}
+			return nil
+		})
+		if err != nil {
+			return "", "", err
+		}
+		if root != "" {
+			return root, "", nil
+		}
+	}
+	return "", handled, nil
 }
 
 // finishRepair judges the body at target and settles the name it will really take, as the write will.
@@ -103,23 +148,29 @@ func Repair(ctx context.Context, c store.Container, rp rules.RepairPlan, o Repai
 		return r, nil
 	}
 	meta := map[string]string{}
+	leaseID := ""
 	if orig != nil {
 		meta[rules.MetaRepairedFrom] = orig.Name
-		bi, err := c.Stat(ctx, orig.Name)
-		switch {
-		case err == nil && bi.ETag == orig.ETag:
-		case err == nil || errors.Is(err, store.ErrNotFound):
-			if st, serr := standing(ctx, c, rp.Target, rp.Body); serr == nil && st == landed {
-				r.Outcome, r.Reason = rules.OutcomeRepaired, rules.Reason{Kind: rules.ReasonOriginalLeft}
-				return r, nil // (a retry: this repair had landed, and the original moved on since)
+		var err error
+		if leaseID, err = holdOriginal(ctx, c, rp, o); err != nil {
+			if changed(err) {
+				if st, serr := standing(ctx, c, rp.Target, rp.Body); serr == nil && st == landed {
+					r.Outcome, r.Reason = rules.OutcomeRepaired, rules.Reason{Kind: rules.ReasonOriginalLeft}
+					return r, nil // (a retry: this repair had landed, and the original moved on since)
+				}
+				r.Outcome, r.Reason, r.Target = rules.OutcomeChanged, rules.Reason{Kind: rules.ReasonChangedSinceOpened}, ""
+				return r, nil
 			}
-			r.Outcome, r.Reason, r.Target = rules.OutcomeChanged, rules.Reason{Kind: rules.ReasonChangedSinceOpened}, ""
-			return r, nil
-		default:
 			return readFailed(ctx, r, err, rules.OutcomeGone), nil
 		}
 	}
 	wctx := context.WithoutCancel(ctx) // once a repair writes, it finishes: never a new blob with the original half-retired
+	retired := false
+	defer func() {
+		if !retired && leaseID != "" {
+			giveLease(wctx, c, orig.Name, leaseID)
+		}
+	}()
 	var found bool
 	target, _, err := place(wctx, c, placement{base: rp.Base, alt: rp.Alt, body: rp.Body, contentType: "application/json", meta: meta, found: &found}, o.DryRun)
 	r.Target = target
@@ -139,14 +190,39 @@ func Repair(ctx context.Context, c store.Container, rp rules.RepairPlan, o Repai
 	if o.DryRun || orig == nil || !rp.Retire {
 		return r, nil
 	}
-	return retire(wctx, c, orig, r), nil
+	r = retire(wctx, c, orig, leaseID, r)
+	retired = r.Retired != ""
+	return r, nil
+}
+
+// holdOriginal makes sure the original is still what the repair opened, and — where the store leases and the
+// repair will retire it — keeps it so until its delete: its lease, taken If-Match the ETag opened at, so no drain
+// can re-upload it between this check and the new blob's write (its events would be at the root twice). It
+// returns the lease's id ("" for none); an original changed or gone is ErrConditionFailed or ErrNotFound.
+func holdOriginal(ctx context.Context, c store.Container, rp rules.RepairPlan, o RepairOptions) (string, error) {
+	orig := rp.Original
+	if rp.Retire && !o.DryRun {
+		if id, err := takeLease(ctx, c, orig.Name, orig.ETag); err != nil || id != "" {
+			return id, err
+		}
+	}
+	bi, err := c.Stat(ctx, orig.Name)
+	if err == nil && bi.ETag != orig.ETag {
+		err = store.OpError("stat", orig.Name, store.ErrConditionFailed)
+	}
+	return "", err
+}
+
+// changed reports whether an error says a blob changed or vanished since it was read.
+func changed(err error) bool {
+	return errors.Is(err, store.ErrConditionFailed) || errors.Is(err, store.ErrNotFound)
 }
 
 // retire deletes a repair's original once the new blob has landed — only now may it go — If-Match the ETag it was
 // opened at: one that changed or vanished meanwhile is left, and said.
-func retire(wctx context.Context, c store.Container, orig *rules.Original, r rules.Result) rules.Result {
+func retire(wctx context.Context, c store.Container, orig *rules.Original, leaseID string, r rules.Result) rules.Result {
 	target := r.Target
-	switch err := c.Delete(wctx, orig.Name, orig.ETag); {
+	switch err := deleteHeld(wctx, c, orig.Name, orig.ETag, leaseID); {
 	case err == nil:
 		r.Retired = orig.Name
 	case errors.Is(err, store.ErrConditionFailed) || errors.Is(err, store.ErrNotFound):

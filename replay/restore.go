@@ -75,6 +75,16 @@ func restoreOne(ctx context.Context, c store.Container, cfg rules.Config, name s
 		return r
 	}
 	wctx := context.WithoutCancel(ctx) // once a restore writes, it finishes: a copy is never left half-done
+	leaseID := ""
+	if !o.DryRun {
+		// The quarantine copy is held from here to its delete (takeLease): no repair of it can write its own new
+		// blob meanwhile, nor another restore a second copy.
+		var left rules.Result
+		if leaseID, left = holdCopy(ctx, c, r, b); left.Outcome != "" {
+			return left
+		}
+		defer giveLease(wctx, c, name, leaseID) // (nothing once the copy is deleted: its lease went with it)
+	}
 	mine := false
 	target, _, err := placeCopy(wctx, c, name, b, plan, o.DryRun, id, &mine)
 	r.Target = target
@@ -91,7 +101,7 @@ func restoreOne(ctx context.Context, c store.Container, cfg rules.Config, name s
 		return r
 	}
 	// The copy has landed; only now may the quarantine copy go.
-	switch err := c.Delete(wctx, name, b.ETag); {
+	switch err := deleteHeld(wctx, c, name, b.ETag, leaseID); {
 	case err == nil:
 		r.Outcome = rules.OutcomeRestored
 	case !mine && (errors.Is(err, store.ErrNotFound) || errors.Is(err, store.ErrConditionFailed)) && isGone(wctx, c, name):
@@ -103,6 +113,23 @@ func restoreOne(ctx context.Context, c store.Container, cfg rules.Config, name s
 		r.Outcome, r.Reason = rules.OutcomeFailed, rules.Reason{Kind: rules.ReasonCopiedNotDeleted, Name: target, Err: err.Error()}
 	}
 	return r
+}
+
+// holdCopy takes the lease of the quarantine copy b, If-Match its ETag as read: its id, or the result of a copy
+// gone (another restore or a repair took it away meanwhile), changed, or that could not be leased.
+func holdCopy(ctx context.Context, c store.Container, r rules.Result, b store.Blob) (string, rules.Result) {
+	id, err := takeLease(ctx, c, b.Name, b.ETag)
+	switch {
+	case err == nil:
+		return id, rules.Result{}
+	case changed(err) && isGone(context.WithoutCancel(ctx), c, b.Name):
+		r.Outcome = rules.OutcomeGone
+	case changed(err):
+		r.Outcome, r.Reason = rules.OutcomeChanged, rules.Reason{Kind: rules.ReasonChangedSincePreview}
+	default:
+		r = readFailed(ctx, r, err, rules.OutcomeFailed)
+	}
+	return "", r
 }
 
 // UnreadRestore is the result of restoring a quarantine blob that could not be read: not found, cancelled, or

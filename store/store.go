@@ -44,7 +44,17 @@ var (
 	// ErrNameTaken comes with ErrNotFound where no blob has a name but something else holds it, so it cannot be
 	// written: a directory container's folder of other blobs.
 	ErrNameTaken = errors.New("the name is held by a folder of other blobs")
+	// ErrLeased: another action holds the blob's lease (a repair or a restore between its check and its delete);
+	// a write or delete of it without the lease's id does not land. It comes with ErrConditionFailed, as Azure's
+	// 412 does: the blob is not the caller's to change now.
+	ErrLeased = errors.New("another action holds the blob's lease")
 )
+
+// Leased is the error of a write or delete refused because another action holds the blob's lease: both
+// ErrLeased and ErrConditionFailed.
+func Leased(op, name string) error {
+	return OpError(op, name, fmt.Errorf("%w (%w)", ErrConditionFailed, ErrLeased))
+}
 
 // BlobInfo is what a listing says about one blob, without downloading it. It is blob.Info, defined beneath the
 // store so that the replay rules can judge blobs without importing the store.
@@ -74,6 +84,8 @@ type WriteOptions struct {
 	IfNoneMatchAny bool
 	ContentType    string
 	Metadata       map[string]string
+	// LeaseID is the lease the writer holds on the blob (Leaser): a leased blob is written only under it.
+	LeaseID string
 }
 
 // Container is the dead-letter container.
@@ -95,6 +107,24 @@ type Container interface {
 	// Now is the service's clock (the local clock where the backend has none).
 	Now(ctx context.Context) (time.Time, error)
 }
+
+// Leaser takes a blob's lease — Azure's primitive for one writer at a time: while a lease is held, no write or
+// delete of the blob lands without the lease's id (ErrLeased), so a drain's rewrite fails as if the blob had
+// changed and the replay's delete leaves it where it is. A repair and a restore hold one on their original from
+// the check that it is still what was read until they delete it: nothing can send its events meanwhile.
+type Leaser interface {
+	// Lease takes name's lease for d if its ETag is still ifMatch — ErrConditionFailed (or ErrNotFound) when it
+	// changed or vanished, ErrLeased when another action holds one — and returns the lease's id.
+	Lease(ctx context.Context, name, ifMatch string, d time.Duration) (string, error)
+	// Release gives the lease back, the blob as it is (a lease gone already is no error).
+	Release(ctx context.Context, name, id string) error
+	// DeleteLeased deletes name if its ETag is still ifMatch, under the lease id.
+	DeleteLeased(ctx context.Context, name, ifMatch, id string) error
+}
+
+// LeaseTime is how long a repair or a restore holds its original's lease at most: Azure's longest finite lease.
+// One that stops half-way (a crash, kill -9) leaves the blob free again within it.
+const LeaseTime = 60 * time.Second
 
 // Provisioner is what seeding a container needs beyond the contract: bringing it into being and, where the
 // backend can, dating a blob in the past so a seeded incident holds stranded and expiring blobs.

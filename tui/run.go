@@ -316,9 +316,3 @@ func (t *textInput) update(msg tea.Msg) tea.Cmd {
 	t.Model, cmd = t.Model.Update(msg)
 	return cmd
 }
-
-// containerNow is the container's clock for a record's outcome (zero when it cannot be read: the wall time says).
-func containerNow(ctx contextT, c store.Container) time.Time {
-	t, _ := c.Now(context.WithoutCancel(ctx))
-	return t
-}

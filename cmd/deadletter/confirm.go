@@ -138,8 +138,15 @@ func (f *factory) reportResults(ctx context.Context, flags actionFlags, s *sessi
 			prefix = "dry run, nothing changed: "
 		}
 		fmt.Fprintf(f.io.out, "%s%s in %s\n", prefix, present.TallyLine(tally, flags.dryRun), textfmt.Printable(s.Estate()))
-		if n := countWhere(res, flags.passedBy); n > 0 {
+		if n := countWhere(res, func(r rules.Result) bool {
+			return flags.passedBy != nil && flags.passedBy(r) && r.Outcome == rules.OutcomeCrash
+		}); n > 0 {
 			fmt.Fprintf(f.io.out, "note: %d blob(s) the replay function crashes on passed by, as every drain of all stranded blobs does (it would throw on them again); repair them, or name one with --force\n", n)
+		}
+		if n := countWhere(res, func(r rules.Result) bool {
+			return flags.passedBy != nil && flags.passedBy(r) && r.Outcome == rules.OutcomeHandled
+		}); n > 0 {
+			fmt.Fprintf(f.io.out, "note: %d blob(s) the replay already handled passed by, as every drain of all stranded blobs does (their events would go out again); they linger until the lifecycle rule, or name one with --include-handled\n", n)
 		}
 	}
 	switch {

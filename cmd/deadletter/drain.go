@@ -82,7 +82,7 @@ func runDrain(ctx context.Context, o *drainOptions) error {
 	// A drain of every stranded blob passes the crash blobs by (a cron drain must not fail forever on a blob
 	// nobody can replay); one the operator named and could not have drained is not done.
 	if len(names) == 0 {
-		o.passedBy = func(r rules.Result) bool { return r.Outcome == rules.OutcomeCrash }
+		o.passedBy = func(r rules.Result) bool { return r.Outcome == rules.OutcomeCrash || r.Outcome == rules.OutcomeHandled }
 		o.forceHow = present.ForceByName
 	}
 	s, err := a.session(ctx, a.timeout(0))

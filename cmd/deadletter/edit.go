@@ -102,9 +102,15 @@ func editBytes(io stdio, name string, body []byte) ([]byte, error) {
 	if err := ed.Run(); err != nil {
 		return nil, fmt.Errorf("the editor (%s) did not finish: %w; nothing was written", textfmt.Printable(editor), err)
 	}
-	edited, err := readPayloadFile(tmp, nil)
-	if errors.Is(err, os.ErrNotExist) {
+	edited, err := opfile.ReadRegularNoFollow(tmp, store.MaxBlobBytes)
+	var nr *opfile.NotRegularError
+	switch {
+	case errors.Is(err, os.ErrNotExist):
 		return nil, fmt.Errorf("the editor removed the file it was given: nothing was written")
+	case errors.As(err, &nr):
+		return nil, fmt.Errorf("the editor left %s in place of the file it was given (not followed): nothing was written", opfile.FileKind(nr.Mode))
+	case errors.Is(err, opfile.ErrTooLarge):
+		return nil, errors.New("the edited payload is over 64 MiB: not a dead letter Event Grid would write; nothing was written")
 	}
 	return edited, err
 }

@@ -43,6 +43,9 @@ raw bytes to a terminal, as curl does: a payload can hold escape sequences that 
 
 func runGet(ctx context.Context, o *getOptions) error {
 	f := o.f
+	if o.to == "-" { // the usual name of standard output, never a file called -
+		o.to = ""
+	}
 	if o.to == "" {
 		if out, ok := fileOf(f.io.out); ok && isatty.IsTerminal(out.Fd()) {
 			return usagef("get writes the payload's raw bytes, and standard output is a terminal: pipe it, or name a file with --to (show prints it escaped)")

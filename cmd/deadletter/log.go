@@ -252,8 +252,11 @@ func printLog(ctx context.Context, w io.Writer, snap *rules.Snapshot, h history,
 				fate = "could not be told: " + f.Err
 			}
 			etags := ""
-			if b.ETag != "" || b.ETagAfter != "" {
+			switch {
+			case b.ETagAfter != "":
 				etags = " · " + b.ETag + " → " + b.ETagAfter
+			case b.ETag != "":
+				etags = " · " + b.ETag // (left as it was: nothing after)
 			}
 			target := ""
 			if b.Target != "" {

@@ -33,6 +33,9 @@ type blobFilter struct {
 	// query is --filter: the dashboard's filter language (replay.ParseQuery), the same words selecting the same blobs.
 	query  string
 	parsed rules.Query
+	// given says --filter was on the command line (given "" — an unset variable in a script — is refused, never
+	// taken for no filter: a drain would take every stranded blob).
+	given func() bool
 }
 
 func (f *blobFilter) flags(cmd *cobra.Command) {
@@ -42,6 +45,7 @@ func (f *blobFilter) flags(cmd *cobra.Command) {
 	fs.StringVar(&f.verdict, "verdict", "", "only blobs holding an event with this verdict (replay, cap, notIdempotent, unroutable, unknown), or malformed, crash, handled")
 	durationVar(fs, &f.olderThan, "older-than", "only blobs at least this old (3d, 12h)")
 	fs.StringVar(&f.query, "filter", "", "only what the dashboard's filter shows for the same words ('sub:webhooks verdict:cap hour:12-01')")
+	f.given = func() bool { return fs.Changed("filter") }
 	cmd.RegisterFlagCompletionFunc("pane", cobra.FixedCompletions([]string{"stranded", "quarantine", "live", "archived"}, cobra.ShellCompDirectiveNoFileComp))
 	cmd.RegisterFlagCompletionFunc("verdict", cobra.FixedCompletions([]string{"replay", "cap", "notIdempotent", "unroutable", "unknown", "malformed", "crash", "handled"}, cobra.ShellCompDirectiveNoFileComp))
 }
@@ -49,6 +53,7 @@ func (f *blobFilter) flags(cmd *cobra.Command) {
 // queryFlag gives a command --filter alone: the commands that had no per-field filters (drain, ack).
 func (f *blobFilter) queryFlag(cmd *cobra.Command, what string) {
 	cmd.Flags().StringVar(&f.query, "filter", "", what+" what the dashboard's filter shows for the same words ('sub:webhooks verdict:cap hour:12-01')")
+	f.given = func() bool { return cmd.Flags().Changed("filter") }
 }
 
 // selectBy reads, before anything is selected, the payloads a query on what only a payload tells needs (of the
@@ -73,6 +78,9 @@ func (f *blobFilter) validate() error {
 	}
 	if f.olderThan < 0 {
 		return usagef("--older-than must be ≥ 0")
+	}
+	if f.given != nil && f.given() && strings.TrimSpace(f.query) == "" {
+		return usagef("--filter is empty: give the words that select the blobs (an unset variable in a script?), or leave --filter out")
 	}
 	if f.query != "" {
 		q, err := rules.ParseFilter(f.query)

@@ -496,8 +496,3 @@ func positiveInt(name string, v int) error {
 	}
 	return nil
 }
-
-// readConnectionStringFile reads a connection string from a file (session.ReadConnectionStringFile).
-func readConnectionStringFile(path string) (string, error) {
-	return session.ReadConnectionStringFile(path)
-}

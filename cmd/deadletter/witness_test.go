@@ -112,7 +112,7 @@ func TestDrainSaysEventGridWitness(t *testing.T) {
 	dir := seeded(t)
 	w := witnessSaying(time.Now().UTC().Truncate(time.Minute))
 	_, errs, code := runWithWitness(t, w, "drain", "--dry-run", "--dir", dir)
-	if code != exitNotDone { // the seed's handled blobs are not drained
+	if code != 0 { // (the seed's handled blobs are passed by)
 		t.Fatalf("exit %d\n%s", code, errs)
 	}
 	for _, want := range []string{"Last dead letter:", "Event Grid, in the 15m to ", "PUSH-NOTIFICATIONS failing", "WEBHOOKS ok", "no word on FRIEND-REQUESTS, THREAD-REPLIES",
@@ -125,7 +125,7 @@ func TestDrainSaysEventGridWitness(t *testing.T) {
 		t.Errorf("a healthy handler warned of:\n%s", errs)
 	}
 	out, errs, code := runWithWitness(t, w, "drain", "--dry-run", "--json", "--dir", dir)
-	if code != exitNotDone {
+	if code != 0 {
 		t.Fatalf("exit %d\n%s", code, errs)
 	}
 	var res output.ResultsJSON
@@ -146,7 +146,7 @@ func TestDrainSaysEventGridWitness(t *testing.T) {
 		t.Errorf("eventGrid: %+v", res.EventGrid)
 	}
 	// no witness configured: the JSON stays as it was
-	out = runExit(t, exitNotDone, "drain", "--dry-run", "--json", "--dir", dir)
+	out = runExit(t, 0, "drain", "--dry-run", "--json", "--dir", dir)
 	if strings.Contains(out, "eventGrid") {
 		t.Errorf("eventGrid without a witness:\n%s", out)
 	}

@@ -15,6 +15,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"net/url"
 	"os"
 	"regexp"
 	"strings"
@@ -183,7 +184,8 @@ var secretNames = CredentialNames
 var secretValue = regexp.MustCompile(`(?i)(AccountKey=|SharedAccessSignature=|[?&]sig=|^sv=\d{4}-\d\d-\d\d&)`)
 
 // Scrub returns env without the variables that hold a secret: the known names, any whose value holds one of
-// secrets, and any whose value looks like an account key, SAS or connection string.
+// secrets or a part of one that is a secret on its own (SecretParts), and any whose value looks like an account
+// key, SAS or connection string.
 func Scrub(env, secrets []string) []string {
 	out := make([]string, 0, len(env))
 next:
@@ -195,8 +197,10 @@ next:
 			}
 		}
 		for _, s := range secrets {
-			if len(s) >= 8 && strings.Contains(v, s) {
-				continue next
+			for _, part := range SecretParts(s) {
+				if len(part) >= 8 && strings.Contains(v, part) {
+					continue next
+				}
 			}
 		}
 		if secretValue.MatchString(v) {
@@ -205,4 +209,45 @@ next:
 		out = append(out, kv)
 	}
 	return out
+}
+
+// SecretParts are a credential and each part of it that is a secret alone: a connection string's AccountKey and
+// SharedAccessSignature, a SAS's signature (sig) — as it is written, and decoded — and a URL's signature. A variable
+// that holds only the key, or only the signature, holds the secret all the same.
+func SecretParts(secret string) []string {
+	parts := []string{secret}
+	add := func(v string) {
+		if v == "" {
+			return
+		}
+		parts = append(parts, v)
+		if d, err := url.QueryUnescape(v); err == nil && d != v {
+			parts = append(parts, d)
+		}
+		if e := url.QueryEscape(v); e != v {
+			parts = append(parts, e)
+		}
+	}
+	sas := func(q string) {
+		if vals, err := url.ParseQuery(strings.TrimPrefix(q, "?")); err == nil {
+			add(vals.Get("sig"))
+		}
+	}
+	for _, kv := range strings.Split(secret, ";") {
+		k, v, ok := strings.Cut(strings.TrimSpace(kv), "=")
+		if !ok {
+			continue
+		}
+		switch strings.ToLower(k) {
+		case "accountkey":
+			add(v)
+		case "sharedaccesssignature":
+			add(v)
+			sas(v)
+		}
+	}
+	if u, err := url.Parse(secret); err == nil && u.RawQuery != "" {
+		sas(u.RawQuery)
+	}
+	return parts
 }

@@ -46,34 +46,63 @@ func start(cmd *exec.Cmd, mark string) (*group, error) {
 	return &group{pgid: cmd.Process.Pid, mark: []byte(markVar + "=" + mark), orphans: map[int]bool{}}, nil
 }
 
-// marked are the processes whose environment holds the run's mark.
+// marked are the processes of the run that left its group: those whose environment holds the run's mark, and —
+// since deadletter is their subreaper — every orphan reparented to it and everything those started, found by the
+// process tree: a child that double-forks, calls setsid and clears its environment takes no mark with it, but it
+// cannot leave the tree.
 func (g *group) marked() []int {
 	ents, err := os.ReadDir("/proc")
 	if err != nil {
 		return nil
 	}
 	self := os.Getpid()
-	var out []int
+	parent := map[int]int{}
+	in := map[int]bool{}
 	for _, e := range ents {
 		pid, err := strconv.Atoi(e.Name())
 		if err != nil || pid == self {
 			continue
 		}
-		env, err := os.ReadFile("/proc/" + e.Name() + "/environ")
-		if err != nil || !bytes.Contains(env, g.mark) {
+		pp := ppid(pid)
+		parent[pid] = pp
+		if pp == self && pid != g.pgid {
+			in[pid] = true // an orphan of a hook, reparented to deadletter (its subreaper)
+			g.orphans[pid] = true
 			continue
 		}
-		for _, kv := range bytes.Split(env, []byte{0}) {
-			if bytes.Equal(kv, g.mark) {
-				out = append(out, pid)
-				if ppid(pid) == self {
-					g.orphans[pid] = true
-				}
-				break
+		if env, err := os.ReadFile("/proc/" + e.Name() + "/environ"); err == nil && hasMark(env, g.mark) {
+			in[pid] = true
+			if pp == self {
+				g.orphans[pid] = true
 			}
 		}
 	}
+	for grew := true; grew; { // and what those started, at any depth
+		grew = false
+		for pid, pp := range parent {
+			if !in[pid] && in[pp] {
+				in[pid], grew = true, true
+			}
+		}
+	}
+	out := make([]int, 0, len(in))
+	for pid := range in {
+		out = append(out, pid)
+	}
 	return out
+}
+
+// hasMark reports whether an environment (NUL-separated) holds the run's mark.
+func hasMark(env, mark []byte) bool {
+	if !bytes.Contains(env, mark) {
+		return false
+	}
+	for _, kv := range bytes.Split(env, []byte{0}) {
+		if bytes.Equal(kv, mark) {
+			return true
+		}
+	}
+	return false
 }
 
 // ppid is a process's parent (0 when it cannot be read).

@@ -39,6 +39,23 @@ func TestASetsidChildDiesWithTheHook(t *testing.T) {
 	}
 }
 
+// A grandchild that escapes every way a process can — a double fork, a new session, an empty environment (no mark
+// to find it by) — is found in the process tree under deadletter, its subreaper, and stopped once the hook's grace
+// is over: it never outlives the hook, nor watch.
+func TestADoubleForkedSetsidChildWithNoEnvironmentDiesToo(t *testing.T) {
+	done, err := Run(context.Background(), "(setsid env -i sh -c 'sleep 16.1803 & sleep 14.1421' &) ; exit 0",
+		Options{Timeout: 5 * time.Second, Grace: 200 * time.Millisecond})
+	if err != nil {
+		t.Fatalf("err %v", err)
+	}
+	<-done
+	for deadline := time.Now().Add(5 * time.Second); running("16.1803") || running("14.1421"); time.Sleep(20 * time.Millisecond) {
+		if time.Now().After(deadline) {
+			t.Fatal("a double-forked child with no environment outlived the hook")
+		}
+	}
+}
+
 // A hook cannot read deadletter's environment (the connection string) through /proc.
 func TestAHookCannotReadDeadlettersEnvironment(t *testing.T) {
 	t.Setenv("DEADLETTER_TEST_SECRET_IN_ENV", "the-parents-secret")

@@ -3,11 +3,14 @@ package hook
 import (
 	"context"
 	"errors"
-	"github.com/deadletter/deadletter/internal/testkit"
+	"net/url"
 	"runtime"
+	"slices"
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/deadletter/deadletter/internal/testkit"
 )
 
 func TestScrubTakesEverySecretOut(t *testing.T) {
@@ -48,5 +51,29 @@ func TestAHookGetsAnAllowList(t *testing.T) {
 	<-done
 	if err != nil || strings.Contains(out.String(), "leak") || !strings.Contains(out.String(), "PASS_ME=passed") || !strings.Contains(out.String(), "PATH=") {
 		t.Fatalf("the hook's environment (%v):\n%s", err, out.String())
+	}
+}
+
+// A variable that holds only a part of a credential — the account key alone, a SAS's signature alone, encoded or
+// not — is a secret too, and never reaches a hook.
+func TestASecretsPartsAreSecrets(t *testing.T) {
+	key := "Eby8vdM02xNOcqFlqUwJPLlmEtlCDXJ1OUzFT50uSRZ6IFsuFq2UVErCz4I6tq/K1SZFPTOtr/KBHBeksoGMGw=="
+	sig := "AbC+dEf/gHi=="
+	cs := "DefaultEndpointsProtocol=https;AccountName=estate;AccountKey=" + key + ";EndpointSuffix=core.windows.net"
+	sasCS := "BlobEndpoint=https://estate.blob.core.windows.net;SharedAccessSignature=sv=2024-01-01&ss=b&srt=co&sp=rl&sig=" + url.QueryEscape(sig)
+	sasURL := "https://estate.blob.core.windows.net/?sv=2024-01-01&sp=rl&sig=" + url.QueryEscape(sig)
+	env := []string{"KEYONLY=" + key, "SIGONLY=" + sig, "SIGENCODED=" + url.QueryEscape(sig), "KEEP=hello", "HALFKEY=" + key[:20]}
+	for _, secret := range []string{cs, sasCS, sasURL} {
+		got := Scrub(env, []string{secret})
+		for _, kv := range got {
+			k, _, _ := strings.Cut(kv, "=")
+			switch {
+			case k == "KEYONLY" && secret == cs, (k == "SIGONLY" || k == "SIGENCODED") && secret != cs:
+				t.Errorf("%s reached the hook with the secret %q", k, secret[:30])
+			}
+		}
+		if !slices.Contains(got, "KEEP=hello") {
+			t.Errorf("an innocent variable was dropped: %v", got)
+		}
 	}
 }

@@ -6,6 +6,7 @@ import (
 	"io"
 	"io/fs"
 	"os"
+	"syscall"
 
 	"github.com/deadletter/deadletter/internal/textfmt"
 )
@@ -26,8 +27,24 @@ func (e *NotRegularError) Error() string {
 // ReadRegular reads a file the operator or deadletter keeps: opened without blocking (a FIFO cannot hang the
 // command), a regular file only (*NotRegularError), at most limit bytes (ErrTooLarge) — read so, memory never
 // holds more than limit+1 bytes of it.
-func ReadRegular(path string, limit int64) ([]byte, error) {
-	f, err := os.OpenFile(path, os.O_RDONLY|openNonBlocking, 0)
+func ReadRegular(path string, limit int64) ([]byte, error) { return readRegular(path, limit, 0) }
+
+// ReadRegularNoFollow is ReadRegular for a file deadletter made itself (an edit's temporary file): a symbolic link
+// left in its place — by an editor, or by someone who can write its folder — is refused, never followed to
+// whatever file it names (*NotRegularError with the link's mode).
+func ReadRegularNoFollow(path string, limit int64) ([]byte, error) {
+	if fi, err := os.Lstat(path); err == nil && fi.Mode()&fs.ModeSymlink != 0 {
+		return nil, &NotRegularError{Path: path, Mode: fi.Mode()}
+	}
+	b, err := readRegular(path, limit, openNoFollow)
+	if err != nil && errors.Is(err, syscall.ELOOP) { // (a link put there between the look and the open)
+		return nil, &NotRegularError{Path: path, Mode: fs.ModeSymlink}
+	}
+	return b, err
+}
+
+func readRegular(path string, limit int64, flags int) ([]byte, error) {
+	f, err := os.OpenFile(path, os.O_RDONLY|openNonBlocking|flags, 0)
 	if err != nil {
 		return nil, err
 	}

@@ -126,7 +126,6 @@ type BlobList struct {
 	lines            bool
 	container        string
 	rehearsal, begun bool
-	err              error
 }
 
 // NewBlobList starts the list of container's blobs on w, as one document or (lines) one blob a line.

@@ -40,6 +40,9 @@ func Reason(r rules.Reason, force Force) string {
 
 // reasonWords are the words for each kind of reason (untrusted parts through p).
 var reasonWords = map[rules.ReasonKind]func(r rules.Reason, p func(string) string) string{
+	rules.ReasonAlreadyReplayed: func(r rules.Reason, p func(string) string) string {
+		return fmt.Sprintf("the same payload was resubmitted before and the replay has handled it since (%s): written again, its events go out a second time", p(r.Name))
+	},
 	rules.ReasonNotRoot: func(r rules.Reason, p func(string) string) string {
 		return "only root blobs are drained, and only root and quarantine/ blobs acknowledged: archived/ is the replay's own record, and quarantine/ is restored, not drained"
 	},

@@ -209,6 +209,8 @@ type Recorder struct {
 	mu sync.Mutex
 	// sharedFailed says a shared append failed during this recorder's life.
 	sharedFailed bool
+	// flushed says the lines an earlier action left for the shared place were sent (or tried) once.
+	flushed bool
 }
 
 // DefaultWho is the operator as the machine knows them: the OS user and the host name.
@@ -342,17 +344,33 @@ func (r *Recorder) write(ctx context.Context, l Line) ([]string, error) {
 	if r.Shared == nil {
 		return nil, nil
 	}
+	r.flushPending(ctx)
 	if err := r.Shared.Append(ctx, b); err != nil {
 		r.mu.Lock()
 		r.sharedFailed = true
 		r.mu.Unlock()
-		msg := fmt.Sprintf("the shared record (%s) could not be written: %v; kept locally in %s", r.Shared.Describe(), err, r.Local.Describe())
+		again := "it is sent again with this machine's next action"
+		if d, ok := r.Local.(*Dir); !ok || d.pend(r.Shared.Describe(), b) != nil {
+			again = "it is not sent again"
+		}
+		msg := fmt.Sprintf("the shared record (%s) could not be written: %v; kept locally in %s, and %s", r.Shared.Describe(), err, r.Local.Describe(), again)
 		if r.Warn != nil {
 			r.Warn(msg)
 		}
 		return []string{msg}, nil
 	}
 	return nil, nil
+}
+
+// flushPending sends, once a recorder's life, the lines an earlier action could not append to the shared place.
+func (r *Recorder) flushPending(ctx context.Context) {
+	r.mu.Lock()
+	done := r.flushed
+	r.flushed = true
+	r.mu.Unlock()
+	if d, ok := r.Local.(*Dir); ok && !done {
+		d.flushPending(ctx, r.Shared)
+	}
 }
 
 // SharedFailed reports whether a shared append failed during this recorder's life.

@@ -8,6 +8,7 @@ import (
 	"os"
 	"path/filepath"
 	"reflect"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -249,5 +250,115 @@ func TestFieldsOfANewerBuildAreReadPast(t *testing.T) {
 	out, _ := json.Marshal(got)
 	if strings.Contains(string(out), "secret") {
 		t.Fatalf("an unknown field came out again: %s", out)
+	}
+}
+
+// memorySink is a shared place in memory that refuses while down.
+type memorySink struct {
+	down  bool
+	lines [][]byte
+}
+
+func (m *memorySink) Append(_ context.Context, line []byte) error {
+	if m.down {
+		return errors.New("503 Service Unavailable")
+	}
+	m.lines = append(m.lines, append([]byte(nil), line...))
+	return nil
+}
+func (m *memorySink) Read(context.Context) ([]Source, error) {
+	var b []byte
+	for _, l := range m.lines {
+		b = append(b, l...)
+	}
+	return []Source{{Name: "shared", Data: b}}, nil
+}
+func (m *memorySink) Describe() string { return "audit container acct/audit" }
+
+// An outcome the shared record refused (a 503) is sent again with the next action from this machine: the action
+// does not read as interrupted to every other operator for ever, and what was sent twice reads as one.
+func TestARefusedOutcomeReachesTheSharedRecordLater(t *testing.T) {
+	ctx := context.Background()
+	d := OpenDir(filepath.Join(t.TempDir(), "record"))
+	shared := &memorySink{}
+	r := &Recorder{Local: d, Shared: shared, Who: Who{User: "u", Host: "h"}, Warn: func(string) {}}
+	act, err := r.Begin(ctx, ActDrain, "x", time.Time{}, []Blob{{Name: "S/a.json", ETag: `"1"`}}, "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	shared.down = true
+	if err := act.End(ctx, time.Time{}, []Blob{{Name: "S/a.json", ETag: `"1"`, Outcome: "drained"}}, nil); err != nil {
+		t.Fatal(err)
+	}
+	if w := act.EndWarnings(); len(w) != 1 || !strings.Contains(w[0], "sent again") {
+		t.Fatalf("the refused outcome is not said: %q", w)
+	}
+	recs, _, _ := Read(ctx, shared)
+	if len(recs) != 1 || !recs[0].Interrupted() {
+		t.Fatalf("before: %+v", recs)
+	}
+	shared.down = false
+	next := &Recorder{Local: d, Shared: shared, Who: Who{User: "u", Host: "h"}}
+	if _, err := next.Begin(ctx, ActAck, "y", time.Time{}, nil, ""); err != nil {
+		t.Fatal(err)
+	}
+	recs, _, _ = Read(ctx, shared)
+	if len(recs) != 2 || recs[1].Intent.Action != ActDrain || recs[1].Interrupted() {
+		t.Fatalf("after the next action, the shared record holds %+v", recs)
+	}
+	if _, err := os.Stat(d.pendingPath(shared.Describe())); !os.IsNotExist(err) {
+		t.Fatalf("the line sent is still waiting: %v", err)
+	}
+}
+
+// failAfter is a local log that fills up after n lines (a disk that fills mid-action).
+type failAfter struct {
+	n     int
+	lines int
+}
+
+func (f *failAfter) Append(context.Context, []byte) error {
+	if f.lines >= f.n {
+		return errors.New("no space left on device")
+	}
+	f.lines++
+	return nil
+}
+func (f *failAfter) Read(context.Context) ([]Source, error) { return nil, nil }
+func (f *failAfter) Describe() string                       { return "/state/deadletter/record" }
+
+// A local record that fills up after the intent says what happened: the action ran, its outcome is not in the
+// record — never "nothing was done" after blobs were drained.
+func TestAnOutcomeThatCannotBeWrittenSaysTheActionRan(t *testing.T) {
+	r := &Recorder{Local: &failAfter{n: 1}, Who: Who{User: "u", Host: "h"}}
+	act, err := r.Begin(context.Background(), ActDrain, "x", time.Time{}, nil, "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	err = act.End(context.Background(), time.Time{}, []Blob{{Name: "S/a.json", Outcome: "drained"}}, nil)
+	if err == nil || strings.Contains(err.Error(), "nothing was done") || !strings.Contains(err.Error(), "the action ran") {
+		t.Fatalf("an outcome that could not be written: %v", err)
+	}
+}
+
+// The local log keeps the files written last: one named for a day to come (a clock that was ahead, a file put
+// there) goes before today's, never outliving it.
+func TestTheLocalLogPrunesByWhenWrittenNotByName(t *testing.T) {
+	d := OpenDir(filepath.Join(t.TempDir(), "record"))
+	d.maxFiles = 3
+	os.MkdirAll(d.path, 0o700)
+	future := filepath.Join(d.path, "2099-01-01.jsonl")
+	os.WriteFile(future, []byte("{}\n"), 0o600)
+	os.Chtimes(future, time.Now().Add(-48*time.Hour), time.Now().Add(-48*time.Hour))
+	day := time.Date(2026, 12, 1, 12, 0, 0, 0, time.UTC)
+	for i := 0; i < 3; i++ {
+		d.now = func() time.Time { return day.Add(time.Duration(i) * 24 * time.Hour) }
+		if err := d.Append(context.Background(), []byte("{}\n")); err != nil {
+			t.Fatal(err)
+		}
+	}
+	names, _ := d.files()
+	if slices.Contains(names, "2099-01-01.jsonl") || !slices.Contains(names, "2026-12-03.jsonl") || len(names) != 3 {
+		t.Fatalf("kept %v: the future-named file written two days ago should go first", names)
 	}
 }

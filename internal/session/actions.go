@@ -119,7 +119,9 @@ func (s *Session) PreviewAck(items []rules.Item, now time.Time) rules.AckPreview
 // Acknowledge writes (or clears) the acknowledgement on the preview's targets, between its intent and its
 // outcome in the record; a dry run says what it would write (acked, cleared) and writes nothing.
 func (s *Session) Acknowledge(ctx context.Context, p rules.AckPreview, a Ack, run Run) (Done, error) {
-	act, detail := record.ActAck, "for "+textfmt.Duration(a.For)+" by "+a.By
+	// The record says how long; who is the operator it names — never --by's value, a flag's value like any other
+	// (the ack's own tags carry it, where the operator put it).
+	act, detail := record.ActAck, "for "+textfmt.Duration(a.For)
 	if a.Clear {
 		act, detail = record.ActClear, ""
 	}

@@ -3,6 +3,7 @@ package session_test
 import (
 	"context"
 	"fmt"
+	"net/http"
 	"strings"
 	"sync"
 	"testing"
@@ -147,5 +148,62 @@ func TestTheAuditContainerURLIsNeverTheDeadLetterContainer(t *testing.T) {
 	}
 	if _, err := c.AuditLog("http://127.0.0.1:10000/devstoreaccount1/deadletter"); err == nil || !strings.Contains(err.Error(), "never the dead-letter container") {
 		t.Fatalf("the dead-letter container by URL: %v", err)
+	}
+}
+
+// A line a newer build wrote into the shared audit container (version 2) is skipped and named by every reader; the
+// records around it are read. An append whose answer is lost (the connection dropped after the block landed) is
+// found where it went and not called failed; a refusal with no storage code (a proxy's 503) names its status.
+func TestTheSharedRecordSurvivesAForeignLineAndALostAnswer(t *testing.T) {
+	a, _, where := auditPair(t)
+	ctx := context.Background()
+	r := &record.Recorder{Local: record.OpenDir(t.TempDir()), Shared: session.SharedRecord(a), Who: record.Who{User: "op", Host: "h"},
+		Estate: record.EstateOf("", where)}
+	act, err := r.Begin(ctx, record.ActAck, "deadletter ack", time.Now(), []record.Blob{{Name: "S/1.json", ETag: `"1"`}}, "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	act.End(ctx, time.Now(), []record.Blob{{Name: "S/1.json", ETag: `"1"`, Outcome: "acked"}}, nil)
+	foreign := `{"v":2,"id":"ff","phase":"intent","action":"drain","wall":"2026-12-02T04:00:00Z","who":{"user":"x","host":"y"},"estate":{"where":"` + where + `"},"via":"newer","blobs":[],"newField":{"x":1}}` + "\n"
+	if err := a.Append(ctx, []byte(foreign)); err != nil {
+		t.Fatal(err)
+	}
+	recs, skipped, err := record.Read(ctx, session.SharedRecord(a))
+	if err != nil || len(recs) != 1 || recs[0].Interrupted() || len(skipped) != 1 || !strings.Contains(skipped[0].Error(), "line 3: version 2") {
+		t.Fatalf("read around a foreign line: %d records, skipped %v, %v", len(recs), skipped, err)
+	}
+
+	// The answer to the next append is lost: the line is there, and the append says so.
+	p := storetest.NewFaultProxy(t, storetest.AzuriteConnectionString(t))
+	viaProxy, err := azureblob.Open(azureblob.Options{ConnectionString: p.ConnectionString(storetest.AzuriteConnectionString(t)),
+		Container: strings.TrimPrefix(where, "devstoreaccount1/")})
+	if err != nil {
+		t.Fatal(err)
+	}
+	lossy, _ := viaProxy.AuditLog(strings.TrimPrefix(a.Describe(), "audit container devstoreaccount1/"))
+	lost := false
+	p.SetFaults(func(req *http.Request) storetest.Fault {
+		if strings.Contains(req.URL.RawQuery, "comp=appendblock") && !lost {
+			lost = true
+			return storetest.Fault{LoseResponse: true}
+		}
+		return storetest.Fault{}
+	})
+	line := `{"v":1,"id":"ab","phase":"intent","action":"ack","wall":"2026-12-02T05:00:00Z","who":{"user":"op","host":"h"},"estate":{"where":"` + where + `"},"via":"x","blobs":[]}` + "\n"
+	if err := lossy.Append(ctx, []byte(line)); err != nil || !lost {
+		t.Fatalf("an append whose answer was lost: %v (lost %v)", err, lost)
+	}
+	recs, _, _ = record.Read(ctx, session.SharedRecord(a))
+	if len(recs) != 2 {
+		t.Fatalf("%d records after the lost answer, want 2 (the line once)", len(recs))
+	}
+	p.SetFaults(func(req *http.Request) storetest.Fault {
+		if strings.Contains(req.URL.RawQuery, "comp=appendblock") {
+			return storetest.Fault{Status: http.StatusServiceUnavailable, Bare: true}
+		}
+		return storetest.Fault{}
+	})
+	if err := lossy.Append(ctx, []byte(line)); err == nil || !strings.Contains(err.Error(), "(503)") || strings.Contains(err.Error(), ":  (") {
+		t.Fatalf("a 503 with no code: %v", err)
 	}
 }

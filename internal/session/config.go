@@ -319,7 +319,46 @@ func configPermissions(path string) error {
 		return Inputf("config %s is writable by %s (mode %04o): whoever can write it chooses your container; fix it with: chmod go-w %s",
 			textfmt.Printable(path), who, m, textfmt.Printable(path))
 	}
+	// The folders it is reached through, as ssh's StrictModes checks them: whoever can write one can rename
+	// another file — or a link — over the config (a folder with the sticky bit, /tmp's, lets nobody rename what
+	// is not theirs). Both the path as given and the file a link leads to.
+	dirs := []string{filepath.Dir(path)}
+	if real, err := filepath.EvalSymlinks(path); err == nil {
+		dirs = append(dirs, filepath.Dir(real))
+	}
+	for _, d := range dirs {
+		if err := safeFolders(path, d); err != nil {
+			return err
+		}
+	}
 	return nil
+}
+
+// safeFolders checks dir and every folder above it: none may be writable by its group or others without the
+// sticky bit, nor owned by anyone but root or the operator.
+func safeFolders(config, dir string) error {
+	abs, err := filepath.Abs(dir)
+	if err != nil {
+		return err
+	}
+	for d := abs; ; d = filepath.Dir(d) {
+		fi, err := os.Stat(d)
+		if err != nil {
+			return err
+		}
+		m := fi.Mode()
+		if m.Perm()&0o022 != 0 && m&os.ModeSticky == 0 {
+			return Inputf("config %s is in %s, a folder others can write (mode %04o): anyone there could put another file or a link in its place; fix it with: chmod go-w %s",
+				textfmt.Printable(config), textfmt.Printable(d), m.Perm(), textfmt.Printable(d))
+		}
+		if owner, ok := ownerOf(fi); ok && owner != 0 && owner != os.Getuid() {
+			return Inputf("config %s is in %s, a folder owned by another user (uid %d): they could put another file in its place; keep the config in a folder of yours",
+				textfmt.Printable(config), textfmt.Printable(d), owner)
+		}
+		if parent := filepath.Dir(d); parent == d {
+			return nil
+		}
+	}
 }
 
 // setCurrent rewrites the file's current-context and nothing else: every other byte as written — comments, every

@@ -13,6 +13,7 @@ import (
 	"context"
 	"fmt"
 	"os"
+	"strings"
 	"sync"
 	"time"
 
@@ -159,12 +160,15 @@ func Register(spec Spec) (rules.Config, error) {
 func (s *Session) Spec() Spec { return s.spec }
 
 // Secrets are what the session holds that must never reach a hook or a log: the connection string (read from its
-// file when the spec named one).
+// file when the spec named one), and an account or audit URL that carries a SAS.
 func (s *Session) Secrets() []string {
-	if s.spec.ConnectionString == "" {
-		return nil
+	var out []string
+	for _, v := range []string{s.spec.ConnectionString, s.spec.AccountURL, s.spec.AuditContainer} {
+		if strings.Contains(strings.ToLower(v), "sig=") || strings.Contains(strings.ToLower(v), "accountkey=") || v == s.spec.ConnectionString && v != "" {
+			out = append(out, v)
+		}
 	}
-	return []string{s.spec.ConnectionString}
+	return out
 }
 
 // Loader lists and reads the container.

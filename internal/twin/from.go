@@ -490,10 +490,12 @@ func copyFrom(ctx context.Context, d *dirstore.Dir, f From) (*evidence, error) {
 
 // LeftOut reports whether a blob the copy did not write is left out of the twin for good rather than failed: an
 // entry the source's store will not read (a link, a FIFO in a directory) or a name the twin's directory cannot
-// hold (under its own .deadletter folder in any case). Another start would fail on it again, so it does not stop
+// hold (under its own .deadletter folder in any case; beside a blob named like a folder on its path), or one over
+// the largest dead letter deadletter reads. Another start would fail on it again, so it does not stop
 // this one; the twin rehearses without it, and the command says which.
 func LeftOut(err error) bool {
-	return errors.Is(err, store.ErrRefused) || errors.Is(err, store.ErrInvalidName)
+	return errors.Is(err, store.ErrRefused) || errors.Is(err, store.ErrInvalidName) || errors.Is(err, store.ErrTooLarge) ||
+		errors.Is(err, store.ErrNameTaken)
 }
 
 // copyChunks copies the chunks it is given until they end, telling tally of each blob: one an interrupted start

@@ -15,6 +15,7 @@ import (
 	"github.com/deadletter/deadletter/replay/rules"
 	"github.com/deadletter/deadletter/store"
 	"github.com/deadletter/deadletter/store/dirstore"
+	"github.com/deadletter/deadletter/store/storetest"
 )
 
 // A twin started --from a container and interrupted mid-copy is resumed by the next start on the same
@@ -243,5 +244,37 @@ func TestTheInferredScriptFailsAsTheNewestDeadLetterSays(t *testing.T) {
 	defer tw.Close()
 	if w := tw.script.Down("WEBHOOKS", 0); w == nil || w.Status != 404 || w.Outcome != "NotFound" {
 		t.Fatalf("WEBHOOKS down with %+v, want 404 NotFound (its retries' failure, not the poison event's 400)", w)
+	}
+}
+
+// A source holding a name and a folder of the same name (x.json and x.json/child.json: Azure holds both, a
+// directory cannot), or a blob over the largest dead letter, is made a twin of without them, listed — every start
+// would meet them again, so none fails for them.
+func TestBlobsANameBesideItsFolderOrTooLargeAreLeftOut(t *testing.T) {
+	ctx := context.Background()
+	src := storetest.NewMem(time.Date(2026, 12, 2, 6, 0, 0, 0, time.UTC))
+	body := []byte(`[{"id":"a","subject":"s","eventType":"Webhook","dataVersion":"1","data":1}]`)
+	for _, name := range []string{"WEBHOOKS/2026/12/2/5/x.json", "WEBHOOKS/2026/12/2/5/x.json/child.json", "WEBHOOKS/2026/12/2/5/ok.json"} {
+		src.Write(ctx, name, body, store.WriteOptions{})
+	}
+	src.Write(ctx, "WEBHOOKS/2026/12/2/5/huge.json", make([]byte, store.MaxBlobBytes+1), store.WriteOptions{})
+	var left []string
+	f := From{Source: src, Describe: "memory", Config: Config(),
+		Progress: func(c store.Copied) {
+			if c.Err != nil {
+				if !LeftOut(c.Err) {
+					t.Errorf("%s: %v is a failure, not left out", c.Name, c.Err)
+				}
+				left = append(left, c.Name)
+			}
+		}}
+	tw, err := StartFrom(ctx, filepath.Join(t.TempDir(), "twin"), f)
+	if err != nil {
+		t.Fatalf("a start with blobs it cannot hold: %v", err)
+	}
+	defer tw.Close()
+	slices.Sort(left)
+	if len(left) != 2 || left[0] != "WEBHOOKS/2026/12/2/5/huge.json" || !strings.HasPrefix(left[1], "WEBHOOKS/2026/12/2/5/x.json") {
+		t.Fatalf("left out %q: want the huge one and one of x.json and x.json/child.json", left)
 	}
 }

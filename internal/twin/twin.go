@@ -395,6 +395,9 @@ func Find(root string) (*made.Place, error) {
 // RulesAt are the rules the twin recorded at p runs by (its state's, or the defaults a format-1 state ran by):
 // what every other command on its directory judges by. Only the rules are read, not the rest of the state.
 func RulesAt(p *made.Place) (Rules, error) {
+	if err := unfinished(p); err != nil {
+		return Rules{}, err
+	}
 	b, err := made.ReadFile(p.File(stateFile))
 	if err != nil {
 		return Rules{}, fmt.Errorf("the twin of %s: %w", p.Dir, err)
@@ -416,6 +419,17 @@ func RulesAt(p *made.Place) (Rules, error) {
 		return Rules{}, fmt.Errorf("the twin of %s: %s: %w", p.Dir, p.File(stateFile), err)
 	}
 	return *st.Rules, nil
+}
+
+// unfinished says a twin whose start --from stopped part-way (its copy marker is still there): never a twin to open
+// or judge by, and said as such rather than as the state file it does not have yet.
+func unfinished(p *made.Place) error {
+	from, err := made.ReadFile(p.File(copyingFile))
+	if err != nil {
+		return nil
+	}
+	return fmt.Errorf("the twin in %s was never finished: its start --from %s stopped part-way (the same twin start --from resumes it; twin rm removes it)",
+		p.Dir, strings.TrimSpace(textfmt.Printable(string(from))))
 }
 
 // SourceAt says what the twin recorded at p rehearses: the container it was started --from (its source, as
@@ -498,9 +512,8 @@ func open(root string, what reading) (*Twin, error) {
 	if err != nil {
 		return nil, err
 	}
-	if from, serr := os.ReadFile(place.File(copyingFile)); serr == nil {
-		return nil, fmt.Errorf("the twin in %s was never finished: its start --from %s stopped part-way (the same twin start --from resumes it; twin rm removes it)",
-			root, strings.TrimSpace(textfmt.Printable(string(from))))
+	if err := unfinished(place); err != nil {
+		return nil, err
 	}
 	d, err := dirstore.Open(root)
 	if err != nil {

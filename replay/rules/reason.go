@@ -77,6 +77,9 @@ const (
 	// ReasonAlreadyWritten: Name already held these very bytes (an earlier repair or resubmit of them): nothing
 	// was written again.
 	ReasonAlreadyWritten
+	// ReasonAlreadyReplayed: the same payload was resubmitted before and the replay has handled it since (Name:
+	// its archived/ or quarantine/ copy): written again, its events go out a second time.
+	ReasonAlreadyReplayed
 
 	// Failures and what stopped a run.
 
@@ -131,7 +134,7 @@ var reasonCodes = [...]string{ReasonNone: "", ReasonNotRoot: "notRoot", ReasonLi
 	ReasonStillQuarantined: "stillQuarantined", ReasonLiveOriginal: "liveOriginal", ReasonChangedSinceOpened: "changedSinceOpened",
 	ReasonOriginalLeft: "originalLeft", ReasonWrittenNotRetired: "writtenNotRetired", ReasonAlreadyWritten: "alreadyWritten",
 	ReasonNotFound: "notFound", ReasonAlreadyRestored: "alreadyRestored", ReasonCopiedNotDeleted: "copiedNotDeleted",
-	ReasonStopped: "stopped", ReasonFailed: "failed", ReasonAckChanged: "ackChanged"}
+	ReasonStopped: "stopped", ReasonFailed: "failed", ReasonAckChanged: "ackChanged", ReasonAlreadyReplayed: "alreadyReplayed"}
 
 // Code is the kind's stable name ("" for ReasonNone).
 func (k ReasonKind) Code() string {

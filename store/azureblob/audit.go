@@ -9,6 +9,7 @@ import (
 	"fmt"
 	"io"
 	"math/rand/v2"
+	"net/http"
 	"net/url"
 	"regexp"
 	"slices"
@@ -125,7 +126,11 @@ func (l *AuditLog) Create(ctx context.Context) (created bool, err error) {
 func (l *AuditLog) fail(op string, err error) error {
 	var re *azcore.ResponseError
 	if errors.As(err, &re) {
-		return fmt.Errorf("%s %s: %s (%d)", op, l.where, re.ErrorCode, re.StatusCode)
+		code := re.ErrorCode
+		if code == "" { // (a proxy's or a gateway's answer carries no storage error code)
+			code = http.StatusText(re.StatusCode)
+		}
+		return fmt.Errorf("%s %s: %s (%d)", op, l.where, code, re.StatusCode)
 	}
 	return fmt.Errorf("%s %s: %s", op, l.where, l.scrub(err.Error()))
 }
@@ -174,6 +179,16 @@ func (l *AuditLog) Append(ctx context.Context, line []byte) error {
 		case bloberror.HasCode(err, bloberror.MaxBlobSizeConditionNotMet), bloberror.HasCode(err, bloberror.BlockCountExceedsLimit):
 			l.seq, l.known = l.seq+1, false
 		default:
+			// An answer that never came (the connection dropped after the request went out) leaves the append's
+			// fate unknown: the blob says whether the line is there.
+			var re *azcore.ResponseError
+			if !errors.As(err, &re) && ctx.Err() == nil {
+				if ours, rerr := l.landed(context.WithoutCancel(ctx), ab, pos, line); rerr == nil && ours {
+					l.pos, l.blocks = pos+size, l.blocks+1
+					return nil
+				}
+			}
+			l.known = false
 			return l.fail("append to", err)
 		}
 	}

@@ -15,6 +15,7 @@ import (
 	"github.com/Azure/azure-sdk-for-go/sdk/storage/azblob/blob"
 	"github.com/Azure/azure-sdk-for-go/sdk/storage/azblob/blockblob"
 	"github.com/Azure/azure-sdk-for-go/sdk/storage/azblob/container"
+	"github.com/Azure/azure-sdk-for-go/sdk/storage/azblob/lease"
 	"github.com/deadletter/deadletter/store"
 )
 
@@ -177,6 +178,9 @@ func (a *Container) Write(ctx context.Context, name string, body []byte, o store
 		Metadata:         metaIn(o.Metadata),
 		AccessConditions: &blob.AccessConditions{ModifiedAccessConditions: mac},
 	}
+	if o.LeaseID != "" {
+		opts.AccessConditions.LeaseAccessConditions = &blob.LeaseAccessConditions{LeaseID: &o.LeaseID}
+	}
 	if o.ContentType != "" {
 		opts.HTTPHeaders = &blob.HTTPHeaders{BlobContentType: &o.ContentType}
 	}
@@ -195,9 +199,17 @@ func (a *Container) Write(ctx context.Context, name string, body []byte, o store
 
 // Delete implements Container.
 func (a *Container) Delete(ctx context.Context, name string, ifMatch string) error {
-	var opts *blob.DeleteOptions
+	return a.DeleteLeased(ctx, name, ifMatch, "")
+}
+
+// DeleteLeased implements store.Leaser: Delete, under the lease id (none: "").
+func (a *Container) DeleteLeased(ctx context.Context, name, ifMatch, leaseID string) error {
+	opts := &blob.DeleteOptions{AccessConditions: &blob.AccessConditions{}}
 	if ifMatch != "" {
-		opts = &blob.DeleteOptions{AccessConditions: &blob.AccessConditions{ModifiedAccessConditions: &blob.ModifiedAccessConditions{IfMatch: to.Ptr(azcore.ETag(ifMatch))}}}
+		opts.AccessConditions.ModifiedAccessConditions = &blob.ModifiedAccessConditions{IfMatch: to.Ptr(azcore.ETag(ifMatch))}
+	}
+	if leaseID != "" {
+		opts.AccessConditions.LeaseAccessConditions = &blob.LeaseAccessConditions{LeaseID: &leaseID}
 	}
 	_, err := a.client.NewBlobClient(name).Delete(ctx, opts)
 	if err != nil {
@@ -220,4 +232,41 @@ func (a *Container) Now(ctx context.Context) (time.Time, error) {
 		return time.Now().UTC(), nil
 	}
 	return p.Date.UTC(), nil
+}
+
+// Lease implements store.Leaser with Azure's blob lease: acquired If-Match the ETag read, for d rounded to the
+// service's bounds (15 to 60 seconds).
+func (a *Container) Lease(ctx context.Context, name, ifMatch string, d time.Duration) (string, error) {
+	lc, err := lease.NewBlobClient(a.client.NewBlobClient(name), nil)
+	if err != nil {
+		return "", store.OpError("lease", name, err)
+	}
+	secs := int32(min(max(d, 15*time.Second), 60*time.Second) / time.Second)
+	var opts *lease.BlobAcquireOptions
+	if ifMatch != "" {
+		opts = &lease.BlobAcquireOptions{ModifiedAccessConditions: &blob.ModifiedAccessConditions{IfMatch: to.Ptr(azcore.ETag(ifMatch))}}
+	}
+	resp, err := lc.AcquireLease(ctx, secs, opts)
+	if err != nil {
+		err = a.mapErr("lease", name, err, true)
+		if ifMatch != "" && errors.Is(err, store.ErrNotFound) {
+			return "", store.OpError("lease", name, store.ErrConditionFailed)
+		}
+		return "", err
+	}
+	return deref(resp.LeaseID), nil
+}
+
+// Release implements store.Leaser.
+func (a *Container) Release(ctx context.Context, name, id string) error {
+	lc, err := lease.NewBlobClient(a.client.NewBlobClient(name), &lease.BlobClientOptions{LeaseID: &id})
+	if err != nil {
+		return store.OpError("release", name, err)
+	}
+	if _, err := lc.ReleaseLease(ctx, nil); err != nil {
+		if err := a.mapErr("release", name, err, true); !errors.Is(err, store.ErrNotFound) {
+			return err
+		}
+	}
+	return nil
 }

@@ -92,6 +92,8 @@ func (a *Container) responseErr(op, name string, re *azcore.ResponseError, write
 		return fmt.Errorf("%s %q: %w: %s has no container %q", op, name, store.ErrContainerNotFound, a.account, a.name)
 	case code == bloberror.BlobAlreadyExists:
 		return store.OpError(op, name, store.ErrAlreadyExists)
+	case leaseHeld(code):
+		return store.Leased(op, name)
 	case code == bloberror.ConditionNotMet || re.StatusCode == http.StatusPreconditionFailed:
 		return store.OpError(op, name, store.ErrConditionFailed)
 	case code == bloberror.BlobNotFound || re.StatusCode == http.StatusNotFound:
@@ -149,4 +151,14 @@ func (a *Container) lacksPermission(code bloberror.Code, write bool) string {
 	}
 	return "the signed-in identity has no data-plane role on account " + a.account + " " + does + ": assign it " + role +
 		" on the account or container (`az role assignment create --assignee <its object id> --role \"" + role + "\" --scope <the storage account's id>`; roles take a few minutes to apply)"
+}
+
+// leaseHeld reports whether storage refused an operation because another holds the blob's lease.
+func leaseHeld(code bloberror.Code) bool {
+	switch code {
+	case bloberror.LeaseAlreadyPresent, bloberror.LeaseIDMissing, bloberror.LeaseIDMismatchWithBlobOperation,
+		bloberror.LeaseIDMismatchWithLeaseOperation, bloberror.LeaseIsBreakingAndCannotBeAcquired, bloberror.LeaseIsBrokenAndCannotBeRenewed:
+		return true
+	}
+	return false
 }

@@ -75,6 +75,11 @@ func (d *Dir) Read(ctx context.Context, name string, max int64) (store.Blob, err
 // Delete implements Container. Folders the delete empties are removed (Azure has no folders). A delete needs
 // no sync of its own: whatever it depends on — the copy a restore wrote first — was synced by its Write.
 func (d *Dir) Delete(ctx context.Context, name string, ifMatch string) error {
+	return d.remove(name, ifMatch, "")
+}
+
+// remove deletes name If-Match ifMatch, under leaseID (a blob another action holds the lease of is refused).
+func (d *Dir) remove(name, ifMatch, leaseID string) error {
 	if err := ValidateName(name); err != nil {
 		return err
 	}
@@ -98,10 +103,13 @@ func (d *Dir) Delete(ctx context.Context, name string, ifMatch string) error {
 	if ifMatch != "" && etagOf(fi) != ifMatch {
 		return store.OpError("delete", name, store.ErrConditionFailed)
 	}
+	dirs, base := splitName(name)
+	if leaseRefuses(d.metaOf(dirs, base), leaseID) {
+		return store.Leased("delete", name)
+	}
 	if err := e.c.leaf().Remove(e.base); err != nil {
 		return store.OpError("delete", name, err)
 	}
-	dirs, base := splitName(name)
 	d.removeMeta(dirs, base)
 	e.c.prune(dirs, 0)
 	return nil
@@ -160,6 +168,9 @@ func (d *Dir) SetTags(ctx context.Context, name string, tags map[string]string, 
 	}
 	dirs, base := splitName(name)
 	m := d.metaOf(dirs, base)
+	if leaseRefuses(m, "") {
+		return store.Leased("set tags of", name)
+	}
 	m.Tags = tags
 	if len(tags) == 0 {
 		m.Tags = nil

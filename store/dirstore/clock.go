@@ -1,6 +1,7 @@
 package dirstore
 
 import (
+	"bytes"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -8,6 +9,7 @@ import (
 	"io/fs"
 	"math"
 	"os"
+	"strings"
 	"time"
 )
 
@@ -65,10 +67,12 @@ func (c Clock) Now(wall time.Time) time.Time {
 	return c.At.Add(time.Duration(max(ahead, 0))).UTC()
 }
 
-// ReadClock reads a clock file (a twin's, in the operator's state directory): ok is false when there is none. A
-// clock out of its bounds is an error naming the field.
+// ReadClock reads a clock file (a twin's, in the operator's state directory): ok is false when there is none.
+// It is read as the state directory's other files are: a regular file only, opened without blocking (a FIFO in
+// its place cannot hang a command) and never through a link, at most 64 KiB, decoded strictly — every field
+// known, none twice, at given — and a clock out of its bounds is an error naming the field.
 func ReadClock(path string) (c Clock, ok bool, err error) {
-	f, err := os.Open(path)
+	f, err := os.OpenFile(path, os.O_RDONLY|openNoFollow, 0)
 	if errors.Is(err, fs.ErrNotExist) {
 		return Clock{}, false, nil
 	}
@@ -76,11 +80,17 @@ func ReadClock(path string) (c Clock, ok bool, err error) {
 		return Clock{}, false, err
 	}
 	defer f.Close()
+	if fi, err := f.Stat(); err != nil || !fi.Mode().IsRegular() {
+		if err == nil {
+			err = fmt.Errorf("%s is %s, not a twin's clock", path, refusedWhy(fi.Mode()))
+		}
+		return Clock{}, false, err
+	}
 	b, err := io.ReadAll(io.LimitReader(f, 64<<10))
 	if err != nil {
 		return Clock{}, false, err
 	}
-	if err := json.Unmarshal(b, &c); err != nil {
+	if err := decodeClock(b, &c); err != nil {
 		return Clock{}, false, fmt.Errorf("%s: %w", path, err)
 	}
 	if err := c.Check(); err != nil {
@@ -89,12 +99,58 @@ func ReadClock(path string) (c Clock, ok bool, err error) {
 	return c, true, nil
 }
 
+// decodeClock decodes a clock strictly: one JSON object of Clock's fields, each at most once, at given — {} is
+// no clock, never the zero time that reads as the wall clock.
+func decodeClock(b []byte, c *Clock) error {
+	dec := json.NewDecoder(bytes.NewReader(b))
+	if tok, err := dec.Token(); err != nil || tok != json.Delim('{') {
+		return errors.New("not a clock: want a JSON object")
+	}
+	seen := map[string]bool{}
+	for dec.More() {
+		tok, err := dec.Token()
+		if err != nil {
+			return err
+		}
+		key, _ := tok.(string)
+		if seen[strings.ToLower(key)] {
+			return fmt.Errorf("field %q twice", key)
+		}
+		seen[strings.ToLower(key)] = true
+		var skip json.RawMessage
+		if err := dec.Decode(&skip); err != nil {
+			return err
+		}
+	}
+	strict := json.NewDecoder(bytes.NewReader(b))
+	strict.DisallowUnknownFields()
+	if err := strict.Decode(c); err != nil {
+		return err
+	}
+	if !seen["at"] {
+		return errors.New("no at: the clock's time is missing")
+	}
+	return nil
+}
+
 // UseClockFile makes the Dir read its service time from a clock file (a twin's: the caller proved the directory
 // is one), re-read whenever it changes; "" is the local clock again.
 func (d *Dir) UseClockFile(path string) {
 	d.clockMu.Lock()
 	defer d.clockMu.Unlock()
-	d.clockPath, d.hasClock, d.clockStat = path, false, nil
+	d.clockPath, d.hasClock, d.clockStat, d.clockErr = path, false, nil, nil
+}
+
+// clockFailed is why a twin's clock cannot be read, when it never could: the commands stop rather than take the
+// local clock for the twin's (a rehearsal's blobs would show ages years off). nil once it has been read.
+func (d *Dir) clockFailed() error {
+	d.now()
+	d.clockMu.Lock()
+	defer d.clockMu.Unlock()
+	if d.hasClock || d.clockErr == nil {
+		return nil
+	}
+	return fmt.Errorf("the twin's clock cannot be read: %w", d.clockErr)
 }
 
 // SetClock makes this Dir read its time from now (the twin's own clock, as it steps) instead of the clock file
@@ -126,10 +182,14 @@ func (d *Dir) now() time.Time {
 	if d.clockPath == "" {
 		return wall.UTC()
 	}
-	fi, err := os.Stat(d.clockPath)
+	fi, err := os.Lstat(d.clockPath)
 	if err == nil && (d.clockStat == nil || !os.SameFile(fi, d.clockStat) || !fi.ModTime().Equal(d.clockStat.ModTime()) || fi.Size() != d.clockStat.Size()) {
-		if c, ok, err := ReadClock(d.clockPath); err == nil && ok {
-			d.clock, d.hasClock, d.clockStat = c, true, fi
+		c, ok, rerr := ReadClock(d.clockPath)
+		switch {
+		case rerr == nil && ok:
+			d.clock, d.hasClock, d.clockStat, d.clockErr = c, true, fi, nil
+		case rerr != nil:
+			d.clockErr = rerr
 		}
 	}
 	if d.hasClock {

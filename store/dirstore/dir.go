@@ -79,6 +79,7 @@ type Dir struct {
 	clock     Clock
 	hasClock  bool
 	clockStat fs.FileInfo // the clock file as last read
+	clockErr  error       // why the clock file could not be read, as last tried
 }
 
 // Open opens an existing directory as a container. A missing directory is an error, never an empty
@@ -196,7 +197,12 @@ func blobInfo(name string, fi fs.FileInfo, m dirMeta) store.BlobInfo {
 }
 
 // Now implements Container: the directory's own clock when it has one (a rehearsal), else the local clock.
-func (d *Dir) Now(ctx context.Context) (time.Time, error) { return d.now(), nil }
+func (d *Dir) Now(ctx context.Context) (time.Time, error) {
+	if err := d.clockFailed(); err != nil {
+		return time.Time{}, err
+	}
+	return d.now(), nil
+}
 
 // Create implements Provisioner: the directory exists once the container is open.
 func (d *Dir) Create(ctx context.Context) error { return nil }

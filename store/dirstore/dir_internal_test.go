@@ -2,6 +2,7 @@ package dirstore
 
 import (
 	"context"
+	"errors"
 	"os"
 	"path/filepath"
 	"strings"
@@ -83,4 +84,33 @@ func TestStateIsPrivateInAPrivateDirectory(t *testing.T) {
 		t.Fatalf("the state file: %v %v", fi.Mode(), err)
 	}
 
+}
+
+// A new blob whose side file cannot be written (a disk that fills between the two) is not left as a body without
+// its properties: nothing is there, and a copy into the directory again writes it whole — never "holds that name
+// already" for a blob that is not the source's.
+func TestANewBlobIsWholeOrNotThere(t *testing.T) {
+	ctx := context.Background()
+	d, err := Open(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	metaFault = func(side string) error {
+		if strings.HasSuffix(side, "x.json"+metaSuffix) {
+			return syscall.ENOSPC
+		}
+		return nil
+	}
+	_, err = d.Write(ctx, "SUB/x.json", []byte("[]"), store.WriteOptions{IfNoneMatchAny: true, ContentType: "application/json", Metadata: map[string]string{"k": "v"}})
+	metaFault = nil
+	if err == nil || !strings.Contains(err.Error(), "nothing was") {
+		t.Fatalf("a write that could not keep its properties: %v", err)
+	}
+	if _, err := d.Stat(ctx, "SUB/x.json"); !errors.Is(err, store.ErrNotFound) {
+		t.Fatalf("a body without its properties was left: %v", err)
+	}
+	b, err := d.Write(ctx, "SUB/x.json", []byte("[]"), store.WriteOptions{IfNoneMatchAny: true, ContentType: "application/json", Metadata: map[string]string{"k": "v"}})
+	if err != nil || b.Metadata["k"] != "v" {
+		t.Fatalf("written again: %+v %v", b, err)
+	}
 }

@@ -23,6 +23,9 @@ import (
 // a link, that link is listed, as everything the prefix asks for is behind it. Nothing is opened but folders
 // and side files, so a FIFO cannot block the listing.
 func (d *Dir) List(ctx context.Context, prefix string, visit func(store.Page) error) error {
+	if err := d.clockFailed(); err != nil {
+		return fmt.Errorf("list %s: %w", d.Describe(), err)
+	}
 	h, err := d.lock(false)
 	if err != nil {
 		return fmt.Errorf("list %s: %w", d.Describe(), err)

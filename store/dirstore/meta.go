@@ -8,15 +8,30 @@ import (
 	"io/fs"
 	"os"
 	"path"
+	"time"
 )
 
 type dirMeta struct {
 	ContentType string            `json:"contentType,omitempty"`
 	Metadata    map[string]string `json:"metadata,omitempty"`
 	Tags        map[string]string `json:"tags,omitempty"`
+	// Lease is the blob's lease while an action holds it (store.Leaser).
+	Lease *dirLease `json:"lease,omitempty"`
 }
 
-func (m dirMeta) empty() bool { return m.ContentType == "" && len(m.Metadata) == 0 && len(m.Tags) == 0 }
+// dirLease is a held lease: its id, and until when (the wall clock: a lease bounds a process, not a rehearsal's
+// time).
+type dirLease struct {
+	ID    string    `json:"id"`
+	Until time.Time `json:"until"`
+}
+
+// held reports whether the lease is in force at now.
+func (l *dirLease) held(now time.Time) bool { return l != nil && now.Before(l.Until) }
+
+func (m dirMeta) empty() bool {
+	return m.ContentType == "" && len(m.Metadata) == 0 && len(m.Tags) == 0 && m.Lease == nil
+}
 
 // readMeta reads a side file in its verified folder; anything but a regular file of sane size reads as no
 // metadata, as does a broken one (metadata is an annotation: a blob is still a blob without it).
@@ -74,6 +89,11 @@ func (d *Dir) putMeta(h held, dirs []string, base string, m dirMeta) error {
 		}
 		return nil
 	}
+	if metaFault != nil {
+		if err := metaFault(side); err != nil {
+			return err
+		}
+	}
 	c, err := d.metaFolder(segs, side)
 	if err != nil {
 		return err
@@ -124,3 +144,7 @@ func (d *Dir) removeMeta(dirs []string, base string) {
 		c.prune(segs, 2)
 	}
 }
+
+// metaFault, set by tests only, fails the writing of a side file: what a disk that fills between a blob's body and
+// its side file does.
+var metaFault func(side string) error

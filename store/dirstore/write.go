@@ -73,8 +73,10 @@ func (d *Dir) publish(tmpName string, tmpInfo fs.FileInfo, c *chain, dst, base s
 	return c.sync()
 }
 
+// cannotHold is a name the directory cannot hold beside what it holds (a blob named like a folder on the path, or
+// a folder of other blobs under the name): store.ErrNameTaken, with why.
 func cannotHold(name string, why error) error {
-	return store.OpError("write", name, fmt.Errorf("cannot hold this name in a directory (%w)", why))
+	return store.OpError("write", name, fmt.Errorf("%w: cannot hold this name in a directory (%w)", store.ErrNameTaken, why))
 }
 
 // Write implements Container. The bytes go to a synced temporary file that is renamed over the name, and the
@@ -110,6 +112,12 @@ func (d *Dir) Write(ctx context.Context, name string, body []byte, opts store.Wr
 		}
 	}
 	m := dirMeta{ContentType: opts.ContentType, Metadata: opts.Metadata}
+	if exists {
+		var err error
+		if m.Lease, err = d.leaseFor(name, dirs, base, opts.LeaseID); err != nil {
+			return store.BlobInfo{}, err
+		}
+	}
 	if !m.empty() {
 		// Where the side file will go is checked before anything lands, so a name whose side file cannot be kept
 		// fails with nothing changed, not after the body was rewritten.
@@ -138,9 +146,35 @@ func (d *Dir) Write(ctx context.Context, name string, body []byte, opts store.Wr
 		return store.BlobInfo{}, store.OpError("write", name, err)
 	}
 	if err := d.putMeta(h, dirs, base, m); err != nil {
-		return store.BlobInfo{}, store.OpError("write", name, fmt.Errorf("the body landed but its content type and metadata did not: %w", err))
+		return store.BlobInfo{}, d.sideFailed(e.c, name, base, exists, err)
 	}
 	return blobInfo(name, fi, m), nil
+}
+
+// sideFailed is the error of a write whose body landed but whose side file did not. A new blob is whole or not
+// there (a full disk between the two): a body without its properties would pass, to the next copy, for the blob
+// it is not — it is taken away again. A rewrite leaves the new body with the old side file, and says so.
+func (d *Dir) sideFailed(c *chain, name, base string, existed bool, err error) error {
+	if !existed {
+		if rerr := c.leaf().Remove(base); rerr == nil {
+			c.sync()
+			return store.OpError("write", name, fmt.Errorf("its content type and metadata could not be written, so nothing was: %w", err))
+		}
+	}
+	return store.OpError("write", name, fmt.Errorf("the body landed but its content type and metadata did not: %w", err))
+}
+
+// leaseFor is the lease a rewrite of an existing blob keeps — its own, when the writer holds it, as Azure keeps a
+// lease over a write that names it — or the refusal of a blob another action holds (a drain racing a repair).
+func (d *Dir) leaseFor(name string, dirs []string, base, leaseID string) (*dirLease, error) {
+	old := d.metaOf(dirs, base)
+	if leaseRefuses(old, leaseID) {
+		return nil, store.Leased("write", name)
+	}
+	if old.Lease.held(time.Now()) {
+		return old.Lease, nil
+	}
+	return nil, nil
 }
 
 // writable checks a write against what stands at its name (fi, nil when nothing): a folder or a refused entry

@@ -18,6 +18,8 @@ type Fault struct {
 	Status int
 	// Code is the x-ms-error-code of that answer (default ServerBusy).
 	Code string
+	// Bare answers Status as a gateway or proxy would: no x-ms-error-code, no storage error body.
+	Bare bool
 	// Latency is added before the request is forwarded.
 	Latency time.Duration
 	// SlowBody streams the response body in small pieces with this pause between them.
@@ -109,6 +111,11 @@ func (p *FaultProxy) serve(w http.ResponseWriter, r *http.Request) {
 	}
 	if f.Latency > 0 {
 		time.Sleep(f.Latency)
+	}
+	if f.Status != 0 && f.Bare {
+		io.Copy(io.Discard, r.Body)
+		w.WriteHeader(f.Status)
+		return
 	}
 	if f.Status != 0 {
 		io.Copy(io.Discard, r.Body)

@@ -117,3 +117,36 @@ func (h *Hooked) Tags(ctx context.Context, name string) (map[string]string, erro
 	b, err := h.Container.Stat(ctx, name)
 	return b.Tags, err
 }
+
+// Lease passes through to a container that leases (a Hooked over one without leases has none either).
+func (h *Hooked) Lease(ctx context.Context, name, ifMatch string, d time.Duration) (string, error) {
+	if l, ok := h.Container.(store.Leaser); ok {
+		return l.Lease(ctx, name, ifMatch, d)
+	}
+	return "", fmt.Errorf("lease %q: %w", name, errors.ErrUnsupported)
+}
+
+// Release passes through to a container that leases.
+func (h *Hooked) Release(ctx context.Context, name, id string) error {
+	if l, ok := h.Container.(store.Leaser); ok {
+		return l.Release(ctx, name, id)
+	}
+	return nil
+}
+
+// DeleteLeased is Delete under a lease: counted, logged and hooked as Delete is.
+func (h *Hooked) DeleteLeased(ctx context.Context, name, ifMatch, id string) error {
+	h.Deletes.Add(1)
+	h.mu.Lock()
+	h.Log = append(h.Log, Call{Op: "delete", Name: name, IfMatch: ifMatch})
+	h.mu.Unlock()
+	if h.BeforeDelete != nil {
+		if err := h.BeforeDelete(name, ifMatch); err != nil {
+			return err
+		}
+	}
+	if l, ok := h.Container.(store.Leaser); ok {
+		return l.DeleteLeased(ctx, name, ifMatch, id)
+	}
+	return h.Container.Delete(ctx, name, ifMatch)
+}

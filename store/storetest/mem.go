@@ -15,9 +15,10 @@ import (
 // Mem is an in-memory container with a settable clock, for fast unit tests and deterministic screens. It is
 // never a stand-in for the Azurite suite.
 type Mem struct {
-	mu    sync.Mutex
-	blobs map[string]store.Blob
-	n     int
+	mu     sync.Mutex
+	blobs  map[string]store.Blob
+	leases map[string]memLease
+	n      int
 	// Clock is the service time; zero means time.Now.
 	Clock time.Time
 }
@@ -86,6 +87,9 @@ func (m *Mem) Write(ctx context.Context, name string, body []byte, o store.Write
 	if o.IfMatch != "" && (!exists || cur.ETag != o.IfMatch) {
 		return store.BlobInfo{}, fmt.Errorf("write %q: %w", name, store.ErrConditionFailed)
 	}
+	if m.leasedTo(name, o.LeaseID) {
+		return store.BlobInfo{}, store.Leased("write", name)
+	}
 	m.n++
 	bi := store.BlobInfo{Name: name, Size: int64(len(body)), ETag: fmt.Sprintf(`"m%d"`, m.n), LastModified: m.now().Truncate(time.Second),
 		ContentType: o.ContentType, Metadata: o.Metadata}
@@ -104,7 +108,70 @@ func (m *Mem) Delete(ctx context.Context, name, ifMatch string) error {
 		}
 		return fmt.Errorf("delete %q: %w", name, store.ErrConditionFailed)
 	}
+	if m.leasedTo(name, "") {
+		return store.Leased("delete", name)
+	}
 	delete(m.blobs, name)
+	delete(m.leases, name)
+	return nil
+}
+
+type memLease struct {
+	id    string
+	until time.Time
+}
+
+// leasedTo reports whether another than id holds name's lease (m.mu held).
+func (m *Mem) leasedTo(name, id string) bool {
+	l, ok := m.leases[name]
+	return ok && time.Now().Before(l.until) && l.id != id
+}
+
+// Lease implements store.Leaser.
+func (m *Mem) Lease(ctx context.Context, name, ifMatch string, d time.Duration) (string, error) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	cur, ok := m.blobs[name]
+	switch {
+	case !ok:
+		return "", fmt.Errorf("lease %q: %w", name, store.ErrNotFound)
+	case ifMatch != "" && cur.ETag != ifMatch:
+		return "", fmt.Errorf("lease %q: %w", name, store.ErrConditionFailed)
+	case m.leasedTo(name, ""):
+		return "", store.Leased("lease", name)
+	}
+	if m.leases == nil {
+		m.leases = map[string]memLease{}
+	}
+	m.n++
+	id := fmt.Sprintf("lease-%d", m.n)
+	m.leases[name] = memLease{id: id, until: time.Now().Add(d)}
+	return id, nil
+}
+
+// Release implements store.Leaser.
+func (m *Mem) Release(ctx context.Context, name, id string) error {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	if l, ok := m.leases[name]; ok && l.id == id {
+		delete(m.leases, name)
+	}
+	return nil
+}
+
+// DeleteLeased implements store.Leaser.
+func (m *Mem) DeleteLeased(ctx context.Context, name, ifMatch, id string) error {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	cur, ok := m.blobs[name]
+	if !ok || ifMatch != "" && cur.ETag != ifMatch {
+		return fmt.Errorf("delete %q: %w", name, store.ErrConditionFailed)
+	}
+	if m.leasedTo(name, id) {
+		return store.Leased("delete", name)
+	}
+	delete(m.blobs, name)
+	delete(m.leases, name)
 	return nil
 }
 
