@@ -34,7 +34,7 @@ func newTerm(t *testing.T, w, h int, command ...string) *tmuxTerm {
 		}
 		t.Skip("tmux is not installed")
 	}
-	tm := &tmuxTerm{t: t, sock: "deadletter-" + storetest.NewName(), status: filepath.Join(t.TempDir(), "status")}
+	tm := &tmuxTerm{t: t, sock: tmuxPrefix() + storetest.NewName(), status: filepath.Join(t.TempDir(), "status")}
 	// A shell runs the program and writes its exit status to a file, then stays, so the screen can still be read.
 	wrapper := `TERM=xterm-256color "$@"; echo $? > ` + tm.status + `; exec sleep 100000`
 	args := append([]string{"-f", "/dev/null", "new-session", "-d", "-s", "dl", "-x", fmt.Sprint(w), "-y", fmt.Sprint(h), "sh", "-c", wrapper, "sh"}, command...)
@@ -42,6 +42,9 @@ func newTerm(t *testing.T, w, h int, command ...string) *tmuxTerm {
 	t.Cleanup(func() { exec.Command("tmux", "-L", tm.sock, "kill-server").Run() })
 	return tm
 }
+
+// tmuxPrefix names this test process's tmux servers, so the run's hygiene check finds its own and no other run's.
+func tmuxPrefix() string { return fmt.Sprintf("deadletter-%d-", os.Getpid()) }
 
 func (tm *tmuxTerm) tmux(args ...string) string {
 	tm.t.Helper()
@@ -60,7 +63,7 @@ func (tm *tmuxTerm) capture() string { return tm.tmux("capture-pane", "-p", "-t"
 func (tm *tmuxTerm) screen(want ...string) string {
 	tm.t.Helper()
 	var s string
-	for deadline := time.Now().Add(20 * time.Second); time.Now().Before(deadline); time.Sleep(50 * time.Millisecond) {
+	for deadline := time.Now().Add(time.Minute); time.Now().Before(deadline); time.Sleep(50 * time.Millisecond) {
 		s = tm.capture()
 		ok := true
 		for _, w := range want {
@@ -78,7 +81,7 @@ func (tm *tmuxTerm) screen(want ...string) string {
 func (tm *tmuxTerm) screenMatches(re string) string {
 	tm.t.Helper()
 	var s string
-	for deadline := time.Now().Add(20 * time.Second); time.Now().Before(deadline); time.Sleep(50 * time.Millisecond) {
+	for deadline := time.Now().Add(time.Minute); time.Now().Before(deadline); time.Sleep(50 * time.Millisecond) {
 		if s = tm.capture(); regexp.MustCompile(re).MatchString(s) {
 			return s
 		}
@@ -90,7 +93,7 @@ func (tm *tmuxTerm) screenMatches(re string) string {
 // exited waits until the program has ended and returns its exit status.
 func (tm *tmuxTerm) exited() int {
 	tm.t.Helper()
-	for deadline := time.Now().Add(45 * time.Second); time.Now().Before(deadline); time.Sleep(50 * time.Millisecond) {
+	for deadline := time.Now().Add(3 * time.Minute); time.Now().Before(deadline); time.Sleep(50 * time.Millisecond) {
 		if b, err := os.ReadFile(tm.status); err == nil && len(b) > 0 {
 			var code int
 			fmt.Sscan(string(b), &code)
