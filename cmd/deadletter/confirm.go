@@ -124,7 +124,7 @@ func (f *factory) reportResults(ctx context.Context, flags actionFlags, s *sessi
 		out.Estate = output.Text(s.Estate())
 		out.Rehearsal = s.Rehearsal()
 		for _, r := range ready { // a drain's readiness, both witnesses; a restore's warnings
-			out.Readiness, out.EventGrid, out.Warnings = r.Readiness, r.EventGrid, r.Warnings
+			out.Readiness, out.EventGrid, out.Warnings, out.AppStart = r.Readiness, r.EventGrid, r.Warnings, r.AppStart
 		}
 		if err := flags.out.print(f.io.out, out, nil); err != nil {
 			return err

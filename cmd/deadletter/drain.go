@@ -116,6 +116,9 @@ func runDrain(ctx context.Context, o *drainOptions) error {
 	slices.SortStableFunc(items, func(a, b rules.Item) int { return present.ByHour(&a, &b) }) // names said in time order
 	p := s.PreviewDrain(snap, items, rules.DrainOptions{IncludeHandled: o.includeHandled, Force: o.force}, witness(), o.forceHow)
 	both := output.ResultsJSON{Readiness: output.ToReadinessJSON(p.Readiness, p.Witness), EventGrid: output.ToWitnessJSON(p.Witness)}
+	if o.dryRun { // what a worker start would take is advice before a drain, not a fact after one
+		both.AppStart = output.ToAppStartJSON(p.AppStart)
+	}
 	if len(items) == 0 && len(missing) == 0 {
 		return o.nothingToDrain(snap, both)
 	}
@@ -168,7 +171,7 @@ func (o *drainOptions) ask(s *session.Session, p *session.DrainPreview) error {
 func (o *drainOptions) nothingToDrain(snap *rules.Snapshot, both output.ResultsJSON) error {
 	a := o.f
 	out := output.ToResultsJSON(o.dryRun, nil, o.forceHow)
-	out.Readiness, out.EventGrid = both.Readiness, both.EventGrid
+	out.Readiness, out.EventGrid, out.AppStart = both.Readiness, both.EventGrid, both.AppStart
 	return o.out.print(a.io.out, out, func() {
 		if o.filter.query == "" {
 			fmt.Fprintln(a.io.out, "nothing is stranded: no blob to drain")

@@ -515,6 +515,35 @@ type ResultsJSON struct {
 	// Warnings (restore only, additive) are the warnings said before the question: each subscription Event
 	// Grid says is failing now whose events the restored copies resume.
 	Warnings []Text `json:"warnings,omitempty"`
+	// AppStart (drain only) is what the estate's own drain would re-upload if a worker of the Function App
+	// started now, of the whole container.
+	AppStart *AppStartJSON `json:"appStart,omitempty"`
+}
+
+// AppStartJSON is what a worker start's drain would re-upload now (SPEC §4), in its three parts: the stranded
+// blobs it is for, the handled blobs that linger (their events republished a second time) and the blobs the
+// replay crashes on (it throws again); and the root blobs no trigger reaches (re-uploaded to no effect).
+type AppStartJSON struct {
+	Takes         int    `json:"takes"`
+	Stranded      int    `json:"stranded"`
+	Handled       []Text `json:"handled"`
+	HandledEvents int    `json:"handledEvents"`
+	Crash         []Text `json:"crash"`
+	Untriggerable int    `json:"untriggerable"`
+	Repeats       bool   `json:"repeats"`
+}
+
+// ToAppStartJSON is what a worker start would re-upload, as JSON.
+func ToAppStartJSON(a rules.AppStart) *AppStartJSON {
+	j := &AppStartJSON{Takes: a.Takes(), Stranded: len(a.Stranded), Handled: []Text{}, HandledEvents: a.HandledEvents,
+		Crash: []Text{}, Untriggerable: len(a.Untriggerable), Repeats: a.Repeats()}
+	for _, n := range a.Handled {
+		j.Handled = append(j.Handled, Text(n))
+	}
+	for _, n := range a.Crash {
+		j.Crash = append(j.Crash, Text(n))
+	}
+	return j
 }
 
 type ReadinessJSON struct {

@@ -61,11 +61,33 @@ func Advice(s BlobState) []string {
 			out = append(out, "Its acknowledgement tags are not ones deadletter writes ("+textfmt.Printable(a.Suspicious)+"): ignored.")
 		}
 	}
+	if w := appStartAdvice(s); w != "" {
+		out = append(out, w)
+	}
 	if r := s.Readiness; r != nil && r.Failing && s.Pane == rules.PaneStranded && drainable(s) && !s.NothingRepublished {
 		out = append(out, fmt.Sprintf("But %s dead-lettered %s ago: its handler still fails, so drained now its events will likely dead-letter again.",
 			textfmt.Printable(r.Subscription), textfmt.Duration(s.Now.Sub(r.NewestDeadLetter))))
 	}
 	return out
+}
+
+// appStartAdvice says what the estate's own drain at a worker start would do with a stranded blob: take it (the
+// remediation beside deadletter's drain), or repeat what the drain refuses (a handled blob's events republished a
+// second time, the replay's crash).
+func appStartAdvice(s BlobState) string {
+	a := s.Alerts
+	if s.Gone != nil || s.Pane != rules.PaneStranded || a.Untriggerable {
+		return ""
+	}
+	switch {
+	case a.Handled:
+		return "A worker start of the Function App (a restart, a scale-out) would re-upload it all the same and republish its events a second time: remove it before the app restarts."
+	case a.Crash:
+		return "A worker start of the Function App (a restart, a scale-out) re-uploads it too, and the replay throws again at every start: fix it before the app restarts."
+	case drainable(s):
+		return "Or restart the Function App (or let it scale out): every worker start re-uploads stranded blobs like this one by itself."
+	}
+	return ""
 }
 
 func ackNote(note string) string {

@@ -84,6 +84,12 @@ func DrainSaid(cfg rules.Config, p *rules.DrainPlan, wit rules.WitnessReport, fo
 	s.add(LineWarn, ReadinessWarnings(cfg, p.Taken, taken, p.Now)...)
 	s.add(LineWarn, WitnessWarnings(wit, p.Taken)...)
 	s.add(LineFact, ForecastLines(f)...)
+	if l := AppStartLine(p.AppStart); l != "" {
+		s.add(LineNote, l)
+	}
+	if w := AppStartWarning(p.AppStart.Among(p.Items)); w != "" { // of the blobs this drain was given
+		s.add(LineWarn, w)
+	}
 	if len(f.Names) > 0 {
 		s.add(LineHeading, fmt.Sprintf("It re-uploads (%d):", len(f.Names)))
 		for _, n := range f.Names {

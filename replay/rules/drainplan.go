@@ -24,6 +24,9 @@ type DrainPlan struct {
 	Options DrainOptions
 	// Now is the service time the blobs were listed at.
 	Now time.Time
+	// AppStart is what the estate's own drain would re-upload if a worker started now, of the whole listing: the
+	// one-move remediation beside this drain, and what it would repeat that this drain leaves.
+	AppStart AppStart
 	// all are the targets of every item: the drain gives the ones it leaves the results Left says, in order.
 	all []DrainTarget
 }
@@ -32,7 +35,7 @@ type DrainPlan struct {
 func (c Config) PlanDrain(s *Snapshot, items []Item, o DrainOptions) *DrainPlan {
 	o = DrainOptions{IncludeHandled: o.IncludeHandled, Force: o.Force}
 	p := &DrainPlan{Forecast: c.ForecastDrain(items, o, s.Now), Items: items, Options: o, Now: s.Now,
-		Readiness: ReadinessOf(c.Readiness(s.Items, s.Now), items)}
+		Readiness: ReadinessOf(c.Readiness(s.Items, s.Now), items), AppStart: c.AppStartDrain(s.Items, s.Now)}
 	take := make(map[string]bool, len(p.Names))
 	for _, n := range p.Names {
 		take[n] = true

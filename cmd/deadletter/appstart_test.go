@@ -1,0 +1,60 @@
+package main
+
+import (
+	"encoding/json"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/deadletter/deadletter/internal/output"
+)
+
+// drain --dry-run says what the estate's own drain at a worker start would take — the stranded blobs the drain
+// takes too, and the handled and crash blobs the drain leaves but the start would re-upload — and show advises
+// the restart beside the drain, and warns where the start would repeat work.
+func TestDrainSaysWhatAWorkerStartWouldTake(t *testing.T) {
+	dir := seeded(t)
+	var res output.ResultsJSON
+	if err := json.Unmarshal([]byte(mustRun(t, "drain", "--dry-run", "--json", "--dir", dir)), &res); err != nil {
+		t.Fatal(err)
+	}
+	a := res.AppStart
+	if a == nil {
+		t.Fatal("no appStart in the drain's JSON")
+	}
+	by := map[string][]string{}
+	for _, r := range res.Results {
+		by[string(r.Outcome)] = append(by[string(r.Outcome)], string(r.Name))
+	}
+	names := func(ts []output.Text) []string {
+		var out []string
+		for _, n := range ts {
+			out = append(out, string(n))
+		}
+		slices.Sort(out)
+		return out
+	}
+	slices.Sort(by["handled"])
+	slices.Sort(by["crash"])
+	if a.Stranded != len(by["wouldDrain"]) || !slices.Equal(names(a.Handled), by["handled"]) || !slices.Equal(names(a.Crash), by["crash"]) {
+		t.Errorf("appStart %+v, the drain: %d to drain, handled %v, crash %v", a, len(by["wouldDrain"]), by["handled"], by["crash"])
+	}
+	if len(a.Handled) == 0 || len(a.Crash) == 0 || !a.Repeats || a.Takes != a.Stranded+len(a.Handled)+len(a.Crash)+a.Untriggerable {
+		t.Errorf("the seed holds handled and crash blobs the start would repeat: %+v", a)
+	}
+	_, errs, _ := runCmd(t, "drain", "--dry-run", "--dir", dir)
+	for _, want := range []string{"Or restart the Function App", "a second time", "make the replay throw on 1 crash blob(s) (THREAD-REPLIES) again"} {
+		if !strings.Contains(errs, want) {
+			t.Errorf("the drain's question lacks %q:\n%s", want, errs)
+		}
+	}
+	for name, want := range map[string]string{
+		by["wouldDrain"][0]: "every worker start re-uploads stranded blobs like this one by itself",
+		by["handled"][0]:    "would re-upload it all the same and republish its events a second time",
+		by["crash"][0]:      "the replay throws again at every start",
+	} {
+		if out := mustRun(t, "show", name, "--dir", dir); !strings.Contains(out, want) {
+			t.Errorf("show %s lacks %q:\n%s", name, want, out)
+		}
+	}
+}

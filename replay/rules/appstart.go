@@ -1,0 +1,101 @@
+package rules
+
+import "time"
+
+// AppStart is what the estate's own drain would re-upload if a worker of the Function App started now.
+//
+// The estate registers an app-start hook (the design's appStart.ts: drainDeadLetterContainer) that runs once per
+// worker start — every restart, every scale-out — and re-uploads each root blob older than the TTL, by three
+// rules: it skips archived/ and quarantine/ (compared as the function's own guard compares them, with case), it
+// skips blobs younger than the TTL (their own trigger still has attempts), and it never rejects (a listing that
+// fails leaves the app starting normally, the blobs for the next start). A re-upload dates the blob, so the next
+// start skips it. It knows nothing else, so beside the stranded blobs it is for it re-uploads what deadletter's
+// drain leaves: blobs the replay already handled (their events go out a second time) and blobs the replay crashes
+// on (it throws again — at every start).
+type AppStart struct {
+	// Stranded are the blobs it is for: stranded, not handled, not a crash.
+	Stranded []string
+	// Handled are blobs the replay already handled that linger: the start republishes their events a second
+	// time. HandledEvents counts those events (as far as their payloads were read).
+	Handled       []string
+	HandledEvents int
+	// Crash are blobs the replay function crashes on: the start makes it throw again.
+	Crash []string
+	// Untriggerable are root blobs the replay subscription's filter drops (ARCHIVED/…): the start re-uploads
+	// them, and nothing comes of it.
+	Untriggerable []string
+}
+
+// Takes is how many blobs the start would re-upload.
+func (a AppStart) Takes() int {
+	return len(a.Stranded) + len(a.Handled) + len(a.Crash) + len(a.Untriggerable)
+}
+
+// Repeats says whether the start would do what deadletter's drain refuses to: republish handled events or make
+// the replay throw again.
+func (a AppStart) Repeats() bool { return len(a.Handled)+len(a.Crash) > 0 }
+
+// Among is the part of a that concerns the given items (the blobs a drain was given): its handled and crash
+// blobs among them, their events counted again; its stranded and untriggerable blobs are left as they are.
+func (a AppStart) Among(items []Item) AppStart {
+	out := AppStart{Stranded: a.Stranded, Untriggerable: a.Untriggerable}
+	repeated := make(map[string]bool, len(a.Handled)+len(a.Crash))
+	for _, n := range a.Handled {
+		repeated[n] = true
+	}
+	for _, n := range a.Crash {
+		repeated[n] = true
+	}
+	for i := range items {
+		it := &items[i]
+		if !repeated[it.Name] {
+			continue
+		}
+		if it.Summary != nil && it.Summary.CrashDepth > 0 {
+			out.Crash = append(out.Crash, it.Name)
+			continue
+		}
+		out.Handled = append(out.Handled, it.Name)
+		if it.Summary != nil {
+			out.HandledEvents += it.Summary.Events
+		}
+	}
+	return out
+}
+
+// AppStartDrain is what a worker start would re-upload now, of the listed items (the whole listing: the start
+// lists the whole container), at service time now.
+func (c Config) AppStartDrain(items []*Item, now time.Time) AppStart {
+	var a AppStart
+	for _, it := range items {
+		a.Add(c, it, now)
+	}
+	return a
+}
+
+// Add counts one listed item into what a start would re-upload.
+func (a *AppStart) Add(c Config, it *Item, now time.Time) {
+	if !c.AppStartTakes(it, now) {
+		return
+	}
+	switch h, _ := handled(it); {
+	case h:
+		a.Handled = append(a.Handled, it.Name)
+		if it.Summary != nil {
+			a.HandledEvents += it.Summary.Events
+		}
+	case it.Summary != nil && it.Summary.CrashDepth > 0:
+		a.Crash = append(a.Crash, it.Name)
+	case Untriggerable(it.Name):
+		a.Untriggerable = append(a.Untriggerable, it.Name)
+	default:
+		a.Stranded = append(a.Stranded, it.Name)
+	}
+}
+
+// AppStartTakes reports whether a worker start now would re-upload the blob: at the root by the function's own
+// case-sensitive guard, and at least a TTL old by its Last-Modified. (A directory entry the store refuses to read
+// is no blob in Azure: the start never sees one.)
+func (c Config) AppStartTakes(it *Item, now time.Time) bool {
+	return it.Refused == "" && c.Classify(it.Name, now.Sub(it.LastModified)) == PaneStranded
+}

@@ -1,0 +1,65 @@
+package rules
+
+import (
+	"slices"
+	"testing"
+	"time"
+
+	"github.com/deadletter/deadletter/internal/blob"
+)
+
+// A worker start takes what the design's three rules let through, at the TTL's boundary exactly, and splits it
+// into what it is for and what it repeats.
+func TestAWorkerStartTakesWhatTheDesignSays(t *testing.T) {
+	cfg := DefaultConfig()
+	now := time.Date(2026, 12, 1, 12, 0, 0, 0, time.UTC)
+	at := func(age time.Duration) time.Time { return now.Add(-age) }
+	mk := func(name string, age time.Duration, s *Summary) *Item {
+		it := cfg.MakeItem(blob.Info{Name: name, LastModified: at(age)}, now)
+		it.Summary = s
+		return &it
+	}
+	read := &Summary{Events: 3}
+	handledCopy := mk("PUSH-NOTIFICATIONS/2026/12/1/9/h.json", 3*time.Hour, &Summary{Events: 4})
+	handledCopy.ArchivedTwin = true
+	refused := mk("PUSH-NOTIFICATIONS/2026/12/1/9/link.json", 3*time.Hour, nil)
+	refused.Refused = "a symbolic link"
+	items := []*Item{
+		mk("PUSH-NOTIFICATIONS/2026/12/1/9/old.json", 3*time.Hour, read),
+		mk("PUSH-NOTIFICATIONS/2026/12/1/9/unread.json", 3*time.Hour, nil),
+		mk("PUSH-NOTIFICATIONS/2026/12/1/11/edge.json", cfg.TTL, read),                  // exactly a TTL old: taken
+		mk("PUSH-NOTIFICATIONS/2026/12/1/11/young.json", cfg.TTL-time.Nanosecond, read), // its own trigger still may come
+		mk("archived/PUSH-NOTIFICATIONS/2026/12/1/9/a.json", 3*time.Hour, read),
+		mk("quarantine/PUSH-NOTIFICATIONS/2026/12/1/9/q.json", 3*time.Hour, read),
+		mk("ARCHIVED/2026/12/1/9/u.json", 3*time.Hour, read), // the guard's case-sensitive prefix lets it through
+		mk("THREAD-REPLIES/2026/12/1/9/deep.json", 3*time.Hour, &Summary{Events: 1, CrashDepth: 9000}),
+		handledCopy,
+		refused,
+	}
+	a := cfg.AppStartDrain(items, now)
+	want := []string{"PUSH-NOTIFICATIONS/2026/12/1/9/old.json", "PUSH-NOTIFICATIONS/2026/12/1/9/unread.json", "PUSH-NOTIFICATIONS/2026/12/1/11/edge.json"}
+	if !slices.Equal(a.Stranded, want) {
+		t.Errorf("stranded: %v, want %v", a.Stranded, want)
+	}
+	if !slices.Equal(a.Handled, []string{handledCopy.Name}) || a.HandledEvents != 4 {
+		t.Errorf("handled: %v (%d events)", a.Handled, a.HandledEvents)
+	}
+	if !slices.Equal(a.Crash, []string{"THREAD-REPLIES/2026/12/1/9/deep.json"}) {
+		t.Errorf("crash: %v", a.Crash)
+	}
+	if !slices.Equal(a.Untriggerable, []string{"ARCHIVED/2026/12/1/9/u.json"}) {
+		t.Errorf("untriggerable: %v", a.Untriggerable)
+	}
+	if a.Takes() != 6 || !a.Repeats() {
+		t.Errorf("takes %d, repeats %v", a.Takes(), a.Repeats())
+	}
+	// A start that finds only what it is for repeats nothing.
+	if b := cfg.AppStartDrain(items[:3], now); b.Repeats() || b.Takes() != 3 {
+		t.Errorf("only stranded: %+v", b)
+	}
+	// The drain's plan carries the start's answer for the whole listing, whatever blobs the drain was given.
+	s := &Snapshot{Items: items, Now: now}
+	if p := cfg.PlanDrain(s, []Item{*items[0]}, DrainOptions{}); p.AppStart.Takes() != 6 {
+		t.Errorf("the plan's start takes %d, want 6", p.AppStart.Takes())
+	}
+}
