@@ -62,7 +62,7 @@ func (hp *help) build() {
 		st.Header.Render("marks")+"  ▸ cursor · * selected · H handled by the replay (its copy exists; drain skips it) · A acknowledged (dimmed)",
 		st.Header.Render("alerts")+"  !AGE a live blob past the grace: the replay is not consuming · !DELETE IN stranded or quarantined, about to be lost",
 		st.Header.Render("actions")+"  d, r and a take the selected rows, else the row under the cursor; ctrl+a selects every row the filter shows, so ctrl+a then d drains them all. Every question names the blobs it takes and why.",
-		st.Header.Render("handler")+"  the overview's HANDLER column: how long ago the container last got a dead letter of each subscription (marked while that is within the TTL: drained now, its events would most likely dead-letter again) — "+present.ContainerWitness)
+		st.Header.Render("handler")+"  the overview's HANDLER column: how long ago the container last got a dead letter of each subscription (marked while that is within the TTL: drained now, its events would most likely dead-letter again) — "+present.ContainerWitness(hp.e.cfg.TTL))
 	hp.text.setLines(out)
 }
 

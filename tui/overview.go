@@ -3,6 +3,7 @@ package tui
 import (
 	"fmt"
 	"strings"
+	"time"
 
 	tea "github.com/charmbracelet/bubbletea"
 	"github.com/charmbracelet/lipgloss"
@@ -565,12 +566,16 @@ func (o *overview) handler(sub string) string {
 	return cell
 }
 
-// handlerLegend names the HANDLER column's witnesses once: the container's (DL, an hour late) and, when
+// handlerLegend names the HANDLER column's witnesses once: the container's (DL, a TTL late) and, when
 // configured, Event Grid's (EG, as of its latest complete minute).
 func (o *overview) handlerLegend() string {
-	l := "HANDLER = last dead letter, an hour late"
+	late := "an hour late"
+	if o.e != nil && o.e.cfg.TTL != time.Hour {
+		late = textfmt.Duration(o.e.cfg.TTL) + " late (the TTL)"
+	}
+	l := "HANDLER = last dead letter, " + late
 	if w := o.witness(); w.Source != "" {
-		l = "HANDLER = DL last dead letter, an hour late; EG Event Grid's metrics as of " + w.AsOf.UTC().Format("15:04")
+		l = "HANDLER = DL last dead letter, " + late + "; EG Event Grid's metrics as of " + w.AsOf.UTC().Format("15:04")
 	} else if w.None != "" {
 		l += "; " + w.None
 	}

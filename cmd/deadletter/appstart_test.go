@@ -58,3 +58,41 @@ func TestDrainSaysWhatAWorkerStartWouldTake(t *testing.T) {
 		}
 	}
 }
+
+// Words about the TTL come from the configuration in force: with --ttl 5s the drain's question never says the
+// container's witness is an hour behind.
+func TestTheDrainSpeaksOfTheTTLInForce(t *testing.T) {
+	dir := seeded(t)
+	_, errs, _ := runCmd(t, "drain", "--dry-run", "--ttl", "5s", "--dir", dir)
+	if !strings.Contains(errs, "the TTL (5s) after the handler failed it — so it is 5s behind") || strings.Contains(errs, "an hour") {
+		t.Errorf("the question with --ttl 5s:\n%s", errs)
+	}
+}
+
+// check and report advise a crash blob as show does: fix it with edit — not "copy them out and fix them by hand"
+// beside show's "fix its payload with deadletter edit".
+func TestCheckAdvisesACrashBlobAsShowDoes(t *testing.T) {
+	dir := seeded(t)
+	var rep struct {
+		Findings []struct {
+			Kind    string
+			Message string
+			Names   []string
+		}
+	}
+	out, _, _ := runCmd(t, "check", "--json", "--dir", dir)
+	if err := json.Unmarshal([]byte(out), &rep); err != nil {
+		t.Fatal(err)
+	}
+	for _, f := range rep.Findings {
+		if f.Kind != "crash" {
+			continue
+		}
+		show := mustRun(t, "show", f.Names[0], "--dir", dir)
+		if !strings.Contains(f.Message, "deadletter edit") || !strings.Contains(show, "deadletter edit") || strings.Contains(f.Message, "by hand") {
+			t.Errorf("check says %q; show says:\n%s", f.Message, show)
+		}
+		return
+	}
+	t.Fatal("the seed raised no crash finding: the test sees nothing")
+}

@@ -222,13 +222,16 @@ func ReadinessWarning(r rules.Readiness, cyclesLeft int, ttl time.Duration, now 
 	return s + "."
 }
 
-// ContainerWitness says once what the container's readiness evidence is, and why it lags.
-const ContainerWitness = "the container's witness: Event Grid writes a dead letter only after an event's retries ran out, an hour (the TTL) after the handler failed it — so it is an hour behind, both ways"
+// ContainerWitness says once what the container's readiness evidence is, and why it lags: by the TTL in force.
+func ContainerWitness(ttl time.Duration) string {
+	d := textfmt.Duration(ttl)
+	return "the container's witness: Event Grid writes a dead letter only after an event's retries ran out, the TTL (" + d + ") after the handler failed it — so it is " + d + " behind, both ways"
+}
 
 // LastDeadLetters says, per subscription of ready, when the container last got a dead letter of it — the fact, with
 // its lag said once — for a drain's question: "last dead letter: WEBHOOKS 3m ago · ORDERS 4h57m ago (…)". Empty
 // when ready is.
-func LastDeadLetters(ready []rules.Readiness, now time.Time) string {
+func LastDeadLetters(ready []rules.Readiness, now time.Time, ttl time.Duration) string {
 	if len(ready) == 0 {
 		return ""
 	}
@@ -240,7 +243,7 @@ func LastDeadLetters(ready []rules.Readiness, now time.Time) string {
 		}
 		parts = append(parts, textfmt.Printable(r.Subscription)+" "+ago)
 	}
-	return "Last dead letter: " + strings.Join(parts, " · ") + " (" + ContainerWitness + ")."
+	return "Last dead letter: " + strings.Join(parts, " · ") + " (" + ContainerWitness(ttl) + ")."
 }
 
 // LastDeadLetterCell is the HANDLER column's words for one subscription: when the container last got a dead letter

@@ -132,7 +132,7 @@ func FindingMessage(f rules.Finding, cfg rules.Config, now time.Time) string {
 	case rules.FindingReplayStalled:
 		return fmt.Sprintf("%d live blob(s) older than %s, oldest %s: the replay function is not consuming (stopped, failing, or its subscription is gone)", f.Count, textfmt.Duration(cfg.LiveGrace), age)
 	case rules.FindingCrash:
-		return fmt.Sprintf("%d blob(s) nest deeper than the replay function can serialize: it throws on them every time and never consumes them; copy them out and fix them by hand", f.Count)
+		return fmt.Sprintf("%d blob(s) nest deeper than the replay function can serialize: it throws on them every time and never consumes them; fix each payload with `deadletter edit` (e in the dashboard), which sends the fix back through the replay", f.Count)
 	case rules.FindingUntriggerable:
 		return fmt.Sprintf("%d blob(s) the replay trigger can never reach: their subscription's name collides with archived/ or quarantine/ (the trigger's filter ignores case); copy them out or rename the subscription", f.Count)
 	case rules.FindingQuarantine:

@@ -73,7 +73,7 @@ func DrainSaid(cfg rules.Config, p *rules.DrainPlan, wit rules.WitnessReport, fo
 		s.add(LineFact, fmt.Sprintf("%d blob(s) to drain (stranded: older than the TTL %s, so no trigger can still reach them).", f.Blobs, textfmt.Duration(cfg.TTL)))
 	}
 	taken := rules.ReadinessOf(p.Readiness, p.Taken)
-	if l := LastDeadLetters(taken, p.Now); l != "" {
+	if l := LastDeadLetters(taken, p.Now, cfg.TTL); l != "" {
 		s.add(LineFact, l)
 	}
 	subs := make([]string, 0, len(taken))

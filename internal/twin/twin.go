@@ -316,6 +316,14 @@ func Start(ctx context.Context, root string, kind made.Kind, name string, seed i
 	return StartConfig(ctx, root, kind, name, seed, opensAt, Config())
 }
 
+// starter is what a twin's lock says holds it while it starts: the command that made a twin of this kind.
+func starter(kind made.Kind) string {
+	if kind == made.Demo {
+		return "demo"
+	}
+	return "twin start"
+}
+
 // StartConfig is Start with the estate's rules and register of cfg (its TTL, lifecycle rule, cap, separator and
 // handlers) in place of the defaults.
 func StartConfig(ctx context.Context, root string, kind made.Kind, name string, seed int64, opensAt time.Time, cfg rules.Config) (*Twin, error) {
@@ -345,7 +353,7 @@ func StartConfig(ctx context.Context, root string, kind made.Kind, name string, 
 	if err != nil {
 		return nil, err
 	}
-	held, err := place.Lock("twin start")
+	held, err := place.Lock(starter(kind))
 	if err != nil {
 		return nil, err
 	}

@@ -241,3 +241,16 @@ func BenchmarkAdvance24h(b *testing.B) {
 		}
 	}
 }
+
+// A demo's twin, held while the demo runs, says the demo holds it — not twin start, which the operator never ran.
+func TestADemoSaysItHoldsItsTwin(t *testing.T) {
+	tw, err := StartConfig(context.Background(), t.TempDir(), made.Demo, "incident", 1, time.Now(), Config())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer tw.Close()
+	_, err = Open(context.Background(), tw.root, "test")
+	if !errors.Is(err, made.ErrBusy) || !strings.Contains(err.Error(), "in use by deadletter demo") {
+		t.Fatalf("a running demo's twin: %v", err)
+	}
+}
