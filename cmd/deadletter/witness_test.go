@@ -142,6 +142,26 @@ func TestDrainSaysEventGridWitness(t *testing.T) {
 	if verdicts["PUSH-NOTIFICATIONS"] != "failing" || verdicts["WEBHOOKS"] != "healthy" || verdicts["FRIEND-REQUESTS"] != "unknown" {
 		t.Errorf("verdicts: %v", verdicts)
 	}
+	// One verdict per row, from both witnesses, naming the one that decided: never failing: false beside an
+	// Event Grid verdict of failing with nothing to say which to believe.
+	for _, r := range res.Readiness {
+		want, by := "", ""
+		switch sub := string(r.Subscription); {
+		case sub == "PUSH-NOTIFICATIONS":
+			want, by = "failing", "eventGrid"
+		case sub == "WEBHOOKS" && !r.Container.Failing:
+			want, by = "healthy", "eventGrid"
+		case sub == "WEBHOOKS":
+			want, by = "recovered", "eventGrid"
+		case r.Container.Failing:
+			want, by = "failing", "container"
+		default:
+			want, by = "quiet", "container"
+		}
+		if r.Verdict != want || r.VerdictBy != by || r.Container.Failing != r.Failing || r.Container.LastHour != r.LastHour {
+			t.Errorf("%s: verdict %s by %s, container %+v; want %s by %s", r.Subscription, r.Verdict, r.VerdictBy, r.Container, want, by)
+		}
+	}
 	if res.EventGrid == nil || res.EventGrid.AsOf == "" || len(res.EventGrid.ReplayDropped) != 1 || res.EventGrid.ReplayDropped[0].Dropped != 3 {
 		t.Errorf("eventGrid: %+v", res.EventGrid)
 	}

@@ -554,6 +554,19 @@ type ReadinessJSON struct {
 	Failing  bool `json:"failing"`
 	// EventGrid is the second witness's verdict on the subscription, when a witness is configured.
 	EventGrid *HandlerJSON `json:"eventGrid,omitempty"`
+	// Container repeats the container's witness under its name (failing, newestDeadLetter, lastHour above are
+	// the same facts, kept for scripts that read them); Verdict combines both witnesses by rules.HandlerNow and
+	// VerdictBy names the one that decided (docs/json.md).
+	Container ContainerWitnessJSON `json:"container"`
+	Verdict   string               `json:"verdict"`
+	VerdictBy string               `json:"verdictBy"`
+}
+
+// ContainerWitnessJSON is what the container says of a subscription's handler: a TTL behind.
+type ContainerWitnessJSON struct {
+	Failing          bool   `json:"failing"`
+	NewestDeadLetter string `json:"newestDeadLetter,omitempty"`
+	LastHour         int    `json:"lastHour"`
 }
 
 // handlerJSON is Event Grid's witness on one subscription: its verdict and the counts behind it.
@@ -622,6 +635,8 @@ func ToReadinessJSON(rs []rules.Readiness, w rules.WitnessReport) []ReadinessJSO
 		if !r.NewestDeadLetter.IsZero() {
 			j.NewestDeadLetter = RFC3339(r.NewestDeadLetter)
 		}
+		j.Container = ContainerWitnessJSON{Failing: r.Failing, NewestDeadLetter: j.NewestDeadLetter, LastHour: r.LastWindow}
+		v := rules.HandlerUnknown
 		if present.HasWitness(w) {
 			h, ok := w.HandlerOf(r.Subscription)
 			if !ok {
@@ -629,7 +644,9 @@ func ToReadinessJSON(rs []rules.Readiness, w rules.WitnessReport) []ReadinessJSO
 			}
 			hj := ToHandlerJSON(h)
 			j.EventGrid = &hj
+			v = h.Verdict
 		}
+		j.Verdict, j.VerdictBy = rules.HandlerNow(r, v)
 		out = append(out, j)
 	}
 	return out

@@ -63,3 +63,26 @@ func TestAWorkerStartTakesWhatTheDesignSays(t *testing.T) {
 		t.Errorf("the plan's start takes %d, want 6", p.AppStart.Takes())
 	}
 }
+
+// The one verdict on a handler: the fresher witness decides when it has something to say.
+func TestHandlerNowLetsTheFresherWitnessDecide(t *testing.T) {
+	for _, c := range []struct {
+		containerFailing bool
+		eg               HandlerVerdict
+		want, by         string
+	}{
+		{false, HandlerFailing, NowFailing, "eventGrid"},
+		{true, HandlerFailing, NowFailing, "eventGrid"},
+		{true, HandlerHealthy, NowRecovered, "eventGrid"},
+		{true, HandlerRecovering, NowRecovered, "eventGrid"},
+		{false, HandlerHealthy, NowHealthy, "eventGrid"},
+		{true, HandlerUnknown, NowFailing, "container"},
+		{true, HandlerNoDeliveries, NowFailing, "container"},
+		{false, HandlerNoDeliveries, NowQuiet, "container"},
+		{false, HandlerUnknown, NowQuiet, "container"},
+	} {
+		if v, by := HandlerNow(Readiness{Failing: c.containerFailing}, c.eg); v != c.want || by != c.by {
+			t.Errorf("container failing %v, Event Grid %v: %s by %s, want %s by %s", c.containerFailing, c.eg, v, by, c.want, c.by)
+		}
+	}
+}

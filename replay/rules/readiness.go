@@ -139,3 +139,35 @@ func Republishes(items []Item) bool {
 func mayRepublish(s *Summary) bool {
 	return s.Verdicts.Of(VerdictReplay)+s.Verdicts.Of(VerdictUnknown) > 0
 }
+
+// Handler verdicts combined from both witnesses (HandlerNow).
+const (
+	// NowFailing: Event Grid says the handler is failing now, or — with no word from Event Grid — the container
+	// got a dead letter of it within the TTL.
+	NowFailing = "failing"
+	// NowRecovered: the container got a dead letter within the TTL, but Event Grid says deliveries succeed since
+	// (healthy or recovering): the handler came back; the container, a TTL behind, has not caught up yet.
+	NowRecovered = "recovered"
+	// NowHealthy: Event Grid says deliveries succeed, and the container got no dead letter within the TTL.
+	NowHealthy = "healthy"
+	// NowQuiet: no dead letter within the TTL and no word from Event Grid that says more (none configured, not
+	// read, or no deliveries in its window): nothing says it fails, nothing proves it works.
+	NowQuiet = "quiet"
+)
+
+// HandlerNow is the one verdict on a subscription's handler, from the container's witness (r: a TTL behind) and
+// Event Grid's (v: minutes behind, HandlerUnknown when there is none), and which witness decided it. The fresher
+// witness decides when it has something to say; the container decides only when Event Grid is silent.
+func HandlerNow(r Readiness, v HandlerVerdict) (verdict, by string) {
+	switch {
+	case v == HandlerFailing:
+		return NowFailing, "eventGrid"
+	case (v == HandlerHealthy || v == HandlerRecovering) && r.Failing:
+		return NowRecovered, "eventGrid"
+	case v == HandlerHealthy || v == HandlerRecovering:
+		return NowHealthy, "eventGrid"
+	case r.Failing:
+		return NowFailing, "container"
+	}
+	return NowQuiet, "container"
+}
