@@ -725,7 +725,7 @@ func TestSelectionCountFitsAt80(t *testing.T) {
 // with the container's name and the service time, and the banner says how many more it left out.
 func TestTheBannerGivesWayToTheContainerAndTime(t *testing.T) {
 	mem, cfg := fixture(t, 10)
-	who := []string{"blob-deletions 500 for 2h36m", "friend-requests 503 for 2h", "push-notifications 503 for 1h", "webhooks 404 for 1h51m"}
+	who := []string{"blob-deletions 500 (2h36m left)", "friend-requests 503 (2h left)", "push-notifications 503 (1h left)", "webhooks 404 (1h51m left)"}
 	banner := func(room int) string {
 		head := "REHEARSAL 06-01 09:30 ×60"
 		for n := len(who); n > 0; n-- {

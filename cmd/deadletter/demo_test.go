@@ -147,13 +147,13 @@ func TestTheDemoTeachesWhatTheDocsSay(t *testing.T) {
 // The demo's banner gives way in the room the header leaves it: every handler down when they fit, then the first
 // ones and "+N more", then only how many, then only the rehearsal and its clock — never wider than the room.
 func TestDemoBannerGivesWay(t *testing.T) {
-	head, failing := "REHEARSAL 06-01 09:30 ×60", "blob-deletions 500 for 2h36m, friend-requests 503 for 2h, webhooks 404 for 1h51m"
+	head, failing := "REHEARSAL 06-01 09:30 ×60", "blob-deletions 500 (2h36m left), friend-requests 503 (2h left), webhooks 404 (1h51m left)"
 	for _, c := range []struct {
 		room int
 		want string
 	}{
 		{200, head + " · failing: " + failing},
-		{80, head + " · failing: blob-deletions 500 for 2h36m +2 more"},
+		{80, head + " · failing: blob-deletions 500 (2h36m left) +2 more"},
 		{40, head + " · 3 failing"},
 		{20, head},
 	} {

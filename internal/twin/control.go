@@ -99,8 +99,8 @@ func (r *Runner) Change(c Change) (Change, error) {
 	return c, err
 }
 
-// FailingNow says what the script has down at the clock's time: "WEBHOOKS 404 until 14:00, replay" ("" when
-// every handler and the replay are up). It does no I/O.
+// FailingNow says what the script has down at the clock's time and how long each failure has left to run:
+// "webhooks 404 (1h51m left), replay 503" ("" when every handler and the replay are up). It does no I/O.
 func (r *Runner) FailingNow() string {
 	r.clockMu.Lock()
 	defer r.clockMu.Unlock()
@@ -130,7 +130,7 @@ func failingAt(s *Script, now, start time.Time) string {
 			say += " " + w.Outcome
 		}
 		if w.To != UntilFurtherNotice {
-			say += " for " + textfmt.Duration(start.Add(w.To).Sub(now))
+			say += " (" + textfmt.Duration(start.Add(w.To).Sub(now)) + " left)" // time remaining, not how long it has failed
 		}
 		out = append(out, say)
 	}

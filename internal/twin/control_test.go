@@ -81,3 +81,17 @@ func TestTheRunnersControls(t *testing.T) {
 		t.Fatalf("the change was not kept: %+v", w)
 	}
 }
+
+// What the script has failing says the time each failure has left, as left — it counts down, so "for 2h" read as
+// how long it had failed.
+func TestFailingNowSaysTheTimeLeft(t *testing.T) {
+	start := time.Date(2026, 6, 1, 0, 0, 0, 0, time.UTC)
+	s := &Script{Windows: []Window{
+		{Sub: "webhooks", From: 0, To: 3 * time.Hour, Status: 404},
+		{Sub: "replay", From: time.Hour, To: UntilFurtherNotice, Outcome: "TimedOut"},
+	}}
+	got := failingAt(s, start.Add(70*time.Minute), start)
+	if got != "replay TimedOut, webhooks 404 (1h50m left)" {
+		t.Errorf("failing: %q", got)
+	}
+}
