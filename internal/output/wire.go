@@ -535,15 +535,17 @@ type AppStartJSON struct {
 
 // ToAppStartJSON is what a worker start would re-upload, as JSON.
 func ToAppStartJSON(a rules.AppStart) *AppStartJSON {
-	j := &AppStartJSON{Takes: a.Takes(), Stranded: len(a.Stranded), Handled: []Text{}, HandledEvents: a.HandledEvents,
-		Crash: []Text{}, Untriggerable: len(a.Untriggerable), Repeats: a.Repeats()}
-	for _, n := range a.Handled {
-		j.Handled = append(j.Handled, Text(n))
+	return &AppStartJSON{Takes: a.Takes(), Stranded: len(a.Stranded), Handled: Texts(a.Handled), HandledEvents: a.HandledEvents,
+		Crash: Texts(a.Crash), Untriggerable: len(a.Untriggerable), Repeats: a.Repeats()}
+}
+
+// Texts are names as JSON text, escaped as every name is; never nil (an empty list is [], not null).
+func Texts(names []string) []Text {
+	out := make([]Text, len(names))
+	for i, n := range names {
+		out[i] = Text(n)
 	}
-	for _, n := range a.Crash {
-		j.Crash = append(j.Crash, Text(n))
-	}
-	return j
+	return out
 }
 
 type ReadinessJSON struct {
@@ -757,12 +759,9 @@ func ToCheckJSON(cfg rules.Config, r rules.Report) CheckJSON {
 }
 
 func ToFindingJSON(f rules.Finding, message Text) FindingJSON {
-	fj := FindingJSON{Kind: f.Kind, Count: f.Count, Message: message, Names: []Text{}, Acked: []AckedJSON{}}
+	fj := FindingJSON{Kind: f.Kind, Count: f.Count, Message: message, Names: Texts(f.Names[:min(len(f.Names), MaxFindingNames)]), Acked: []AckedJSON{}}
 	if !f.Oldest.IsZero() {
 		fj.Oldest = RFC3339(f.Oldest)
-	}
-	for _, n := range f.Names[:min(len(f.Names), MaxFindingNames)] {
-		fj.Names = append(fj.Names, Text(n))
 	}
 	fj.More = f.Count - len(fj.Names)
 	for _, a := range f.Acked[:min(len(f.Acked), MaxFindingNames)] {
@@ -786,12 +785,8 @@ type ChangeJSON struct {
 }
 
 func ToChangeJSON(c rules.Change) ChangeJSON {
-	out := ChangeJSON{Time: RFC3339(c.Time), Kind: c.Kind, Event: c.Event, Count: c.Count, Total: c.Total, Names: []Text{}, More: c.More,
+	return ChangeJSON{Time: RFC3339(c.Time), Kind: c.Kind, Event: c.Event, Count: c.Count, Total: c.Total, Names: Texts(c.Names), More: c.More,
 		Message: Text(present.ChangeMessage(c))}
-	for _, n := range c.Names {
-		out.Names = append(out.Names, Text(n))
-	}
-	return out
 }
 
 // reportJSON is the report's facts (the README documents the shape).

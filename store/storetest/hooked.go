@@ -65,16 +65,22 @@ func (h *Hooked) Write(ctx context.Context, name string, body []byte, o store.Wr
 
 // Delete implements store.Container.
 func (h *Hooked) Delete(ctx context.Context, name, ifMatch string) error {
+	if err := h.deleting(name, ifMatch); err != nil {
+		return err
+	}
+	return h.Container.Delete(ctx, name, ifMatch)
+}
+
+// deleting counts, logs and hooks a delete (with or without a lease) before it is passed on.
+func (h *Hooked) deleting(name, ifMatch string) error {
 	h.Deletes.Add(1)
 	h.mu.Lock()
 	h.Log = append(h.Log, Call{Op: "delete", Name: name, IfMatch: ifMatch})
 	h.mu.Unlock()
 	if h.BeforeDelete != nil {
-		if err := h.BeforeDelete(name, ifMatch); err != nil {
-			return err
-		}
+		return h.BeforeDelete(name, ifMatch)
 	}
-	return h.Container.Delete(ctx, name, ifMatch)
+	return nil
 }
 
 // Calls returns a copy of the write and delete log.
@@ -136,14 +142,8 @@ func (h *Hooked) Release(ctx context.Context, name, id string) error {
 
 // DeleteLeased is Delete under a lease: counted, logged and hooked as Delete is.
 func (h *Hooked) DeleteLeased(ctx context.Context, name, ifMatch, id string) error {
-	h.Deletes.Add(1)
-	h.mu.Lock()
-	h.Log = append(h.Log, Call{Op: "delete", Name: name, IfMatch: ifMatch})
-	h.mu.Unlock()
-	if h.BeforeDelete != nil {
-		if err := h.BeforeDelete(name, ifMatch); err != nil {
-			return err
-		}
+	if err := h.deleting(name, ifMatch); err != nil {
+		return err
 	}
 	if l, ok := h.Container.(store.Leaser); ok {
 		return l.DeleteLeased(ctx, name, ifMatch, id)
