@@ -2,6 +2,7 @@ package main
 
 import (
 	"encoding/json"
+	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
@@ -95,4 +96,28 @@ func TestCheckAdvisesACrashBlobAsShowDoes(t *testing.T) {
 		return
 	}
 	t.Fatal("the seed raised no crash finding: the test sees nothing")
+}
+
+// --config wins over DEADLETTER_CONFIG, which wins over the default place: each names a different current context,
+// and ls lists the blobs of the one that should win.
+func TestTheConfigFlagWinsOverTheEnvironment(t *testing.T) {
+	flagDir, envDir := seeded(t), t.TempDir()
+	flagCfg := writeConfig(t, "current-context: by-flag\ncontexts:\n  - name: by-flag\n    dir: "+flagDir+"\n")
+	envCfg := writeConfig(t, "current-context: by-env\ncontexts:\n  - name: by-env\n    dir: "+envDir+"\n")
+	t.Setenv("XDG_CONFIG_HOME", t.TempDir())
+	t.Setenv("HOME", t.TempDir())
+	t.Setenv("DEADLETTER_CONFIG", envCfg)
+	if out := mustRun(t, "context", "list"); !strings.Contains(out, "by-env") || strings.Contains(out, "by-flag") {
+		t.Errorf("with DEADLETTER_CONFIG: %s", out)
+	}
+	if out := mustRun(t, "context", "list", "--config", flagCfg); !strings.Contains(out, "by-flag") || strings.Contains(out, "by-env") {
+		t.Errorf("--config beside DEADLETTER_CONFIG: %s", out)
+	}
+	if out := mustRun(t, "ls", "--config", flagCfg); !strings.Contains(out, "stranded") {
+		t.Errorf("ls --config listed nothing of the flag's context:\n%s", out)
+	}
+	t.Setenv("DEADLETTER_CONFIG", filepath.Join(t.TempDir(), "missing.yaml"))
+	if _, errs, code := runCmd(t, "context", "list"); code != 2 || !strings.Contains(errs, "missing.yaml") {
+		t.Errorf("a DEADLETTER_CONFIG that names no file: exit %d %s", code, errs)
+	}
 }
