@@ -148,6 +148,10 @@ func newDrainDialog(e *env, items []rules.Item, limit string) (*drainDialog, str
 		}
 		return nil, "nothing to drain: " + strings.Join(why, "; ")
 	}
+	if n := len(p.Names); n < len(items) && len(items) > 1 {
+		// the question counts what the drain takes; the limit says it of what was given, so the two agree
+		limit = fmt.Sprintf("%d of %s; it leaves %d (listed below)", n, limit, len(items)-n)
+	}
 	d := &drainDialog{box: newBox(e, p.Said.Question), preview: p}
 	d.body.setLines(append(limitLines(e, limit), saidLines(e, p.Said)...))
 	d.keys = &scope{name: "drain?", modal: true, bindings: confirmKeys(&d.box, d.confirm, nil)}

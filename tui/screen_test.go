@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/deadletter/deadletter/internal/blob"
+	"github.com/deadletter/deadletter/internal/present"
 	"github.com/deadletter/deadletter/replay/rules"
 
 	tea "github.com/charmbracelet/bubbletea"
@@ -753,4 +754,23 @@ func TestTheBannerGivesWayToTheContainerAndTime(t *testing.T) {
 			golden.RequireEqual(t, []byte(top+"\n"))
 		})
 	}
+}
+
+// The drain dialog's limit and its question count the same blobs: with every stranded row selected (the crash and
+// handled ones among them) it says how many of the selection it takes and how many it leaves — not "Drain 24"
+// above "It takes the 25 selected".
+func TestTheDrainDialogCountsWhatItTakesOfTheSelection(t *testing.T) {
+	mem, cfg := fixture(t, 40)
+	hs := newHarness(t, mem, cfg, 120, 40)
+	stranded := len(hs.m.tables[0].rows)
+	hs.press("<ctrl+a>")
+	items, _ := hs.m.tables[0].targets()
+	e := hs.m.env()
+	p := e.sess.PreviewDrain(e.snap, items, rules.DrainOptions{}, rules.WitnessReport{}, present.ForceKey)
+	if len(items) != stranded || len(p.Names) == stranded {
+		t.Fatalf("selected %d of %d, the drain takes %d: the test sees nothing", len(items), stranded, len(p.Names))
+	}
+	hs.press("d")
+	hs.shows(fmt.Sprintf("Drain %d stranded blob(s)?", len(p.Names)),
+		fmt.Sprintf("It takes %d of the %d selected of %d stranded shown; it leaves %d", len(p.Names), stranded, stranded, stranded-len(p.Names)))
 }
