@@ -32,3 +32,32 @@ func TestJudgeVerdicts(t *testing.T) {
 		}
 	}
 }
+
+// The boundaries the verdicts turn on: a last minute with as many deliveries as failures is still failing (one
+// more delivery makes it recovering); a single dropped trigger is a replayDropping finding.
+func TestTheWitnessAtItsBoundaries(t *testing.T) {
+	asOf := time.Date(2026, 12, 1, 12, 0, 0, 0, time.UTC)
+	minute := asOf.Add(-time.Minute)
+	for _, c := range []struct {
+		succeeded, failed int64
+		want              HandlerVerdict
+	}{
+		{3, 3, HandlerFailing},
+		{4, 3, HandlerRecovering},
+		{2, 3, HandlerFailing},
+		{1, 0, HandlerHealthy},
+		{0, 1, HandlerFailing},
+	} {
+		h := Judge("s", "t", []MinuteCounts{{At: minute, Succeeded: c.succeeded, Failed: c.failed}}, asOf)
+		if h.Verdict != c.want {
+			t.Errorf("%d delivered and %d failed in the last minute: %v, want %v", c.succeeded, c.failed, h.Verdict, c.want)
+		}
+	}
+	for _, dropped := range []int64{0, 1} {
+		var r Report
+		r.AddWitness(WitnessReport{Replay: []HandlerHealth{{Subscription: "replay", Dropped: dropped}}})
+		if _, ok := r.Find(FindingReplayDropping); ok != (dropped > 0) {
+			t.Errorf("%d dropped trigger(s): finding %v", dropped, ok)
+		}
+	}
+}
