@@ -23,6 +23,7 @@ import (
 	"github.com/deadletter/deadletter/replay"
 	"github.com/deadletter/deadletter/replay/rules"
 	"github.com/deadletter/deadletter/store"
+	"github.com/deadletter/deadletter/store/dirstore"
 	"github.com/mattn/go-isatty"
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
@@ -580,7 +581,7 @@ func twinDiff(ctx context.Context, g globalFlags, dir string) (output.DiffJSON, 
 		pane := rules.PaneLive
 		if i, ok := snap.Lookup(sb.Name); ok {
 			pane = snap.Items[i].Pane
-			b.Changed = snap.Items[i].ETag != sb.ETag
+			b.Changed = !dirstore.SameETag(snap.Items[i].ETag, sb.ETag)
 		}
 		b.Fate = output.Text(present.Fate(w, pane))
 		switch w.Kind {

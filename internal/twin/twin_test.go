@@ -11,6 +11,7 @@ import (
 	"github.com/deadletter/deadletter/internal/made"
 	"github.com/deadletter/deadletter/replay"
 	"github.com/deadletter/deadletter/replay/rules"
+	"github.com/deadletter/deadletter/store"
 	"github.com/deadletter/deadletter/store/dirstore"
 )
 
@@ -252,5 +253,50 @@ func TestADemoSaysItHoldsItsTwin(t *testing.T) {
 	_, err = Open(context.Background(), tw.root, "test")
 	if !errors.Is(err, made.ErrBusy) || !strings.Contains(err.Error(), "in use by deadletter demo") {
 		t.Fatalf("a running demo's twin: %v", err)
+	}
+}
+
+// A twin an earlier deadletter kept knows its blobs by the ETags of then (before the change time was part of
+// them): it takes them for the same versions, never for writes made behind its back (each would be a BlobCreated
+// the replay takes again). A blob really rewritten is still noticed.
+func TestATwinKeptByAnEarlierDeadletterKnowsItsBlobs(t *testing.T) {
+	tw, _ := started(t, "incident")
+	ctx := context.Background()
+	if _, err := tw.Advance(ctx, tw.Now().Add(time.Hour)); err != nil {
+		t.Fatal(err)
+	}
+	l, err := store.ListAll(ctx, tw.dir)
+	if err != nil || len(l.Blobs) == 0 {
+		t.Fatalf("listing: %v, %d blobs", err, len(l.Blobs))
+	}
+	for _, bi := range l.Blobs {
+		tw.st.known.set(bi.Name, dirstore.LegacyETag(bi.ETag), bi.LastModified)
+	}
+	queued := len(tw.st.Queue)
+	if err := tw.notice(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if len(tw.st.Queue) != queued {
+		t.Fatalf("the legacy ETags were taken for %d new writes", len(tw.st.Queue)-queued)
+	}
+	for _, bi := range l.Blobs {
+		if !tw.st.known.same(bi.Name, bi.ETag) {
+			t.Fatalf("%s is not known by its ETag now", bi.Name)
+		}
+	}
+	// a real rewrite behind the twin's back is a BlobCreated still
+	root := l.Blobs[0]
+	b, err := tw.dir.Read(ctx, root.Name, 1<<20)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := tw.dir.Write(ctx, root.Name, b.Body, store.WriteOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	if err := tw.notice(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if len(tw.st.Queue) != queued+1 {
+		t.Fatalf("a rewrite made %d BlobCreated, want 1", len(tw.st.Queue)-queued)
 	}
 }

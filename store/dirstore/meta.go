@@ -104,7 +104,7 @@ func (d *Dir) putMeta(h held, dirs []string, base string, m dirMeta) error {
 	if err != nil {
 		return err
 	}
-	if err := d.publish(tmpName, fi, c, path.Join(append(segs, side)...), side); err != nil {
+	if _, err := d.publish(tmpName, fi, c, path.Join(append(segs, side)...), side); err != nil {
 		h.tmp.leaf().Remove(tmpName)
 		return err
 	}

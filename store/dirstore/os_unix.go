@@ -32,11 +32,15 @@ func lockFile(f *os.File, exclusive bool) error {
 func unlockFile(f *os.File) { syscall.Flock(int(f.Fd()), syscall.LOCK_UN) }
 
 // etagOf derives an ETag from the file's identity: every write renames a fresh inode into place while the old
-// one still exists, and backdating changes the mtime, so any change gives a new ETag.
+// one still exists, and backdating changes the mtime, so any change gives a new ETag — and the change time, which
+// the kernel sets from its own clock at every write and rename: under a twin's stopped clock every write has the
+// same mtime, and the file system reuses the inode number a rewrite freed, so without it a blob rewritten twice
+// could give its first ETag again (and an If-Match held since would pass).
 func etagOf(fi fs.FileInfo) string {
 	var ino uint64
+	var ctime int64
 	if st, ok := fi.Sys().(*syscall.Stat_t); ok {
-		ino = uint64(st.Ino)
+		ino, ctime = uint64(st.Ino), changeTime(st)
 	}
-	return fmt.Sprintf(`"%x-%x-%x"`, ino, fi.ModTime().UnixNano(), fi.Size())
+	return fmt.Sprintf(`"%x-%x-%x-%x"`, ino, ctime, fi.ModTime().UnixNano(), fi.Size())
 }

@@ -54,23 +54,24 @@ func writeTemp(h held, prefix string, body []byte, perm fs.FileMode, stamp func(
 // then checks that it landed there and syncs the folder, so the new name survives a crash. The rename resolves
 // dst's folders by path; should one of them have been swapped for a link since c was opened, the file is not
 // where c says and the write is reported as failed.
-func (d *Dir) publish(tmpName string, tmpInfo fs.FileInfo, c *chain, dst, base string) error {
+// It returns the published file as it stands after the rename (which changes its change time, and so its ETag).
+func (d *Dir) publish(tmpName string, tmpInfo fs.FileInfo, c *chain, dst, base string) (fs.FileInfo, error) {
 	if renameFault != nil {
 		if err := renameFault(dst); err != nil {
-			return err
+			return nil, err
 		}
 	}
 	if err := c.roots[0].Rename(path.Join(stateDir, tmpDir, tmpName), dst); err != nil {
-		return err
+		return nil, err
 	}
 	got, err := c.leaf().Lstat(base)
 	if err != nil || !os.SameFile(got, tmpInfo) {
-		return &refusal{path.Dir(dst), "a folder that changed while it was written to (replaced by a link?)"}
+		return nil, &refusal{path.Dir(dst), "a folder that changed while it was written to (replaced by a link?)"}
 	}
 	if d.unsynced {
-		return nil // (a bulk copy: Flush makes it durable)
+		return got, nil // (a bulk copy: Flush makes it durable)
 	}
-	return c.sync()
+	return got, c.sync()
 }
 
 // cannotHold is a name the directory cannot hold beside what it holds (a blob named like a folder on the path, or
@@ -141,7 +142,8 @@ func (d *Dir) Write(ctx context.Context, name string, body []byte, opts store.Wr
 	// The blob first, then its side file: a write that fails (or a process killed) before the blob lands leaves
 	// everything as it was — never new metadata (a drain's stamp) on the old body, which would pass for a drain
 	// that happened. One that fails between the two leaves the new body with the old metadata, and says so.
-	if err := d.publish(tmpName, fi, e.c, name, base); err != nil {
+	fi, err = d.publish(tmpName, fi, e.c, name, base)
+	if err != nil {
 		h.tmp.leaf().Remove(tmpName) // gone already when the rename happened
 		return store.BlobInfo{}, store.OpError("write", name, err)
 	}

@@ -1,0 +1,8 @@
+//go:build darwin || ios || freebsd || netbsd || openbsd || dragonfly
+
+package dirstore
+
+import "syscall"
+
+// changeTime is the inode's change time, in nanoseconds.
+func changeTime(st *syscall.Stat_t) int64 { return st.Ctimespec.Nano() }
