@@ -212,7 +212,7 @@ func TestDemoDrainIsConsumedInTmux(t *testing.T) {
 	}
 	tm.keys("C-a", "d")
 	// Every stranded blob is selected; the one the replay crashes on is left (and the dialog says why).
-	tm.screen(fmt.Sprintf("Drain %d stranded blob(s)?", before-1), fmt.Sprintf("It takes the %d selected", before))
+	tm.screen(fmt.Sprintf("Drain %d stranded blob(s)?", before-1), fmt.Sprintf("It takes %d of the %d selected", before-1, before))
 	tm.keys("y")
 	tm.screen("Drain finished", fmt.Sprintf("%d drained", before-1))
 	tm.keys("Escape")

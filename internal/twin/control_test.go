@@ -26,7 +26,7 @@ func TestTheRunnersControls(t *testing.T) {
 		}
 	}
 	waitFor("the runner never started", func() bool { n, _ := run.Now(); return !n.IsZero() })
-	if f := run.FailingNow(); !strings.Contains(f, "webhooks 404 for ") || !strings.Contains(f, "blob-deletions 500") {
+	if f := run.FailingNow(); !strings.Contains(f, "webhooks 404 (") || !strings.Contains(f, " left)") || !strings.Contains(f, "blob-deletions 500") {
 		t.Fatalf("failing now: %q", f)
 	}
 	if _, err := run.Change(Change{Who: "WEBHOOKS", To: UntilFurtherNotice}); err != nil {

@@ -604,6 +604,7 @@ func (tw *Twin) save(clock dirstore.Clock) error {
 			return err
 		}
 		k.dirty = false
+		crashPoint()
 	}
 	b, err := json.Marshal(tw.st)
 	if err != nil {
@@ -612,6 +613,7 @@ func (tw *Twin) save(clock dirstore.Clock) error {
 	if err := made.WriteFile(tw.place.File(stateFile), b); err != nil {
 		return err
 	}
+	crashPoint()
 	removeStale(tw.place.File(""), knownFile(tw.st.KnownSeq))
 	cb, err := json.Marshal(clock)
 	if err != nil {
@@ -620,6 +622,7 @@ func (tw *Twin) save(clock dirstore.Clock) error {
 	if err := made.WriteFile(tw.place.File(clockFile), cb); err != nil {
 		return err
 	}
+	crashPoint()
 	tw.endStep()
 	return nil
 }
@@ -921,11 +924,15 @@ func (tw *Twin) created(name string, at time.Time) {
 func (tw *Twin) notice(ctx context.Context) error {
 	k := tw.st.known
 	k.startPass()
-	var fresh []store.BlobInfo
+	var fresh, relabel []store.BlobInfo
 	err := tw.dir.List(ctx, "", func(p store.Page) error { // page by page: a million known blobs are not listed whole
 		for _, bi := range p.Blobs {
 			k.markSeen(bi.Name)
-			if !k.same(bi.Name, bi.ETag) {
+			switch {
+			case k.same(bi.Name, bi.ETag):
+			case k.same(bi.Name, dirstore.LegacyETag(bi.ETag)):
+				relabel = append(relabel, bi) // known by the ETag an earlier deadletter gave this same version
+			default:
 				fresh = append(fresh, bi)
 			}
 		}
@@ -933,6 +940,9 @@ func (tw *Twin) notice(ctx context.Context) error {
 	})
 	if err != nil {
 		return err
+	}
+	for _, bi := range relabel {
+		k.set(bi.Name, bi.ETag, bi.LastModified)
 	}
 	k.sweep()
 	sort.Slice(fresh, func(i, j int) bool {
@@ -984,8 +994,24 @@ type recorder struct {
 	tw *Twin
 }
 
+// crashAfter, set by tests only, stops the process's work (a panic the test recovers, as kill -9 would stop it)
+// once that many of the twin's own writes and deletes have landed: what a kill at that instant leaves.
+var crashAfter int
+
+// errCrash is the panic crashAfter raises.
+var errCrash = errors.New("twin: stopped here by the test, as kill -9 would")
+
+func crashPoint() {
+	if crashAfter > 0 {
+		if crashAfter--; crashAfter == 0 {
+			panic(errCrash)
+		}
+	}
+}
+
 func (r *recorder) Write(ctx context.Context, name string, body []byte, opts store.WriteOptions) (store.BlobInfo, error) {
 	bi, err := r.Container.Write(ctx, name, body, opts)
+	crashPoint()
 	if err == nil {
 		r.tw.st.known.set(name, bi.ETag, bi.LastModified)
 		r.tw.created(name, r.tw.st.Now)
@@ -995,6 +1021,7 @@ func (r *recorder) Write(ctx context.Context, name string, body []byte, opts sto
 
 func (r *recorder) Delete(ctx context.Context, name, ifMatch string) error {
 	err := r.Container.Delete(ctx, name, ifMatch)
+	crashPoint()
 	if err == nil || errors.Is(err, store.ErrNotFound) {
 		r.tw.st.known.del(name)
 	}
