@@ -17,7 +17,7 @@ import (
 // twinCmd is the rehearsal twin: an estate simulated on a directory (internal/twin, docs/twin.md).
 func newCmdTwin(a *factory) *cobra.Command {
 	cmd := &cobra.Command{
-		Use:   "twin start|advance|status|script|diff|rm",
+		Use:   "twin start|advance|status|script|diff|truth|rm",
 		Short: "a rehearsal estate on a directory: Event Grid, the replay function and failing handlers, on a clock of its own",
 		Long: `twin simulates the estate on a directory container so an incident can be rehearsed: the application's
 subscriptions with Event Grid's retries and dead-lettering, the replay trigger and its filter, the replay function
@@ -26,7 +26,7 @@ which every other command reads as the service's. Whatever drain, restore or the
 directory reaches the twin's replay trigger as it would on Azure. deadletter demo runs one with its clock going.`,
 		Args: cobra.NoArgs,
 	}
-	cmd.AddCommand(newCmdTwinStart(a), newCmdTwinAdvance(a), newCmdTwinStatus(a), newCmdTwinScript(a), newCmdTwinDiff(a), newCmdTwinRm(a))
+	cmd.AddCommand(newCmdTwinStart(a), newCmdTwinAdvance(a), newCmdTwinStatus(a), newCmdTwinScript(a), newCmdTwinDiff(a), newCmdTwinTruth(a), newCmdTwinRm(a))
 	return cmd
 }
 
@@ -235,4 +235,52 @@ func writeTotals(w io.Writer, t twin.Totals) {
 		t.Triggers, t.TriggersDropped, t.Replayed, t.Crashed)
 	fmt.Fprintf(w, "  republished %d, quarantined %d, archived %d blob(s)\n", t.Republished, t.Quarantined, t.Archived)
 	fmt.Fprintf(w, "  lifecycle deleted %d blob(s); %d event(s) lost\n", t.LifecycleDeleted, t.Lost)
+}
+
+func newCmdTwinTruth(a *factory) *cobra.Command {
+	var pr *printFlags
+	cmd := &cobra.Command{
+		Use:   "truth --dir D [ID...]",
+		Short: "what really became of events: the twin's ground truth, to check what trace inferred",
+		Long: `truth says what became of each event named (its id, with or without its |n count) as the twin that simulated
+it knows: on its way, in a dead letter, quarantined, delivered or lost — what deadletter trace can only infer
+from the container ("presumed delivered"). With no ID, every event still outstanding. An id the twin never
+published reads as delivered: ask about ids you saw.`,
+		Example: `  deadletter twin truth --dir ./rehearsal 74c6b959-1b5e-4f6c-9a43-3f0c2d0b9c11 -o json`,
+		RunE: func(cmd *cobra.Command, args []string) error {
+			dir, err := twinDir(a.g)
+			if err != nil {
+				return err
+			}
+			tw, err := twin.OpenToLook(cmd.Context(), dir, "twin truth")
+			if errors.Is(err, made.ErrBusy) {
+				fmt.Fprintln(a.io.err, "note: "+err.Error()+"; this is a glimpse between two of its steps")
+				tw, err = twin.Peek(dir)
+			}
+			if err != nil {
+				return err
+			}
+			defer tw.Close()
+			ts, err := tw.Truth(cmd.Context(), args)
+			if err != nil {
+				return err
+			}
+			doc := output.TwinTruthJSON{Clock: output.RFC3339(tw.Now()), Events: []output.TruthJSON{}}
+			for _, t := range ts {
+				blobs := make([]output.Text, len(t.Blobs))
+				for i, b := range t.Blobs {
+					blobs[i] = output.Text(b)
+				}
+				doc.Events = append(doc.Events, output.TruthJSON{ID: output.Text(t.ID), State: t.State, Attempt: output.Attempt(t.Attempt), Blobs: blobs})
+			}
+			return pr.print(a.io.out, doc, func() {
+				fmt.Fprintf(a.io.out, "twin clock at %s\n", doc.Clock)
+				for _, t := range ts {
+					fmt.Fprintf(a.io.out, "%s  %s  attempt %s  %s\n", textfmt.Printable(t.ID), t.State, t.Attempt, textfmt.Printable(strings.Join(t.Blobs, " ")))
+				}
+			})
+		},
+	}
+	pr = declareOutput(cmd, outText, outJSON)
+	return cmd
 }

@@ -132,6 +132,18 @@ func (tw *Twin) settle(id string) {
 	}
 }
 
+// lose settles an event as lost, and keeps its id (not a base event's) for the ground truth.
+func (tw *Twin) lose(id string) {
+	if tw.st.Outstanding[id] {
+		if tw.st.LostIDs == nil {
+			tw.st.LostIDs = map[string]bool{}
+		}
+		tw.st.LostIDs[id] = true
+	}
+	tw.settle(id)
+	tw.st.Totals.Lost++
+}
+
 // baseName names an event of the base by its hash.
 func baseName(h uint64) string { return fmt.Sprintf("#%016x", h) }
 

@@ -360,9 +360,19 @@ func (tw *Twin) takeIn(ctx context.Context, now time.Time) error {
 // (list is called for every blob listed, in order, on the listing's goroutine); found is called with the events
 // each one holds (their original ids), one call at a time.
 func (tw *Twin) readBlobs(ctx context.Context, list func(store.BlobInfo) bool, found func(ids []string)) error {
+	sep := tw.cfg.Separator
+	return tw.readBlobsNamed(ctx, list, func(_ string, ids []string) {
+		for i, id := range ids {
+			ids[i] = eventKey(id, sep)
+		}
+		found(ids)
+	})
+}
+
+// readBlobsNamed is readBlobs with each blob's name and its events' ids as they stand (their counts kept).
+func (tw *Twin) readBlobsNamed(ctx context.Context, list func(store.BlobInfo) bool, found func(name string, ids []string)) error {
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
-	sep := tw.cfg.Separator
 	names := make(chan string, 256)
 	var mu sync.Mutex
 	var firstErr error
@@ -378,7 +388,7 @@ func (tw *Twin) readBlobs(ctx context.Context, list func(store.BlobInfo) bool, f
 					firstErr = err
 					cancel()
 				} else if err == nil {
-					found(eventIDs(b.Body, sep))
+					found(name, rawEventIDs(b.Body))
 				}
 				mu.Unlock()
 			}

@@ -86,8 +86,7 @@ func (tw *Twin) repairIfStopped(ctx context.Context) error {
 			return err
 		}
 		for id := range nowhere.ids {
-			delete(tw.st.Outstanding, id)
-			tw.st.Totals.Lost++
+			tw.lose(id)
 			lost++
 		}
 		for i := range tw.baseHashes() {

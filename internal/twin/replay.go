@@ -171,8 +171,7 @@ func (tw *Twin) lifecycle(ctx context.Context) error {
 	}
 	for _, id := range ids {
 		if tw.outstanding(id) && !where.somewhere(id) {
-			tw.settle(id)
-			tw.st.Totals.Lost++
+			tw.lose(id)
 		}
 	}
 	return nil
@@ -186,6 +185,15 @@ func isArchived(name string) bool {
 // eventIDs are the original ids of the events a blob holds, read leniently (a payload the schema refuses still
 // names its events).
 func eventIDs(body []byte, sep string) []string {
+	ids := rawEventIDs(body)
+	for i, id := range ids {
+		ids[i] = eventKey(id, sep)
+	}
+	return ids
+}
+
+// rawEventIDs are the ids of a payload's events as they stand, counts kept.
+func rawEventIDs(body []byte) []string {
 	var evs []struct {
 		ID any `json:"id"`
 	}
@@ -195,7 +203,7 @@ func eventIDs(body []byte, sep string) []string {
 	var out []string
 	for _, e := range evs {
 		if id, ok := e.ID.(string); ok {
-			out = append(out, eventKey(id, sep))
+			out = append(out, id)
 		}
 	}
 	return out

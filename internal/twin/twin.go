@@ -229,9 +229,12 @@ type State struct {
 	// a twin of a container found in its blobs at its start are kept apart, by hash (baseEvents): BaseEvents of
 	// them, BaseGone the bitmap of those no longer outstanding.
 	Outstanding map[string]bool `json:"outstanding"`
-	BaseEvents  int             `json:"baseEvents,omitempty"`
-	BaseGone    bitmap          `json:"baseGone,omitempty"`
-	base        *baseEvents
+	// LostIDs are the events (by id, not those of a --from base) the twin counted lost: its ground truth tells a
+	// lost event from a delivered one (Truth).
+	LostIDs    map[string]bool `json:"lostIds,omitempty"`
+	BaseEvents int             `json:"baseEvents,omitempty"`
+	BaseGone   bitmap          `json:"baseGone,omitempty"`
+	base       *baseEvents
 
 	// OwedCount triggers a start --from owed the replay, due at OwedDue, are kept in owed.bin; OwedNext of them
 	// are on the queue already (owedTrigger).
