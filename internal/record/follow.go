@@ -133,3 +133,17 @@ func (r Record) Tally() string {
 	}
 	return strings.Join(parts, ", ")
 }
+
+// Touches are the records' actions blob by blob, as an event's journey takes them (rules.Touch): what each did to
+// which blob, when (service time), by whom.
+func Touches(rs []Record) []rules.Touch {
+	var out []rules.Touch
+	for _, r := range rs {
+		last := r.Last()
+		for _, b := range r.Blobs() {
+			out = append(out, rules.Touch{Blob: b.Name, Action: last.Action, Target: b.Target, At: r.Since(), By: r.Intent.Who.String(),
+				Outcome: b.Outcome})
+		}
+	}
+	return out
+}

@@ -25,6 +25,9 @@ type Summary struct {
 	// MayCrash is the depth of what the replay serializes when it lies in the band where the estate's Node runtime
 	// decides (see StackDepth): a warning, not a verdict; 0 otherwise.
 	MayCrash int
+	// IDs is the event index (SPEC §3, an event's journey): a 32-bit hash of each event's original id, in payload
+	// order — four bytes an event, no string kept — so a journey reads only the blobs that may hold its event.
+	IDs []uint32
 }
 
 // Count is how many events carry one value.
@@ -60,7 +63,7 @@ func (cs Counts) Top() string {
 
 // Summarize reads a parsed payload of the blob name into a Summary.
 func (c Config) Summarize(name string, p *Payload) Summary {
-	s := Summary{Events: len(p.Events)}
+	s := Summary{Events: len(p.Events), IDs: make([]uint32, 0, len(p.Events))}
 	if p.Malformed() {
 		s.Malformed, s.Error = true, p.Err.Error()
 	}
@@ -77,6 +80,7 @@ func (c Config) Summarize(name string, p *Payload) Summary {
 			s.Outcomes.add(ev.LastDeliveryOutcome)
 		}
 		j := c.Judge(ev.ID, ev.EventType)
+		s.IDs = append(s.IDs, IDHash(j.Original))
 		if js != nil {
 			js = append(js, j)
 		}

@@ -1,0 +1,167 @@
+package main
+
+import (
+	"encoding/json"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+)
+
+type traceDoc struct {
+	Blob   string `json:"blob"`
+	Events []struct {
+		ID       string   `json:"id"`
+		State    string   `json:"state"`
+		Resumes  bool     `json:"resumes"`
+		Verdicts []string `json:"verdicts"`
+		Passes   []struct {
+			Blob    string   `json:"blob"`
+			Attempt *float64 `json:"attempt"`
+			AtLeast bool     `json:"atLeast"`
+			Fate    string   `json:"fate"`
+			Where   string   `json:"where"`
+			Drains  int      `json:"drains"`
+			Actions []struct {
+				Action string `json:"action"`
+			} `json:"actions"`
+		} `json:"passes"`
+	} `json:"events"`
+}
+
+func traceOf(t *testing.T, args ...string) traceDoc {
+	t.Helper()
+	var d traceDoc
+	if err := json.Unmarshal([]byte(mustRun(t, append([]string{"trace", "-o", "json"}, args...)...)), &d); err != nil {
+		t.Fatal(err)
+	}
+	return d
+}
+
+// Issue 49's first test: a drain into a handler that still fails. A simulated day later every event of the
+// drained blobs has come back one attempt further on each pass — 0, 1, 2 — and ends quarantined at the cap,
+// the drain told on its first pass; the twin, which was there, agrees for every one of them.
+func TestTraceFollowsADrainIntoAFailingHandlerToTheCap(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), "twin")
+	mustRun(t, "twin", "start", "--dir", dir)
+	mustRun(t, "twin", "script", "set", "friend-requests", "down", "--status", "500", "--dir", dir)
+	var ls struct {
+		Blobs []struct {
+			Name string `json:"name"`
+		} `json:"blobs"`
+	}
+	if err := json.Unmarshal([]byte(mustRun(t, "ls", "--dir", dir, "--pane", "stranded", "--filter", "sub:friend-requests", "-o", "json")), &ls); err != nil {
+		t.Fatal(err)
+	}
+	if len(ls.Blobs) < 3 {
+		t.Fatalf("the twin opens on %d stranded friend-requests blobs", len(ls.Blobs))
+	}
+	var ids []string
+	for _, b := range ls.Blobs {
+		for _, e := range traceOf(t, "--dir", dir, b.Name).Events {
+			ids = append(ids, e.ID)
+		}
+	}
+	mustRun(t, "drain", "--dir", dir, "--filter", "sub:friend-requests", "--yes")
+	mustRun(t, "twin", "advance", "--dir", dir, "--by", "24h")
+	for _, id := range ids {
+		d := traceOf(t, "--dir", dir, "--event", id)
+		if len(d.Events) != 1 {
+			t.Fatalf("%s: %+v", id, d)
+		}
+		e := d.Events[0]
+		if e.State != "quarantined" || !e.Resumes || !slices.Equal(e.Verdicts, []string{"cap"}) || len(e.Passes) != 3 {
+			t.Fatalf("%s ends %s (resumes %v, %v) after %d passes: %+v", id, e.State, e.Resumes, e.Verdicts, len(e.Passes), e)
+		}
+		for n, p := range e.Passes {
+			if p.Attempt == nil || int(*p.Attempt) != n || p.AtLeast {
+				t.Errorf("%s pass %d: attempt %v (at least %v), want %d", id, n, p.Attempt, p.AtLeast, n)
+			}
+			want := "republished"
+			if n == len(e.Passes)-1 {
+				want = "quarantined"
+			}
+			if p.Fate != want {
+				t.Errorf("%s pass %d: %s, want %s", id, n, p.Fate, want)
+			}
+		}
+		if first := e.Passes[0]; first.Drains != 1 || len(first.Actions) != 1 || first.Actions[0].Action != "drain" {
+			t.Errorf("%s: the drain is not told on its first pass: %+v", id, first)
+		}
+	}
+	var truth struct {
+		Events []struct {
+			ID    string   `json:"id"`
+			State string   `json:"state"`
+			Blobs []string `json:"blobs"`
+		} `json:"events"`
+	}
+	if err := json.Unmarshal([]byte(mustRun(t, append([]string{"twin", "truth", "--dir", dir, "-o", "json"}, ids...)...)), &truth); err != nil {
+		t.Fatal(err)
+	}
+	if len(truth.Events) != len(ids) {
+		t.Fatalf("truth of %d events for %d asked", len(truth.Events), len(ids))
+	}
+	for i, e := range truth.Events {
+		last := traceOf(t, "--dir", dir, "--event", ids[i]).Events[0].Passes[2]
+		if e.ID != ids[i] || e.State != "quarantined" || !slices.Contains(e.Blobs, last.Where) {
+			t.Errorf("the twin says %+v; trace says quarantined in %s", e, last.Where)
+		}
+	}
+}
+
+// A blob asked for by a fragment gives the journey of each of its events, ending in it; a quarantine copy's
+// events never read attempt 0 (at least the cap when the cap stopped them, else unknown); an id nothing holds
+// exits 1.
+func TestTraceOfABlobAndOfNothing(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), "twin")
+	mustRun(t, "twin", "start", "--dir", dir)
+	mustRun(t, "twin", "advance", "--dir", dir, "--by", "12h")
+	out, _, code := runCmd(t, "trace", "--dir", dir, "--event", "no-such-event")
+	if code != exitFindings || out == "" {
+		t.Fatalf("exit %d, %q", code, out)
+	}
+	var ls struct {
+		Blobs []struct {
+			Name string `json:"name"`
+		} `json:"blobs"`
+	}
+	if err := json.Unmarshal([]byte(mustRun(t, "ls", "--dir", dir, "--pane", "quarantine", "-o", "json")), &ls); err != nil {
+		t.Fatal(err)
+	}
+	capped, other := 0, 0
+	for _, b := range ls.Blobs {
+		// Its GUID names the dead letter (the root blob, the replay's archived copy holding all of it, this copy):
+		// trace takes the one holding every event; its full name, this copy.
+		guid := strings.TrimSuffix(b.Name[strings.LastIndexByte(b.Name, '/')+1:], ".json")
+		if d := traceOf(t, "--dir", dir, guid); strings.TrimPrefix(strings.TrimPrefix(d.Blob, "archived/"), "quarantine/") != strings.TrimPrefix(b.Name, "quarantine/") {
+			t.Fatalf("%s traces %s", guid, d.Blob)
+		}
+		d := traceOf(t, "--dir", dir, b.Name)
+		if d.Blob != b.Name || len(d.Events) == 0 {
+			t.Fatalf("%s: %+v", b.Name, d)
+		}
+		for _, e := range d.Events {
+			last := e.Passes[len(e.Passes)-1]
+			if e.State != "quarantined" || last.Where != b.Name {
+				t.Errorf("%s in %s: %s, last pass in %s", e.ID, b.Name, e.State, last.Where)
+			}
+			switch {
+			case slices.Equal(e.Verdicts, []string{"cap"}):
+				capped++
+				// (exact when the root blob or the archived copy still says it, else at least the cap)
+				if last.Attempt == nil || *last.Attempt < 2 {
+					t.Errorf("%s stopped by the cap reads attempt %v (at least %v)", e.ID, last.Attempt, last.AtLeast)
+				}
+			default:
+				other++
+				if last.Attempt != nil && *last.Attempt == 0 {
+					t.Errorf("%s (%v) reads attempt 0 in a copy that stripped its count", e.ID, e.Verdicts)
+				}
+			}
+		}
+	}
+	if capped == 0 || other == 0 {
+		t.Fatalf("the twin's quarantine held %d capped and %d other events: the test saw too little", capped, other)
+	}
+}

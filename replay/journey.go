@@ -1,0 +1,173 @@
+package replay
+
+import (
+	"context"
+	"errors"
+	"slices"
+	"strings"
+	"sync"
+
+	"github.com/deadletter/deadletter/replay/rules"
+	"github.com/deadletter/deadletter/store"
+	"golang.org/x/sync/errgroup"
+)
+
+// Traced is what trace found for what was asked: the journey of one event, or of each event of one blob.
+type Traced struct {
+	Asked string
+	// Blob is the blob asked for ("" when an event id was); Gone says it is not in the container (only the record
+	// remembers it, and Touches are what the record says of it).
+	Blob    string
+	Gone    bool
+	Touches []rules.Touch
+	// Journeys are the events' journeys, in the blob's order (an event repeated in it once).
+	Journeys []rules.Journey
+	// Read is how many payloads were read to find them (those the index could not rule out).
+	Read int
+}
+
+// Trace follows events through the container. asked is a blob — its name, URL, GUID or a fragment that picks out
+// one, as show takes it — or else an event id, with or without its count (event: always an id). Every blob that
+// may hold the events is read — the snapshot's index (Summary.IDs) rules out the ones already read that cannot —
+// and only the sightings of the events asked for are kept, so a trace over a million blobs holds what it found,
+// not what it read. touches are the record's actions (record.Touches).
+func (l *Loader) Trace(ctx context.Context, snap *rules.Snapshot, asked, container string, event bool, touches []rules.Touch) (*Traced, error) {
+	t := &Traced{Asked: asked}
+	var originals []string
+	lk := resolveIn(snap, container, []string{asked}, AnyBlob)[0]
+	if one := oneDeadLetter(lk.candidates); one != "" && lk.more == 0 {
+		lk.name, lk.candidates = one, nil
+	}
+	switch {
+	case event:
+	case len(lk.candidates) > 0:
+		return nil, lk.err()
+	case lk.name != "":
+		t.Blob = lk.name
+		b, err := l.Container.Read(ctx, lk.name, store.MaxBlobBytes)
+		if err != nil {
+			return nil, err
+		}
+		t.Read++
+		seen := map[string]bool{}
+		for _, ev := range rules.ParsePayload(b.Body).Events {
+			if o := rules.EventOf(ev.ID, l.Config.Separator); !seen[o] {
+				seen[o] = true
+				originals = append(originals, o)
+			}
+		}
+	case lk.fullName:
+		name := nameFromURL(asked, container)
+		if tt := touchesOf(name, touches); len(tt) > 0 {
+			t.Blob, t.Gone, t.Touches = name, true, tt
+			return t, nil
+		}
+		// (no blob and no record of one by that name: an event id may hold a /)
+	}
+	if t.Blob == "" {
+		originals = []string{rules.EventOf(asked, l.Config.Separator)}
+	}
+	want := map[string]bool{}
+	hashes := map[uint32]bool{}
+	for _, o := range originals {
+		want[o], hashes[rules.IDHash(o)] = true, true
+	}
+	sightings, read, err := l.sightings(ctx, snap, want, hashes)
+	if err != nil {
+		return nil, err
+	}
+	t.Read += read
+	for _, o := range originals {
+		t.Journeys = append(t.Journeys, l.Config.Journey(o, sightings[o], touches, snap.Now))
+	}
+	return t, nil
+}
+
+// touchesOf are the record's actions on one blob, or on a copy of it.
+func touchesOf(name string, touches []rules.Touch) []rules.Touch {
+	var out []rules.Touch
+	for _, t := range touches {
+		if t.Blob == name || t.Target == name {
+			out = append(out, t)
+		}
+	}
+	return out
+}
+
+// sightings reads every blob of the snapshot that may hold an event of want and returns each event's copies.
+func (l *Loader) sightings(ctx context.Context, snap *rules.Snapshot, want map[string]bool, hashes map[uint32]bool) (map[string][]rules.Sighting, int, error) {
+	var (
+		mu   sync.Mutex
+		out  = map[string][]rules.Sighting{}
+		read int
+	)
+	n := l.Concurrency
+	if n <= 0 {
+		n = rules.DefaultConcurrency
+	}
+	g, ctx := errgroup.WithContext(ctx)
+	g.SetLimit(n)
+	for _, it := range snap.Items {
+		if !it.Summary.MayHold(hashes) || it.Refused != "" {
+			continue
+		}
+		info, crash := it.Info, it.Summary != nil && it.Summary.CrashDepth > 0
+		g.Go(func() error {
+			b, err := l.Container.Read(ctx, info.Name, store.MaxBlobBytes)
+			switch {
+			case errors.Is(err, store.ErrNotFound) || errors.Is(err, store.ErrTooLarge):
+				return nil // gone since the listing, or too large for anyone to read: it holds nothing to follow
+			case err != nil:
+				return err
+			}
+			p := rules.ParsePayload(b.Body)
+			if it.Summary == nil && rules.IsRoot(info.Name) {
+				s := l.Config.Summarize(info.Name, p)
+				crash = s.CrashDepth > 0
+			}
+			mu.Lock()
+			defer mu.Unlock()
+			read++
+			for _, ev := range p.Events {
+				o := rules.EventOf(ev.ID, l.Config.Separator)
+				if !want[o] {
+					continue
+				}
+				md := b.Metadata
+				if md == nil {
+					md = info.Metadata
+				}
+				out[o] = append(out[o], rules.Sighting{Blob: info.Name, LastModified: b.LastModified, Marks: rules.MarksOf(md),
+					Index: ev.Index, ID: ev.ID, EventType: ev.EventType, DeadLetterReason: ev.DeadLetterReason,
+					LastDeliveryOutcome: ev.LastDeliveryOutcome, LastHTTPStatus: ev.LastHTTPStatusCode,
+					LastTry: ev.LastDeliveryAttemptTime, Malformed: p.Malformed(), Crash: crash})
+			}
+			return nil
+		})
+	}
+	if err := g.Wait(); err != nil {
+		return nil, read, err
+	}
+	return out, read, nil
+}
+
+// oneDeadLetter picks, of names that are all one dead letter (X, archived/X, quarantine/X), the one holding every
+// event of it: X while it is there, else its archived copy, else the quarantine copy; "" when they are not one.
+func oneDeadLetter(names []string) string {
+	if len(names) < 2 {
+		return ""
+	}
+	root := strings.TrimPrefix(strings.TrimPrefix(names[0], rules.ArchivedPrefix), rules.QuarantinePrefix)
+	a, q := rules.Twins(root)
+	for _, n := range names {
+		if n != root && n != a && n != q {
+			return ""
+		}
+	}
+	for _, pick := range []string{root, a, q} {
+		if slices.Contains(names, pick) {
+			return pick
+		}
+	}
+	return ""
+}
