@@ -18,6 +18,9 @@ type Detail struct {
 	Judgements []rules.Judgement
 	// Reasons are the derived quarantine reasons (quarantine blobs only), aligned with Payload.Events.
 	Reasons []rules.Verdict
+	// Reached is how far each event had got (rules.Config.Reached: a quarantine copy's stripped counts are never
+	// read as 0), aligned with Payload.Events.
+	Reached []rules.Reached
 	Preview *rules.Preview
 	Restore *rules.RestorePlan
 	// Now is the service time the blob was read at: its age and alerts are measured against it.
@@ -100,6 +103,7 @@ func (l *Loader) Inspect(ctx context.Context, name string) (*Detail, error) {
 	d.Summary = &s
 	for _, ev := range d.Payload.Events {
 		d.Judgements = append(d.Judgements, l.Config.Judge(ev.ID, ev.EventType))
+		d.Reached = append(d.Reached, l.Config.Reached(name, ev.ID, ev.EventType))
 		if d.Pane == rules.PaneQuarantine && !d.Payload.Malformed() {
 			d.Reasons = append(d.Reasons, l.Config.QuarantineReason(ev.ID, ev.EventType))
 		}

@@ -167,7 +167,7 @@ func TestSeedLsCoversEveryPaneAndVerdict(t *testing.T) {
 	}
 }
 
-var eventFields = []string{"deadLetterReason", "deliveryAttempts", "eventType", "id", "index", "lastDeliveryAttemptTime", "lastDeliveryOutcome", "lastHttpStatusCode", "originalId", "publishTime", "replayAttempt", "subject", "uncountable", "verdicts"}
+var eventFields = []string{"attemptAtLeast", "countReset", "deadLetterReason", "deliveryAttempts", "eventType", "id", "index", "lastDeliveryAttemptTime", "lastDeliveryOutcome", "lastHttpStatusCode", "originalId", "publishTime", "replayAttempt", "subject", "uncountable", "verdicts"}
 
 func TestShowEverySeededBlob(t *testing.T) {
 	dir := seeded(t)

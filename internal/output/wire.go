@@ -272,10 +272,15 @@ func ToBlobJSON(cfg rules.Config, it *rules.Item, now time.Time) BlobJSON {
 }
 
 type EventJSON struct {
-	Index                   int      `json:"index"`
-	ID                      Text     `json:"id"`
-	OriginalID              Text     `json:"originalId"`
-	ReplayAttempt           Attempt  `json:"replayAttempt"`
+	Index      int  `json:"index"`
+	ID         Text `json:"id"`
+	OriginalID Text `json:"originalId"`
+	// ReplayAttempt is how far the event had got: its id's count, or in a quarantine copy (which strips it) at least
+	// the cap (AttemptAtLeast) when the cap stopped it, and null when nothing says (CountReset: the copy no longer
+	// carries it; a restore resumes at 0).
+	ReplayAttempt           *Attempt `json:"replayAttempt"`
+	AttemptAtLeast          bool     `json:"attemptAtLeast"`
+	CountReset              bool     `json:"countReset"`
 	EventType               Text     `json:"eventType"`
 	Subject                 Text     `json:"subject"`
 	DeadLetterReason        Text     `json:"deadLetterReason"`
@@ -367,7 +372,16 @@ func ToShowJSON(cfg rules.Config, d *replay.Detail) ShowJSON {
 			PublishTime: Text(ev.PublishTime), LastDeliveryAttemptTime: Text(ev.LastDeliveryAttemptTime)}
 		if i < len(d.Judgements) {
 			j := d.Judgements[i]
-			e.OriginalID, e.ReplayAttempt, e.Uncountable = Text(j.Original), Attempt(j.Attempt), j.Uncountable
+			a := Attempt(j.Attempt)
+			e.OriginalID, e.ReplayAttempt, e.Uncountable = Text(j.Original), &a, j.Uncountable
+		}
+		if i < len(d.Reached) {
+			r := d.Reached[i]
+			a := Attempt(r.Attempt)
+			e.ReplayAttempt, e.AttemptAtLeast, e.CountReset = &a, r.AtLeast, r.Reset
+			if r.Unknown {
+				e.ReplayAttempt = nil
+			}
 		}
 		vs, _ := d.EventVerdicts(i)
 		e.Verdicts = VerdictNames(vs)

@@ -293,6 +293,8 @@ var (
 				// The replay stripped the count from a quarantine copy's ids; the cap that stopped them says how
 				// far they got: at least --max-replays (never "0" beside C3).
 				return "≥" + strconv.Itoa(r.MaxReplays)
+			case r.Item.Pane == rules.PaneQuarantine && s != nil && s.MaxReplayAttempt == 0 && !s.Malformed:
+				return "?" // (refused for another reason: the copy stripped the count, nothing says how far it got)
 			}
 			return summaryOr(r, AttemptLabel)
 		},

@@ -81,6 +81,9 @@ func EventAttempt(d *replay.Detail, i int) (attempt string, uncountable bool) {
 	if d.Judgements[i].Uncountable {
 		return "0", true
 	}
+	if i < len(d.Reached) {
+		return d.Reached[i].String(), false // (≥2 or ? in a quarantine copy, never 0 beside its cap)
+	}
 	return d.Judgements[i].Attempt.String(), false
 }
 
