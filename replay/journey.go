@@ -6,6 +6,7 @@ import (
 	"slices"
 	"strings"
 	"sync"
+	"time"
 
 	"github.com/deadletter/deadletter/replay/rules"
 	"github.com/deadletter/deadletter/store"
@@ -67,20 +68,64 @@ func (l *Loader) Trace(ctx context.Context, snap *rules.Snapshot, asked, contain
 	if t.Blob == "" {
 		originals = []string{rules.EventOf(asked, l.Config.Separator)}
 	}
-	want := map[string]bool{}
-	hashes := map[uint32]bool{}
-	for _, o := range originals {
-		want[o], hashes[rules.IDHash(o)] = true, true
-	}
-	sightings, read, err := l.sightings(ctx, snap, want, hashes)
+	plan := l.PlanTrace(snap, originals)
+	js, read, err := plan.Run(ctx, touches)
 	if err != nil {
 		return nil, err
 	}
 	t.Read += read
-	for _, o := range originals {
-		t.Journeys = append(t.Journeys, l.Config.Journey(o, sightings[o], touches, snap.Now))
-	}
+	t.Journeys = js
 	return t, nil
+}
+
+// TracePlan is a trace's reads, picked from a snapshot: the blobs that may hold the events (PlanTrace). Picking
+// is quick and touches the snapshot, so a screen does it in Update; Run does the reads, in a command.
+type TracePlan struct {
+	l         *Loader
+	originals []string
+	want      map[string]bool
+	blobs     []traceBlob
+	now       time.Time
+}
+
+type traceBlob struct {
+	info  store.BlobInfo
+	crash bool // the blob's summary says the replay throws on it
+	known bool // its summary was read (else the read finds out)
+}
+
+// PlanTrace picks the blobs of snap that may hold the events with these original ids (rules.EventOf: parsed
+// once — an original may itself end in |n).
+func (l *Loader) PlanTrace(snap *rules.Snapshot, originals []string) *TracePlan {
+	p := &TracePlan{l: l, want: map[string]bool{}, now: snap.Now}
+	hashes := map[uint32]bool{}
+	for _, o := range originals {
+		if !p.want[o] {
+			p.originals = append(p.originals, o)
+		}
+		p.want[o], hashes[rules.IDHash(o)] = true, true
+	}
+	for _, it := range snap.Items {
+		if it.Refused != "" || !it.Summary.MayHold(hashes) {
+			continue
+		}
+		p.blobs = append(p.blobs, traceBlob{info: it.Info, crash: it.Summary != nil && it.Summary.CrashDepth > 0, known: it.Summary != nil})
+	}
+	return p
+}
+
+// Run reads the blobs picked and follows each event: its journey (in the order asked), and how many payloads
+// were read.
+func (p *TracePlan) Run(ctx context.Context, touches []rules.Touch) ([]rules.Journey, int, error) {
+	sightings, read, err := p.l.sightings(ctx, p.blobs, p.want)
+	if err != nil {
+		return nil, read, err
+	}
+	out := make([]rules.Journey, 0, len(p.originals))
+	for _, o := range p.originals {
+		out = append(out, p.l.Config.Journey(o, sightings[o], touches, p.now))
+	}
+	return out, read, nil
 }
 
 // touchesOf are the record's actions on one blob, or on a copy of it.
@@ -94,8 +139,8 @@ func touchesOf(name string, touches []rules.Touch) []rules.Touch {
 	return out
 }
 
-// sightings reads every blob of the snapshot that may hold an event of want and returns each event's copies.
-func (l *Loader) sightings(ctx context.Context, snap *rules.Snapshot, want map[string]bool, hashes map[uint32]bool) (map[string][]rules.Sighting, int, error) {
+// sightings reads the blobs picked and returns each wanted event's copies.
+func (l *Loader) sightings(ctx context.Context, blobs []traceBlob, want map[string]bool) (map[string][]rules.Sighting, int, error) {
 	var (
 		mu   sync.Mutex
 		out  = map[string][]rules.Sighting{}
@@ -107,13 +152,9 @@ func (l *Loader) sightings(ctx context.Context, snap *rules.Snapshot, want map[s
 	}
 	g, ctx := errgroup.WithContext(ctx)
 	g.SetLimit(n)
-	for _, it := range snap.Items {
-		if !it.Summary.MayHold(hashes) || it.Refused != "" {
-			continue
-		}
-		info, crash := it.Info, it.Summary != nil && it.Summary.CrashDepth > 0
+	for _, tb := range blobs {
 		g.Go(func() error {
-			b, err := l.Container.Read(ctx, info.Name, store.MaxBlobBytes)
+			b, err := l.Container.Read(ctx, tb.info.Name, store.MaxBlobBytes)
 			switch {
 			case errors.Is(err, store.ErrNotFound) || errors.Is(err, store.ErrTooLarge):
 				return nil // gone since the listing, or too large for anyone to read: it holds nothing to follow
@@ -121,9 +162,14 @@ func (l *Loader) sightings(ctx context.Context, snap *rules.Snapshot, want map[s
 				return err
 			}
 			p := rules.ParsePayload(b.Body)
-			if it.Summary == nil && rules.IsRoot(info.Name) {
-				s := l.Config.Summarize(info.Name, p)
+			crash := tb.crash
+			if !tb.known && rules.IsRoot(tb.info.Name) {
+				s := l.Config.Summarize(tb.info.Name, p)
 				crash = s.CrashDepth > 0
+			}
+			md := b.Metadata
+			if md == nil {
+				md = tb.info.Metadata
 			}
 			mu.Lock()
 			defer mu.Unlock()
@@ -133,11 +179,7 @@ func (l *Loader) sightings(ctx context.Context, snap *rules.Snapshot, want map[s
 				if !want[o] {
 					continue
 				}
-				md := b.Metadata
-				if md == nil {
-					md = info.Metadata
-				}
-				out[o] = append(out[o], rules.Sighting{Blob: info.Name, LastModified: b.LastModified, Marks: rules.MarksOf(md),
+				out[o] = append(out[o], rules.Sighting{Blob: tb.info.Name, LastModified: b.LastModified, Marks: rules.MarksOf(md),
 					Index: ev.Index, ID: ev.ID, EventType: ev.EventType, DeadLetterReason: ev.DeadLetterReason,
 					LastDeliveryOutcome: ev.LastDeliveryOutcome, LastHTTPStatus: ev.LastHTTPStatusCode,
 					LastTry: ev.LastDeliveryAttemptTime, Malformed: p.Malformed(), Crash: crash})

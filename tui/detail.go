@@ -384,7 +384,9 @@ func (v *detail) eventsOff() string {
 
 func (v *detail) openEvent() tea.Cmd {
 	i := v.events.cursor
-	return v.e.send(pushMsg{newEventView(v.e, v.d, i)})
+	ev := newEventView(v.e, v.d, i)
+	v.e.send(pushMsg{ev})
+	return ev.trace()
 }
 
 // act asks for an action on this blob.

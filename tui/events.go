@@ -6,6 +6,7 @@ import (
 
 	tea "github.com/charmbracelet/bubbletea"
 	"github.com/deadletter/deadletter/internal/present"
+	"github.com/deadletter/deadletter/internal/record"
 	"github.com/deadletter/deadletter/internal/textfmt"
 	"github.com/deadletter/deadletter/replay"
 	"github.com/deadletter/deadletter/replay/rules"
@@ -130,22 +131,85 @@ type eventView struct {
 	search bool
 	// moved says the blob changed or left since this event was read (the detail below says where it went).
 	moved bool
-	w, h  int
+	// journey is the event's passes across blobs (trace's, read in a command: tracing says so until it comes);
+	// pass is the one [ and ] select, enter opens.
+	journey *rules.Journey
+	tracing bool
+	jerr    string
+	pass    int
+	seq     int
+	w, h    int
 }
 
+// journeyMsg is an event's journey, read.
+type journeyMsg struct {
+	seq int
+	j   *rules.Journey
+	err error
+}
+
+var eventViewSeq int
+
 func newEventView(e *env, d *replay.Detail, i int) *eventView {
-	v := &eventView{e: e, d: d, i: i, text: newPager(e.st)}
+	eventViewSeq++
+	v := &eventView{e: e, d: d, i: i, text: newPager(e.st), seq: eventViewSeq, tracing: true}
+	v.build()
+	return v
+}
+
+// trace follows the event across blobs: the blobs that may hold it are picked now (from the snapshot), read in
+// the command, with the record's actions on them.
+func (v *eventView) trace() tea.Cmd {
+	if v.i >= len(v.d.Judgements) {
+		v.tracing = false
+		return nil
+	}
+	plan := v.e.loader.PlanTrace(v.e.snap, []string{v.d.Judgements[v.i].Original})
+	s, ctx, seq := v.e.sess, v.e.ctx, v.seq
+	return func() tea.Msg {
+		var touches []rules.Touch
+		if s != nil {
+			if h, err := s.History(ctx); err == nil {
+				touches = record.Touches(h.Records)
+			}
+		}
+		js, _, err := plan.Run(ctx, touches)
+		if err != nil || len(js) == 0 {
+			return journeyMsg{seq: seq, err: err}
+		}
+		return journeyMsg{seq: seq, j: &js[0]}
+	}
+}
+
+// build lays out the event: its header, its journey (one line a pass, the selected one marked), its JSON.
+func (v *eventView) build() {
+	d, i, e := v.d, v.i, v.e
 	ev := d.Payload.Events[i]
 	var lines []string
 	vs := present.EventVerdictShort(d, i)
 	lines = append(lines, e.st.Title.Render(fmt.Sprintf("event #%d of %s", ev.Index, textfmt.Printable(d.Name))),
 		fmt.Sprintf("verdict %s · attempt %s · published %s · last try %s", vs, present.EvAttempt.Cell(present.EventRow{D: d, I: i}),
 			textfmt.TimeText(ev.PublishTime), textfmt.TimeText(ev.LastDeliveryAttemptTime)), "")
+	switch {
+	case v.tracing:
+		lines = append(lines, e.st.Dim.Render("journey: following it across the container…"))
+	case v.jerr != "":
+		lines = append(lines, e.st.Warn.Render("journey: could not follow it: "+textfmt.Printable(v.jerr)))
+	case v.journey != nil && len(v.journey.Passes) > 0:
+		lines = append(lines, "journey: "+present.JourneyHeadline(*v.journey, e.cfg, e.serviceNow()))
+		for n, p := range v.journey.Passes {
+			mark := "  "
+			if n == v.pass {
+				mark = "▸ "
+			}
+			lines = append(lines, mark+present.PassLine(n+1, p, e.cfg.Separator))
+		}
+	}
+	lines = append(lines, "")
 	for _, l := range strings.Split(present.PrettyJSON(ev.Raw), "\n") {
 		lines = append(lines, textfmt.Printable(l))
 	}
 	v.text.setLines(lines)
-	return v
 }
 
 func (v *eventView) SetSize(w, h int) { v.w, v.h = w, h; v.text.SetSize(w, h-1) }
@@ -154,6 +218,17 @@ func (v *eventView) Update(msg tea.Msg) (component, tea.Cmd) {
 	if _, ok := msg.(followMsg); ok {
 		i, found := v.e.snap.Lookup(v.d.Name)
 		v.moved = !found || v.e.snap.Items[i].ETag != v.d.ETag
+		return v, nil
+	}
+	if m, ok := msg.(journeyMsg); ok && m.seq == v.seq {
+		v.tracing, v.journey = false, m.j
+		if m.err != nil {
+			v.jerr = m.err.Error()
+		}
+		if v.journey != nil {
+			v.pass = len(v.journey.Passes) - 1 // (where it stands now)
+		}
+		v.build()
 		return v, nil
 	}
 	if k, ok := msg.(tea.KeyMsg); ok && v.search {
@@ -192,6 +267,9 @@ func (v *eventView) Scope() *scope {
 			v.text.search.SetValue(v.text.query)
 			return v.text.search.Focus()
 		}).footer(),
+		bind([]string{"]"}, "]", "the journey's next pass", func() tea.Cmd { v.movePass(1); return nil }).when(v.noPasses),
+		bind([]string{"["}, "[", "the journey's previous pass", func() tea.Cmd { v.movePass(-1); return nil }).when(v.noPasses),
+		bind([]string{"enter"}, "enter", "open the selected pass's blob, where it is now", v.openPass).when(v.noPasses).footer(),
 		bind([]string{"n"}, "n", "next match", func() tea.Cmd { v.text.next(1); return nil }).when(noMatch),
 		bind([]string{"N"}, "N", "previous match", func() tea.Cmd { v.text.next(-1); return nil }).when(noMatch),
 		bind([]string{"up", "k"}, "↑/k", "scroll up", func() tea.Cmd { v.text.scroll(-1); return nil }),
@@ -217,4 +295,33 @@ func (v *eventView) View() string {
 func (v *eventView) mouse(msg tea.MouseMsg, _ int) tea.Cmd {
 	v.text.scroll(wheel(msg))
 	return nil
+}
+
+// noPasses says why the pass keys do nothing ("" when there is a journey to move in).
+func (v *eventView) noPasses() string {
+	if v.journey == nil || len(v.journey.Passes) == 0 {
+		return "no journey yet"
+	}
+	return ""
+}
+
+func (v *eventView) movePass(by int) {
+	if v.journey == nil {
+		return
+	}
+	v.pass = min(max(v.pass+by, 0), len(v.journey.Passes)-1)
+	v.build()
+}
+
+// openPass opens the blob the selected pass is in now (its replay copy, its restored copy, or where it waits).
+func (v *eventView) openPass() tea.Cmd {
+	if v.journey == nil || v.pass >= len(v.journey.Passes) {
+		return nil
+	}
+	p := v.journey.Passes[v.pass]
+	name := p.Where
+	if name == "" {
+		name = p.Blob
+	}
+	return v.e.send(openBlobMsg{name: name})
 }

@@ -397,3 +397,55 @@ func TestDemoSurvivesKillNineInTmux(t *testing.T) {
 		}
 	}
 }
+
+// Issue 49 in the real binary: after a drain into a failing handler and a simulated day, a quarantine copy's
+// event view shows the event's journey — three passes, the last quarantined at the cap — and enter on the first
+// pass opens that pass's blob where it is now (the replay's archived copy).
+func TestAnEventsJourneyInTmux(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), "twin")
+	mustRun(t, "twin", "start", "--dir", dir)
+	mustRun(t, "twin", "script", "set", "friend-requests", "down", "--status", "500", "--dir", dir)
+	mustRun(t, "drain", "--dir", dir, "--filter", "sub:friend-requests", "--yes")
+	mustRun(t, "twin", "advance", "--dir", dir, "--by", "24h")
+	var ls struct {
+		Blobs []struct {
+			Name     string         `json:"name"`
+			Verdicts map[string]int `json:"verdicts"`
+		} `json:"blobs"`
+	}
+	if err := json.Unmarshal([]byte(mustRun(t, "ls", "--dir", dir, "--pane", "quarantine", "--filter", "sub:friend-requests hour:12-07", "-o", "json")), &ls); err != nil {
+		t.Fatal(err)
+	}
+	guid := ""
+	for _, b := range ls.Blobs {
+		if b.Verdicts["cap"] > 0 {
+			guid = strings.TrimSuffix(b.Name[strings.LastIndexByte(b.Name, '/')+1:], ".json")[:8]
+			break
+		}
+	}
+	if guid == "" {
+		t.Fatalf("no capped friend-requests quarantine copy: %+v", ls)
+	}
+	tm := newTerm(t, 200, 50, binary(t), "--dir", dir, "--interval", "1h")
+	tm.screen("REHEARSAL", "[1 Stranded")
+	tm.keys("2")
+	tm.screen("[2 Quarantine")
+	tm.keys("/")
+	tm.keys("-l", guid)
+	tm.keys("Enter")
+	tm.screen("filter: " + guid)
+	tm.keys("Enter")
+	tm.screen("quarantine ·", "r restore")
+	tm.keys("Enter")
+	tm.screen("journey:", "— quarantined", "1. dead-lettered", "3. dead-lettered", "quarantined (cap)", "▸ 3.")
+	tm.keys("[")
+	tm.screen("▸ 2.")
+	tm.keys("[")
+	tm.screen("▸ 1.")
+	tm.keys("Enter")
+	tm.screen("archived ·", "archived/FRIEND-REQUESTS/")
+	tm.keys("q")
+	if code := tm.exited(); code != 0 {
+		t.Fatalf("exit %d", code)
+	}
+}

@@ -1,0 +1,52 @@
+package tui
+
+import (
+	"context"
+	"encoding/json"
+	"strings"
+	"testing"
+
+	"github.com/deadletter/deadletter/store"
+)
+
+// An event's view follows it across blobs: a quarantine copy's event that was republished once before shows both
+// passes, attempt 0 then ≥… quarantined at the cap; [ selects the earlier pass and enter opens its blob.
+func TestAnEventsViewShowsItsJourney(t *testing.T) {
+	mem, cfg := fixture(t, 0)
+	ctx := context.Background()
+	const q = "quarantine/THREAD-REPLIES/2026/11/1/8/2d024900-02b6-4912-df83-32405011c734.json"
+	b, err := mem.Read(ctx, q, store.MaxBlobBytes)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var evs []map[string]any
+	if err := json.Unmarshal(b.Body, &evs); err != nil {
+		t.Fatal(err)
+	}
+	first := evs[0]
+	id := first["id"].(string)
+	first["id"] = id + "|1"
+	first["lastDeliveryAttemptTime"] = "2026-11-01T06:10:00Z"
+	body, _ := json.Marshal([]any{first})
+	const earlier = "archived/THREAD-REPLIES/2026/11/1/6/0a0a0a0a-0000-0000-0000-000000000001.json"
+	if _, err := mem.Write(ctx, earlier, body, store.WriteOptions{ContentType: "application/json"}); err != nil {
+		t.Fatal(err)
+	}
+	hs := newHarness(t, mem, cfg, 140, 40)
+	hs.press("2", "<enter>")
+	if hs.m.detail().name != q {
+		t.Fatalf("opened %s", hs.m.detail().name)
+	}
+	hs.press("<enter>")
+	s := hs.shows("journey: "+id+" — quarantined", "1. dead-lettered 11-01 06:10Z in THREAD-REPLIES/2026/11/1/6/0a0a0a0a", "attempt 1",
+		"2. dead-lettered", "▸ 2.", "quarantined (cap)")
+	if strings.Contains(s, "attempt 0 ·") {
+		t.Fatalf("a quarantine copy's event reads attempt 0:\n%s", s)
+	}
+	hs.press("[")
+	hs.shows("▸ 1.")
+	hs.press("<enter>")
+	if got := hs.m.detail().name; got != earlier {
+		t.Fatalf("enter on the first pass opened %s, want %s", got, earlier)
+	}
+}
