@@ -22,6 +22,7 @@ type logOptions struct {
 	f      *factory
 	since  time.Duration
 	filter string
+	events bool
 	out    *printFlags
 }
 
@@ -42,6 +43,7 @@ dashboard's filter words (matched against each record's blobs) plus who:USER and
 		RunE:        func(cmd *cobra.Command, _ []string) error { return runWith(runF, runLog)(cmd.Context(), o) },
 	}
 	durationVar(cmd.Flags(), &o.since, "since", "only records of actions started this long ago or later (0: all)")
+	cmd.Flags().BoolVar(&o.events, "events", false, "follow each action's events too: every pass since (republished |n, dead-lettered again, quarantined, repaired) to where each stands now (reads the payloads)")
 	cmd.Flags().StringVar(&o.filter, "filter", "", "the dashboard's filter words against each record's blobs, plus who:USER and action:NAME ('action:drain who:alice sub:webhooks')")
 	o.out = declareOutput(cmd, outText, outJSON)
 	return cmd
@@ -145,9 +147,18 @@ func runLog(ctx context.Context, o *logOptions) error {
 		}
 		keep = append(keep, r)
 	}
-	lj := toLogJSON(ctx, snap, h, keep, me)
+	var evs map[record.Key][]rules.Journey
+	if o.events {
+		if evs, err = record.Events(ctx, l, snap, keep, h.Records); err != nil {
+			return couldNotLook(ctx, err)
+		}
+	}
+	lj := toLogJSON(ctx, snap, h, keep, me, evs)
 	lj.Rehearsal = s.Rehearsal()
-	return o.out.print(a.io.out, lj, func() { a.sayRehearsal(s); printLog(ctx, a.io.out, snap, h, keep, me, logAsked(o)) })
+	return o.out.print(a.io.out, lj, func() {
+		a.sayRehearsal(s)
+		printLog(ctx, a.io.out, snap, h, keep, me, logAsked(o), evs, cfg)
+	})
 }
 
 // history is the estate's record (session.History): the local log and the shared audit container, this estate's
@@ -158,7 +169,7 @@ type history = record.History
 var whereWords = map[replay.WhereKind]string{replay.WhereHere: "here", replay.WhereArchived: "archived", replay.WhereQuarantined: "quarantined",
 	replay.WhereRestored: "restored", replay.WhereDeleted: "deleted"}
 
-func toLogJSON(ctx context.Context, snap *rules.Snapshot, h history, rs []record.Record, me record.Who) output.LogJSON {
+func toLogJSON(ctx context.Context, snap *rules.Snapshot, h history, rs []record.Record, me record.Who, evs map[record.Key][]rules.Journey) output.LogJSON {
 	out := output.LogJSON{Estate: output.Text(snap.Container), Local: output.Text(h.Local), Shared: output.OptText(h.Shared), Records: []output.LogRecordJSON{}}
 	for _, e := range h.Skipped {
 		out.Skipped = append(out.Skipped, output.Text(e.Error()))
@@ -184,6 +195,9 @@ func toLogJSON(ctx context.Context, snap *rules.Snapshot, h history, rs []record
 			if f.Err != "" {
 				bj.Now = output.LogNowJSON{Where: "unknown", Fate: output.Text("could not be told: " + f.Err)}
 			}
+			if evs != nil {
+				bj.Events = output.JourneysJSON(evs[record.Key{Record: in.ID, Blob: b.Name}])
+			}
 			rj.Blobs = append(rj.Blobs, bj)
 		}
 		out.Records = append(out.Records, rj)
@@ -205,7 +219,8 @@ func logAsked(o *logOptions) string {
 
 // printLog prints the records, newest first: a heading line each, then a line per blob with what became of it.
 // asked is what kept rs out of the record's records ("" for nothing).
-func printLog(ctx context.Context, w io.Writer, snap *rules.Snapshot, h history, rs []record.Record, me record.Who, asked string) {
+func printLog(ctx context.Context, w io.Writer, snap *rules.Snapshot, h history, rs []record.Record, me record.Who, asked string,
+	evs map[record.Key][]rules.Journey, cfg rules.Config) {
 	where := "record: " + h.Local
 	if h.Shared != "" {
 		where += " and " + h.Shared
@@ -267,12 +282,13 @@ func printLog(ctx context.Context, w io.Writer, snap *rules.Snapshot, h history,
 				fmt.Fprintf(w, "            left: %s\n", why)
 			}
 			fmt.Fprintf(w, "            now: %s\n", textfmt.Printable(fate))
+			printEvents(w, evs[record.Key{Record: in.ID, Blob: b.Name}], b.Name, cfg.Separator)
 		}
 	}
 }
 
 func toReportRecord(ctx context.Context, snap *rules.Snapshot, h history, me record.Who) *output.ReportRecordJSON {
-	lj := toLogJSON(ctx, snap, h, h.Records, me)
+	lj := toLogJSON(ctx, snap, h, h.Records, me, nil)
 	// Oldest first: a postmortem reads in time order.
 	slices.Reverse(lj.Records)
 	return &output.ReportRecordJSON{Local: lj.Local, Shared: lj.Shared, LocalOnly: h.Shared == "", Actions: lj.Records, Skipped: lj.Skipped}
@@ -290,4 +306,18 @@ func recordedReason(b record.Blob) string {
 		return present.Reason(r, present.ForceByName)
 	}
 	return textfmt.Printable(b.Why.Code)
+}
+
+// logEventsShown is how many of a blob's events log --events follows in text (JSON has every one).
+const logEventsShown = 5
+
+// printEvents says what became of a recorded blob's events since the action.
+func printEvents(w io.Writer, js []rules.Journey, blob, sep string) {
+	for i, j := range js {
+		if i == logEventsShown {
+			fmt.Fprintf(w, "            … and %d more event(s) (deadletter trace NAME, or -o json, follows every one)\n", len(js)-i)
+			return
+		}
+		fmt.Fprintf(w, "            event %s: %s\n", textfmt.Printable(j.Original), present.JourneySince(j, blob, sep))
+	}
 }

@@ -2,6 +2,7 @@ package main
 
 import (
 	"encoding/json"
+	"os"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -163,5 +164,82 @@ func TestTraceOfABlobAndOfNothing(t *testing.T) {
 	}
 	if capped == 0 || other == 0 {
 		t.Fatalf("the twin's quarantine held %d capped and %d other events: the test saw too little", capped, other)
+	}
+}
+
+// Issue 49's log: after a drain into a failing handler, the events dead-letter again up to the cap; an edit
+// repairs their quarantine copy and the replay takes it. log --events tells every one of those steps for the
+// drained events, and its JSON carries each event's passes.
+func TestLogFollowsAnActionsEvents(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), "twin")
+	mustRun(t, "twin", "start", "--dir", dir)
+	mustRun(t, "twin", "script", "set", "friend-requests", "down", "--status", "500", "--until", "+6h", "--dir", dir)
+	var ls struct {
+		Blobs []struct {
+			Name string `json:"name"`
+		} `json:"blobs"`
+	}
+	if err := json.Unmarshal([]byte(mustRun(t, "ls", "--dir", dir, "--pane", "stranded", "--filter", "sub:friend-requests", "-o", "json")), &ls); err != nil {
+		t.Fatal(err)
+	}
+	drained := ls.Blobs[0].Name
+	id := traceOf(t, "--dir", dir, drained).Events[0].ID
+	mustRun(t, "drain", "--dir", dir, drained, "--yes")
+	mustRun(t, "twin", "advance", "--dir", dir, "--by", "8h")
+	e := traceOf(t, "--dir", dir, "--event", id).Events[0]
+	quarantined := e.Passes[len(e.Passes)-1].Where
+	if e.State != "quarantined" || !strings.HasPrefix(quarantined, "quarantine/") {
+		t.Fatalf("%s: %+v", id, e)
+	}
+	// An edit that changes nothing the estate judges (a reason's words), so the repaired copy replays.
+	editor := filepath.Join(t.TempDir(), "editor")
+	os.WriteFile(editor, []byte("#!/bin/sh\nsed -i 's/TimeToLiveExceeded/TimeToLiveExceeded (repaired)/' \"$1\"\n"), 0o700)
+	t.Setenv("EDITOR", editor)
+	t.Setenv("VISUAL", "")
+	mustRun(t, "edit", quarantined, "--dir", dir, "--yes")
+	mustRun(t, "twin", "advance", "--dir", dir, "--by", "2h")
+
+	var lj struct {
+		Records []struct {
+			Action string `json:"action"`
+			Blobs  []struct {
+				Name   string `json:"name"`
+				Events []struct {
+					ID     string `json:"id"`
+					State  string `json:"state"`
+					Passes []struct {
+						Fate string `json:"fate"`
+						Via  string `json:"via"`
+					} `json:"passes"`
+				} `json:"events"`
+			} `json:"blobs"`
+		} `json:"records"`
+	}
+	if err := json.Unmarshal([]byte(mustRun(t, "log", "--dir", dir, "--events", "-o", "json")), &lj); err != nil {
+		t.Fatal(err)
+	}
+	var fates []string
+	state := ""
+	for _, r := range lj.Records {
+		for _, b := range r.Blobs {
+			for _, ev := range b.Events {
+				if r.Action == "drain" && b.Name == drained && ev.ID == id {
+					for _, p := range ev.Passes {
+						fates = append(fates, p.Fate+"/"+p.Via)
+					}
+					state = ev.State
+				}
+			}
+		}
+	}
+	want := []string{"republished/", "republished/", "repaired/", "republished/repaired"}
+	if !slices.Equal(fates, want) || (state != "delivering" && state != "presumed delivered") {
+		t.Fatalf("the drain's event %s: passes %v, now %q; want %v, then delivering or presumed delivered", id, fates, state, want)
+	}
+	text := mustRun(t, "log", "--dir", dir, "--events")
+	for _, w := range []string{"event " + id + ": republished as |1", "dead-lettered again", ") → repaired by edit", "quarantined (", "in the repaired copy"} {
+		if !strings.Contains(text, w) {
+			t.Errorf("log --events lacks %q:\n%s", w, text)
+		}
 	}
 }

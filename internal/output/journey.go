@@ -89,7 +89,27 @@ func ToTraceJSON(t *replay.Traced) TraceJSON {
 	if t.Gone {
 		out.Actions = touchesJSON(t.Touches)
 	}
-	for _, j := range t.Journeys {
+	out.Events = JourneysJSON(t.Journeys)
+	return out
+}
+
+// TwinTruthJSON is twin truth's document: what really became of each event.
+type TwinTruthJSON struct {
+	Clock  string      `json:"clock"`
+	Events []TruthJSON `json:"events"`
+}
+
+type TruthJSON struct {
+	ID      Text    `json:"id"`
+	State   string  `json:"state"`
+	Attempt Attempt `json:"attempt"`
+	Blobs   []Text  `json:"blobs"`
+}
+
+// JourneysJSON are journeys as their documents (trace's events, log --events).
+func JourneysJSON(js []rules.Journey) []JourneyJSON {
+	out := []JourneyJSON{}
+	for _, j := range js {
 		jj := JourneyJSON{ID: Text(j.Original), State: j.State.String(), Since: optTime(j.Since), Until: optTime(j.Until),
 			Resumes: j.Resumes, Verdicts: verdictNames(j.Verdicts), Passes: []PassJSON{}}
 		for _, p := range j.Passes {
@@ -106,20 +126,7 @@ func ToTraceJSON(t *replay.Traced) TraceJSON {
 			}
 			jj.Passes = append(jj.Passes, pj)
 		}
-		out.Events = append(out.Events, jj)
+		out = append(out, jj)
 	}
 	return out
-}
-
-// TwinTruthJSON is twin truth's document: what really became of each event.
-type TwinTruthJSON struct {
-	Clock  string      `json:"clock"`
-	Events []TruthJSON `json:"events"`
-}
-
-type TruthJSON struct {
-	ID      Text    `json:"id"`
-	State   string  `json:"state"`
-	Attempt Attempt `json:"attempt"`
-	Blobs   []Text  `json:"blobs"`
 }

@@ -94,6 +94,8 @@ type LogBlobJSON struct {
 	Retired   OptText `json:"retired"`
 	// Now is what became of it since, from the container as it is now.
 	Now LogNowJSON `json:"now"`
+	// Events are its events' journeys (log --events).
+	Events []JourneyJSON `json:"events,omitempty"`
 }
 
 type LogNowJSON struct {

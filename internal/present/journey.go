@@ -120,8 +120,11 @@ func PassFateText(p rules.Pass, sep string) string {
 		}
 		return "quarantined (" + why + ") " + shortWhen(p.At) + " (" + where + ")"
 	case rules.FateRestored:
-		return "restored as " + where
+		return "quarantined" + verdictsOf(p) + ", restored as " + where
 	case rules.FateRepaired:
+		if p.WasQuarantined {
+			return "quarantined" + verdictsOf(p) + ", repaired as " + where
+		}
 		return "repaired as " + where
 	}
 	return "gone"
@@ -144,4 +147,91 @@ func shortWhen(t time.Time) string {
 		return "(when unknown)"
 	}
 	return t.UTC().Format("01-02 15:04Z")
+}
+
+// JourneySince is what became of an event from the pass a blob of an action held it in: "republished as |1
+// 12-07 11:43Z → dead-lettered again 12-07 12:30Z in …/dd2d8eb5 (InternalServerError/500) → republished as |2 …
+// → now presumed delivered". blob is the action's blob (or its copy); from the first pass when none holds it.
+func JourneySince(j rules.Journey, blob, sep string) string {
+	root := strings.TrimPrefix(strings.TrimPrefix(blob, rules.ArchivedPrefix), rules.QuarantinePrefix)
+	from := 0
+	for k, p := range j.Passes {
+		if p.Blob == root || p.Where == blob {
+			from = k
+			break
+		}
+	}
+	var parts []string
+	for k := from; k < len(j.Passes); k++ {
+		p := j.Passes[k]
+		if k > from {
+			switch p.Via {
+			case rules.FateRestored:
+				parts = append(parts, "in the restored copy "+shortBlob(p.Blob))
+			case rules.FateRepaired:
+				parts = append(parts, "in the repaired copy "+shortBlob(p.Blob))
+			default:
+				again := "dead-lettered again " + shortWhen(p.DeadLettered) + " in " + shortBlob(p.Blob)
+				if p.Outcome != "" {
+					again += " (" + textfmt.Printable(p.Outcome)
+					if p.Status != nil {
+						again += "/" + Number(p.Status)
+					}
+					again += ")"
+				}
+				parts = append(parts, again)
+			}
+		}
+		parts = append(parts, passFateShort(p, sep))
+	}
+	parts = append(parts, "now "+j.State.String())
+	return strings.Join(parts, " → ")
+}
+
+// passFateShort is PassFateText without the copy's whole name.
+func passFateShort(p rules.Pass, sep string) string {
+	switch p.Fate {
+	case rules.FateRepublished:
+		next := "republished"
+		if !p.Reached.Unknown && !p.Reached.AtLeast {
+			next += " as " + sep + p.Reached.Attempt.Next().String()
+		}
+		return next + " " + shortWhen(p.At)
+	case rules.FateQuarantined:
+		why := p.Verdicts.String()
+		if p.Malformed {
+			why = "malformed"
+		}
+		return "quarantined (" + why + ") " + shortWhen(p.At)
+	case rules.FateRestored:
+		return "quarantined" + verdictsOf(p) + " → restored " + shortWhen(p.At)
+	case rules.FateRepaired:
+		if p.WasQuarantined {
+			return "quarantined" + verdictsOf(p) + " → repaired by edit " + shortWhen(p.At)
+		}
+		return "repaired by edit " + shortWhen(p.At)
+	case rules.FateCrashed:
+		return "crash (the replay throws on it)"
+	}
+	return PassFateText(p, sep)
+}
+
+// shortBlob is a blob's name as a journey line cuts it: …/ and the first 8 characters of its file.
+func shortBlob(name string) string {
+	f := rules.FileOf(name)
+	if len(f) > 8 {
+		f = f[:8]
+	}
+	return "…/" + textfmt.Printable(f)
+}
+
+// verdictsOf is why a pass was quarantined, in brackets, when its copy still said so.
+func verdictsOf(p rules.Pass) string {
+	switch {
+	case p.Malformed:
+		return " (malformed)"
+	case p.Verdicts != 0:
+		return " (" + p.Verdicts.String() + ")"
+	}
+	return ""
 }

@@ -2,6 +2,8 @@ package record
 
 import (
 	"context"
+	"errors"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -147,3 +149,70 @@ func Touches(rs []Record) []rules.Touch {
 	}
 	return out
 }
+
+// Events follows the events of the records' blobs (issue 49: what became of an action's events, not only of its
+// blob): each blob followed is read where it is now (once), its events' original ids taken, and one trace over the
+// container follows them all, with every action of all (the whole record: a later restore is part of the story).
+// The journeys come back per record blob (Key), in the blob's order.
+func Events(ctx context.Context, l *replay.Loader, snap *rules.Snapshot, rs, all []Record) (map[Key][]rules.Journey, error) {
+	type held struct {
+		key  Key
+		name string
+	}
+	var holds []held
+	for _, r := range rs {
+		for _, f := range Follow(ctx, snap, r) {
+			name := f.Where.Name
+			if name == "" || f.Where.Kind == replay.WhereDeleted {
+				continue // (nothing of it is left to read its events from)
+			}
+			holds = append(holds, held{Key{r.Intent.ID, f.Blob.Name}, name})
+		}
+	}
+	ids := map[Key][]string{}
+	var originals []string
+	seen := map[string]bool{}
+	read := map[string][]string{}
+	for _, h := range holds {
+		evs, ok := read[h.name]
+		if !ok {
+			b, err := l.Container.Read(ctx, h.name, store.MaxBlobBytes)
+			if err != nil && !errors.Is(err, store.ErrNotFound) && !errors.Is(err, store.ErrTooLarge) {
+				return nil, err
+			}
+			if err == nil {
+				for _, ev := range rules.ParsePayload(b.Body).Events {
+					evs = append(evs, rules.EventOf(ev.ID, l.Config.Separator))
+				}
+			}
+			read[h.name] = evs
+		}
+		for _, o := range evs {
+			if !slices.Contains(ids[h.key], o) {
+				ids[h.key] = append(ids[h.key], o)
+			}
+			if !seen[o] {
+				seen[o] = true
+				originals = append(originals, o)
+			}
+		}
+	}
+	js, _, err := l.PlanTrace(snap, originals).Run(ctx, Touches(all))
+	if err != nil {
+		return nil, err
+	}
+	byID := map[string]rules.Journey{}
+	for _, j := range js {
+		byID[j.Original] = j
+	}
+	out := map[Key][]rules.Journey{}
+	for k, os := range ids {
+		for _, o := range os {
+			out[k] = append(out[k], byID[o])
+		}
+	}
+	return out, nil
+}
+
+// Key names one blob of one record.
+type Key struct{ Record, Blob string }

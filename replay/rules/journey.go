@@ -146,6 +146,9 @@ type Pass struct {
 	// Malformed: the pass's payload broke the schema. Touches are the record's actions on its blobs.
 	Malformed bool
 	Touches   []Touch
+	// WasQuarantined: a restored or repaired pass came out of quarantine (its copy, restored or retired, may be
+	// gone).
+	WasQuarantined bool
 }
 
 // JourneyState is where an event stands now, in the states of the estate's own diagram (SPEC §3).
@@ -264,7 +267,11 @@ func linkCopies(ps []Pass, byBlob map[string]int, touches []Touch) []Pass {
 				Reason: p.Reason, Outcome: p.Outcome, Status: p.Status})
 			ps[k].touched(touches)
 		}
-		if src := &ps[k]; src.Fate == 0 || src.Fate == FateQuarantined || p.Via == FateRepaired && src.Fate != FateRepublished {
+		src := &ps[k]
+		if src.Fate == FateQuarantined || p.Via == FateRestored || slices.ContainsFunc(src.Touches, func(t Touch) bool { return strings.HasPrefix(t.Blob, QuarantinePrefix) }) {
+			src.WasQuarantined = true
+		}
+		if src.Fate == 0 || src.Fate == FateQuarantined || p.Via == FateRepaired && src.Fate != FateRepublished {
 			src.Fate, src.Where, src.At = p.Via, p.Blob, p.At
 		}
 	}
