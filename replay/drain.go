@@ -6,10 +6,12 @@ import (
 	"encoding/hex"
 	"errors"
 	"strconv"
+	"strings"
 	"time"
 
 	"github.com/deadletter/deadletter/replay/rules"
 	"github.com/deadletter/deadletter/store"
+	"golang.org/x/time/rate"
 )
 
 // newActionID is a fresh id for one drain or restore run: 64 random bits, hex.
@@ -36,13 +38,50 @@ func Drain(ctx context.Context, c store.Container, cfg rules.Config, targets []r
 	if o.ReadOnly {
 		return nil, ErrReadOnly
 	}
-	names := make([]string, len(targets))
-	for i, t := range targets {
-		names[i] = t.Name
-	}
-	r := &runner{concurrency: o.Concurrency, progress: o.Progress, stopAfter: o.StopAfterFailures}
 	id := newActionID()
-	return r.run(ctx, names, func(ctx context.Context, i int) rules.Result { return drainOne(ctx, c, cfg, targets[i], o, id) }), nil
+	r := &runner{concurrency: o.Concurrency, progress: o.Progress, stopAfter: o.StopAfterFailures}
+	if o.Rate > 0 {
+		r.pace = rate.NewLimiter(rate.Limit(o.Rate), 1)
+	}
+	wave := o.Wave
+	if wave <= 0 || o.Check == nil {
+		wave = len(targets)
+	}
+	results := make([]rules.Result, 0, len(targets))
+	stopped := map[string]string{} // subscription (upper case) → why its handler is said to fail again
+	for start := 0; start < len(targets); start += wave {
+		part := targets[start:min(start+wave, len(targets))]
+		var take []rules.DrainTarget
+		var names []string
+		left := map[int]rules.Result{}
+		for i, t := range part {
+			if why, ok := stopped[strings.ToUpper(rules.ParseBlobName(t.Name).Subscription)]; ok {
+				left[i] = rules.Result{Name: t.Name, Outcome: rules.OutcomeCancelled,
+					Reason: rules.Reason{Kind: rules.ReasonHandlerFailing, Name: rules.ParseBlobName(t.Name).Subscription, Err: why}}
+				if o.Progress != nil {
+					o.Progress(left[i])
+				}
+				continue
+			}
+			take = append(take, t)
+			names = append(names, t.Name)
+		}
+		done := r.run(ctx, names, func(ctx context.Context, i int) rules.Result { return drainOne(ctx, c, cfg, take[i], o, id) })
+		for i, k := 0, 0; i < len(part); i++ {
+			if res, ok := left[i]; ok {
+				results = append(results, res)
+				continue
+			}
+			results = append(results, done[k])
+			k++
+		}
+		if start+wave < len(targets) && o.Check != nil && ctx.Err() == nil {
+			for sub, why := range o.Check(ctx) {
+				stopped[strings.ToUpper(sub)] = why
+			}
+		}
+	}
+	return results, nil
 }
 
 func drainOne(ctx context.Context, c store.Container, cfg rules.Config, want rules.DrainTarget, o rules.DrainOptions, id string) rules.Result {

@@ -8,6 +8,7 @@ import (
 	"github.com/deadletter/deadletter/replay/rules"
 	"github.com/deadletter/deadletter/store"
 	"golang.org/x/sync/errgroup"
+	"golang.org/x/time/rate"
 )
 
 // readFailed is the outcome of an action whose read of its blob failed: the blob is missing (missing), the
@@ -40,6 +41,8 @@ type runner struct {
 	concurrency int
 	progress    func(rules.Result)
 	stopAfter   int
+	// pace, when set, is waited on before each blob: a paced action (DrainOptions.Rate).
+	pace *rate.Limiter
 
 	mu      sync.Mutex
 	streak  int
@@ -51,6 +54,9 @@ func (r *runner) run(ctx context.Context, names []string, do func(ctx context.Co
 	ctx, stop := context.WithCancel(ctx)
 	defer stop()
 	r.tripped = stop
+	if r.stopReason().Kind != rules.ReasonNone {
+		stop() // an earlier wave of the same run stopped it: nothing more is touched
+	}
 	n := r.concurrency
 	if n <= 0 {
 		n = rules.DefaultConcurrency
@@ -71,7 +77,9 @@ func (r *runner) run(ctx context.Context, names []string, do func(ctx context.Co
 // one runs the action on target i (or says why it did not) and records and reports its result.
 func (r *runner) one(ctx context.Context, i int, name string, do func(ctx context.Context, i int) rules.Result, results []rules.Result) {
 	res := rules.Result{Name: name, Outcome: rules.OutcomeCancelled}
-	if ctx.Err() == nil {
+	if r.pace != nil && r.pace.Wait(ctx) != nil {
+		// cancelled while waiting its turn: untouched
+	} else if ctx.Err() == nil {
 		res = do(ctx, i)
 	}
 	if res.Outcome == rules.OutcomeCancelled && res.Reason.Kind == rules.ReasonNone {

@@ -6,8 +6,10 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"strconv"
 	"strings"
 	"sync"
+	"time"
 
 	"github.com/deadletter/deadletter/internal/output"
 	"github.com/deadletter/deadletter/internal/present"
@@ -82,6 +84,33 @@ func (f *factory) confirm(flags actionFlags, estate, question string) error {
 }
 
 // progress prints one updating line on stderr per finished blob, on a terminal.
+// pacedProgress is progress that, for a drain paced at rate blobs a second, says what is left and when it will
+// be done.
+func (f *factory) pacedProgress(total int, dryRun bool, rate float64) func(rules.Result) {
+	if rate <= 0 {
+		return f.progress(total, dryRun)
+	}
+	tty, ok := fileOf(f.io.err)
+	if !ok || !isatty.IsTerminal(tty.Fd()) {
+		return nil
+	}
+	var mu sync.Mutex
+	tally, done := rules.Tally{}, 0
+	return func(r rules.Result) {
+		mu.Lock()
+		defer mu.Unlock()
+		done++
+		tally[r.Outcome]++
+		left := total - done
+		eta := time.Duration(float64(left) / rate * float64(time.Second)).Round(time.Second)
+		fmt.Fprintf(tty, "\r%d/%d done: %s · %d left, done in about %s (at %s a second)\x1b[K", done, total, present.TallyLine(tally, dryRun),
+			left, textfmt.Duration(eta), strconv.FormatFloat(rate, 'g', 3, 64))
+		if done == total {
+			fmt.Fprintln(tty)
+		}
+	}
+}
+
 func (f *factory) progress(total int, dryRun bool) func(rules.Result) {
 	tty, ok := fileOf(f.io.err)
 	if !ok || !isatty.IsTerminal(tty.Fd()) {

@@ -3,7 +3,11 @@ package main
 import (
 	"context"
 	"fmt"
+	"math"
 	"slices"
+	"strconv"
+	"strings"
+	"time"
 
 	"github.com/deadletter/deadletter/internal/output"
 	"github.com/deadletter/deadletter/internal/present"
@@ -21,6 +25,7 @@ type drainOptions struct {
 	filter         blobFilter
 	names          []string
 	via            string
+	rate           string
 }
 
 func newCmdDrain(f *factory, runF func(context.Context, *drainOptions) error) *cobra.Command {
@@ -49,6 +54,7 @@ drain of every stranded blob passes them by with a note (exit 0); a named one le
 	cmd.Flags().BoolVar(&o.includeHandled, "include-handled", false, "also drain the named blobs the replay already handled (their events are republished again)")
 	o.filter.queryFlag(cmd, "drain only the stranded blobs of")
 	cmd.Flags().BoolVar(&o.force, "force", false, "also drain the named blobs the replay function crashes on (it throws on them again)")
+	cmd.Flags().StringVar(&o.rate, "rate", "", "pace the drain: N/s or N/m blobs; in waves of ten seconds, stopping a subscription whose handler Event Grid says fails again")
 	return cmd
 }
 
@@ -61,6 +67,9 @@ func (o *drainOptions) check(names []string, readOnly bool) error {
 		return replay.ErrReadOnly
 	}
 	if err := o.filter.validate(); err != nil {
+		return err
+	}
+	if _, err := parseRate(o.rate); err != nil {
 		return err
 	}
 	switch {
@@ -127,7 +136,9 @@ func runDrain(ctx context.Context, o *drainOptions) error {
 		if err := o.ask(s, p); err != nil {
 			return err
 		}
-		done, err := s.Drain(ctx, p, session.Run{DryRun: o.dryRun, Concurrency: o.concurrency, Progress: a.progress(len(items), o.dryRun), Via: o.via})
+		rate, _ := parseRate(o.rate)
+		done, err := s.Drain(ctx, p, session.Run{DryRun: o.dryRun, Concurrency: o.concurrency, Progress: a.pacedProgress(len(items), o.dryRun, rate),
+			Via: o.via, Rate: rate})
 		a.warnAll(done.Warnings)
 		if err != nil {
 			return err
@@ -185,4 +196,27 @@ func (o *drainOptions) nothingToDrain(snap *rules.Snapshot, both output.ResultsJ
 		}
 		fmt.Fprintf(a.io.out, "the filter matches no stranded blob (%d stranded): no blob to drain\n", stranded)
 	})
+}
+
+// parseRate reads --rate: N/s or N/m (a bare N is a second's), more than none; "" is unpaced (0).
+func parseRate(s string) (float64, error) {
+	if s == "" {
+		return 0, nil
+	}
+	num, per := s, time.Second
+	if n, unit, ok := strings.Cut(s, "/"); ok {
+		num = n
+		switch unit {
+		case "s":
+		case "m", "min":
+			per = time.Minute
+		default:
+			return 0, usagef("--rate %q: give N/s or N/m (blobs a second or a minute)", s)
+		}
+	}
+	n, err := strconv.ParseFloat(num, 64)
+	if err != nil || n <= 0 || math.IsInf(n, 0) || math.IsNaN(n) {
+		return 0, usagef("--rate %q: give N/s or N/m, N a number above 0", s)
+	}
+	return n / per.Seconds(), nil
 }

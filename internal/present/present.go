@@ -264,7 +264,9 @@ func ForecastLines(f rules.Forecast) []string {
 	if f.Blobs > 0 { // (nothing to re-upload: no line of zeros, only why each is left)
 		out = append(out, fmt.Sprintf("%d blob(s), %d event(s), %s, each re-uploaded as it is so a fresh BlobCreated reaches the replay.", f.Blobs, f.Events, textfmt.Bytes(f.Bytes)),
 			fmt.Sprintf("The replay function will then republish %d event(s) and quarantine %d (cap %d, notIdempotent %d, unroutable %d).",
-				v.Of(rules.VerdictReplay), v.Refused(), v.Of(rules.VerdictCap), v.Of(rules.VerdictNotIdempotent), v.Of(rules.VerdictUnroutable)))
+				v.Of(rules.VerdictReplay), v.Refused(), v.Of(rules.VerdictCap), v.Of(rules.VerdictNotIdempotent), v.Of(rules.VerdictUnroutable)),
+			fmt.Sprintf("Event Grid operations it raises: %d (%d BlobCreated, one a re-upload, and %d republished events), each billed, each delivery after them too.",
+				f.Blobs+v.Of(rules.VerdictReplay), f.Blobs, v.Of(rules.VerdictReplay)))
 	}
 	if f.Malformed > 0 {
 		out = append(out, fmt.Sprintf("%d malformed blob(s) go to quarantine whole.", f.Malformed))

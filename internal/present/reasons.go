@@ -133,6 +133,9 @@ var reasonWords = map[rules.ReasonKind]func(r rules.Reason, p func(string) strin
 		return fmt.Sprintf("stopped after %d blobs failed in a row (last: %s)", r.Count, p(r.Err))
 	},
 	rules.ReasonFailed: func(r rules.Reason, p func(string) string) string { return p(r.Err) },
+	rules.ReasonHandlerFailing: func(r rules.Reason, p func(string) string) string {
+		return fmt.Sprintf("left stranded: %s's handler fails again (%s); the same command takes it once the handler recovers", p(r.Name), p(r.Err))
+	},
 	rules.ReasonAckChanged: func(r rules.Reason, p func(string) string) string {
 		return "the blob was rewritten while it was being acknowledged: the ack was removed again; look at it again"
 	},

@@ -2,6 +2,7 @@ package session
 
 import (
 	"context"
+	"fmt"
 	"time"
 
 	"github.com/deadletter/deadletter/internal/present"
@@ -37,10 +38,35 @@ func (s *Session) Drain(ctx context.Context, p *DrainPreview, run Run) (Done, er
 	for i := range p.Items {
 		intent[i] = p.Items[i].Info
 	}
+	o := rules.DrainOptions{DryRun: run.DryRun, ReadOnly: s.spec.ReadOnly && !run.DryRun, Concurrency: run.concurrency(), Progress: run.Progress}
+	if run.Rate > 0 && !run.DryRun {
+		o.Rate, o.Wave = run.Rate, WaveOf(run.Rate)
+		o.Check = s.failingAgain(s.Now(ctx))
+	}
 	return s.recorded(ctx, record.ActDrain, run, intent, "", func(ctx context.Context) ([]rules.Result, error) {
-		return replay.DrainAsPlanned(ctx, s.Container(), s.Config(), p.DrainPlan, rules.DrainOptions{DryRun: run.DryRun,
-			ReadOnly: s.spec.ReadOnly && !run.DryRun, Concurrency: run.concurrency(), Progress: run.Progress})
+		return replay.DrainAsPlanned(ctx, s.Container(), s.Config(), p.DrainPlan, o)
 	})
+}
+
+// WaveOf is how many blobs a drain paced at rate sends between two looks at the handlers: ten seconds' worth,
+// at least one.
+func WaveOf(rate float64) int { return max(1, int(rate*10)) }
+
+// failingAgain is a paced drain's look between waves: the subscriptions whose handler Event Grid's witness says
+// is failing, with a failure at or after since (the drain's start, to the minute: the counts are per minute).
+// With no witness it says nothing, and the drain runs its course at its pace.
+func (s *Session) failingAgain(since time.Time) func(ctx context.Context) map[string]string {
+	since = since.Truncate(time.Minute)
+	return func(ctx context.Context) map[string]string {
+		rep := s.ReadWitness(ctx, s.Now(ctx))
+		out := map[string]string{}
+		for _, h := range rep.Handlers {
+			if h.Verdict == rules.HandlerFailing && !h.LastFailure.Before(since) {
+				out[h.Subscription] = fmt.Sprintf("%s: %d failed attempt(s), none delivered since %s", rep.Source, h.Failed, textfmt.Time(h.LastFailure))
+			}
+		}
+		return out
+	}
 }
 
 // RestorePreview is a restore before it runs: each quarantine copy's plan read from its bytes, with Event Grid's

@@ -23,6 +23,10 @@ type Run struct {
 	// Via is what asked, as the record names it: the command's words and the names of its flags (never their
 	// values), or the dashboard's key.
 	Via string
+	// Rate paces a drain (blobs a second; 0: unpaced). A paced drain goes out in waves of about ten seconds
+	// each, and between two waves asks Event Grid's witness whether a drained subscription's handler fails
+	// again: its blobs not yet drained are then left stranded (rules.ReasonHandlerFailing).
+	Rate float64
 }
 
 func (r Run) concurrency() int {

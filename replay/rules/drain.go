@@ -1,6 +1,7 @@
 package rules
 
 import (
+	"context"
 	"time"
 
 	"github.com/deadletter/deadletter/internal/blob"
@@ -40,6 +41,15 @@ type DrainOptions struct {
 	StopAfterFailures int
 	// Progress is called once per blob as it finishes, from any goroutine.
 	Progress func(Result)
+	// Rate paces the drain: at most this many blobs a second (0: as fast as Concurrency allows). Every re-upload
+	// is a BlobCreated, and every replayed event a publish: a paced drain hands a handler just back on its feet
+	// the backlog at a rate it can take.
+	Rate float64
+	// Wave is how many blobs go out between two looks at the handlers (Check); 0: one wave.
+	Wave int
+	// Check is asked after each wave which subscriptions' handlers fail again (subscription, any case → what
+	// says so): their blobs not yet drained are left stranded (ReasonHandlerFailing), the others go on.
+	Check func(ctx context.Context) map[string]string
 }
 
 // DrainTargets lists what a drain with no names takes: every stranded blob of the snapshot, handled ones marked.

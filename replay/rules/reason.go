@@ -96,6 +96,9 @@ const (
 	// ReasonAckChanged: an acknowledgement written but the blob was rewritten meanwhile (a service that does not
 	// enforce If-Match on tags): the ack was not kept.
 	ReasonAckChanged
+	// ReasonHandlerFailing: a paced or canary drain left the blob: its subscription's handler fails again (Err:
+	// what said so, Name: the subscription).
+	ReasonHandlerFailing
 )
 
 // Reason is a ReasonKind with the facts its words need.
@@ -134,7 +137,8 @@ var reasonCodes = [...]string{ReasonNone: "", ReasonNotRoot: "notRoot", ReasonLi
 	ReasonStillQuarantined: "stillQuarantined", ReasonLiveOriginal: "liveOriginal", ReasonChangedSinceOpened: "changedSinceOpened",
 	ReasonOriginalLeft: "originalLeft", ReasonWrittenNotRetired: "writtenNotRetired", ReasonAlreadyWritten: "alreadyWritten",
 	ReasonNotFound: "notFound", ReasonAlreadyRestored: "alreadyRestored", ReasonCopiedNotDeleted: "copiedNotDeleted",
-	ReasonStopped: "stopped", ReasonFailed: "failed", ReasonAckChanged: "ackChanged", ReasonAlreadyReplayed: "alreadyReplayed"}
+	ReasonStopped: "stopped", ReasonFailed: "failed", ReasonAckChanged: "ackChanged", ReasonAlreadyReplayed: "alreadyReplayed",
+	ReasonHandlerFailing: "handlerFailing"}
 
 // Code is the kind's stable name ("" for ReasonNone).
 func (k ReasonKind) Code() string {
