@@ -12,6 +12,7 @@ import (
 	"github.com/deadletter/deadletter/internal/output"
 	"github.com/deadletter/deadletter/internal/present"
 	"github.com/deadletter/deadletter/internal/session"
+	"github.com/deadletter/deadletter/internal/textfmt"
 	"github.com/deadletter/deadletter/replay"
 	"github.com/deadletter/deadletter/replay/rules"
 	"github.com/spf13/cobra"
@@ -26,6 +27,8 @@ type drainOptions struct {
 	names          []string
 	via            string
 	rate           string
+	canary         bool
+	canaryWait     time.Duration
 }
 
 func newCmdDrain(f *factory, runF func(context.Context, *drainOptions) error) *cobra.Command {
@@ -54,6 +57,8 @@ drain of every stranded blob passes them by with a note (exit 0); a named one le
 	cmd.Flags().BoolVar(&o.includeHandled, "include-handled", false, "also drain the named blobs the replay already handled (their events are republished again)")
 	o.filter.queryFlag(cmd, "drain only the stranded blobs of")
 	cmd.Flags().BoolVar(&o.force, "force", false, "also drain the named blobs the replay function crashes on (it throws on them again)")
+	cmd.Flags().BoolVar(&o.canary, "canary", false, "drain one blob per subscription first, wait for its handler's fate (Event Grid's witness, else the container), then only the subscriptions whose canary was delivered")
+	cmd.Flags().DurationVar(&o.canaryWait, "canary-wait", 90*time.Minute, "how long --canary waits for the canaries' word; the subscriptions still unheard are left stranded")
 	cmd.Flags().StringVar(&o.rate, "rate", "", "pace the drain: N/s or N/m blobs; in waves of ten seconds, stopping a subscription whose handler Event Grid says fails again")
 	return cmd
 }
@@ -132,6 +137,15 @@ func runDrain(ctx context.Context, o *drainOptions) error {
 		return o.nothingToDrain(snap, both)
 	}
 	var res []rules.Result
+	if o.canary && !o.dryRun && len(items) > 0 {
+		if err := o.ask(s, p); err != nil {
+			return err
+		}
+		if res, err = o.canaryDrain(ctx, s, snap, p); err != nil {
+			return err
+		}
+		return a.reportResults(ctx, o.actionFlags, s, append(missing, res...), both)
+	}
 	if len(items) > 0 {
 		if err := o.ask(s, p); err != nil {
 			return err
@@ -219,4 +233,86 @@ func parseRate(s string) (float64, error) {
 		return 0, usagef("--rate %q: give N/s or N/m, N a number above 0", s)
 	}
 	return n / per.Seconds(), nil
+}
+
+// canaryDrain drains one blob per subscription first, waits for what each canary tells of its handler, then
+// drains the rest of the subscriptions whose canary was delivered (or whose events the replay refused: the
+// handler was not tried); the others are left stranded, each result saying why and the same command resuming.
+func (o *drainOptions) canaryDrain(ctx context.Context, s *session.Session, snap *rules.Snapshot, p *session.DrainPreview) ([]rules.Result, error) {
+	a := o.f
+	canaries := p.Canaries()
+	opts := rules.DrainOptions{IncludeHandled: o.includeHandled, Force: o.force}
+	rate, _ := parseRate(o.rate)
+	run := session.Run{Concurrency: o.concurrency, Via: o.via, Rate: rate}
+	since := s.Now(ctx)
+	fmt.Fprintf(a.io.err, "canary: draining %d blob(s) first, one per subscription, and waiting (up to %s) for each handler's fate\n",
+		len(canaries), textfmt.Duration(o.canaryWait))
+	first, err := s.Drain(ctx, s.PreviewDrain(snap, canaries, opts, p.Witness, o.forceHow), run)
+	a.warnAll(first.Warnings)
+	if err != nil {
+		return nil, err
+	}
+	wctx, cancel := context.WithTimeout(ctx, o.canaryWait)
+	last := ""
+	cs := s.AwaitCanaries(wctx, session.CanariesOf(first.Results), since, time.Second, func(line string) {
+		if line != last {
+			last = line
+			fmt.Fprintln(a.io.err, textfmt.Printable(line))
+		}
+	})
+	cancel()
+	if ctx.Err() != nil {
+		return first.Results, nil // interrupted: the rest were never touched
+	}
+	word := map[string]session.Canary{}
+	for _, c := range cs {
+		word[c.Sub] = c
+		fmt.Fprintf(a.io.err, "canary %s (%s): %s — %s\n", c.Sub, textfmt.Printable(c.Blob), canaryVerdict(c.Word), textfmt.Printable(c.Why))
+	}
+	var going []rules.Item
+	var left []rules.Result
+	for _, it := range p.Taken {
+		sub := strings.ToUpper(it.Parsed.Subscription)
+		if slices.ContainsFunc(canaries, func(c rules.Item) bool { return c.Name == it.Name }) {
+			continue
+		}
+		c, ok := word[sub]
+		switch {
+		case ok && c.Word.Going():
+			going = append(going, it)
+		case !ok:
+			left = append(left, rules.Result{Name: it.Name, Outcome: rules.OutcomeCancelled,
+				Reason: rules.Reason{Kind: rules.ReasonHandlerFailing, Name: it.Parsed.Subscription, Err: "its canary was not drained (see above)"}})
+		default:
+			why := c.Why
+			if c.Word == rules.CanaryWaiting {
+				why = "its canary told nothing within " + textfmt.Duration(o.canaryWait) + ": " + why
+			}
+			left = append(left, rules.Result{Name: it.Name, Outcome: rules.OutcomeCancelled,
+				Reason: rules.Reason{Kind: rules.ReasonHandlerFailing, Name: it.Parsed.Subscription, Err: why}})
+		}
+	}
+	res := first.Results
+	if len(going) > 0 {
+		second, err := s.Drain(ctx, s.PreviewDrain(snap, going, opts, p.Witness, o.forceHow), run)
+		a.warnAll(second.Warnings)
+		if err != nil {
+			return nil, err
+		}
+		res = append(res, second.Results...)
+	}
+	return append(res, left...), nil
+}
+
+// canaryVerdict names a canary's word.
+func canaryVerdict(w rules.CanaryWord) string {
+	switch w {
+	case rules.CanaryDelivered:
+		return "delivered: the rest of it goes"
+	case rules.CanaryFailing:
+		return "FAILING: the rest of it stays stranded"
+	case rules.CanaryNotTried:
+		return "not tried: the rest of it goes"
+	}
+	return "no word: the rest of it stays stranded"
 }

@@ -265,7 +265,7 @@ func ForecastLines(f rules.Forecast) []string {
 		out = append(out, fmt.Sprintf("%d blob(s), %d event(s), %s, each re-uploaded as it is so a fresh BlobCreated reaches the replay.", f.Blobs, f.Events, textfmt.Bytes(f.Bytes)),
 			fmt.Sprintf("The replay function will then republish %d event(s) and quarantine %d (cap %d, notIdempotent %d, unroutable %d).",
 				v.Of(rules.VerdictReplay), v.Refused(), v.Of(rules.VerdictCap), v.Of(rules.VerdictNotIdempotent), v.Of(rules.VerdictUnroutable)),
-			fmt.Sprintf("Event Grid operations it raises: %d (%d BlobCreated, one a re-upload, and %d republished events), each billed, each delivery after them too.",
+			fmt.Sprintf("Event Grid operations it raises: %d (%d BlobCreated, one per re-upload, and %d republished events), each billed, each delivery after them too.",
 				f.Blobs+v.Of(rules.VerdictReplay), f.Blobs, v.Of(rules.VerdictReplay)))
 	}
 	if f.Malformed > 0 {
