@@ -132,7 +132,14 @@ type drainDialog struct {
 	box
 	preview *session.DrainPreview
 	keys    *scope
+	// canary: drain one blob per subscription first and the rest only where its handler delivered (c).
+	canary bool
+	lines  []string
 }
+
+// canaryWait is how long the dashboard's canary drain waits for the canaries' word (drain --canary-wait's
+// default is longer: a command can wait unattended, a screen has an operator in front of it).
+const canaryWait = 30 * time.Minute
 
 func newDrainDialog(e *env, items []rules.Item, limit string) (*drainDialog, string) {
 	wit := rules.WitnessReport{}
@@ -153,9 +160,23 @@ func newDrainDialog(e *env, items []rules.Item, limit string) (*drainDialog, str
 		limit = fmt.Sprintf("%d of %s; it leaves %d (listed below)", n, limit, len(items)-n)
 	}
 	d := &drainDialog{box: newBox(e, p.Said.Question), preview: p}
-	d.body.setLines(append(limitLines(e, limit), saidLines(e, p.Said)...))
-	d.keys = &scope{name: "drain?", modal: true, bindings: confirmKeys(&d.box, d.confirm, nil)}
+	d.lines = append(limitLines(e, limit), saidLines(e, p.Said)...)
+	d.body.setLines(d.lines)
+	d.keys = &scope{name: "drain?", modal: true, bindings: append(confirmKeys(&d.box, d.confirm, nil),
+		bind([]string{"c"}, "c", "canary first: one blob per subscription, the rest only where its handler delivered (on/off)", d.toggleCanary).footer())}
 	return d, ""
+}
+
+// toggleCanary turns the canary drain on or off, and says what it does.
+func (d *drainDialog) toggleCanary() tea.Cmd {
+	d.canary = !d.canary
+	if !d.canary {
+		d.body.setLines(d.lines)
+		return nil
+	}
+	head := d.e.st.Warn.Render(fmt.Sprintf("Canary first: one blob per subscription, then — once Event Grid (or, without it, the container) says its handler delivered — the rest of that subscription; a subscription whose canary fails, or says nothing within %s, stays stranded.", textfmt.Duration(canaryWait)))
+	d.body.setLines(append([]string{head, ""}, d.lines...))
+	return nil
 }
 
 // saidLines lay out what an action's preview says: facts as they are, warnings in the warning style set apart by
@@ -185,6 +206,17 @@ func saidLines(e *env, s present.Said) []string {
 
 func (d *drainDialog) confirm() tea.Cmd {
 	s, p := d.e.sess, d.preview
+	if d.canary {
+		cp := s.PlanCanary(d.e.snap, p, present.ForceKey) // (planned here, from the snapshot; run without it)
+		total := len(cp.Canaries.Items) + len(cp.Left)
+		for _, r := range cp.Rest {
+			total += len(r.Items)
+		}
+		return d.e.send(runMsg{&actionRun{act: actDrain, total: total, run: func(ctx contextT, r session.Run) (session.Done, error) {
+			done, _, err := s.RunCanary(ctx, cp, canaryWait, r)
+			return done, err
+		}}})
+	}
 	return d.e.send(runMsg{&actionRun{act: actDrain, total: len(p.Items), run: func(ctx contextT, r session.Run) (session.Done, error) {
 		return s.Drain(ctx, p, r)
 	}}})

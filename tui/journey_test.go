@@ -50,3 +50,4 @@ func TestAnEventsViewShowsItsJourney(t *testing.T) {
 		t.Fatalf("enter on the first pass opened %s, want %s", got, earlier)
 	}
 }
+

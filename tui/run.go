@@ -64,6 +64,11 @@ type (
 		id int
 		r  rules.Result
 	}
+	// sayMsg is what a run says as it goes: a canary drain's waits and its canaries' words.
+	sayMsg struct {
+		id   int
+		text string
+	}
 	actionDoneMsg struct {
 		id      int
 		results []rules.Result
@@ -92,6 +97,8 @@ type runView struct {
 	// as of the latest listing (followMsg), "" where there is nothing to follow.
 	startedAt time.Time
 	fates     []string
+	// said is what the run said as it went (sayMsg), the latest last.
+	said []string
 }
 
 func newRunView(e *env, run *actionRun, id int) *runView {
@@ -120,7 +127,9 @@ func (r *runView) start() tea.Cmd {
 		// The session records the intent before anything is written (an intent that cannot be written locally
 		// stops the action, said as its error) and the outcome after; a shared record that refused a line is said
 		// in the results, and kept locally.
-		done, err := run.run(ctx, e.sessionRun(run.act, func(x rules.Result) { r.ch <- progressMsg{id, x} }))
+		sr := e.sessionRun(run.act, func(x rules.Result) { r.ch <- progressMsg{id, x} })
+		sr.Say = func(text string) { r.ch <- sayMsg{id, text} }
+		done, err := run.run(ctx, sr)
 		r.ch <- actionDoneMsg{id: id, results: done.Results, err: err, warned: done.Warnings}
 	}()
 	return waitFor(r.ch)
@@ -143,6 +152,10 @@ func (r *runView) Update(msg tea.Msg) (component, tea.Cmd) {
 		r.counts[p.r.Outcome]++
 		return r, waitFor(r.ch)
 	}
+	if s, ok := msg.(sayMsg); ok && s.id == r.id {
+		r.said = append(r.said, s.text)
+		return r, waitFor(r.ch)
+	}
 	return r, nil
 }
 
@@ -163,6 +176,11 @@ func (r *runView) finish(msg actionDoneMsg) string {
 	}
 	for _, w := range msg.warned {
 		lines = append(lines, r.e.st.Warn.Render(textfmt.Printable(w)))
+	}
+	for _, s := range r.said {
+		if strings.HasPrefix(s, "canary ") { // (what each canary told stays; what it waited for does not)
+			lines = append(lines, textfmt.Printable(s))
+		}
 	}
 	r.body.setLines(lines)
 	return present.TallyLine(tally, false)
@@ -257,6 +275,9 @@ func (r *runView) View() string {
 		pinned := []string{r.bar.ViewAs(float64(r.done) / float64(max(1, r.run.total))), fmt.Sprintf("%d of %d done  %s", r.done, r.run.total, present.TallyLine(r.counts, false))}
 		if r.cancelled {
 			pinned = append(pinned, st.Warn.Render("cancelling: blobs not yet started are left untouched…"))
+		}
+		for _, s := range r.said[max(0, len(r.said)-6):] {
+			pinned = append(pinned, strings.Split(ansi.Wrap(textfmt.Printable(s), max(1, r.inner-2), " "), "\n")...)
 		}
 		r.body.setLines(nil)
 		return r.render(pinned, r.Scope())

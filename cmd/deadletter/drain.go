@@ -235,84 +235,16 @@ func parseRate(s string) (float64, error) {
 	return n / per.Seconds(), nil
 }
 
-// canaryDrain drains one blob per subscription first, waits for what each canary tells of its handler, then
-// drains the rest of the subscriptions whose canary was delivered (or whose events the replay refused: the
-// handler was not tried); the others are left stranded, each result saying why and the same command resuming.
+// canaryDrain drains the canaries first (session.PlanCanary, RunCanary: the dashboard's too), saying on stderr
+// what it waits for and what each canary told.
 func (o *drainOptions) canaryDrain(ctx context.Context, s *session.Session, snap *rules.Snapshot, p *session.DrainPreview) ([]rules.Result, error) {
 	a := o.f
-	canaries := p.Canaries()
-	opts := rules.DrainOptions{IncludeHandled: o.includeHandled, Force: o.force}
+	cp := s.PlanCanary(snap, p, o.forceHow)
 	rate, _ := parseRate(o.rate)
-	run := session.Run{Concurrency: o.concurrency, Via: o.via, Rate: rate}
-	since := s.Now(ctx)
 	fmt.Fprintf(a.io.err, "canary: draining %d blob(s) first, one per subscription, and waiting (up to %s) for each handler's fate\n",
-		len(canaries), textfmt.Duration(o.canaryWait))
-	first, err := s.Drain(ctx, s.PreviewDrain(snap, canaries, opts, p.Witness, o.forceHow), run)
-	a.warnAll(first.Warnings)
-	if err != nil {
-		return nil, err
-	}
-	wctx, cancel := context.WithTimeout(ctx, o.canaryWait)
-	last := ""
-	cs := s.AwaitCanaries(wctx, session.CanariesOf(first.Results), since, time.Second, func(line string) {
-		if line != last {
-			last = line
-			fmt.Fprintln(a.io.err, textfmt.Printable(line))
-		}
-	})
-	cancel()
-	if ctx.Err() != nil {
-		return first.Results, nil // interrupted: the rest were never touched
-	}
-	word := map[string]session.Canary{}
-	for _, c := range cs {
-		word[c.Sub] = c
-		fmt.Fprintf(a.io.err, "canary %s (%s): %s — %s\n", c.Sub, textfmt.Printable(c.Blob), canaryVerdict(c.Word), textfmt.Printable(c.Why))
-	}
-	var going []rules.Item
-	var left []rules.Result
-	for _, it := range p.Taken {
-		sub := strings.ToUpper(it.Parsed.Subscription)
-		if slices.ContainsFunc(canaries, func(c rules.Item) bool { return c.Name == it.Name }) {
-			continue
-		}
-		c, ok := word[sub]
-		switch {
-		case ok && c.Word.Going():
-			going = append(going, it)
-		case !ok:
-			left = append(left, rules.Result{Name: it.Name, Outcome: rules.OutcomeCancelled,
-				Reason: rules.Reason{Kind: rules.ReasonHandlerFailing, Name: it.Parsed.Subscription, Err: "its canary was not drained (see above)"}})
-		default:
-			why := c.Why
-			if c.Word == rules.CanaryWaiting {
-				why = "its canary told nothing within " + textfmt.Duration(o.canaryWait) + ": " + why
-			}
-			left = append(left, rules.Result{Name: it.Name, Outcome: rules.OutcomeCancelled,
-				Reason: rules.Reason{Kind: rules.ReasonHandlerFailing, Name: it.Parsed.Subscription, Err: why}})
-		}
-	}
-	res := first.Results
-	if len(going) > 0 {
-		second, err := s.Drain(ctx, s.PreviewDrain(snap, going, opts, p.Witness, o.forceHow), run)
-		a.warnAll(second.Warnings)
-		if err != nil {
-			return nil, err
-		}
-		res = append(res, second.Results...)
-	}
-	return append(res, left...), nil
-}
-
-// canaryVerdict names a canary's word.
-func canaryVerdict(w rules.CanaryWord) string {
-	switch w {
-	case rules.CanaryDelivered:
-		return "delivered: the rest of it goes"
-	case rules.CanaryFailing:
-		return "FAILING: the rest of it stays stranded"
-	case rules.CanaryNotTried:
-		return "not tried: the rest of it goes"
-	}
-	return "no word: the rest of it stays stranded"
+		len(cp.Canaries.Items), textfmt.Duration(o.canaryWait))
+	done, _, err := s.RunCanary(ctx, cp, o.canaryWait, session.Run{Concurrency: o.concurrency, Via: o.via, Rate: rate,
+		Say: func(line string) { fmt.Fprintln(a.io.err, textfmt.Printable(line)) }})
+	a.warnAll(done.Warnings)
+	return done.Results, err
 }

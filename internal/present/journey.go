@@ -235,3 +235,16 @@ func verdictsOf(p rules.Pass) string {
 	}
 	return ""
 }
+
+// CanaryVerdict names what a canary told of its subscription's handler, and what follows for the rest of it.
+func CanaryVerdict(w rules.CanaryWord) string {
+	switch w {
+	case rules.CanaryDelivered:
+		return "delivered: the rest of it goes"
+	case rules.CanaryFailing:
+		return "FAILING: the rest of it stays stranded"
+	case rules.CanaryNotTried:
+		return "not tried: the rest of it goes"
+	}
+	return "no word: the rest of it stays stranded"
+}

@@ -3,14 +3,128 @@ package session
 import (
 	"context"
 	"fmt"
+	"slices"
 	"strings"
 	"time"
 
+	"github.com/deadletter/deadletter/internal/present"
 	"github.com/deadletter/deadletter/internal/textfmt"
 	"github.com/deadletter/deadletter/replay"
 	"github.com/deadletter/deadletter/replay/rules"
 	"github.com/deadletter/deadletter/store"
 )
+
+// CanaryPlan is a drain canary first, planned from one listing (PlanCanary, in the caller's own time: a screen
+// in Update): the canaries' drain, and the drain of the rest of each subscription, to run if its canary was
+// delivered. RunCanary carries it out without the listing, so a screen's snapshot is never read off its goroutine.
+type CanaryPlan struct {
+	Canaries *DrainPreview
+	// Rest is the drain of each subscription's other blobs (in capitals, as Event Grid names the folders).
+	Rest map[string]*DrainPreview
+	// Left are the results of the blobs the drain leaves whatever the canaries say (crash, handled, young…).
+	Left []rules.Result
+	subs []string // Rest's subscriptions, in the plan's order
+}
+
+// PlanCanary plans drain p canary first: one blob per subscription (rules.DrainPlan.Canaries), then the rest.
+func (s *Session) PlanCanary(snap *rules.Snapshot, p *DrainPreview, force present.Force) *CanaryPlan {
+	canaries := p.Canaries()
+	first := map[string]bool{}
+	for _, c := range canaries {
+		first[c.Name] = true
+	}
+	bySub := map[string][]rules.Item{}
+	cp := &CanaryPlan{Rest: map[string]*DrainPreview{}, Left: p.Left}
+	for _, it := range p.Taken {
+		if first[it.Name] {
+			continue
+		}
+		sub := strings.ToUpper(it.Parsed.Subscription)
+		if bySub[sub] == nil {
+			cp.subs = append(cp.subs, sub)
+		}
+		bySub[sub] = append(bySub[sub], it)
+	}
+	cp.Canaries = s.PreviewDrain(snap, canaries, p.Options, p.Witness, force)
+	for sub, items := range bySub {
+		cp.Rest[sub] = s.PreviewDrain(snap, items, p.Options, p.Witness, force)
+	}
+	return cp
+}
+
+// RunCanary drains the canaries, waits (at most wait) for what each tells of its handler (AwaitCanaries, saying
+// what it waits for through run.Say), then drains the rest of each subscription whose canary was delivered — or
+// whose events the replay refused, so the handler was not tried — and leaves the others stranded, each result
+// saying why and that the same drain resumes (rules.ReasonHandlerFailing). Each drain is recorded. Cancelled
+// while it waits, it touches nothing more.
+func (s *Session) RunCanary(ctx context.Context, cp *CanaryPlan, wait time.Duration, run Run) (Done, []Canary, error) {
+	since := s.Now(ctx)
+	done, err := s.Drain(ctx, cp.Canaries, run)
+	if err != nil {
+		return done, nil, err
+	}
+	for _, r := range cp.Left {
+		if run.Progress != nil {
+			run.Progress(r)
+		}
+	}
+	done.Results = slices.Concat(cp.Left, done.Results)
+	wctx, cancel := context.WithTimeout(ctx, wait)
+	last := ""
+	cs := s.AwaitCanaries(wctx, CanariesOf(done.Results), since, time.Second, func(line string) {
+		if line != last && run.Say != nil {
+			last = line
+			run.Say(line)
+		}
+	})
+	cancel()
+	if ctx.Err() != nil { // interrupted: the rest were never touched
+		for _, sub := range cp.subs {
+			for _, it := range cp.Rest[sub].Items {
+				r := rules.Result{Name: it.Name, Outcome: rules.OutcomeCancelled}
+				done.Results = append(done.Results, r)
+				if run.Progress != nil {
+					run.Progress(r)
+				}
+			}
+		}
+		return done, cs, nil
+	}
+	word := map[string]Canary{}
+	for _, c := range cs {
+		word[c.Sub] = c
+		if run.Say != nil {
+			run.Say(fmt.Sprintf("canary %s (%s): %s — %s", c.Sub, textfmt.Printable(c.Blob), present.CanaryVerdict(c.Word), textfmt.Printable(c.Why)))
+		}
+	}
+	for _, sub := range cp.subs {
+		rest := cp.Rest[sub]
+		c, ok := word[sub]
+		if ok && c.Word.Going() {
+			more, err := s.Drain(ctx, rest, run)
+			done.Results, done.Warnings = append(done.Results, more.Results...), append(done.Warnings, more.Warnings...)
+			if err != nil {
+				return done, cs, err
+			}
+			continue
+		}
+		why := "its canary was not drained (see its result)"
+		switch {
+		case ok && c.Word == rules.CanaryWaiting:
+			why = "its canary told nothing within " + textfmt.Duration(wait) + ": " + c.Why
+		case ok:
+			why = c.Why
+		}
+		for _, it := range rest.Items {
+			r := rules.Result{Name: it.Name, Outcome: rules.OutcomeCancelled, Reason: rules.Reason{Kind: rules.ReasonHandlerFailing, Name: it.Parsed.Subscription, Err: why}}
+			done.Results = append(done.Results, r)
+			if run.Progress != nil {
+				run.Progress(r)
+			}
+		}
+	}
+	return done, cs, nil
+}
 
 // Canary is one blob drained first for its subscription, and what it told of the handler.
 type Canary struct {
