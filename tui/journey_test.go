@@ -50,4 +50,3 @@ func TestAnEventsViewShowsItsJourney(t *testing.T) {
 		t.Fatalf("enter on the first pass opened %s, want %s", got, earlier)
 	}
 }
-
