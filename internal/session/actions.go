@@ -40,7 +40,10 @@ func (s *Session) Drain(ctx context.Context, p *DrainPreview, run Run) (Done, er
 	}
 	o := rules.DrainOptions{DryRun: run.DryRun, ReadOnly: s.spec.ReadOnly && !run.DryRun, Concurrency: run.concurrency(), Progress: run.Progress}
 	if run.Rate > 0 && !run.DryRun {
-		o.Rate, o.Wave = run.Rate, WaveOf(run.Rate)
+		o.Rate, o.Wave = run.Rate, run.Wave
+		if o.Wave <= 0 {
+			o.Wave = WaveOf(run.Rate)
+		}
 		o.Check = s.failingAgain(s.Now(ctx))
 	}
 	return s.recorded(ctx, record.ActDrain, run, intent, "", func(ctx context.Context) ([]rules.Result, error) {

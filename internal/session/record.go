@@ -27,6 +27,8 @@ type Run struct {
 	// each, and between two waves asks Event Grid's witness whether a drained subscription's handler fails
 	// again: its blobs not yet drained are then left stranded (rules.ReasonHandlerFailing).
 	Rate float64
+	// Wave is how many blobs a paced drain sends between two looks (0: ten seconds' worth, WaveOf).
+	Wave int
 	// Say is told, as it goes, what a drain waits for (a canary drain's canaries); nil: nobody listens.
 	Say func(string)
 }
