@@ -25,6 +25,10 @@ type Traced struct {
 	Journeys []rules.Journey
 	// Read is how many payloads were read to find them (those the index could not rule out).
 	Read int
+	// Malformed is the blob's payload error when it breaks the schema (its events, if any, a best-effort reading).
+	Malformed string
+	// Fragment: the blob was picked out by a piece of its name (an event with exactly that id is --event's).
+	Fragment bool
 }
 
 // Trace follows events through the container. asked is a blob — its name, URL, GUID or a fragment that picks out
@@ -44,21 +48,18 @@ func (l *Loader) Trace(ctx context.Context, snap *rules.Snapshot, asked, contain
 	case len(lk.candidates) > 0:
 		return nil, lk.err()
 	case lk.name != "":
-		t.Blob = lk.name
-		b, err := l.Container.Read(ctx, lk.name, store.MaxBlobBytes)
-		if err != nil {
+		if err := l.traceBlob(ctx, t, lk.name, &originals); err != nil {
 			return nil, err
 		}
-		t.Read++
-		seen := map[string]bool{}
-		for _, ev := range rules.ParsePayload(b.Body).Events {
-			if o := rules.EventOf(ev.ID, l.Config.Separator); !seen[o] {
-				seen[o] = true
-				originals = append(originals, o)
-			}
-		}
+		t.Fragment = !isFullName(asked)
 	case lk.fullName:
 		name := nameFromURL(asked, container)
+		if one := copyOf(snap, name); one != "" {
+			if err := l.traceBlob(ctx, t, one, &originals); err != nil {
+				return nil, err
+			}
+			break
+		}
 		if tt := touchesOf(name, touches); len(tt) > 0 {
 			t.Blob, t.Gone, t.Touches = name, true, tt
 			return t, nil
@@ -68,14 +69,58 @@ func (l *Loader) Trace(ctx context.Context, snap *rules.Snapshot, asked, contain
 	if t.Blob == "" {
 		originals = []string{rules.EventOf(asked, l.Config.Separator)}
 	}
+	if len(originals) == 0 {
+		return t, nil
+	}
 	plan := l.PlanTrace(snap, originals)
 	js, read, err := plan.Run(ctx, touches)
 	if err != nil {
 		return nil, err
 	}
 	t.Read += read
-	t.Journeys = js
+	for _, j := range js {
+		if len(j.Passes) > 0 { // (an id no blob holds has no journey to tell)
+			t.Journeys = append(t.Journeys, j)
+		}
+	}
 	return t, nil
+}
+
+// traceBlob reads the blob a trace was asked for and takes its events' original ids (each once).
+func (l *Loader) traceBlob(ctx context.Context, t *Traced, name string, originals *[]string) error {
+	t.Blob = name
+	b, err := l.Container.Read(ctx, name, store.MaxBlobBytes)
+	if err != nil {
+		return err
+	}
+	t.Read++
+	p := rules.ParsePayload(b.Body)
+	if p.Malformed() {
+		t.Malformed = p.Err.Error()
+	}
+	seen := map[string]bool{}
+	for _, ev := range p.Events {
+		if o := rules.EventOf(ev.ID, l.Config.Separator); !seen[o] {
+			seen[o] = true
+			*originals = append(*originals, o)
+		}
+	}
+	return nil
+}
+
+// copyOf is the replay's copy of a root blob that is gone, holding every event of it: its archived copy, else its
+// quarantine copy; "" when neither is listed.
+func copyOf(snap *rules.Snapshot, root string) string {
+	if !rules.IsRoot(root) {
+		return ""
+	}
+	a, q := rules.Twins(root)
+	for _, n := range []string{a, q} {
+		if _, ok := snap.Lookup(n); ok {
+			return n
+		}
+	}
+	return ""
 }
 
 // TracePlan is a trace's reads, picked from a snapshot: the blobs that may hold the events (PlanTrace). Picking

@@ -126,3 +126,16 @@ func TestDemoCanaryDrainInTmux(t *testing.T) {
 		t.Fatalf("exit %d", code)
 	}
 }
+
+// A canary nothing answers (no replay runs on a plain directory) leaves the rest stranded as unheard — never
+// "fails again", which nothing said — exit 3.
+func TestACanaryUnheardIsNotAFailure(t *testing.T) {
+	dir := seeded(t)
+	out, errs, code := runCmd(t, "drain", "--dir", dir, "--canary", "--canary-wait", "2s", "--yes")
+	if code != exitNotDone || !strings.Contains(out, "canary told nothing") || strings.Contains(out, "fails again") {
+		t.Fatalf("exit %d\n%s\n%s", code, out, errs)
+	}
+	if !strings.Contains(errs, "no word") {
+		t.Fatalf("the canaries' words are not said:\n%s", errs)
+	}
+}

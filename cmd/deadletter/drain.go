@@ -136,30 +136,49 @@ func runDrain(ctx context.Context, o *drainOptions) error {
 	if len(items) == 0 && len(missing) == 0 {
 		return o.nothingToDrain(snap, both)
 	}
-	var res []rules.Result
-	if o.canary && !o.dryRun && len(items) > 0 {
-		if err := o.ask(s, p); err != nil {
-			return err
-		}
-		if res, err = o.canaryDrain(ctx, s, snap, p); err != nil {
-			return err
-		}
-		return a.reportResults(ctx, o.actionFlags, s, append(missing, res...), both)
-	}
-	if len(items) > 0 {
-		if err := o.ask(s, p); err != nil {
-			return err
-		}
-		rate, _ := parseRate(o.rate)
-		done, err := s.Drain(ctx, p, session.Run{DryRun: o.dryRun, Concurrency: o.concurrency, Progress: a.pacedProgress(len(items), o.dryRun, rate),
-			Via: o.via, Rate: rate})
-		a.warnAll(done.Warnings)
-		if err != nil {
-			return err
-		}
-		res = done.Results
+	res, err := o.drain(ctx, s, snap, p, len(items))
+	if err != nil {
+		return err
 	}
 	return a.reportResults(ctx, o.actionFlags, s, append(missing, res...), both)
+}
+
+// drain asks, then drains as the flags say: canary first, paced, or at once (nothing when no item was taken).
+func (o *drainOptions) drain(ctx context.Context, s *session.Session, snap *rules.Snapshot, p *session.DrainPreview, items int) ([]rules.Result, error) {
+	if items == 0 {
+		return nil, nil
+	}
+	if err := o.ask(s, p); err != nil {
+		return nil, err
+	}
+	if o.dryRun {
+		o.sayPacing(s, snap, p)
+	}
+	if o.canary && !o.dryRun {
+		return o.canaryDrain(ctx, s, snap, p)
+	}
+	a := o.f
+	rate, _ := parseRate(o.rate)
+	done, err := s.Drain(ctx, p, session.Run{DryRun: o.dryRun, Concurrency: o.concurrency, Progress: a.pacedProgress(items, o.dryRun, rate),
+		Via: o.via, Rate: rate})
+	a.warnAll(done.Warnings)
+	return done.Results, err
+}
+
+// sayPacing says, in a dry run, what --canary and --rate would make of the drain: the canaries, and how long.
+func (o *drainOptions) sayPacing(s *session.Session, snap *rules.Snapshot, p *session.DrainPreview) {
+	w := o.f.io.err
+	if o.canary {
+		cp := s.PlanCanary(snap, p, o.forceHow)
+		fmt.Fprintf(w, "--canary would drain first, one per subscription (%d), then each subscription's rest once its canary was delivered:\n", len(cp.Canaries.Items))
+		for _, it := range cp.Canaries.Items {
+			fmt.Fprintf(w, "  %s\n", textfmt.Printable(it.Name))
+		}
+	}
+	if rate, _ := parseRate(o.rate); rate > 0 {
+		took := time.Duration(float64(len(p.Targets)) / rate * float64(time.Second))
+		fmt.Fprintf(w, "--rate %s would take about %s for %d blob(s), in waves of %d\n", o.rate, textfmt.Duration(took.Round(time.Second)), len(p.Targets), session.WaveOf(rate))
+	}
 }
 
 // named resolves the names a drain was given: the ones that match nothing (reported notFound), and which listed

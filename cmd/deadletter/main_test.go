@@ -99,7 +99,7 @@ func keys(m map[string]any) []string {
 	return ks
 }
 
-var lsFields = []string{"ageSeconds", "error", "events", "expiresAt", "expiring", "handled", "lastModified", "malformed", "maxReplayAttempt", "name", "outcomes", "pane", "reasons", "size", "stalled", "untriggerable", "verdicts"}
+var lsFields = []string{"ageSeconds", "error", "events", "expiresAt", "expiring", "handled", "lastModified", "malformed", "maxReplayAttempt", "maxReplayAttemptAtLeast", "name", "outcomes", "pane", "reasons", "size", "stalled", "untriggerable", "verdicts"}
 
 func TestSeedLsCoversEveryPaneAndVerdict(t *testing.T) {
 	dir := seeded(t)

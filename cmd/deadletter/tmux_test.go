@@ -28,6 +28,9 @@ type tmuxTerm struct {
 
 func newTerm(t *testing.T, w, h int, command ...string) *tmuxTerm {
 	t.Helper()
+	if testing.Short() {
+		t.Skip("end to end in a real terminal: runs without -short (./test.sh, CI)")
+	}
 	if _, err := exec.LookPath("tmux"); err != nil {
 		if os.Getenv("CI") != "" {
 			t.Fatal("tmux is missing: ./test.sh installs it")

@@ -76,11 +76,16 @@ func runTrace(ctx context.Context, o *traceOptions) error {
 	if err := o.out.print(f.io.out, doc, func() { f.sayRehearsal(s); writeTrace(f.io.out, t, s.Config(), snap.Now) }); err != nil {
 		return err
 	}
-	if !t.Gone && (len(t.Journeys) == 0 || len(t.Journeys) == 1 && len(t.Journeys[0].Passes) == 0) {
-		return exitCode{code: exitFindings, err: fmt.Errorf("no blob in %s holds an event with the id %q, and no blob is named so",
-			textfmt.Printable(s.Where()), textfmt.Printable(o.asked))}
+	switch {
+	case t.Gone || len(t.Journeys) > 0:
+		return nil
+	case t.Blob != "" && t.Malformed != "":
+		return exitCode{code: exitFindings, err: fmt.Errorf("%s holds no event id to follow: its payload is malformed (%s)", textfmt.Printable(t.Blob), textfmt.Printable(t.Malformed))}
+	case t.Blob != "":
+		return exitCode{code: exitFindings, err: fmt.Errorf("%s holds no event to follow", textfmt.Printable(t.Blob))}
 	}
-	return nil
+	return exitCode{code: exitFindings, err: fmt.Errorf("no blob in %s holds an event with the id %q, and no blob is named so",
+		textfmt.Printable(s.Where()), textfmt.Printable(o.asked))}
 }
 
 // writeTrace prints journeys for a person: where each event stands, then its passes, oldest first.
@@ -93,7 +98,14 @@ func writeTrace(w io.Writer, t *replay.Traced, cfg rules.Config, now time.Time) 
 			}
 			return
 		}
-		fmt.Fprintf(w, "%s: %d event(s)\n\n", textfmt.Printable(t.Blob), len(t.Journeys))
+		fmt.Fprintf(w, "%s: %d event(s)\n", textfmt.Printable(t.Blob), len(t.Journeys))
+		if t.Malformed != "" {
+			fmt.Fprintf(w, "its payload is malformed (%s): the events below are a best-effort reading\n", textfmt.Printable(t.Malformed))
+		}
+		if t.Fragment {
+			fmt.Fprintf(w, "(%q picked out this blob by its name; to follow an event with exactly that id: trace --event)\n", textfmt.Printable(t.Asked))
+		}
+		fmt.Fprintln(w)
 	}
 	for i, j := range t.Journeys {
 		if i > 0 {

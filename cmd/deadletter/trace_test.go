@@ -118,9 +118,10 @@ func TestTraceOfABlobAndOfNothing(t *testing.T) {
 	dir := filepath.Join(t.TempDir(), "twin")
 	mustRun(t, "twin", "start", "--dir", dir)
 	mustRun(t, "twin", "advance", "--dir", dir, "--by", "12h")
-	out, _, code := runCmd(t, "trace", "--dir", dir, "--event", "no-such-event")
-	if code != exitFindings || out == "" {
-		t.Fatalf("exit %d, %q", code, out)
+	out, _, code := runCmd(t, "trace", "--dir", dir, "--event", "no-such-event", "-o", "json")
+	var none traceDoc
+	if code != exitFindings || json.Unmarshal([]byte(out), &none) != nil || len(none.Events) != 0 {
+		t.Fatalf("an id no blob holds: exit %d, %q", code, out)
 	}
 	var ls struct {
 		Blobs []struct {

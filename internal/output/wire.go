@@ -197,23 +197,26 @@ type DiffBlobJSON struct {
 }
 
 type BlobJSON struct {
-	Name             Text          `json:"name"`
-	Pane             rules.Pane    `json:"pane"`
-	Size             int64         `json:"size"`
-	LastModified     string        `json:"lastModified"`
-	AgeSeconds       int64         `json:"ageSeconds"`
-	ExpiresAt        string        `json:"expiresAt"`
-	Events           int           `json:"events"`
-	Malformed        bool          `json:"malformed"`
-	Error            OptText       `json:"error"`
-	MaxReplayAttempt Attempt       `json:"maxReplayAttempt"`
-	Reasons          Counts        `json:"reasons"`
-	Outcomes         Counts        `json:"outcomes"`
-	Verdicts         VerdictCounts `json:"verdicts"`
-	Expiring         bool          `json:"expiring"`
-	Stalled          bool          `json:"stalled"`
-	Handled          bool          `json:"handled"`
-	HandledBy        Text          `json:"handledBy,omitempty"`
+	Name             Text       `json:"name"`
+	Pane             rules.Pane `json:"pane"`
+	Size             int64      `json:"size"`
+	LastModified     string     `json:"lastModified"`
+	AgeSeconds       int64      `json:"ageSeconds"`
+	ExpiresAt        string     `json:"expiresAt"`
+	Events           int        `json:"events"`
+	Malformed        bool       `json:"malformed"`
+	Error            OptText    `json:"error"`
+	MaxReplayAttempt Attempt    `json:"maxReplayAttempt"`
+	// MaxReplayAttemptAtLeast: a quarantine copy whose ids the replay stripped, stopped by the cap: its events
+	// got at least maxReplayAttempt (the cap) — never 0 beside a cap.
+	MaxReplayAttemptAtLeast bool          `json:"maxReplayAttemptAtLeast"`
+	Reasons                 Counts        `json:"reasons"`
+	Outcomes                Counts        `json:"outcomes"`
+	Verdicts                VerdictCounts `json:"verdicts"`
+	Expiring                bool          `json:"expiring"`
+	Stalled                 bool          `json:"stalled"`
+	Handled                 bool          `json:"handled"`
+	HandledBy               Text          `json:"handledBy,omitempty"`
 	// Untriggerable: a root blob the replay subscription's filter never delivers (docs/estate.md).
 	Untriggerable bool       `json:"untriggerable"`
 	Crash         *CrashJSON `json:"crash,omitempty"`
@@ -255,6 +258,9 @@ func ToBlobJSON(cfg rules.Config, it *rules.Item, now time.Time) BlobJSON {
 		Handled: a.Handled, HandledBy: Text(a.HandledBy), Untriggerable: a.Untriggerable}
 	if s := it.Summary; s != nil {
 		b.Events, b.Malformed, b.MaxReplayAttempt = s.Events, s.Malformed, Attempt(s.MaxReplayAttempt)
+		if it.Pane == rules.PaneQuarantine && s.Verdicts.Of(rules.VerdictCap) > 0 && s.MaxReplayAttempt < rules.Attempt(cfg.MaxReplays) {
+			b.MaxReplayAttempt, b.MaxReplayAttemptAtLeast = Attempt(cfg.MaxReplays), true
+		}
 		b.Reasons, b.Outcomes, b.Verdicts = Counts(s.Reasons), Counts(s.Outcomes), VerdictCounts(s.Verdicts)
 		b.Error = OptText(s.Error)
 		if a.Crash {

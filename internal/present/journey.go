@@ -43,6 +43,9 @@ func JourneyMeaning(j rules.Journey, cfg rules.Config, now time.Time) string {
 		if j.Verdicts == 0 {
 			return "its payload is malformed: a restore would be quarantined again (deadletter edit repairs it)"
 		}
+		if j.Verdicts.Has(rules.VerdictUnknown) {
+			return "refused, why unknown without the handler register (--handlers): whether a restore resumes it cannot be said"
+		}
 		return "refused (" + j.Verdicts.String() + "): a restore would be quarantined again on sight"
 	}
 	return "no blob holds it any more (the lifecycle rule, or by hand): only the record remembers it"

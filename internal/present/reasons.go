@@ -136,6 +136,9 @@ var reasonWords = map[rules.ReasonKind]func(r rules.Reason, p func(string) strin
 	rules.ReasonHandlerFailing: func(r rules.Reason, p func(string) string) string {
 		return fmt.Sprintf("left stranded: %s's handler fails again (%s); the same command takes it once the handler recovers", p(r.Name), p(r.Err))
 	},
+	rules.ReasonCanaryUnheard: func(r rules.Reason, p func(string) string) string {
+		return fmt.Sprintf("left stranded: %s's canary told nothing of its handler (%s); the same command takes it once its canary is heard", p(r.Name), p(r.Err))
+	},
 	rules.ReasonAckChanged: func(r rules.Reason, p func(string) string) string {
 		return "the blob was rewritten while it was being acknowledged: the ack was removed again; look at it again"
 	},

@@ -54,24 +54,20 @@ func Follow(ctx context.Context, snap *rules.Snapshot, r Record) []Followed {
 			name = b.Target
 		}
 		f := Followed{Blob: b, Name: name}
-		w, err := replay.WhereIs(ctx, replay.Listed(snap), store.BlobInfo{Name: name, LastModified: since}, since)
+		w, before, err := whereSince(ctx, snap, name, since)
 		if err != nil {
 			f.Err = err.Error()
 			out = append(out, f)
 			continue
 		}
-		pane := rules.PaneLive
-		if i, ok := snap.Lookup(w.Name); ok && w.Kind == replay.WhereHere {
-			pane = snap.Items[i].Pane
-		} else if w.Kind == replay.WhereHere {
-			if i, ok := snap.Lookup(name); ok {
-				pane = snap.Items[i].Pane
-			}
-		}
+		pane := paneOf(snap, w, name)
 		if w.Kind == replay.WhereHere && w.Name == "" {
 			w.Name = name
 		}
 		f.Where, f.Fate = w, present.Fate(w, pane)
+		if before {
+			f.Fate += " — before this action reached it"
+		}
 		switch {
 		case w.Kind == replay.WhereHere && strings.HasPrefix(name, rules.QuarantinePrefix):
 			f.Fate = "still in quarantine"
@@ -134,6 +130,35 @@ func (r Record) Tally() string {
 		return "no blob"
 	}
 	return strings.Join(parts, ", ")
+}
+
+// whereSince is where a blob of a record is now (replay.WhereIs, asked of the snapshot), counting copies written
+// since the action. Not there and no copy since, a copy from before it means the replay (or a worker start, or
+// another drain) took the blob before the action reached it — not a loss: that copy, and before.
+func whereSince(ctx context.Context, snap *rules.Snapshot, name string, since time.Time) (w replay.Whereabouts, before bool, err error) {
+	w, err = replay.WhereIs(ctx, replay.Listed(snap), store.BlobInfo{Name: name, LastModified: since}, since)
+	if err != nil || w.Kind != replay.WhereDeleted {
+		return w, false, err
+	}
+	w0, err0 := replay.WhereIs(ctx, replay.Listed(snap), store.BlobInfo{Name: name}, time.Time{})
+	if err0 == nil && w0.Kind != replay.WhereDeleted && w0.Kind != replay.WhereHere {
+		return w0, true, nil
+	}
+	return w, false, nil
+}
+
+// paneOf is the pane of the blob a record followed, as listed (live when it is not).
+func paneOf(snap *rules.Snapshot, w replay.Whereabouts, name string) rules.Pane {
+	if w.Kind != replay.WhereHere {
+		return rules.PaneLive
+	}
+	if i, ok := snap.Lookup(w.Name); ok {
+		return snap.Items[i].Pane
+	}
+	if i, ok := snap.Lookup(name); ok {
+		return snap.Items[i].Pane
+	}
+	return rules.PaneLive
 }
 
 // Touches are the records' actions blob by blob, as an event's journey takes them (rules.Touch): what each did to

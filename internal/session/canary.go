@@ -2,6 +2,7 @@ package session
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"slices"
 	"strings"
@@ -55,20 +56,16 @@ func (s *Session) PlanCanary(snap *rules.Snapshot, p *DrainPreview, force presen
 // RunCanary drains the canaries, waits (at most wait) for what each tells of its handler (AwaitCanaries, saying
 // what it waits for through run.Say), then drains the rest of each subscription whose canary was delivered — or
 // whose events the replay refused, so the handler was not tried — and leaves the others stranded, each result
-// saying why and that the same drain resumes (rules.ReasonHandlerFailing). Each drain is recorded. Cancelled
-// while it waits, it touches nothing more.
+// saying why and that the same drain resumes. A blob the replay (or anyone) took meanwhile is said handled, not
+// gone. Each drain is recorded. Cancelled while it waits, it touches nothing more.
 func (s *Session) RunCanary(ctx context.Context, cp *CanaryPlan, wait time.Duration, run Run) (Done, []Canary, error) {
 	since := s.Now(ctx)
 	done, err := s.Drain(ctx, cp.Canaries, run)
 	if err != nil {
 		return done, nil, err
 	}
-	for _, r := range cp.Left {
-		if run.Progress != nil {
-			run.Progress(r)
-		}
-	}
 	done.Results = slices.Concat(cp.Left, done.Results)
+	report(run, cp.Left)
 	wctx, cancel := context.WithTimeout(ctx, wait)
 	last := ""
 	cs := s.AwaitCanaries(wctx, CanariesOf(done.Results), since, time.Second, func(line string) {
@@ -78,52 +75,84 @@ func (s *Session) RunCanary(ctx context.Context, cp *CanaryPlan, wait time.Durat
 		}
 	})
 	cancel()
-	if ctx.Err() != nil { // interrupted: the rest were never touched
-		for _, sub := range cp.subs {
-			for _, it := range cp.Rest[sub].Items {
-				r := rules.Result{Name: it.Name, Outcome: rules.OutcomeCancelled}
-				done.Results = append(done.Results, r)
-				if run.Progress != nil {
-					run.Progress(r)
-				}
-			}
-		}
-		return done, cs, nil
-	}
 	word := map[string]Canary{}
 	for _, c := range cs {
 		word[c.Sub] = c
-		if run.Say != nil {
+		if run.Say != nil && ctx.Err() == nil {
 			run.Say(fmt.Sprintf("canary %s (%s): %s — %s", c.Sub, textfmt.Printable(c.Blob), present.CanaryVerdict(c.Word), textfmt.Printable(c.Why)))
 		}
 	}
 	for _, sub := range cp.subs {
 		rest := cp.Rest[sub]
-		c, ok := word[sub]
-		if ok && c.Word.Going() {
-			more, err := s.Drain(ctx, rest, run)
+		c, heard := word[sub]
+		var left []rules.Result
+		switch {
+		case ctx.Err() != nil: // interrupted: the rest are never touched
+			left = leave(rest.Items, rules.Reason{})
+		case heard && c.Word.Going():
+			more, err := s.drainWhatIsLeft(ctx, rest, run)
 			done.Results, done.Warnings = append(done.Results, more.Results...), append(done.Warnings, more.Warnings...)
 			if err != nil {
 				return done, cs, err
 			}
 			continue
+		case heard && c.Word == rules.CanaryFailing:
+			left = leave(rest.Items, rules.Reason{Kind: rules.ReasonHandlerFailing, Name: sub, Err: c.Why})
+		case heard:
+			left = leave(rest.Items, rules.Reason{Kind: rules.ReasonCanaryUnheard, Name: sub, Err: "nothing within " + textfmt.Duration(wait) + ": " + c.Why})
+		default:
+			left = leave(rest.Items, rules.Reason{Kind: rules.ReasonCanaryUnheard, Name: sub, Err: "its canary was not drained (see its result)"})
 		}
-		why := "its canary was not drained (see its result)"
-		switch {
-		case ok && c.Word == rules.CanaryWaiting:
-			why = "its canary told nothing within " + textfmt.Duration(wait) + ": " + c.Why
-		case ok:
-			why = c.Why
-		}
-		for _, it := range rest.Items {
-			r := rules.Result{Name: it.Name, Outcome: rules.OutcomeCancelled, Reason: rules.Reason{Kind: rules.ReasonHandlerFailing, Name: it.Parsed.Subscription, Err: why}}
-			done.Results = append(done.Results, r)
-			if run.Progress != nil {
-				run.Progress(r)
-			}
-		}
+		done.Results = append(done.Results, left...)
+		report(run, left)
 	}
 	return done, cs, nil
+}
+
+// leave is the results of blobs a canary drain leaves stranded, for why (none: cancelled, untouched).
+func leave(items []rules.Item, why rules.Reason) []rules.Result {
+	out := make([]rules.Result, len(items))
+	for i, it := range items {
+		out[i] = rules.Result{Name: it.Name, Outcome: rules.OutcomeCancelled, Reason: why}
+	}
+	return out
+}
+
+// report tells a run's progress of results decided without a write.
+func report(run Run, rs []rules.Result) {
+	for _, r := range rs {
+		if run.Progress != nil {
+			run.Progress(r)
+		}
+	}
+}
+
+// drainWhatIsLeft drains a subscription's rest once its canary was heard: planned before the wait, so a blob the
+// replay (or another drain, or a worker start) took meanwhile is said handled by its copy — not gone — and is not
+// asked of the container again.
+func (s *Session) drainWhatIsLeft(ctx context.Context, rest *DrainPreview, run Run) (Done, error) {
+	var taken []rules.Result
+	keep := rest.Items[:0:0]
+	for _, it := range rest.Items {
+		if _, err := s.Container().Stat(ctx, it.Name); errors.Is(err, store.ErrNotFound) {
+			if w, werr := replay.WhereIs(ctx, s.Container(), it.Info, time.Time{}); werr == nil && w.Kind != replay.WhereDeleted && w.Kind != replay.WhereHere {
+				taken = append(taken, rules.HandledResult(rules.Result{Name: it.Name}, w.Name))
+				continue
+			}
+		}
+		keep = append(keep, it)
+	}
+	report(run, taken)
+	if len(keep) == 0 {
+		return Done{Results: taken}, nil
+	}
+	p := rest
+	if len(keep) < len(rest.Items) {
+		p = &DrainPreview{DrainPlan: rest.DrainPlan.Only(keep), Witness: rest.Witness, Said: rest.Said}
+	}
+	d, err := s.Drain(ctx, p, run)
+	d.Results = append(taken, d.Results...)
+	return d, err
 }
 
 // Canary is one blob drained first for its subscription, and what it told of the handler.

@@ -33,7 +33,8 @@ const (
 )
 
 // Truth says what became of each event asked for (original ids, or ids with their count); with none, of every
-// event still outstanding. An id the twin never published reads as delivered: ask about ids you saw.
+// event still outstanding, and every one it counted lost. An id the twin never published reads as delivered: ask
+// about ids you saw.
 func (tw *Twin) Truth(ctx context.Context, ids []string) ([]Truth, error) {
 	sep := tw.cfg.Separator
 	want := map[string]*Truth{}
@@ -50,6 +51,9 @@ func (tw *Twin) Truth(ctx context.Context, ids []string) ([]Truth, error) {
 	all := len(ids) == 0
 	if all {
 		for _, id := range sortedKeys(tw.st.Outstanding) {
+			ask(id)
+		}
+		for _, id := range sortedKeys(tw.st.LostIDs) { // (the ones that matter most)
 			ask(id)
 		}
 	}

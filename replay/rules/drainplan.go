@@ -59,3 +59,35 @@ func (c Config) PlanDrainStranded(s *Snapshot) *DrainPlan {
 // Every is the target of every blob the plan was made for, in order: the drain gives the ones it leaves the
 // results Left says.
 func (p *DrainPlan) Every() []DrainTarget { return p.all }
+
+// Only is the plan narrowed to the given items of it (by name), planned as they were: what a drain takes of them,
+// what it leaves, in the same order — without the listing, which a plan made earlier may no longer match.
+func (p *DrainPlan) Only(items []Item) *DrainPlan {
+	keep := map[string]bool{}
+	for _, it := range items {
+		keep[it.Name] = true
+	}
+	q := *p
+	q.Items, q.Targets, q.Taken, q.all, q.Names, q.Left = nil, nil, nil, nil, nil, nil
+	for i, it := range p.Items {
+		if keep[it.Name] {
+			q.Items, q.all = append(q.Items, it), append(q.all, p.all[i])
+		}
+	}
+	for i, t := range p.Targets {
+		if keep[t.Name] {
+			q.Targets, q.Taken = append(q.Targets, t), append(q.Taken, p.Taken[i])
+		}
+	}
+	for _, n := range p.Names {
+		if keep[n] {
+			q.Names = append(q.Names, n)
+		}
+	}
+	for _, r := range p.Left {
+		if keep[r.Name] {
+			q.Left = append(q.Left, r)
+		}
+	}
+	return &q
+}

@@ -99,6 +99,9 @@ const (
 	// ReasonHandlerFailing: a paced or canary drain left the blob: its subscription's handler fails again (Err:
 	// what said so, Name: the subscription).
 	ReasonHandlerFailing
+	// ReasonCanaryUnheard: a canary drain left the blob: its subscription's canary said nothing of the handler
+	// (Err: what it waited for, Name: the subscription).
+	ReasonCanaryUnheard
 )
 
 // Reason is a ReasonKind with the facts its words need.
@@ -138,7 +141,7 @@ var reasonCodes = [...]string{ReasonNone: "", ReasonNotRoot: "notRoot", ReasonLi
 	ReasonOriginalLeft: "originalLeft", ReasonWrittenNotRetired: "writtenNotRetired", ReasonAlreadyWritten: "alreadyWritten",
 	ReasonNotFound: "notFound", ReasonAlreadyRestored: "alreadyRestored", ReasonCopiedNotDeleted: "copiedNotDeleted",
 	ReasonStopped: "stopped", ReasonFailed: "failed", ReasonAckChanged: "ackChanged", ReasonAlreadyReplayed: "alreadyReplayed",
-	ReasonHandlerFailing: "handlerFailing"}
+	ReasonHandlerFailing: "handlerFailing", ReasonCanaryUnheard: "canaryUnheard"}
 
 // Code is the kind's stable name ("" for ReasonNone).
 func (k ReasonKind) Code() string {

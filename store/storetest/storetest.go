@@ -84,5 +84,10 @@ func Dir(t testing.TB) *dirstore.Dir {
 // Backends runs f once per backend: the local directory and Azurite.
 func Backends(t *testing.T, f func(t *testing.T, c store.Container)) {
 	t.Run("dir", func(t *testing.T) { f(t, Dir(t)) })
-	t.Run("azurite", func(t *testing.T) { f(t, Azure(t)) })
+	t.Run("azurite", func(t *testing.T) {
+		if testing.Short() {
+			t.Skip("against Azurite: runs without -short (./test.sh, CI)")
+		}
+		f(t, Azure(t))
+	})
 }
