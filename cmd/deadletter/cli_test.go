@@ -209,8 +209,16 @@ func TestRestoreAll(t *testing.T) {
 	if got["restored"] == 0 || got["refused"] == 0 || got["restored"]+got["refused"] != before || len(got) != 2 {
 		t.Fatalf("outcomes %v of %d blobs", got, before)
 	}
-	if !strings.Contains(errs, "are refused or unreadable and left where they are") || !strings.Contains(errs, "name it with --force") || !strings.Contains(errs, "event(s) resume") {
+	if !strings.Contains(errs, "are refused or unreadable and left where they are") || !strings.Contains(errs, "event(s) resume") {
 		t.Fatalf("the summary: %s", errs)
+	}
+	// Said once: nobody was asked (--yes), so each refusal is in the results alone, with the same hint.
+	if strings.Contains(errs, "notIdempotent") || strings.Contains(errs, "unroutable)") {
+		t.Fatalf("the refusals are said twice:\n%s", errs)
+	}
+	text, _, _ := runCmd(t, "restore", "--all", "--dry-run", "--dir", dir)
+	if strings.Contains(text, "--force does it anyway") {
+		t.Fatalf("--all takes no --force, yet the results offer it:\n%s", text)
 	}
 	if left := len(lsJSONOf(t, "--dir", dir, "--pane", "quarantine").Blobs); left != got["refused"] {
 		t.Fatalf("%d left, want the %d refused", left, got["refused"])

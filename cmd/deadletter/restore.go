@@ -78,6 +78,9 @@ func runRestore(ctx context.Context, o *restoreOptions) error {
 	if a.g.readOnly && !o.dryRun { // (a dry run changes nothing: read-only allows it)
 		return replay.ErrReadOnly
 	}
+	if o.all {
+		o.forceHow = present.ForceByName // (--all takes no --force: the results say so as the question does)
+	}
 	s, err := a.session(ctx, a.timeout(0))
 	if err != nil {
 		return err
@@ -200,7 +203,10 @@ func (o *restoreOptions) describe(cfg rules.Config, p *replay.RestorePreview) {
 			}
 		}
 	}
-	if left := p.Left(); len(left) > 0 {
+	if left := p.Left(); len(left) > 0 && (o.dryRun || o.yes) {
+		// Nobody is asked: the results list each one, with why — said once.
+		fmt.Fprintf(a.io.err, "%d blob(s) are refused or unreadable and left where they are (each below, with why).\n", len(left))
+	} else if len(left) > 0 {
 		fmt.Fprintf(a.io.err, "%d blob(s) are refused or unreadable and left where they are:\n", len(left))
 		for _, r := range left {
 			fmt.Fprintf(a.io.err, "  %s: %s %s\n", textfmt.Printable(r.Name), r.Outcome, present.Reason(r.Reason, force))
