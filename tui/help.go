@@ -57,6 +57,7 @@ func (hp *help) build() {
 	}
 	out = append(out, "",
 		st.Header.Render("filter")+"  "+rules.QuerySyntax,
+		st.Header.Render("row codes")+"  "+present.RowCodes(hp.e.cfg),
 		st.Header.Render("verdicts")+"  R replay · C cap · N notIdempotent · U unroutable · ? unknown (needs --handlers) · ∞ an uncountable id · MALFORMED · CRASH (nested past what the replay can serialize) · "+present.LegendDerived,
 		st.Header.Render("reasons")+"  "+present.ReasonLegend(nil),
 		st.Header.Render("marks")+"  ▸ cursor · * selected · H handled by the replay (its copy exists; drain skips it) · A acknowledged (dimmed)",

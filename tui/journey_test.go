@@ -50,3 +50,17 @@ func TestAnEventsViewShowsItsJourney(t *testing.T) {
 		t.Fatalf("enter on the first pass opened %s, want %s", got, earlier)
 	}
 }
+
+// The main help explains the codes the first screen opens on (one voice, issue 51).
+func TestHelpExplainsTheRowCodes(t *testing.T) {
+	mem, cfg := fixture(t, 0)
+	hs := newHarness(t, mem, cfg, 120, 40)
+	hs.press("?")
+	for range 40 {
+		if strings.Contains(hs.screen(), "row codes") {
+			break
+		}
+		hs.press("<pgdown>")
+	}
+	hs.shows("row codes", "R2 N1", "≥2 at least the cap", "0∞", "!23h5m")
+}

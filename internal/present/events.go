@@ -124,3 +124,12 @@ func ReasonLegend(reasons []string) string {
 	}
 	return strings.Join(parts, " · ")
 }
+
+// RowCodes says what the codes of a table's rows stand for, with the configuration in force: the help's legend.
+func RowCodes(cfg rules.Config) string {
+	return "VERDICTS R2 N1: each verdict with its count of events (R replay, C cap, N notIdempotent, U unroutable, ? unknown) · " +
+		"ATT the highest attempt count of its ids: ≥" + strconv.Itoa(cfg.MaxReplays) + " at least the cap (a quarantine copy, whose ids the replay wrote back without it), " +
+		"? not known (the copy stripped it, another bar stopped it), 0∞ an id the estate can never count (it holds a line end) · " +
+		"DELETE IN !23h5m: the lifecycle rule deletes it within " + textfmt.Duration(cfg.ExpiringWithin) + " (EXPIRING) · " +
+		"AGE against the service's clock (a rehearsal's: its twin's)"
+}
