@@ -22,7 +22,10 @@ func Md(s string) string {
 	for i := 0; i < len(s); i++ {
 		c := s[i]
 		switch {
-		case strings.IndexByte("\\`*_[]()!|<>~&@", c) >= 0,
+		// ( ) and ! need no escape: with [ and ] escaped no link or image can open; @ only where an e-mail
+		// autolink could form (a dot in what follows it), so root@vm reads as itself.
+		case strings.IndexByte("\\`*_[]|<>~&", c) >= 0,
+			c == '@' && emailDomain(s[i+1:]),
 			c == ':' && strings.HasPrefix(s[i+1:], "//"), // a URL's scheme (http://…); dir:/tmp is no link
 			c == '.' && i >= 3 && strings.EqualFold(s[i-3:i], "www"):
 			b.WriteByte('\\')
@@ -30,6 +33,15 @@ func Md(s string) string {
 		b.WriteByte(c)
 	}
 	return b.String()
+}
+
+// emailDomain says whether what follows an @ could be an autolinked e-mail's domain: a dot before the next space.
+func emailDomain(rest string) bool {
+	end := strings.IndexAny(rest, " \t")
+	if end < 0 {
+		end = len(rest)
+	}
+	return strings.Contains(rest[:end], ".")
 }
 
 // mdSpan is untrusted text as a Markdown code span, exactly as it is (made printable): CommonMark's rule — a
