@@ -176,6 +176,45 @@ mutant completion-bash-unescaped cmd/deadletter/completion.go \
 	'read -ra COMPREPLY -d '"''"' < <(printf "%s\n" "${COMPREPLY[@]}")' \
 	./cmd/deadletter 'TestCompletionRunsNothing/bash' terminal
 
+# ── an event's journey (replay/rules/journey_test.go; the twin's ground truth in cmd/deadletter/trace_test.go) ──
+mutant journey-archived-wins-over-quarantine replay/rules/journey.go \
+	'	if p.Fate == FateQuarantined {
+		return
+	}' \
+	'	if p.Fate == FateQuarantined && false {
+		return
+	}' \
+	./replay/rules 'TestJourneyQuarantineCopyWins'
+mutant journey-no-delay-after-ttl replay/rules/journey.go \
+	'j.Until = last.At.Add(c.TTL + DeadLetterDelay)' 'j.Until = last.At.Add(c.TTL)' \
+	./replay/rules 'TestJourneyDeliveringThenPresumed'
+mutant journey-restored-source-forgotten replay/rules/journey.go \
+	'		if !ok {
+			k, byBlob[p.From] = len(ps), len(ps)' \
+	'		if !ok {
+			continue
+			k, byBlob[p.From] = len(ps), len(ps)' \
+	./replay/rules 'TestJourneyRestoredAndRepaired'
+mutant quarantine-attempt-reads-zero replay/rules/journey.go \
+	'		return Reached{Attempt: Attempt(c.MaxReplays), AtLeast: true, Reset: true}' \
+	'		return Reached{Attempt: 0, Reset: true}' \
+	./replay/rules 'TestReachedInAQuarantineCopy'
+
+# ── paced and canary drains (replay/pace_test.go, internal/session/pace_test.go, cmd/deadletter/canary_test.go) ──
+mutant pace-ignored replay/drain.go \
+	'		r.pace = rate.NewLimiter(rate.Limit(o.Rate), 1)' '		r.pace = rate.NewLimiter(rate.Inf, 1)' \
+	./replay 'TestAPacedDrainKeepsItsRate'
+mutant wave-check-ignored replay/drain.go \
+	'				stopped[strings.ToUpper(sub)] = why' '				_, _ = sub, why' \
+	./replay 'TestAWaveStopsASubscriptionWhoseHandlerFailsAgain'
+mutant relapse-before-the-drain-counts internal/session/actions.go \
+	'if h.Verdict == rules.HandlerFailing && !h.LastFailure.Before(since) {' 'if h.Verdict == rules.HandlerFailing && false {' \
+	./internal/session 'TestAPacedDrainStopsARelapse'
+mutant canary-failing-goes-on replay/rules/canary.go \
+	'func (w CanaryWord) Going() bool { return w == CanaryDelivered || w == CanaryNotTried }' \
+	'func (w CanaryWord) Going() bool { return w != CanaryWaiting }' \
+	./cmd/deadletter 'TestCanaryDrainLeavesAFailingSubscription'
+
 [ -n "$check_only" ] && { echo "broken $broken"; [ $broken -eq 0 ]; exit; }
 echo "killed $killed, lived $lived, broken $broken"
 if [ $lived -gt 0 ]; then

@@ -157,3 +157,17 @@ func TestReachedInAQuarantineCopy(t *testing.T) {
 		}
 	}
 }
+
+// A mixed dead letter: the replay archived the original (every event) and quarantined the refused ones. An
+// event in the quarantine copy was refused, whatever the judgement can tell from here (no register: unknown),
+// in whichever order the copies are seen.
+func TestJourneyQuarantineCopyWins(t *testing.T) {
+	c := DefaultConfig() // no register: the judgement cannot say why
+	q := sighting("quarantine/WEBHOOKS/2026/12/1/10/a.json", "e1", "10:00", "11:05")
+	a := sighting("archived/WEBHOOKS/2026/12/1/10/a.json", "e1", "10:00", "11:05")
+	for _, order := range [][]Sighting{{q, a}, {a, q}} {
+		if j := c.Journey("e1", order, nil, at("12:00")); j.State != StateQuarantined || j.Passes[0].Where != q.Blob {
+			t.Errorf("seen as %s then %s: %s in %s", order[0].Blob, order[1].Blob, j.State, j.Passes[0].Where)
+		}
+	}
+}
