@@ -153,7 +153,7 @@ func runLog(ctx context.Context, o *logOptions) error {
 			return couldNotLook(ctx, err)
 		}
 	}
-	lj := toLogJSON(ctx, snap, h, keep, me, evs)
+	lj := toLogJSON(ctx, snap, h, keep, me, evs, cfg.Separator)
 	lj.Rehearsal = s.Rehearsal()
 	return o.out.print(a.io.out, lj, func() {
 		a.sayRehearsal(s)
@@ -169,7 +169,7 @@ type history = record.History
 var whereWords = map[replay.WhereKind]string{replay.WhereHere: "here", replay.WhereArchived: "archived", replay.WhereQuarantined: "quarantined",
 	replay.WhereRestored: "restored", replay.WhereDeleted: "deleted"}
 
-func toLogJSON(ctx context.Context, snap *rules.Snapshot, h history, rs []record.Record, me record.Who, evs map[record.Key][]rules.Journey) output.LogJSON {
+func toLogJSON(ctx context.Context, snap *rules.Snapshot, h history, rs []record.Record, me record.Who, evs map[record.Key][]rules.Journey, sep string) output.LogJSON {
 	out := output.LogJSON{Estate: output.Text(snap.Container), Local: output.Text(h.Local), Shared: output.OptText(h.Shared), Records: []output.LogRecordJSON{}}
 	for _, e := range h.Skipped {
 		out.Skipped = append(out.Skipped, output.Text(e.Error()))
@@ -196,7 +196,11 @@ func toLogJSON(ctx context.Context, snap *rules.Snapshot, h history, rs []record
 				bj.Now = output.LogNowJSON{Where: "unknown", Fate: output.Text("could not be told: " + f.Err)}
 			}
 			if evs != nil {
-				bj.Events = output.JourneysJSON(evs[record.Key{Record: in.ID, Blob: b.Name}])
+				js := evs[record.Key{Record: in.ID, Blob: b.Name}]
+				bj.Events = output.JourneysJSON(js)
+				for _, j := range js {
+					bj.EventsSince = append(bj.EventsSince, "event "+textfmt.Printable(j.Original)+": "+present.JourneySince(j, b.Name, sep))
+				}
 			}
 			rj.Blobs = append(rj.Blobs, bj)
 		}
@@ -287,8 +291,14 @@ func printLog(ctx context.Context, w io.Writer, snap *rules.Snapshot, h history,
 	}
 }
 
-func toReportRecord(ctx context.Context, snap *rules.Snapshot, h history, me record.Who) *output.ReportRecordJSON {
-	lj := toLogJSON(ctx, snap, h, h.Records, me, nil)
+// toReportRecord is the report's record: every action, oldest first, with what became of each blob's events since
+// (the report read every payload, so the index finds them without reading the container again).
+func toReportRecord(ctx context.Context, l *replay.Loader, snap *rules.Snapshot, h history, me record.Who) *output.ReportRecordJSON {
+	evs, err := record.Events(ctx, l, snap, h.Records, h.Records)
+	if err != nil {
+		evs = nil // (the actions stand without their events' journeys)
+	}
+	lj := toLogJSON(ctx, snap, h, h.Records, me, evs, l.Config.Separator)
 	// Oldest first: a postmortem reads in time order.
 	slices.Reverse(lj.Records)
 	return &output.ReportRecordJSON{Local: lj.Local, Shared: lj.Shared, LocalOnly: h.Shared == "", Actions: lj.Records, Skipped: lj.Skipped}

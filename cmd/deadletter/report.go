@@ -72,7 +72,7 @@ func runReport(ctx context.Context, o *reportOptions) error {
 	if h, err := s.History(ctx); err != nil {
 		rep.Record = &output.ReportRecordJSON{Error: output.OptText(err.Error()), Actions: []output.LogRecordJSON{}}
 	} else {
-		rep.Record = toReportRecord(ctx, snap, h, s.Who())
+		rep.Record = toReportRecord(ctx, l, snap, h, s.Who())
 	}
 	rep.Rehearsal = s.Rehearsal()
 	return o.out.print(a.io.out, rep, func() { output.WriteMarkdown(a.io.out, rep) })

@@ -23,7 +23,7 @@ var reportNow = time.Date(2026, 11, 30, 12, 0, 0, 0, time.UTC)
 
 // reportOf is the report of the seeded incident at a pinned service time, after a drain and a restore, so the
 // actions section has something to say.
-func reportOf(t *testing.T) (output.ReportJSON, *rules.Snapshot, rules.Config) {
+func reportOf(t *testing.T) (output.ReportJSON, *rules.Snapshot, *replay.Loader) {
 	t.Helper()
 	ctx := context.Background()
 	mem := storetest.NewMem(reportNow)
@@ -45,12 +45,12 @@ func reportOf(t *testing.T) (output.ReportJSON, *rules.Snapshot, rules.Config) {
 	replay.Restore(ctx, mem, cfg, q[:2], replay.RestoreOptions{Force: true})
 	snap, _ = l.List(ctx)
 	l.HydrateWhere(ctx, snap, nil)
-	return buildReport(cfg, snap, &reportOptions{since: 72 * time.Hour}), snap, cfg
+	return buildReport(cfg, snap, &reportOptions{since: 72 * time.Hour}), snap, l
 }
 
 // withRecord puts the record of reportOf's actions in a report, as runReport does: a drain and a restore by one
 // operator, and an ack by another, at fixed times, local only.
-func withRecord(t *testing.T, r *output.ReportJSON, snap *rules.Snapshot) {
+func withRecord(t *testing.T, r *output.ReportJSON, snap *rules.Snapshot, l *replay.Loader) {
 	t.Helper()
 	var drained, restored []record.Blob
 	for _, it := range snap.Items {
@@ -73,17 +73,17 @@ func withRecord(t *testing.T, r *output.ReportJSON, snap *rules.Snapshot) {
 	ack := []record.Blob{{Name: drained[0].Name, ETag: drained[0].ETagAfter, ETagAfter: drained[0].ETagAfter, Outcome: "acked"}}
 	h := history{Local: "/home/oncall/.local/state/deadletter/record", Records: []record.Record{
 		rec("c3", record.ActAck, "bob", 3, ack), rec("b2", record.ActRestore, "alice", 2, restored), rec("a1", record.ActDrain, "alice", 1, drained)}}
-	r.Record = toReportRecord(context.Background(), snap, h, record.Who{User: "alice", Host: "laptop"})
+	r.Record = toReportRecord(context.Background(), l, snap, h, record.Who{User: "alice", Host: "laptop"})
 }
 
 func TestReportMarkdown(t *testing.T) {
-	r, snap, _ := reportOf(t)
-	withRecord(t, &r, snap)
+	r, snap, l := reportOf(t)
+	withRecord(t, &r, snap, l)
 	var b bytes.Buffer
 	output.WriteMarkdown(&b, r)
 	golden.RequireEqual(t, b.Bytes())
-	again, snap, _ := reportOf(t)
-	withRecord(t, &again, snap)
+	again, snap, l := reportOf(t)
+	withRecord(t, &again, snap, l)
 	var b2 bytes.Buffer
 	output.WriteMarkdown(&b2, again)
 	if b.String() != b2.String() {
@@ -93,7 +93,8 @@ func TestReportMarkdown(t *testing.T) {
 
 // The JSON report, field by field, and its totals agree with what ls and check say of the same snapshot.
 func TestReportJSON(t *testing.T) {
-	r, snap, cfg := reportOf(t)
+	r, snap, l := reportOf(t)
+	cfg := l.Config
 	var out bytes.Buffer
 	output.WriteJSON(&out, r)
 	var m map[string]any

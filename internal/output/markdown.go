@@ -325,6 +325,7 @@ func mdRecord(w io.Writer, rec *ReportRecordJSON) {
 		for _, x := range rows {
 			fmt.Fprintf(w, "| %s | %s | %s | %s | %s | %s |\n", Md(x.name), Md(x.target), x.when, Md(x.who), Md(x.outcome), Md(x.now))
 		}
+		mdEventsSince(w, rec.Actions, k.actions)
 	}
 }
 
@@ -351,4 +352,31 @@ func tallyOf(bs []LogBlobJSON) string {
 		return "no blob"
 	}
 	return strings.Join(parts, ", ")
+}
+
+// mdEventsSince lists, under a kind's table, what became of the events of its blobs since the action (five a blob).
+func mdEventsSince(w io.Writer, actions []LogRecordJSON, kinds []string) {
+	first := true
+	for _, a := range actions {
+		if !slices.Contains(kinds, string(a.Action)) {
+			continue
+		}
+		for _, b := range a.Blobs {
+			if len(b.EventsSince) == 0 {
+				continue
+			}
+			if first {
+				fmt.Fprintf(w, "\nTheir events since, by id:\n\n")
+				first = false
+			}
+			fmt.Fprintf(w, "- %s\n", MdSpan(string(b.Name)))
+			for i, l := range b.EventsSince {
+				if i == 5 {
+					fmt.Fprintf(w, "  - … and %d more (deadletter trace NAME)\n", len(b.EventsSince)-i)
+					break
+				}
+				fmt.Fprintf(w, "  - %s\n", Md(l))
+			}
+		}
+	}
 }

@@ -94,8 +94,10 @@ type LogBlobJSON struct {
 	Retired   OptText `json:"retired"`
 	// Now is what became of it since, from the container as it is now.
 	Now LogNowJSON `json:"now"`
-	// Events are its events' journeys (log --events).
+	// Events are its events' journeys (log --events, report).
 	Events []JourneyJSON `json:"events,omitempty"`
+	// EventsSince say, a line an event, what became of its events since the action (the report's Markdown).
+	EventsSince []string `json:"-"`
 }
 
 type LogNowJSON struct {
