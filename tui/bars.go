@@ -325,5 +325,8 @@ func (b *footerBar) View() string {
 	if !f.boxed {
 		keys = keyLine(st, b.e.painted, f.keys, f.rootKeys, w)
 	}
+	if !f.filtering && textfmt.Width(status) > w {
+		status = textfmt.Truncate(status, w, "…") // (a cut status says so; the filter bar scrolls itself)
+	}
 	return fit(fit(status, w, 1)+"\n"+fit(keys, w, 1), w, b.h) // (at one line, the status alone)
 }

@@ -64,3 +64,16 @@ func TestHelpExplainsTheRowCodes(t *testing.T) {
 	}
 	hs.shows("row codes", "R2 N1", "≥2 at least the cap", "0∞", "!23h5m")
 }
+
+// A status line too long for the screen is cut with an ellipsis, never silently (one voice, issue 51).
+func TestALongStatusSaysItIsCut(t *testing.T) {
+	mem, cfg := fixture(t, 0)
+	hs := newHarness(t, mem, cfg, 80, 24)
+	hs.send(statusMsg{text: strings.Repeat("a long status that goes on ", 10) + "END"})
+	s := hs.screen()
+	lines := strings.Split(s, "\n")
+	status := lines[len(lines)-2]
+	if !strings.Contains(status, "…") || strings.Contains(status, "END") {
+		t.Fatalf("the status line: %q", status)
+	}
+}
