@@ -433,8 +433,9 @@ func (d *ackDialog) Scope() *scope {
 	}
 	shorter := func() tea.Cmd { d.ackFor = max(0, d.ackFor-1); return nil }
 	longer := func() tea.Cmd { d.ackFor = min(len(d.choices)-1, d.ackFor+1); return nil }
-	return &scope{name: "acknowledge: duration", modal: true, bindings: append([]binding{confirm,
-		bind([]string{"y"}, "y", "confirm", d.confirm),
+	// (y confirms here as in every other question; enter too — in the note field only enter does, y types)
+	return &scope{name: "acknowledge: duration", modal: true, bindings: append([]binding{
+		bind([]string{"y", "enter"}, "y", "confirm", d.confirm).footer(),
 		cancel,
 		bind([]string{"n"}, "n", "cancel", func() tea.Cmd { return d.e.send(closeMsg{}) }),
 		bind([]string{"left", "-"}, "←/-", "shorter", shorter).footer(),
