@@ -84,34 +84,9 @@ func (f *factory) confirm(flags actionFlags, estate, question string) error {
 }
 
 // progress prints one updating line on stderr per finished blob, on a terminal.
-// pacedProgress is progress that, for a drain paced at rate blobs a second, says what is left and when it will
-// be done.
+// pacedProgress is progress that, for a drain paced at rate blobs a second, also says what is left and when it
+// will be done (0: unpaced).
 func (f *factory) pacedProgress(total int, dryRun bool, rate float64) func(rules.Result) {
-	if rate <= 0 {
-		return f.progress(total, dryRun)
-	}
-	tty, ok := fileOf(f.io.err)
-	if !ok || !isatty.IsTerminal(tty.Fd()) {
-		return nil
-	}
-	var mu sync.Mutex
-	tally, done := rules.Tally{}, 0
-	return func(r rules.Result) {
-		mu.Lock()
-		defer mu.Unlock()
-		done++
-		tally[r.Outcome]++
-		left := total - done
-		eta := time.Duration(float64(left) / rate * float64(time.Second)).Round(time.Second)
-		fmt.Fprintf(tty, "\r%d/%d done: %s · %d left, done in about %s (at %s a second)\x1b[K", done, total, present.TallyLine(tally, dryRun),
-			left, textfmt.Duration(eta), strconv.FormatFloat(rate, 'g', 3, 64))
-		if done == total {
-			fmt.Fprintln(tty)
-		}
-	}
-}
-
-func (f *factory) progress(total int, dryRun bool) func(rules.Result) {
 	tty, ok := fileOf(f.io.err)
 	if !ok || !isatty.IsTerminal(tty.Fd()) {
 		return nil
@@ -124,12 +99,20 @@ func (f *factory) progress(total int, dryRun bool) func(rules.Result) {
 		done++
 		tally[r.Outcome]++
 		// What finished is counted by outcome: a blob that changed or was refused is done, not drained.
-		fmt.Fprintf(tty, "\r%d/%d done: %s\x1b[K", done, total, present.TallyLine(tally, dryRun)) // (the file: no line end to wait for)
+		line := fmt.Sprintf("%d/%d done: %s", done, total, present.TallyLine(tally, dryRun))
+		if left := total - done; rate > 0 {
+			eta := time.Duration(float64(left) / rate * float64(time.Second)).Round(time.Second)
+			line += fmt.Sprintf(" · %d left, done in about %s (at %s a second)", left, textfmt.Duration(eta), strconv.FormatFloat(rate, 'g', 3, 64))
+		}
+		fmt.Fprintf(tty, "\r%s\x1b[K", line) // (the file: no line end to wait for)
 		if done == total {
 			fmt.Fprintln(tty)
 		}
 	}
 }
+
+// progress shows an action's progress on a terminal (nil elsewhere).
+func (f *factory) progress(total int, dryRun bool) func(rules.Result) { return f.pacedProgress(total, dryRun, 0) }
 
 // countWhere counts the results that match (none when match is nil).
 func countWhere(res []rules.Result, match func(rules.Result) bool) int {
