@@ -8,6 +8,7 @@ import (
 
 	tea "github.com/charmbracelet/bubbletea"
 	"github.com/charmbracelet/x/ansi"
+	"github.com/deadletter/deadletter/internal/present"
 	"github.com/deadletter/deadletter/internal/record"
 	"github.com/deadletter/deadletter/internal/textfmt"
 	"github.com/deadletter/deadletter/replay"
@@ -30,7 +31,26 @@ type historyRow struct {
 	// or its name when nothing of it is left to show.
 	open string
 	mine bool
+	// record is the id of the record the row belongs to.
+	record string
 }
+
+// The two steps of following a record's events (e), each off the Update path: the events' ids read from where its
+// blobs are now, then their journeys.
+type (
+	historyEventsMsg struct {
+		seq    int
+		record string
+		ev     record.HeldEvents
+		err    error
+	}
+	historyJourneysMsg struct {
+		seq    int
+		record string
+		js     map[record.Key][]rules.Journey
+		err    error
+	}
+)
 
 // historyView is L: the record of every action on this estate — the current incident's first, newest first,
 // the operator's own marked — each blob with what became of it since, from the latest listing (the one rule of
@@ -47,13 +67,18 @@ type historyView struct {
 	rows    []historyRow
 	cursor  int
 	earlier int // the first row of the earlier incidents' records (-1: none)
+	// events are the journeys of the events of the records followed (e), by record; following says which are
+	// being read, or why one could not be.
+	events    map[string]map[record.Key][]rules.Journey
+	following map[string]string
 }
 
 var historySeq int
 
 func newHistoryView(e *env) *historyView {
 	historySeq++
-	return &historyView{box: newBox(e, "The record: every action on "+e.estate), seq: historySeq, loading: true, earlier: -1}
+	return &historyView{box: newBox(e, "The record: every action on "+e.estate), seq: historySeq, loading: true, earlier: -1,
+		events: map[string]map[record.Key][]rules.Journey{}, following: map[string]string{}}
 }
 
 // load reads the record (the local log and the shared audit container: a network call) in a command.
@@ -80,8 +105,59 @@ func (h *historyView) Update(msg tea.Msg) (component, tea.Cmd) {
 		h.rebuild()
 	case followMsg:
 		h.rebuild()
+	case historyEventsMsg:
+		if msg.seq != h.seq {
+			return h, nil
+		}
+		if msg.err != nil {
+			h.following[msg.record] = "could not read its blobs: " + msg.err.Error()
+			h.rebuild()
+			return h, nil
+		}
+		plan := h.e.loader.PlanTrace(h.e.snap, msg.ev.Originals) // (picked here, from the snapshot; read in the command)
+		ctx, seq, id, touches := h.e.ctx, h.seq, msg.record, record.Touches(h.records)
+		return h, func() tea.Msg {
+			js, _, err := plan.Run(ctx, touches)
+			return historyJourneysMsg{seq: seq, record: id, js: msg.ev.Journeys(js), err: err}
+		}
+	case historyJourneysMsg:
+		if msg.seq != h.seq {
+			return h, nil
+		}
+		delete(h.following, msg.record)
+		if msg.err != nil {
+			h.following[msg.record] = "could not follow its events: " + msg.err.Error()
+		} else {
+			h.events[msg.record] = msg.js
+		}
+		h.rebuild()
 	}
 	return h, nil
+}
+
+// followEvents follows the events of the record under the cursor: where each is now, pass by pass since.
+func (h *historyView) followEvents() tea.Cmd {
+	if h.cursor >= len(h.rows) {
+		return nil
+	}
+	id := h.rows[h.cursor].record
+	i := slices.IndexFunc(h.records, func(r record.Record) bool { return r.Intent.ID == id })
+	if i < 0 || h.following[id] == "reading its events…" {
+		return nil
+	}
+	if h.events[id] != nil {
+		delete(h.events, id) // (e again folds them away)
+		h.rebuild()
+		return nil
+	}
+	h.following[id] = "reading its events…"
+	holds := record.Holders(h.e.ctx, h.e.snap, h.records[i:i+1])
+	l, ctx, seq := h.e.loader, h.e.ctx, h.seq
+	h.rebuild()
+	return func() tea.Msg {
+		ev, err := record.ReadEvents(ctx, l, holds)
+		return historyEventsMsg{seq: seq, record: id, ev: ev, err: err}
+	}
 }
 
 // incidentStart is when the current incident began, as the listing shows it: the oldest blob still waiting
@@ -144,9 +220,20 @@ func (h *historyView) rebuild() {
 			if outcome == "" {
 				outcome = "?"
 			}
-			blobs = append(blobs, historyRow{text: fmt.Sprintf("%-9s %s → now %s", outcome, f.Blob.Name, fate), open: open, mine: mine})
+			blobs = append(blobs, historyRow{text: fmt.Sprintf("%-9s %s → now %s", outcome, f.Blob.Name, fate), open: open, mine: mine, record: in.ID})
+			for _, j := range h.events[in.ID][record.Key{Record: in.ID, Blob: f.Blob.Name}] {
+				where := open
+				if len(j.Passes) > 0 && j.Passes[len(j.Passes)-1].Where != "" {
+					where = j.Passes[len(j.Passes)-1].Where
+				}
+				blobs = append(blobs, historyRow{text: "  event " + textfmt.Printable(j.Original) + ": " + present.JourneySince(j, f.Blob.Name, h.e.cfg.Separator),
+					open: where, mine: mine, record: in.ID})
+			}
 		}
-		h.rows = append(h.rows, historyRow{header: true, text: head, open: first, mine: mine})
+		if why := h.following[in.ID]; why != "" {
+			head += " · " + why
+		}
+		h.rows = append(h.rows, historyRow{header: true, text: head, open: first, mine: mine, record: in.ID})
 		h.rows = append(h.rows, blobs...)
 	}
 	h.cursor = max(0, min(h.cursor, len(h.rows)-1))
@@ -170,6 +257,7 @@ func (h *historyView) Scope() *scope {
 			}
 			return ""
 		}),
+		bind([]string{"e"}, "e", "follow this action's events: where each is now, pass by pass (e again folds them)", h.followEvents).footer(),
 		bind([]string{"esc", "L"}, "esc", "close", func() tea.Cmd { return h.e.send(closeMsg{}) }).footer(),
 		bind([]string{"up", "k"}, "↑/k", "previous", move(-1)).footer(),
 		bind([]string{"down", "j"}, "↓/j", "next", move(1)),

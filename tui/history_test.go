@@ -67,7 +67,12 @@ func TestLShowsTheRecordAndOpensTheBlobWhereItIsNow(t *testing.T) {
 	hs.advance(time.Minute)
 	hs.press("g", "j") // the drained blob's row, whole under the cursor
 	hs.shows("replayed: archived at 2026-11-30 12:01:00Z", "(archived/")
-	hs.press("<enter>")
+	// e follows the drain's events by their ids: each republished from its archived copy, and where it is now.
+	hs.press("e")
+	hs.shows("  event ", "republished as |1 11-30 12:01Z")
+	hs.press("j") // (the row under the cursor is whole)
+	hs.shows("→ now", "delivering")
+	hs.press("k", "<enter>")
 	if dv := hs.m.detail(); dv == nil || dv.name != archived {
 		t.Fatalf("enter on the drain's record did not open %s:\n%s", archived, hs.screen())
 	}

@@ -178,65 +178,90 @@ func Touches(rs []Record) []rules.Touch {
 // Events follows the events of the records' blobs (issue 49: what became of an action's events, not only of its
 // blob): each blob followed is read where it is now (once), its events' original ids taken, and one trace over the
 // container follows them all, with every action of all (the whole record: a later restore is part of the story).
-// The journeys come back per record blob (Key), in the blob's order.
+// The journeys come back per record blob (Key), in the blob's order. A screen runs its steps apart (Holders and
+// PlanTrace in Update, ReadEvents and the plan's Run in commands) so its snapshot is never read off its goroutine.
 func Events(ctx context.Context, l *replay.Loader, snap *rules.Snapshot, rs, all []Record) (map[Key][]rules.Journey, error) {
-	type held struct {
-		key  Key
-		name string
-	}
-	var holds []held
-	for _, r := range rs {
-		for _, f := range Follow(ctx, snap, r) {
-			name := f.Where.Name
-			if name == "" || f.Where.Kind == replay.WhereDeleted {
-				continue // (nothing of it is left to read its events from)
-			}
-			holds = append(holds, held{Key{r.Intent.ID, f.Blob.Name}, name})
-		}
-	}
-	ids := map[Key][]string{}
-	var originals []string
-	seen := map[string]bool{}
-	read := map[string][]string{}
-	for _, h := range holds {
-		evs, ok := read[h.name]
-		if !ok {
-			b, err := l.Container.Read(ctx, h.name, store.MaxBlobBytes)
-			if err != nil && !errors.Is(err, store.ErrNotFound) && !errors.Is(err, store.ErrTooLarge) {
-				return nil, err
-			}
-			if err == nil {
-				for _, ev := range rules.ParsePayload(b.Body).Events {
-					evs = append(evs, rules.EventOf(ev.ID, l.Config.Separator))
-				}
-			}
-			read[h.name] = evs
-		}
-		for _, o := range evs {
-			if !slices.Contains(ids[h.key], o) {
-				ids[h.key] = append(ids[h.key], o)
-			}
-			if !seen[o] {
-				seen[o] = true
-				originals = append(originals, o)
-			}
-		}
-	}
-	js, _, err := l.PlanTrace(snap, originals).Run(ctx, Touches(all))
+	ev, err := ReadEvents(ctx, l, Holders(ctx, snap, rs))
 	if err != nil {
 		return nil, err
 	}
+	js, _, err := l.PlanTrace(snap, ev.Originals).Run(ctx, Touches(all))
+	if err != nil {
+		return nil, err
+	}
+	return ev.Journeys(js), nil
+}
+
+// Holder is a blob of a record and where its events are now.
+type Holder struct {
+	Key  Key
+	Name string
+}
+
+// Holders are the records' blobs with where each is now (Follow: the snapshot's word, no call to the container).
+func Holders(ctx context.Context, snap *rules.Snapshot, rs []Record) []Holder {
+	var out []Holder
+	for _, r := range rs {
+		for _, f := range Follow(ctx, snap, r) {
+			if name := f.Where.Name; name != "" && f.Where.Kind != replay.WhereDeleted {
+				out = append(out, Holder{Key{r.Intent.ID, f.Blob.Name}, name})
+			} // (nothing of it is left to read its events from)
+		}
+	}
+	return out
+}
+
+// HeldEvents are the original ids of the events each record blob holds, and all of them, each once.
+type HeldEvents struct {
+	ByKey     map[Key][]string
+	Originals []string
+}
+
+// ReadEvents reads each holder's blob (once a name) for its events' original ids.
+func ReadEvents(ctx context.Context, l *replay.Loader, holds []Holder) (HeldEvents, error) {
+	ev := HeldEvents{ByKey: map[Key][]string{}}
+	seen := map[string]bool{}
+	read := map[string][]string{}
+	for _, h := range holds {
+		evs, ok := read[h.Name]
+		if !ok {
+			b, err := l.Container.Read(ctx, h.Name, store.MaxBlobBytes)
+			if err != nil && !errors.Is(err, store.ErrNotFound) && !errors.Is(err, store.ErrTooLarge) {
+				return ev, err
+			}
+			if err == nil {
+				for _, e := range rules.ParsePayload(b.Body).Events {
+					evs = append(evs, rules.EventOf(e.ID, l.Config.Separator))
+				}
+			}
+			read[h.Name] = evs
+		}
+		for _, o := range evs {
+			if !slices.Contains(ev.ByKey[h.Key], o) {
+				ev.ByKey[h.Key] = append(ev.ByKey[h.Key], o)
+			}
+			if !seen[o] {
+				seen[o] = true
+				ev.Originals = append(ev.Originals, o)
+			}
+		}
+	}
+	return ev, nil
+}
+
+// Journeys sorts journeys (of ev.Originals) back to the record blobs holding their events.
+func (ev HeldEvents) Journeys(js []rules.Journey) map[Key][]rules.Journey {
 	byID := map[string]rules.Journey{}
 	for _, j := range js {
 		byID[j.Original] = j
 	}
 	out := map[Key][]rules.Journey{}
-	for k, os := range ids {
+	for k, os := range ev.ByKey {
 		for _, o := range os {
 			out[k] = append(out[k], byID[o])
 		}
 	}
-	return out, nil
+	return out
 }
 
 // Key names one blob of one record.
