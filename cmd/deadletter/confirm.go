@@ -112,7 +112,9 @@ func (f *factory) pacedProgress(total int, dryRun bool, rate float64) func(rules
 }
 
 // progress shows an action's progress on a terminal (nil elsewhere).
-func (f *factory) progress(total int, dryRun bool) func(rules.Result) { return f.pacedProgress(total, dryRun, 0) }
+func (f *factory) progress(total int, dryRun bool) func(rules.Result) {
+	return f.pacedProgress(total, dryRun, 0)
+}
 
 // countWhere counts the results that match (none when match is nil).
 func countWhere(res []rules.Result, match func(rules.Result) bool) int {
