@@ -244,3 +244,46 @@ func TestLogFollowsAnActionsEvents(t *testing.T) {
 		}
 	}
 }
+
+// twin diff --events follows the events of each blob that moved: a drained friend-requests blob's events, a day
+// after a drain into a failing handler, republished twice and quarantined at the cap.
+func TestTwinDiffFollowsTheEvents(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), "twin")
+	mustRun(t, "twin", "start", "--dir", dir)
+	mustRun(t, "twin", "script", "set", "friend-requests", "down", "--status", "500", "--dir", dir)
+	mustRun(t, "drain", "--dir", dir, "--filter", "sub:friend-requests", "--yes")
+	mustRun(t, "twin", "advance", "--dir", dir, "--by", "24h")
+	var d struct {
+		Blobs []struct {
+			Name   string `json:"name"`
+			Kind   string `json:"kind"`
+			Events []struct {
+				State  string `json:"state"`
+				Passes []struct {
+					Fate string `json:"fate"`
+				} `json:"passes"`
+			} `json:"events"`
+		} `json:"blobs"`
+	}
+	if err := json.Unmarshal([]byte(mustRun(t, "twin", "diff", "--dir", dir, "--events", "-o", "json")), &d); err != nil {
+		t.Fatal(err)
+	}
+	followed := 0
+	for _, b := range d.Blobs {
+		if !strings.HasPrefix(b.Name, "FRIEND-REQUESTS/") || b.Kind != "replayed" {
+			continue
+		}
+		for _, e := range b.Events {
+			followed++
+			if e.State != "quarantined" || len(e.Passes) != 3 || e.Passes[0].Fate != "republished" {
+				t.Errorf("%s: %+v", b.Name, e)
+			}
+		}
+	}
+	if followed == 0 {
+		t.Fatalf("no drained friend-requests event followed: %+v", d.Blobs)
+	}
+	if text := mustRun(t, "twin", "diff", "--dir", dir, "--events"); !strings.Contains(text, "republished as |1") || !strings.Contains(text, "now quarantined") {
+		t.Fatalf("%s", text)
+	}
+}

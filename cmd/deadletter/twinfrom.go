@@ -17,6 +17,7 @@ import (
 	"github.com/deadletter/deadletter/internal/made"
 	"github.com/deadletter/deadletter/internal/output"
 	"github.com/deadletter/deadletter/internal/present"
+	"github.com/deadletter/deadletter/internal/record"
 	"github.com/deadletter/deadletter/internal/session"
 	"github.com/deadletter/deadletter/internal/textfmt"
 	"github.com/deadletter/deadletter/internal/twin"
@@ -494,9 +495,9 @@ func scriptWord(down bool, status int) string {
 
 func newCmdTwinDiff(a *factory) *cobra.Command {
 	var pr *printFlags
-	var all bool
+	var all, events bool
 	cmd := &cobra.Command{
-		Use:   "diff --dir D [--all] [-o json]",
+		Use:   "diff --dir D [--all] [--events] [-o json]",
 		Short: "what became of each blob the twin opened on: replayed, back in quarantine, stranded again, lost — and which actions led there",
 		Long: `diff compares the rehearsal with the snapshot the twin opened on: for each blob it held then, where it is now
 (the rule every screen uses: replay.WhereIs) — replayed (archived, its events republished), back in quarantine,
@@ -511,7 +512,7 @@ they stamped. Text shows the blobs whose fate changed (--all: every blob); JSON 
 			if err != nil {
 				return err
 			}
-			d, err := twinDiff(cmd.Context(), a.g, dir)
+			d, err := twinDiff(cmd.Context(), a.g, dir, events)
 			if err != nil {
 				return err
 			}
@@ -532,6 +533,13 @@ they stamped. Text shows the blobs whose fate changed (--all: every blob); JSON 
 					acts = strings.Join(s, "; ")
 				}
 				fmt.Fprintf(a.io.out, "%-11s %s\n            %s — %s\n", b.Kind, textfmt.Printable(string(b.Name)), textfmt.Printable(string(b.Fate)), textfmt.Printable(acts))
+				for i, l := range b.EventsSince {
+					if i == logEventsShown {
+						fmt.Fprintf(a.io.out, "            … and %d more event(s) (-o json has every one)\n", len(b.EventsSince)-i)
+						break
+					}
+					fmt.Fprintf(a.io.out, "            %s\n", l)
+				}
 			}
 			var kinds []string
 			for k, n := range d.Counts {
@@ -543,12 +551,13 @@ they stamped. Text shows the blobs whose fate changed (--all: every blob); JSON 
 		},
 	}
 	cmd.Flags().BoolVar(&all, "all", false, "text: every blob, also those where they were and unchanged")
+	cmd.Flags().BoolVar(&events, "events", false, "follow the events of each blob that moved, by their ids: every pass since, to where each stands now")
 	pr = declareOutput(cmd, outText, outJSON)
 	return cmd
 }
 
 // twinDiff works out the fate of every blob of the twin's snapshot, on the container as every command sees it.
-func twinDiff(ctx context.Context, g globalFlags, dir string) (output.DiffJSON, error) {
+func twinDiff(ctx context.Context, g globalFlags, dir string, events bool) (output.DiffJSON, error) {
 	tw, err := twin.Peek(dir)
 	if err != nil {
 		return output.DiffJSON{}, err
@@ -568,6 +577,7 @@ func twinDiff(ctx context.Context, g globalFlags, dir string) (output.DiffJSON, 
 	opened := st.Start.Add(tw.Script().Opens)
 	d := output.DiffJSON{Clock: output.RFC3339(snap.Now), Opened: output.RFC3339(opened), Blobs: []output.DiffBlobJSON{}, Counts: map[string]int{}}
 	seenActs := map[string]bool{}
+	var holds []record.Holder
 	err = tw.Snapshot(func(sb twin.SnapshotBlob) error {
 		bi := store.BlobInfo{Name: sb.Name, ETag: sb.ETag, Size: sb.Size, LastModified: sb.LastModified}
 		w, err := replay.WhereIs(ctx, replay.Listed(snap), bi, opened)
@@ -614,9 +624,36 @@ func twinDiff(ctx context.Context, g globalFlags, dir string) (output.DiffJSON, 
 		clear(seenActs)
 		d.Counts[b.Kind]++
 		d.Blobs = append(d.Blobs, b)
+		if events && b.Where != "" {
+			holds = append(holds, record.Holder{Key: record.Key{Blob: sb.Name}, Name: w.Name})
+		}
 		return nil
 	})
-	return d, err
+	if err != nil || !events {
+		return d, err
+	}
+	return d, diffEvents(ctx, l, snap, holds, d.Blobs)
+}
+
+// diffEvents follows the events of the blobs that moved (held where they are now): each blob's journeys, by id.
+func diffEvents(ctx context.Context, l *replay.Loader, snap *rules.Snapshot, holds []record.Holder, blobs []output.DiffBlobJSON) error {
+	ev, err := record.ReadEvents(ctx, l, holds)
+	if err != nil {
+		return err
+	}
+	js, _, err := l.PlanTrace(snap, ev.Originals).Run(ctx, nil)
+	if err != nil {
+		return err
+	}
+	byBlob := ev.Journeys(js)
+	for i := range blobs {
+		b := &blobs[i]
+		for _, j := range byBlob[record.Key{Blob: string(b.Name)}] {
+			b.Events = append(b.Events, output.JourneysJSON([]rules.Journey{j})...)
+			b.EventsSince = append(b.EventsSince, "event "+textfmt.Printable(j.Original)+": "+present.JourneySince(j, string(b.Name), l.Config.Separator))
+		}
+	}
+	return nil
 }
 
 // rootOf is the root blob a replay's copy was made of ("" for a root blob).

@@ -196,6 +196,9 @@ type DiffBlobJSON struct {
 	Changed bool   `json:"changed"`
 	// Actions are the operator's actions that led there, as their runs stamped the blob (drain, restore).
 	Actions []Text `json:"actions"`
+	// Events are its events' journeys (twin diff --events); EventsSince the same, a line an event, for text.
+	Events      []JourneyJSON `json:"events,omitempty"`
+	EventsSince []string      `json:"-"`
 }
 
 type BlobJSON struct {
