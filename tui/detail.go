@@ -105,6 +105,34 @@ func (v *detail) load() tea.Cmd {
 	}
 }
 
+// eventsNowMsg is where the events of the blob on screen are now (their journeys, read in a command).
+type eventsNowMsg struct {
+	seq  int
+	name string
+	js   []rules.Journey
+}
+
+// traceEvents follows the blob's events across the container, so its event table says where each one that moved
+// on is now: the blobs that may hold them picked here (the snapshot's index), read in the command.
+func (v *detail) traceEvents() tea.Cmd {
+	if v.d == nil || len(v.d.Judgements) == 0 || v.e.loader == nil {
+		return nil
+	}
+	var originals []string
+	for _, j := range v.d.Judgements {
+		originals = append(originals, j.Original)
+	}
+	plan := v.e.loader.PlanTrace(v.e.snap, originals)
+	ctx, seq, name := v.e.ctx, v.seq, v.name
+	return func() tea.Msg {
+		js, _, err := plan.Run(ctx, nil)
+		if err != nil {
+			return nil // (the table says nothing more: each event's own view traces it again)
+		}
+		return eventsNowMsg{seq: seq, name: name, js: js}
+	}
+}
+
 // Update implements component: its reads come back here, and the search field takes what is typed.
 func (v *detail) Update(msg tea.Msg) (component, tea.Cmd) {
 	switch msg := msg.(type) {
@@ -115,6 +143,11 @@ func (v *detail) Update(msg tea.Msg) (component, tea.Cmd) {
 				v.listed = v.d.Info
 			}
 			v.build()
+			return v, v.traceEvents()
+		}
+	case eventsNowMsg:
+		if msg.seq == v.seq && msg.name == v.name && v.d != nil {
+			v.events.setNow(present.EventsNow(v.d, msg.js))
 		}
 	case detailGoneMsg:
 		if msg.seq == v.seq && msg.name == v.name {

@@ -2,6 +2,7 @@ package tui
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 
 	tea "github.com/charmbracelet/bubbletea"
@@ -24,6 +25,15 @@ type eventTable struct {
 	widths []int
 	cols   []present.Column[present.EventRow] // the event columns, each no wider than its widest cell
 	st     *Styles
+	// now says, per event, where it is now when it has moved on from this blob (present.EventsNow): a NOW column.
+	now map[int]string
+}
+
+// setNow shows where the events that moved on are now (a NOW column, when any did).
+func (t *eventTable) setNow(now map[int]string) {
+	t.now = now
+	d := t.d
+	t.set(d)
 }
 
 // set shows a blob's events (nil: none), keeping the cursor where it can.
@@ -37,7 +47,12 @@ func (t *eventTable) set(d *replay.Detail) {
 			t.rows = append(t.rows, present.EventRow{D: d, I: i})
 		}
 	}
-	t.cols = present.FitColumns(present.EventColumns, t.rows)
+	cols := present.EventColumns
+	if len(t.now) > 0 {
+		now := t.now
+		cols = append(slices.Clone(cols), present.EvNowColumn(func(i int) string { return now[i] }))
+	}
+	t.cols = present.FitColumns(cols, t.rows)
 	t.SetSize(t.width, t.height+1)
 }
 

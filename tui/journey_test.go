@@ -49,6 +49,8 @@ func TestAnEventsViewShowsItsJourney(t *testing.T) {
 	if got := hs.m.detail().name; got != earlier {
 		t.Fatalf("enter on the first pass opened %s, want %s", got, earlier)
 	}
+	// That earlier blob's event table says where its event is now: quarantined, in the copy it came back to.
+	hs.shows("NOW", "quarantined …/2d024900")
 }
 
 // The main help explains the codes the first screen opens on (one voice, issue 51).

@@ -133,3 +133,39 @@ func RowCodes(cfg rules.Config) string {
 		"DELETE IN !23h5m: the lifecycle rule deletes it within " + textfmt.Duration(cfg.ExpiringWithin) + " (EXPIRING) · " +
 		"AGE against the service's clock (a rehearsal's: its twin's)"
 }
+
+// EvNowColumn is where each event is now, when it has moved on from the blob shown (now gives it by index).
+func EvNowColumn(now func(i int) string) Column[EventRow] {
+	return Column[EventRow]{ID: "now", Title: "NOW", Min: 8, Max: 34, Priority: 60, GrowPriority: 40, Shorten: textfmt.ShortenMiddle,
+		Cell: func(r EventRow) string { return now(r.I) }}
+}
+
+// EventsNow says, of a blob's events, where each that has moved on from it is now — its state and the blob of its
+// last pass ("quarantined …/4fadd02e") — by the journeys traced from its events' ids; nothing for one still here.
+func EventsNow(d *replay.Detail, js []rules.Journey) map[int]string {
+	byID := map[string]rules.Journey{}
+	for _, j := range js {
+		byID[j.Original] = j
+	}
+	root := strings.TrimPrefix(strings.TrimPrefix(d.Name, rules.ArchivedPrefix), rules.QuarantinePrefix)
+	out := map[int]string{}
+	for i, jd := range d.Judgements {
+		j, ok := byID[jd.Original]
+		if !ok || len(j.Passes) == 0 {
+			continue
+		}
+		last := j.Passes[len(j.Passes)-1]
+		if last.Blob == root {
+			if j.State == rules.StateDelivering || j.State == rules.StatePresumedDelivered {
+				out[i] = j.State.String() // (republished from this dead letter, and no later one of it)
+			}
+			continue // (otherwise its last pass is this dead letter, and it is still here)
+		}
+		where := last.Where
+		if where == "" {
+			where = last.Blob
+		}
+		out[i] = j.State.String() + " " + shortBlob(where)
+	}
+	return out
+}
