@@ -139,3 +139,22 @@ func TestACanaryUnheardIsNotAFailure(t *testing.T) {
 		t.Fatalf("the canaries' words are not said:\n%s", errs)
 	}
 }
+
+// Issue 50 on a twin whose clock runs: a paced drain of a subscription whose handler the script fails stops by
+// itself within one wave (five blobs at 0.5 a second), leaving the rest stranded and naming why; exit 3.
+func TestAPacedDrainStopsItselfOnATwin(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), "twin")
+	mustRun(t, "twin", "start", "--dir", dir)
+	mustRun(t, "twin", "script", "set", "friend-requests", "down", "--status", "500", "--until", "+12h", "--dir", dir)
+	before := strandedBySub(t, dir)["FRIEND-REQUESTS"]
+	if before < 6 {
+		t.Fatalf("the twin opens on %d stranded friend-requests blobs", before)
+	}
+	out, errs, code := drainWhileTwinRuns(t, dir, "--filter", "sub:friend-requests", "--rate", "0.5/s", "--yes")
+	if code != exitNotDone || !strings.Contains(out, "FRIEND-REQUESTS's handler fails again") {
+		t.Fatalf("exit %d\n%s\n%s", code, out, errs)
+	}
+	if after := strandedBySub(t, dir)["FRIEND-REQUESTS"]; after != before-5 {
+		t.Fatalf("%d stranded before, %d after: one wave of five should have gone\n%s", before, after, out)
+	}
+}
