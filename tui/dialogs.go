@@ -2,6 +2,7 @@ package tui
 
 import (
 	"fmt"
+	"strconv"
 	"strings"
 	"time"
 
@@ -132,10 +133,15 @@ type drainDialog struct {
 	box
 	preview *session.DrainPreview
 	keys    *scope
-	// canary: drain one blob per subscription first and the rest only where its handler delivered (c).
+	// canary: drain one blob per subscription first and the rest only where its handler delivered (c); pace:
+	// the index in paces of the rate the drain goes at (p).
 	canary bool
+	pace   int
 	lines  []string
 }
+
+// paces are the rates p steps through, blobs a second (0: as fast as the concurrency allows).
+var paces = []float64{0, 1, 5, 20}
 
 // canaryWait is how long the dashboard's canary drain waits for the canaries' word (drain --canary-wait's
 // default is longer: a command can wait unattended, a screen has an operator in front of it).
@@ -163,20 +169,40 @@ func newDrainDialog(e *env, items []rules.Item, limit string) (*drainDialog, str
 	d.lines = append(limitLines(e, limit), saidLines(e, p.Said)...)
 	d.body.setLines(d.lines)
 	d.keys = &scope{name: "drain?", modal: true, bindings: append(confirmKeys(&d.box, d.confirm, nil),
-		bind([]string{"c"}, "c", "canary first: one blob per subscription, the rest only where its handler delivered (on/off)", d.toggleCanary).footer())}
+		bind([]string{"c"}, "c", "canary first: one blob per subscription, the rest only where its handler delivered (on/off)", d.toggleCanary).footer(),
+		bind([]string{"p"}, "p", "pace: 1, 5 or 20 blobs a second, in waves that stop a subscription whose handler fails again, or unpaced", d.stepPace).footer())}
 	return d, ""
+}
+
+// stepPace steps the drain's pace: unpaced, 1, 5, 20 blobs a second, unpaced again.
+func (d *drainDialog) stepPace() tea.Cmd {
+	d.pace = (d.pace + 1) % len(paces)
+	d.relayout()
+	return nil
 }
 
 // toggleCanary turns the canary drain on or off, and says what it does.
 func (d *drainDialog) toggleCanary() tea.Cmd {
 	d.canary = !d.canary
-	if !d.canary {
-		d.body.setLines(d.lines)
-		return nil
-	}
-	head := d.e.st.Warn.Render(fmt.Sprintf("Canary first: one blob per subscription, then — once Event Grid (or, without it, the container) says its handler delivered — the rest of that subscription; a subscription whose canary fails, or says nothing within %s, stays stranded.", textfmt.Duration(canaryWait)))
-	d.body.setLines(append([]string{head, ""}, d.lines...))
+	d.relayout()
 	return nil
+}
+
+// relayout says, above the question's lines, what c and p chose.
+func (d *drainDialog) relayout() {
+	var head []string
+	if d.canary {
+		head = append(head, d.e.st.Warn.Render(fmt.Sprintf("Canary first: one blob per subscription, then — once Event Grid (or, without it, the container) says its handler delivered — the rest of that subscription; a subscription whose canary fails, or says nothing within %s, stays stranded.", textfmt.Duration(canaryWait))))
+	}
+	if rate := paces[d.pace]; rate > 0 {
+		n := len(d.preview.Targets)
+		head = append(head, d.e.st.Warn.Render(fmt.Sprintf("Paced: %s blob(s) a second, in waves of %d — about %s for %d blob(s); between two waves a subscription whose handler Event Grid says fails again is left stranded.",
+			strconv.FormatFloat(rate, 'g', 3, 64), session.WaveOf(rate), textfmt.Duration(time.Duration(float64(n)/rate*float64(time.Second)).Round(time.Second)), n)))
+	}
+	if len(head) > 0 {
+		head = append(head, "")
+	}
+	d.body.setLines(append(head, d.lines...))
 }
 
 // saidLines lay out what an action's preview says: facts as they are, warnings in the warning style set apart by
@@ -212,12 +238,12 @@ func (d *drainDialog) confirm() tea.Cmd {
 		for _, r := range cp.Rest {
 			total += len(r.Items)
 		}
-		return d.e.send(runMsg{&actionRun{act: actDrain, total: total, run: func(ctx contextT, r session.Run) (session.Done, error) {
+		return d.e.send(runMsg{&actionRun{act: actDrain, total: total, rate: paces[d.pace], run: func(ctx contextT, r session.Run) (session.Done, error) {
 			done, _, err := s.RunCanary(ctx, cp, canaryWait, r)
 			return done, err
 		}}})
 	}
-	return d.e.send(runMsg{&actionRun{act: actDrain, total: len(p.Items), run: func(ctx contextT, r session.Run) (session.Done, error) {
+	return d.e.send(runMsg{&actionRun{act: actDrain, total: len(p.Items), rate: paces[d.pace], run: func(ctx contextT, r session.Run) (session.Done, error) {
 		return s.Drain(ctx, p, r)
 	}}})
 }

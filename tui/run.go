@@ -3,6 +3,7 @@ package tui
 import (
 	"context"
 	"fmt"
+	"strconv"
 	"strings"
 	"time"
 
@@ -41,6 +42,8 @@ type actionRun struct {
 	total int
 	left  []rules.Result
 	run   func(ctx contextT, r session.Run) (session.Done, error)
+	// rate paces a drain (blobs a second; 0: unpaced): its run says what is left and when it will be done.
+	rate float64
 }
 
 // actionKeys are the keys that ask for each of the dashboard's actions (the record says which asked).
@@ -128,7 +131,7 @@ func (r *runView) start() tea.Cmd {
 		// stops the action, said as its error) and the outcome after; a shared record that refused a line is said
 		// in the results, and kept locally.
 		sr := e.sessionRun(run.act, func(x rules.Result) { r.ch <- progressMsg{id, x} })
-		sr.Say = func(text string) { r.ch <- sayMsg{id, text} }
+		sr.Say, sr.Rate = func(text string) { r.ch <- sayMsg{id, text} }, run.rate
 		done, err := run.run(ctx, sr)
 		r.ch <- actionDoneMsg{id: id, results: done.Results, err: err, warned: done.Warnings}
 	}()
@@ -273,6 +276,11 @@ func (r *runView) View() string {
 	st := r.e.st
 	if r.phase == phaseRunning {
 		pinned := []string{r.bar.ViewAs(float64(r.done) / float64(max(1, r.run.total))), fmt.Sprintf("%d of %d done  %s", r.done, r.run.total, present.TallyLine(r.counts, false))}
+		if rate := r.run.rate; rate > 0 {
+			left := r.run.total - r.done
+			pinned = append(pinned, fmt.Sprintf("paced at %s a second, in waves of %d: %d left, done in about %s", strconv.FormatFloat(rate, 'g', 3, 64),
+				session.WaveOf(rate), left, textfmt.Duration(time.Duration(float64(left)/rate*float64(time.Second)).Round(time.Second))))
+		}
 		if r.cancelled {
 			pinned = append(pinned, st.Warn.Render("cancelling: blobs not yet started are left untouched…"))
 		}

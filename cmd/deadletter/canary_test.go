@@ -158,3 +158,23 @@ func TestAPacedDrainStopsItselfOnATwin(t *testing.T) {
 		t.Fatalf("%d stranded before, %d after: one wave of five should have gone\n%s", before, after, out)
 	}
 }
+
+// The demo's drain dialog paces the drain (p): the question says the pace and how long; the run says what is left
+// and when it will be done, then finishes.
+func TestDemoPacedDrainInTmux(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), "demo")
+	tm := newTerm(t, 160, 50, binary(t), "demo", "--dir", dir, "--speed", "1200")
+	tm.screen("REHEARSAL", "[1 Stranded", "▲CRASH 1")
+	tm.keys("C-a", "d")
+	tm.screen("Drain ", "p pace")
+	tm.keys("p", "p")
+	tm.screen("Paced: 5 blob(s) a second, in waves of 50")
+	tm.keys("y")
+	tm.screen("paced at 5 a second", "left, done in about")
+	tm.screen("Drain finished", "drained")
+	tm.keys("Escape")
+	tm.keys("q")
+	if code := tm.exited(); code != 0 {
+		t.Fatalf("exit %d", code)
+	}
+}
