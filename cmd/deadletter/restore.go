@@ -70,16 +70,24 @@ func (o *restoreOptions) check(names []string) error {
 	return o.filter.validate()
 }
 
-func runRestore(ctx context.Context, o *restoreOptions) error {
-	a, args := o.f, o.names
+// ready checks what a restore was asked (read-only refuses a real one) and says how its results lift a refusal.
+func (o *restoreOptions) ready(args []string) error {
 	if err := o.check(args); err != nil {
 		return err
 	}
-	if a.g.readOnly && !o.dryRun { // (a dry run changes nothing: read-only allows it)
+	if o.f.g.readOnly && !o.dryRun { // (a dry run changes nothing: read-only allows it)
 		return replay.ErrReadOnly
 	}
 	if o.all {
 		o.forceHow = present.ForceByName // (--all takes no --force: the results say so as the question does)
+	}
+	return nil
+}
+
+func runRestore(ctx context.Context, o *restoreOptions) error {
+	a, args := o.f, o.names
+	if err := o.ready(args); err != nil {
+		return err
 	}
 	s, err := a.session(ctx, a.timeout(0))
 	if err != nil {

@@ -576,7 +576,6 @@ func twinDiff(ctx context.Context, g globalFlags, dir string, events bool) (outp
 	st := tw.State()
 	opened := st.Start.Add(tw.Script().Opens)
 	d := output.DiffJSON{Clock: output.RFC3339(snap.Now), Opened: output.RFC3339(opened), Blobs: []output.DiffBlobJSON{}, Counts: map[string]int{}}
-	seenActs := map[string]bool{}
 	var holds []record.Holder
 	err = tw.Snapshot(func(sb twin.SnapshotBlob) error {
 		bi := store.BlobInfo{Name: sb.Name, ETag: sb.ETag, Size: sb.Size, LastModified: sb.LastModified}
@@ -612,16 +611,7 @@ func twinDiff(ctx context.Context, g globalFlags, dir string, events bool) (outp
 				b.Kind, b.Fate = "lost", "lost to the lifecycle rule: deleted "+output.Text(textfmt.Duration(cfg.Retention))+" after its Last-Modified, its events with it"
 			}
 		}
-		for _, n := range []string{sb.Name, w.Name, rootOf(w.Name)} {
-			if n == "" || seenActs[n] {
-				continue
-			}
-			seenActs[n] = true
-			for _, act := range tw.Acts(n) {
-				b.Actions = append(b.Actions, output.Text(act.String()))
-			}
-		}
-		clear(seenActs)
+		b.Actions = actsOn(tw, sb.Name, w.Name)
 		d.Counts[b.Kind]++
 		d.Blobs = append(d.Blobs, b)
 		if events && b.Where != "" {
@@ -654,6 +644,23 @@ func diffEvents(ctx context.Context, l *replay.Loader, snap *rules.Snapshot, hol
 		}
 	}
 	return nil
+}
+
+// actsOn are the operator's actions the twin took in on a blob, where it is now, or the root blob that copy was
+// made of — each once.
+func actsOn(tw *twin.Twin, name, now string) []output.Text {
+	out := []output.Text{}
+	seen := map[string]bool{}
+	for _, n := range []string{name, now, rootOf(now)} {
+		if n == "" || seen[n] {
+			continue
+		}
+		seen[n] = true
+		for _, act := range tw.Acts(n) {
+			out = append(out, output.Text(act.String()))
+		}
+	}
+	return out
 }
 
 // rootOf is the root blob a replay's copy was made of ("" for a root blob).
