@@ -201,7 +201,17 @@ func (h *historyView) rebuild() {
 		if mine {
 			who += " (you)"
 		}
-		head := fmt.Sprintf("%s  %s  %s by %s · %s · %s", in.Wall.Local().Format("01-02 15:04:05"), strings.ToUpper(r.State()), in.Action, who, in.Via, r.Tally())
+		// The estate's clock (a rehearsal's: its twin's), said as such, where the action knew it: the blobs' times
+		// are on that clock too; the operator's wall clock only when it did not.
+		when := in.Wall.Local().Format("01-02 15:04:05") + " (your clock)"
+		if in.Service != nil {
+			clock := "service"
+			if h.e.sess != nil && h.e.sess.Rehearsal() {
+				clock = "twin"
+			}
+			when = in.Service.UTC().Format("01-02 15:04:05Z") + " (" + clock + ")"
+		}
+		head := fmt.Sprintf("%s  %s  %s by %s · %s · %s", when, strings.ToUpper(r.State()), in.Action, who, in.Via, r.Tally())
 		first := ""
 		var blobs []historyRow
 		for _, f := range record.Follow(h.e.ctx, h.e.snap, r) {
