@@ -201,15 +201,11 @@ func (h *historyView) rebuild() {
 		if mine {
 			who += " (you)"
 		}
-		// The estate's clock (a rehearsal's: its twin's), said as such, where the action knew it: the blobs' times
-		// are on that clock too; the operator's wall clock only when it did not.
-		when := in.Wall.Local().Format("01-02 15:04:05") + " (your clock)"
+		// The estate's clock (a rehearsal's: its twin's), as the blobs' times are — the box says which — and the
+		// operator's own clock, marked *, only for an action that did not know it.
+		when := in.Wall.Local().Format("01-02 15:04:05") + "*"
 		if in.Service != nil {
-			clock := "service"
-			if h.e.sess != nil && h.e.sess.Rehearsal() {
-				clock = "twin"
-			}
-			when = in.Service.UTC().Format("01-02 15:04:05Z") + " (" + clock + ")"
+			when = in.Service.UTC().Format("01-02 15:04:05")
 		}
 		head := fmt.Sprintf("%s  %s  %s by %s · %s · %s", when, strings.ToUpper(r.State()), in.Action, who, in.Via, r.Tally())
 		first := ""
@@ -304,7 +300,11 @@ func (h *historyView) View() string {
 		h.body.setLines(append([]string{"No action is recorded on this estate yet."}, h.skippedLines()...))
 		return h.render(nil, h.Scope())
 	}
-	h.body.setLines(append([]string{st.Dim.Render(fmt.Sprintf("%d record(s), the current incident's first, newest first · ★ yours", len(h.records)))}, h.skippedLines()...))
+	clock := "the service's clock (UTC)"
+	if h.e.sess != nil && h.e.sess.Rehearsal() {
+		clock = "the twin's clock"
+	}
+	h.body.setLines(append([]string{st.Dim.Render(fmt.Sprintf("%d record(s), the current incident's first, newest first · ★ yours · times on %s (* yours)", len(h.records), clock))}, h.skippedLines()...))
 	rows, w := h.listHeight(), h.inner-4
 	// The row under the cursor whole, wrapped (a fate names the copy the blob became); the rest cut to a line.
 	cur := h.rows[h.cursor].text
