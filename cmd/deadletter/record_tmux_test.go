@@ -20,7 +20,7 @@ func TestTheRecordInTmux(t *testing.T) {
 	tm.keys("L")
 	// as many drained as the drain said
 	tm.screen("The record: every action on", "drain by", "(you)", "deadletter drain --dir --yes", said[0], "times on the twin's clock") // (the clock, said once)
-	tm.keys("j") // the first drained blob, whole under the cursor
+	tm.keys("j")                                                                                                                        // the first drained blob, whole under the cursor
 	// (Only the row under the cursor is whole: the others are cut before their fate's words end.) Wait for the
 	// cursor to reach it: the key may land after a first capture.
 	s := tm.screenMatches(`(replayed: archived|taken by the replay and quarantined) at \d{4}-`)
