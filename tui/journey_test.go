@@ -79,3 +79,21 @@ func TestALongStatusSaysItIsCut(t *testing.T) {
 		t.Fatalf("the status line: %q", status)
 	}
 }
+
+// After a restore from the third row, the cursor stays on the third row — the blob that took its place — not the
+// top (one voice, issue 51).
+func TestTheCursorStaysWhereTheRestoredBlobWas(t *testing.T) {
+	mem, cfg := fixture(t, 0)
+	hs := newHarness(t, mem, cfg, 120, 40)
+	hs.press("2", "j", "j")
+	third := hs.m.table().cursorName()
+	hs.press("r")
+	hs.shows("quarantined blob(s)?")
+	hs.press("f", "y")
+	hs.shows("Restore finished")
+	hs.press("<esc>")
+	tb := hs.m.table()
+	if tb.cursorName() == third || tb.cursor != 2 {
+		t.Fatalf("after the restore the cursor is on row %d (%s); the restored blob was %s on row 2", tb.cursor, tb.cursorName(), third)
+	}
+}

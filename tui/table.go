@@ -382,8 +382,10 @@ func (t *table) refilter(match rowFilter, keep string) {
 		}
 	}
 	atTop := t.cursor == 0 && t.pinned == "" // the top stays the top as rows arrive; a cursor moved or a sort keeps its blob
+	was := t.cursor
 	t.cursor = 0
 	if keep != "" && !atTop {
+		t.cursor = was // (its blob gone — restored, drained away — the row that took its place, not the top)
 		for r, i := range t.rows {
 			if t.snap.Items[i].Name == keep {
 				t.cursor = r
