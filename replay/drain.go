@@ -56,7 +56,7 @@ func Drain(ctx context.Context, c store.Container, cfg rules.Config, targets []r
 		left := map[int]rules.Result{}
 		for i, t := range part {
 			if why, ok := stopped[strings.ToUpper(rules.ParseBlobName(t.Name).Subscription)]; ok {
-				left[i] = rules.Result{Name: t.Name, Outcome: rules.OutcomeCancelled,
+				left[i] = rules.Result{Name: t.Name, Outcome: rules.OutcomeHeld,
 					Reason: rules.Reason{Kind: rules.ReasonHandlerFailing, Name: rules.ParseBlobName(t.Name).Subscription, Err: why}}
 				if o.Progress != nil {
 					o.Progress(left[i])

@@ -86,7 +86,7 @@ func TestAWaveStopsASubscriptionWhoseHandlerFailsAgain(t *testing.T) {
 		switch r.Outcome {
 		case rules.OutcomeDrained:
 			drained[sub]++
-		case rules.OutcomeCancelled:
+		case rules.OutcomeHeld:
 			if r.Reason.Kind != rules.ReasonHandlerFailing || sub != "WEBHOOKS" {
 				t.Errorf("%s left: %+v", r.Name, r.Reason)
 			}

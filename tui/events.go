@@ -282,7 +282,7 @@ func (v *eventView) Scope() *scope {
 			v.text.search.SetValue(v.text.query)
 			return v.text.search.Focus()
 		}).footer(),
-		bind([]string{"]"}, "]", "the journey's next pass", func() tea.Cmd { v.movePass(1); return nil }).when(v.noPasses),
+		bind([]string{"]"}, "]", "the journey's next pass", func() tea.Cmd { v.movePass(1); return nil }).when(v.noPasses).footer(),
 		bind([]string{"["}, "[", "the journey's previous pass", func() tea.Cmd { v.movePass(-1); return nil }).when(v.noPasses),
 		bind([]string{"enter"}, "enter", "open the selected pass's blob, where it is now", v.openPass).when(v.noPasses).footer(),
 		bind([]string{"n"}, "n", "next match", func() tea.Cmd { v.text.next(1); return nil }).when(noMatch),

@@ -227,14 +227,7 @@ func (h *historyView) rebuild() {
 				outcome = "?"
 			}
 			blobs = append(blobs, historyRow{text: fmt.Sprintf("%-9s %s → now %s", outcome, f.Blob.Name, fate), open: open, mine: mine, record: in.ID})
-			for _, j := range h.events[in.ID][record.Key{Record: in.ID, Blob: f.Blob.Name}] {
-				where := open
-				if len(j.Passes) > 0 && j.Passes[len(j.Passes)-1].Where != "" {
-					where = j.Passes[len(j.Passes)-1].Where
-				}
-				blobs = append(blobs, historyRow{text: "  event " + textfmt.Printable(j.Original) + ": " + present.JourneySince(j, f.Blob.Name, h.e.cfg.Separator),
-					open: where, mine: mine, record: in.ID})
-			}
+			blobs = append(blobs, h.eventRows(in.ID, f.Blob.Name, open, mine)...)
 		}
 		if why := h.following[in.ID]; why != "" {
 			head += " · " + why
@@ -243,6 +236,20 @@ func (h *historyView) rebuild() {
 		h.rows = append(h.rows, blobs...)
 	}
 	h.cursor = max(0, min(h.cursor, len(h.rows)-1))
+}
+
+// eventRows are the rows of a record blob's events, once followed (e): a line an event, enter opening where it is.
+func (h *historyView) eventRows(id, blob, open string, mine bool) []historyRow {
+	var out []historyRow
+	for _, j := range h.events[id][record.Key{Record: id, Blob: blob}] {
+		where := open
+		if len(j.Passes) > 0 && j.Passes[len(j.Passes)-1].Where != "" {
+			where = j.Passes[len(j.Passes)-1].Where
+		}
+		out = append(out, historyRow{text: "  event " + textfmt.Printable(j.Original) + ": " + present.JourneySince(j, blob, h.e.cfg.Separator),
+			open: where, mine: mine, record: id})
+	}
+	return out
 }
 
 func (h *historyView) open() tea.Cmd {

@@ -3,6 +3,7 @@ package tui
 import (
 	"context"
 	"fmt"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -156,6 +157,10 @@ func (r *runView) Update(msg tea.Msg) (component, tea.Cmd) {
 		return r, waitFor(r.ch)
 	}
 	if s, ok := msg.(sayMsg); ok && s.id == r.id {
+		// What it waits for is said again as it changes: the latest stands alone, never beside the one it replaced.
+		if strings.HasPrefix(s.text, session.WaitingPrefix) {
+			r.said = slices.DeleteFunc(r.said, func(x string) bool { return strings.HasPrefix(x, session.WaitingPrefix) })
+		}
 		r.said = append(r.said, s.text)
 		return r, waitFor(r.ch)
 	}

@@ -109,11 +109,14 @@ func (s *Session) RunCanary(ctx context.Context, cp *CanaryPlan, wait time.Durat
 	return done, cs, nil
 }
 
-// leave is the results of blobs a canary drain leaves stranded, for why (none: cancelled, untouched).
+// leave is the results of blobs a canary drain leaves stranded: held back for why (none: cancelled, untouched).
 func leave(items []rules.Item, why rules.Reason) []rules.Result {
 	out := make([]rules.Result, len(items))
 	for i, it := range items {
-		out[i] = rules.Result{Name: it.Name, Outcome: rules.OutcomeCancelled, Reason: why}
+		out[i] = rules.Result{Name: it.Name, Outcome: rules.OutcomeHeld, Reason: why}
+		if why.Kind == rules.ReasonNone {
+			out[i].Outcome = rules.OutcomeCancelled
+		}
 	}
 	return out
 }
@@ -155,6 +158,9 @@ func (s *Session) drainWhatIsLeft(ctx context.Context, rest *DrainPreview, run R
 	return d, err
 }
 
+// WaitingPrefix begins what AwaitCanaries says it waits for (a screen shows the latest alone).
+const WaitingPrefix = "waiting for the canaries — "
+
 // Canary is one blob drained first for its subscription, and what it told of the handler.
 type Canary struct {
 	// Sub is the subscription (in capitals, as its folder), Blob the canary's name.
@@ -185,6 +191,7 @@ func CanariesOf(res []rules.Result) []Canary {
 // poll (the service's clock decides the waits: on a twin whose clock runs fast, seconds) and says, each time,
 // what it waits for.
 func (s *Session) AwaitCanaries(ctx context.Context, cs []Canary, since time.Time, poll time.Duration, say func(string)) []Canary {
+	first, polls := s.Now(ctx), 0
 	for {
 		now := s.Now(ctx)
 		rep := s.ReadWitness(ctx, now)
@@ -201,7 +208,11 @@ func (s *Session) AwaitCanaries(ctx context.Context, cs []Canary, since time.Tim
 			return cs
 		}
 		if say != nil {
-			say("waiting for the canaries — " + strings.Join(waiting, " · "))
+			line := WaitingPrefix + strings.Join(waiting, " · ")
+			if polls++; polls > 5 && now.Equal(first) {
+				line += " · the estate's clock stands still at " + textfmt.Time(now) + " (a paused rehearsal: nothing moves until it runs)"
+			}
+			say(line)
 		}
 		select {
 		case <-ctx.Done():

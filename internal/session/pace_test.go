@@ -2,6 +2,8 @@ package session_test
 
 import (
 	"context"
+	"maps"
+	"slices"
 	"strings"
 	"sync/atomic"
 	"testing"
@@ -37,8 +39,8 @@ func TestAPacedDrainStopsARelapse(t *testing.T) {
 	for _, it := range p.Taken {
 		bySub[strings.ToUpper(it.Parsed.Subscription)]++
 	}
-	for sub, n := range bySub {
-		if n >= 3 {
+	for _, sub := range slices.Sorted(maps.Keys(bySub)) {
+		if bySub[sub] >= 3 && w.sub == "" {
 			w.sub = sub
 		}
 	}
@@ -62,14 +64,16 @@ func TestAPacedDrainStopsARelapse(t *testing.T) {
 		switch r.Outcome {
 		case rules.OutcomeDrained:
 			drained++
-		case rules.OutcomeCancelled:
+		case rules.OutcomeHeld:
 			left++
 			if r.Reason.Kind != rules.ReasonHandlerFailing || !strings.Contains(r.Reason.Err, "test metrics") {
 				t.Errorf("%s left: %+v", r.Name, r.Reason)
 			}
 		}
 	}
-	if drained != 1 || left != bySub[w.sub]-1 {
-		t.Fatalf("%s: %d drained, %d left stranded; want one drained (a wave of one, then the look) and the rest left", w.sub, drained, left)
+	// One drained (a wave of one, then the look); every other blob of it the drain would have taken is left (a blob
+	// the drain judges otherwise at write time — one the replay crashes on — keeps that outcome).
+	if drained != 1 || left == 0 || left > bySub[w.sub]-1 {
+		t.Fatalf("%s: %d drained, %d left stranded of %d; want one drained (a wave of one, then the look) and the rest left", w.sub, drained, left, bySub[w.sub])
 	}
 }

@@ -28,12 +28,15 @@ const (
 	OutcomeRefused  Outcome = "refused"
 	// OutcomeCancelled: a blob the action never touched because it was cancelled first.
 	OutcomeCancelled Outcome = "cancelled"
+	// OutcomeHeld: a blob a paced or canary drain held back, untouched: its handler fails again, or its canary said
+	// nothing (the reason says which); the same drain takes it once the handler recovers.
+	OutcomeHeld Outcome = "held"
 	OutcomeFailed    Outcome = "failed"
 )
 
 // Outcomes lists every outcome in the order reports give them: what was done, what was left and why, failures.
 var Outcomes = []Outcome{OutcomeDrained, OutcomeRestored, OutcomeRepaired, OutcomeAcked, OutcomeCleared, OutcomeYoung, OutcomeExcluded,
-	OutcomeHandled, OutcomeUntriggerable, OutcomeCrash, OutcomeChanged, OutcomeGone, OutcomeNotFound, OutcomeRefused, OutcomeCancelled, OutcomeFailed}
+	OutcomeHandled, OutcomeUntriggerable, OutcomeCrash, OutcomeChanged, OutcomeGone, OutcomeNotFound, OutcomeRefused, OutcomeHeld, OutcomeCancelled, OutcomeFailed}
 
 // Done reports whether the outcome is the action having been carried out.
 func (o Outcome) Done() bool {
