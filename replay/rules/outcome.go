@@ -30,8 +30,8 @@ const (
 	OutcomeCancelled Outcome = "cancelled"
 	// OutcomeHeld: a blob a paced or canary drain held back, untouched: its handler fails again, or its canary said
 	// nothing (the reason says which); the same drain takes it once the handler recovers.
-	OutcomeHeld Outcome = "held"
-	OutcomeFailed    Outcome = "failed"
+	OutcomeHeld   Outcome = "held"
+	OutcomeFailed Outcome = "failed"
 )
 
 // Outcomes lists every outcome in the order reports give them: what was done, what was left and why, failures.
