@@ -135,6 +135,14 @@ func (h *historyView) Update(msg tea.Msg) (component, tea.Cmd) {
 	return h, nil
 }
 
+// followLabel says what e does on the record under the cursor: follow its events, or fold them.
+func (h *historyView) followLabel() string {
+	if h.cursor < len(h.rows) && h.events[h.rows[h.cursor].record] != nil {
+		return "fold this action's events"
+	}
+	return "follow this action's events: where each is now, pass by pass"
+}
+
 // followEvents follows the events of the record under the cursor: where each is now, pass by pass since.
 func (h *historyView) followEvents() tea.Cmd {
 	if h.cursor >= len(h.rows) {
@@ -270,10 +278,11 @@ func (h *historyView) Scope() *scope {
 			}
 			return ""
 		}),
-		bind([]string{"e"}, "e", "follow this action's events: where each is now, pass by pass (e again folds them)", h.followEvents).footer(),
+		bind([]string{"e"}, "e", h.followLabel(), h.followEvents).footer(),
 		bind([]string{"esc", "L"}, "esc", "close", func() tea.Cmd { return h.e.send(closeMsg{}) }).footer(),
-		bind([]string{"up", "k"}, "↑/k", "previous", move(-1)).footer(),
+		bind([]string{"up", "k"}, "↑/k", "previous", move(-1)),
 		bind([]string{"down", "j"}, "↓/j", "next", move(1)),
+		bind(nil, "↑↓", "move", nil).footer(), // (the footer says both ways in one: either may be the only one that moves)
 		bind([]string{"pgup"}, "pgup", "page up", func() tea.Cmd { return move(-h.listHeight())() }),
 		bind([]string{"pgdown"}, "pgdn", "page down", func() tea.Cmd { return move(h.listHeight())() }),
 		bind([]string{"home", "g"}, "g", "first", move(-len(h.rows))),

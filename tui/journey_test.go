@@ -97,3 +97,17 @@ func TestTheCursorStaysWhereTheRestoredBlobWas(t *testing.T) {
 		t.Fatalf("after the restore the cursor is on row %d (%s); the restored blob was %s on row 2", tb.cursor, tb.cursorName(), third)
 	}
 }
+
+// The record's footer says what e does now: follow the action's events, then fold them; the results' and the
+// record's footer offer moving both ways.
+func TestTheRecordsKeysSayWhatTheyDo(t *testing.T) {
+	mem, cfg := fixture(t, 0)
+	o, _ := withRecord(t, mem)
+	hs := newHarness(t, mem, cfg, 120, 40, o)
+	hs.press("<enter>", "d", "y")
+	hs.shows("Drain finished", "↑↓ move")
+	hs.press("<esc>", "<esc>", "L")
+	hs.shows("e follow", "↑↓ move")
+	hs.press("e")
+	hs.shows("e fold")
+}

@@ -212,8 +212,9 @@ func (r *runView) Scope() *scope {
 			return ""
 		}),
 		bind([]string{"esc"}, "esc", "close (L: the record keeps them)", func() tea.Cmd { return r.e.send(closeMsg{}) }).footer(),
-		bind([]string{"up", "k"}, "↑/k", "previous", move(-1)).footer(),
+		bind([]string{"up", "k"}, "↑/k", "previous", move(-1)),
 		bind([]string{"down", "j"}, "↓/j", "next", move(1)),
+		bind(nil, "↑↓", "move", nil).footer(), // (the footer says both ways in one: either may be the only one that moves)
 		bind([]string{"pgup"}, "pgup", "page up", func() tea.Cmd { return move(-r.listHeight())() }),
 		bind([]string{"pgdown"}, "pgdn", "page down", func() tea.Cmd { return move(r.listHeight())() }),
 		bind([]string{"home", "g"}, "g", "first", move(-len(r.results))),
