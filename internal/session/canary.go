@@ -79,7 +79,7 @@ func (s *Session) RunCanary(ctx context.Context, cp *CanaryPlan, wait time.Durat
 	for _, c := range cs {
 		word[c.Sub] = c
 		if run.Say != nil && ctx.Err() == nil {
-			run.Say(fmt.Sprintf("canary %s (%s): %s — %s", c.Sub, textfmt.Printable(c.Blob), present.CanaryVerdict(c.Word), textfmt.Printable(c.Why)))
+			run.Say(fmt.Sprintf("canary %s: %s — %s", c.Sub, present.CanaryVerdict(c.Word), textfmt.Printable(c.Why))) // (its blob is in the results)
 		}
 	}
 	for _, sub := range cp.subs {
