@@ -287,3 +287,30 @@ func TestTwinDiffFollowsTheEvents(t *testing.T) {
 		t.Fatalf("%s", text)
 	}
 }
+
+// A blob whose payload is malformed is named and said malformed — not "no blob is named so" — exit 1.
+func TestTraceOfAMalformedBlob(t *testing.T) {
+	dir := t.TempDir()
+	name := "WEBHOOKS/2026/12/1/10/22222222-0000-0000-0000-000000000000.json"
+	if err := os.MkdirAll(filepath.Join(dir, filepath.Dir(name)), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(dir, name), []byte(`[{"id": `), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	_, errs, code := runCmd(t, "trace", "--dir", dir, "22222222")
+	if code != exitFindings || !strings.Contains(errs, "malformed") || strings.Contains(errs, "no blob is named") {
+		t.Fatalf("exit %d: %s", code, errs)
+	}
+}
+
+// drain --dry-run with --canary names the canaries, one a subscription; with --rate it says how long.
+func TestDrainDryRunSaysTheCanariesAndThePace(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), "twin")
+	mustRun(t, "twin", "start", "--dir", dir)
+	_, errs, code := runCmd(t, "drain", "--dir", dir, "--dry-run", "--canary", "--rate", "2/s")
+	if code != exitOK || !strings.Contains(errs, "--canary would drain first, one per subscription") ||
+		!strings.Contains(errs, "--rate 2/s would take about") || !strings.Contains(errs, "in waves of 20") {
+		t.Fatalf("exit %d:\n%s", code, errs)
+	}
+}
