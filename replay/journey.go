@@ -131,6 +131,9 @@ type TracePlan struct {
 	want      map[string]bool
 	blobs     []traceBlob
 	now       time.Time
+	// Unread counts the blobs a plan of the index alone (PlanTraceIndexed) left out: not read yet, so a pass in
+	// one of them is not told.
+	Unread int
 }
 
 type traceBlob struct {
@@ -142,6 +145,16 @@ type traceBlob struct {
 // PlanTrace picks the blobs of snap that may hold the events with these original ids (rules.EventOf: parsed
 // once — an original may itself end in |n).
 func (l *Loader) PlanTrace(snap *rules.Snapshot, originals []string) *TracePlan {
+	return l.planTrace(snap, originals, false)
+}
+
+// PlanTraceIndexed is PlanTrace over the blobs already read alone: a screen whose hydration is still reading the
+// rest downloads nothing twice (the plan counts what it left out: Unread).
+func (l *Loader) PlanTraceIndexed(snap *rules.Snapshot, originals []string) *TracePlan {
+	return l.planTrace(snap, originals, true)
+}
+
+func (l *Loader) planTrace(snap *rules.Snapshot, originals []string, indexed bool) *TracePlan {
 	p := &TracePlan{l: l, want: map[string]bool{}, now: snap.Now}
 	hashes := map[uint32]bool{}
 	for _, o := range originals {
@@ -151,6 +164,10 @@ func (l *Loader) PlanTrace(snap *rules.Snapshot, originals []string) *TracePlan 
 		p.want[o], hashes[rules.IDHash(o)] = true, true
 	}
 	for _, it := range snap.Items {
+		if indexed && it.Summary == nil {
+			p.Unread++
+			continue
+		}
 		if it.Refused != "" || !it.Summary.MayHold(hashes) {
 			continue
 		}

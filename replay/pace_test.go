@@ -99,3 +99,24 @@ func TestAWaveStopsASubscriptionWhoseHandlerFailsAgain(t *testing.T) {
 		t.Fatalf("drained %v", drained)
 	}
 }
+
+// A screen's trace reads only what its index says may hold the event — never a blob its hydration has not read
+// yet (it counts those) — while the command line's reads every blob that may.
+func TestAnIndexedTraceReadsNothingTwice(t *testing.T) {
+	c, cfg := dirFixture(t)
+	put(t, c, "WEBHOOKS/2026/12/1/10/a.json", ev("e1", "ProcessThreadReply", ""))
+	put(t, c, "WEBHOOKS/2026/12/1/11/b.json", ev("e1|1", "ProcessThreadReply", ""))
+	put(t, c, "WEBHOOKS/2026/12/1/12/c.json", ev("other", "ProcessThreadReply", ""))
+	l := replay.NewLoader(c, cfg)
+	snap := snapshot(t, c, cfg)
+	l.HydrateWhere(bg, snap, func(it *rules.Item) bool { return it.Name != "WEBHOOKS/2026/12/1/11/b.json" })
+	p := l.PlanTraceIndexed(snap, []string{"e1"})
+	js, read, err := p.Run(bg, nil)
+	if err != nil || p.Unread != 1 || read != 1 || len(js) != 1 || len(js[0].Passes) != 1 {
+		t.Fatalf("indexed: unread %d, read %d, %+v, %v", p.Unread, read, js, err)
+	}
+	js, read, err = l.PlanTrace(snap, []string{"e1"}).Run(bg, nil)
+	if err != nil || read != 2 || len(js[0].Passes) != 2 {
+		t.Fatalf("whole: read %d, %+v, %v", read, js, err)
+	}
+}

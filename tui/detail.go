@@ -53,11 +53,13 @@ type detail struct {
 	head    []string // source wrapped to the width
 	source  []string // the head's lines, unwrapped
 	section int
-	events  eventTable
-	pred    pager
-	raw     pager
-	search  bool // the search field has the focus
-	w, h    int
+	// nowUnread counts the blobs the NOW column's trace left out, not read yet: it is traced again as they are.
+	nowUnread int
+	events    eventTable
+	pred      pager
+	raw       pager
+	search    bool // the search field has the focus
+	w, h      int
 }
 
 type (
@@ -107,9 +109,10 @@ func (v *detail) load() tea.Cmd {
 
 // eventsNowMsg is where the events of the blob on screen are now (their journeys, read in a command).
 type eventsNowMsg struct {
-	seq  int
-	name string
-	js   []rules.Journey
+	seq    int
+	name   string
+	js     []rules.Journey
+	unread int
 }
 
 // traceEvents follows the blob's events across the container, so its event table says where each one that moved
@@ -122,14 +125,14 @@ func (v *detail) traceEvents() tea.Cmd {
 	for _, j := range v.d.Judgements {
 		originals = append(originals, j.Original)
 	}
-	plan := v.e.loader.PlanTrace(v.e.snap, originals)
-	ctx, seq, name := v.e.ctx, v.seq, v.name
+	plan := v.e.loader.PlanTraceIndexed(v.e.snap, originals)
+	ctx, seq, name, unread := v.e.ctx, v.seq, v.name, plan.Unread
 	return func() tea.Msg {
 		js, _, err := plan.Run(ctx, nil)
 		if err != nil {
 			return nil // (the table says nothing more: each event's own view traces it again)
 		}
-		return eventsNowMsg{seq: seq, name: name, js: js}
+		return eventsNowMsg{seq: seq, name: name, js: js, unread: unread}
 	}
 }
 
@@ -148,6 +151,7 @@ func (v *detail) Update(msg tea.Msg) (component, tea.Cmd) {
 	case eventsNowMsg:
 		if msg.seq == v.seq && msg.name == v.name && v.d != nil {
 			v.events.setNow(present.EventsNow(v.d, msg.js))
+			v.nowUnread = msg.unread
 		}
 	case detailGoneMsg:
 		if msg.seq == v.seq && msg.name == v.name {
@@ -159,6 +163,9 @@ func (v *detail) Update(msg tea.Msg) (component, tea.Cmd) {
 			v.build()
 		}
 	case followMsg:
+		if v.nowUnread > 0 { // (the index grew as the hydration read more: where the events are now, again)
+			return v, tea.Batch(v.follow(), v.traceEvents())
+		}
 		return v, v.follow()
 	case tea.KeyMsg:
 		if v.search {

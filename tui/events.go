@@ -152,15 +152,17 @@ type eventView struct {
 	tracing bool
 	jerr    string
 	pass    int
+	unread  int
 	seq     int
 	w, h    int
 }
 
 // journeyMsg is an event's journey, read.
 type journeyMsg struct {
-	seq int
-	j   *rules.Journey
-	err error
+	seq    int
+	j      *rules.Journey
+	err    error
+	unread int // blobs not read yet, left out (PlanTraceIndexed)
 }
 
 var eventViewSeq int
@@ -179,8 +181,9 @@ func (v *eventView) trace() tea.Cmd {
 		v.tracing = false
 		return nil
 	}
-	plan := v.e.loader.PlanTrace(v.e.snap, []string{v.d.Judgements[v.i].Original})
+	plan := v.e.loader.PlanTraceIndexed(v.e.snap, []string{v.d.Judgements[v.i].Original})
 	s, ctx, seq := v.e.sess, v.e.ctx, v.seq
+	unread := plan.Unread
 	return func() tea.Msg {
 		var touches []rules.Touch
 		if s != nil {
@@ -192,7 +195,7 @@ func (v *eventView) trace() tea.Cmd {
 		if err != nil || len(js) == 0 {
 			return journeyMsg{seq: seq, err: err}
 		}
-		return journeyMsg{seq: seq, j: &js[0]}
+		return journeyMsg{seq: seq, j: &js[0], unread: unread}
 	}
 }
 
@@ -219,6 +222,9 @@ func (v *eventView) build() {
 			}
 			lines = append(lines, mark+present.PassLine(n+1, p, e.cfg.Separator))
 		}
+		if v.unread > 0 {
+			lines = append(lines, e.st.Dim.Render(fmt.Sprintf("(%d blob(s) not read yet: a pass in one of them is not told; deadletter trace reads them all)", v.unread)))
+		}
 	}
 	lines = append(lines, "")
 	for _, l := range strings.Split(present.PrettyJSON(ev.Raw), "\n") {
@@ -236,7 +242,7 @@ func (v *eventView) Update(msg tea.Msg) (component, tea.Cmd) {
 		return v, nil
 	}
 	if m, ok := msg.(journeyMsg); ok && m.seq == v.seq {
-		v.tracing, v.journey = false, m.j
+		v.tracing, v.journey, v.unread = false, m.j, m.unread
 		if m.err != nil {
 			v.jerr = m.err.Error()
 		}

@@ -114,7 +114,7 @@ func (h *historyView) Update(msg tea.Msg) (component, tea.Cmd) {
 			h.rebuild()
 			return h, nil
 		}
-		plan := h.e.loader.PlanTrace(h.e.snap, msg.ev.Originals) // (picked here, from the snapshot; read in the command)
+		plan := h.e.loader.PlanTraceIndexed(h.e.snap, msg.ev.Originals) // (picked here, from the snapshot; read in the command)
 		ctx, seq, id, touches := h.e.ctx, h.seq, msg.record, record.Touches(h.records)
 		return h, func() tea.Msg {
 			js, _, err := plan.Run(ctx, touches)
