@@ -170,8 +170,13 @@ type Canary struct {
 	Why string
 	// TakenAt is when the replay took it (zero while it waits at the root).
 	TakenAt time.Time
-	ids     []string // its events' original ids, once read (the container's word)
+	ids     []string  // its events' original ids, once read (the container's word)
+	looked  time.Time // when the container was last listed for its word (service time)
 }
+
+// containerLook is how often, on the estate's clock, a canary with no witness lists the container for its
+// word: a listing of a million blobs is not a once-a-second thing, and a dead letter comes a TTL late anyway.
+const containerLook = time.Minute
 
 // CanariesOf are the canaries of drained blobs (the results of a canary drain): the ones drained, to watch.
 func CanariesOf(res []rules.Result) []Canary {
@@ -277,6 +282,11 @@ func (s *Session) containerWord(ctx context.Context, c *Canary, now time.Time) {
 			c.ids = append(c.ids, rules.EventOf(ev.ID, cfg.Separator))
 		}
 	}
+	until := c.TakenAt.Add(cfg.TTL + rules.DeadLetterDelay)
+	if !c.looked.IsZero() && now.Before(c.looked.Add(containerLook)) && now.Before(until) {
+		return // (its Why stands from the last look)
+	}
+	c.looked = now
 	snap, err := s.List(ctx)
 	if err != nil {
 		c.Why = "could not list the container: " + err.Error()
@@ -295,7 +305,6 @@ func (s *Session) containerWord(ctx context.Context, c *Canary, now time.Time) {
 			}
 		}
 	}
-	until := c.TakenAt.Add(cfg.TTL + rules.DeadLetterDelay)
 	if !now.Before(until) {
 		c.Word, c.Why = rules.CanaryDelivered, "none of its events dead-lettered again within the TTL and Event Grid's five minutes (the container's word: presumed delivered)"
 		return
