@@ -42,10 +42,12 @@ type frame struct {
 	// own line when it has the focus, and the keys of the focused component and of the root that reach it.
 	status                string
 	filterText, filterErr string
-	filterLine            string
-	filtering, stacked    bool
-	boxed                 bool
-	keys, rootKeys        []hint
+	// filterPending is how many blobs the filter's event terms have not judged yet.
+	filterPending      int
+	filterLine         string
+	filtering, stacked bool
+	boxed              bool
+	keys, rootKeys     []hint
 }
 
 // frameMsg is the frame the root sends every bar before it draws.
@@ -319,7 +321,11 @@ func (b *footerBar) View() string {
 	case f.filterErr != "":
 		status = b.paint(&st.Error, "filter: "+f.filterErr)
 	case f.filterText != "" && !f.stacked:
-		status = b.paint(&st.Info, "filter: "+textfmt.Printable(f.filterText)+"  (/ to change, esc clears it)")
+		pending := ""
+		if f.filterPending > 0 {
+			pending = fmt.Sprintf(" · reading events: %s blob(s) not judged yet", thousands(f.filterPending))
+		}
+		status = b.paint(&st.Info, "filter: "+textfmt.Printable(f.filterText)+pending+"  (/ to change, esc clears it)")
 	}
 	keys := "" // a box lists its own keys, where the eye is
 	if !f.boxed {

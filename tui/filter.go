@@ -1,13 +1,16 @@
 package tui
 
 import (
+	"context"
 	"fmt"
 
 	"github.com/charmbracelet/bubbles/cursor"
 	"github.com/charmbracelet/bubbles/textinput"
 	tea "github.com/charmbracelet/bubbletea"
 	"github.com/deadletter/deadletter/internal/textfmt"
+	"github.com/deadletter/deadletter/replay"
 	"github.com/deadletter/deadletter/replay/rules"
+	"github.com/deadletter/deadletter/store"
 )
 
 // filterState is what the root keeps of the filter: the query applied to every pane, the one being typed, and the
@@ -19,7 +22,30 @@ type filterState struct {
 	seq     int
 	err     string
 	matcher matcher
+	events  eventJudging
 }
+
+// eventJudging is the dashboard's judgement of the applied filter's terms on what is inside the events (type:,
+// subject:, id:, data.PATH:): the blobs every other word keeps are read in batches in the background, so the
+// matches show as they are found and the footer says how many blobs are not judged yet — never hidden silently.
+type eventJudging struct {
+	text    string // the query judged
+	matches rules.EventMatches
+	etags   map[string]string // the version of each blob judged: a blob rewritten since is judged again
+	tried   map[string]bool   // read and not judged (gone, refused, too large): not tried again for this query
+	running bool
+	pending int // blobs the other words keep whose events are not judged yet, as of the last pass
+}
+
+// eventsJudgedMsg is a batch of the filter's event judgement, read in a command.
+type eventsJudgedMsg struct {
+	text    string
+	batch   []store.BlobInfo
+	matches rules.EventMatches
+}
+
+// judgeBatch is how many blobs' events one command reads for the filter.
+const judgeBatch = 2000
 
 type (
 	// debounceMsg applies what was typed, when no key came since (seq).
@@ -41,7 +67,7 @@ type filterBar struct {
 func newFilterBar(e *env) *filterBar {
 	in := newInput()
 	in.Prompt = "/"
-	in.Placeholder = "words, sub:, reason:, outcome:, hour:, verdict:, is:  (? for the syntax)"
+	in.Placeholder = "words, sub:, reason:, hour:, verdict:, is:, type:, id:, data.PATH:  (? for the syntax)"
 	in.CharLimit = 200
 	f := &filterBar{e: e, input: in, st: e.st}
 	f.keys = &scope{name: "filter", modal: true, typing: true, bindings: []binding{
@@ -108,6 +134,12 @@ func (f *filterState) match(snap *rules.Snapshot, cfg rules.Config) rowFilter {
 	if q.Empty() {
 		return nil
 	}
+	if q.HasEventTerms() {
+		if ev := &f.events; ev.text != f.text {
+			*ev = eventJudging{text: f.text, matches: rules.EventMatches{}, etags: map[string]string{}, tried: map[string]bool{}}
+		}
+		q = q.WithEvents(f.events.matches)
+	}
 	mt := &f.matcher
 	if mt.snap != snap || len(mt.keys) != len(snap.Items) {
 		mt.reset(snap)
@@ -137,6 +169,79 @@ func (mt *matcher) key(i int) string {
 	return mt.keys[i]
 }
 
+// judgeEvents reads the next batch of blobs whose events the applied filter has to judge.
+func (m *Model) judgeEvents() tea.Cmd {
+	if m.opt.Session == nil {
+		return nil
+	}
+	return m.filter.judgeNext(m.ctx, m.snap, m.cfg, m.opt.Session.Loader())
+}
+
+// eventsJudged takes a batch of the judgement, shows what it matched and reads the next.
+func (m *Model) eventsJudged(msg eventsJudgedMsg) tea.Cmd {
+	if !m.filter.takeJudged(msg) {
+		return nil
+	}
+	m.applyFilter(false)
+	return m.judgeEvents()
+}
+
+// judgeNext reads the next batch of blobs whose events the applied filter has to judge: those every other word
+// keeps, not judged at their current version. It counts them too, for the footer.
+func (f *filterState) judgeNext(ctx context.Context, snap *rules.Snapshot, cfg rules.Config, l *replay.Loader) tea.Cmd {
+	ev := &f.events
+	q, err := rules.ParseQuery(f.text)
+	if err != nil || !q.HasEventTerms() || ev.text != f.text {
+		ev.pending = 0
+		return nil
+	}
+	rest := q.WithoutEvents()
+	mt := &f.matcher
+	if mt.snap != snap || len(mt.keys) != len(snap.Items) {
+		mt.reset(snap)
+	}
+	var batch []store.BlobInfo
+	ev.pending = 0
+	for i, it := range snap.Items {
+		if e, ok := ev.etags[it.Name]; ok && e != it.ETag {
+			delete(ev.matches, it.Name)
+			delete(ev.etags, it.Name)
+		}
+		if _, ok := ev.etags[it.Name]; ok || ev.tried[it.Name] || !rest.Matches(cfg, snap.Now, it, func() string { return mt.key(i) }) {
+			continue
+		}
+		ev.pending++
+		if len(batch) < judgeBatch {
+			batch = append(batch, it.Info)
+		}
+	}
+	if len(batch) == 0 || ev.running {
+		return nil
+	}
+	ev.running = true
+	text := ev.text
+	return func() tea.Msg {
+		return eventsJudgedMsg{text: text, batch: batch, matches: l.MatchEvents(ctx, batch, q)}
+	}
+}
+
+// takeJudged keeps a batch of the judgement; false when it is of a query since replaced (its own is under way).
+func (f *filterState) takeJudged(msg eventsJudgedMsg) bool {
+	ev := &f.events
+	if msg.text != ev.text {
+		return false
+	}
+	ev.running = false
+	for _, bi := range msg.batch {
+		if v, ok := msg.matches[bi.Name]; ok {
+			ev.matches[bi.Name], ev.etags[bi.Name] = v, bi.ETag
+		} else {
+			ev.tried[bi.Name] = true
+		}
+	}
+	return true
+}
+
 // rowFilter is the applied query over the snapshot (nil: no filter).
 func (m *Model) rowFilter() rowFilter { return m.filter.match(m.snap, m.cfg) }
 
@@ -159,4 +264,12 @@ func (m *Model) applyFilter(settled bool) {
 	if dropped > 0 {
 		m.status = fmt.Sprintf("%d selected blob(s) hidden by the filter were unselected", dropped)
 	}
+}
+
+// pendingEvents is how many blobs the applied filter's event terms have not judged yet (0 without such terms).
+func (f *filterState) pendingEvents() int {
+	if f.events.text != f.text {
+		return 0
+	}
+	return f.events.pending
 }

@@ -109,7 +109,8 @@ func (m *Model) frame() frame {
 		loaded: m.list.loaded, running: m.list.running, seen: m.list.seen, items: len(m.snap.Items), listErr: m.list.err,
 		goodAt: m.list.goodAt, now: m.snap.Now, container: m.snap.Container, report: m.report, unread: m.unread,
 		tabs: m.tabTexts(), view: m.view, status: m.status, filterText: m.filter.text, filterErr: m.filter.err,
-		stacked: len(m.stack) > 0}
+		filterPending: m.filter.pendingEvents(),
+		stacked:       len(m.stack) > 0}
 	f.banner = m.opt.Banner // the header asks it for its words in the room it has
 	if f.listErr != nil {
 		f.retryIn = m.retryIn()

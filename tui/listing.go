@@ -129,7 +129,7 @@ func (m *Model) updateListing(msg tea.Msg) tea.Cmd {
 			t.Update(sweepMsg{hold: false})
 		}
 		m.recheck(true)
-		return tea.Batch(m.poll(m.opt.Interval), m.hydrate(), m.follow())
+		return tea.Batch(m.poll(m.opt.Interval), m.hydrate(), m.follow(), m.judgeEvents())
 	case pollMsg:
 		switch {
 		case msg.seq != m.list.seq:
@@ -326,5 +326,5 @@ func (m *Model) hydrated(msg hydratedMsg) tea.Cmd {
 		it.Summary, it.ReadErr, it.ReadFailed = h.Summary, h.ReadErr, h.Failed
 	}
 	m.recheck(m.unread == 0)
-	return m.hydrate()
+	return tea.Batch(m.hydrate(), m.judgeEvents())
 }

@@ -18,6 +18,8 @@ type Options struct {
 	// record, and every action the dashboard runs — the same calls the command line makes.
 	Session *session.Session
 	Check   rules.CheckOptions
+	// Views are the saved views the context sees (v lists them).
+	Views []session.View
 	// Interval is the polling period (and the retry delay after a failed refresh).
 	Interval time.Duration
 	Renderer *lipgloss.Renderer
@@ -299,7 +301,9 @@ func (m *Model) update(msg tea.Msg) tea.Cmd {
 		if msg.seq == m.filter.seq {
 			m.applyFilter(false)
 		}
-		return m.hydrate()
+		return tea.Batch(m.hydrate(), m.judgeEvents())
+	case eventsJudgedMsg:
+		return m.eventsJudged(msg)
 	}
 	if cmd, ok := m.request(msg); ok {
 		return cmd

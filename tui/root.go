@@ -41,7 +41,7 @@ func (m *Model) request(msg tea.Msg) (tea.Cmd, bool) {
 		m.setView(int(msg))
 		m.layout()
 		return m.hydrate(), true
-	case filterToMsg, editFilterMsg, filterTypedMsg, filterDoneMsg, clearFilterMsg:
+	case filterToMsg, editFilterMsg, filterTypedMsg, filterDoneMsg, clearFilterMsg, openViewMsg:
 		return m.filterRequest(msg), true
 	case copyMsg:
 		return m.copyText(msg.what, msg.text), true
@@ -86,9 +86,21 @@ func (m *Model) filterRequest(msg tea.Msg) tea.Cmd {
 	case clearFilterMsg:
 		m.filter.typed = ""
 		m.status = "filter cleared"
+	case openViewMsg:
+		m.pop()
+		v := msg.view
+		m.filter.typed = v.Filter
+		m.status = "view " + textfmt.Printable(v.Name)
+		if v.Sort != "" {
+			col, desc := sortOf(v.Sort)
+			for _, t := range m.tables {
+				t.Update(sortSetMsg{col: col, desc: desc})
+			}
+			m.status += " (sorted by " + col + ")"
+		}
 	}
 	m.applyFilter(true)
-	return m.hydrate()
+	return tea.Batch(m.hydrate(), m.judgeEvents())
 }
 
 // readinessOf is the readiness of a subscription, as of the last check.
@@ -120,6 +132,15 @@ func (m *Model) rootScope() *scope {
 			return h.load()
 		}),
 	}}
+	s.bindings = append(s.bindings, bind([]string{"v"}, "v", "saved views: open one — its filter, and its sort (deadletter view add saves them)", func() tea.Cmd {
+		m.push(newViewsDialog(m.env(), m.opt.Views))
+		return nil
+	}).when(func() string {
+		if len(m.opt.Views) == 0 {
+			return "no saved views (deadletter view add NAME --filter QUERY saves one)"
+		}
+		return ""
+	}))
 	// : is always a key: without contexts to switch between it says why it does nothing.
 	s.bindings = append(s.bindings, bind([]string{":"}, ":", "contexts: every context of the config file, one row each (enter opens one)", func() tea.Cmd {
 		m.opt.Switch()
@@ -351,7 +372,7 @@ func (m *Model) filterTo(q string) tea.Cmd {
 	for i, t := range m.tables {
 		if len(t.rows) > 0 {
 			m.setView(i + 1)
-			return m.hydrate()
+			return tea.Batch(m.hydrate(), m.judgeEvents())
 		}
 	}
 	m.setView(1)

@@ -101,6 +101,8 @@ func (t *table) Update(msg tea.Msg) (component, tea.Cmd) {
 	case filterSetMsg:
 		t.filtered, t.filterErr = msg.text, msg.err
 		t.refilter(msg.match, t.cursorName())
+	case sortSetMsg:
+		t.setSort(msg.col, msg.desc)
 	case sweepMsg:
 		t.keep = ""
 		if msg.hold {
@@ -210,9 +212,7 @@ func (t *table) nextSort() tea.Cmd {
 			i = (j + 1) % len(cols)
 		}
 	}
-	t.sortBy = cols[i]
-	t.desc = t.sortBy == "age" || t.sortBy == "events" || t.sortBy == "attempt" // most first; names and hours A→Z
-	t.resort(t.match)
+	t.setSort(sortOf(cols[i])) // most first for ages, counts and attempts; names and hours A→Z
 	return nil
 }
 

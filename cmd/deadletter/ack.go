@@ -56,15 +56,15 @@ needs the tags/write data action (Storage Blob Data Owner, or a custom role).`,
 // check refuses what an ack of names cannot be asked.
 func (o *ackOptions) check(names []string) error {
 	switch {
-	case len(names) == 0 && o.filter.query == "":
-		return usagef("ack needs blob names (or their GUIDs or fragments), or --filter")
-	case len(names) > 0 && o.filter.query != "":
-		return usagef("ack takes names or --filter, not both")
+	case len(names) == 0 && o.filter.query == "" && o.filter.view == "":
+		return usagef("ack needs blob names (or their GUIDs or fragments), or --filter or --view")
+	case len(names) > 0 && (o.filter.query != "" || o.filter.view != ""):
+		return usagef("ack takes names or --filter/--view, not both")
 	}
 	if err := o.validate(); err != nil {
 		return err
 	}
-	return o.filter.validate()
+	return o.filter.validate(o.f)
 }
 
 func runAck(ctx context.Context, o *ackOptions) error {

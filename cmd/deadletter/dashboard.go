@@ -161,7 +161,7 @@ func (o *dashboardOptions) open(ctx context.Context, spec session.Spec, with ...
 	}
 	o.apply(&s.Loader().Config)
 	opt := tui.Options{Session: s, Check: rules.CheckOptions{MaxQuarantine: o.maxQuarantine},
-		Interval: o.interval, Concurrency: o.concurrency, By: defaultAckBy()}
+		Interval: o.interval, Concurrency: o.concurrency, By: defaultAckBy(), Views: a.config.ViewsIn(a.context)}
 	if set, short := a.setAside, a.setAsideShort; set != "" {
 		opt.Banner = func(room int) string { // the header says whose container this is, and whose it is not
 			if textfmt.Width(set) <= room {

@@ -71,7 +71,7 @@ func (o *drainOptions) check(names []string, readOnly bool) error {
 	if readOnly && !o.dryRun { // (a dry run changes nothing: read-only allows it)
 		return replay.ErrReadOnly
 	}
-	if err := o.filter.validate(); err != nil {
+	if err := o.filter.validate(o.f); err != nil {
 		return err
 	}
 	if _, err := parseRate(o.rate); err != nil {

@@ -73,6 +73,9 @@ const shownRefusals = 20
 // check refuses an export's flags that do not make one (usage errors, exit 2), before anything is read.
 func (o *exportOptions) check(args []string, container string) error {
 	narrowed := o.filter.pane != "" || o.filter.subscription != "" || o.filter.verdict != "" || o.filter.olderThan != 0
+	if err := o.filter.useView(o.f); err != nil {
+		return err
+	}
 	switch {
 	case o.to == "":
 		return usagef("export needs --to DIR: the directory to write the blobs into")
@@ -83,7 +86,7 @@ func (o *exportOptions) check(args []string, container string) error {
 	case !o.all && o.filter.query == "" && narrowed:
 		return usagef("--pane, --subscription, --verdict and --older-than narrow --all or --filter")
 	}
-	if err := o.filter.validate(); err != nil {
+	if err := o.filter.validate(o.f); err != nil {
 		return err
 	}
 	if container != "" && overlap(container, o.to) { // the export's files would land in the container as blobs
@@ -198,6 +201,7 @@ func (o *exportOptions) stream(ctx context.Context, l *replay.Loader, cfg rules.
 		if o.filter.needsPayload() {
 			hydrate(ctx, l, page, nil)
 		}
+		o.filter.judgeEvents(ctx, l, cfg, pointers(page), now)
 		if ctx.Err() != nil {
 			return ctx.Err()
 		}

@@ -22,6 +22,7 @@ type logOptions struct {
 	f      *factory
 	since  time.Duration
 	filter string
+	view   string
 	events bool
 	out    *printFlags
 }
@@ -44,6 +45,8 @@ dashboard's filter words (matched against each record's blobs) plus who:USER and
 	}
 	durationVar(cmd.Flags(), &o.since, "since", "only records of actions started this long ago or later (0: all)")
 	cmd.Flags().BoolVar(&o.events, "events", false, "follow each action's events too: every pass since (republished |n, dead-lettered again, quarantined, repaired) to where each stands now (reads the payloads)")
+	cmd.Flags().StringVar(&o.view, "view", "", "a saved view's filter (deadletter view list), ANDed with --filter's words")
+	cmd.RegisterFlagCompletionFunc("view", completeViews)
 	cmd.Flags().StringVar(&o.filter, "filter", "", "the dashboard's filter words against each record's blobs, plus who:USER and action:NAME ('action:drain who:alice sub:webhooks')")
 	o.out = declareOutput(cmd, outText, outJSON)
 	return cmd
@@ -67,6 +70,27 @@ func parseLogFilter(s string) (logFilter, error) {
 		}
 	}
 	return logFilter{q, extra}, err
+}
+
+// judgeEvents reads, when the query asks what is inside the events, the blobs the records name that are still in
+// the container (a blob gone cannot be judged: its record matches only through another blob).
+func (f *logFilter) judgeEvents(ctx context.Context, l *replay.Loader, snap *rules.Snapshot, rs []record.Record) {
+	if !f.q.HasEventTerms() {
+		return
+	}
+	seen := map[string]bool{}
+	var todo []store.BlobInfo
+	for _, r := range rs {
+		for _, b := range r.Blobs() {
+			for _, n := range []string{b.Name, b.Target} {
+				if i, ok := snap.Lookup(n); ok && n != "" && !seen[n] {
+					seen[n] = true
+					todo = append(todo, snap.Items[i].Info)
+				}
+			}
+		}
+	}
+	f.q = f.q.WithEvents(l.MatchEvents(ctx, todo, f.q))
 }
 
 // matches reports whether a record passes: every who: and action: term, and — when the query has blob words —
@@ -110,6 +134,13 @@ func runLog(ctx context.Context, o *logOptions) error {
 	if o.since < 0 {
 		return usagef("--since must not be negative")
 	}
+	if o.view != "" {
+		q, err := a.viewQuery(o.view)
+		if err != nil {
+			return err
+		}
+		o.filter = strings.TrimSpace(q + " " + o.filter)
+	}
 	var f logFilter
 	if o.filter != "" {
 		var err error
@@ -136,6 +167,7 @@ func runLog(ctx context.Context, o *logOptions) error {
 	if f.q.NeedsPayload() {
 		l.HydrateWhere(ctx, snap, nil)
 	}
+	f.judgeEvents(ctx, l, snap, h.Records)
 	me := s.Who()
 	var keep []record.Record
 	for _, r := range h.Records {

@@ -36,6 +36,9 @@ type blobFilter struct {
 	// given says --filter was on the command line (given "" — an unset variable in a script — is refused, never
 	// taken for no filter: a drain would take every stranded blob).
 	given func() bool
+	// view is --view: a saved view's filter, ANDed with --filter's words (once: viewed).
+	view   string
+	viewed bool
 }
 
 func (f *blobFilter) flags(cmd *cobra.Command) {
@@ -46,6 +49,7 @@ func (f *blobFilter) flags(cmd *cobra.Command) {
 	durationVar(fs, &f.olderThan, "older-than", "only blobs at least this old (3d, 12h)")
 	fs.StringVar(&f.query, "filter", "", "only what the dashboard's filter shows for the same words ('sub:webhooks verdict:cap hour:12-01')")
 	f.given = func() bool { return fs.Changed("filter") }
+	f.viewFlag(cmd)
 	cmd.RegisterFlagCompletionFunc("pane", cobra.FixedCompletions([]string{"stranded", "quarantine", "live", "archived"}, cobra.ShellCompDirectiveNoFileComp))
 	cmd.RegisterFlagCompletionFunc("verdict", cobra.FixedCompletions([]string{"replay", "cap", "notIdempotent", "unroutable", "unknown", "malformed", "crash", "handled"}, cobra.ShellCompDirectiveNoFileComp))
 }
@@ -54,6 +58,14 @@ func (f *blobFilter) flags(cmd *cobra.Command) {
 func (f *blobFilter) queryFlag(cmd *cobra.Command, what string) {
 	cmd.Flags().StringVar(&f.query, "filter", "", what+" what the dashboard's filter shows for the same words ('sub:webhooks verdict:cap hour:12-01')")
 	f.given = func() bool { return cmd.Flags().Changed("filter") }
+	f.viewFlag(cmd)
+}
+
+// viewFlag gives a command --view: a saved view's filter (deadletter view add), its completion the views of the
+// context in force.
+func (f *blobFilter) viewFlag(cmd *cobra.Command) {
+	cmd.Flags().StringVar(&f.view, "view", "", "a saved view's filter (deadletter view list), ANDed with --filter's words")
+	cmd.RegisterFlagCompletionFunc("view", completeViews)
 }
 
 // selectBy reads, before anything is selected, the payloads a query on what only a payload tells needs (of the
@@ -62,10 +74,56 @@ func (f *blobFilter) selectBy(ctx context.Context, l *replay.Loader, cfg rules.C
 	if f.needsPayload() {
 		l.HydrateWhere(ctx, snap, pool)
 	}
+	var cands []*rules.Item
+	for _, it := range snap.Items {
+		if pool(it) {
+			cands = append(cands, it)
+		}
+	}
+	f.judgeEvents(ctx, l, cfg, cands, snap.Now)
 	return func(it *rules.Item) bool { return pool(it) && f.listed(it) && f.read(cfg, it, snap.Now) }
 }
 
-func (f *blobFilter) validate() error {
+// judgeEvents reads, when the query asks what is inside the events (type:, subject:, id:, data.PATH:), the
+// payloads of the items every other filter keeps, and gives the query their judgement: an item it could not read
+// is not judged, and not selected.
+func (f *blobFilter) judgeEvents(ctx context.Context, l *replay.Loader, cfg rules.Config, items []*rules.Item, now time.Time) {
+	if !f.parsed.HasEventTerms() {
+		return
+	}
+	rest := f.parsed.WithoutEvents()
+	var todo []store.BlobInfo
+	for _, it := range items {
+		if f.listed(it) && f.readWith(rest, cfg, it, now) {
+			todo = append(todo, it.Info)
+		}
+	}
+	f.parsed = f.parsed.WithEvents(l.MatchEvents(ctx, todo, f.parsed))
+}
+
+// readDetail is read for a blob already read whole (restore reads each copy before it decides): its events are
+// judged from its payload.
+func (f *blobFilter) readDetail(cfg rules.Config, d *replay.Detail) bool {
+	q := f.parsed
+	if q.HasEventTerms() && d.ReadErr == "" && d.Payload != nil { // (unread: not judged, so not kept)
+		q = q.WithEvents(rules.EventMatches{d.Name: q.MatchesEvents(cfg, d.Payload.Events)})
+	}
+	return f.readWith(q, cfg, &d.Item, d.Now)
+}
+
+// pointers are the items of a page, for judgeEvents.
+func pointers(items []rules.Item) []*rules.Item {
+	out := make([]*rules.Item, len(items))
+	for i := range items {
+		out[i] = &items[i]
+	}
+	return out
+}
+
+func (f *blobFilter) validate(a *factory) error {
+	if err := f.useView(a); err != nil {
+		return err
+	}
 	if f.pane != "" {
 		if _, ok := rules.ParsePane(f.pane); !ok {
 			return usagef("--pane %q: want stranded, quarantine, live or archived", f.pane)
@@ -92,6 +150,19 @@ func (f *blobFilter) validate() error {
 	return nil
 }
 
+// useView puts the saved view's words before --filter's.
+func (f *blobFilter) useView(a *factory) error {
+	if f.view == "" || f.viewed {
+		return nil
+	}
+	q, err := a.viewQuery(f.view)
+	if err != nil {
+		return err
+	}
+	f.query, f.viewed = strings.TrimSpace(q+" "+f.query), true
+	return nil
+}
+
 // listed reports whether an item passes the filters that need only the listing.
 func (f *blobFilter) listed(it *rules.Item) bool {
 	return (f.pane == "" || it.Pane.String() == f.pane) &&
@@ -105,7 +176,11 @@ func (f *blobFilter) needsPayload() bool { return f.verdict != "" || f.parsed.Ne
 
 // read reports whether an item (hydrated when needsPayload) passes the verdict filter and --filter.
 func (f *blobFilter) read(cfg rules.Config, it *rules.Item, now time.Time) bool {
-	if !f.parsed.Matches(cfg, now, it, func() string { return rules.SearchKey(it) }) {
+	return f.readWith(f.parsed, cfg, it, now)
+}
+
+func (f *blobFilter) readWith(q rules.Query, cfg rules.Config, it *rules.Item, now time.Time) bool {
+	if !q.Matches(cfg, now, it, func() string { return rules.SearchKey(it) }) {
 		return false
 	}
 	if f.verdict == "" {
@@ -138,7 +213,7 @@ memory does not grow with the container.`,
 
 func runLs(ctx context.Context, o *lsOptions) error {
 	a := o.f
-	if err := o.filter.validate(); err != nil {
+	if err := o.filter.validate(o.f); err != nil {
 		return err
 	}
 	ctx, cancel := a.withTimeout(ctx, lookTimeout)
@@ -189,7 +264,9 @@ func (o *lsOptions) stream(ctx context.Context, s *session.Session) error {
 				if i > 0 {
 					clear(page[i-streamChunk : i])
 				}
-				hydrate(ctx, l, page[i:min(i+streamChunk, len(page))], nil)
+				chunk := page[i:min(i+streamChunk, len(page))]
+				hydrate(ctx, l, chunk, nil)
+				o.filter.judgeEvents(ctx, l, cfg, pointers(chunk), now)
 				if ctx.Err() != nil {
 					return ctx.Err()
 				}
@@ -250,6 +327,7 @@ func (o *lsOptions) print(ctx context.Context, l *replay.Loader, cfg rules.Confi
 	if !o.out.is(outName) || o.filter.needsPayload() {
 		hydrate(ctx, l, items, nil)
 	}
+	o.filter.judgeEvents(ctx, l, cfg, pointers(items), snap.Now)
 	if ctx.Err() != nil {
 		return ctx.Err()
 	}

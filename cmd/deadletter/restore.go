@@ -52,6 +52,9 @@ one copy. Only events the cap stopped resume; a blob where nothing would resume 
 }
 
 func (o *restoreOptions) check(names []string) error {
+	if err := o.filter.useView(o.f); err != nil {
+		return err
+	}
 	switch {
 	case o.all && len(names) > 0:
 		return usagef("restore takes names or --all, not both")
@@ -60,14 +63,14 @@ func (o *restoreOptions) check(names []string) error {
 	case o.all && o.force:
 		return usagef("--all restores only blobs with something to resume; --force takes named blobs")
 	case !o.all && (o.filter.pane != "" || o.filter.subscription != "" || o.filter.verdict != "" || o.filter.olderThan != 0 || o.filter.query != ""):
-		return usagef("--subscription, --verdict, --older-than and --filter narrow --all")
+		return usagef("--subscription, --verdict, --older-than, --filter and --view narrow --all")
 	case o.filter.pane != "" && o.filter.pane != string(rules.PaneQuarantine):
 		return usagef("restore --all takes quarantine blobs: --pane %s would select none", o.filter.pane)
 	}
 	if err := o.validate(); err != nil {
 		return err
 	}
-	return o.filter.validate()
+	return o.filter.validate(o.f)
 }
 
 // ready checks what a restore was asked (read-only refuses a real one) and says how its results lift a refusal.
@@ -183,7 +186,7 @@ func (o *restoreOptions) preview(ctx context.Context, s *session.Session, snap *
 	}
 	var keep func(*replay.Detail) bool
 	if o.all {
-		keep = func(d *replay.Detail) bool { return o.filter.read(s.Config(), &d.Item, d.Now) }
+		keep = func(d *replay.Detail) bool { return o.filter.readDetail(s.Config(), d) }
 	}
 	p := s.PreviewRestore(ctx, snap, names, o.force, witness(), keep)
 	o.describe(s.Config(), p.RestorePreview)

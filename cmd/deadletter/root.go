@@ -215,7 +215,7 @@ stranded blobs, restore quarantined ones — without ever losing a blob. With no
 	// The commands in the order an operator needs them first (root's help lists them so).
 	root.AddCommand(newCmdLs(f, nil), newCmdShow(f, nil), newCmdGet(f, nil), newCmdDrain(f, nil), newCmdRestore(f, nil),
 		newCmdEdit(f, nil), newCmdResubmit(f, nil), newCmdExport(f, nil), newCmdAck(f, nil), newCmdCheck(f, nil), newCmdWatch(f, nil),
-		newCmdReport(f, nil), newCmdLog(f, nil), newCmdTrace(f, nil), newCmdAudit(f), newCmdSeed(f, nil), newCmdDemo(f, nil), newCmdTwin(f), newCmdContext(f),
+		newCmdReport(f, nil), newCmdLog(f, nil), newCmdTrace(f, nil), newCmdAudit(f), newCmdSeed(f, nil), newCmdDemo(f, nil), newCmdTwin(f), newCmdContext(f), newCmdView(f),
 		newCmdCompletion(f, root), newCmdVersion(f))
 	root.Annotations = lookingAtAnEstate()
 	for _, c := range root.Commands() {

@@ -893,3 +893,18 @@ type VersionJSON struct {
 	Modified bool   `json:"modified"`
 	Go       string `json:"go"`
 }
+
+// ViewListJSON is view list -o json: the saved views the context in force sees.
+type ViewListJSON struct {
+	Config  Text           `json:"config"`
+	Context Text           `json:"context"`
+	Views   []ViewLineJSON `json:"views"`
+}
+
+// ViewLineJSON is one saved view; Context is "" for a view of every context.
+type ViewLineJSON struct {
+	Name    Text `json:"name"`
+	Filter  Text `json:"filter"`
+	Sort    Text `json:"sort"`
+	Context Text `json:"context"`
+}

@@ -54,10 +54,14 @@ type ConfigFile struct {
 	Path     string
 	Current  string
 	Contexts []NamedContext
-	doc      yaml.Node
-	raw      []byte
+	// Views are the saved views (views.go).
+	Views []View
+	doc   yaml.Node
+	raw   []byte
 	// currentErr: current-context names no context (an error only for the commands that would run in it).
 	currentErr error
+	// viewsErr: what is wrong with the views (an error only for the commands that use one).
+	viewsErr error
 }
 
 // configError is an error in the file, where it is.
@@ -103,6 +107,7 @@ func ReadConfig(path string, check func(key, value string) error) (*ConfigFile, 
 		return nil, configError(path, root.Line, "", "want a mapping with current-context and contexts")
 	}
 	seen := map[string]bool{}
+	var views *yaml.Node
 	for i := 0; i+1 < len(root.Content); i += 2 {
 		k, v := root.Content[i], root.Content[i+1]
 		if seen[k.Value] {
@@ -116,26 +121,18 @@ func ReadConfig(path string, check func(key, value string) error) (*ConfigFile, 
 			}
 			cf.Current = v.Value
 		case "contexts":
-			if v.Kind != yaml.SequenceNode {
-				return nil, configError(path, v.Line, k.Value, "want a list of contexts")
+			if err := cf.readContexts(v, check); err != nil {
+				return nil, err
 			}
-			for _, c := range v.Content {
-				nc, err := readContext(path, c, check)
-				if err != nil {
-					nc.Err = err
-					if nc.Name == "" {
-						nc.Name = nameOf(c)
-					}
-				}
-				for _, other := range cf.Contexts {
-					if other.Name == nc.Name && nc.Err == nil {
-						nc.Err = configError(path, nc.Lines["name"], "name", "%q names two contexts (the other at line %d)", nc.Name, other.Line)
-					}
-				}
-				cf.Contexts = append(cf.Contexts, nc)
-			}
+		case "views":
+			views = v
 		default:
-			return nil, configError(path, k.Line, k.Value, "not a config key (want current-context, contexts)")
+			return nil, configError(path, k.Line, k.Value, "not a config key (want current-context, contexts, views)")
+		}
+	}
+	if views != nil { // (after the contexts: a view names one)
+		if err := cf.readViews(views); err != nil {
+			cf.viewsErr, cf.Views = err, nil
 		}
 	}
 	if cf.Current != "" && cf.Find(cf.Current) == nil {
@@ -143,6 +140,31 @@ func ReadConfig(path string, check func(key, value string) error) (*ConfigFile, 
 	}
 	cf.resolveRelative()
 	return cf, nil
+}
+
+// readContexts reads the contexts list: each context that is wrong keeps its error (it stops only the commands
+// that run in it).
+func (cf *ConfigFile) readContexts(v *yaml.Node, check func(key, value string) error) error {
+	path := cf.Path
+	if v.Kind != yaml.SequenceNode {
+		return configError(path, v.Line, "contexts", "want a list of contexts")
+	}
+	for _, c := range v.Content {
+		nc, err := readContext(path, c, check)
+		if err != nil {
+			nc.Err = err
+			if nc.Name == "" {
+				nc.Name = nameOf(c)
+			}
+		}
+		for _, other := range cf.Contexts {
+			if other.Name == nc.Name && nc.Err == nil {
+				nc.Err = configError(path, nc.Lines["name"], "name", "%q names two contexts (the other at line %d)", nc.Name, other.Line)
+			}
+		}
+		cf.Contexts = append(cf.Contexts, nc)
+	}
+	return nil
 }
 
 // nameOf is the name a context's mapping gives, if any (for a context that is wrong, to say which).
@@ -178,6 +200,9 @@ func (cf *ConfigFile) Problems() []error {
 		if c.Err != nil {
 			out = append(out, c.Err)
 		}
+	}
+	if cf.viewsErr != nil {
+		out = append(out, cf.viewsErr)
 	}
 	return out
 }

@@ -16,15 +16,23 @@ import (
 const QuerySyntax = "words are ANDed and match what a row shows: its name, reason, outcome and badges (malformed, crash, untriggerable, handled, expiring, stalled, acked) · " +
 	"sub:NAME reason:TEXT outcome:TEXT (sub:=NAME, reason:=TEXT: the whole value) · hour:12-01 04h (as the HOUR column prints it), hour:12-01T04 or hour:2026-12-01T04 · " +
 	"verdict:cap|replay|notIdempotent|unroutable|unknown|malformed|crash|handled (blobs that show it) · is:malformed is:crash is:untriggerable is:expiring is:stalled is:handled is:acked is:unread is:unreadable is:root · " +
+	"inside the events (a blob matches when one of its events matches them all): type:TEXT subject:TEXT id:ID (the original id, with or without its |n) data:TEXT data.PATH:VALUE data.PATH:=VALUE (dot path into the data, as Event Grid's advanced filters address it) · " +
 	`-TERM leaves out what TERM matches · "quoted text" keeps spaces · a filter that does not parse shows nothing`
 
 // Query is a parsed query. The zero Query (no words) matches everything.
-type Query struct{ terms []term }
+type Query struct {
+	terms []term
+	// events is which blobs' events match the query's event terms (WithEvents); a blob not in it is not judged,
+	// and a query with event terms does not match it.
+	events EventMatches
+}
 
-// term is one word of a query: not leaves out what it matches; exact matches a whole value (sub:=NAME).
+// term is one word of a query: not leaves out what it matches; exact matches a whole value (sub:=NAME); path is
+// a data.PATH term's keys.
 type term struct {
 	field, value string
 	not, exact   bool
+	path         []string
 }
 
 // words splits a query at spaces, keeping "quoted text" (a reason with spaces) together.
@@ -100,34 +108,54 @@ func ParseQueryWith(q string, extra ...string) (Query, []ExtraTerm, error) {
 			more = append(more, ExtraTerm{Field: lf, Value: strings.ToLower(v), Not: not, Exact: exact})
 			continue
 		}
-		switch f = strings.ToLower(f); f {
-		case "sub", "subscription":
-			f = "sub"
-		case "hour":
-			if i+1 < len(ws) && hourWord.MatchString(ws[i+1]) { // hour:12-01 04h, as the column prints it
-				v += " " + ws[i+1]
-				i++
-			}
-			h, err := hourPrefix(v)
-			if err != nil {
-				return Query{}, nil, err
-			}
-			v = h
-		case "reason", "outcome", "name":
-		case "verdict":
-			if !IsVerdictFilter(v) { // the words ls --verdict takes
-				return Query{}, nil, fmt.Errorf("verdict:%s — want %s", v, VerdictFilterWords)
-			}
-		case "is":
-			if !slices.Contains(IsWords, strings.ToLower(v)) {
-				return Query{}, nil, fmt.Errorf("is:%s — want %s", v, strings.Join(IsWords, ", "))
-			}
-		default:
-			return Query{}, nil, fmt.Errorf("%s: is not a filter field (%s)", f, strings.Join(append([]string{"sub", "reason", "outcome", "hour", "verdict", "is"}, extra...), ", "))
+		t, used, err := fieldTerm(f, v, ws[i+1:], extra)
+		if err != nil {
+			return Query{}, nil, err
 		}
-		out = append(out, term{field: f, value: strings.ToLower(v), not: not, exact: exact})
+		i += used
+		t.not, t.exact = not, exact
+		out = append(out, t)
 	}
 	return Query{terms: out}, more, nil
+}
+
+// fieldTerm reads a field:value word (f as typed) into its term; rest are the words after it, of which it used
+// used (hour:12-01 04h, as the column prints it, is two words).
+func fieldTerm(f, v string, rest []string, extra []string) (t term, used int, err error) {
+	given := f // (a data path keeps its keys' case)
+	switch f = strings.ToLower(f); f {
+	case "sub", "subscription":
+		f = "sub"
+	case "hour":
+		if len(rest) > 0 && hourWord.MatchString(rest[0]) {
+			v += " " + rest[0]
+			used = 1
+		}
+		if v, err = hourPrefix(v); err != nil {
+			return term{}, 0, err
+		}
+	case "reason", "outcome", "name", "subject", "id", "data":
+	case "type", "eventtype":
+		f = "type"
+	case "verdict":
+		if !IsVerdictFilter(v) { // the words ls --verdict takes
+			return term{}, 0, fmt.Errorf("verdict:%s — want %s", v, VerdictFilterWords)
+		}
+	case "is":
+		if !slices.Contains(IsWords, strings.ToLower(v)) {
+			return term{}, 0, fmt.Errorf("is:%s — want %s", v, strings.Join(IsWords, ", "))
+		}
+	default:
+		path, err := dataPath(given)
+		if err != nil {
+			return term{}, 0, err
+		}
+		if path == nil {
+			return term{}, 0, fmt.Errorf("%s: is not a filter field (%s)", f, strings.Join(append(slices.Clone(filterFields), extra...), ", "))
+		}
+		return term{field: "data", path: path, value: strings.ToLower(v)}, 0, nil
+	}
+	return term{field: f, value: strings.ToLower(v)}, used, nil
 }
 
 // plainWord refuses a plain word w (as typed: typed) that holds no letter or digit — ".", "/", "--" are in every
@@ -175,7 +203,7 @@ func (q Query) Empty() bool { return len(q.terms) == 0 }
 // badge, a plain word that may be one): a command reads the payloads it needs before it selects anything.
 func (q Query) NeedsPayload() bool {
 	for _, t := range q.terms {
-		if t.field != "sub" && t.field != "hour" && t.field != "name" {
+		if t.field != "sub" && t.field != "hour" && t.field != "name" && !t.onEvents() { // (events are judged apart)
 			return true
 		}
 	}
@@ -183,9 +211,18 @@ func (q Query) NeedsPayload() bool {
 }
 
 // Matches reports whether the item matches every term at the service time now; key is its search key
-// (SearchKey), which a screen over a million rows caches.
+// (SearchKey), which a screen over a million rows caches. The terms on what is inside the events are answered by
+// the judgement WithEvents gave: an item it has not judged does not match.
 func (q Query) Matches(c Config, now time.Time, it *Item, key func() string) bool {
+	judged := false
 	for _, t := range q.terms {
+		if t.onEvents() {
+			if !judged && !q.events[it.Name] {
+				return false
+			}
+			judged = true
+			continue
+		}
 		if t.matches(c, now, it, key) == t.not {
 			return false
 		}
