@@ -6,8 +6,8 @@ import (
 	"strings"
 	"time"
 
-	tea "github.com/charmbracelet/bubbletea"
-	"github.com/charmbracelet/lipgloss"
+	tea "charm.land/bubbletea/v2"
+	"github.com/charmbracelet/x/ansi"
 	"github.com/deadletter/deadletter/internal/textfmt"
 	"github.com/deadletter/deadletter/replay/rules"
 )
@@ -32,14 +32,15 @@ type SummaryOptions struct {
 	// own row).
 	Look     func(ctx context.Context, name string) ContextSummary
 	Interval time.Duration
-	Renderer *lipgloss.Renderer
+	// Theme is the terminal's colour profile (its zero value draws plain text).
+	Theme Theme
 }
 
 // RunSummary shows every context, one row each, refreshed every Interval; enter opens the context under the
 // cursor: its name is returned ("" when the operator quit).
 func RunSummary(ctx context.Context, o SummaryOptions) (string, error) {
 	m := newSummary(o)
-	_, err := tea.NewProgram(m, tea.WithAltScreen(), tea.WithContext(ctx)).Run()
+	_, err := tea.NewProgram(m, tea.WithContext(ctx)).Run()
 	m.stop()
 	if ctx.Err() != nil {
 		return "", nil
@@ -72,14 +73,11 @@ type summaryRowMsg struct{ row ContextSummary }
 type summaryTickMsg struct{}
 
 func newSummary(o SummaryOptions) *summary {
-	if o.Renderer == nil {
-		o.Renderer = lipgloss.DefaultRenderer()
-	}
 	if o.Interval <= 0 {
 		o.Interval = rules.DefaultInterval
 	}
 	ctx, stop := context.WithCancel(context.Background())
-	s := &summary{o: o, st: NewStyles(o.Renderer), rows: map[string]*ContextSummary{}, w: minW, h: minH, ctx: ctx, stop: stop,
+	s := &summary{o: o, st: NewStyles(o.Theme), rows: map[string]*ContextSummary{}, w: minW, h: minH, ctx: ctx, stop: stop,
 		looking: map[string]bool{}, painted: memo{}}
 	s.keys = s.scope()
 	return s
@@ -145,7 +143,7 @@ func (s *summary) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		delete(s.looking, r.Name)
 	case summaryTickMsg:
 		return s, s.lookAll()
-	case tea.KeyMsg:
+	case tea.KeyPressMsg:
 		keys := s.keys
 		if s.help != nil {
 			keys = s.help.Scope()
@@ -169,7 +167,18 @@ func (s *summary) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 	return s, nil
 }
 
-func (s *summary) View() string {
+// View is the screen, declared: the alternate screen and its text (plain where the theme is).
+func (s *summary) View() tea.View {
+	content := s.screen()
+	if s.st.plain && strings.IndexByte(content, ansi.ESC) >= 0 {
+		content = ansi.Strip(content)
+	}
+	v := tea.NewView(content)
+	v.AltScreen = true
+	return v
+}
+
+func (s *summary) screen() string {
 	st := &s.st
 	lines := []string{st.Title.Render("deadletter") + "  every context", ""}
 	head := fmt.Sprintf("  %-16s %-9s %-22s %7s %7s %5s %8s  %s", "CONTEXT", "STATE", "WORST", "STRAND", "QUARANT", "LIVE", "ARCHIVED", "CONTAINER")

@@ -8,8 +8,8 @@ import (
 	"testing"
 	"time"
 
-	tea "github.com/charmbracelet/bubbletea"
-	"github.com/charmbracelet/x/exp/teatest"
+	tea "charm.land/bubbletea/v2"
+	"github.com/charmbracelet/x/exp/teatest/v2"
 	"github.com/deadletter/deadletter/replay/rules"
 )
 
@@ -38,7 +38,7 @@ func TestSummaryOfEveryContext(t *testing.T) {
 		}
 		return ContextSummary{Name: name, Err: errors.New("dial tcp 127.0.0.1:1: connection refused").Error()}
 	}
-	m := newSummary(SummaryOptions{Names: []string{"dev", "prod", "gone", "slow"}, Look: look, Interval: 20 * time.Millisecond, Renderer: asciiRenderer()})
+	m := newSummary(SummaryOptions{Names: []string{"dev", "prod", "gone", "slow"}, Look: look, Interval: 20 * time.Millisecond, Theme: Theme{}})
 	tm := teatest.NewTestModel(t, m, teatest.WithInitialTermSize(120, 30))
 	teatest.WaitFor(t, tm.Output(), func(b []byte) bool {
 		return bytes.Contains(b, []byte("healthy")) && bytes.Contains(b, []byte("31 stranded")) &&
@@ -54,15 +54,15 @@ func TestSummaryOfEveryContext(t *testing.T) {
 		t.Fatalf("the context that never answers was looked at %d times at once", n)
 	}
 	// Its keys are a scope like the dashboard's: the footer lists them, ? shows them all, esc comes back.
-	tm.Send(tea.KeyMsg{Type: tea.KeyRunes, Runes: []rune("?")})
+	tm.Send(tea.KeyPressMsg{Code: '?', Text: "?"})
 	teatest.WaitFor(t, tm.Output(), func(b []byte) bool {
 		return bytes.Contains(b, []byte("keys: contexts")) && bytes.Contains(b, []byte("refresh: check every context again now")) &&
 			bytes.Contains(b, []byte("open the context under the cursor"))
 	}, teatest.WithDuration(10*time.Second))
-	tm.Send(tea.KeyMsg{Type: tea.KeyEsc}) // closes the help, not the summary
+	tm.Send(tea.KeyPressMsg{Code: tea.KeyEscape}) // closes the help, not the summary
 	teatest.WaitFor(t, tm.Output(), func(b []byte) bool { return bytes.Contains(b, []byte("every context")) }, teatest.WithDuration(10*time.Second))
-	tm.Send(tea.KeyMsg{Type: tea.KeyDown})
-	tm.Send(tea.KeyMsg{Type: tea.KeyEnter})
+	tm.Send(tea.KeyPressMsg{Code: tea.KeyDown})
+	tm.Send(tea.KeyPressMsg{Code: tea.KeyEnter})
 	tm.WaitFinished(t, teatest.WithFinalTimeout(5*time.Second))
 	if got := tm.FinalModel(t).(*summary).chosen; got != "prod" {
 		t.Fatalf("enter opened %q, want prod", got)

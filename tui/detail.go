@@ -6,7 +6,7 @@ import (
 	"sort"
 	"strings"
 
-	tea "github.com/charmbracelet/bubbletea"
+	tea "charm.land/bubbletea/v2"
 	"github.com/charmbracelet/x/ansi"
 	"github.com/deadletter/deadletter/internal/present"
 	"github.com/deadletter/deadletter/internal/textfmt"
@@ -167,7 +167,7 @@ func (v *detail) Update(msg tea.Msg) (component, tea.Cmd) {
 			return v, tea.Batch(v.follow(), v.traceEvents())
 		}
 		return v, v.follow()
-	case tea.KeyMsg:
+	case tea.KeyPressMsg:
 		if v.search {
 			p := v.pager()
 			var cmd tea.Cmd
@@ -362,7 +362,7 @@ func (v *detail) Scope() *scope {
 		bind([]string{"up", "k"}, "↑/k", "up", func() tea.Cmd { v.move(-1); return nil }),
 		bind([]string{"down", "j"}, "↓/j", "down", func() tea.Cmd { v.move(1); return nil }),
 		bind([]string{"pgup", "ctrl+u"}, "pgup", "page up", func() tea.Cmd { v.move(-v.page()); return nil }),
-		bind([]string{"pgdown", "ctrl+d", " "}, "pgdn", "page down", func() tea.Cmd { v.move(v.page()); return nil }),
+		bind([]string{"pgdown", "ctrl+d", "space"}, "pgdn", "page down", func() tea.Cmd { v.move(v.page()); return nil }),
 		bind([]string{"home", "g"}, "g", "top", func() tea.Cmd { v.move(-1 << 30); return nil }),
 		bind([]string{"end", "G"}, "G", "bottom", func() tea.Cmd { v.move(1 << 30); return nil }),
 		bind([]string{"y"}, "y", "copy the name", func() tea.Cmd { return v.e.send(copyMsg{what: "name", text: v.name}) }),
@@ -530,7 +530,7 @@ func (v *detail) mouse(msg tea.MouseMsg, y int) tea.Cmd {
 	switch {
 	case wheel(msg) != 0:
 		v.move(wheel(msg))
-	case msg.Action == tea.MouseActionPress && msg.Button == tea.MouseButtonLeft && v.section == secEvents:
+	case clicked(msg) && v.section == secEvents:
 		v.events.click(y - 1 - len(v.head)) // below the bar and the head: the table's header is line 0
 	}
 	return nil

@@ -6,7 +6,7 @@ import (
 	"strings"
 	"time"
 
-	tea "github.com/charmbracelet/bubbletea"
+	tea "charm.land/bubbletea/v2"
 	"github.com/deadletter/deadletter/internal/present"
 	"github.com/deadletter/deadletter/internal/session"
 	"github.com/deadletter/deadletter/internal/textfmt"
@@ -63,7 +63,7 @@ func (b *box) render(pinned []string, keys *scope) string {
 	out = append(out, pinned...)
 	line := keyLine(st, b.e.painted, keys.hints(), nil, b.inner-14)
 	if len(b.body.lines) > b.body.h {
-		line += st.Dim.Render(fmt.Sprintf("  lines %d–%d of %d", b.body.vp.YOffset+1, min(len(b.body.lines), b.body.vp.YOffset+b.body.h), len(b.body.lines)))
+		line += st.Dim.Render(fmt.Sprintf("  lines %d–%d of %d", b.body.vp.YOffset()+1, min(len(b.body.lines), b.body.vp.YOffset()+b.body.h), len(b.body.lines)))
 	}
 	out = append(out, "", line)
 	for i := range out {
@@ -471,7 +471,7 @@ func (d *ackDialog) Scope() *scope {
 }
 
 func (d *ackDialog) Update(msg tea.Msg) (component, tea.Cmd) {
-	if k, ok := msg.(tea.KeyMsg); ok && d.onNote {
+	if k, ok := msg.(tea.KeyPressMsg); ok && d.onNote {
 		return d, d.note.update(k)
 	}
 	return d, nil

@@ -5,7 +5,7 @@ import (
 	"slices"
 	"strings"
 
-	tea "github.com/charmbracelet/bubbletea"
+	tea "charm.land/bubbletea/v2"
 	"github.com/deadletter/deadletter/internal/present"
 	"github.com/deadletter/deadletter/internal/record"
 	"github.com/deadletter/deadletter/internal/textfmt"
@@ -252,7 +252,7 @@ func (v *eventView) Update(msg tea.Msg) (component, tea.Cmd) {
 		v.build()
 		return v, nil
 	}
-	if k, ok := msg.(tea.KeyMsg); ok && v.search {
+	if k, ok := msg.(tea.KeyPressMsg); ok && v.search {
 		var cmd tea.Cmd
 		v.text.search, cmd = v.text.search.Update(k)
 		return v, cmd
@@ -296,7 +296,7 @@ func (v *eventView) Scope() *scope {
 		bind([]string{"up", "k"}, "↑/k", "scroll up", func() tea.Cmd { v.text.scroll(-1); return nil }),
 		bind([]string{"down", "j"}, "↓/j", "scroll down", func() tea.Cmd { v.text.scroll(1); return nil }),
 		bind([]string{"pgup"}, "pgup", "page up", func() tea.Cmd { v.text.scroll(-v.text.h); return nil }),
-		bind([]string{"pgdown", " "}, "pgdn", "page down", func() tea.Cmd { v.text.scroll(v.text.h); return nil }),
+		bind([]string{"pgdown", "space"}, "pgdn", "page down", func() tea.Cmd { v.text.scroll(v.text.h); return nil }),
 		bind([]string{"home", "g"}, "g", "top", func() tea.Cmd { v.text.toTop(); return nil }),
 		bind([]string{"end", "G"}, "G", "bottom", func() tea.Cmd { v.text.toBottom(); return nil }),
 	}, payloadKeys(v.e, v.d.Name, nil)...)}

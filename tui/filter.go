@@ -4,9 +4,8 @@ import (
 	"context"
 	"fmt"
 
-	"github.com/charmbracelet/bubbles/cursor"
-	"github.com/charmbracelet/bubbles/textinput"
-	tea "github.com/charmbracelet/bubbletea"
+	"charm.land/bubbles/v2/textinput"
+	tea "charm.land/bubbletea/v2"
 	"github.com/deadletter/deadletter/internal/textfmt"
 	"github.com/deadletter/deadletter/replay"
 	"github.com/deadletter/deadletter/replay/rules"
@@ -83,7 +82,9 @@ func newFilterBar(e *env) *filterBar {
 // rows every redraw counts.
 func newInput() textinput.Model {
 	in := textinput.New()
-	in.Cursor.SetMode(cursor.CursorStatic)
+	st := in.Styles()
+	st.Cursor.Blink = false
+	in.SetStyles(st)
 	return in
 }
 
@@ -95,7 +96,8 @@ func (f *filterBar) edit(q string) {
 }
 
 // SetSize implements component: the bar is one line of the screen's width.
-func (f *filterBar) SetSize(w, _ int) { f.w, f.input.Width = w, max(10, w-4) }
+func (f *filterBar) SetSize(w, _ int) { f.w = w
+	f.input.SetWidth(max(10, w-4)) }
 
 // Scope implements component.
 func (f *filterBar) Scope() *scope { return f.keys }

@@ -17,8 +17,9 @@ import (
 	"github.com/deadletter/deadletter/internal/session"
 	"github.com/deadletter/deadletter/replay/rules"
 
-	tea "github.com/charmbracelet/bubbletea"
-	"github.com/charmbracelet/x/exp/teatest"
+	tea "charm.land/bubbletea/v2"
+	"github.com/charmbracelet/x/exp/teatest/v2"
+	"github.com/charmbracelet/x/vt"
 	"github.com/deadletter/deadletter/internal/scenario"
 	"github.com/deadletter/deadletter/replay"
 	"github.com/deadletter/deadletter/store"
@@ -73,7 +74,7 @@ func waitScreen(t *testing.T, tm *teatest.TestModel, want ...string) {
 	err := waitErr(tm, &b, want...)
 	if err != nil {
 		tm.Quit()
-		t.Fatalf("screen never showed %q; the model's last view:\n%s", want, tm.FinalModel(t, teatest.WithFinalTimeout(5*time.Second)).View())
+		t.Fatalf("screen never showed %q; the model's last view:\n%s", want, tm.FinalModel(t, teatest.WithFinalTimeout(5*time.Second)).View().Content)
 	}
 }
 
@@ -84,9 +85,13 @@ func waitErr(tm *teatest.TestModel, _ *bytes.Buffer, want ...string) (err error)
 		}
 	}()
 	ft := &fakeTB{}
+	term, fed := terminalOf(tm), 0
 	teatest.WaitFor(ft, tm.Output(), func(b []byte) bool {
+		term.Write(b[fed:]) // (each wait reads on from where the last one stopped)
+		fed = len(b)
+		screen := term.String()
 		for _, w := range want {
-			if !bytes.Contains(b, []byte(w)) {
+			if !strings.Contains(screen, w) {
 				return false
 			}
 		}
@@ -96,6 +101,22 @@ func waitErr(tm *teatest.TestModel, _ *bytes.Buffer, want ...string) (err error)
 		return fmt.Errorf("not shown")
 	}
 	return nil
+}
+
+// terminals are the terminal each test program draws on: Bubble Tea v2's renderer writes only the cells that
+// changed, so text on the screen is not text in the byte stream — a terminal emulator, fed everything the program
+// wrote, reads the screen back.
+var terminals sync.Map // *teatest.TestModel → *vt.Emulator
+
+func terminalOf(tm *teatest.TestModel) *vt.Emulator {
+	if e, ok := terminals.Load(tm); ok {
+		return e.(*vt.Emulator)
+	}
+	emu := vt.NewEmulator(240, 80)
+	go io.Copy(io.Discard, emu) // (its answers to the program's queries, which nobody reads here)
+	emu.WriteString("\x1b[20h") // a newline returns the carriage, as the tty's output processing does
+	terminals.Store(tm, emu)
+	return emu
 }
 
 // fakeTB lets a failed wait be reported with the model's own view instead of the renderer's byte stream.
@@ -110,7 +131,7 @@ func (f *fakeTB) Fatalf(string, ...any) { f.failed = true }
 
 func press(tm *teatest.TestModel, s string) {
 	for _, r := range s {
-		tm.Send(tea.KeyMsg{Type: tea.KeyRunes, Runes: []rune{r}})
+		tm.Send(tea.KeyPressMsg{Code: r, Text: string(r)})
 	}
 }
 
@@ -121,36 +142,36 @@ func TestFlow(t *testing.T) {
 	for _, kind := range []string{"dir", "azurite"} {
 		t.Run(kind, func(t *testing.T) {
 			c, cfg := backend(t, kind, nil)
-			m := New(Options{Session: session.Over(replay.NewLoader(c, cfg), session.Spec{RecordDir: filepath.Join(t.TempDir(), "record")}), Interval: time.Hour, Renderer: asciiRenderer(), Clipboard: io.Discard})
+			m := New(Options{Session: session.Over(replay.NewLoader(c, cfg), session.Spec{RecordDir: filepath.Join(t.TempDir(), "record")}), Interval: time.Hour, Theme: Theme{}, Clipboard: io.Discard})
 			tm := teatest.NewTestModel(t, m, teatest.WithInitialTermSize(120, 40))
 			waitScreen(t, tm, "[1 Stranded", "▲STRANDED")
 
 			// Switch panes.
-			tm.Send(tea.KeyMsg{Type: tea.KeyTab})
+			tm.Send(tea.KeyPressMsg{Code: tea.KeyTab})
 			waitScreen(t, tm, "[2 Quarantine")
 			press(tm, "3")
 			waitScreen(t, tm, "[3 Live")
 			// Filter, then clear it.
 			press(tm, "1/WEBHOOKS")
-			tm.Send(tea.KeyMsg{Type: tea.KeyEnter})
+			tm.Send(tea.KeyPressMsg{Code: tea.KeyEnter})
 			waitScreen(t, tm, "filter: WEBHOOKS")
 			press(tm, "/")
-			tm.Send(tea.KeyMsg{Type: tea.KeyEsc})
+			tm.Send(tea.KeyPressMsg{Code: tea.KeyEscape})
 			// Open a blob and come back.
-			tm.Send(tea.KeyMsg{Type: tea.KeyEnter})
+			tm.Send(tea.KeyPressMsg{Code: tea.KeyEnter})
 			waitScreen(t, tm, "what the estate will do", "event #0 (")
-			tm.Send(tea.KeyMsg{Type: tea.KeyEsc})
+			tm.Send(tea.KeyPressMsg{Code: tea.KeyEscape})
 			// Drain everything stranded.
-			tm.Send(tea.KeyMsg{Type: tea.KeyCtrlA})
+			tm.Send(tea.KeyPressMsg{Code: 'a', Mod: tea.ModCtrl})
 			press(tm, "d")
 			waitScreen(t, tm, "stranded blob(s)?", "republish")
 			press(tm, "y")
 			waitScreen(t, tm, "Drain finished")
-			tm.Send(tea.KeyMsg{Type: tea.KeyEsc})
+			tm.Send(tea.KeyPressMsg{Code: tea.KeyEscape})
 			// Restore the quarantine blob whose capped events resume (named: on Azurite every blob has one age, so
 			// no order puts it first).
 			press(tm, "2/"+resumes)
-			tm.Send(tea.KeyMsg{Type: tea.KeyEnter})
+			tm.Send(tea.KeyPressMsg{Code: tea.KeyEnter})
 			waitScreen(t, tm, "filter: "+resumes)
 			press(tm, " ")
 			waitScreen(t, tm, "[2 Quarantine", "1 selected")
@@ -158,7 +179,7 @@ func TestFlow(t *testing.T) {
 			waitScreen(t, tm, "Restore 1 quarantined blob(s)?", "event(s) resume")
 			press(tm, "y")
 			waitScreen(t, tm, "Restore finished", "1 restored")
-			tm.Send(tea.KeyMsg{Type: tea.KeyCtrlC})
+			tm.Send(tea.KeyPressMsg{Code: 'c', Mod: tea.ModCtrl})
 			tm.WaitFinished(t, teatest.WithFinalTimeout(10*time.Second))
 
 			// The container, not the model, says what happened: one restored copy at the root.
@@ -209,20 +230,20 @@ func TestFlowCancelDrain(t *testing.T) {
 			for _, b := range before.Blobs {
 				etags[b.Name] = b.ETag
 			}
-			m := New(Options{Session: session.Over(replay.NewLoader(c, cfg), session.Spec{RecordDir: filepath.Join(t.TempDir(), "record")}), Interval: time.Hour, Renderer: asciiRenderer(), Concurrency: 2, Clipboard: io.Discard})
+			m := New(Options{Session: session.Over(replay.NewLoader(c, cfg), session.Spec{RecordDir: filepath.Join(t.TempDir(), "record")}), Interval: time.Hour, Theme: Theme{}, Concurrency: 2, Clipboard: io.Discard})
 			tm := teatest.NewTestModel(t, m, teatest.WithInitialTermSize(120, 40))
 			waitScreen(t, tm, "[1 Stranded")
-			tm.Send(tea.KeyMsg{Type: tea.KeyCtrlA})
+			tm.Send(tea.KeyPressMsg{Code: 'a', Mod: tea.ModCtrl})
 			press(tm, "d")
 			waitScreen(t, tm, "stranded blob(s)?")
 			press(tm, "y")
 			<-started
 			<-started // both workers are inside a write
-			tm.Send(tea.KeyMsg{Type: tea.KeyEsc})
+			tm.Send(tea.KeyPressMsg{Code: tea.KeyEscape})
 			waitScreen(t, tm, "cancelling")
 			free()
 			waitScreen(t, tm, "Drain finished", "cancelled")
-			tm.Send(tea.KeyMsg{Type: tea.KeyCtrlC})
+			tm.Send(tea.KeyPressMsg{Code: 'c', Mod: tea.ModCtrl})
 			tm.WaitFinished(t, teatest.WithFinalTimeout(10*time.Second))
 			// Exactly the two blobs in flight were drained; every other stranded blob is as it was.
 			after, _ := store.ListAll(context.Background(), c)
@@ -243,11 +264,11 @@ func TestFlowCancelDrain(t *testing.T) {
 // skipped as changed, and nothing of it reaches the root.
 func TestFlowRestoreHeldToWhatWasShown(t *testing.T) {
 	c, cfg := backend(t, "dir", nil)
-	m := New(Options{Session: session.Over(replay.NewLoader(c, cfg), session.Spec{RecordDir: filepath.Join(t.TempDir(), "record")}), Interval: time.Hour, Renderer: asciiRenderer(), Clipboard: io.Discard})
+	m := New(Options{Session: session.Over(replay.NewLoader(c, cfg), session.Spec{RecordDir: filepath.Join(t.TempDir(), "record")}), Interval: time.Hour, Theme: Theme{}, Clipboard: io.Discard})
 	tm := teatest.NewTestModel(t, m, teatest.WithInitialTermSize(120, 40))
 	waitScreen(t, tm, "[1 Stranded")
 	press(tm, "2/"+resumes)
-	tm.Send(tea.KeyMsg{Type: tea.KeyEnter})
+	tm.Send(tea.KeyPressMsg{Code: tea.KeyEnter})
 	waitScreen(t, tm, "filter: "+resumes)
 	press(tm, " ")
 	waitScreen(t, tm, "[2 Quarantine", "1 selected")
@@ -269,7 +290,7 @@ func TestFlowRestoreHeldToWhatWasShown(t *testing.T) {
 	}
 	press(tm, "y")
 	waitScreen(t, tm, "Restore finished", "1 changed")
-	tm.Send(tea.KeyMsg{Type: tea.KeyCtrlC})
+	tm.Send(tea.KeyPressMsg{Code: 'c', Mod: tea.ModCtrl})
 	tm.WaitFinished(t, teatest.WithFinalTimeout(10*time.Second))
 	after, _ := store.ListAll(ctx, c)
 	for _, b := range after.Blobs {
@@ -284,11 +305,11 @@ func TestFlowRestoreHeldToWhatWasShown(t *testing.T) {
 func restoreDialogOn(t *testing.T, wrap func(store.Container) store.Container, w, h int, frag string) (*teatest.TestModel, store.Container) {
 	t.Helper()
 	c, cfg := backend(t, "dir", wrap)
-	m := New(Options{Session: session.Over(replay.NewLoader(c, cfg), session.Spec{RecordDir: filepath.Join(t.TempDir(), "record")}), Interval: time.Hour, Renderer: asciiRenderer(), Clipboard: io.Discard})
+	m := New(Options{Session: session.Over(replay.NewLoader(c, cfg), session.Spec{RecordDir: filepath.Join(t.TempDir(), "record")}), Interval: time.Hour, Theme: Theme{}, Clipboard: io.Discard})
 	tm := teatest.NewTestModel(t, m, teatest.WithInitialTermSize(w, h))
 	waitScreen(t, tm, "[1 Stranded")
 	press(tm, "2/"+frag)
-	tm.Send(tea.KeyMsg{Type: tea.KeyEnter})
+	tm.Send(tea.KeyPressMsg{Code: tea.KeyEnter})
 	waitScreen(t, tm, "filter: "+frag)
 	press(tm, "r")
 	return tm, c
@@ -296,8 +317,8 @@ func restoreDialogOn(t *testing.T, wrap func(store.Container) store.Container, w
 
 // closeAndQuit closes the dialog and quits.
 func closeAndQuit(t *testing.T, tm *teatest.TestModel) {
-	tm.Send(tea.KeyMsg{Type: tea.KeyEsc})
-	tm.Send(tea.KeyMsg{Type: tea.KeyCtrlC})
+	tm.Send(tea.KeyPressMsg{Code: tea.KeyEscape})
+	tm.Send(tea.KeyPressMsg{Code: 'c', Mod: tea.ModCtrl})
 	tm.WaitFinished(t, teatest.WithFinalTimeout(10*time.Second))
 }
 

@@ -9,12 +9,11 @@ import (
 	"testing"
 	"time"
 
-	tea "github.com/charmbracelet/bubbletea"
-	"github.com/charmbracelet/lipgloss"
+	tea "charm.land/bubbletea/v2"
+	"github.com/charmbracelet/colorprofile"
 	"github.com/deadletter/deadletter/internal/textfmt"
 	"github.com/deadletter/deadletter/replay/rules"
 	"github.com/deadletter/deadletter/store"
-	"github.com/muesli/termenv"
 )
 
 // rowsShown counts the rows every pane's filter lets through.
@@ -158,9 +157,7 @@ func TestEightyColumns(t *testing.T) {
 // hour's numbers sit beside the chart.
 func TestOverviewMarksTheHourWithoutHidingIt(t *testing.T) {
 	mem, cfg := fixture(t, 40)
-	colour := lipgloss.NewRenderer(nil)
-	colour.SetColorProfile(termenv.TrueColor)
-	hs := newHarness(t, mem, cfg, 120, 40, func(o *Options) { o.Renderer = colour })
+	hs := newHarness(t, mem, cfg, 120, 40, func(o *Options) { o.Theme = Theme{Profile: colorprofile.TrueColor} })
 	hs.press("o")
 	s := hs.screen()
 	if strings.Contains(s, "\x1b[7m") || regexp.MustCompile(`\x1b\[[0-9;]*;7[;m]`).MatchString(s) {
@@ -246,10 +243,10 @@ func TestAClickOnATabOpensIt(t *testing.T) {
 	if x < 0 {
 		t.Fatalf("no Live tab:\n%s", s)
 	}
-	hs.send(tea.MouseMsg{X: textfmt.Width(line[:x]), Y: 2, Button: tea.MouseButtonLeft, Action: tea.MouseActionPress})
+	hs.send(tea.MouseClickMsg{X: textfmt.Width(line[:x]), Y: 2, Button: tea.MouseLeft})
 	hs.shows("[3 Live")
 	x = strings.Index(line, "o Overview")
-	hs.send(tea.MouseMsg{X: textfmt.Width(line[:x]), Y: 2, Button: tea.MouseButtonLeft, Action: tea.MouseActionPress})
+	hs.send(tea.MouseClickMsg{X: textfmt.Width(line[:x]), Y: 2, Button: tea.MouseLeft})
 	hs.shows("[o Overview]")
 }
 

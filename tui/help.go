@@ -3,7 +3,7 @@ package tui
 import (
 	"fmt"
 
-	tea "github.com/charmbracelet/bubbletea"
+	tea "charm.land/bubbletea/v2"
 	"github.com/deadletter/deadletter/internal/present"
 	"github.com/deadletter/deadletter/replay/rules"
 )
@@ -27,7 +27,7 @@ func newHelp(e *env, under, root *scope) *help {
 		bind([]string{"up", "k"}, "↑/k", "scroll up", func() tea.Cmd { hp.text.scroll(-1); return nil }),
 		bind([]string{"down", "j"}, "↓/j", "scroll down", func() tea.Cmd { hp.text.scroll(1); return nil }),
 		bind([]string{"pgup"}, "pgup", "page up", func() tea.Cmd { hp.text.scroll(-hp.text.h); return nil }),
-		bind([]string{"pgdown", " "}, "pgdn", "page down", func() tea.Cmd { hp.text.scroll(hp.text.h); return nil }),
+		bind([]string{"pgdown", "space"}, "pgdn", "page down", func() tea.Cmd { hp.text.scroll(hp.text.h); return nil }),
 		bind([]string{"ctrl+c"}, "ctrl+c", "quit", func() tea.Cmd { return hp.e.send(quitMsg{}) }).footer(),
 	}}
 	return hp
@@ -74,7 +74,7 @@ func (hp *help) Update(tea.Msg) (component, tea.Cmd) { return hp, nil }
 func (hp *help) Scope() *scope { return hp.keys }
 
 func (hp *help) View() string {
-	off := hp.text.vp.YOffset
+	off := hp.text.vp.YOffset()
 	hp.build()
 	hp.text.vp.SetYOffset(off)
 	return hp.text.View()

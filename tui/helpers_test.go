@@ -2,7 +2,6 @@ package tui
 
 import (
 	"context"
-	"io"
 	"path/filepath"
 	"regexp"
 	"runtime"
@@ -10,8 +9,7 @@ import (
 	"testing"
 	"time"
 
-	tea "github.com/charmbracelet/bubbletea"
-	"github.com/charmbracelet/lipgloss"
+	tea "charm.land/bubbletea/v2"
 	"github.com/deadletter/deadletter/internal/record"
 	"github.com/deadletter/deadletter/internal/scenario"
 	"github.com/deadletter/deadletter/internal/session"
@@ -20,7 +18,6 @@ import (
 	"github.com/deadletter/deadletter/replay/rules"
 	"github.com/deadletter/deadletter/store"
 	"github.com/deadletter/deadletter/store/storetest"
-	"github.com/muesli/termenv"
 	"github.com/rivo/uniseg"
 )
 
@@ -42,12 +39,6 @@ func fixture(t testing.TB, count int) (*storetest.Mem, rules.Config) {
 	mem.Backdate(context.Background(), hostileName, fixedNow.Add(-3*time.Hour))
 	cfg.Handlers = scenario.IncidentRegister
 	return mem, cfg
-}
-
-func asciiRenderer() *lipgloss.Renderer {
-	r := lipgloss.NewRenderer(io.Discard)
-	r.SetColorProfile(termenv.Ascii)
-	return r
 }
 
 // deferred is a timer the harness holds instead of sleeping: polling, the retry countdown, the filter's debounce.
@@ -109,7 +100,7 @@ func newHarness(t testing.TB, c store.Container, cfg rules.Config, w, h int, opt
 	t.Helper()
 	hs := &harness{t: t, now: fixedNow, clip: &testkit.LockedBuffer{}}
 	sess := session.Over(replay.NewLoader(c, cfg), session.Spec{RecordDir: filepath.Join(t.TempDir(), "record"), Who: &tester})
-	o := Options{Session: sess, Interval: time.Minute, Renderer: asciiRenderer(), By: "tester@host",
+	o := Options{Session: sess, Interval: time.Minute, Theme: Theme{}, By: "tester@host",
 		Clock: func() time.Time { return hs.now }, Clipboard: hs.clip,
 		After: func(d time.Duration, msg tea.Msg) tea.Cmd { return func() tea.Msg { return deferred{d, msg} } }}
 	for _, f := range opts {
@@ -188,7 +179,7 @@ func (hs *harness) press(keys ...string) {
 			hs.send(special(k[1 : len(k)-1]))
 		} else {
 			for _, r := range k {
-				hs.send(tea.KeyMsg{Type: tea.KeyRunes, Runes: []rune{r}})
+				hs.send(tea.KeyPressMsg{Code: r, Text: string(r)})
 			}
 		}
 		hs.settle()
@@ -206,21 +197,20 @@ func waitUntil(t testing.TB, what string, cond func() bool) {
 	}
 }
 
-func special(name string) tea.KeyMsg {
-	types := map[string]tea.KeyType{"enter": tea.KeyEnter, "esc": tea.KeyEsc, "tab": tea.KeyTab, "shift+tab": tea.KeyShiftTab,
-		"up": tea.KeyUp, "down": tea.KeyDown, "left": tea.KeyLeft, "right": tea.KeyRight, "pgup": tea.KeyPgUp, "pgdown": tea.KeyPgDown,
-		"home": tea.KeyHome, "end": tea.KeyEnd, "space": tea.KeySpace, "ctrl+a": tea.KeyCtrlA, "ctrl+c": tea.KeyCtrlC, "backspace": tea.KeyBackspace}
-	if t, ok := types[name]; ok {
-		if t == tea.KeySpace {
-			return tea.KeyMsg{Type: tea.KeySpace, Runes: []rune{' '}}
-		}
-		return tea.KeyMsg{Type: t}
+func special(name string) tea.KeyPressMsg {
+	keys := map[string]tea.KeyPressMsg{"enter": {Code: tea.KeyEnter}, "esc": {Code: tea.KeyEscape}, "tab": {Code: tea.KeyTab},
+		"shift+tab": {Code: tea.KeyTab, Mod: tea.ModShift}, "up": {Code: tea.KeyUp}, "down": {Code: tea.KeyDown}, "left": {Code: tea.KeyLeft},
+		"right": {Code: tea.KeyRight}, "pgup": {Code: tea.KeyPgUp}, "pgdown": {Code: tea.KeyPgDown}, "home": {Code: tea.KeyHome},
+		"end": {Code: tea.KeyEnd}, "space": {Code: tea.KeySpace, Text: " "}, "ctrl+a": {Code: 'a', Mod: tea.ModCtrl},
+		"ctrl+c": {Code: 'c', Mod: tea.ModCtrl}, "backspace": {Code: tea.KeyBackspace}}
+	if k, ok := keys[name]; ok {
+		return k
 	}
 	panic("no key " + name)
 }
 
 // screen is what the terminal shows now.
-func (hs *harness) screen() string { return hs.m.View() }
+func (hs *harness) screen() string { return hs.m.View().Content }
 
 // shows fails unless the screen holds every text.
 func (hs *harness) shows(want ...string) string {

@@ -3,8 +3,8 @@ package tui
 import (
 	"strings"
 
-	"github.com/charmbracelet/bubbles/key"
-	tea "github.com/charmbracelet/bubbletea"
+	"charm.land/bubbles/v2/key"
+	tea "charm.land/bubbletea/v2"
 	"github.com/deadletter/deadletter/internal/textfmt"
 )
 
@@ -42,7 +42,7 @@ func (b binding) reason() string {
 }
 
 // matches reports whether the key press is one of b's keys.
-func (b binding) matches(k tea.KeyMsg) bool {
+func (b binding) matches(k tea.KeyPressMsg) bool {
 	s := k.String()
 	for _, want := range b.Keys() {
 		if s == want {
@@ -63,7 +63,7 @@ type scope struct {
 }
 
 // find is the binding a key press is for.
-func (s *scope) find(k tea.KeyMsg) (binding, bool) {
+func (s *scope) find(k tea.KeyPressMsg) (binding, bool) {
 	for _, b := range s.bindings {
 		if b.matches(k) {
 			return b, true

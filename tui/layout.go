@@ -5,6 +5,8 @@ import (
 	"strings"
 	"time"
 
+	tea "charm.land/bubbletea/v2"
+
 	"github.com/charmbracelet/x/ansi"
 	"github.com/deadletter/deadletter/internal/textfmt"
 	"github.com/deadletter/deadletter/replay/rules"
@@ -40,8 +42,20 @@ func (m *Model) size(c component) {
 	c.SetSize(max(m.w, minW), m.bodyHeight())
 }
 
-// View renders exactly the window's size.
-func (m *Model) View() string {
+// View is the frame, declared: the alternate screen, the mouse's clicks and wheel, and the screen's text. A plain
+// theme's frame carries no escape sequence at all (what the bubbles draw included).
+func (m *Model) View() tea.View {
+	content := m.Screen()
+	if m.st.plain && strings.IndexByte(content, ansi.ESC) >= 0 { // (a text field's cursor, the progress bar)
+		content = ansi.Strip(content)
+	}
+	v := tea.NewView(content)
+	v.AltScreen, v.MouseMode = true, tea.MouseModeCellMotion
+	return v
+}
+
+// Screen renders exactly the window's size.
+func (m *Model) Screen() string {
 	if m.quitting {
 		return ""
 	}

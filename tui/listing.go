@@ -3,7 +3,7 @@ package tui
 import (
 	"time"
 
-	tea "github.com/charmbracelet/bubbletea"
+	tea "charm.land/bubbletea/v2"
 	"github.com/deadletter/deadletter/replay/rules"
 	"github.com/deadletter/deadletter/store"
 )

@@ -5,8 +5,8 @@ import (
 	"io"
 	"time"
 
-	tea "github.com/charmbracelet/bubbletea"
-	"github.com/charmbracelet/lipgloss"
+	tea "charm.land/bubbletea/v2"
+	"charm.land/lipgloss/v2"
 	"github.com/deadletter/deadletter/internal/session"
 	"github.com/deadletter/deadletter/replay"
 	"github.com/deadletter/deadletter/replay/rules"
@@ -22,12 +22,15 @@ type Options struct {
 	Views []session.View
 	// Interval is the polling period (and the retry delay after a failed refresh).
 	Interval time.Duration
-	Renderer *lipgloss.Renderer
+	// Theme is the terminal's colour profile and background (the command line detects the profile; Bubble Tea
+	// reports both as the program starts). Its zero value draws plain text.
+	Theme Theme
 	// Clock is the local clock for countdowns and throttles (tests pin it); nil means time.Now.
 	Clock func() time.Time
 	// Concurrency bounds an action's parallel blobs (replay.DefaultConcurrency when ≤ 0).
 	Concurrency int
-	// Clipboard receives OSC 52 sequences for y/Y (the terminal; tests capture it). Nil: the renderer's output.
+	// Clipboard receives OSC 52 sequences for y/Y (tests capture it). Nil: Bubble Tea's clipboard command, which
+	// writes the sequence to the terminal between frames.
 	Clipboard io.Writer
 	// By is who acknowledges with a (the command line gives user@host; "?" when empty).
 	By string
@@ -117,17 +120,11 @@ func New(o Options) *Model {
 	if o.Interval <= 0 {
 		o.Interval = rules.DefaultInterval
 	}
-	if o.Renderer == nil {
-		o.Renderer = lipgloss.DefaultRenderer()
-	}
 	if o.Clock == nil {
 		o.Clock = time.Now
 	}
 	if o.Concurrency <= 0 {
 		o.Concurrency = rules.DefaultConcurrency
-	}
-	if o.Clipboard == nil {
-		o.Clipboard = o.Renderer.Output()
 	}
 	if o.By == "" {
 		o.By = "?" // the command line passes user@host: the dashboard looks nothing up in the environment
@@ -136,7 +133,7 @@ func New(o Options) *Model {
 		o.After = func(d time.Duration, msg tea.Msg) tea.Cmd { return tea.Tick(d, func(time.Time) tea.Msg { return msg }) }
 	}
 	ctx, stop := context.WithCancel(context.Background())
-	m := &Model{opt: o, cfg: o.Session.Config(), st: NewStyles(o.Renderer), ctx: ctx, stop: stop, w: minW, h: minH,
+	m := &Model{opt: o, cfg: o.Session.Config(), st: NewStyles(o.Theme), ctx: ctx, stop: stop, w: minW, h: minH,
 		snap: rules.NewSnapshot(o.Session.Where()), counts: map[rules.Pane]int{}, view: 1, painted: memo{}}
 	for _, p := range rules.Panes {
 		m.tables = append(m.tables, newTable(p, m.env()))
@@ -154,7 +151,7 @@ func New(o Options) *Model {
 func (m *Model) env() *env {
 	return &env{cfg: m.cfg, st: &m.st, painted: m.painted, snap: m.snap, sess: m.opt.Session, loader: m.opt.Session.Loader(), ctx: m.ctx, readOnly: m.opt.Session.ReadOnly(),
 		estate: m.estate(),
-		now:    m.now, serviceNow: m.serviceNow, by: m.opt.By, after: m.opt.After, concurrency: m.opt.Concurrency, renderer: m.opt.Renderer, post: m.post,
+		now:    m.now, serviceNow: m.serviceNow, by: m.opt.By, after: m.opt.After, concurrency: m.opt.Concurrency, post: m.post,
 		witness: &m.witness, listing: func() bool { return m.list.running }}
 }
 
@@ -176,7 +173,6 @@ type env struct {
 	by          string
 	after       func(d time.Duration, msg tea.Msg) tea.Cmd
 	concurrency int
-	renderer    *lipgloss.Renderer
 	post        func(tea.Msg)        // what env.send calls: the root's mailbox
 	witness     *rules.WitnessReport // Event Grid's witness as last read (the root's)
 	listing     func() bool          // whether a listing is under way (the root's)
@@ -184,8 +180,25 @@ type env struct {
 
 func (e *env) paint(style *lipgloss.Style, text string) string { return e.painted.paint(style, text) }
 
-// Init starts the first listing.
-func (m *Model) Init() tea.Cmd { return m.refresh() }
+// Init starts the first listing, and asks the terminal for its background (the theme's light or dark palette).
+func (m *Model) Init() tea.Cmd { return tea.Batch(m.refresh(), tea.RequestBackgroundColor) }
+
+// themeMsg tells every component the theme changed: what it keeps painted is painted again.
+type themeMsg struct{}
+
+// retheme builds the styles of a theme the terminal told (its background, its colour profile) and repaints.
+func (m *Model) retheme(t Theme) tea.Cmd {
+	if t == m.opt.Theme {
+		return nil
+	}
+	m.opt.Theme, m.st = t, NewStyles(t) // (every component holds &m.st)
+	clear(m.painted)
+	for _, tb := range m.tables {
+		tb.Update(themeMsg{})
+	}
+	m.overview.Update(themeMsg{})
+	return m.deliver(themeMsg{})
+}
 
 func (m *Model) now() time.Time { return m.opt.Clock() }
 
@@ -285,8 +298,18 @@ func (m *Model) update(msg tea.Msg) tea.Cmd {
 		m.w, m.h = msg.Width, msg.Height
 		m.layout()
 		return nil
-	case tea.KeyMsg:
+	case tea.KeyPressMsg:
 		return m.key(msg)
+	case tea.PasteMsg:
+		return m.paste(msg)
+	case tea.BackgroundColorMsg:
+		t := m.opt.Theme
+		t.Light = !msg.IsDark()
+		return m.retheme(t)
+	case tea.ColorProfileMsg:
+		t := m.opt.Theme
+		t.Profile = msg.Profile
+		return m.retheme(t)
 	case tea.MouseMsg:
 		return m.mouse(msg)
 	case listPageMsg, listDoneMsg, pollMsg, tickMsg:

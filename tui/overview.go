@@ -5,8 +5,8 @@ import (
 	"strings"
 	"time"
 
-	tea "github.com/charmbracelet/bubbletea"
-	"github.com/charmbracelet/lipgloss"
+	tea "charm.land/bubbletea/v2"
+	"charm.land/lipgloss/v2"
 	"github.com/deadletter/deadletter/internal/present"
 	"github.com/deadletter/deadletter/internal/textfmt"
 	"github.com/deadletter/deadletter/replay/rules"
@@ -41,13 +41,12 @@ type overview struct {
 
 	e       *env
 	st      *Styles
-	r       *lipgloss.Renderer
 	painted memo
 	keys    *scope
 }
 
 func newOverview(e *env) *overview {
-	o := &overview{hour: -1, e: e, st: e.st, r: e.renderer, painted: e.painted}
+	o := &overview{hour: -1, e: e, st: e.st, painted: e.painted}
 	o.keys = o.scope()
 	return o
 }
@@ -56,7 +55,13 @@ func newOverview(e *env) *overview {
 func (o *overview) Scope() *scope { return o.keys }
 
 // Update implements component: the overview takes no replies of its own.
-func (o *overview) Update(tea.Msg) (component, tea.Cmd) { return o, nil }
+// Update implements component: a new theme repaints what it keeps painted.
+func (o *overview) Update(msg tea.Msg) (component, tea.Cmd) {
+	if _, ok := msg.(themeMsg); ok {
+		o.fills, o.frame = nil, ""
+	}
+	return o, nil
+}
 
 // scope is the overview's keys, each one of its methods.
 func (o *overview) scope() *scope {
@@ -125,8 +130,8 @@ func (o *overview) SetSize(w, h int) {
 // fills tell subscriptions apart without colour (NO_COLOR) as well as with it.
 var fills = []string{"█", "▓", "▒", "░", "#", "=", "+", "x", "o", "*"}
 
-var palette = []lipgloss.AdaptiveColor{{Light: "#5A3FC0", Dark: "#B9A6FF"}, {Light: "#B45309", Dark: "#FBBF24"}, {Light: "#15803D", Dark: "#4ADE80"},
-	{Light: "#1D4ED8", Dark: "#93C5FD"}, {Light: "#C62828", Dark: "#F87171"}, {Light: "#6B7280", Dark: "#D1D5DB"}}
+var palette = []struct{ light, dark string }{{"#5A3FC0", "#B9A6FF"}, {"#B45309", "#FBBF24"}, {"#15803D", "#4ADE80"},
+	{"#1D4ED8", "#93C5FD"}, {"#C62828", "#F87171"}, {"#6B7280", "#D1D5DB"}}
 
 // maxSubs is how many subscriptions get their own fill; the rest share the last.
 const maxSubs = 8
@@ -137,7 +142,12 @@ func (o *overview) fill(s int) string {
 	i := min(s, maxSubs-1)
 	if o.fills == nil {
 		for j := 0; j < maxSubs; j++ {
-			o.fills = append(o.fills, o.r.NewStyle().Foreground(palette[j%len(palette)]).Render(fills[j]))
+			p := palette[j%len(palette)]
+			st := lipgloss.NewStyle()
+			if c := o.st.Color(p.light, p.dark); c != nil {
+				st = st.Foreground(c)
+			}
+			o.fills = append(o.fills, st.Render(fills[j]))
 		}
 	}
 	return o.fills[i]

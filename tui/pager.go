@@ -6,8 +6,8 @@ import (
 	"sort"
 	"strings"
 
-	"github.com/charmbracelet/bubbles/textinput"
-	"github.com/charmbracelet/bubbles/viewport"
+	"charm.land/bubbles/v2/textinput"
+	"charm.land/bubbles/v2/viewport"
 	"github.com/charmbracelet/x/ansi"
 )
 
@@ -32,32 +32,34 @@ func newPager(st *Styles) pager {
 	in := newInput()
 	in.Prompt = "search: "
 	in.CharLimit = 200
-	return pager{vp: viewport.New(0, 0), search: in, st: st}
+	return pager{vp: viewport.New(), search: in, st: st}
 }
 
 // SetSize gives the pager its region, re-wrapping at a new width.
 func (p *pager) SetSize(w, h int) {
 	h = max(1, h)
 	if p.w != w {
-		top, match := p.sourceAt(p.vp.YOffset), -1
+		top, match := p.sourceAt(p.vp.YOffset()), -1
 		if len(p.matches) > 0 {
 			match = p.sourceAt(p.matches[p.match])
 		}
 		p.w, p.h = w, h
-		p.vp.Width, p.vp.Height = w, h
+		p.vp.SetWidth(w)
+		p.vp.SetHeight(h)
 		p.wrap()
 		p.vp.SetYOffset(max(0, slices.Index(p.srcOf, top)))
 		if i := slices.IndexFunc(p.matches, func(l int) bool { return p.srcOf[l] == match }); i >= 0 {
 			p.match = i
-			if l := p.matches[i]; l < p.vp.YOffset || l >= p.vp.YOffset+p.h {
+			if l := p.matches[i]; l < p.vp.YOffset() || l >= p.vp.YOffset()+p.h {
 				p.vp.SetYOffset(l)
 			}
 		}
 		p.refresh()
 		return
 	}
-	p.h, p.vp.Height = h, h
-	p.vp.SetYOffset(p.vp.YOffset)
+	p.h = h
+	p.vp.SetHeight(h)
+	p.vp.SetYOffset(p.vp.YOffset())
 }
 
 // sourceAt is the source line of wrapped line i (-1 when there is none).
@@ -70,7 +72,7 @@ func (p *pager) sourceAt(i int) int {
 
 // setLines replaces the text, keeping the reader where they were (a new text starts at the top: its pager is new).
 func (p *pager) setLines(src []string) {
-	at := p.vp.YOffset // the text on screen follows the container: where the reader was stays where it is
+	at := p.vp.YOffset() // the text on screen follows the container: where the reader was stays where it is
 	p.source = src
 	p.wrap()
 	p.find()
@@ -124,12 +126,12 @@ func (p *pager) refresh() {
 		shown = slices.Clone(p.lines)
 		shown[cur] = p.st.Match.Render(ansi.Strip(p.lines[cur]))
 	}
-	off := p.vp.YOffset
+	off := p.vp.YOffset()
 	p.vp.SetContent(strings.Join(shown, "\n"))
 	p.vp.SetYOffset(off)
 }
 
-func (p *pager) scroll(n int) { p.vp.SetYOffset(p.vp.YOffset + n) }
+func (p *pager) scroll(n int) { p.vp.SetYOffset(p.vp.YOffset() + n) }
 func (p *pager) toTop()       { p.vp.GotoTop() }
 func (p *pager) toBottom()    { p.vp.GotoBottom() }
 
@@ -164,10 +166,10 @@ func (p *pager) next(dir int) {
 		return
 	}
 	if dir > 0 {
-		i := sort.SearchInts(p.matches, p.vp.YOffset+1)
+		i := sort.SearchInts(p.matches, p.vp.YOffset()+1)
 		p.match = i % len(p.matches)
 	} else {
-		i := sort.SearchInts(p.matches, p.vp.YOffset) - 1
+		i := sort.SearchInts(p.matches, p.vp.YOffset()) - 1
 		p.match = (i + len(p.matches)) % len(p.matches)
 	}
 	p.vp.SetYOffset(p.matches[p.match])
@@ -179,8 +181,8 @@ func (p *pager) position() string {
 	if len(p.lines) == 0 {
 		return ""
 	}
-	first := p.vp.YOffset + 1
-	last := min(len(p.lines), p.vp.YOffset+p.h)
+	first := p.vp.YOffset() + 1
+	last := min(len(p.lines), p.vp.YOffset()+p.h)
 	s := fmt.Sprintf("lines %d–%d of %d", first, last, len(p.lines))
 	if len(p.lines) > p.h {
 		s += fmt.Sprintf(" (%d%%)", 100*last/len(p.lines))

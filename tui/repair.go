@@ -5,7 +5,7 @@ import (
 	"os"
 	"strings"
 
-	tea "github.com/charmbracelet/bubbletea"
+	tea "charm.land/bubbletea/v2"
 	"github.com/deadletter/deadletter/internal/opfile"
 	"github.com/deadletter/deadletter/internal/present"
 	"github.com/deadletter/deadletter/internal/record"
@@ -344,7 +344,7 @@ func (d *saveDialog) save() tea.Cmd {
 }
 
 func (d *saveDialog) Update(msg tea.Msg) (component, tea.Cmd) {
-	if k, ok := msg.(tea.KeyMsg); ok {
+	if k, ok := msg.(tea.KeyPressMsg); ok {
 		return d, d.path.update(k)
 	}
 	return d, nil

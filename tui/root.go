@@ -4,7 +4,7 @@ import (
 	"fmt"
 	"time"
 
-	tea "github.com/charmbracelet/bubbletea"
+	tea "charm.land/bubbletea/v2"
 	"github.com/deadletter/deadletter/internal/textfmt"
 	"github.com/deadletter/deadletter/replay/rules"
 )
@@ -43,12 +43,8 @@ func (m *Model) request(msg tea.Msg) (tea.Cmd, bool) {
 		return m.hydrate(), true
 	case filterToMsg, editFilterMsg, filterTypedMsg, filterDoneMsg, clearFilterMsg, openViewMsg:
 		return m.filterRequest(msg), true
-	case copyMsg:
-		return m.copyText(msg.what, msg.text), true
-	case copyBlobMsg:
-		return m.copyBlob(msg.name), true
-	case copiedMsg:
-		m.status = msg.text
+	case copyMsg, copyBlobMsg, copiedBlobMsg, copiedMsg:
+		return m.clipRequest(msg), true
 	case pageBlobMsg, pagerReadyMsg, pagerDoneMsg, saveBlobMsg, editBlobMsg, editReadyMsg, editDoneMsg, repairPlannedMsg, repairDoneMsg:
 		return m.repairRequest(msg), true
 	case helpMsg:
@@ -65,6 +61,21 @@ func (m *Model) request(msg tea.Msg) (tea.Cmd, bool) {
 		return nil, false
 	}
 	return nil, true
+}
+
+// clipRequest takes what y and Y ask of the clipboard, and what it answers.
+func (m *Model) clipRequest(msg tea.Msg) tea.Cmd {
+	switch msg := msg.(type) {
+	case copyMsg:
+		return m.copyText(msg.what, msg.text)
+	case copyBlobMsg:
+		return m.copyBlob(msg.name)
+	case copiedBlobMsg:
+		return m.clip(msg.text, msg.said)
+	case copiedMsg:
+		m.status = msg.text
+	}
+	return nil
 }
 
 // filterRequest takes what the filter bar, the tables and the overview ask of the filter.
@@ -222,9 +233,25 @@ func (m *Model) askQuit() tea.Cmd {
 	return m.quit()
 }
 
+// paste hands pasted text (bracketed paste: one message, never read as keys) to the text field that has the
+// focus; with none, nothing is typed and the status line says where a paste goes.
+func (m *Model) paste(msg tea.PasteMsg) tea.Cmd {
+	top := m.top()
+	if !top.Scope().typing {
+		m.status = "a paste goes into a text field: / opens the filter"
+		return nil
+	}
+	next, cmd := top.Update(msg)
+	if next != top {
+		m.stack[len(m.stack)-1] = next
+		m.size(next)
+	}
+	return cmd
+}
+
 // key routes one key press: the focused component's binding, else the root's keys that reach it, else — in a text
 // field — the component types it.
-func (m *Model) key(k tea.KeyMsg) tea.Cmd {
+func (m *Model) key(k tea.KeyPressMsg) tea.Cmd {
 	if m.w < minW || m.h < minH {
 		if k.String() == "q" || k.String() == "ctrl+c" {
 			return m.quit()
@@ -236,14 +263,14 @@ func (m *Model) key(k tea.KeyMsg) tea.Cmd {
 	sc := top.Scope()
 	// Fast typing and terminal multiplexers deliver several runes in one message ("/WEBHOOKS"): outside a text
 	// field each is a key of its own; once a field takes focus, the rest is its text.
-	if k.Type == tea.KeyRunes && len(k.Runes) > 1 && !k.Paste && !sc.typing {
+	if runes := []rune(k.Text); len(runes) > 1 && !sc.typing {
 		var cmds []tea.Cmd
-		for i, r := range k.Runes {
+		for i, r := range runes {
 			if m.top().Scope().typing {
-				cmds = append(cmds, m.key(tea.KeyMsg{Type: tea.KeyRunes, Runes: k.Runes[i:]}))
+				cmds = append(cmds, m.key(tea.KeyPressMsg{Code: runes[i], Text: string(runes[i:])}))
 				break
 			}
-			cmds = append(cmds, m.key(tea.KeyMsg{Type: tea.KeyRunes, Runes: []rune{r}, Alt: k.Alt}), m.takeMail())
+			cmds = append(cmds, m.key(tea.KeyPressMsg{Code: r, Text: string(r), Mod: k.Mod}), m.takeMail())
 		}
 		return tea.Batch(cmds...)
 	}
@@ -284,10 +311,10 @@ func (m *Model) mouse(msg tea.MouseMsg) tea.Cmd {
 		mouse(msg tea.MouseMsg, y int) tea.Cmd
 	}
 	top := m.top()
-	y := msg.Y - headerLines // the body's own lines
+	y := msg.Mouse().Y - headerLines // the body's own lines
 	if _, ok := top.(overlay); !ok && len(m.stack) == 0 {
-		if y == 0 && msg.Action == tea.MouseActionPress && msg.Button == tea.MouseButtonLeft {
-			if v := m.tabsBar.at(msg.X); v >= 0 { // a click on a tab opens it
+		if y == 0 && clicked(msg) {
+			if v := m.tabsBar.at(msg.Mouse().X); v >= 0 { // a click on a tab opens it
 				return m.send(viewMsg(v))
 			}
 		}

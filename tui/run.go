@@ -8,10 +8,10 @@ import (
 	"strings"
 	"time"
 
-	"github.com/charmbracelet/bubbles/progress"
-	"github.com/charmbracelet/bubbles/textinput"
-	tea "github.com/charmbracelet/bubbletea"
-	"github.com/charmbracelet/lipgloss"
+	"charm.land/bubbles/v2/progress"
+	"charm.land/bubbles/v2/textinput"
+	tea "charm.land/bubbletea/v2"
+	"charm.land/lipgloss/v2"
 	"github.com/charmbracelet/x/ansi"
 	"github.com/deadletter/deadletter/internal/present"
 	"github.com/deadletter/deadletter/internal/session"
@@ -25,7 +25,7 @@ import (
 // mouse events (clicks and the wheel, as cells).
 func Run(ctx context.Context, o Options) error {
 	m := New(o)
-	_, err := tea.NewProgram(m, tea.WithAltScreen(), tea.WithMouseCellMotion(), tea.WithContext(ctx)).Run()
+	_, err := tea.NewProgram(m, tea.WithContext(ctx)).Run()
 	m.stop()
 	if ctx.Err() != nil {
 		return nil
@@ -107,7 +107,7 @@ type runView struct {
 
 func newRunView(e *env, run *actionRun, id int) *runView {
 	r := &runView{box: newBox(e, actionNames[run.act]+"…"), id: id, run: run, counts: rules.Tally{},
-		bar: progress.New(progress.WithDefaultGradient(), progress.WithColorProfile(e.renderer.ColorProfile()))}
+		bar: progress.New(progress.WithDefaultBlend(), progress.WithFillCharacters('█', '░'))}
 	for _, x := range run.left {
 		r.done++
 		r.counts[x.Outcome]++
@@ -117,7 +117,7 @@ func newRunView(e *env, run *actionRun, id int) *runView {
 
 func (r *runView) SetSize(w, h int) {
 	r.box.SetSize(w, h)
-	r.bar.Width = min(60, r.inner)
+	r.bar.SetWidth(min(60, r.inner))
 }
 
 // start runs the action in a goroutine; its progress and its end come back through a channel read by a command,

@@ -16,7 +16,7 @@ import (
 	"github.com/deadletter/deadletter/internal/present"
 	"github.com/deadletter/deadletter/replay/rules"
 
-	tea "github.com/charmbracelet/bubbletea"
+	tea "charm.land/bubbletea/v2"
 	"github.com/charmbracelet/x/exp/golden"
 	"github.com/deadletter/deadletter/store"
 	"github.com/deadletter/deadletter/store/dirstore"
@@ -446,11 +446,11 @@ func TestCopyAndMouse(t *testing.T) {
 	}
 	hs.press("Y")
 	hs.shows("copied the raw JSON")
-	hs.send(tea.MouseMsg{Button: tea.MouseButtonWheelDown, Action: tea.MouseActionPress})
+	hs.send(tea.MouseWheelMsg{Button: tea.MouseWheelDown})
 	if hs.m.tables[0].cursor != 3 {
 		t.Fatalf("wheel: cursor %d", hs.m.tables[0].cursor)
 	}
-	hs.send(tea.MouseMsg{X: 10, Y: 3 + 1 + 5, Button: tea.MouseButtonLeft, Action: tea.MouseActionPress})
+	hs.send(tea.MouseClickMsg{X: 10, Y: 3 + 1 + 5, Button: tea.MouseLeft})
 	if hs.m.tables[0].cursor != 5 {
 		t.Fatalf("click: cursor %d", hs.m.tables[0].cursor)
 	}
@@ -465,7 +465,7 @@ func TestCopyAndMouse(t *testing.T) {
 	}
 	for y := 0; y < 24; y++ {
 		before, offset := tb.cursor, tb.offset
-		hs.send(tea.MouseMsg{X: 10, Y: y, Button: tea.MouseButtonLeft, Action: tea.MouseActionPress})
+		hs.send(tea.MouseClickMsg{X: 10, Y: y, Button: tea.MouseLeft})
 		if c := tb.cursor; c != before && (c < offset || c >= offset+tb.height) {
 			t.Fatalf("a click on screen line %d put the cursor on row %d, off the %d rows shown from %d", y, c, tb.height, offset)
 		}

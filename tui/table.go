@@ -5,7 +5,7 @@ import (
 	"slices"
 	"strings"
 
-	tea "github.com/charmbracelet/bubbletea"
+	tea "charm.land/bubbletea/v2"
 	"github.com/deadletter/deadletter/internal/present"
 	"github.com/deadletter/deadletter/internal/textfmt"
 	"github.com/deadletter/deadletter/replay/rules"
@@ -103,6 +103,8 @@ func (t *table) Update(msg tea.Msg) (component, tea.Cmd) {
 		t.refilter(msg.match, t.cursorName())
 	case sortSetMsg:
 		t.setSort(msg.col, msg.desc)
+	case themeMsg:
+		t.head.key = "" // painted again in the new theme's colours
 	case sweepMsg:
 		t.keep = ""
 		if msg.hold {
@@ -124,7 +126,7 @@ func (t *table) scope() *scope {
 		bind([]string{"r"}, "r", "restore the selection, else the row under the cursor (ctrl+a selects every row shown)", t.restore).footer().when(t.restoreOff),
 		bind([]string{"a"}, "a", "ack the selection, else the row under the cursor (on acknowledged blobs: clear)", t.ack).footer().when(t.ackOff),
 		bind([]string{"enter"}, "enter", "open the blob", t.open).footer().when(t.emptyOff),
-		bind([]string{" "}, "space", "select, and move down", func() tea.Cmd { t.toggle(); t.move(1); return nil }).footer().when(t.emptyOff),
+		bind([]string{"space"}, "space", "select, and move down", func() tea.Cmd { t.toggle(); t.move(1); return nil }).footer().when(t.emptyOff),
 		bind([]string{"/"}, "/", "filter", func() tea.Cmd { return t.e.send(editFilterMsg{}) }).footer(),
 		bind([]string{"s"}, "s", "sort by the next column", t.nextSort).footer(),
 		bind([]string{"S"}, "S", "reverse the sort", func() tea.Cmd { t.desc = !t.desc; t.resort(t.match); return nil }),
@@ -276,7 +278,7 @@ func (t *table) mouse(msg tea.MouseMsg, y int) tea.Cmd {
 	switch {
 	case wheel(msg) != 0:
 		t.move(wheel(msg))
-	case msg.Action == tea.MouseActionPress && msg.Button == tea.MouseButtonLeft:
+	case clicked(msg):
 		if r, ok := t.rowAt(y); ok {
 			t.cursor = r
 			t.clamp()
@@ -433,13 +435,21 @@ func window(cursor, offset, height, n int) (int, int) {
 
 // wheel is how many rows a wheel event moves: three, up or down (0 for any other mouse event).
 func wheel(msg tea.MouseMsg) int {
-	switch msg.Button {
-	case tea.MouseButtonWheelUp:
+	w, ok := msg.(tea.MouseWheelMsg)
+	switch {
+	case !ok:
+	case w.Button == tea.MouseWheelUp:
 		return -3
-	case tea.MouseButtonWheelDown:
+	case w.Button == tea.MouseWheelDown:
 		return 3
 	}
 	return 0
+}
+
+// clicked reports whether a mouse event is a press of the left button.
+func clicked(msg tea.MouseMsg) bool {
+	c, ok := msg.(tea.MouseClickMsg)
+	return ok && c.Button == tea.MouseLeft
 }
 
 // move moves the cursor by n rows.

@@ -5,7 +5,7 @@ import (
 	"fmt"
 	"time"
 
-	tea "github.com/charmbracelet/bubbletea"
+	tea "charm.land/bubbletea/v2"
 	"github.com/deadletter/deadletter/internal/textfmt"
 )
 
@@ -223,7 +223,7 @@ func (ts *twinScreen) Update(msg tea.Msg) (component, tea.Cmd) {
 }
 
 func (ts *twinScreen) View() string {
-	off := ts.text.vp.YOffset
+	off := ts.text.vp.YOffset()
 	ts.text.setLines(ts.lines())
 	ts.text.vp.SetYOffset(off)
 	return ts.text.View()

@@ -4,7 +4,7 @@ import (
 	"fmt"
 	"strings"
 
-	tea "github.com/charmbracelet/bubbletea"
+	tea "charm.land/bubbletea/v2"
 	"github.com/deadletter/deadletter/internal/session"
 	"github.com/deadletter/deadletter/internal/textfmt"
 )
@@ -126,7 +126,7 @@ func (d *viewsDialog) Scope() *scope {
 
 // Update implements component: what is typed narrows the list.
 func (d *viewsDialog) Update(msg tea.Msg) (component, tea.Cmd) {
-	if k, ok := msg.(tea.KeyMsg); ok {
+	if k, ok := msg.(tea.KeyPressMsg); ok {
 		cmd := d.name.update(k)
 		d.cursor = 0
 		d.setLines()

@@ -28,6 +28,7 @@ import (
 
 	"golang.org/x/sync/errgroup"
 
+	tea "charm.land/bubbletea/v2"
 	"github.com/Azure/azure-sdk-for-go/sdk/azcore"
 	"github.com/Azure/azure-sdk-for-go/sdk/azcore/streaming"
 	"github.com/Azure/azure-sdk-for-go/sdk/azcore/to"
@@ -35,8 +36,6 @@ import (
 	"github.com/Azure/azure-sdk-for-go/sdk/storage/azblob/blob"
 	"github.com/Azure/azure-sdk-for-go/sdk/storage/azblob/blockblob"
 	"github.com/Azure/azure-sdk-for-go/sdk/storage/azblob/container"
-	tea "github.com/charmbracelet/bubbletea"
-	"github.com/charmbracelet/lipgloss"
 	"github.com/deadletter/deadletter/internal/heap"
 	"github.com/deadletter/deadletter/internal/made"
 	"github.com/deadletter/deadletter/internal/present"
@@ -48,7 +47,6 @@ import (
 	"github.com/deadletter/deadletter/store/azureblob"
 	"github.com/deadletter/deadletter/store/dirstore"
 	"github.com/deadletter/deadletter/store/storetest"
-	"github.com/muesli/termenv"
 )
 
 const accountKey = "Eby8vdM02xNOcqFlqUwJPLlmEtlCDXJ1OUzFT50uSRZ6IFsuFq2UVErCz4I6tq/K1SZFPTOtr/KBHBeksoGMGw=="
@@ -575,8 +573,6 @@ func phaseDashboard() []row {
 	s, err := l.List(ctx)
 	must(err)
 	l.HydrateWhere(ctx, s, nil) // fills the cache, so the dashboard's first refresh has every summary
-	r := lipgloss.NewRenderer(io.Discard)
-	r.SetColorProfile(termenv.TrueColor)
 	model := func() tea.Model {
 		db := newDashboard(l, 160, 48)
 		db.run(db.listed)
@@ -587,7 +583,7 @@ func phaseDashboard() []row {
 		ms := float64(res.NsPerOp()) / 1e6
 		return fmt.Sprintf("%.3f ms", ms), ms
 	}
-	down := tea.KeyMsg{Type: tea.KeyDown}
+	down := tea.KeyPressMsg{Code: tea.KeyDown}
 	move, moveMs := per(func(b *testing.B) {
 		m := model()
 		b.ResetTimer()
@@ -598,10 +594,10 @@ func phaseDashboard() []row {
 	})
 	key, keyMs := per(func(b *testing.B) {
 		m := model()
-		m.Update(tea.KeyMsg{Type: tea.KeyRunes, Runes: []rune("/")})
+		m.Update(tea.KeyPressMsg{Code: '/', Text: "/"})
 		b.ResetTimer()
 		for i := 0; i < b.N; i++ {
-			m.Update(tea.KeyMsg{Type: tea.KeyRunes, Runes: []rune("a")})
+			m.Update(tea.KeyPressMsg{Code: 'a', Text: "a"})
 			m.View()
 		}
 	})
@@ -614,7 +610,7 @@ func phaseDashboard() []row {
 	})
 	over, overMs := per(func(b *testing.B) {
 		m := model()
-		m.Update(tea.KeyMsg{Type: tea.KeyRunes, Runes: []rune("o")})
+		m.Update(tea.KeyPressMsg{Code: 'o', Text: "o"})
 		b.ResetTimer()
 		for i := 0; i < b.N; i++ {
 			m.View()

@@ -16,8 +16,8 @@ import (
 	"testing"
 	"time"
 
-	tea "github.com/charmbracelet/bubbletea"
-	"github.com/charmbracelet/lipgloss"
+	tea "charm.land/bubbletea/v2"
+	"github.com/charmbracelet/colorprofile"
 	"github.com/deadletter/deadletter/internal/scenario"
 	"github.com/deadletter/deadletter/internal/session"
 	"github.com/deadletter/deadletter/internal/twin"
@@ -25,7 +25,6 @@ import (
 	"github.com/deadletter/deadletter/replay/rules"
 	"github.com/deadletter/deadletter/store/dirstore"
 	"github.com/deadletter/deadletter/tui"
-	"github.com/muesli/termenv"
 	"golang.org/x/sync/errgroup"
 )
 
@@ -47,9 +46,7 @@ type dashboard struct {
 }
 
 func newDashboard(l *replay.Loader, w, h int) *dashboard {
-	r := lipgloss.NewRenderer(io.Discard)
-	r.SetColorProfile(termenv.TrueColor)
-	m := tui.New(tui.Options{Session: session.Over(l, session.Spec{ReadOnly: true}), Interval: time.Hour, Renderer: r, Clipboard: io.Discard,
+	m := tui.New(tui.Options{Session: session.Over(l, session.Spec{ReadOnly: true}), Interval: time.Hour, Theme: tui.Theme{Profile: colorprofile.TrueColor}, Clipboard: io.Discard,
 		After: func(time.Duration, tea.Msg) tea.Cmd { return nil }})
 	m.Update(tea.WindowSizeMsg{Width: w, Height: h})
 	d := &dashboard{m: m, msgs: make(chan tea.Msg, 64)}
@@ -86,11 +83,11 @@ func (d *dashboard) run(done func() bool) {
 var anyRows = regexp.MustCompile(`[1-4] (Stranded|Quarantine|Live|Archived) [1-9]`)
 
 // showsRows reports whether a pane holds rows yet (the tab line counts them).
-func (d *dashboard) showsRows() bool { return anyRows.MatchString(d.m.View()) }
+func (d *dashboard) showsRows() bool { return anyRows.MatchString(d.m.Screen()) }
 
 // listed reports whether the listing has ended (the header no longer says "listing…").
 func (d *dashboard) listed() bool {
-	v := d.m.View()
+	v := d.m.Screen()
 	return !strings.Contains(v, "listing…") && anyRows.MatchString(v)
 }
 
@@ -176,16 +173,16 @@ func scaleReport(dir string) {
 	f.FirstRow = time.Since(start)
 	db.run(db.listed)
 	f.FullList = time.Since(start)
-	down := tea.KeyMsg{Type: tea.KeyDown}
+	down := tea.KeyPressMsg{Code: tea.KeyDown}
 	f.MoveMs = ms(testing.Benchmark(func(b *testing.B) {
 		for i := 0; i < b.N; i++ {
 			db.m.Update(down)
-			db.m.View()
+			db.m.Screen()
 		}
 	}))
 	f.ViewMs = ms(testing.Benchmark(func(b *testing.B) {
 		for i := 0; i < b.N; i++ {
-			db.m.View()
+			db.m.Screen()
 		}
 	}))
 	f.RSSMB = peakRSSMB()

@@ -10,6 +10,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/charmbracelet/colorprofile"
 	"github.com/deadletter/deadletter/internal/made"
 	"github.com/deadletter/deadletter/internal/session"
 	"github.com/deadletter/deadletter/internal/textfmt"
@@ -65,7 +66,7 @@ func runDashboard(ctx context.Context, o *dashboardOptions) error {
 	look := o.lookContext() // one for the whole session: each context's loader (and its cache) is kept
 	for {
 		if toSummary {
-			chosen, err := tui.RunSummary(ctx, tui.SummaryOptions{Names: cf.Names(), Look: look, Interval: o.interval})
+			chosen, err := tui.RunSummary(ctx, tui.SummaryOptions{Names: cf.Names(), Look: look, Interval: o.interval, Theme: terminalTheme()})
 			if err != nil || chosen == "" {
 				return err
 			}
@@ -161,7 +162,7 @@ func (o *dashboardOptions) open(ctx context.Context, spec session.Spec, with ...
 	}
 	o.apply(&s.Loader().Config)
 	opt := tui.Options{Session: s, Check: rules.CheckOptions{MaxQuarantine: o.maxQuarantine},
-		Interval: o.interval, Concurrency: o.concurrency, By: defaultAckBy(), Views: a.config.ViewsIn(a.context)}
+		Interval: o.interval, Concurrency: o.concurrency, By: defaultAckBy(), Views: a.config.ViewsIn(a.context), Theme: terminalTheme()}
 	if set, short := a.setAside, a.setAsideShort; set != "" {
 		opt.Banner = func(room int) string { // the header says whose container this is, and whose it is not
 			if textfmt.Width(set) <= room {
@@ -417,4 +418,10 @@ func checkDemoDir(dir string) (*made.Place, error) {
 	return nil, usagef("%s holds %s and is not a demo deadletter made (%s; a file inside a directory proves nothing): "+
 		"the demo clears its directory and writes fake dead letters, so give it an empty or new --dir (an old demo's directory: remove it yourself)",
 		textfmt.Printable(dir), strings.Join(names, ", "), why)
+}
+
+// terminalTheme is the dashboard's theme as far as the command line can tell: the terminal's colour profile
+// (NO_COLOR and a pipe draw plain text). Bubble Tea tells the background once the program runs.
+func terminalTheme() tui.Theme {
+	return tui.Theme{Profile: colorprofile.Detect(os.Stdout, os.Environ())}
 }

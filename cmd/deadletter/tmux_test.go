@@ -24,7 +24,13 @@ type tmuxTerm struct {
 	t      *testing.T
 	sock   string
 	status string // a file the wrapper writes the program's exit status to
+	// escAt is when Escape was last sent: a key within the terminal reader's escape timeout (50 ms in Bubble Tea
+	// v2) after it is read as alt+key, as in any terminal — the next key waits it out.
+	escAt time.Time
 }
+
+// escWait is longer than the reader's escape timeout.
+const escWait = 150 * time.Millisecond
 
 func newTerm(t *testing.T, w, h int, command ...string) *tmuxTerm {
 	t.Helper()
@@ -58,7 +64,21 @@ func (tm *tmuxTerm) tmux(args ...string) string {
 	return string(out)
 }
 
-func (tm *tmuxTerm) keys(k ...string) { tm.tmux(append([]string{"send-keys", "-t", "dl"}, k...)...) }
+// keys types keys, an Escape alone: what follows it waits out the escape timeout.
+func (tm *tmuxTerm) keys(k ...string) {
+	for len(k) > 0 {
+		time.Sleep(time.Until(tm.escAt.Add(escWait)))
+		n := 1
+		for n < len(k) && k[n-1] != "Escape" && k[n] != "Escape" {
+			n++
+		}
+		tm.tmux(append([]string{"send-keys", "-t", "dl"}, k[:n]...)...)
+		if k[n-1] == "Escape" {
+			tm.escAt = time.Now()
+		}
+		k = k[n:]
+	}
+}
 
 func (tm *tmuxTerm) capture() string { return tm.tmux("capture-pane", "-p", "-t", "dl") }
 
