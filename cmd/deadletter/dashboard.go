@@ -204,9 +204,10 @@ func newCmdDemo(f *factory, runF func(context.Context, *demoOptions) error) *cob
 		Use:   "demo",
 		Short: "rehearse an incident: a simulated estate with its clock running, and the dashboard on it",
 		Long: `demo starts a rehearsal twin of an incident (see deadletter twin) in one demo directory per user (under the
-user's cache directory, or --dir) and opens the dashboard on it with the twin's clock running — a minute a second
-by default. The estate keeps going while you act: drain the stranded blobs and watch the replay consume them,
-or dead-letter them again where a handler still fails. p pauses the clock. Quit and run demo again: it resumes
+user's cache directory, or --dir) and opens the dashboard on it with the twin's clock paused, so the first screen
+holds still while you read it: p runs the clock — a minute a second by default — and pauses it again; --speed N
+runs it at once at N twin seconds a second. The estate keeps going while you act: drain the stranded blobs and
+watch the replay consume them, or dead-letter them again where a handler still fails. Quit and run demo again: it resumes
 the rehearsal where you left it (its clock, drains, acks and script) and says so; --fresh starts over. The
 directory is printed, so the twin can be looked at again (--dir) or run on (deadletter twin advance).`,
 		Example: `  deadletter demo
@@ -226,6 +227,9 @@ directory is printed, so the twin can be looked at again (--dir) or run on (dead
 	cmd.RegisterFlagCompletionFunc("scenario", cobra.FixedCompletions(twin.Scenarios, cobra.ShellCompDirectiveNoFileComp))
 	return cmd
 }
+
+// speedGiven says --speed was typed: the clock then runs from the start.
+func (o *demoOptions) speedGiven() bool { return o.cmd != nil && o.cmd.Flags().Changed("speed") }
 
 func runDemo(ctx context.Context, o *demoOptions) error {
 	a := o.f
@@ -265,6 +269,9 @@ func runDemo(ctx context.Context, o *demoOptions) error {
 	spec := a.g.spec("") // the demo's own twin: no context, and whatever container the flags named is not it
 	spec.Dir, spec.ConnectionString, spec.ConnectionStringFile, spec.AccountURL = dir, "", "", ""
 	run := twin.NewRunner(tw, o.speed)
+	if !o.speedGiven() {
+		run.StartPaused() // a newcomer reads the first screen before the estate moves; --speed runs it at once
+	}
 	ctx, stop := context.WithCancel(ctx)
 	done := make(chan error, 1)
 	go func() { done <- run.Run(ctx) }()
@@ -273,7 +280,7 @@ func runDemo(ctx context.Context, o *demoOptions) error {
 			now, paused := run.Now()
 			state := fmt.Sprintf("×%g", run.Speed())
 			if paused {
-				state = "PAUSED"
+				state = "PAUSED (p runs the clock)"
 			}
 			return demoBanner(fmt.Sprintf("REHEARSAL %s %s", now.Format("01-02 15:04"), state), run.FailingNow(), room)
 		}

@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
 	"time"
@@ -117,5 +118,27 @@ func gone(tm *tmuxTerm, text string) {
 		if time.Now().After(deadline) {
 			tm.t.Fatalf("the terminal still shows %q:\n%s", text, tm.capture())
 		}
+	}
+}
+
+// The demo opens with its clock paused — the first screen holds still while a newcomer reads it, and the header
+// says how to run it — and p runs it.
+func TestDemoOpensPausedInTmux(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), "demo")
+	tm := newTerm(t, 120, 40, binary(t), "demo", "--dir", dir)
+	s := tm.screen("REHEARSAL", "PAUSED (p runs the clock)", "[1 Stranded")
+	at := regexp.MustCompile(`REHEARSAL (\d\d-\d\d \d\d:\d\d)`).FindStringSubmatch(s)
+	if at == nil {
+		t.Fatalf("no rehearsal clock in the header:\n%s", s)
+	}
+	time.Sleep(1500 * time.Millisecond) // (a minute a second, were it running: the header would move)
+	if now := regexp.MustCompile(`REHEARSAL (\d\d-\d\d \d\d:\d\d)`).FindStringSubmatch(tm.capture()); now == nil || now[1] != at[1] {
+		t.Fatalf("the paused clock moved: %v → %v", at[1], now)
+	}
+	tm.keys("p")
+	tm.screen("×60")
+	tm.keys("q")
+	if code := tm.exited(); code != 0 {
+		t.Fatalf("exit %d", code)
 	}
 }

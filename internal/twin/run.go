@@ -38,11 +38,22 @@ func NewRunner(tw *Twin, speed float64) *Runner {
 // lease is how long the clock file runs on without its runner: killed, the rehearsal stops a moment later.
 const lease = 3 * time.Second
 
+// StartPaused makes Run start with the clock paused (Toggle runs it): the demo opens still, so a newcomer reads
+// the first screen before the estate moves. Call it before Run.
+func (r *Runner) StartPaused() {
+	r.clockMu.Lock()
+	defer r.clockMu.Unlock()
+	r.paused = true
+}
+
 // Run runs the twin until ctx ends; the clock is left stopped where it got to.
 func (r *Runner) Run(ctx context.Context) error {
 	now := time.Now()
 	r.clockMu.Lock()
-	r.clock = dirstore.Clock{At: r.tw.st.Now, Wall: now, Speed: r.speed, Until: now.Add(lease)}
+	r.clock = dirstore.Clock{At: r.tw.st.Now, Wall: now}
+	if !r.paused {
+		r.clock.Speed, r.clock.Until = r.speed, now.Add(lease)
+	}
 	c := r.clock
 	r.clockMu.Unlock()
 	r.step.Lock()
