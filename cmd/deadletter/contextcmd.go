@@ -4,6 +4,7 @@ import (
 	"cmp"
 	"context"
 	"fmt"
+	"path/filepath"
 	"strings"
 
 	"github.com/deadletter/deadletter/internal/output"
@@ -11,12 +12,13 @@ import (
 	"github.com/deadletter/deadletter/internal/textfmt"
 	"github.com/deadletter/deadletter/store/azureblob"
 	"github.com/spf13/cobra"
+	"github.com/spf13/pflag"
 )
 
 // newCmdContext is kubectl's habit: list the contexts, pick the current one, show one.
 func newCmdContext(a *factory) *cobra.Command {
 	cmd := &cobra.Command{
-		Use:   "context list|use NAME|show [NAME]",
+		Use:   "context list|use NAME|show [NAME]|add NAME",
 		Short: "named containers from the config file: list them, pick the current one, show one",
 		Long: `A config file (--config, DEADLETTER_CONFIG, or config.yaml in the user's config directory) names contexts — a
 container each, with its own settings — and the current one. Every command that looks at an estate runs in the
@@ -37,7 +39,7 @@ string (connection-string-env), or signs in with Entra ID (account-url).
 Keys of a context: ` + strings.Join(session.ContextKeys, ", ") + `.`,
 		Args: cobra.NoArgs,
 	}
-	cmd.AddCommand(newCmdContextList(a, nil), newCmdContextUse(a, nil), newCmdContextShow(a, nil))
+	cmd.AddCommand(newCmdContextList(a, nil), newCmdContextUse(a, nil), newCmdContextShow(a, nil), newCmdContextAdd(a, nil))
 	return cmd
 }
 
@@ -224,4 +226,87 @@ func toContextJSON(cf *session.ConfigFile, c *session.NamedContext) output.Conte
 		}
 	}
 	return out
+}
+
+// contextAddOptions are context add's: the name, the variable naming the connection string, whether to use it.
+type contextAddOptions struct {
+	f       *factory
+	cmd     *cobra.Command
+	name    string
+	connEnv string
+	use     bool
+}
+
+func newCmdContextAdd(f *factory, runF func(context.Context, *contextAddOptions) error) *cobra.Command {
+	o := &contextAddOptions{f: f}
+	cmd := &cobra.Command{
+		Use:   "add NAME (--dir D | --account-url URL | --connection-string-env VAR | --connection-string-file F) [settings]",
+		Short: "add a context to the config file from the flags given (checked as the file is read)",
+		Long: `context add writes a context into the config file — made, private (0600), when there is none — from the flags
+on the command line: one container (--dir, --account-url with --container, --connection-string-env naming the
+variable that holds a connection string, or --connection-string-file), and any of the settings a context keeps
+(--handlers, --read-only, --ttl, --retention, --event-grid-topics, …). It is checked as the file is read — each
+value as its flag takes it, one container reached one way — before anything is written, and the rest of the file
+is kept byte for byte, as context use keeps it. A connection string itself is never written: name its variable.
+--use makes it the current context.`,
+		Example: `  deadletter context add prod --account-url https://estateprod.blob.core.windows.net --container deadletter --handlers /etc/deadletter/handlers.json --read-only --use
+  deadletter context add dev --dir /var/tmp/deadletter-dev`,
+		Args: cobra.ExactArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			o.cmd, o.name = cmd, args[0]
+			return runWith(runF, runContextAdd)(cmd.Context(), o)
+		},
+	}
+	cmd.Flags().StringVar(&o.connEnv, "connection-string-env", "", "the environment variable that holds the context's connection string (the secret never goes in the file)")
+	cmd.Flags().BoolVar(&o.use, "use", false, "make it the current context too")
+	return cmd
+}
+
+func runContextAdd(_ context.Context, o *contextAddOptions) error {
+	a := o.f
+	fs := o.cmd.Flags()
+	if fs.Changed("connection-string") {
+		return usagef("context add never writes a connection string: export it and name the variable with --connection-string-env")
+	}
+	var values [][2]string
+	for _, k := range session.ContextKeys {
+		switch {
+		case k == "connection-string-env" && o.connEnv != "":
+			values = append(values, [2]string{k, o.connEnv})
+		case k != "name" && fs.Lookup(k) != nil && fs.Changed(k):
+			v := fs.Lookup(k).Value.String()
+			if sv, ok := fs.Lookup(k).Value.(pflag.SliceValue); ok {
+				v = strings.Join(sv.GetSlice(), ",") // (a context's list is its values joined, as its flag takes them)
+			}
+			if (k == "dir" || k == "handlers" || k == "connection-string-file") && !filepath.IsAbs(v) {
+				if abs, err := filepath.Abs(v); err == nil {
+					v = abs // relative to where it was typed (the file would read it relative to its own folder)
+				}
+			}
+			values = append(values, [2]string{k, v})
+		}
+	}
+	if strings.TrimSpace(o.name) == "" || textfmt.Printable(o.name) != o.name {
+		return usagef("a context's name must be printable and not empty")
+	}
+	path, _, err := a.viewConfig(o.cmd)
+	if err != nil {
+		return err
+	}
+	if err := session.AddContext(path, o.name, values, checkContextValue); err != nil {
+		return err
+	}
+	fmt.Fprintf(a.io.out, "added context %s to %s\n", textfmt.Printable(o.name), textfmt.Printable(path))
+	if !o.use {
+		return nil
+	}
+	cf, err := readConfig(path)
+	if err != nil {
+		return err
+	}
+	if err := cf.SetCurrent(o.name); err != nil {
+		return err
+	}
+	fmt.Fprintf(a.io.out, "switched to context %q (%s)\n", o.name, textfmt.Printable(path))
+	return nil
 }

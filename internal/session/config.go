@@ -95,6 +95,11 @@ func ReadConfig(path string, check func(key, value string) error) (*ConfigFile, 
 	if err := configPermissions(path); err != nil {
 		return nil, err
 	}
+	return parseConfig(path, b, check)
+}
+
+// parseConfig reads a config file's bytes (ReadConfig's checks of each value and of the whole).
+func parseConfig(path string, b []byte, check func(key, value string) error) (*ConfigFile, error) {
 	cf := &ConfigFile{Path: path, raw: b}
 	if err := yaml.Unmarshal(b, &cf.doc); err != nil {
 		return nil, configError(path, 0, "", "%v", err)

@@ -2,7 +2,6 @@ package session
 
 import (
 	"bytes"
-	"fmt"
 	"os"
 	"path/filepath"
 	"slices"
@@ -174,7 +173,7 @@ func (cf *ConfigFile) ViewNames(context string) []string {
 // AddView writes a view into the file at path (made, private, when there is none), every other byte as written:
 // the view is added at the end of the views list, or a views list is added at the end of the file.
 func AddView(path string, vw View) error {
-	cf, err := readOrEmpty(path)
+	cf, err := readOrEmptyWith(path, nil)
 	if err != nil {
 		return err
 	}
@@ -202,14 +201,6 @@ func AddView(path string, vw View) error {
 	return rewriteInPlace(path, out)
 }
 
-// readOrEmpty reads the config file, or — when there is none — an empty one to write.
-func readOrEmpty(path string) (*ConfigFile, error) {
-	if _, err := os.Lstat(path); os.IsNotExist(err) {
-		return &ConfigFile{Path: path}, nil
-	}
-	return ReadConfig(path, nil)
-}
-
 // RemoveView takes out of the file the view of that name a context sees (its own first), every other byte as written.
 func RemoveView(path, context, name string) (View, error) {
 	cf, err := ReadConfig(path, nil)
@@ -224,7 +215,7 @@ func RemoveView(path, context, name string) (View, error) {
 		return View{}, Inputf("no view %q in %s (have: %s)", textfmt.Printable(name), textfmt.Printable(path), strings.Join(cf.ViewNames(context), ", "))
 	}
 	lines := bytes.SplitAfter(cf.raw, []byte("\n"))
-	from, to := vw.Line-1, viewEnd(cf, vw)
+	from, to := vw.Line-1, itemEnd(cf, "views", vw.item)
 	if from < 0 || to > len(lines) || from >= to {
 		return View{}, configError(path, vw.Line, "views", "the view is not where the parser says: edit it by hand")
 	}
@@ -237,58 +228,9 @@ func RemoveView(path, context, name string) (View, error) {
 	return vw, rewriteInPlace(path, out)
 }
 
-// dashLine is the line (0-based) of a sequence item's "-": the item's first key may sit on it or below it.
-func dashLine(lines [][]byte, at int) int {
-	for i := at; i >= 0; i-- {
-		t := bytes.TrimSpace(lines[i])
-		if bytes.HasPrefix(t, []byte("-")) {
-			return i
-		}
-		if len(t) > 0 && i != at {
-			break
-		}
-	}
-	return at
-}
-
-// viewEnd is the line (0-based, exclusive) a view's item ends before: the next item of the list, the next key of
-// the file, or the file's end — trailing blank and comment lines left to what follows.
-func viewEnd(cf *ConfigFile, vw View) int {
-	root := cf.doc.Content[0]
-	next := len(bytes.SplitAfter(cf.raw, []byte("\n")))
-	for i := 0; i+1 < len(root.Content); i += 2 {
-		if root.Content[i].Value != "views" {
-			continue
-		}
-		items := root.Content[i+1].Content
-		for j, it := range items {
-			if it == vw.item && j+1 < len(items) {
-				return dashLine(bytes.SplitAfter(cf.raw, []byte("\n")), items[j+1].Line-1)
-			}
-		}
-		if i+2 < len(root.Content) {
-			next = root.Content[i+2].Line - 1
-		}
-	}
-	lines := bytes.SplitAfter(cf.raw, []byte("\n"))
-	for next > vw.Line && next-1 < len(lines) {
-		t := bytes.TrimSpace(lines[next-1])
-		if len(t) > 0 && t[0] != '#' {
-			break
-		}
-		next--
-	}
-	return next
-}
-
-// withView is the file's bytes with the view added.
+// withView is the file's bytes with the view added at the end of its views list.
 func withView(cf *ConfigFile, vw View) ([]byte, error) {
-	raw := cf.raw
-	eol := "\n"
-	if bytes.Contains(raw, []byte("\r\n")) {
-		eol = "\r\n"
-	}
-	item := func(indent string) []byte {
+	return withListItem(cf, "views", func(indent, eol string) string {
 		var b strings.Builder
 		b.WriteString(indent + "- name: " + yamlString(vw.Name) + eol)
 		b.WriteString(indent + "  filter: " + strconv.Quote(vw.Filter) + eol)
@@ -298,40 +240,8 @@ func withView(cf *ConfigFile, vw View) ([]byte, error) {
 		if vw.Context != "" {
 			b.WriteString(indent + "  context: " + yamlString(vw.Context) + eol)
 		}
-		return []byte(b.String())
-	}
-	if len(raw) > 0 && !bytes.HasSuffix(raw, []byte("\n")) {
-		raw = append(slices.Clone(raw), eol...)
-	}
-	var list *yaml.Node
-	if len(cf.doc.Content) > 0 {
-		root := cf.doc.Content[0]
-		for i := 0; i+1 < len(root.Content); i += 2 {
-			if root.Content[i].Value == "views" {
-				list = root.Content[i+1]
-			}
-		}
-	}
-	switch {
-	case list == nil:
-		return slices.Concat(raw, []byte("views:"+eol), item("  ")), nil
-	case list.Kind == yaml.ScalarNode && viewsKeyLast(cf): // views: with nothing under it, the file's last key
-		return slices.Concat(raw, item("  ")), nil
-	case list.Kind != yaml.SequenceNode || list.Style&yaml.FlowStyle != 0 || len(list.Content) == 0:
-		return nil, fmt.Errorf("its views is not a block list the tool can add to")
-	}
-	lines := bytes.SplitAfter(raw, []byte("\n"))
-	last := View{Line: list.Content[len(list.Content)-1].Line, item: list.Content[len(list.Content)-1]}
-	end := viewEnd(cf, last)
-	first := lines[dashLine(lines, list.Content[0].Line-1)]
-	indent := string(first[:len(first)-len(bytes.TrimLeft(first, " "))])
-	return slices.Concat(bytes.Join(lines[:end], nil), item(indent), bytes.Join(lines[end:], nil)), nil
-}
-
-// viewsKeyLast says the file's views key is its last.
-func viewsKeyLast(cf *ConfigFile) bool {
-	root := cf.doc.Content[0]
-	return len(root.Content) >= 2 && root.Content[len(root.Content)-2].Value == "views"
+		return b.String()
+	})
 }
 
 // yamlString is a value as YAML reads it back: plain when it can be, quoted otherwise.
