@@ -204,3 +204,29 @@ func (l *Loader) CacheSize() int {
 	defer l.mu.Unlock()
 	return len(l.cache)
 }
+
+// ReadinessOf is a subscription's readiness (rules.Config.Readiness) as the container witnesses it now: only its
+// own blobs are listed — at the root, and the replay's archived/ and quarantine/ copies, which are evidence too —
+// so a command about one blob (show) says what the dashboard says of it without listing the whole container. Nil
+// when the subscription has no dead letter left.
+func (l *Loader) ReadinessOf(ctx context.Context, sub string, now time.Time) (*rules.Readiness, error) {
+	var items []*rules.Item
+	for _, prefix := range []string{sub + "/", rules.ArchivedPrefix + sub + "/", rules.QuarantinePrefix + sub + "/"} {
+		err := l.Container.List(ctx, prefix, func(p store.Page) error {
+			for _, bi := range p.Blobs {
+				it := l.Config.MakeItem(bi, now)
+				items = append(items, &it)
+			}
+			return nil
+		})
+		if err != nil {
+			return nil, err
+		}
+	}
+	for _, r := range l.Config.Readiness(items, now) {
+		if r.Subscription == sub {
+			return &r, nil
+		}
+	}
+	return nil, nil
+}

@@ -7,7 +7,9 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/deadletter/deadletter/internal/present"
 	"github.com/deadletter/deadletter/internal/session"
+	"github.com/deadletter/deadletter/replay/rules"
 	"github.com/deadletter/deadletter/store"
 )
 
@@ -99,5 +101,49 @@ func TestSavedViewOpensItsFilterAndSort(t *testing.T) {
 		} else {
 			prev = n
 		}
+	}
+}
+
+// One voice: the detail's advice for every blob is what show says of it — the same sentences, its subscription's
+// readiness read by show from the container (Loader.ReadinessOf) as the dashboard reads it from its snapshot.
+func TestTheDetailAdvisesAsShowDoes(t *testing.T) {
+	mem, cfg := fixture(t, 80)
+	hs := newHarness(t, mem, cfg, 200, 60)
+	l := hs.m.opt.Session.Loader()
+	seen := 0
+	for _, it := range hs.m.snap.Items {
+		if it.Pane == rules.PaneArchived || strings.ContainsAny(it.Name, "\x1b\x07") {
+			continue
+		}
+		d, err := l.Inspect(context.Background(), it.Name)
+		if err != nil {
+			t.Fatal(err)
+		}
+		state := present.StateOf(d, cfg)
+		if state.Readiness, err = l.ReadinessOf(context.Background(), d.Parsed.Subscription, d.Now); err != nil {
+			t.Fatal(err)
+		}
+		hs.send(openBlobMsg{it.Name})
+		hs.settle()
+		var got []string
+		for _, line := range strings.Split(hs.screen(), "\n") {
+			if s := strings.TrimSpace(line); strings.HasPrefix(s, "→ ") {
+				got = append(got, strings.TrimPrefix(s, "→ "))
+			}
+		}
+		want := present.Advice(state)
+		if len(got) < len(want) {
+			t.Errorf("%s: the detail advises %q, show %q", it.Name, got, want)
+		}
+		for i := range want {
+			if i < len(got) && !strings.HasPrefix(want[i], strings.TrimSuffix(got[i], "…")) {
+				t.Errorf("%s: the detail's advice %q, show's %q", it.Name, got[i], want[i])
+			}
+		}
+		seen++
+		hs.press("<esc>")
+	}
+	if seen == 0 {
+		t.Fatal("no blob looked at")
 	}
 }

@@ -58,9 +58,19 @@ func runShow(ctx context.Context, o *showOptions) error {
 	if err != nil {
 		return couldNotLook(ctx, err)
 	}
+	state := present.StateOf(d, s.Config())
+	if sub := d.Parsed.Subscription; sub != "" { // (as the dashboard's detail says it: whether its handler still fails)
+		if state.Readiness, err = s.Loader().ReadinessOf(ctx, sub, d.Now); err != nil {
+			return couldNotLook(ctx, err)
+		}
+	}
+	advice := present.Advice(state)
 	sj := output.ToShowJSON(s.Config(), d)
 	sj.Rehearsal = s.Rehearsal()
-	return o.out.print(f.io.out, sj, func() { f.sayRehearsal(s); writeShow(f.io.out, d, s.Config()) })
+	for _, l := range advice {
+		sj.Advice = append(sj.Advice, output.Text(l))
+	}
+	return o.out.print(f.io.out, sj, func() { f.sayRehearsal(s); writeShow(f.io.out, d, s.Config(), advice) })
 }
 
 // exactArgs is cobra.ExactArgs with a usage error that says what is wanted.
@@ -74,7 +84,7 @@ func exactArgs(n int, want string) cobra.PositionalArgs {
 }
 
 // writeShow prints one blob for a person. Every string from the blob goes through textfmt.Printable.
-func writeShow(w io.Writer, d *replay.Detail, cfg rules.Config) {
+func writeShow(w io.Writer, d *replay.Detail, cfg rules.Config, advice []string) {
 	p := textfmt.Printable
 	now := d.Now
 	al := cfg.AlertsOf(&d.Item, now)
@@ -89,7 +99,7 @@ func writeShow(w io.Writer, d *replay.Detail, cfg rules.Config) {
 	for _, l := range present.StateLines(al) {
 		fmt.Fprintf(w, "  %s\n", l)
 	}
-	for _, l := range present.Advice(present.StateOf(d, cfg)) {
+	for _, l := range advice {
 		fmt.Fprintf(w, "  → %s\n", l)
 	}
 	if d.ReadErr != "" {

@@ -364,6 +364,8 @@ type ShowJSON struct {
 	EventList  []EventJSON  `json:"events"`
 	Preview    any          `json:"preview,omitempty"`
 	Restore    *RestoreJSON `json:"restore,omitempty"`
+	// Advice is what to do about the blob, the sentences show and the dashboard's detail print (present.Advice).
+	Advice []Text `json:"advice"`
 	// Rehearsal: the blob is a twin's, its age the twin's clock.
 	Rehearsal bool `json:"rehearsal,omitempty"`
 }
@@ -377,7 +379,7 @@ func QuarantinedOf(q []rules.Quarantined) []QuarantinedJSON {
 }
 
 func ToShowJSON(cfg rules.Config, d *replay.Detail) ShowJSON {
-	out := ShowJSON{BlobJSON: ToBlobJSON(cfg, &d.Item, d.Now), EventList: []EventJSON{}}
+	out := ShowJSON{BlobJSON: ToBlobJSON(cfg, &d.Item, d.Now), EventList: []EventJSON{}, Advice: []Text{}}
 	out.EventCount = out.Events
 	for i, ev := range d.Payload.Events {
 		e := EventJSON{Index: ev.Index, ID: Text(ev.ID), EventType: Text(ev.EventType), Subject: Text(ev.Subject), DeadLetterReason: Text(ev.DeadLetterReason),

@@ -1,0 +1,121 @@
+package main
+
+import (
+	"encoding/json"
+	"maps"
+	"path/filepath"
+	"reflect"
+	"testing"
+)
+
+// One voice (issue 51): on the demo's incident, every blob says the same of itself in show --json and ls --json;
+// check --json and report --format json count the panes as ls does and name in each finding only blobs ls puts
+// there; and the readiness report gives and drain --dry-run warns by are the same, witness by witness.
+func TestEveryOutputSaysTheSameOfEachBlob(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), "twin")
+	mustRun(t, "twin", "start", "--dir", dir)
+	mustRun(t, "twin", "advance", "--dir", dir, "--by", "3h")
+
+	var ls struct{ Blobs []map[string]any }
+	if err := json.Unmarshal([]byte(mustRun(t, "ls", "--json", "--dir", dir)), &ls); err != nil {
+		t.Fatal(err)
+	}
+	byName, panes := map[string]map[string]any{}, map[string]float64{}
+	for _, b := range ls.Blobs {
+		byName[b["name"].(string)] = b
+		panes[b["pane"].(string)]++
+	}
+	same := []string{"pane", "size", "lastModified", "ageSeconds", "expiresAt", "malformed", "error", "maxReplayAttempt",
+		"maxReplayAttemptAtLeast", "reasons", "outcomes", "verdicts", "expiring", "stalled", "handled", "untriggerable"}
+	for name, b := range byName {
+		var show map[string]any
+		if err := json.Unmarshal([]byte(mustRun(t, "show", "--json", "--dir", dir, name)), &show); err != nil {
+			t.Fatal(err)
+		}
+		for _, k := range same {
+			if !reflect.DeepEqual(show[k], b[k]) {
+				t.Errorf("%s: show says %s = %v, ls says %v", name, k, show[k], b[k])
+			}
+		}
+		if show["eventCount"] != b["events"] {
+			t.Errorf("%s: show counts %v events, ls %v", name, show["eventCount"], b["events"])
+		}
+	}
+
+	var check struct {
+		Counts   map[string]float64
+		Findings []struct {
+			Kind  string
+			Count float64
+			Names []string
+			More  float64
+		}
+	}
+	if err := json.Unmarshal([]byte(runAny(t, "check", "--json", "--dir", dir)), &check); err != nil {
+		t.Fatal(err)
+	}
+	var report struct {
+		Counts    map[string]float64
+		Readiness []map[string]any
+	}
+	if err := json.Unmarshal([]byte(mustRun(t, "report", "--format", "json", "--dir", dir)), &report); err != nil {
+		t.Fatal(err)
+	}
+	for what, counts := range map[string]map[string]float64{"check": check.Counts, "report": report.Counts} {
+		for p, n := range panes {
+			if counts[p] != n {
+				t.Errorf("%s counts %v %s, ls lists %v", what, counts[p], p, n)
+			}
+		}
+	}
+	inPane := map[string]string{"stranded": "stranded", "crash": "stranded", "quarantine": "quarantine", "replayStalled": "live", "malformed": ""}
+	for _, f := range check.Findings {
+		if int(f.Count) != len(f.Names)+int(f.More) {
+			t.Errorf("check's %s finding counts %v but names %d (+%v more)", f.Kind, f.Count, len(f.Names), f.More)
+		}
+		if f.Kind == "handlerFailing" {
+			continue // (it names subscriptions)
+		}
+		for _, n := range f.Names {
+			b, ok := byName[n]
+			switch {
+			case !ok:
+				t.Errorf("check's %s finding names %s, which ls does not list", f.Kind, n)
+			case inPane[f.Kind] != "" && b["pane"] != inPane[f.Kind]:
+				t.Errorf("check's %s finding names %s, which ls puts in %v", f.Kind, n, b["pane"])
+			case f.Kind == "stranded" && (b["handled"] == true):
+				t.Errorf("check counts the handled %s as stranded", n)
+			case f.Kind == "expiring" && b["expiring"] != true:
+				t.Errorf("check's expiring finding names %s, which ls does not call expiring", n)
+			}
+		}
+	}
+
+	var dry struct{ Readiness []map[string]any }
+	if err := json.Unmarshal([]byte(mustRun(t, "drain", "--dry-run", "--json", "--dir", dir)), &dry); err != nil {
+		t.Fatal(err)
+	}
+	bySub := func(rs []map[string]any) map[string]map[string]any {
+		m := map[string]map[string]any{}
+		for _, r := range rs {
+			m[r["subscription"].(string)] = r
+		}
+		return m
+	}
+	rep, dr := bySub(report.Readiness), bySub(dry.Readiness)
+	if len(rep) == 0 {
+		t.Fatal("the report has no readiness: the test proves nothing")
+	}
+	for sub, r := range dr {
+		if !maps.EqualFunc(r, rep[sub], reflect.DeepEqual) {
+			t.Errorf("%s: the drain's readiness %v, the report's %v", sub, r, rep[sub])
+		}
+	}
+}
+
+// runAny runs the command line whatever its exit (check exits 1 with findings) and returns its stdout.
+func runAny(t *testing.T, args ...string) string {
+	t.Helper()
+	out, _, _ := runCmd(t, args...)
+	return out
+}
