@@ -10,6 +10,7 @@ import (
 	"runtime"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/deadletter/deadletter/store"
 	"github.com/deadletter/deadletter/store/dirstore"
@@ -517,5 +518,33 @@ func TestARefusedRepairSaysEveryReason(t *testing.T) {
 	json.Unmarshal([]byte(out), &r)
 	if e, _ := r["error"].(string); !strings.Contains(e, "changes nothing") || !strings.Contains(e, "would go twice") {
 		t.Fatalf("JSON error: %q", e)
+	}
+}
+
+// The advice to fix a malformed payload says, before anything is edited, what the repair will be refused for:
+// a WEBHOOKS event (not idempotent) stays quarantined whatever the fix — and the repair is then refused for that.
+func TestAdviceSaysARepairWillBeRefusedBeforeTheEdit(t *testing.T) {
+	dir := t.TempDir()
+	mustRun(t, "seed", "--dir", dir, "--count", "3")
+	d, _ := dirstore.Open(dir)
+	name := "WEBHOOKS/2026/11/30/9/0b8c2f7e-webhook.json"
+	broken := strings.ReplaceAll(noData, "ProcessPushNotification", "ProcessWebhook")
+	if _, err := d.Write(context.Background(), name, []byte(broken), store.WriteOptions{ContentType: "application/json"}); err != nil {
+		t.Fatal(err)
+	}
+	d.Backdate(context.Background(), name, time.Now().Add(-3*time.Hour))
+	var s struct{ Advice []string }
+	if err := json.Unmarshal([]byte(mustRun(t, "show", name, "--dir", dir, "--json")), &s); err != nil {
+		t.Fatal(err)
+	}
+	if len(s.Advice) == 0 || !strings.Contains(s.Advice[0], "no fix replays it") || !strings.Contains(s.Advice[0], "notIdempotent") {
+		t.Fatalf("the advice does not say the repair is refused: %q", s.Advice)
+	}
+	fixed := strings.ReplaceAll(withData, "ProcessPushNotification", "ProcessWebhook")
+	t.Setenv("EDITOR", editorScript(t, fixed, ""))
+	t.Setenv("VISUAL", "")
+	t.Chdir(t.TempDir())
+	if out, errs, code := runCmd(t, "edit", name, "--dir", dir, "--yes"); code != 3 || !strings.Contains(out+errs, "notIdempotent") {
+		t.Fatalf("the repair the advice warned of: exit %d\n%s\n%s", code, out, errs)
 	}
 }

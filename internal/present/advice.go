@@ -24,6 +24,10 @@ type BlobState struct {
 	// NothingRepublished: it was read and the replay would republish none of its events (all quarantined, or it
 	// crashes), so whether its handler still fails changes nothing for it.
 	NothingRepublished bool
+	// Events is how many events it holds as read; BeyondRepair, how many of them no repair makes replayable
+	// (rules.Config.BeyondRepair): the advice to edit it says so before the operator edits.
+	Events       int
+	BeyondRepair rules.VerdictCounts
 	// Gone, when set, says where the blob went since it was read.
 	Gone *replay.Whereabouts
 	// Now is the service's time the state was read at.
@@ -32,8 +36,12 @@ type BlobState struct {
 
 // StateOf gathers the state of a read blob.
 func StateOf(d *replay.Detail, cfg rules.Config) BlobState {
-	return BlobState{Pane: d.Pane, Alerts: cfg.AlertsOf(&d.Item, d.Now), Unreadable: d.ReadErr != "", Restore: d.Restore, Now: d.Now,
+	s := BlobState{Pane: d.Pane, Alerts: cfg.AlertsOf(&d.Item, d.Now), Unreadable: d.ReadErr != "", Restore: d.Restore, Now: d.Now,
 		NothingRepublished: !rules.Republishes([]rules.Item{d.Item})}
+	if d.Payload != nil && d.ReadErr == "" {
+		s.Events, s.BeyondRepair = len(d.Payload.Events), cfg.BeyondRepair(d.Payload.Events)
+	}
+	return s
 }
 
 // Advice is what to do about a blob, in one voice: one sentence decided by the one state that matters most
@@ -45,6 +53,11 @@ func Advice(s BlobState) []string {
 	var out []string
 	main := adviceFor(s)
 	out = append(out, main)
+	if strings.Contains(main, "deadletter edit") && !strings.Contains(main, "no fix replays it") {
+		if l := repairWarning(s); l != "" {
+			out = append(out, l)
+		}
+	}
 	if a.Expiring && s.Gone == nil && !s.Unreadable && !a.Handled && (s.Pane == rules.PaneStranded || s.Pane == rules.PaneQuarantine) {
 		switch {
 		case s.Pane == rules.PaneQuarantine:
@@ -97,6 +110,19 @@ func ackNote(note string) string {
 	return ": " + textfmt.Printable(note)
 }
 
+// repairWarning says, where the advice is to edit a payload, which of its events no fix can replay — so the
+// refusal of the repair is said before the operator edits, not after.
+func repairWarning(s BlobState) string {
+	n := s.BeyondRepair.Total()
+	switch {
+	case n == 0:
+		return ""
+	case n == s.Events:
+		return fmt.Sprintf("But no fix replays it: each of its %d event(s) is quarantined whatever the payload says (%s, by its event type), so deadletter edit refuses the repair without --force — copy it out (deadletter get) and take it to whoever owns that handler.", n, s.BeyondRepair)
+	}
+	return fmt.Sprintf("A fix still leaves %d of its %d event(s) quarantined (%s, by their event type): deadletter edit refuses the repair without --force, or edit those out.", n, s.Events, s.BeyondRepair)
+}
+
 // drainable reports whether the advice for s is to drain it.
 func drainable(s BlobState) bool {
 	a := s.Alerts
@@ -123,6 +149,8 @@ func adviceFor(s BlobState) string {
 	case a.Handled:
 		return fmt.Sprintf("Leave it: the replay already handled it (%s exists) and only its delete failed; the lifecycle rule removes it. Draining would republish its events a second time.",
 			textfmt.Printable(a.HandledBy))
+	case s.Pane == rules.PaneStranded && a.Malformed && s.Events > 0 && s.BeyondRepair.Total() == s.Events:
+		return fmt.Sprintf("Drain it to let the replay quarantine it whole, then copy it out (deadletter get): no fix replays it — each of its %d event(s) is quarantined whatever the payload says (%s, by its event type), so deadletter edit would be refused without --force.", s.Events, s.BeyondRepair)
 	case s.Pane == rules.PaneStranded && a.Malformed:
 		return "Fix its payload with deadletter edit (e in the dashboard), which sends the fix back through the replay; or drain it to let the replay quarantine it whole (it can never publish it), then fix what wrote it."
 	case s.Pane == rules.PaneStranded:

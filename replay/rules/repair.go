@@ -129,3 +129,21 @@ func diagnosed(p *Payload) bool {
 	}
 	return len(p.Events) > 0
 }
+
+// BeyondRepair counts, of evs, the events no repair makes replayable whatever it fixes: the replay refuses them by
+// their event type — no handler routes it, or its handler is not idempotent — so a repaired payload still has
+// them quarantined, and a repair is refused without --force (ReasonStillQuarantined). The cap is not counted: a
+// repair lifts it by writing the id without its attempt. Judged on the events as the payload reads (a malformed
+// payload's best-effort events), so the advice can say it before the operator edits anything.
+func (c Config) BeyondRepair(evs []Event) VerdictCounts {
+	var out VerdictCounts
+	for _, ev := range evs {
+		switch j := c.Judge(ev.ID, ev.EventType); {
+		case j.Verdicts.Has(VerdictUnroutable):
+			out[VerdictUnroutable]++
+		case j.Verdicts.Has(VerdictNotIdempotent):
+			out[VerdictNotIdempotent]++
+		}
+	}
+	return out
+}
