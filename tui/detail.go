@@ -262,7 +262,11 @@ func (v *detail) wrapHead() []string {
 	}
 	var out []string
 	for _, l := range v.source {
-		out = append(out, strings.Split(ansi.Wrap(l, max(1, v.w), " "), "\n")...)
+		hang := 0
+		if strings.HasPrefix(ansi.Strip(l), "→ ") {
+			hang = 2 // (advice wraps under its text, not under the arrow)
+		}
+		out = append(out, textfmt.Hang(l, max(1, v.w), hang, " /")...)
 	}
 	if len(out) > budget {
 		out = append(out[:budget-1], v.e.st.Dim.Render(fmt.Sprintf("… %d more line(s): tab to %q", len(out)-budget+1, sectionNames[secPrediction])))

@@ -96,8 +96,10 @@ func (f *filterBar) edit(q string) {
 }
 
 // SetSize implements component: the bar is one line of the screen's width.
-func (f *filterBar) SetSize(w, _ int) { f.w = w
-	f.input.SetWidth(max(10, w-4)) }
+func (f *filterBar) SetSize(w, _ int) {
+	f.w = w
+	f.input.SetWidth(max(10, w-4))
+}
 
 // Scope implements component.
 func (f *filterBar) Scope() *scope { return f.keys }

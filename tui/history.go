@@ -234,7 +234,8 @@ func (h *historyView) rebuild() {
 			if outcome == "" {
 				outcome = "?"
 			}
-			blobs = append(blobs, historyRow{text: fmt.Sprintf("%-9s %s → now %s", outcome, f.Blob.Name, fate), open: open, mine: mine, record: in.ID})
+			// What became of it first, then which blob: a narrow box cuts the name, never the outcome.
+			blobs = append(blobs, historyRow{text: fmt.Sprintf("%-9s → now %s · %s", outcome, fate, f.Blob.Name), open: open, mine: mine, record: in.ID})
 			blobs = append(blobs, h.eventRows(in.ID, f.Blob.Name, open, mine)...)
 		}
 		if why := h.following[in.ID]; why != "" {
@@ -327,7 +328,7 @@ func (h *historyView) View() string {
 	if !h.rows[h.cursor].header {
 		cur = "    " + cur
 	}
-	wrapped := strings.Split(ansi.Wrap(textfmt.Printable(cur), w, "/-. "), "\n")
+	wrapped := strings.Split(textfmt.Wrap(textfmt.Printable(cur), w, "/-. "), "\n")
 	rows = max(1, rows-len(wrapped)+1)
 	top := max(0, min(h.cursor-rows/2, len(h.rows)-rows))
 	var pinned []string

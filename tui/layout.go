@@ -64,7 +64,7 @@ func (m *Model) Screen() string {
 		if m.ignored != "" {
 			msg += fmt.Sprintf(" (%q was dropped)", m.ignored)
 		}
-		return fit(ansi.Wrap(msg, max(m.w, 1), " "), m.w, m.h)
+		return fit(textfmt.Wrap(msg, max(m.w, 1), " "), m.w, m.h)
 	}
 	f := frameMsg{m.frame()}
 	for _, b := range m.bars() {
@@ -107,7 +107,7 @@ func (m *Model) paneView() string {
 		if m.list.err != nil {
 			lines := []string{m.paint(&m.st.Error, "Could not read the container, so nothing below is known — not even that it is empty."), "",
 				textfmt.Printable(m.list.err.Error()), "", fmt.Sprintf("Retrying in %s (R to retry now).", m.retryIn())}
-			return fit(ansi.Wrap(strings.Join(lines, "\n"), m.w, " "), m.w, bh)
+			return fit(textfmt.Wrap(strings.Join(lines, "\n"), m.w, " "), m.w, bh)
 		}
 		return fit(m.paint(&m.st.Dim, "reading the container…"), m.w, bh)
 	}

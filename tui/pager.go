@@ -9,6 +9,7 @@ import (
 	"charm.land/bubbles/v2/textinput"
 	"charm.land/bubbles/v2/viewport"
 	"github.com/charmbracelet/x/ansi"
+	"github.com/deadletter/deadletter/internal/textfmt"
 )
 
 // pager is text that scrolls (bubbles/viewport) and can be searched: the detail's prediction and raw JSON, an
@@ -105,10 +106,10 @@ func hangingWrap(l string, w int) []string {
 	body := strings.TrimLeft(l, " ")
 	indent := len(l) - len(body)
 	if indent == 0 || indent > w/2 || ansi.StringWidth(l) <= w || ansi.Strip(l) != l {
-		return strings.Split(ansi.Wrap(l, w, " "), "\n")
+		return strings.Split(textfmt.Wrap(l, w, " "), "\n")
 	}
 	pad := strings.Repeat(" ", indent)
-	out := strings.Split(ansi.Wrap(body, w-indent, " "), "\n")
+	out := strings.Split(textfmt.Wrap(body, w-indent, " "), "\n")
 	for k := range out {
 		out[k] = pad + out[k]
 	}

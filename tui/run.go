@@ -12,7 +12,6 @@ import (
 	"charm.land/bubbles/v2/textinput"
 	tea "charm.land/bubbletea/v2"
 	"charm.land/lipgloss/v2"
-	"github.com/charmbracelet/x/ansi"
 	"github.com/deadletter/deadletter/internal/present"
 	"github.com/deadletter/deadletter/internal/session"
 	"github.com/deadletter/deadletter/internal/textfmt"
@@ -291,7 +290,7 @@ func (r *runView) View() string {
 			pinned = append(pinned, st.Warn.Render("cancelling: blobs not yet started are left untouched…"))
 		}
 		for _, s := range r.said[max(0, len(r.said)-6):] {
-			pinned = append(pinned, strings.Split(ansi.Wrap(textfmt.Printable(s), max(1, r.inner-2), " "), "\n")...)
+			pinned = append(pinned, strings.Split(textfmt.Wrap(textfmt.Printable(s), max(1, r.inner-2), " "), "\n")...)
 		}
 		r.body.setLines(nil)
 		return r.render(pinned, r.Scope())
@@ -308,7 +307,7 @@ func (r *runView) View() string {
 		return r.render(nil, r.Scope())
 	}
 	h, w := r.listHeight(), r.inner-2
-	cur := strings.Split(ansi.Wrap(textfmt.Printable(lines[min(r.cursor, len(lines)-1)]), w, "/-. "), "\n")
+	cur := strings.Split(textfmt.Wrap(textfmt.Printable(lines[min(r.cursor, len(lines)-1)]), w, "/-. "), "\n")
 	rows := max(1, h-len(cur)+1) // the cursor's result takes len(cur) of the h lines
 	top := max(0, min(r.cursor-rows/2, len(lines)-rows))
 	var pinned []string

@@ -268,24 +268,7 @@ func runContextAdd(_ context.Context, o *contextAddOptions) error {
 	if fs.Changed("connection-string") {
 		return usagef("context add never writes a connection string: export it and name the variable with --connection-string-env")
 	}
-	var values [][2]string
-	for _, k := range session.ContextKeys {
-		switch {
-		case k == "connection-string-env" && o.connEnv != "":
-			values = append(values, [2]string{k, o.connEnv})
-		case k != "name" && fs.Lookup(k) != nil && fs.Changed(k):
-			v := fs.Lookup(k).Value.String()
-			if sv, ok := fs.Lookup(k).Value.(pflag.SliceValue); ok {
-				v = strings.Join(sv.GetSlice(), ",") // (a context's list is its values joined, as its flag takes them)
-			}
-			if (k == "dir" || k == "handlers" || k == "connection-string-file") && !filepath.IsAbs(v) {
-				if abs, err := filepath.Abs(v); err == nil {
-					v = abs // relative to where it was typed (the file would read it relative to its own folder)
-				}
-			}
-			values = append(values, [2]string{k, v})
-		}
-	}
+	values := contextValues(fs, o.connEnv)
 	if strings.TrimSpace(o.name) == "" || textfmt.Printable(o.name) != o.name {
 		return usagef("a context's name must be printable and not empty")
 	}
@@ -309,4 +292,28 @@ func runContextAdd(_ context.Context, o *contextAddOptions) error {
 	}
 	fmt.Fprintf(a.io.out, "switched to context %q (%s)\n", o.name, textfmt.Printable(path))
 	return nil
+}
+
+// contextValues are a new context's values: each context key whose flag was typed (a list joined, a relative path
+// made absolute from where it was typed), and the variable naming its connection string.
+func contextValues(fs *pflag.FlagSet, connEnv string) [][2]string {
+	var values [][2]string
+	for _, k := range session.ContextKeys {
+		switch {
+		case k == "connection-string-env" && connEnv != "":
+			values = append(values, [2]string{k, connEnv})
+		case k != "name" && fs.Lookup(k) != nil && fs.Changed(k):
+			v := fs.Lookup(k).Value.String()
+			if sv, ok := fs.Lookup(k).Value.(pflag.SliceValue); ok {
+				v = strings.Join(sv.GetSlice(), ",") // (a context's list is its values joined, as its flag takes them)
+			}
+			if (k == "dir" || k == "handlers" || k == "connection-string-file") && !filepath.IsAbs(v) {
+				if abs, err := filepath.Abs(v); err == nil {
+					v = abs // relative to where it was typed (the file would read it relative to its own folder)
+				}
+			}
+			values = append(values, [2]string{k, v})
+		}
+	}
+	return values
 }

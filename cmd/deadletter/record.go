@@ -2,6 +2,8 @@ package main
 
 import (
 	"fmt"
+	"slices"
+	"strconv"
 	"strings"
 
 	"github.com/deadletter/deadletter/internal/record"
@@ -10,13 +12,27 @@ import (
 	"github.com/spf13/pflag"
 )
 
-// via is the command that asked, as a record names it: its words and the names of the flags given — never their
-// values (a flag may hold a connection string).
+// via is the command that asked, as a record names it: its words and the flags given — the values only of the
+// flags that say what the action selected and how (keptValues: a filter's words are no secret), never the others'
+// (a flag may hold a connection string, a path, an account).
 func via(cmd *cobra.Command) string {
 	parts := []string{cmd.CommandPath()}
-	cmd.Flags().Visit(func(f *pflag.Flag) { parts = append(parts, "--"+f.Name) })
+	cmd.Flags().Visit(func(f *pflag.Flag) {
+		if !slices.Contains(keptValues, f.Name) || f.Value.Type() == "bool" {
+			parts = append(parts, "--"+f.Name)
+			return
+		}
+		v := f.Value.String()
+		if v == "" || strings.ContainsAny(v, " \t'\"\\$`") {
+			v = strconv.Quote(v)
+		}
+		parts = append(parts, "--"+f.Name+" "+v)
+	})
 	return strings.Join(parts, " ")
 }
+
+// keptValues are the flags whose values a record keeps: what an action took and how it went about it.
+var keptValues = []string{"filter", "view", "pane", "subscription", "verdict", "older-than", "rate", "canary-wait", "for", "concurrency"}
 
 // warnAll says on stderr what an action's record could not keep.
 func (f *factory) warnAll(warnings []string) {

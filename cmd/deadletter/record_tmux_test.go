@@ -2,6 +2,7 @@ package main
 
 import (
 	"regexp"
+	"strings"
 	"testing"
 )
 
@@ -37,5 +38,24 @@ func TestTheRecordInTmux(t *testing.T) {
 	tm.keys("q")
 	if code := tm.exited(); code != 0 {
 		t.Fatalf("exit %d", code)
+	}
+}
+
+// L at 80 and at 120 columns says what became of each blob (its outcome before its name: a narrow box cuts the
+// name, not the outcome), and the record keeps the filter words the action was asked with.
+func TestTheRecordShowsOutcomesAndFilterWordsInTmux(t *testing.T) {
+	dir := seeded(t)
+	mustRun(t, "drain", "--dir", dir, "--filter", "sub:webhooks -is:handled", "--yes")
+	for _, size := range [][2]int{{80, 24}, {120, 40}} {
+		tm := newTerm(t, size[0], size[1], binary(t), "--dir", dir, "--interval", "1h")
+		tm.screen("[1 Stranded")
+		tm.keys("L")
+		s := tm.screen("The record", `--filter "sub:webhooks`, `-is:handled"`)
+		if n := strings.Count(s, "→ now at the root"); n < 2 {
+			t.Errorf("at %dx%d the record shows %d outcomes:\n%s", size[0], size[1], n, s)
+		}
+		tm.keys("Escape")
+		tm.keys("q")
+		tm.exited()
 	}
 }

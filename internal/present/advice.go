@@ -51,13 +51,7 @@ func StateOf(d *replay.Detail, cfg rules.Config) BlobState {
 func Advice(s BlobState) []string {
 	a := s.Alerts
 	var out []string
-	main := adviceFor(s)
-	out = append(out, main)
-	if strings.Contains(main, "deadletter edit") && !strings.Contains(main, "no fix replays it") {
-		if l := repairWarning(s); l != "" {
-			out = append(out, l)
-		}
-	}
+	out = append(out, mainAdvice(s)...)
 	if a.Expiring && s.Gone == nil && !s.Unreadable && !a.Handled && (s.Pane == rules.PaneStranded || s.Pane == rules.PaneQuarantine) {
 		switch {
 		case s.Pane == rules.PaneQuarantine:
@@ -108,6 +102,17 @@ func ackNote(note string) string {
 		return ""
 	}
 	return ": " + textfmt.Printable(note)
+}
+
+// mainAdvice is the sentence that decides and, where it is to edit the payload, what no fix can replay.
+func mainAdvice(s BlobState) []string {
+	main := adviceFor(s)
+	if strings.Contains(main, "deadletter edit") && !strings.Contains(main, "no fix replays it") {
+		if l := repairWarning(s); l != "" {
+			return []string{main, l}
+		}
+	}
+	return []string{main}
 }
 
 // repairWarning says, where the advice is to edit a payload, which of its events no fix can replay — so the

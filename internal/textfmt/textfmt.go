@@ -406,3 +406,31 @@ func AppendJSON(dst []byte, s string) []byte {
 	}
 	return append(dst, '"')
 }
+
+// nbHyphen stands in for a hyphen while text is wrapped: x/ansi's wrap breaks at every hyphen, and a name
+// (PUSH-NOTIFICATIONS, a GUID, -is:handled) must never be cut in two at one.
+const nbHyphen = '\u2011'
+
+// Wrap wraps s (escape sequences kept) at limit cells, at spaces and the given breakpoints — never at a hyphen;
+// a word longer than the line is cut where it must be.
+func Wrap(s string, limit int, breakpoints string) string {
+	if !strings.ContainsRune(s, '-') || strings.ContainsRune(s, nbHyphen) {
+		return ansi.Wrap(s, limit, breakpoints)
+	}
+	out := ansi.Wrap(strings.ReplaceAll(s, "-", string(nbHyphen)), limit, strings.ReplaceAll(breakpoints, "-", ""))
+	return strings.ReplaceAll(out, string(nbHyphen), "-")
+}
+
+// Hang wraps s at limit cells as Wrap does, its continuation lines indented by hang cells, so a list item's text
+// stays under its start ("→ Drain it: …" wraps under "Drain"). A hang over half the line wraps flush.
+func Hang(s string, limit, hang int, breakpoints string) []string {
+	if hang <= 0 || hang > limit/2 || ansi.StringWidth(s) <= limit {
+		return strings.Split(Wrap(s, limit, breakpoints), "\n")
+	}
+	out := strings.Split(Wrap(s, limit-hang, breakpoints), "\n")
+	pad := strings.Repeat(" ", hang)
+	for i := 1; i < len(out); i++ {
+		out[i] = pad + out[i]
+	}
+	return out
+}

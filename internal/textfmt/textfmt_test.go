@@ -176,3 +176,32 @@ func TestParseDurationSaysTheBound(t *testing.T) {
 		}
 	}
 }
+
+// Wrapped text never breaks a name at a hyphen (x/ansi's wrap does): a line ends at a space or a breakpoint, and
+// a word longer than the line is cut only where it must be; the text is the same once the breaks are taken out.
+func TestWrapNeverBreaksAtAHyphen(t *testing.T) {
+	for _, tc := range []struct {
+		s     string
+		width int
+	}{
+		{"drained by PUSH-NOTIFICATIONS and FRIEND-REQUESTS today", 20},
+		{`deadletter drain --dir --filter "sub:webhooks -is:handled" --yes`, 40},
+		{"the blob 6cfb4200-69c9-ee25-2bdd-2bcae3e70162 stays", 30},
+	} {
+		out := Wrap(tc.s, tc.width, " /")
+		for _, l := range strings.Split(out, "\n") {
+			if Width(l) > tc.width {
+				t.Errorf("%q: line %q is wider than %d", tc.s, l, tc.width)
+			}
+			if strings.HasSuffix(l, "-") && !strings.HasSuffix(strings.TrimSpace(l), " -") && Width(l) < tc.width {
+				t.Errorf("%q: broken at a hyphen: %q", tc.s, l)
+			}
+		}
+		if strings.ReplaceAll(strings.ReplaceAll(out, "\n", ""), " ", "") != strings.ReplaceAll(tc.s, " ", "") {
+			t.Errorf("%q: wrapping changed the text: %q", tc.s, out)
+		}
+	}
+	if got := Wrap("PUSH-NOTIFICATIONS x", 19, " "); got != "PUSH-NOTIFICATIONS\nx" {
+		t.Errorf("got %q", got)
+	}
+}
