@@ -295,6 +295,9 @@ func (t *tabsBar) View() string {
 	return fit(line, t.w, t.h)
 }
 
+// rowKey is the first screen's one-line key to the codes its rows show (help says every one in full).
+const rowKey = "R2: 2 events replay · C cap · N notIdempotent · U unroutable · ? unknown"
+
 // footerBar is the status line and the key line of the focused component (and the root's keys that reach it).
 type footerBar struct{ bar }
 
@@ -326,6 +329,8 @@ func (b *footerBar) View() string {
 			pending = fmt.Sprintf(" · reading events: %s blob(s) not judged yet", thousands(f.filterPending))
 		}
 		status = b.paint(&st.Info, "filter: "+textfmt.Printable(f.filterText)+pending+"  (/ to change, esc clears it)")
+	case f.view > 0 && !f.stacked && f.items > 0:
+		status = b.paint(&st.Dim, rowKey) // (the codes the rows open on, in one line; ? has them all)
 	}
 	keys := "" // a box lists its own keys, where the eye is
 	if !f.boxed {
