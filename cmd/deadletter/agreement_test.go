@@ -5,6 +5,9 @@ import (
 	"maps"
 	"path/filepath"
 	"reflect"
+	"regexp"
+	"strconv"
+	"strings"
 	"testing"
 )
 
@@ -118,4 +121,41 @@ func runAny(t *testing.T, args ...string) string {
 	t.Helper()
 	out, _, _ := runCmd(t, args...)
 	return out
+}
+
+// check's text starts every finding's message in one column (whatever the longest kind: handlerFailing is 14
+// wide) and puts its names under the message; its stranded count and what it counts apart add up to the pane.
+func TestCheckTextIsAlignedAndAddsUp(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), "twin")
+	mustRun(t, "twin", "start", "--dir", dir)
+	mustRun(t, "twin", "advance", "--dir", dir, "--by", "3h")
+	out := runAny(t, "check", "--dir", dir)
+	msg := regexp.MustCompile(`(?m)^  ([a-zA-Z]+)( +)(\S)`)
+	cols := map[int]bool{}
+	for _, m := range msg.FindAllStringSubmatchIndex(out, -1) {
+		cols[m[6]-m[0]] = true
+	}
+	if len(cols) != 1 {
+		t.Errorf("the findings' messages start in %d columns:\n%s", len(cols), out)
+	}
+	for col := range cols {
+		for _, l := range strings.Split(out, "\n") {
+			if strings.HasPrefix(l, "   ") && strings.TrimSpace(l) != "" && len(l)-len(strings.TrimLeft(l, " ")) != col {
+				t.Errorf("a name is not under its message (column %d): %q", col, l)
+			}
+		}
+	}
+	pane := regexp.MustCompile(`\((\d+) stranded,`).FindStringSubmatch(out)
+	found := regexp.MustCompile(`stranded +(\d+) stranded blob\(s\).*?(?:\((\d+) handled)?(?: and )?(?:(\d+) crash counted apart\))?\n`).FindStringSubmatch(out)
+	if pane == nil || found == nil {
+		t.Fatalf("no stranded pane count or finding:\n%s", out)
+	}
+	sum := 0
+	for _, s := range found[1:] {
+		n, _ := strconv.Atoi(s)
+		sum += n
+	}
+	if p, _ := strconv.Atoi(pane[1]); sum != p {
+		t.Errorf("the stranded finding and what it counts apart make %d, the pane holds %d:\n%s", sum, p, out)
+	}
 }

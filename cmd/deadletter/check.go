@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"slices"
 	"strings"
 	"time"
 
@@ -194,6 +195,28 @@ func runCheck(ctx context.Context, o *checkOptions) error {
 	return result
 }
 
+// countedApart says, beside the stranded finding, the stranded blobs it does not count — the ones the replay
+// already handled and the ones it crashes on, each a finding or a count of its own — so its number and the
+// pane's add up on the page.
+func countedApart(f rules.Finding, r rules.Report) string {
+	if f.Kind != rules.FindingStranded {
+		return ""
+	}
+	var apart []string
+	if r.Handled > 0 {
+		apart = append(apart, fmt.Sprintf("%d handled", r.Handled))
+	}
+	for _, g := range r.Findings {
+		if g.Kind == rules.FindingCrash {
+			apart = append(apart, fmt.Sprintf("%d crash", g.Count))
+		}
+	}
+	if len(apart) == 0 {
+		return ""
+	}
+	return " (" + strings.Join(apart, " and ") + " counted apart)"
+}
+
 // printCheck says the report for a person: every finding with its first names, what acknowledgements silence or
 // only annotate, and the acks that were ignored.
 func printCheck(w io.Writer, container string, cfg rules.Config, r rules.Report) {
@@ -206,26 +229,33 @@ func printCheck(w io.Writer, container string, cfg rules.Config, r rules.Report)
 	} else {
 		fmt.Fprintf(w, "%s: %d finding(s) (%s%s)\n", textfmt.Printable(container), len(r.Findings), paneCounts(r.Counts), kept)
 	}
+	// Every message starts in one column, whatever the longest kind (handlerFailing is 14), and what a finding
+	// names sits under its message.
+	kw := 13
+	for _, f := range append(slices.Clone(r.Findings), r.Acknowledged...) {
+		kw = max(kw, len(f.Kind))
+	}
+	under := strings.Repeat(" ", 2+kw+2)
 	for _, f := range r.Findings {
-		fmt.Fprintf(w, "  %-13s  %s\n", f.Kind, present.FindingMessage(f, cfg, r.Now))
+		fmt.Fprintf(w, "  %-*s  %s%s\n", kw, f.Kind, present.FindingMessage(f, cfg, r.Now), countedApart(f, r))
 		if ev := present.WitnessEvidence(f.Kind, r.Witness); ev != nil {
 			for _, line := range ev { // a subscription and the counts behind it
-				fmt.Fprintf(w, "                  %s\n", line)
+				fmt.Fprintf(w, "%s%s\n", under, line)
 			}
 			continue
 		}
 		shown := f.Names[:min(len(f.Names), output.MaxFindingNames)]
 		for _, n := range shown {
-			fmt.Fprintf(w, "                  %s\n", textfmt.Printable(n))
+			fmt.Fprintf(w, "%s%s\n", under, textfmt.Printable(n))
 		}
 		if more := f.Count - len(shown); more > 0 {
-			fmt.Fprintf(w, "                  … and %d more (%s)\n", more, listCommand(f.Kind))
+			fmt.Fprintf(w, "%s… and %d more (%s)\n", under, more, listCommand(f.Kind))
 		}
-		printAcked(w, f, !f.Kind.Silenced())
+		printAcked(w, f, !f.Kind.Silenced(), under)
 	}
 	for _, f := range r.Acknowledged {
-		fmt.Fprintf(w, "  %-13s  every one acknowledged, so none raises it:\n", f.Kind)
-		printAcked(w, f, false)
+		fmt.Fprintf(w, "  %-*s  every one acknowledged, so none raises it:\n", kw, f.Kind)
+		printAcked(w, f, false, under)
 	}
 	for _, line := range present.WitnessUnknown(r.Witness) {
 		fmt.Fprintf(w, "  %s\n", line)
@@ -233,13 +263,13 @@ func printCheck(w io.Writer, container string, cfg rules.Config, r rules.Report)
 	if r.SuspiciousCount > 0 {
 		fmt.Fprintf(w, "  %d blob(s) carry ack tags deadletter did not write as they are: ignored, they silence nothing\n", r.SuspiciousCount)
 		for _, s := range r.Suspicious[:min(len(r.Suspicious), output.MaxFindingNames)] {
-			fmt.Fprintf(w, "                  %s: %s\n", textfmt.Printable(s.Name), textfmt.Printable(s.Why))
+			fmt.Fprintf(w, "%s%s: %s\n", under, textfmt.Printable(s.Name), textfmt.Printable(s.Why))
 		}
 	}
 }
 
 // printAcked lists a finding's acknowledged blobs (counted says they still count in it).
-func printAcked(w io.Writer, f rules.Finding, counted bool) {
+func printAcked(w io.Writer, f rules.Finding, counted bool, under string) {
 	if len(f.Acked) == 0 {
 		return
 	}
@@ -247,9 +277,9 @@ func printAcked(w io.Writer, f rules.Finding, counted bool) {
 	if counted {
 		how = "still counted: an ack does not silence this"
 	}
-	fmt.Fprintf(w, "                  %d acknowledged (%s):\n", len(f.Acked), how)
+	fmt.Fprintf(w, "%s%d acknowledged (%s):\n", under, len(f.Acked), how)
 	for _, ack := range f.Acked[:min(len(f.Acked), output.MaxFindingNames)] {
-		fmt.Fprintf(w, "                  %s by %s until %s\n", textfmt.Printable(ack.Name), textfmt.Printable(ack.Ack.By), ack.Ack.Until.UTC().Format("2006-01-02 15:04Z"))
+		fmt.Fprintf(w, "%s%s by %s until %s\n", under, textfmt.Printable(ack.Name), textfmt.Printable(ack.Ack.By), ack.Ack.Until.UTC().Format("2006-01-02 15:04Z"))
 	}
 }
 
