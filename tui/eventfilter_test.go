@@ -147,3 +147,23 @@ func TestTheDetailAdvisesAsShowDoes(t *testing.T) {
 		t.Fatal("no blob looked at")
 	}
 }
+
+// The overview's legend names each subscription whole where the line has room for them all, and shortens only
+// the long names, equally, where it has not.
+func TestTheLegendKeepsNamesWholeWhereTheyFit(t *testing.T) {
+	names := []string{"WEBHOOKS", "BLOB-DELETIONS", "PUSH-NOTIFICATIONS", "THREAD-REPLIES", "FRIEND-REQUESTS", "STORAGE-LEDGER", "HOSTILE"}
+	if c := legendRoom(names, 120); c != len("PUSH-NOTIFICATIONS") {
+		t.Errorf("at 120 columns the names are cut at %d", c)
+	}
+	c := legendRoom(names, 80)
+	total := 2 * (len(names) - 1)
+	for _, n := range names {
+		total += 2 + min(len(n), c)
+	}
+	if c < 4 || total > 80 || legendRoom(names, 80) != c {
+		t.Errorf("at 80 columns: cap %d, %d columns wide", c, total)
+	}
+	if total+len(names) <= 80 {
+		t.Errorf("at 80 columns the cap %d leaves room a longer cap would use", c)
+	}
+}

@@ -436,16 +436,40 @@ func (o *overview) legend() string {
 	if n == 0 {
 		return ""
 	}
-	room := max(4, o.w/n-4)
-	var parts []string
+	var names []string
 	for s, name := range o.pic.Subscriptions {
 		if s == maxSubs-1 && len(o.pic.Subscriptions) > maxSubs {
-			parts = append(parts, o.fill(s)+" others")
+			names = append(names, "others")
 			break
 		}
-		parts = append(parts, o.fill(s)+" "+strings.TrimRight(textfmt.Cell(textfmt.Printable(name), room), " "))
+		names = append(names, textfmt.Printable(name))
+	}
+	room := legendRoom(names, o.w)
+	parts := make([]string, len(names))
+	for s, name := range names {
+		parts[s] = o.fill(s) + " " + strings.TrimRight(textfmt.Cell(name, room), " ")
 	}
 	return strings.Join(parts, "  ")
+}
+
+// legendRoom is the widest a legend's name may be for the whole legend to fit w columns: every name whole when
+// they fit, else the same cap for the long ones (the short ones keep theirs), never under four.
+func legendRoom(names []string, w int) int {
+	fits := func(c int) bool {
+		total := 2 * (len(names) - 1) // (the gap between entries; each name has its fill and a space before it)
+		for _, n := range names {
+			total += 2 + min(textfmt.Width(n), c)
+		}
+		return total <= w
+	}
+	c := 0
+	for _, n := range names {
+		c = max(c, textfmt.Width(n))
+	}
+	for c > 4 && !fits(c) {
+		c--
+	}
+	return c
 }
 
 func (o *overview) lossLine() string {
