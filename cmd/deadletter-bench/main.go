@@ -165,6 +165,8 @@ func printTable(rows []row) int {
 	for _, r := range rows {
 		ratio, target, mark := "", "", ""
 		switch {
+		case r.failed: // (before its target: a run that failed met none)
+			mark, missed = "  MISSED", missed+1
 		case r.ratio > 0:
 			ratio = fmt.Sprintf("%.2f×", r.ratio)
 			target = fmt.Sprintf("≤ %.2f×", r.target)
@@ -176,8 +178,6 @@ func printTable(rows []row) int {
 			if r.value > r.limit {
 				mark, missed = "  MISSED", missed+1
 			}
-		case r.failed:
-			mark, missed = "  MISSED", missed+1
 		}
 		if *smoke {
 			mark = ""
