@@ -5,6 +5,7 @@ import (
 
 	tea "charm.land/bubbletea/v2"
 	"github.com/deadletter/deadletter/internal/present"
+	"github.com/deadletter/deadletter/internal/textfmt"
 	"github.com/deadletter/deadletter/replay/rules"
 )
 
@@ -18,6 +19,9 @@ type help struct {
 	w, h  int
 	keys  *scope
 }
+
+// keyColumn is where a key's description starts in help ("  %-12s "): its continuation lines start there too.
+const keyColumn = 15
 
 func newHelp(e *env, under, root *scope) *help {
 	hp := &help{e: e, text: newPager(e.st), under: under, root: root}
@@ -46,6 +50,10 @@ func (hp *help) build() {
 			line := fmt.Sprintf("  %-12s %s", h.Key, h.Desc)
 			if why := b.reason(); why != "" {
 				line = st.Disabled.Render(line) + st.Dim.Render(" — off: "+why)
+			}
+			if hp.w > 0 { // wrapped here, under the description rather than under the key
+				out = append(out, textfmt.Hang(line, hp.w, keyColumn, " ")...)
+				continue
 			}
 			out = append(out, line)
 		}

@@ -427,10 +427,15 @@ func Hang(s string, limit, hang int, breakpoints string) []string {
 	if hang <= 0 || hang > limit/2 || ansi.StringWidth(s) <= limit {
 		return strings.Split(Wrap(s, limit, breakpoints), "\n")
 	}
-	out := strings.Split(Wrap(s, limit-hang, breakpoints), "\n")
+	first, _, _ := strings.Cut(Wrap(s, limit, breakpoints), "\n")
+	rest, ok := strings.CutPrefix(s, first)
+	if !ok { // (the first line is not the text's start as written: wrap it all under the hang)
+		first, rest, _ = strings.Cut(Wrap(s, limit-hang, breakpoints), "\n")
+	}
+	out := []string{first}
 	pad := strings.Repeat(" ", hang)
-	for i := 1; i < len(out); i++ {
-		out[i] = pad + out[i]
+	for _, l := range strings.Split(Wrap(strings.TrimLeft(rest, " "), limit-hang, breakpoints), "\n") {
+		out = append(out, pad+l)
 	}
 	return out
 }

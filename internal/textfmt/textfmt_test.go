@@ -205,3 +205,26 @@ func TestWrapNeverBreaksAtAHyphen(t *testing.T) {
 		t.Errorf("got %q", got)
 	}
 }
+
+// Hang fills the first line to the limit and puts the rest under the hang, every line within the limit, the
+// words unchanged.
+func TestHangWrapsUnderItsText(t *testing.T) {
+	s := "  d            drain the selection, else the row under the cursor (ctrl+a selects every row shown)"
+	out := Hang(s, 60, 15, " ")
+	if len(out) < 2 || !strings.HasPrefix(out[0], "  d            drain the selection, else the row under") {
+		t.Fatalf("the first line is not filled: %q", out)
+	}
+	for _, l := range out {
+		if Width(l) > 60 {
+			t.Errorf("%q is wider than 60", l)
+		}
+	}
+	for _, l := range out[1:] {
+		if !strings.HasPrefix(l, strings.Repeat(" ", 15)) || l[15] == ' ' {
+			t.Errorf("a continuation line does not start under the text: %q", l)
+		}
+	}
+	if strings.Join(strings.Fields(strings.Join(out, " ")), " ") != strings.Join(strings.Fields(s), " ") {
+		t.Errorf("the words changed: %q", out)
+	}
+}
