@@ -2,11 +2,9 @@ package session
 
 import (
 	"os"
-	"path/filepath"
 	"slices"
 	"strings"
 
-	"github.com/deadletter/deadletter/internal/opfile"
 	"github.com/deadletter/deadletter/internal/textfmt"
 )
 
@@ -47,13 +45,7 @@ func AddContext(path, name string, values [][2]string, check func(key, value str
 	} else if c.Err != nil {
 		return c.Err
 	}
-	if cf.raw == nil {
-		if err := os.MkdirAll(filepath.Dir(path), 0o700); err != nil {
-			return err
-		}
-		return opfile.Replace(path, out, 0o600)
-	}
-	return rewriteInPlace(path, out)
+	return writeConfig(cf, out)
 }
 
 // readOrEmptyWith reads the config file, or — when there is none — an empty one to write.

@@ -2,13 +2,10 @@ package session
 
 import (
 	"bytes"
-	"os"
-	"path/filepath"
 	"slices"
 	"strconv"
 	"strings"
 
-	"github.com/deadletter/deadletter/internal/opfile"
 	"github.com/deadletter/deadletter/internal/textfmt"
 	"github.com/deadletter/deadletter/replay/rules"
 	"go.yaml.in/yaml/v3"
@@ -192,13 +189,7 @@ func AddView(path string, vw View) error {
 	if err != nil {
 		return configError(path, 0, "views", "%v: edit it by hand", err)
 	}
-	if cf.raw == nil {
-		if err := os.MkdirAll(filepath.Dir(path), 0o700); err != nil {
-			return err
-		}
-		return opfile.Replace(path, out, 0o600)
-	}
-	return rewriteInPlace(path, out)
+	return writeConfig(cf, out)
 }
 
 // RemoveView takes out of the file the view of that name a context sees (its own first), every other byte as written.

@@ -3,8 +3,11 @@ package session
 import (
 	"bytes"
 	"fmt"
+	"os"
+	"path/filepath"
 	"slices"
 
+	"github.com/deadletter/deadletter/internal/opfile"
 	"go.yaml.in/yaml/v3"
 )
 
@@ -105,4 +108,16 @@ func lastKey(cf *ConfigFile) string {
 		return ""
 	}
 	return root.Content[len(root.Content)-2].Value
+}
+
+// writeConfig writes the config file's new bytes: in place (its mode kept, through a link) when it exists, else a
+// new private file in a private folder.
+func writeConfig(cf *ConfigFile, out []byte) error {
+	if cf.raw != nil {
+		return rewriteInPlace(cf.Path, out)
+	}
+	if err := os.MkdirAll(filepath.Dir(cf.Path), 0o700); err != nil {
+		return err
+	}
+	return opfile.Replace(cf.Path, out, 0o600)
 }
