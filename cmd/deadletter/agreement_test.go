@@ -159,3 +159,18 @@ func TestCheckTextIsAlignedAndAddsUp(t *testing.T) {
 		t.Errorf("the stranded finding and what it counts apart make %d, the pane holds %d:\n%s", sum, p, out)
 	}
 }
+
+// An export of a twin whose clock runs ahead says so, and ls of the export explains the negative ages it shows
+// rather than leaving them to look like a bug.
+func TestAnExportOfATwinAheadSaysItsTimesAreTheTwins(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), "twin")
+	mustRun(t, "twin", "start", "--dir", dir)
+	mustRun(t, "twin", "advance", "--dir", dir, "--by", "3h")
+	to := filepath.Join(t.TempDir(), "export")
+	if out := mustRun(t, "export", "--all", "--dir", dir, "--to", to); !strings.Contains(out, "keep the twin's times") {
+		t.Errorf("the export does not say its times are the twin's:\n%s", out)
+	}
+	if _, errs, _ := runCmd(t, "ls", "--dir", to); !strings.Contains(errs, "ahead of the container's clock") {
+		t.Errorf("ls of the export does not explain its negative ages:\n%s", errs)
+	}
+}

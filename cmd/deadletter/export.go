@@ -123,6 +123,11 @@ func runExport(ctx context.Context, o *exportOptions) error {
 	describe := s.Estate()
 	rep := a.newExportReport(o.out.json(), describe, abs)
 	rep.rehearsal = s.Rehearsal()
+	if rep.rehearsal { // (its blobs keep the twin's times: how far ahead of this machine they run)
+		if now, err := s.Container().Now(ctx); err == nil {
+			rep.ahead = now.Sub(time.Now())
+		}
+	}
 	defer rep.close()
 	if snap != nil && len(names) == 0 { // none of the names is a blob: no directory is made for nothing
 		rep.notMade = true
@@ -222,8 +227,10 @@ type exportReport struct {
 	json     bool
 	describe string
 	to       string
-	// rehearsal: what is exported is a twin's, its times the twin's clock.
+	// rehearsal: what is exported is a twin's, its times the twin's clock; ahead, how far that clock runs ahead of
+	// this machine's.
 	rehearsal bool
+	ahead     time.Duration
 
 	written, refused int
 	held, differs    int // of refused: names the directory held already, and of those, ones not the source's
@@ -354,6 +361,10 @@ func (r *exportReport) print(missing []rules.Result, listErr error) error {
 	}
 	_, err := fmt.Fprintf(r.w, "%d blob(s) (%s) of %s written to %s; open it with deadletter --dir %s\n", r.written, textfmt.Bytes(r.bytes),
 		textfmt.Printable(r.describe), textfmt.Printable(r.to), textfmt.Printable(r.to))
+	if r.ahead > time.Minute && err == nil {
+		_, err = fmt.Fprintf(r.w, "its blobs keep the twin's times, which run %s ahead of this machine's clock: opened with --dir, each reads %s younger (the newest dated ahead of the clock, with a negative age)\n",
+			textfmt.Duration(r.ahead), textfmt.Duration(r.ahead))
+	}
 	return err
 }
 

@@ -311,6 +311,20 @@ func hydrate(ctx context.Context, l *replay.Loader, items []rules.Item, want fun
 	}
 }
 
+// sayAhead says, on stderr, when blobs are dated ahead of the container's clock — an export of a rehearsal keeps
+// its twin's times — so a negative age is explained rather than left to look like a bug.
+func (f *factory) sayAhead(items []*rules.Item) {
+	n, most := 0, time.Duration(0)
+	for _, it := range items {
+		if it.Age < -time.Minute {
+			n, most = n+1, max(most, -it.Age)
+		}
+	}
+	if n > 0 {
+		fmt.Fprintf(f.io.err, "note: %d blob(s) are dated up to %s ahead of the container's clock (an export of a rehearsal keeps its twin's times): their ages read negative\n", n, textfmt.Duration(most))
+	}
+}
+
 // printLs prints the listing for a person: every blob, most urgent first, fitted to the terminal.
 func (o *lsOptions) print(ctx context.Context, l *replay.Loader, cfg rules.Config) error {
 	a := o.f
@@ -337,6 +351,7 @@ func (o *lsOptions) print(ctx context.Context, l *replay.Loader, cfg rules.Confi
 		ptrs[i] = &items[i]
 	}
 	slices.SortFunc(ptrs, present.Urgency(cfg, snap.Now))
+	a.sayAhead(ptrs)
 	w := a.io.out
 	if o.out.is(outName) {
 		for _, it := range ptrs {
