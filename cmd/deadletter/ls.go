@@ -332,24 +332,21 @@ func (o *lsOptions) print(ctx context.Context, l *replay.Loader, cfg rules.Confi
 	if err != nil {
 		return err
 	}
-	var items []rules.Item
+	// The snapshot's own items, pointed to, never copied: a copy of a million items was a second listing in memory.
+	var ptrs []*rules.Item
 	for _, it := range snap.Items {
 		if o.filter.listed(it) {
-			items = append(items, *it)
+			ptrs = append(ptrs, it)
 		}
 	}
 	if !o.out.is(outName) || o.filter.needsPayload() {
-		hydrate(ctx, l, items, nil)
+		l.HydrateWhere(ctx, snap, o.filter.listed)
 	}
-	o.filter.judgeEvents(ctx, l, cfg, pointers(items), snap.Now)
+	o.filter.judgeEvents(ctx, l, cfg, ptrs, snap.Now)
 	if ctx.Err() != nil {
 		return ctx.Err()
 	}
-	items = keep(items, func(it *rules.Item) bool { return o.filter.read(cfg, it, snap.Now) })
-	ptrs := make([]*rules.Item, len(items))
-	for i := range items {
-		ptrs[i] = &items[i]
-	}
+	ptrs = slices.DeleteFunc(ptrs, func(it *rules.Item) bool { return !o.filter.read(cfg, it, snap.Now) })
 	slices.SortFunc(ptrs, present.Urgency(cfg, snap.Now))
 	a.sayAhead(ptrs)
 	w := a.io.out
