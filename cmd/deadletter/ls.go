@@ -325,7 +325,10 @@ func (f *factory) sayAhead(items []*rules.Item) {
 	}
 }
 
-// printLs prints the listing for a person: every blob, most urgent first, fitted to the terminal.
+// printLs prints the listing for a person: every blob, most urgent first, fitted to the terminal. It holds the
+// listing and never every payload: the blobs are sorted on what the listing tells (the one payload urgency needs —
+// a root blob whose quarantine copy exists, handled or not — read first), then read, printed and let go a chunk at
+// a time. Piped, where every column is as wide as its widest cell, the widths take a first pass of their own.
 func (o *lsOptions) print(ctx context.Context, l *replay.Loader, cfg rules.Config) error {
 	a := o.f
 	snap, err := l.List(ctx)
@@ -339,55 +342,116 @@ func (o *lsOptions) print(ctx context.Context, l *replay.Loader, cfg rules.Confi
 			ptrs = append(ptrs, it)
 		}
 	}
-	if !o.out.is(outName) || o.filter.needsPayload() {
-		l.HydrateWhere(ctx, snap, o.filter.listed)
-	}
-	o.filter.judgeEvents(ctx, l, cfg, ptrs, snap.Now)
+	l.HydrateWhere(ctx, snap, func(it *rules.Item) bool { return o.filter.listed(it) && it.QuarantineTwin && rules.IsRoot(it.Name) })
 	if ctx.Err() != nil {
 		return ctx.Err()
 	}
-	ptrs = slices.DeleteFunc(ptrs, func(it *rules.Item) bool { return !o.filter.read(cfg, it, snap.Now) })
 	slices.SortFunc(ptrs, present.Urgency(cfg, snap.Now))
 	a.sayAhead(ptrs)
 	w := a.io.out
 	if o.out.is(outName) {
-		for _, it := range ptrs {
-			fmt.Fprintln(w, textfmt.Printable(it.Name))
+		return o.inChunks(ctx, l, cfg, snap.Now, ptrs, o.filter.needsPayload(), func(it *rules.Item) { fmt.Fprintln(w, textfmt.Printable(it.Name)) })
+	}
+	cols, widths := o.columns(w)
+	if widths == nil { // no terminal to fit: every column as wide as its widest cell — a pass of its own
+		fit := slices.Clone(cols)
+		for i := range fit {
+			fit[i].Max = textfmt.Width(fit[i].Title)
 		}
-		return nil
-	}
-	cols := slices.Clone(lsColumns)
-	width := 1 << 20 // piped: nothing is cut
-	if !o.out.is(outWide) {
-		if tw, ok := terminalWidth(w); ok {
-			width = tw
+		err := o.inChunks(ctx, l, cfg, snap.Now, ptrs, true, func(it *rules.Item) {
+			r := []present.Row{present.RowOf(cfg, it, snap.Now)}
+			for i, c := range present.FitColumns(cols, r) {
+				fit[i].Max = max(fit[i].Max, c.Max)
+			}
+		})
+		if err != nil {
+			return err
+		}
+		cols, widths = fit, make([]int, len(fit))
+		for i := range fit {
+			fit[i].Min = min(fit[i].Min, fit[i].Max)
+			widths[i] = fit[i].Max
 		}
 	}
-	rows := make([]present.Row, len(ptrs))
-	for i, it := range ptrs {
-		rows[i] = present.RowOf(cfg, it, snap.Now)
-	}
-	if width < 1<<20 { // fitted to a terminal: the PANE column says archived/ or quarantine/, the name need not
-		for i := range cols {
-			if cols[i].ID == present.ColName.ID {
-				cols[i] = present.ColNameInPane
+	printHead(w, cols, widths)
+	return o.inChunks(ctx, l, cfg, snap.Now, ptrs, true, func(it *rules.Item) {
+		printRow(w, cols, widths, present.RowOf(cfg, it, snap.Now))
+	})
+}
+
+// lsChunk is how many blobs' payloads a text listing holds read at once.
+const lsChunk = 512
+
+// inChunks hands each item the filters keep to each, in order, a chunk at a time: the chunk's payloads read first
+// when read is set (and their events judged, for a filter on them), and let go after.
+func (o *lsOptions) inChunks(ctx context.Context, l *replay.Loader, cfg rules.Config, now time.Time, items []*rules.Item, read bool, each func(*rules.Item)) error {
+	for i := 0; i < len(items); i += lsChunk {
+		chunk := items[i:min(i+lsChunk, len(items))]
+		if read {
+			hydratePtrs(ctx, l, chunk)
+			o.filter.judgeEvents(ctx, l, cfg, chunk, now)
+		}
+		if ctx.Err() != nil {
+			return ctx.Err()
+		}
+		for _, it := range chunk {
+			if o.filter.read(cfg, it, now) {
+				each(it)
+			}
+		}
+		if read {
+			for _, it := range chunk {
+				it.Summary, it.ReadErr, it.ReadFailed = nil, "", false // (read again if another pass needs it)
 			}
 		}
 	}
-	widths := present.Layout(cols, width)
-	if width == 1<<20 { // no terminal to fit: every column as wide as its widest cell, the reasons whole
+	return nil
+}
+
+// hydratePtrs reads the payloads of the unread items, in place.
+func hydratePtrs(ctx context.Context, l *replay.Loader, items []*rules.Item) {
+	var todo []store.BlobInfo
+	var at []*rules.Item
+	for _, it := range items {
+		if it.Unread() {
+			todo, at = append(todo, it.Info), append(at, it)
+		}
+	}
+	for i, h := range l.Hydrate(ctx, todo) {
+		if h.Name == "" {
+			continue
+		}
+		for _, it := range at[i:] { // (Hydrate keeps the order given, leaving out what it did not reach)
+			if it.Name == h.Name {
+				it.Summary, it.ReadErr, it.ReadFailed = h.Summary, h.ReadErr, h.Failed
+				break
+			}
+		}
+	}
+}
+
+// columns are the listing's columns and their widths fitted to the terminal w writes to; nil widths when it
+// writes to no terminal (every column then as wide as its widest cell, the reasons whole).
+func (o *lsOptions) columns(w io.Writer) ([]present.BlobColumn, []int) {
+	cols := slices.Clone(lsColumns)
+	width := 0
+	if !o.out.is(outWide) {
+		width, _ = terminalWidth(w)
+	}
+	if width == 0 {
 		for i := range cols {
 			if cols[i].ID == present.ColReason.ID {
 				cols[i] = present.ColReasonLong
 			}
 		}
-		cols = present.FitColumns(cols, rows)
-		for i := range cols {
-			widths[i] = cols[i].Max
+		return cols, nil
+	}
+	for i := range cols { // fitted to a terminal: the PANE column says archived/ or quarantine/, the name need not
+		if cols[i].ID == present.ColName.ID {
+			cols[i] = present.ColNameInPane
 		}
 	}
-	printTable(w, cols, widths, rows)
-	return nil
+	return cols, present.Layout(cols, width)
 }
 
 var lsColumns = []present.BlobColumn{present.ColPane, present.ColName, present.ColAge, present.ColDeletesIn, present.ColEvents,
@@ -395,19 +459,29 @@ var lsColumns = []present.BlobColumn{present.ColPane, present.ColName, present.C
 
 // printTable prints rows under their columns' titles, each column at its width (0: left out).
 func printTable[R any](w io.Writer, cols []present.Column[R], widths []int, rows []R) {
-	line := func(cell func(c present.Column[R], w int) string) {
-		var parts []string
-		for i, c := range cols {
-			if widths[i] > 0 {
-				parts = append(parts, cell(c, widths[i]))
-			}
-		}
-		fmt.Fprintln(w, strings.TrimRight(strings.Join(parts, " "), " "))
-	}
-	line(func(c present.Column[R], w int) string { return c.Head(w, "") })
+	printHead(w, cols, widths)
 	for _, r := range rows {
-		line(func(c present.Column[R], w int) string { return c.Fit(c.Cell(r), w) })
+		printRow(w, cols, widths, r)
 	}
+}
+
+// printHead prints the columns' titles; printRow one row under them.
+func printHead[R any](w io.Writer, cols []present.Column[R], widths []int) {
+	printLine(w, cols, widths, func(c present.Column[R], w int) string { return c.Head(w, "") })
+}
+
+func printRow[R any](w io.Writer, cols []present.Column[R], widths []int, r R) {
+	printLine(w, cols, widths, func(c present.Column[R], w int) string { return c.Fit(c.Cell(r), w) })
+}
+
+func printLine[R any](w io.Writer, cols []present.Column[R], widths []int, cell func(c present.Column[R], w int) string) {
+	var parts []string
+	for i, c := range cols {
+		if widths[i] > 0 {
+			parts = append(parts, cell(c, widths[i]))
+		}
+	}
+	fmt.Fprintln(w, strings.TrimRight(strings.Join(parts, " "), " "))
 }
 
 // terminalWidth is the width of the terminal w writes to, if it is one.
