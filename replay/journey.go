@@ -137,7 +137,7 @@ type TracePlan struct {
 }
 
 type traceBlob struct {
-	info  store.BlobInfo
+	info  *store.BlobInfo // (the snapshot's own: a plan over a million blobs copies none)
 	crash bool // the blob's summary says the replay throws on it
 	known bool // its summary was read (else the read finds out)
 }
@@ -171,7 +171,7 @@ func (l *Loader) planTrace(snap *rules.Snapshot, originals []string, indexed boo
 		if it.Refused != "" || !it.Summary.MayHold(hashes) {
 			continue
 		}
-		p.blobs = append(p.blobs, traceBlob{info: it.Info, crash: it.Summary != nil && it.Summary.CrashDepth > 0, known: it.Summary != nil})
+		p.blobs = append(p.blobs, traceBlob{info: &it.Info, crash: it.Summary != nil && it.Summary.CrashDepth > 0, known: it.Summary != nil})
 	}
 	return p
 }

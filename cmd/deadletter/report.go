@@ -57,6 +57,7 @@ func runReport(ctx context.Context, o *reportOptions) error {
 	}
 	witness := s.StartWitness(ctx) // beside the listing
 	l, cfg := s.Loader(), s.Config()
+	l.NoCache = true // one look: a cache of a million summaries beside the snapshot that already holds them doubles nothing useful
 	snap, err := s.List(ctx)
 	if err != nil {
 		return couldNotLook(ctx, err)
