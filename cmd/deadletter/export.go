@@ -125,7 +125,7 @@ func runExport(ctx context.Context, o *exportOptions) error {
 	rep.rehearsal = s.Rehearsal()
 	if rep.rehearsal { // (its blobs keep the twin's times: how far ahead of this machine they run)
 		if now, err := s.Container().Now(ctx); err == nil {
-			rep.ahead = now.Sub(time.Now())
+			rep.ahead = time.Until(now)
 		}
 	}
 	defer rep.close()
