@@ -208,13 +208,13 @@ func countedApart(f rules.Finding, r rules.Report) string {
 	}
 	for _, g := range r.Findings {
 		if g.Kind == rules.FindingCrash {
-			apart = append(apart, fmt.Sprintf("%d crash", g.Count))
+			apart = append(apart, fmt.Sprintf("%d the replay throws on", g.Count))
 		}
 	}
 	if len(apart) == 0 {
 		return ""
 	}
-	return " (" + strings.Join(apart, " and ") + " counted apart)"
+	return " (" + strings.Join(apart, " and ") + ": counted apart, not to drain)"
 }
 
 // printCheck says the report for a person: every finding with its first names, what acknowledgements silence or

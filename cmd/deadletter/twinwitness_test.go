@@ -254,12 +254,16 @@ func TestDemoDrainDialogWarnsOfTheFailingHandlerInTmux(t *testing.T) {
 			}
 			continue
 		}
-		// The dialog wraps its lines (at a hyphen too: "PUSH-" then "NOTIFICATIONS"): read it as one line.
+		// The dialog wraps its lines: read it as one line.
 		flat := regexp.MustCompile(`-\s+`).ReplaceAllString(regexp.MustCompile(`[│\s]+`).ReplaceAllString(s, " "), "-")
-		if strings.Contains(flat, warning) || !regexp.MustCompile(`PUSH-NOTIFICATIONS (recovering|ok)`).MatchString(flat) {
-			t.Fatalf("as of %s, two minutes after the push service recovered at %s, the dialog says:\n%s", at.Format("15:04"), end.Format("15:04"), s)
+		if !strings.Contains(flat, warning) && regexp.MustCompile(`PUSH-NOTIFICATIONS (recovering|ok)`).MatchString(flat) {
+			break
 		}
-		break
+		// Recovered, the handler is "failing" in Event Grid's window until a delivery lands in it: the twin's
+		// next push event, which a loaded machine's twin may take a few of its minutes to deliver.
+		if time.Now().After(deadline) {
+			t.Fatalf("as of %s, after the push service recovered at %s, the dialog still says:\n%s", at.Format("15:04"), end.Format("15:04"), s)
+		}
 	}
 	tm.keys("q")
 	tm.exited()
