@@ -202,6 +202,15 @@ type Journey struct {
 // the record's touches of those blobs, to where it stands at now.
 func (c Config) Journey(original string, sightings []Sighting, touches []Touch, now time.Time) Journey {
 	j := Journey{Original: original}
+	// In a fixed order, whatever order the reads came back in: two copies dated alike must not be told apart by
+	// which download finished first.
+	sightings = slices.Clone(sightings)
+	slices.SortStableFunc(sightings, func(a, b Sighting) int {
+		if d := strings.Compare(a.Blob, b.Blob); d != 0 {
+			return d
+		}
+		return cmp.Compare(a.Index, b.Index)
+	})
 	byBlob := map[string]int{}
 	copies := map[string]int{} // copies of the event per blob (at-least-once repeats an id)
 	for _, s := range sightings {
