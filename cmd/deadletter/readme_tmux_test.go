@@ -20,6 +20,8 @@ func TestTheReadmeScreenshotIsTheBinarysInTmux(t *testing.T) {
 	t.Cleanup(func() { os.RemoveAll(home) })
 	dir := filepath.Join(home, ".cache", "deadletter", "demo") // (shown as ~/.cache/deadletter/demo in the README)
 	tm := newTerm(t, 120, 24, binary(t), "demo", "--dir", dir)
+	tm.screen("REHEARSAL", "PAUSED", "[1 Stranded", "d drain", "▲CRASH")
+	gone(tm, "reading payloads") // (the screen as it settles, every payload read)
 	s := tm.screen("REHEARSAL", "PAUSED", "[1 Stranded", "d drain")
 	lines := strings.Split(strings.TrimRight(s, "\n"), "\n")
 	for len(lines) < 24 {
