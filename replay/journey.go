@@ -138,8 +138,8 @@ type TracePlan struct {
 
 type traceBlob struct {
 	info  *store.BlobInfo // (the snapshot's own: a plan over a million blobs copies none)
-	crash bool // the blob's summary says the replay throws on it
-	known bool // its summary was read (else the read finds out)
+	crash bool            // the blob's summary says the replay throws on it
+	known bool            // its summary was read (else the read finds out)
 }
 
 // PlanTrace picks the blobs of snap that may hold the events with these original ids (rules.EventOf: parsed
