@@ -75,7 +75,10 @@ func TestTraceFollowsADrainIntoAFailingHandlerToTheCap(t *testing.T) {
 			t.Fatalf("%s ends %s (resumes %v, %v) after %d passes: %+v", id, e.State, e.Resumes, e.Verdicts, len(e.Passes), e)
 		}
 		for n, p := range e.Passes {
-			if p.Attempt == nil || int(*p.Attempt) != n || p.AtLeast {
+			// (The last pass may stand only in its quarantine copy, whose ids the replay wrote back without the
+			// count: that copy says "at least the cap", no more. An archived copy beside it says the count.)
+			last := n == len(e.Passes)-1
+			if p.Attempt == nil || int(*p.Attempt) != n || p.AtLeast && !last {
 				t.Errorf("%s pass %d: attempt %v (at least %v), want %d", id, n, p.Attempt, p.AtLeast, n)
 			}
 			want := "republished"

@@ -184,7 +184,7 @@ func newCmdTwinStatus(a *factory) *cobra.Command {
 			}
 			st, sc := tw.State(), tw.Script()
 			out := output.TwinStatusJSON{Scenario: sc.Name, Source: st.Source, Clock: output.RFC3339(tw.Now()), Start: output.RFC3339(st.Start), Totals: st.Totals, Account: acct,
-				Violations: st.Violations, Script: scriptJSONOf(tw), Repaired: tw.Repaired()}
+				Violations: st.Violations, Script: scriptJSONOf(tw), Starts: startsJSONOf(tw), Repaired: tw.Repaired()}
 			if pr.json() {
 				if err := pr.print(a.io.out, out, nil); err != nil {
 					return err
@@ -198,6 +198,7 @@ func newCmdTwinStatus(a *factory) *cobra.Command {
 			}
 			fmt.Fprintln(w, "script:")
 			writeScript(w, out.Script)
+			writeStarts(w, out.Starts)
 			fmt.Fprintln(w, "all its life:")
 			writeTotals(w, st.Totals)
 			fmt.Fprintln(w, "account: "+acct.String())
@@ -235,6 +236,9 @@ func writeTotals(w io.Writer, t twin.Totals) {
 		t.Triggers, t.TriggersDropped, t.Replayed, t.Crashed)
 	fmt.Fprintf(w, "  republished %d, quarantined %d, archived %d blob(s)\n", t.Republished, t.Quarantined, t.Archived)
 	fmt.Fprintf(w, "  lifecycle deleted %d blob(s); %d event(s) lost\n", t.LifecycleDeleted, t.Lost)
+	if t.StartReuploaded > 0 || t.RepublishedTwice > 0 {
+		fmt.Fprintf(w, "  the Function App's starts re-uploaded %d blob(s); %d event(s) republished a second time\n", t.StartReuploaded, t.RepublishedTwice)
+	}
 }
 
 func newCmdTwinTruth(a *factory) *cobra.Command {

@@ -282,10 +282,11 @@ func newCmdTwinScriptShow(a *factory) *cobra.Command {
 			}
 			script := scriptJSONOf(tw)
 			if asJSON {
-				return pr.print(a.io.out, output.TwinScriptJSON{Clock: output.RFC3339(tw.Now()), Script: script}, nil)
+				return pr.print(a.io.out, output.TwinScriptJSON{Clock: output.RFC3339(tw.Now()), Script: script, Starts: startsJSONOf(tw)}, nil)
 			}
 			fmt.Fprintf(a.io.out, "twin clock at %s\n", tw.Now().Format(time.RFC3339))
 			writeScript(a.io.out, script)
+			writeStarts(a.io.out, startsJSONOf(tw))
 			return nil
 		},
 	}
@@ -395,23 +396,32 @@ type twinScriptSetOptions struct {
 	who, word string
 	at, until string
 	status    int
+	workers   int
 	out       *printFlags
 }
 
 func newCmdTwinScriptSet(f *factory, runF func(context.Context, *twinScriptSetOptions) error) *cobra.Command {
 	o := &twinScriptSetOptions{f: f}
 	cmd := &cobra.Command{
-		Use:   "set SUB down|up --dir D [--at T] [--until T] [--status N]",
-		Short: "bring a handler (or the replay) down with a status, or up, from a time until a time",
+		Use:   "set SUB down|up --dir D [--at T] [--until T] [--status N] | set app stop|start|restart|scale-out --dir D [--at T] [--until T] [--workers N]",
+		Short: "bring a handler (or the replay) down with a status, or up, from a time until a time; stop, start, restart or scale out the Function App",
 		Long: `set changes the twin's script. SUB is a subscription of the twin (in any case) or replay. down makes every
 delivery to it fail with --status (503 unless given; 0 is a timeout; 400, 403 and 413 dead-letter at once;
 200–204 are deliveries, refused) from --at until --until; up makes it answer again over that stretch. T is a time
 (RFC 3339), now, or +DURATION from the twin's clock; --at defaults to now and --until to further notice. The past
-is not rewritten: a change ending before the clock is refused, one starting before it starts at the clock.`,
+is not rewritten: a change ending before the clock is refused, one starting before it starts at the clock.
+
+SUB app is the Function App itself: stop stops every handler and the replay (with --status) from --at until
+--until, and starts it again then; start ends a stop at --at; restart restarts a running app; scale-out adds
+--workers workers to it. Every start — and every worker of a scale-out — runs the estate's app-start drain: it
+re-uploads the root blobs at least a TTL old (docs/estate.md). The twin's activity log (what commands on its
+directory read as the app's last start) holds starts and restarts; a scale-out is no operation, and is not there.`,
 		Example: `  deadletter twin script set webhooks up --at +30m --dir ./rehearsal
   deadletter twin script set friend-requests down --status 500 --until +2h --dir ./rehearsal
-  deadletter twin script set replay down --at +10m --until +1h --dir ./rehearsal`,
-		Args: exactArgs(2, "usage: deadletter twin script set SUB down|up --dir D [--at T] [--until T] [--status N]"),
+  deadletter twin script set replay down --at +10m --until +1h --dir ./rehearsal
+  deadletter twin script set app stop --until +2h --dir ./rehearsal
+  deadletter twin script set app scale-out --workers 3 --at +30m --dir ./rehearsal`,
+		Args: exactArgs(2, "usage: deadletter twin script set SUB down|up --dir D [--at T] [--until T] [--status N], or app stop|start|restart|scale-out"),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			o.cmd, o.who, o.word = cmd, args[0], args[1]
 			return runWith(runF, runTwinScriptSet)(cmd.Context(), o)
@@ -420,6 +430,7 @@ is not rewritten: a change ending before the clock is refused, one starting befo
 	cmd.Flags().StringVar(&o.at, "at", "", "from when: a time, now, or +DURATION from the twin's clock (default now)")
 	cmd.Flags().StringVar(&o.until, "until", "", "until when: a time, or +DURATION from the twin's clock (default: until further notice)")
 	cmd.Flags().IntVar(&o.status, "status", 503, "the HTTP status a down handler answers (0: it times out)")
+	cmd.Flags().IntVar(&o.workers, "workers", 1, "app start, restart and scale-out: how many workers start at once (each runs the estate's drain)")
 	o.out = declareOutput(cmd, outText, outJSON)
 	return cmd
 }
@@ -429,6 +440,12 @@ func runTwinScriptSet(ctx context.Context, o *twinScriptSetOptions) error {
 	dir, err := twinDir(a.g)
 	if err != nil {
 		return err
+	}
+	if strings.EqualFold(o.who, "app") {
+		return runTwinAppSet(ctx, o, dir)
+	}
+	if o.cmd.Flags().Changed("workers") {
+		return usagef("--workers says how many workers a start of the Function App runs: it goes with app start, restart or scale-out")
 	}
 	down, err := parseScriptSet(o.cmd, o.word, o.status)
 	if err != nil {
@@ -471,7 +488,7 @@ func runTwinScriptSet(ctx context.Context, o *twinScriptSetOptions) error {
 	case err != nil:
 		return usagef("%s", err)
 	}
-	return o.out.print(a.io.out, output.TwinScriptJSON{Clock: output.RFC3339(tw.Now()), Changed: c.Who, Script: scriptJSONOf(tw)}, func() {
+	return o.out.print(a.io.out, output.TwinScriptJSON{Clock: output.RFC3339(tw.Now()), Changed: c.Who, Script: scriptJSONOf(tw), Starts: startsJSONOf(tw)}, func() {
 		end := "until further notice"
 		if o.until != "" {
 			end = "until " + to.Format(time.RFC3339)
@@ -738,4 +755,113 @@ func recordScriptChange(a *factory, cmd *cobra.Command, dir string, now time.Tim
 	done, err := s.RecordScriptChange(cmd.Context(), via(cmd), func() time.Time { return now }, said, change)
 	a.warnAll(done.Warnings)
 	return err
+}
+
+// runTwinAppSet is twin script set app WORD: the Function App stopped (until --until), started, restarted or
+// scaled out, from --at.
+func runTwinAppSet(ctx context.Context, o *twinScriptSetOptions, dir string) error {
+	a := o.f
+	kind := strings.ToLower(o.word)
+	switch kind {
+	case twin.AppStop, twin.AppStartNow, twin.AppRestart, twin.AppScaleOut:
+	default:
+		return usagef("app %s: want stop, start, restart or scale-out", textfmt.Printable(o.word))
+	}
+	if kind != twin.AppStop && (o.cmd.Flags().Changed("until") || o.cmd.Flags().Changed("status")) {
+		return usagef("--until and --status say how long and how the Function App is stopped: they go with app stop")
+	}
+	if o.workers < 1 || o.workers > 100 {
+		return usagef("--workers %d: want 1 to 100", o.workers)
+	}
+	if _, err := parseScriptSet(o.cmd, "down", o.status); err != nil {
+		return err
+	}
+	tw, err := twin.Open(ctx, dir, "twin script set")
+	if err != nil {
+		return err
+	}
+	defer tw.Close()
+	c, from, to, moved, err := scriptChange(tw, twin.ReplayFunction, true, o.at, o.until, o.status)
+	if err != nil {
+		return err
+	}
+	if moved {
+		fmt.Fprintf(a.io.err, "note: --at %s is before the twin's clock: the change starts at the clock, %s (what the twin has run cannot be rewritten)\n",
+			textfmt.Printable(o.at), from.Format(time.RFC3339))
+	}
+	ac := twin.AppChange{Kind: kind, From: c.From, To: c.To, Status: o.status, Workers: o.workers}
+	trial := tw.Script()
+	trial.Windows, trial.Starts = slices.Clone(trial.Windows), slices.Clone(trial.Starts)
+	if err := trial.ApplyApp(ac); err != nil {
+		return usagef("app %s at %s: %s", kind, from.Format(time.RFC3339), err)
+	}
+	said := fmt.Sprintf("app %s at %s", kind, from.Format(time.RFC3339))
+	if kind == twin.AppStop && o.until != "" {
+		said += " until " + to.Format(time.RFC3339)
+	}
+	if o.workers > 1 {
+		said += fmt.Sprintf(" (%d workers)", o.workers)
+	}
+	err = recordScriptChange(a, o.cmd, dir, tw.Now(), said, func() error { return tw.ChangeApp(ac) })
+	var nr session.NoRecordError
+	switch {
+	case errors.As(err, &nr):
+		return err
+	case err != nil:
+		return usagef("%s", err)
+	}
+	return o.out.print(a.io.out, output.TwinScriptJSON{Clock: output.RFC3339(tw.Now()), Changed: "app", Script: scriptJSONOf(tw), Starts: startsJSONOf(tw)}, func() {
+		fmt.Fprintln(a.io.out, said)
+		writeScript(a.io.out, scriptJSONOf(tw))
+		writeStarts(a.io.out, startsJSONOf(tw))
+	})
+}
+
+// startsJSONOf are the Function App's starts in the twin's script, each with what it did once it ran.
+func startsJSONOf(tw *twin.Twin) []output.AppStartRunJSON {
+	st, sc := tw.State(), tw.Script()
+	out := []output.AppStartRunJSON{}
+	ran := st.Starts
+	for i, s := range sc.Starts {
+		j := output.AppStartRunJSON{At: output.RFC3339(st.Start.Add(s.At)), Kind: s.Kind, Workers: s.Workers, Why: s.Why, ListingFails: s.ListingFails}
+		if i < st.NextStart {
+			j.Ran = true
+			// (the records are the newest maxStarts runs, in order: the k-th from the end is the k-th start from NextStart back)
+			if k := len(ran) - (st.NextStart - i); k >= 0 && k < len(ran) {
+				r := ran[k]
+				j.Reuploaded, j.Raced, j.Handled = &r.Reuploaded, &r.Raced, &r.Handled
+			}
+		}
+		out = append(out, j)
+	}
+	return out
+}
+
+func writeStarts(w io.Writer, starts []output.AppStartRunJSON) {
+	if len(starts) == 0 {
+		return
+	}
+	fmt.Fprintln(w, "the Function App's starts (each runs the estate's drain):")
+	for _, s := range starts {
+		did := "to come"
+		switch {
+		case s.Ran && s.ListingFails:
+			did = "ran: its listing failed, nothing re-uploaded"
+		case s.Ran && s.Reuploaded != nil:
+			did = fmt.Sprintf("ran: re-uploaded %d blob(s)", *s.Reuploaded)
+			if *s.Handled > 0 {
+				did += fmt.Sprintf(", %d of them handled already (republished a second time)", *s.Handled)
+			}
+			if *s.Raced > 0 {
+				did += fmt.Sprintf(", %d lost to another worker", *s.Raced)
+			}
+		case s.Ran:
+			did = "ran"
+		}
+		workers := ""
+		if s.Workers > 1 {
+			workers = fmt.Sprintf(" ×%d", s.Workers)
+		}
+		fmt.Fprintf(w, "  %s  %-9s%s  %s (%s)\n", s.At, s.Kind, workers, did, textfmt.Printable(s.Why))
+	}
 }

@@ -106,7 +106,7 @@ func (h *Hub) Add(container, context string) *Exporter {
 		Help: "Event Grid's witness (its delivery metrics over --witness-window, or a twin's): 1 per event subscription, labelled with its verdict (failing, recovering, healthy, noDeliveries); past 100 subscriptions the rest are counted under subscription=\"_other\". None for a topic the witness could not read (deadletter_witness_problems)."},
 		[]string{"subscription", "verdict"})
 	e.replayDropped = prometheus.NewGaugeVec(prometheus.GaugeOpts{Name: "deadletter_replay_dropped_triggers",
-		Help: "Triggers of the replay Event Grid dropped within --witness-window, per replay subscription: each a blob stranded now, before the TTL shows it."},
+		Help: "Triggers of the replay Event Grid dropped within --witness-window, per replay subscription: each a blob stranded for good, until a drain or a worker start re-uploads it."},
 		[]string{"subscription"})
 	e.witnessProblem = prometheus.NewGauge(prometheus.GaugeOpts{Name: "deadletter_witness_problems",
 		Help: "Topics Event Grid's witness could not read in the last pass (1 when it cannot read at all: no Entra ID); their subscriptions' verdicts are unknown. 0 without a witness."})

@@ -130,15 +130,17 @@ type TwinSpanJSON struct {
 }
 
 type TwinStatusJSON struct {
-	Scenario   string       `json:"scenario"`
-	Source     string       `json:"source,omitempty"`
-	Clock      string       `json:"clock"`
-	Start      string       `json:"start"`
-	Script     []WindowJSON `json:"script"`
-	Totals     twin.Totals  `json:"totals"`
-	Account    twin.Account `json:"account"`
-	Violations []string     `json:"violations"`
-	Repaired   string       `json:"repaired,omitempty"`
+	Scenario string       `json:"scenario"`
+	Source   string       `json:"source,omitempty"`
+	Clock    string       `json:"clock"`
+	Start    string       `json:"start"`
+	Script   []WindowJSON `json:"script"`
+	// Starts are the Function App's starts in the script, run or to come.
+	Starts     []AppStartRunJSON `json:"starts"`
+	Totals     twin.Totals       `json:"totals"`
+	Account    twin.Account      `json:"account"`
+	Violations []string          `json:"violations"`
+	Repaired   string            `json:"repaired,omitempty"`
 }
 
 // twinScenarioJSON is twin start's answer for a scenario's twin.
@@ -155,6 +157,22 @@ type TwinScriptJSON struct {
 	Clock   string       `json:"clock"`
 	Changed string       `json:"changed,omitempty"`
 	Script  []WindowJSON `json:"script"`
+	// Starts are the Function App's starts in the script, run or to come.
+	Starts []AppStartRunJSON `json:"starts"`
+}
+
+// AppStartRunJSON is one start of the Function App in a twin's script: when, what kind, how many workers, why,
+// and — once it ran — what its workers' drains re-uploaded (null when the twin no longer remembers).
+type AppStartRunJSON struct {
+	At           string `json:"at"`
+	Kind         string `json:"kind"` // start, restart or scale-out
+	Workers      int    `json:"workers"`
+	Why          string `json:"why"`
+	ListingFails bool   `json:"listingFails"`
+	Ran          bool   `json:"ran"`
+	Reuploaded   *int   `json:"reuploaded"`
+	Raced        *int   `json:"raced"`
+	Handled      *int   `json:"handled"`
 }
 
 type WindowJSON struct {

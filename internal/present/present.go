@@ -145,7 +145,7 @@ func FindingMessage(f rules.Finding, cfg rules.Config, now time.Time) string {
 	case rules.FindingHandlerFailing:
 		return fmt.Sprintf("%d event subscription(s) whose handler Event Grid says is failing now (%d failed attempt(s), none delivered since): their events will dead-letter within the TTL; fix the handler before draining them", f.Count, f.Events)
 	case rules.FindingReplayDropping:
-		return fmt.Sprintf("Event Grid dropped %d trigger(s) of the replay subscription(s): each is a blob stranded now, before the TTL shows it; see why the replay function refuses its deliveries", f.Events)
+		return fmt.Sprintf("Event Grid dropped %d trigger(s) of the replay subscription(s): each is a blob stranded for good, until a drain or a worker start re-uploads it; see why the replay function refuses its deliveries", f.Events)
 	}
 	return fmt.Sprintf("%d %s", f.Count, f.Kind)
 }

@@ -245,5 +245,5 @@ func HandlerFailing(h rules.HandlerHealth, w rules.WitnessReport) string {
 // ReplayDropping is the replayDropping finding's words for one replay subscription: triggers dropped are blobs
 // stranded now, before the TTL shows them.
 func ReplayDropping(h rules.HandlerHealth, w rules.WitnessReport) string {
-	return fmt.Sprintf("%s: Event Grid dropped %d trigger(s) of the replay %s — each a blob stranded now, before the TTL shows it", textfmt.Printable(h.Subscription), h.Dropped, asOf(w))
+	return fmt.Sprintf("%s: Event Grid dropped %d trigger(s) of the replay %s — each a blob stranded for good, until a drain or a worker start re-uploads it", textfmt.Printable(h.Subscription), h.Dropped, asOf(w))
 }

@@ -83,6 +83,9 @@ type Account struct {
 	InBlobs    int      `json:"inBlobs"`    // dead letters at the root and quarantine copies
 	Lost       int      `json:"lost"`
 	Nowhere    []string `json:"nowhere"` // outstanding events found nowhere: the invariant broken
+	// RepublishedTwice are events the replay sent to their handlers a second time, after a start of the Function
+	// App re-uploaded a blob it had handled already (counted among the delivered or on their way: the same events).
+	RepublishedTwice int `json:"republishedTwice"`
 }
 
 // Balanced reports whether every published event is accounted for.
@@ -96,7 +99,8 @@ func (tw *Twin) Check(ctx context.Context) (Account, error) {
 	if err != nil {
 		return Account{}, err
 	}
-	a := Account{Published: tw.st.Totals.Published, Delivered: tw.st.Totals.Delivered, Lost: tw.st.Totals.Lost, Nowhere: []string{}}
+	a := Account{Published: tw.st.Totals.Published, Delivered: tw.st.Totals.Delivered, Lost: tw.st.Totals.Lost, Nowhere: []string{},
+		RepublishedTwice: tw.st.Totals.RepublishedTwice}
 	for id := range tw.st.Outstanding {
 		switch {
 		case w.inFlight[id]:
@@ -125,6 +129,9 @@ func (tw *Twin) Check(ctx context.Context) (Account, error) {
 // String says the account in one line.
 func (a Account) String() string {
 	s := fmt.Sprintf("%d published = %d delivered + %d on their way + %d in blobs + %d lost", a.Published, a.Delivered, a.OnTheirWay, a.InBlobs, a.Lost)
+	if a.RepublishedTwice > 0 {
+		s += fmt.Sprintf("; %d republished a second time by a start of the Function App", a.RepublishedTwice)
+	}
 	if len(a.Nowhere) > 0 {
 		s += fmt.Sprintf("; %d NOWHERE", len(a.Nowhere))
 	}

@@ -9,7 +9,7 @@ import "time"
 // Grid's metrics say it failing the minute it fails and recovering the minute it comes back — an hour before the
 // container's first dead letter of it, and after its last.
 func pushOutage() Script {
-	opens := 3*time.Hour + 30*time.Minute
+	opens := budgetGuardHours*time.Hour + 90*time.Minute
 	at := func(d time.Duration) time.Duration { return opens + d }
 	return Script{Name: "push-outage", Opens: opens,
 		Subs: estateSubs(240),
@@ -18,6 +18,7 @@ func pushOutage() Script {
 			{Sub: "push-notifications", From: at(PushOutageFrom), To: at(PushOutageFrom + time.Hour), Status: 503, Outcome: "Busy",
 				Why: "the push service is down"},
 		},
+		Starts: []AppStart{budgetGuardStart},
 	}
 }
 

@@ -47,6 +47,10 @@ func (tw *Twin) replay(ctx context.Context, name string) (bool, int, string, err
 	}
 	tw.st.Totals.Replayed++
 	tw.st.Totals.Republished += h.Published
+	if tw.st.StartHandled[name] {
+		tw.st.Totals.RepublishedTwice += h.Published
+		delete(tw.st.StartHandled, name)
+	}
 	if h.Quarantined {
 		tw.st.Totals.Quarantined += quarantinedEvents(h.Preview)
 	}

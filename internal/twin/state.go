@@ -179,6 +179,12 @@ func (st *State) check(script Script) error {
 	if st.NextPoison < 0 || st.NextPoison > len(script.Poison) {
 		return fmt.Errorf("nextPoison %d: want 0 to %d", st.NextPoison, len(script.Poison))
 	}
+	if st.NextStart < 0 || st.NextStart > len(script.Starts) {
+		return fmt.Errorf("nextStart %d: want 0 to %d", st.NextStart, len(script.Starts))
+	}
+	if len(st.Starts) > maxStarts {
+		return fmt.Errorf("starts: %d, want at most %d", len(st.Starts), maxStarts)
+	}
 	for i, p := range st.Queue {
 		if err := p.check(subs); err != nil {
 			return fmt.Errorf("queue[%d]: %w", i, err)
@@ -257,7 +263,7 @@ func (t Totals) check() error {
 	for name, n := range map[string]int{"published": t.Published, "delivered": t.Delivered, "deadLettered": t.DeadLettered,
 		"deadLetterBlobs": t.DeadLetterBlobs, "triggers": t.Triggers, "triggersDropped": t.TriggersDropped, "replayed": t.Replayed,
 		"republished": t.Republished, "quarantined": t.Quarantined, "archived": t.Archived, "crashed": t.Crashed,
-		"lifecycleDeleted": t.LifecycleDeleted, "lost": t.Lost} {
+		"lifecycleDeleted": t.LifecycleDeleted, "lost": t.Lost, "startReuploaded": t.StartReuploaded, "republishedTwice": t.RepublishedTwice} {
 		if n < 0 {
 			return fmt.Errorf("totals.%s %d: want ≥ 0", name, n)
 		}

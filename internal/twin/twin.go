@@ -111,7 +111,8 @@ type deadLetter struct {
 }
 
 // pending is one delivery Event Grid still owes: an event to a subscription's handler, or a BlobCreated to the
-// replay function. Due is its next attempt (or, Expire, the end of its time-to-live).
+// replay function. Due is its next attempt (or, Expire, the attempt that would come after its time-to-live ran
+// out: it is given up then, untried).
 type pending struct {
 	Due      time.Time `json:"due"`
 	Sub      string    `json:"sub"` // the subscription, or ReplayFunction for a trigger
@@ -168,13 +169,19 @@ type Totals struct {
 	Crashed          int `json:"crashed"`          // runs that threw (a payload nested too deep)
 	LifecycleDeleted int `json:"lifecycleDeleted"` // blobs the lifecycle rule deleted
 	Lost             int `json:"lost"`             // events gone for good: in a blob the lifecycle rule deleted
+	// StartReuploaded are the blobs the Function App's starts re-uploaded (the estate's app-start drain).
+	StartReuploaded int `json:"startReuploaded"`
+	// RepublishedTwice are the events the replay republished again after a start re-uploaded a blob it had
+	// already handled (an archived copy beside it): sent to their handlers a second time.
+	RepublishedTwice int `json:"republishedTwice"`
 }
 
 func (t Totals) minus(o Totals) Totals {
 	return Totals{t.Published - o.Published, t.Delivered - o.Delivered, t.DeadLettered - o.DeadLettered,
 		t.DeadLetterBlobs - o.DeadLetterBlobs, t.Triggers - o.Triggers, t.TriggersDropped - o.TriggersDropped,
 		t.Replayed - o.Replayed, t.Republished - o.Republished, t.Quarantined - o.Quarantined, t.Archived - o.Archived,
-		t.Crashed - o.Crashed, t.LifecycleDeleted - o.LifecycleDeleted, t.Lost - o.Lost}
+		t.Crashed - o.Crashed, t.LifecycleDeleted - o.LifecycleDeleted, t.Lost - o.Lost,
+		t.StartReuploaded - o.StartReuploaded, t.RepublishedTwice - o.RepublishedTwice}
 }
 
 // known is what the twin last saw of a blob: to tell another command's write (a BlobCreated it must deliver)
@@ -215,6 +222,11 @@ type State struct {
 
 	NextPublish map[string]time.Time    `json:"nextPublish"`
 	NextPoison  int                     `json:"nextPoison"`
+	// NextStart is the script's next start not yet run; Starts are the starts run (the newest maxStarts), and
+	// StartHandled the blobs a start re-uploaded that the replay had handled, until it replays them again.
+	NextStart    int             `json:"nextStart,omitempty"`
+	Starts       []StartRecord   `json:"starts,omitempty"`
+	StartHandled map[string]bool `json:"startHandled,omitempty"`
 	Queue       queue                   `json:"queue"`
 	Batches     map[string][]deadLetter `json:"batches"` // dead letters waiting for their blob, by subscription
 	BatchDue    map[string]time.Time    `json:"batchDue"`
@@ -693,6 +705,9 @@ func (tw *Twin) next() (time.Time, func(context.Context) error) {
 		p := tw.script.Poison[tw.st.NextPoison]
 		take(tw.st.Start.Add(p.At), func(ctx context.Context) error { tw.poison(p); return nil })
 	}
+	if s, ok := tw.nextStart(); ok {
+		take(tw.st.Start.Add(s.At), func(ctx context.Context) error { return tw.appStart(ctx, s) })
+	}
 	tw.materialize()
 	if len(tw.st.Queue) > 0 {
 		take(tw.st.Queue[0].Due, func(ctx context.Context) error { return tw.attempt(ctx, heap.Pop(&tw.st.Queue).(*pending)) })
@@ -827,15 +842,15 @@ func (tw *Twin) attempt(ctx context.Context, p *pending) error {
 		}
 		wait := backoff[min(p.Attempts-1, len(backoff)-1)]
 		next := tw.st.Now.Add(tw.jitter(wait))
-		if end := p.First.Add(tw.cfg.TTL); !next.Before(end) {
-			next, p.Expire = end, true
-			if p.Sub == ReplayFunction {
-				tw.countDropped(p.Sub) // no attempt left: Event Grid has given it up
-			}
-		}
+		// The time-to-live is checked only when the next attempt comes due: one that falls past it is never
+		// made, and the event is given up then, not at the moment its time ran out.
+		p.Expire = !next.Before(p.First.Add(tw.cfg.TTL))
 		p.Due = next
 		heap.Push(&tw.st.Queue, p)
 		return nil
+	}
+	if p.Sub == ReplayFunction {
+		tw.countDropped(p.Sub) // no attempt left: Event Grid gives it up
 	}
 	return tw.giveUp(p, "TimeToLiveExceeded")
 }
