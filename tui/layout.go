@@ -162,11 +162,11 @@ var (
 	badgeLabels = map[rules.FindingKind]string{rules.FindingExpiring: "EXPIRING", rules.FindingStranded: "STRANDED",
 		rules.FindingReplayStalled: "STALLED", rules.FindingCrash: "CRASH", rules.FindingUntriggerable: "UNTRIGGERABLE",
 		rules.FindingQuarantine: "QUARANTINE", rules.FindingMalformed: "MALFORMED", rules.FindingHandlerFailing: "HANDLER FAILING",
-		rules.FindingReplayDropping: "REPLAY DROPPING"}
+		rules.FindingReplayDropping: "REPLAY DROPPING", rules.FindingAppStartRepeats: "START REPEATS"}
 	shortBadgeLabels = map[rules.FindingKind]string{rules.FindingExpiring: "EXPIRE", rules.FindingStranded: "STRAND",
 		rules.FindingReplayStalled: "STALL", rules.FindingCrash: "CRASH", rules.FindingUntriggerable: "UNTRIG",
 		rules.FindingQuarantine: "QUAR", rules.FindingMalformed: "MALF", rules.FindingHandlerFailing: "EGFAIL",
-		rules.FindingReplayDropping: "DROP"}
+		rules.FindingReplayDropping: "DROP", rules.FindingAppStartRepeats: "REPEAT"}
 )
 
 // thousands prints a count with thousands separators: 120,000.

@@ -94,6 +94,7 @@ func TestMetricsExporterPasses(t *testing.T) {
 		`deadletter_findings_blobs{` + c + `,kind="quarantine"}`:               1,
 		`deadletter_findings_blobs{` + c + `,kind="malformed"}`:                1,
 		`deadletter_findings_blobs{` + c + `,kind="untriggerable"}`:            0,
+		`deadletter_findings_blobs{` + c + `,kind="appStartRepeats"}`:          1, // the handled blob: a worker start re-uploads it
 		`deadletter_suspicious_acks{` + c + `}`:                                0,
 		`deadletter_exempt_blobs{` + c + `,reason="handled"}`:                  1,
 		`deadletter_exempt_blobs{` + c + `,reason="acked"}`:                    1,

@@ -135,7 +135,7 @@ func FindingMessage(f rules.Finding, cfg rules.Config, now time.Time) string {
 	case rules.FindingReplayStalled:
 		return fmt.Sprintf("%d live blob(s) older than %s, oldest %s: the replay function is not consuming (stopped, failing, or its subscription is gone)", f.Count, textfmt.Duration(cfg.LiveGrace), age)
 	case rules.FindingCrash:
-		return fmt.Sprintf("%d blob(s) nest deeper than the replay function can serialize: it throws on them every time and never consumes them; fix each payload with `deadletter edit` (e in the dashboard), which sends the fix back through the replay", f.Count)
+		return fmt.Sprintf("%d blob(s) nest deeper than the replay function can serialize: it throws on them every time — and at every worker start of the Function App, whose drain re-uploads them — and never consumes them; fix each payload with `deadletter edit` (e in the dashboard), which sends the fix back through the replay", f.Count)
 	case rules.FindingUntriggerable:
 		return fmt.Sprintf("%d blob(s) the replay trigger can never reach: their subscription's name collides with archived/ or quarantine/ (the trigger's filter ignores case); copy them out or rename the subscription", f.Count)
 	case rules.FindingQuarantine:
@@ -146,6 +146,8 @@ func FindingMessage(f rules.Finding, cfg rules.Config, now time.Time) string {
 		return fmt.Sprintf("%d event subscription(s) whose handler Event Grid says is failing now (%d failed attempt(s), none delivered since): their events will dead-letter within the TTL; fix the handler before draining them", f.Count, f.Events)
 	case rules.FindingReplayDropping:
 		return fmt.Sprintf("Event Grid dropped %d trigger(s) of the replay subscription(s): each is a blob stranded for good, until a drain or a worker start re-uploads it; see why the replay function refuses its deliveries", f.Events)
+	case rules.FindingAppStartRepeats:
+		return fmt.Sprintf("%d blob(s) the replay handled already linger at the root, oldest %s old: deadletter's drain leaves them, but every worker start of the Function App (a restart, a scale-out) re-uploads them and republishes their events a second time; remove them before the app restarts (their archived/ or quarantine/ copy keeps them)", f.Count, age)
 	}
 	return fmt.Sprintf("%d %s", f.Count, f.Kind)
 }
@@ -171,6 +173,8 @@ func kindNoun(k rules.FindingKind) string {
 		return "subscription(s) failing now (Event Grid)"
 	case rules.FindingReplayDropping:
 		return "replay subscription(s) dropping triggers (Event Grid)"
+	case rules.FindingAppStartRepeats:
+		return "handled blob(s) a worker start would republish"
 	}
 	return string(k) + " blob(s)"
 }

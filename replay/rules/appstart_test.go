@@ -62,6 +62,18 @@ func TestAWorkerStartTakesWhatTheDesignSays(t *testing.T) {
 	if p := cfg.PlanDrain(s, []Item{*items[0]}, DrainOptions{}); p.AppStart.Takes() != 6 {
 		t.Errorf("the plan's start takes %d, want 6", p.AppStart.Takes())
 	}
+	// check raises appStartRepeats for the handled blob a start would re-upload — not for one younger than the TTL
+	// (the start leaves it), and not for the crash blob, whose own finding says what the start does with it.
+	young := mk("PUSH-NOTIFICATIONS/2026/12/1/11/h2.json", cfg.TTL-time.Second, &Summary{Events: 2})
+	young.ArchivedTwin = true
+	s.Items = append(s.Items, young)
+	r := cfg.Check(s, CheckOptions{Names: true})
+	if f, ok := r.Find(FindingAppStartRepeats); !ok || f.Count != 1 || !slices.Equal(f.Names, []string{handledCopy.Name}) {
+		t.Errorf("appStartRepeats: %+v (raised %v), want the one handled blob a TTL old", f, ok)
+	}
+	if f, ok := r.Find(FindingCrash); !ok || f.Count != 1 {
+		t.Errorf("crash: %+v", f)
+	}
 }
 
 // The one verdict on a handler: the fresher witness decides when it has something to say.

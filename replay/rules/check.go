@@ -27,11 +27,16 @@ const (
 	// FindingReplayDropping: the replay subscription's triggers Event Grid dropped in the witness's window —
 	// blobs stranded now, before the TTL shows them. Its names are subscriptions.
 	FindingReplayDropping FindingKind = "replayDropping"
+	// FindingAppStartRepeats: root blobs the replay handled already (an archived or quarantine copy beside them)
+	// that a worker start of the Function App would re-upload — deadletter's drain leaves them, the estate's
+	// app-start drain cannot tell them apart, so every restart or scale-out republishes their events a second
+	// time (AppStart.Handled). A crash blob the start would re-upload is the crash finding's, which says so.
+	FindingAppStartRepeats FindingKind = "appStartRepeats"
 )
 
 // FindingKinds lists the kinds in the order reports give them.
 var FindingKinds = [...]FindingKind{FindingExpiring, FindingStranded, FindingReplayStalled, FindingCrash, FindingUntriggerable,
-	FindingQuarantine, FindingMalformed, FindingHandlerFailing, FindingReplayDropping}
+	FindingQuarantine, FindingMalformed, FindingHandlerFailing, FindingReplayDropping, FindingAppStartRepeats}
 
 // Silenced reports whether an acknowledgement silences a finding of this kind: work someone is on (stranded,
 // quarantined, a stalled replay). What is about to be lost, and what the replay can never take, stays a finding.
@@ -54,6 +59,8 @@ func (k FindingKind) Pane() (Pane, bool) {
 		return PaneQuarantine, true
 	case FindingReplayStalled:
 		return PaneLive, true
+	case FindingAppStartRepeats:
+		return PaneStranded, true
 	}
 	return 0, false
 }
@@ -222,6 +229,9 @@ func (k *Checker) add(it *Item, now time.Time) {
 	}
 	if a.Handled {
 		k.r.Handled++
+		if k.cfg.AppStartTakes(it, now) {
+			k.of(FindingAppStartRepeats).add(it, a, k.o.Names, false)
+		}
 		return
 	}
 	for _, kind := range FindingKinds {
