@@ -288,6 +288,9 @@ func (v *detail) sections(head []string) (_, pred, raw []string) {
 	props += " · modified " + textfmt.Time(d.LastModified) // the prediction's facts say when, too
 	state := present.StateOf(d, cfg)
 	state.Readiness = v.ready(d.Parsed.Subscription)
+	if w := v.e.witness; w != nil {
+		state.SetStarts(cfg, &d.Item, w.App)
+	}
 	for _, l := range present.StateLines(al) {
 		head = append(head, st.Warn.Render(l))
 	}

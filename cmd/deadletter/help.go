@@ -38,7 +38,7 @@ var globalsRead = map[string][]string{"twin": {"dir", "config"},
 	// twin start runs the twin by the estate's rules, and --from reads its SOURCE as a command that looks at an
 	// estate does (its register, container and the witness's topics included).
 	"twin start": {"dir", "config", "container", "handlers", "ttl", "live-grace", "retention", "expiring-within", "max-replays",
-		"id-separator", "node-stack-depth", "event-grid-topics", "replay-system-topic", "witness-window", "timeout"}}
+		"id-separator", "node-stack-depth", "event-grid-topics", "replay-system-topic", "function-app", "witness-window", "timeout"}}
 
 // hideGlobalsNotRead hides, for one help text, the global flags c does not read; the returned func shows them again.
 func hideGlobalsNotRead(c *cobra.Command) func() {

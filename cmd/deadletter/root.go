@@ -60,6 +60,7 @@ type globalFlags struct {
 	// system topic the replay subscription is on (Azure resource IDs), and how far back their metrics are read.
 	eventGridTopics   []string
 	replaySystemTopic string
+	functionApp       string
 	witnessWindow     time.Duration
 	// auditContainer is the shared record's append-blob container (record.go): a name in the estate's account,
 	// or a container's URL in another (signed in with Microsoft Entra ID).
@@ -87,7 +88,7 @@ var envVars = []envVar{
 	{"DEADLETTER_EXPIRING_WITHIN", "expiring-within"}, {"DEADLETTER_MAX_REPLAYS", "max-replays"},
 	{"DEADLETTER_HANDLERS", "handlers"}, {"DEADLETTER_ID_SEPARATOR", "id-separator"}, {"DEADLETTER_READ_ONLY", "read-only"},
 	{"DEADLETTER_MAX_ACK", "max-ack"}, {"DEADLETTER_NODE_STACK_DEPTH", "node-stack-depth"},
-	{"DEADLETTER_EVENT_GRID_TOPICS", "event-grid-topics"}, {"DEADLETTER_REPLAY_SYSTEM_TOPIC", "replay-system-topic"},
+	{"DEADLETTER_EVENT_GRID_TOPICS", "event-grid-topics"}, {"DEADLETTER_REPLAY_SYSTEM_TOPIC", "replay-system-topic"}, {"DEADLETTER_FUNCTION_APP", "function-app"},
 	{"DEADLETTER_WITNESS_WINDOW", "witness-window"}, {"DEADLETTER_AUDIT_CONTAINER", "audit-container"},
 }
 
@@ -248,6 +249,7 @@ func (f *factory) globalFlags(fs *pflag.FlagSet) {
 	fs.StringVar(&f.configPath, "config", "", "the config file of named contexts (env DEADLETTER_CONFIG; default "+textfmt.Printable(session.DefaultConfigPath())+")")
 	fs.StringVar(&f.contextFlag, "context", "", "run in this context of the config file (env DEADLETTER_CONTEXT; default its current-context)")
 	fs.StringSliceVar(&g.eventGridTopics, "event-grid-topics", g.eventGridTopics, "Event Grid topics (Azure resource IDs, comma-separated) whose delivery metrics witness whether each handler is failing now; needs Entra ID and the Monitoring Reader role")
+	fs.StringVar(&g.functionApp, "function-app", g.functionApp, "the estate's Function App (Azure resource ID): its starts are read from the activity log, since each runs the estate's app-start drain")
 	fs.StringVar(&g.replaySystemTopic, "replay-system-topic", g.replaySystemTopic, "the storage account's Event Grid system topic (Azure resource ID) the replay subscription is on: its dropped triggers are blobs being stranded")
 	durationVar(fs, &g.witnessWindow, "witness-window", "how far back Event Grid's delivery metrics are read (complete minutes)")
 	fs.StringVar(&g.auditContainer, "audit-container", g.auditContainer, "the shared record every operator on call appends to: an append-blob container in the estate's account (or its https URL in another, with Entra ID); made by deadletter audit init")
@@ -390,7 +392,7 @@ func (g *globalFlags) rules() rules.Config {
 func (g *globalFlags) spec(context string) session.Spec {
 	return session.Spec{Dir: g.dir, ConnectionString: g.connString, ConnectionStringFile: g.connStringFile, AccountURL: g.accountURL,
 		Container: g.container, Rules: g.rules(), Handlers: g.handlers, ReadOnly: g.readOnly, Timeout: g.timeout,
-		EventGridTopics: g.eventGridTopics, ReplaySystemTopic: g.replaySystemTopic, WitnessWindow: g.witnessWindow,
+		EventGridTopics: g.eventGridTopics, ReplaySystemTopic: g.replaySystemTopic, WitnessWindow: g.witnessWindow, FunctionApp: g.functionApp,
 		AuditContainer: g.auditContainer, Context: context}
 }
 

@@ -64,8 +64,12 @@ func runShow(ctx context.Context, o *showOptions) error {
 			return couldNotLook(ctx, err)
 		}
 	}
+	if s.Witness() != nil { // (the activity log's word on the Function App's starts rides with the witness)
+		state.SetStarts(s.Config(), &d.Item, s.ReadWitness(ctx, d.Now).App)
+	}
 	advice := present.Advice(state)
 	sj := output.ToShowJSON(s.Config(), d)
+	sj.MissedByStart = missedWord(state.Missed)
 	sj.Rehearsal = s.Rehearsal()
 	for _, l := range advice {
 		sj.Advice = append(sj.Advice, output.Text(l))
@@ -131,4 +135,15 @@ func writeShow(w io.Writer, d *replay.Detail, cfg rules.Config, advice []string)
 	for _, line := range present.Explain(d, cfg) {
 		fmt.Fprintln(w, line)
 	}
+}
+
+// missedWord is a start's miss as JSON says it: "" (not missed, or not known), "young" or "listed".
+func missedWord(m rules.StartMiss) string {
+	switch m {
+	case rules.MissedYoung:
+		return "young"
+	case rules.MissedListed:
+		return "listed"
+	}
+	return ""
 }

@@ -49,6 +49,7 @@ func TestWitnessContextKeys(t *testing.T) {
 		{"event-grid-topics:\n      - estate-events\n", ":5: event-grid-topics: \"estate-events\" is not an Azure resource ID"},
 		{"replay-system-topic: /subscriptions/x/resourceGroups/r/providers/Microsoft.Storage/storageAccounts/s\n", ":4: replay-system-topic:"},
 		{"event-grid-topics:\n      - [a]\n", ":5: event-grid-topics: want a list"},
+		{"function-app: " + egTopic + "\n", ":4: function-app: \"" + egTopic + "\" is a Microsoft.EventGrid/topics, not a Function App"},
 	} {
 		cf, err := readConfig(writeConfig(t, "contexts:\n  - name: a\n    dir: /tmp\n    "+tc.body))
 		if err == nil && cf.Find("a") != nil {

@@ -47,6 +47,11 @@ type Options struct {
 	ReplaySystemTopic string
 	// Window is how far back the counts go (DefaultWindow when zero).
 	Window time.Duration
+	// FunctionApp is the resource ID of the estate's Function App: its starts are read from the activity log
+	// (the app-start drain runs at each). Empty: not read.
+	FunctionApp string
+	// StartsWindow is how far back the activity log is read for starts (DefaultStartsWindow when zero).
+	StartsWindow time.Duration
 	// Credential signs the requests (azidentity.DefaultAzureCredential in the binary).
 	Credential azcore.TokenCredential
 	// Client are the ARM client's options (a test's fake transport).
@@ -55,8 +60,9 @@ type Options struct {
 
 // Monitor reads the metrics; it is safe for concurrent use.
 type Monitor struct {
-	o       Options
-	clients map[string]*armmonitor.MetricsClient // by subscription ID
+	o        Options
+	clients  map[string]*armmonitor.MetricsClient // by subscription ID
+	activity *armmonitor.ActivityLogsClient       // the Function App's subscription's (nil: no app named)
 }
 
 // New checks the resource IDs and makes one metrics client per Azure subscription they are in.
@@ -67,7 +73,19 @@ func New(o Options) (*Monitor, error) {
 	if o.Window < time.Minute || o.Window > 24*time.Hour {
 		return nil, fmt.Errorf("witness window %s: want 1m to 24h", o.Window)
 	}
+	if o.StartsWindow <= 0 {
+		o.StartsWindow = DefaultStartsWindow
+	}
 	m := &Monitor{o: o, clients: map[string]*armmonitor.MetricsClient{}}
+	if o.FunctionApp != "" {
+		sub, err := CheckFunctionAppID(o.FunctionApp)
+		if err != nil {
+			return nil, err
+		}
+		if m.activity, err = armmonitor.NewActivityLogsClient(sub, o.Credential, o.Client); err != nil {
+			return nil, err
+		}
+	}
 	ids := append([]string{}, o.Topics...)
 	if o.ReplaySystemTopic != "" {
 		ids = append(ids, o.ReplaySystemTopic)
@@ -131,6 +149,9 @@ func (m *Monitor) Witness(ctx context.Context, now time.Time) rules.WitnessRepor
 		} else {
 			rep.Replay = hs
 		}
+	}
+	if m.activity != nil {
+		rep.App = m.Starts(ctx, now)
 	}
 	return rep
 }
@@ -256,4 +277,70 @@ func add(metric *armmonitor.Metric, minutes map[string]map[time.Time]*rules.Minu
 		}
 	}
 	return nil
+}
+
+// DefaultStartsWindow is how far back the activity log is read for the Function App's starts (it keeps 90 days).
+const DefaultStartsWindow = 30 * 24 * time.Hour
+
+// The activity log's operations that start the Function App's workers (the budget guard stops and starts it
+// through this plane). A scale-out is no operation: the log never shows one.
+const (
+	OpStart   = "Microsoft.Web/sites/start/action"
+	OpRestart = "Microsoft.Web/sites/restart/action"
+)
+
+// CheckFunctionAppID checks that id is a Function App's (a Microsoft.Web/sites resource's) ID and returns the
+// Azure subscription ID in it.
+func CheckFunctionAppID(id string) (string, error) {
+	r, err := arm.ParseResourceID(id)
+	if err != nil {
+		return "", fmt.Errorf("%q is not an Azure resource ID: %w", id, err)
+	}
+	if t := r.ResourceType.String(); !strings.EqualFold(t, "Microsoft.Web/sites") {
+		return "", fmt.Errorf("%q is a %s, not a Function App (Microsoft.Web/sites)", id, t)
+	}
+	return r.SubscriptionID, nil
+}
+
+// Starts reads the Function App's starts and restarts from the activity log, over StartsWindow before now: the
+// newest that succeeded. What it cannot read is said in Problem, never guessed.
+func (m *Monitor) Starts(ctx context.Context, now time.Time) rules.AppStarts {
+	since := now.UTC().Add(-m.o.StartsWindow).Truncate(time.Second)
+	a := rules.AppStarts{Resource: m.o.FunctionApp, Since: since}
+	filter := fmt.Sprintf("eventTimestamp ge '%s' and eventTimestamp le '%s' and resourceUri eq '%s'",
+		since.Format(time.RFC3339), now.UTC().Truncate(time.Second).Format(time.RFC3339), m.o.FunctionApp)
+	pager := m.activity.NewListPager(filter, &armmonitor.ActivityLogsClientListOptions{
+		Select: to.Ptr("eventTimestamp,operationName,status,resourceId")})
+	for pager.More() {
+		page, err := pager.NextPage(ctx)
+		if err != nil {
+			p := problem(m.o.FunctionApp, err)
+			a.Problem = p.Err
+			if p.Status != 0 {
+				a.Problem = fmt.Sprintf("%d %s", p.Status, p.Err)
+			}
+			return a
+		}
+		for _, e := range page.Value {
+			if at, ok := startOf(e); ok && at.After(a.Last) {
+				a.Last = at
+			}
+		}
+	}
+	return a
+}
+
+// startOf is when an activity-log entry says the app was started or restarted (ok false for any other entry).
+func startOf(e *armmonitor.EventData) (time.Time, bool) {
+	if e == nil || e.OperationName == nil || e.OperationName.Value == nil || e.EventTimestamp == nil {
+		return time.Time{}, false
+	}
+	op := *e.OperationName.Value
+	if !strings.EqualFold(op, OpStart) && !strings.EqualFold(op, OpRestart) {
+		return time.Time{}, false
+	}
+	if e.Status == nil || e.Status.Value == nil || !strings.EqualFold(*e.Status.Value, "Succeeded") {
+		return time.Time{}, false
+	}
+	return e.EventTimestamp.UTC(), true
 }

@@ -384,6 +384,11 @@ type ShowJSON struct {
 	Restore    *RestoreJSON `json:"restore,omitempty"`
 	// Advice is what to do about the blob, the sentences show and the dashboard's detail print (present.Advice).
 	Advice []Text `json:"advice"`
+	// MissedByStart says the Function App's last start (by the activity log, read with --function-app or on a
+	// twin) should have re-uploaded this stranded blob and did not: "young" (younger than the TTL then; its
+	// trigger ran out after) or "listed" (a TTL old already: that start's drain did not take it). Absent when not
+	// missed or not known.
+	MissedByStart string `json:"missedByStart,omitempty"`
 	// Rehearsal: the blob is a twin's, its age the twin's clock.
 	Rehearsal bool `json:"rehearsal,omitempty"`
 }

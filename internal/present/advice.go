@@ -30,6 +30,10 @@ type BlobState struct {
 	BeyondRepair rules.VerdictCounts
 	// Gone, when set, says where the blob went since it was read.
 	Gone *replay.Whereabouts
+	// Missed says whether the Function App's last start (LastStart, by the activity log) should have re-uploaded
+	// it and did not (see SetStarts).
+	Missed    rules.StartMiss
+	LastStart time.Time
 	// Now is the service's time the state was read at.
 	Now time.Time
 }
@@ -42,6 +46,12 @@ func StateOf(d *replay.Detail, cfg rules.Config) BlobState {
 		s.Events, s.BeyondRepair = len(d.Payload.Events), cfg.BeyondRepair(d.Payload.Events)
 	}
 	return s
+}
+
+// SetStarts takes in what the activity log says of the Function App's starts: whether its last start missed the
+// blob.
+func (s *BlobState) SetStarts(cfg rules.Config, it *rules.Item, a rules.AppStarts) {
+	s.Missed, s.LastStart = cfg.StartMissed(it, a, s.Now), a.Last
 }
 
 // Advice is what to do about a blob, in one voice: one sentence decided by the one state that matters most
@@ -91,6 +101,12 @@ func appStartAdvice(s BlobState) string {
 		return "A worker start of the Function App (a restart, a scale-out) would re-upload it all the same and republish its events a second time: remove it before the app restarts."
 	case a.Crash:
 		return "A worker start of the Function App (a restart, a scale-out) re-uploads it too, and the replay throws again at every start: fix it before the app restarts."
+	case drainable(s) && s.Missed == rules.MissedYoung:
+		return fmt.Sprintf("Missed by the Function App's last start (%s, by the activity log): it was younger than the TTL then, so that start left it to its own trigger, which ran out after (no attempt left in the hour, or dropped on probation). A drain takes it now — or the next worker start.",
+			textfmt.Time(s.LastStart))
+	case drainable(s) && s.Missed == rules.MissedListed:
+		return fmt.Sprintf("Missed by the Function App's last start (%s, by the activity log): it was a TTL old already, yet that start's drain did not take it — its listing failed (the hook never rejects), or the hook was not deployed then. A restart may miss it again: drain it.",
+			textfmt.Time(s.LastStart))
 	case drainable(s):
 		return "Or restart the Function App (or let it scale out): every worker start re-uploads stranded blobs like this one by itself."
 	}

@@ -37,7 +37,7 @@ import (
 // connection-string-env (the variable whose value is the connection string).
 var ContextKeys = []string{"name", "dir", "account-url", "connection-string-env", "connection-string-file", "container", "handlers", "ttl", "live-grace",
 	"retention", "expiring-within", "max-replays", "max-ack", "read-only", "id-separator", "node-stack-depth",
-	"event-grid-topics", "replay-system-topic", "witness-window", "audit-container"}
+	"event-grid-topics", "replay-system-topic", "witness-window", "audit-container", "function-app"}
 
 // NamedContext is one context of the file: its values by key (as written), and the line of each. Err is what is
 // wrong with it: a context that is wrong stops only the commands that run in it.
@@ -292,6 +292,10 @@ func contextValue(path string, k, v *yaml.Node) (string, error) {
 
 // checkTopics checks the witness's resource IDs when the file is read, so a typo is said with its line.
 func checkTopics(key, val string) error {
+	if key == "function-app" {
+		_, err := azmonitor.CheckFunctionAppID(strings.TrimSpace(val))
+		return err
+	}
 	if key != "event-grid-topics" && key != "replay-system-topic" {
 		return nil
 	}

@@ -46,6 +46,8 @@ type Spec struct {
 	EventGridTopics   []string
 	ReplaySystemTopic string
 	WitnessWindow     time.Duration
+	// FunctionApp is the estate's Function App (its resource ID): its starts are read from the activity log.
+	FunctionApp string
 	// AuditContainer is the shared record's append-blob container ("": the record is local only).
 	AuditContainer string
 	// Context is the config file's context the estate was named by ("": none).

@@ -34,7 +34,7 @@ func witnessOf(spec Spec) rules.Witness {
 			return Bounded(twin.NewDirWitness(spec.Dir, spec.WitnessWindow))
 		}
 	}
-	if len(spec.EventGridTopics) == 0 && spec.ReplaySystemTopic == "" {
+	if len(spec.EventGridTopics) == 0 && spec.ReplaySystemTopic == "" && spec.FunctionApp == "" {
 		return nil
 	}
 	if spec.AccountURL == "" {
@@ -45,7 +45,8 @@ func witnessOf(spec Spec) rules.Witness {
 		return noWitness("no Event Grid witness: no Microsoft Entra ID credential: " + err.Error())
 	}
 	m, err := azmonitor.New(azmonitor.Options{Topics: spec.EventGridTopics, ReplaySystemTopic: spec.ReplaySystemTopic, Window: spec.WitnessWindow,
-		Credential: cred, Client: &arm.ClientOptions{ClientOptions: azcore.ClientOptions{Retry: policy.RetryOptions{MaxRetries: 1}}}})
+		FunctionApp: spec.FunctionApp,
+		Credential:  cred, Client: &arm.ClientOptions{ClientOptions: azcore.ClientOptions{Retry: policy.RetryOptions{MaxRetries: 1}}}})
 	if err != nil {
 		return noWitness("no Event Grid witness: " + err.Error())
 	}

@@ -19,8 +19,8 @@ import (
 // The kinds of start a script holds. A start and a restart are operations on the app (Azure's activity log
 // records them); a scale-out is a new worker the platform starts, which the activity log never shows.
 const (
-	AppStarted    = "start"
-	AppRestarted  = "restart"
+	AppStarted   = "start"
+	AppRestarted = "restart"
 	AppScaledOut = "scale-out"
 )
 

@@ -220,16 +220,16 @@ type State struct {
 	Now   time.Time `json:"now"`
 	Draws uint64    `json:"draws"` // random draws so far (the twin's randomness is a function of seed and draw)
 
-	NextPublish map[string]time.Time    `json:"nextPublish"`
-	NextPoison  int                     `json:"nextPoison"`
+	NextPublish map[string]time.Time `json:"nextPublish"`
+	NextPoison  int                  `json:"nextPoison"`
 	// NextStart is the script's next start not yet run; Starts are the starts run (the newest maxStarts), and
 	// StartHandled the blobs a start re-uploaded that the replay had handled, until it replays them again.
-	NextStart    int             `json:"nextStart,omitempty"`
-	Starts       []StartRecord   `json:"starts,omitempty"`
-	StartHandled map[string]bool `json:"startHandled,omitempty"`
-	Queue       queue                   `json:"queue"`
-	Batches     map[string][]deadLetter `json:"batches"` // dead letters waiting for their blob, by subscription
-	BatchDue    map[string]time.Time    `json:"batchDue"`
+	NextStart    int                     `json:"nextStart,omitempty"`
+	Starts       []StartRecord           `json:"starts,omitempty"`
+	StartHandled map[string]bool         `json:"startHandled,omitempty"`
+	Queue        queue                   `json:"queue"`
+	Batches      map[string][]deadLetter `json:"batches"` // dead letters waiting for their blob, by subscription
+	BatchDue     map[string]time.Time    `json:"batchDue"`
 	// LegacyKnown is what a format-2 state kept of every blob (read, never written): from format 3 the blobs the
 	// twin knows are kept beside the state, in the known file its KnownSeq names (knownSet).
 	LegacyKnown map[string]known `json:"known,omitempty"`

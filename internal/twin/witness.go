@@ -169,7 +169,27 @@ func (tw *Twin) Witness(window time.Duration) rules.WitnessReport {
 		rep.Handlers = append(rep.Handlers, judge(strings.ToUpper(s.Name), s.Name, topic))
 	}
 	rep.Replay = []rules.HandlerHealth{judge(ReplaySubscription, ReplayFunction, DeadLetterTopicID)}
+	rep.App = tw.ActivityLog()
 	return rep
+}
+
+// FunctionAppID is the twin's Function App, as its activity log names it.
+const FunctionAppID = "/subscriptions/00000000-0000-0000-0000-000000000000/resourceGroups/estate/providers/Microsoft.Web/sites/estate-functions"
+
+// ActivityLog is the twin's answer to Azure's activity log: the newest start or restart of its Function App, at
+// or before its clock (a scale-out is no operation, and the log leaves it out, as Azure's does). The twin keeps
+// its newest starts only, so Since is the oldest it remembers when it forgot any.
+func (tw *Twin) ActivityLog() rules.AppStarts {
+	a := rules.AppStarts{Resource: FunctionAppID, Since: tw.st.Start}
+	if len(tw.st.Starts) >= maxStarts {
+		a.Since = tw.st.Starts[0].At
+	}
+	for _, at := range tw.OperatedStarts() {
+		if !at.After(tw.st.Now) && at.After(a.Last) {
+			a.Last = at
+		}
+	}
+	return a
 }
 
 // DirWitness is the twin's witness over its directory: every read takes the twin as it stands (without its

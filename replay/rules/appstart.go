@@ -99,3 +99,51 @@ func (a *AppStart) Add(c Config, it *Item, now time.Time) {
 func (c Config) AppStartTakes(it *Item, now time.Time) bool {
 	return it.Refused == "" && c.Classify(it.Name, now.Sub(it.LastModified)) == PaneStranded
 }
+
+// AppStarts is what Azure's activity log says of the Function App's starts: the newest start or restart
+// operated on it. A worker the platform starts on its own — a scale-out, a recycle — is no operation and is not
+// in the log: workers may have started since, and each ran the drain.
+type AppStarts struct {
+	// Resource is the Function App's resource ID; empty when none is named (nothing is said of starts).
+	Resource string
+	// Last is the newest start or restart within the span read (zero: none in it).
+	Last time.Time
+	// Since is how far back the log was read.
+	Since time.Time
+	// Problem says why the log could not be read ("" when it was).
+	Problem string
+}
+
+// Known reports whether the log was read.
+func (a AppStarts) Known() bool { return a.Resource != "" && a.Problem == "" }
+
+// StartMiss is whether the Function App's last start should have re-uploaded a stranded blob it left, and why it
+// may have: what tells "the operator's drain is the only way" from "a restart takes it".
+type StartMiss int
+
+const (
+	// NotMissed: the blob stranded after the last start (or no start is known): a worker start would take it.
+	NotMissed StartMiss = iota
+	// MissedYoung: it was younger than the TTL when the app last started, so that start left it to its own
+	// trigger — which then ran out (its schedule had no attempt left in the hour, or Event Grid dropped it on
+	// probation).
+	MissedYoung
+	// MissedListed: it was a TTL old already when the app last started, and is still here: that start's drain
+	// did not take it — its listing failed (the hook never rejects), or it ran before the hook was deployed.
+	MissedListed
+)
+
+// StartMissed says whether the app's last known start missed a blob the start's drain is for (stranded, not
+// handled, not a crash, triggerable): judged only when the log was read and holds a start.
+func (c Config) StartMissed(it *Item, a AppStarts, now time.Time) StartMiss {
+	if !a.Known() || a.Last.IsZero() || !it.LastModified.Before(a.Last) || !c.AppStartTakes(it, now) {
+		return NotMissed
+	}
+	if h, _ := handled(it); h || Untriggerable(it.Name) || it.Summary != nil && it.Summary.CrashDepth > 0 {
+		return NotMissed
+	}
+	if a.Last.Sub(it.LastModified) < c.TTL {
+		return MissedYoung
+	}
+	return MissedListed
+}

@@ -98,3 +98,45 @@ func TestHandlerNowLetsTheFresherWitnessDecide(t *testing.T) {
 		}
 	}
 }
+
+// Whether the app's last start missed a stranded blob, at its boundaries: written exactly at the start is not
+// missed (the start could not have seen it older); a TTL old at the start exactly is "listed"; a handled or crash
+// blob, or a log not read, is never called missed.
+func TestTheLastStartMissedWhatItShouldHaveTaken(t *testing.T) {
+	cfg := DefaultConfig()
+	now := time.Date(2026, 12, 1, 12, 0, 0, 0, time.UTC)
+	start := now.Add(-2 * time.Hour)
+	log := AppStarts{Resource: "app", Last: start}
+	mk := func(lm time.Time) *Item {
+		it := cfg.MakeItem(blob.Info{Name: "PUSH-NOTIFICATIONS/2026/12/1/9/x.json", LastModified: lm}, now)
+		return &it
+	}
+	for _, c := range []struct {
+		lm   time.Time
+		want StartMiss
+	}{
+		{start, NotMissed},
+		{start.Add(time.Second), NotMissed},
+		{start.Add(-time.Second), MissedYoung},
+		{start.Add(-cfg.TTL + time.Second), MissedYoung},
+		{start.Add(-cfg.TTL), MissedListed},
+		{start.Add(-48 * time.Hour), MissedListed},
+	} {
+		if got := cfg.StartMissed(mk(c.lm), log, now); got != c.want {
+			t.Errorf("modified %s, the app started %s: %v, want %v", c.lm, start, got, c.want)
+		}
+	}
+	old := mk(start.Add(-3 * time.Hour))
+	if cfg.StartMissed(old, AppStarts{Resource: "app", Last: start, Problem: "403"}, now) != NotMissed ||
+		cfg.StartMissed(old, AppStarts{}, now) != NotMissed || cfg.StartMissed(old, AppStarts{Resource: "app"}, now) != NotMissed {
+		t.Error("missed, with no start known")
+	}
+	old.ArchivedTwin = true
+	if cfg.StartMissed(old, log, now) != NotMissed {
+		t.Error("a handled blob called missed")
+	}
+	old.ArchivedTwin, old.Summary = false, &Summary{Events: 1, CrashDepth: 9000}
+	if cfg.StartMissed(old, log, now) != NotMissed {
+		t.Error("a crash blob called missed")
+	}
+}

@@ -100,6 +100,9 @@ type WitnessReport struct {
 	Problems []WitnessProblem
 	// None says why there is no witness at all (e.g. a connection-string context has no Entra ID token).
 	None string
+	// App is what the activity log says of the Function App's starts (read beside the metrics, when the app is
+	// named).
+	App AppStarts
 }
 
 // Judge reckons a subscription's verdict and totals from its per-minute counts (any order; minutes past asOf,
