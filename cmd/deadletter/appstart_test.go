@@ -43,6 +43,19 @@ func TestDrainSaysWhatAWorkerStartWouldTake(t *testing.T) {
 	if len(a.Handled) == 0 || len(a.Crash) == 0 || !a.Repeats || a.Takes != a.Stranded+len(a.Handled)+len(a.Crash)+a.Untriggerable {
 		t.Errorf("the seed holds handled and crash blobs the start would repeat: %+v", a)
 	}
+	// check, report and the drain say one start: the same counts.
+	var chk output.CheckJSON
+	json.Unmarshal([]byte(runAny(t, "check", "--json", "--dir", dir)), &chk)
+	var rep output.ReportJSON
+	json.Unmarshal([]byte(mustRun(t, "report", "--format", "json", "--dir", dir)), &rep)
+	want := output.AppStartCountsJSON{Takes: a.Takes, Stranded: a.Stranded, Handled: len(a.Handled), HandledEvents: a.HandledEvents, Crash: len(a.Crash),
+		Untriggerable: a.Untriggerable, Repeats: a.Repeats}
+	if chk.AppStart != want || rep.AppStart != want {
+		t.Errorf("check's start %+v, report's %+v; the drain's %+v", chk.AppStart, rep.AppStart, want)
+	}
+	if f := findingOf(chk, "appStartRepeats"); f == nil || f.Count != len(a.Handled) {
+		t.Errorf("appStartRepeats %+v, want the %d handled blob(s) the start would take", f, len(a.Handled))
+	}
 	_, errs, _ := runCmd(t, "drain", "--dry-run", "--dir", dir)
 	for _, want := range []string{"Or restart the Function App", "a second time", "make the replay throw on 1 crash blob(s) (THREAD-REPLIES) again"} {
 		if !strings.Contains(errs, want) {
@@ -120,4 +133,13 @@ func TestTheConfigFlagWinsOverTheEnvironment(t *testing.T) {
 	if _, errs, code := runCmd(t, "context", "list"); code != 2 || !strings.Contains(errs, "missing.yaml") {
 		t.Errorf("a DEADLETTER_CONFIG that names no file: exit %d %s", code, errs)
 	}
+}
+
+func findingOf(c output.CheckJSON, kind string) *output.FindingJSON {
+	for i := range c.Findings {
+		if string(c.Findings[i].Kind) == kind {
+			return &c.Findings[i]
+		}
+	}
+	return nil
 }

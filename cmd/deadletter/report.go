@@ -100,7 +100,7 @@ func buildReport(cfg rules.Config, snap *rules.Snapshot, o *reportOptions) outpu
 	chk := cfg.Check(snap, rules.CheckOptions{MaxQuarantine: o.maxQuarantine, Names: true})
 	cj := output.ToCheckJSON(cfg, chk)
 	r := output.ReportJSON{Container: output.Text(snap.Container), Now: output.RFC3339(snap.Now), Since: output.RFC3339(p.Hours[0]), WindowHours: len(p.Hours),
-		Counts: chk.Counts, Blobs: len(snap.Items), Handled: chk.Handled, Events: p.Events, Unread: p.Unread, Unreadable: chk.Unreadable, FirstUnreadable: output.Text(chk.FirstUnreadable), Before: p.Before, Healthy: chk.Healthy, Findings: cj.Findings,
+		Counts: chk.Counts, Blobs: len(snap.Items), Handled: chk.Handled, Events: p.Events, Unread: p.Unread, Unreadable: chk.Unreadable, FirstUnreadable: output.Text(chk.FirstUnreadable), Before: p.Before, Healthy: chk.Healthy, Findings: cj.Findings, AppStart: cj.AppStart,
 		Timeline: []output.HourJSON{}, Subscriptions: []output.SubscriptionJSON{}, Loss: []output.LossJSON{}, Drains: []output.DrainJSON{}, Restores: []output.RestoredJSON{}}
 	if !p.BurstStart.IsZero() {
 		s := output.RFC3339(p.BurstStart)

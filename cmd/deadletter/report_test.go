@@ -101,7 +101,7 @@ func TestReportJSON(t *testing.T) {
 	if err := json.Unmarshal(out.Bytes(), &m); err != nil {
 		t.Fatal(err)
 	}
-	want := []string{"blobs", "burstStart", "container", "counts", "drains", "events", "eventsBeforeWindow", "findings", "handled", "healthy", "loss", "now",
+	want := []string{"appStart", "blobs", "burstStart", "container", "counts", "drains", "events", "eventsBeforeWindow", "findings", "handled", "healthy", "loss", "now",
 		"readiness", "restores", "since", "subscriptions", "timeline", "unread", "unreadable", "windowHours"}
 	if got := keys(m); strings.Join(got, ",") != strings.Join(want, ",") {
 		t.Fatalf("report fields %v, want %v", got, want)

@@ -7,6 +7,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/deadletter/deadletter/internal/present"
 	"github.com/deadletter/deadletter/internal/record"
 	"github.com/deadletter/deadletter/internal/textfmt"
 	"github.com/deadletter/deadletter/replay/rules"
@@ -115,6 +116,10 @@ func mdSummary(w io.Writer, r ReportJSON) {
 		kinds = append(kinds, fmt.Sprintf("%s %d", f.Kind, f.Count))
 	}
 	fmt.Fprintf(w, "- %d finding(s): %s.\n", len(r.Findings), strings.Join(kinds, ", "))
+	if a := r.AppStart; a.Takes > 0 {
+		l := present.AppStartCountsLine(rules.AppStartCounts{Stranded: a.Stranded, Handled: a.Handled, HandledEvents: a.HandledEvents, Crash: a.Crash, Untriggerable: a.Untriggerable})
+		fmt.Fprintf(w, "- %s\n", Md(l))
+	}
 }
 
 // mdTimeline draws the hours that had dead letters as bars, quiet stretches folded into one line.

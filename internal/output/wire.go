@@ -769,6 +769,21 @@ type CheckJSON struct {
 	EventGrid *EventGridJSON `json:"eventGrid,omitempty"`
 	// Rehearsal: the container's time is a twin's clock, not the service's (a directory deadletter made a twin).
 	Rehearsal bool `json:"rehearsal,omitempty"`
+	// AppStart is what a worker start of the Function App would re-upload now (SPEC §4), counted.
+	AppStart AppStartCountsJSON `json:"appStart"`
+}
+
+// AppStartCountsJSON is what a worker start's drain would re-upload now, as counts: the stranded blobs it is
+// for, the handled ones (their events republished a second time), the crash ones (the replay throws again) and the
+// untriggerable ones (re-uploaded to no effect).
+type AppStartCountsJSON struct {
+	Takes         int  `json:"takes"`
+	Stranded      int  `json:"stranded"`
+	Handled       int  `json:"handled"`
+	HandledEvents int  `json:"handledEvents"`
+	Crash         int  `json:"crash"`
+	Untriggerable int  `json:"untriggerable"`
+	Repeats       bool `json:"repeats"`
 }
 
 // eventGridJSON is the witness as check and watch give it: when, what could not be read, every subscription.
@@ -807,6 +822,9 @@ func ToCheckJSON(cfg rules.Config, r rules.Report) CheckJSON {
 		out.SuspiciousAcks = append(out.SuspiciousAcks, SuspiciousJSON{Name: Text(s.Name), Why: Text(s.Why)})
 	}
 	out.EventGrid = ToEventGridJSON(r.Witness)
+	a := r.AppStart
+	out.AppStart = AppStartCountsJSON{Takes: a.Takes(), Stranded: a.Stranded, Handled: a.Handled, HandledEvents: a.HandledEvents, Crash: a.Crash,
+		Untriggerable: a.Untriggerable, Repeats: a.Repeats()}
 	return out
 }
 
@@ -864,8 +882,10 @@ type ReportJSON struct {
 	Loss            []LossJSON         `json:"loss"`
 	Healthy         bool               `json:"healthy"`
 	Findings        []FindingJSON      `json:"findings"`
-	Drains          []DrainJSON        `json:"drains"`
-	Restores        []RestoredJSON     `json:"restores"`
+	// AppStart is what a worker start of the Function App would re-upload now (as check gives it).
+	AppStart AppStartCountsJSON `json:"appStart"`
+	Drains   []DrainJSON        `json:"drains"`
+	Restores []RestoredJSON     `json:"restores"`
 	// Readiness is every subscription's: has its handler recovered (see resultsJSON).
 	Readiness []ReadinessJSON `json:"readiness"`
 	// EventGrid is what Event Grid's witness read, when one is configured.

@@ -59,3 +59,22 @@ func subscriptionsOf(names []string) string {
 	}
 	return strings.Join(subs, ", ")
 }
+
+// AppStartCountsLine says, for check and report, what a worker start of the Function App would re-upload now and
+// what of it would repeat work ("" when it would take nothing).
+func AppStartCountsLine(a rules.AppStartCounts) string {
+	if a.Takes() == 0 {
+		return ""
+	}
+	parts := []string{fmt.Sprintf("%d stranded blob(s)", a.Stranded)}
+	if a.Handled > 0 {
+		parts = append(parts, fmt.Sprintf("%d handled (their %d event(s) republished a second time)", a.Handled, a.HandledEvents))
+	}
+	if a.Crash > 0 {
+		parts = append(parts, fmt.Sprintf("%d crash (the replay throws again)", a.Crash))
+	}
+	if a.Untriggerable > 0 {
+		parts = append(parts, fmt.Sprintf("%d untriggerable (re-uploaded to no effect)", a.Untriggerable))
+	}
+	return "A worker start of the Function App (a restart, a scale-out) would re-upload " + strings.Join(parts, ", ") + " by itself now."
+}

@@ -130,6 +130,39 @@ type Report struct {
 	FirstUnreadable string
 	// Witness is what Event Grid's witness read for this report (see AddWitness); empty when none is configured.
 	Witness WitnessReport
+	// AppStart counts what a worker start of the Function App would re-upload now (AppStart, counted).
+	AppStart AppStartCounts
+}
+
+// AppStartCounts is AppStart as counts: what a worker start would re-upload now, split as AppStart splits it.
+type AppStartCounts struct {
+	Stranded, Handled, HandledEvents, Crash, Untriggerable int
+}
+
+// Takes is how many blobs the start would re-upload.
+func (a AppStartCounts) Takes() int { return a.Stranded + a.Handled + a.Crash + a.Untriggerable }
+
+// Repeats: the start would republish handled events or make the replay throw again.
+func (a AppStartCounts) Repeats() bool { return a.Handled+a.Crash > 0 }
+
+// add counts one item the start would take (AppStart.Add's split).
+func (a *AppStartCounts) add(c Config, it *Item, now time.Time) {
+	if !c.AppStartTakes(it, now) {
+		return
+	}
+	switch h, _ := handled(it); {
+	case h:
+		a.Handled++
+		if it.Summary != nil {
+			a.HandledEvents += it.Summary.Events
+		}
+	case it.Summary != nil && it.Summary.CrashDepth > 0:
+		a.Crash++
+	case Untriggerable(it.Name):
+		a.Untriggerable++
+	default:
+		a.Stranded++
+	}
 }
 
 // AddWitness adds the second witness's findings to a report: a handlerFailing finding naming each subscription
@@ -218,6 +251,7 @@ func (k *Checker) add(it *Item, now time.Time) {
 		}
 		k.r.Unreadable++
 	}
+	k.r.AppStart.add(k.cfg, it, now)
 	a := k.cfg.AlertsOf(it, now)
 	if a.Suspicious != "" {
 		if k.r.SuspiciousCount++; len(k.r.Suspicious) < MaxSuspicious {
