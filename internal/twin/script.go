@@ -86,20 +86,20 @@ func ScriptOf(name string) (Script, error) {
 }
 
 // incident is the estate a month into a bad stretch, opened where the on-call finds it:
-//   - a month ago the Function App was stopped for two hours (the budget guard): the replay was down with it, so
-//     the dead letters of that first hour found no replay within their trigger's hour — stranded ever since, and
-//     now a day from the lifecycle rule;
-//   - three days ago a bad deploy of the friend-requests handler answered 500 for four hours while the replay
+//   - a month ago the budget guard stopped the Function App for four hours (the replay with it). Its start's
+//     drain re-uploaded what was a TTL old and left the last hour's dead letters to their own triggers, which had
+//     no attempt left in their hour: stranded ever since, and now a day from the lifecycle rule;
+//   - three days ago a bad deploy of the friend-requests handler answered 500 for eight hours while the replay
 //     ran: its events went round the replay until the cap quarantined them (capped events, restorable now);
 //   - two days ago the storage ledger timed out for two hours: its dead letters are quarantined (no function
 //     claims storage's event type);
-//   - yesterday evening the Function App was stopped again, for three hours: more stranded dead letters, of
-//     every subscription;
+//   - yesterday evening the Function App was stopped again, for five hours, and its start's drain could not list
+//     the container: the stop's stranded dead letters, of every subscription, and the month-old ones stay;
 //   - since it came back the webhook handler answers 404 (its URL changed; its events are not idempotent), the
 //     push-notification service is busy until twenty minutes after the opening, and the blob-deletion handler
 //     fails from two hours before the opening until three hours after (its events are idempotent: a drain before
-//     then dead-letters them again, one attempt further on); a buggy publisher sent a thread reply the schema
-//     refuses and one nested too deep to serialize.
+//     then dead-letters them again, one attempt further on); a buggy publisher sent a thread reply nested too
+//     deep to serialize and, an hour later, one the schema refuses.
 //
 // replayStopped adds the replay being stopped again just after the rehearsal opens: what STALLED looks like,
 // and then stranded.
