@@ -14,21 +14,7 @@ import (
 // tableColumns are the table's columns, as data (internal/present): what each shows, how much room it wants and
 // gives up, how it sorts. The dashboard keeps the subscription and the verdicts before the reason on a narrow
 // terminal, and gives spare width to the name.
-var tableColumns = []present.BlobColumn{
-	present.With(present.ColSubscription, func(c *present.BlobColumn) { c.Priority, c.Max, c.GrowPriority = 90, 18, 110 }), // PUSH-NOTIFICATIONS, not 58 columns
-	present.With(present.ColHour, func(c *present.BlobColumn) { c.Priority = 40 }),
-	// The name without .json, shortened from the middle: the GUID's ends tell two blobs of an hour apart.
-	present.With(present.ColFile, func(c *present.BlobColumn) { c.Priority, c.Max, c.Min, c.GrowPriority = 60, 36, 13, 30 }),
-	present.With(present.ColAge, func(c *present.BlobColumn) { c.Priority = 85 }),
-	present.With(present.ColEvents, func(c *present.BlobColumn) { c.Priority = 70 }),
-	// The reason (short forms, help has the legend) takes spare width before the name; past every column's
-	// widest the rest of a wide terminal stays blank at the right.
-	present.With(present.ColReason, func(c *present.BlobColumn) { c.Priority, c.Min, c.Max, c.GrowPriority = 65, 11, 24, 100 }),
-	present.With(present.ColAttempt, func(c *present.BlobColumn) { c.Priority = 50 }),
-	present.With(present.ColVerdicts, func(c *present.BlobColumn) { c.Priority, c.Max = 75, 12 }),
-	present.With(present.ColState, func(c *present.BlobColumn) { c.Priority, c.Min, c.Max = 35, 7, 16 }),
-	present.With(present.ColDeletesIn, func(c *present.BlobColumn) { c.Priority = 80 }),
-}
+var tableColumns = present.DashboardColumns
 
 // markWidth is the row marker: cursor, selection, and H (handled) or A (acknowledged).
 const markWidth = 3

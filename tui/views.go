@@ -162,17 +162,6 @@ func sortOf(s string) (string, bool) {
 	return col, col == "age" || col == "events" || col == "attempt"
 }
 
-// SortColumns are the columns the panes sort by (a saved view's sort names one).
-func SortColumns() []string {
-	var out []string
-	for _, c := range tableColumns {
-		if c.Less != nil {
-			out = append(out, c.ID)
-		}
-	}
-	return out
-}
-
 // setSort sorts the table by col when it has that column (a sortable one).
 func (t *table) setSort(col string, desc bool) {
 	for _, c := range tableColumns {

@@ -10,10 +10,10 @@ import (
 	"strings"
 
 	"github.com/deadletter/deadletter/internal/output"
+	"github.com/deadletter/deadletter/internal/present"
 	"github.com/deadletter/deadletter/internal/session"
 	"github.com/deadletter/deadletter/internal/textfmt"
 	"github.com/deadletter/deadletter/replay/rules"
-	"github.com/deadletter/deadletter/tui"
 	"github.com/spf13/cobra"
 )
 
@@ -75,7 +75,7 @@ func newCmdViewAdd(f *factory, runF func(context.Context, *viewOptions) error) *
 }
 
 // sortColumns are the columns a view may sort by (the dashboard's sortable ones).
-func sortColumns() []string { return tui.SortColumns() }
+func sortColumns() []string { return present.SortColumns() }
 
 func runViewAdd(_ context.Context, o *viewOptions) error {
 	a := o.f

@@ -368,3 +368,32 @@ func Urgency(cfg rules.Config, now time.Time) func(a, b *rules.Item) int {
 		return strings.Compare(a.Name, b.Name)
 	}
 }
+
+// DashboardColumns are the dashboard's table columns, as data: what each shows, how much room it wants and which
+// give way first. A saved view's sort names one of them (SortColumns).
+var DashboardColumns = []BlobColumn{
+	With(ColSubscription, func(c *BlobColumn) { c.Priority, c.Max, c.GrowPriority = 90, 18, 110 }), // PUSH-NOTIFICATIONS, not 58 columns
+	With(ColHour, func(c *BlobColumn) { c.Priority = 40 }),
+	// The name without .json, shortened from the middle: the GUID's ends tell two blobs of an hour apart.
+	With(ColFile, func(c *BlobColumn) { c.Priority, c.Max, c.Min, c.GrowPriority = 60, 36, 13, 30 }),
+	With(ColAge, func(c *BlobColumn) { c.Priority = 85 }),
+	With(ColEvents, func(c *BlobColumn) { c.Priority = 70 }),
+	// The reason (short forms, help has the legend) takes spare width before the name; past every column's
+	// widest the rest of a wide terminal stays blank at the right.
+	With(ColReason, func(c *BlobColumn) { c.Priority, c.Min, c.Max, c.GrowPriority = 65, 11, 24, 100 }),
+	With(ColAttempt, func(c *BlobColumn) { c.Priority = 50 }),
+	With(ColVerdicts, func(c *BlobColumn) { c.Priority, c.Max = 75, 12 }),
+	With(ColState, func(c *BlobColumn) { c.Priority, c.Min, c.Max = 35, 7, 16 }),
+	With(ColDeletesIn, func(c *BlobColumn) { c.Priority = 80 }),
+}
+
+// SortColumns are the columns the dashboard's panes sort by: what a saved view's sort may name.
+func SortColumns() []string {
+	var out []string
+	for _, c := range DashboardColumns {
+		if c.Less != nil {
+			out = append(out, c.ID)
+		}
+	}
+	return out
+}

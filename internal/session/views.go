@@ -6,6 +6,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/deadletter/deadletter/internal/present"
 	"github.com/deadletter/deadletter/internal/textfmt"
 	"github.com/deadletter/deadletter/replay/rules"
 	"go.yaml.in/yaml/v3"
@@ -105,8 +106,9 @@ func CheckView(vw View, cf *ConfigFile) error {
 	if _, err := rules.ParseFilter(vw.Filter); err != nil {
 		return configError(path, vw.Line, "filter", "view %q: %v", vw.Name, err)
 	}
-	if f := strings.Fields(vw.Sort); len(f) > 2 || len(f) == 2 && f[1] != "asc" && f[1] != "desc" {
-		return configError(path, vw.Line, "sort", "view %q: want a column and, optionally, asc or desc (events desc)", vw.Name)
+	if f := strings.Fields(vw.Sort); len(f) > 2 || len(f) == 2 && f[1] != "asc" && f[1] != "desc" ||
+		len(f) > 0 && !slices.ContainsFunc(present.SortColumns(), func(c string) bool { return strings.EqualFold(c, f[0]) }) {
+		return configError(path, vw.Line, "sort", "view %q: want one of %s and, optionally, asc or desc (events desc)", vw.Name, strings.Join(present.SortColumns(), ", "))
 	}
 	if vw.Context != "" && cf != nil && cf.Find(vw.Context) == nil {
 		return configError(path, vw.Line, "context", "view %q: %q is not one of the contexts", vw.Name, textfmt.Printable(vw.Context))

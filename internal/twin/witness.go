@@ -93,10 +93,9 @@ func (tw *Twin) countAttempt(sub string, ok bool, status int, outcome string) {
 
 func (tw *Twin) countDeadLettered(sub string) { tw.count(sub, func(m *Minute) { m.DeadLettered++ }) }
 
-// countDropped counts a trigger Event Grid has given up on: its last attempt failed and no retry is left within
-// its hour. Event Grid stops trying then (the twin's account counts it dropped when the hour ends; nothing can
-// deliver it in between), so the metric says it then — some ten minutes before its blob is old enough to be
-// called stranded.
+// countDropped counts a trigger Event Grid has given up on: at its first scheduled attempt past its hour, untried
+// (the time-to-live is checked only then). Its blob has been stranded by its age since the hour ended: the drop
+// confirms it.
 func (tw *Twin) countDropped(sub string) { tw.count(sub, func(m *Minute) { m.Dropped++ }) }
 
 // checkMetrics is parseState's check of the counts: known subscriptions, times in range, in order, none negative,
