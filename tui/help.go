@@ -63,15 +63,26 @@ func (hp *help) build() {
 		hp.text.setLines(out)
 		return
 	}
-	out = append(out, "",
-		st.Header.Render("filter")+"  "+rules.QuerySyntax,
-		st.Header.Render("row codes")+"  "+present.RowCodes(hp.e.cfg),
-		st.Header.Render("verdicts")+"  R replay · C cap · N notIdempotent · U unroutable · ? unknown (needs --handlers) · ∞ an uncountable id · MALFORMED · CRASH (nested past what the replay can serialize) · "+present.LegendDerived,
-		st.Header.Render("reasons")+"  "+present.ReasonLegend(nil),
-		st.Header.Render("marks")+"  ▸ cursor · * selected · H handled by the replay (its copy exists; drain skips it) · A acknowledged (dimmed)",
-		st.Header.Render("alerts")+"  !AGE a live blob past the grace: the replay is not consuming · !DELETE IN stranded or quarantined, about to be lost",
-		st.Header.Render("actions")+"  d, r and a take the selected rows, else the row under the cursor; ctrl+a selects every row the filter shows, so ctrl+a then d drains them all. Every question names the blobs it takes and why.",
-		st.Header.Render("handler")+"  the overview's HANDLER column: how long ago the container last got a dead letter of each subscription (marked while that is within the TTL: drained now, its events would most likely dead-letter again) — "+present.ContainerWitness(hp.e.cfg.TTL))
+	legends := [][2]string{
+		{"filter", rules.QuerySyntax},
+		{"row codes", present.RowCodes(hp.e.cfg)},
+		{"verdicts", "R replay · C cap · N notIdempotent · U unroutable · ? unknown (needs --handlers) · ∞ an uncountable id · MALFORMED · CRASH (nested past what the replay can serialize) · " + present.LegendDerived},
+		{"reasons", present.ReasonLegend(nil)},
+		{"marks", "▸ cursor · * selected · H handled by the replay (its copy exists; drain skips it) · A acknowledged (dimmed)"},
+		{"alerts", "!AGE a live blob past the grace: the replay is not consuming · !DELETE IN stranded or quarantined, about to be lost"},
+		{"badges", "the line under the header counts findings, one voice per blob: ▲STRANDED counts the stranded blobs a drain is for, so it can be less than the Stranded tab, which counts the pane — the blobs the replay throws on (▲CRASH), can never be triggered (▲UNTRIGGERABLE) or already handled (the H count; ▲START REPEATS when a worker start would republish them) are counted under their own names, not again."},
+		{"actions", "d, r and a take the selected rows, else the row under the cursor; ctrl+a selects every row the filter shows, so ctrl+a then d drains them all. Every question names the blobs it takes and why."},
+		{"handler", "the overview's HANDLER column: how long ago the container last got a dead letter of each subscription (marked while that is within the TTL: drained now, its events would most likely dead-letter again) — " + present.ContainerWitness(hp.e.cfg.TTL)},
+	}
+	out = append(out, "")
+	for _, l := range legends {
+		line := st.Header.Render(l[0]) + "  " + l[1]
+		if hp.w > 0 { // a legend's wrapped lines sit under its text, not under its name
+			out = append(out, textfmt.Hang(line, hp.w, len(l[0])+2, " ")...)
+			continue
+		}
+		out = append(out, line)
+	}
 	hp.text.setLines(out)
 }
 

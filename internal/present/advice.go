@@ -274,7 +274,7 @@ func ReadinessWarning(r rules.Readiness, cyclesLeft int, ttl time.Duration, now 
 // ContainerWitness says once what the container's readiness evidence is, and why it lags: by the TTL in force.
 func ContainerWitness(ttl time.Duration) string {
 	d := textfmt.Duration(ttl)
-	return "the container's witness: Event Grid writes a dead letter only after an event's retries ran out, the TTL (" + d + ") after the handler failed it — so it is " + d + " behind, both ways"
+	return "the container's witness: Event Grid writes a dead letter only once an event's retries ran out — at its first retry due past the TTL (" + d + "), and five minutes after that — so it is at least " + d + " behind, both ways"
 }
 
 // LastDeadLetters says, per subscription of ready, when the container last got a dead letter of it — the fact, with
