@@ -215,6 +215,52 @@ mutant canary-failing-goes-on replay/rules/canary.go \
 	'func (w CanaryWord) Going() bool { return w != CanaryWaiting }' \
 	./cmd/deadletter 'TestCanaryDrainLeavesAFailingSubscription'
 
+# ── the app-start drain (replay/rules/appstart_test.go, internal/twin/appstart_test.go, cmd/deadletter) ──
+mutant start-takes-young replay/rules/appstart.go \
+	'	return it.Refused == "" && c.Classify(it.Name, now.Sub(it.LastModified)) == PaneStranded' \
+	'	return it.Refused == "" && c.Classify(it.Name, now.Sub(it.LastModified)+time.Minute) == PaneStranded' \
+	./replay/rules 'TestAWorkerStartTakesWhatTheDesignSays'
+mutant start-missed-boundary replay/rules/appstart.go \
+	'	if a.Last.Sub(it.LastModified) < c.TTL {' '	if a.Last.Sub(it.LastModified) <= c.TTL {' \
+	./replay/rules 'TestTheLastStartMissedWhatItShouldHaveTaken'
+mutant start-missed-handled replay/rules/appstart.go \
+	'	if h, _ := handled(it); h || Untriggerable(it.Name) || it.Summary != nil && it.Summary.CrashDepth > 0 {' \
+	'	if Untriggerable(it.Name) || it.Summary != nil && it.Summary.CrashDepth > 0 {' \
+	./replay/rules 'TestTheLastStartMissedWhatItShouldHaveTaken'
+mutant repeats-young-handled replay/rules/check.go \
+	'		if k.cfg.AppStartTakes(it, now) {
+			k.of(FindingAppStartRepeats).add(it, a, k.o.Names, false)' \
+	'		if true {
+			k.of(FindingAppStartRepeats).add(it, a, k.o.Names, false)' \
+	./replay/rules 'TestAWorkerStartTakesWhatTheDesignSays'
+mutant reupload-unconditional internal/twin/appstart.go \
+	'	_, err = tw.c.Write(ctx, bi.Name, b.Body, store.WriteOptions{IfMatch: bi.ETag, ContentType: bi.ContentType})' \
+	'	_, err = tw.c.Write(ctx, bi.Name, b.Body, store.WriteOptions{ContentType: bi.ContentType})' \
+	./internal/twin 'TestWorkersStartingAtOnceReuploadEachBlobOnce'
+mutant start-never-runs internal/twin/twin.go \
+	'		take(tw.st.Start.Add(s.At), func(ctx context.Context) error { return tw.appStart(ctx, s) })' \
+	'		take(tw.st.Start.Add(s.At), func(ctx context.Context) error { tw.st.NextStart++; return nil })' \
+	./cmd/deadletter 'TestTheAppsStartDrainsWhatStrandedDuringItsStop'
+mutant start-forgets-handled internal/twin/replay.go \
+	'		tw.st.Totals.RepublishedTwice += h.Published' '		tw.st.Totals.RepublishedTwice += 0' \
+	./cmd/deadletter 'TestTheAppsStartDrainsWhatStrandedDuringItsStop'
+mutant ttl-at-its-end internal/twin/twin.go \
+	'		p.Expire = !next.Before(p.First.Add(tw.cfg.TTL))
+		p.Due = next' \
+	'		p.Expire = !next.Before(p.First.Add(tw.cfg.TTL))
+		if p.Expire {
+			next = p.First.Add(tw.cfg.TTL)
+		}
+		p.Due = next' \
+	./cmd/deadletter 'TestTwinWitnessSeesTheReplayDropping'
+mutant activity-log-any-status internal/azmonitor/azmonitor.go \
+	'	if e.Status == nil || e.Status.Value == nil || !strings.EqualFold(*e.Status.Value, "Succeeded") {' \
+	'	if false {' \
+	./internal/azmonitor 'TestTheLastStartComesFromTheActivityLog'
+mutant scale-out-in-the-log internal/twin/appstart.go \
+	'		if r.Kind != AppScaledOut {' '		if true {' \
+	./internal/twin 'TestWorkersStartingAtOnceReuploadEachBlobOnce'
+
 [ -n "$check_only" ] && { echo "broken $broken"; [ $broken -eq 0 ]; exit; }
 echo "killed $killed, lived $lived, broken $broken"
 if [ $lived -gt 0 ]; then

@@ -144,10 +144,9 @@ func (tw *Twin) reupload(ctx context.Context, bi store.BlobInfo, rec *StartRecor
 		return nil
 	case err != nil:
 		return nil // the hook never rejects: a blob it cannot read waits for the next start
-	case b.ETag != bi.ETag:
-		rec.Raced++
-		return nil
 	}
+	// (A blob another worker re-uploaded since this one listed it reads the same bytes: the write's condition on
+	// the ETag listed is what refuses the second re-upload.)
 	archived, _ := rules.Twins(bi.Name)
 	_, aerr := tw.dir.Stat(ctx, archived)
 	_, err = tw.c.Write(ctx, bi.Name, b.Body, store.WriteOptions{IfMatch: bi.ETag, ContentType: bi.ContentType})

@@ -53,6 +53,9 @@ func TestWorkersStartingAtOnceReuploadEachBlobOnce(t *testing.T) {
 	if n := Config().AppStartDrain(s2.Items, s2.Now).Takes(); n != 0 {
 		t.Errorf("a second start just after would take %d: a re-upload dates the blob", n)
 	}
+	if ops := tw.OperatedStarts(); len(ops) != 2 {
+		t.Errorf("the activity log holds %d starts after a scale-out, want the incident's 2: a scale-out is no operation", len(ops))
+	}
 	holds(t, tw, "after the scale-out")
 }
 
