@@ -260,6 +260,12 @@ mutant activity-log-any-status internal/azmonitor/azmonitor.go \
 mutant scale-out-in-the-log internal/twin/appstart.go \
 	'		if r.Kind != AppScaledOut {' '		if true {' \
 	./internal/twin 'TestWorkersStartingAtOnceReuploadEachBlobOnce'
+mutant probation-never internal/twin/probation.go \
+	'	if pr.Fails >= probationAfter {' '	if false {' \
+	./internal/twin 'TestProbationComesAfterTenFailuresInARow'
+mutant probation-tries-anyway internal/twin/probation.go \
+	'	if tw.st.Now.Before(tw.st.Probation[p.Sub].Until) {' '	if false {' \
+	./internal/twin 'TestProbationSkipsAttemptsAndDropsWhatRunsOutMeanwhile'
 
 [ -n "$check_only" ] && { echo "broken $broken"; [ $broken -eq 0 ]; exit; }
 echo "killed $killed, lived $lived, broken $broken"

@@ -199,6 +199,9 @@ func (st *State) check(script Script) error {
 	if err := st.checkMetrics(script); err != nil {
 		return err
 	}
+	if err := st.checkProbation(subs); err != nil {
+		return err
+	}
 	if len(st.Runs) > maxRuns {
 		return fmt.Errorf("runs: %d, want at most %d", len(st.Runs), maxRuns)
 	}

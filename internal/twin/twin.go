@@ -265,6 +265,9 @@ type State struct {
 	Violations []string `json:"violations"`
 	// Metrics are Event Grid's delivery counts per subscription per minute, the last few hours (witness.go).
 	Metrics map[string][]Minute `json:"metrics,omitempty"`
+	// Probation is, per subscription, its endpoint's consecutive failures and — once they reach
+	// probationAfter — until when Event Grid holds its deliveries (probation.go).
+	Probation map[string]Probation `json:"probation,omitempty"`
 }
 
 // Act is one action of the operator on a blob: a drain or a restore, its run id, when, and (restore) from what.
@@ -821,12 +824,10 @@ func (tw *Twin) jitter(d time.Duration) time.Duration {
 func (tw *Twin) attempt(ctx context.Context, p *pending) error {
 	if !p.Expire {
 		p.Attempts++
-		p.LastTry = tw.st.Now
-		ok, status, outcome, err := tw.deliver(ctx, p)
+		ok, status, outcome, err := tw.try(ctx, p)
 		if err != nil {
 			return err
 		}
-		tw.countAttempt(p.Sub, ok, status, outcome)
 		if ok {
 			return nil
 		}
