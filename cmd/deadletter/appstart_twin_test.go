@@ -132,3 +132,35 @@ func TestTheAppsStartDrainsWhatStrandedDuringItsStop(t *testing.T) {
 		t.Errorf("twin status does not say the events republished twice:\n%s", out)
 	}
 }
+
+// The app's edits refuse what does not fit: --workers on a stop or a restart; a stop around a scripted scale-out.
+// The witness's resource IDs given by flag or environment are checked as the config file's are.
+func TestTheAppsEditsAndIDsAreChecked(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), "twin")
+	mustRun(t, "twin", "start", "--dir", dir)
+	for _, args := range [][]string{
+		{"app", "stop", "--workers", "3", "--until", "+1h"},
+		{"app", "restart", "--workers", "3"},
+	} {
+		if _, errs, code := runCmd(t, append(append([]string{"twin", "script", "set"}, args...), "--dir", dir)...); code != exitError || !strings.Contains(errs, "--workers") {
+			t.Errorf("%v: exit %d, %s", args, code, errs)
+		}
+	}
+	mustRun(t, "twin", "script", "set", "app", "scale-out", "--workers", "2", "--at", "+30m", "--dir", dir)
+	if _, errs, code := runCmd(t, "twin", "script", "set", "app", "stop", "--at", "+5m", "--until", "+1h", "--dir", dir); code != exitError || !strings.Contains(errs, "scale-out") {
+		t.Errorf("a stop around a scripted scale-out: exit %d, %s", code, errs)
+	}
+	for _, args := range [][]string{
+		{"--function-app", "garbage"},
+		{"--function-app", egTopic},
+		{"--event-grid-topics", "estate-events"},
+	} {
+		if _, errs, code := runCmd(t, append([]string{"ls", "--dir", dir}, args...)...); code != exitError || !strings.Contains(errs, args[0]) {
+			t.Errorf("ls %v: exit %d, %s", args, code, errs)
+		}
+	}
+	t.Setenv("DEADLETTER_FUNCTION_APP", "/subscriptions/x/resourceGroups/rg/providers/Microsoft.Storage/storageAccounts/a")
+	if _, errs, code := runCmd(t, "ls", "--dir", dir); code != exitError || !strings.Contains(errs, "not a Function App") {
+		t.Errorf("DEADLETTER_FUNCTION_APP a storage account: exit %d, %s", code, errs)
+	}
+}

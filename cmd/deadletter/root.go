@@ -379,6 +379,25 @@ func (g *globalFlags) validate() error {
 	if len(named) > 1 {
 		return usagef("%sname two containers: give one", strings.Join(named, "and "))
 	}
+	return g.validateWitness()
+}
+
+// validateWitness checks the witness's resource IDs as given by flag or environment, as the config file's keys
+// are checked when it is read: a typo is a usage error, whatever the estate, never a witness quietly not read.
+func (g *globalFlags) validateWitness() error {
+	if g.functionApp != "" {
+		if _, err := azmonitor.CheckFunctionAppID(g.functionApp); err != nil {
+			return usagef("--function-app: %s", textfmt.Printable(err.Error()))
+		}
+	}
+	for _, id := range append(slices.Clone(g.eventGridTopics), g.replaySystemTopic) {
+		if id == "" {
+			continue
+		}
+		if _, err := azmonitor.CheckTopicID(id); err != nil {
+			return usagef("--event-grid-topics / --replay-system-topic: %s", textfmt.Printable(err.Error()))
+		}
+	}
 	return nil
 }
 

@@ -773,6 +773,9 @@ func runTwinAppSet(ctx context.Context, o *twinScriptSetOptions, dir string) err
 	if o.workers < 1 || o.workers > 100 {
 		return usagef("--workers %d: want 1 to 100", o.workers)
 	}
+	if (kind == twin.AppStop || kind == twin.AppRestart) && o.cmd.Flags().Changed("workers") {
+		return usagef("--workers says how many workers a start or a scale-out starts: it goes with app start or scale-out")
+	}
 	if _, err := parseScriptSet(o.cmd, "down", o.status); err != nil {
 		return err
 	}

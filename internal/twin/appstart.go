@@ -225,8 +225,8 @@ func (s *Script) ApplyApp(c AppChange) error {
 		if c.To <= c.From {
 			return fmt.Errorf("until must come after at")
 		}
-		if s.AppDown(c.From) {
-			return fmt.Errorf("the Function App is stopped then already (twin script show shows until when)")
+		if err := s.canStop(c.From, c.To); err != nil {
+			return err
 		}
 		why := c.Why
 		if why == "" {
@@ -236,7 +236,7 @@ func (s *Script) ApplyApp(c AppChange) error {
 			s.Windows = append(s.Windows, Window{Sub: who, From: c.From, To: c.To, Status: c.Status, Outcome: OutcomeOf(c.Status), Why: why})
 		}
 		sort.SliceStable(s.Windows, func(i, j int) bool { return s.Windows[i].From < s.Windows[j].From })
-		if c.To != UntilFurtherNotice {
+		if c.To != UntilFurtherNotice && !slices.ContainsFunc(s.Starts, func(st AppStart) bool { return st.At == c.To }) {
 			s.AddStart(AppStart{At: c.To, Kind: AppStarted, Workers: workers, Why: "the Function App started again at the end of its stop"})
 		}
 		return nil
@@ -259,6 +259,23 @@ func (s *Script) ApplyApp(c AppChange) error {
 		return nil
 	}
 	return fmt.Errorf("%s: want stop, start, restart or scale-out", c.Kind)
+}
+
+// canStop says why the app cannot be stopped from from until to: a stop of it already over part of that stretch,
+// or a start of it inside it (a start, a restart or a scale-out of a stopped app is none; a start at to, the
+// stop's end, is the start the stop ends in).
+func (s *Script) canStop(from, to time.Duration) error {
+	for _, w := range s.Windows {
+		if w.Sub == AllHandlers && w.From < to && from < w.To {
+			return fmt.Errorf("the Function App is stopped already over part of that stretch (twin script show shows when)")
+		}
+	}
+	for _, st := range s.Starts {
+		if st.At >= from && st.At < to {
+			return fmt.Errorf("a %s of the Function App is scripted inside that stretch, at +%s from the script's start: a stopped app does not %s", st.Kind, st.At, st.Kind)
+		}
+	}
+	return nil
 }
 
 // endStop ends at t the app's stop windows (every handler's and the replay's) that cover t, and the start their

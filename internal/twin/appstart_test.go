@@ -2,11 +2,13 @@ package twin
 
 import (
 	"context"
+	"encoding/json"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/deadletter/deadletter/replay/rules"
+	"github.com/deadletter/deadletter/store"
 )
 
 // A scale-out of three workers: each lists the container and re-uploads what it listed, each re-upload
@@ -88,6 +90,16 @@ func TestTheAppAsTheScriptChangesIt(t *testing.T) {
 	if err := s.check(); err != nil {
 		t.Error(err)
 	}
+	// A stop around a scripted scale-out, or over part of another stop, is refused: a stopped app neither scales
+	// out nor stops again.
+	for _, c := range []AppChange{{Kind: AppStop, From: 3 * h, To: 5 * h, Status: 503}, {Kind: AppStop, From: h / 2, To: 3 * h / 2, Status: 503}} {
+		if err := s.ApplyApp(c); err == nil {
+			t.Errorf("%+v accepted over %+v and %+v", c, s.Windows, s.Starts)
+		}
+	}
+	if err := s.ApplyApp(AppChange{Kind: AppStop, From: 5 * h, To: 6 * h, Status: 503}); err != nil || len(s.Starts) != 3 {
+		t.Errorf("a stop after the scale-out: %v, starts %+v", err, s.Starts)
+	}
 	s.Starts = append(s.Starts, AppStart{At: h, Kind: AppStarted, Workers: 1})
 	if err := s.check(); err == nil || !strings.Contains(err.Error(), "before the start listed before it") {
 		t.Errorf("starts out of order: %v", err)
@@ -118,5 +130,50 @@ func TestAStartWhoseListingFailsLeavesTheBlobs(t *testing.T) {
 	}
 	if ops := tw.OperatedStarts(); len(ops) != 3 {
 		t.Errorf("the activity log's starts: %v", ops)
+	}
+}
+
+// Probation is Event Grid skipping attempts, not the handler's answer: a twin of a container whose newest dead
+// letter of a failing subscription ended in Probation fails it as 503 Busy, not with a status-less "Probation".
+func TestInferTakesNoProbationForAHandlersAnswer(t *testing.T) {
+	ready := []rules.Readiness{{Subscription: "PUSH-NOTIFICATIONS", Failing: true}}
+	s := Infer([]string{"PUSH-NOTIFICATIONS"}, ready, rules.WitnessReport{}, map[string]Failure{"PUSH-NOTIFICATIONS": {Outcome: "Probation"}})
+	if len(s.Windows) != 1 || s.Windows[0].Status != 503 || s.Windows[0].Outcome != "Busy" {
+		t.Fatalf("inferred %+v", s.Windows)
+	}
+}
+
+// The replay's republished events carry an eventTime: the publisher stamps the send time on an event the replay
+// sends without one.
+func TestRepublishedEventsCarryAnEventTime(t *testing.T) {
+	tw, _ := started(t, "incident")
+	l, err := store.ListAll(context.Background(), tw.dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	seen := 0
+	for _, bi := range l.Blobs {
+		b, err := tw.dir.Read(context.Background(), bi.Name, store.MaxBlobBytes)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var evs []struct {
+			ID        string `json:"id"`
+			EventTime string `json:"eventTime"`
+		}
+		if json.Unmarshal(b.Body, &evs) != nil {
+			continue
+		}
+		for _, e := range evs {
+			if strings.Contains(e.ID, "|") {
+				seen++
+				if _, err := time.Parse(time.RFC3339, e.EventTime); err != nil {
+					t.Errorf("%s in %s: eventTime %q", e.ID, bi.Name, e.EventTime)
+				}
+			}
+		}
+	}
+	if seen == 0 {
+		t.Fatal("no republished event in the incident")
 	}
 }

@@ -125,6 +125,11 @@ func (p *publisher) Publish(ctx context.Context, events []json.RawMessage) error
 			return fmt.Errorf("the topic has no subscription for %s", ev.EventType)
 		}
 		ev.Metadata = "1"
+		if ev.EventTime == "" {
+			// The replay sends {data, dataVersion, eventType, id, subject}: the publisher client stamps an event
+			// without an eventTime with the time it sends it, as Event Grid's SDKs do.
+			ev.EventTime = tw.st.Now.UTC().Format(time.RFC3339)
+		}
 		tw.enqueue(sub, &ev, false)
 	}
 	return nil

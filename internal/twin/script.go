@@ -401,7 +401,8 @@ func Infer(subs []string, ready []rules.Readiness, wit rules.WitnessReport, met 
 				}
 			}
 		}
-		if !known || f.Outcome == "" {
+		// (Probation is Event Grid skipping attempts, not an answer of the handler's: no evidence of how it fails.)
+		if !known || f.Outcome == "" || strings.EqualFold(f.Outcome, "Probation") {
 			f = Failure{Status: 503, Outcome: OutcomeOf(503)}
 		}
 		if down {
