@@ -9,6 +9,8 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+
+	"github.com/deadletter/deadletter/internal/output"
 )
 
 // One voice (issue 51): on the demo's incident, every blob says the same of itself in show --json and ls --json;
@@ -130,6 +132,14 @@ func TestCheckTextIsAlignedAndAddsUp(t *testing.T) {
 	mustRun(t, "twin", "start", "--dir", dir)
 	mustRun(t, "twin", "advance", "--dir", dir, "--by", "3h")
 	out := runAny(t, "check", "--dir", dir)
+	// One voice: every finding's JSON message is the sentence the text prints, counted-apart note and all.
+	var chk output.CheckJSON
+	json.Unmarshal([]byte(runAny(t, "check", "--json", "--dir", dir)), &chk)
+	for _, f := range chk.Findings {
+		if !strings.Contains(out, "  "+string(f.Message)+"\n") {
+			t.Errorf("check --json says %s as %q; the text does not", f.Kind, f.Message)
+		}
+	}
 	msg := regexp.MustCompile(`(?m)^  ([a-zA-Z]+)( +)(\S)`)
 	cols := map[int]bool{}
 	for _, m := range msg.FindAllStringSubmatchIndex(out, -1) {

@@ -195,28 +195,6 @@ func runCheck(ctx context.Context, o *checkOptions) error {
 	return result
 }
 
-// countedApart says, beside the stranded finding, the stranded blobs it does not count — the ones the replay
-// already handled and the ones it crashes on, each a finding or a count of its own — so its number and the
-// pane's add up on the page.
-func countedApart(f rules.Finding, r rules.Report) string {
-	if f.Kind != rules.FindingStranded {
-		return ""
-	}
-	var apart []string
-	if r.Handled > 0 {
-		apart = append(apart, fmt.Sprintf("%d handled", r.Handled))
-	}
-	for _, g := range r.Findings {
-		if g.Kind == rules.FindingCrash {
-			apart = append(apart, fmt.Sprintf("%d the replay throws on", g.Count))
-		}
-	}
-	if len(apart) == 0 {
-		return ""
-	}
-	return " (" + strings.Join(apart, " and ") + ": counted apart, not to drain)"
-}
-
 // printCheck says the report for a person: every finding with its first names, what acknowledgements silence or
 // only annotate, and the acks that were ignored.
 func printCheck(w io.Writer, container string, cfg rules.Config, r rules.Report) {
@@ -237,7 +215,7 @@ func printCheck(w io.Writer, container string, cfg rules.Config, r rules.Report)
 	}
 	under := strings.Repeat(" ", 2+kw+2)
 	for _, f := range r.Findings {
-		fmt.Fprintf(w, "  %-*s  %s%s\n", kw, f.Kind, present.FindingMessage(f, cfg, r.Now), countedApart(f, r))
+		fmt.Fprintf(w, "  %-*s  %s\n", kw, f.Kind, present.ReportFindingMessage(f, cfg, r))
 		if ev := present.WitnessEvidence(f.Kind, r.Witness); ev != nil {
 			for _, line := range ev { // a subscription and the counts behind it
 				fmt.Fprintf(w, "%s%s\n", under, line)

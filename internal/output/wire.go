@@ -813,7 +813,7 @@ func ToCheckJSON(cfg rules.Config, r rules.Report) CheckJSON {
 	out := CheckJSON{Healthy: r.Healthy, Counts: r.Counts, Findings: []FindingJSON{}, Acknowledged: []FindingJSON{}, Handled: r.Handled,
 		Acked: r.Acked, SuspiciousAcks: []SuspiciousJSON{}, Suspicious: r.SuspiciousCount}
 	for _, f := range r.Findings {
-		out.Findings = append(out.Findings, ToFindingJSON(f, Text(present.FindingMessage(f, cfg, r.Now))))
+		out.Findings = append(out.Findings, ToFindingJSON(f, Text(present.ReportFindingMessage(f, cfg, r))))
 	}
 	for _, f := range r.Acknowledged {
 		out.Acknowledged = append(out.Acknowledged, ToFindingJSON(f, ""))

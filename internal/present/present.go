@@ -423,3 +423,31 @@ func TallyLine(t rules.Tally, dryRun bool) string {
 	}
 	return strings.Join(parts, ", ")
 }
+
+// ReportFindingMessage is a finding of a report said in a sentence — the text and the JSON say the same — with,
+// beside the stranded finding, the stranded blobs it counts apart.
+func ReportFindingMessage(f rules.Finding, cfg rules.Config, r rules.Report) string {
+	return FindingMessage(f, cfg, r.Now) + countedApart(f, r)
+}
+
+// countedApart says, beside the stranded finding, the stranded blobs it does not count — the ones the replay
+// already handled and the ones it crashes on, each a finding or a count of its own — so its number and the
+// pane's add up on the page.
+func countedApart(f rules.Finding, r rules.Report) string {
+	if f.Kind != rules.FindingStranded {
+		return ""
+	}
+	var apart []string
+	if r.Handled > 0 {
+		apart = append(apart, fmt.Sprintf("%d handled", r.Handled))
+	}
+	for _, g := range r.Findings {
+		if g.Kind == rules.FindingCrash {
+			apart = append(apart, fmt.Sprintf("%d the replay throws on", g.Count))
+		}
+	}
+	if len(apart) == 0 {
+		return ""
+	}
+	return " (" + strings.Join(apart, " and ") + ": counted apart, not to drain)"
+}

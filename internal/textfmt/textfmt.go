@@ -115,7 +115,7 @@ func Duration(d time.Duration) string {
 	default:
 		s = fmt.Sprintf("%ds", d/time.Second)
 	}
-	if neg {
+	if neg && s != "0s" { // (less than a second either way is 0s: no "-0s")
 		return "-" + s
 	}
 	return s

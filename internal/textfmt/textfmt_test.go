@@ -136,7 +136,7 @@ func TestSafeJSON(t *testing.T) {
 
 // The most negative duration (an mtime at the end of time) prints with one minus sign, never "--9223372036s".
 func TestDurationAtTheEdges(t *testing.T) {
-	for d, want := range map[time.Duration]string{math.MinInt64: "-106751d23h", math.MaxInt64: "106751d23h", -90 * time.Second: "-1m"} {
+	for d, want := range map[time.Duration]string{math.MinInt64: "-106751d23h", math.MaxInt64: "106751d23h", -90 * time.Second: "-1m", -500 * time.Millisecond: "0s", -time.Second: "-1s"} {
 		if got := Duration(d); got != want {
 			t.Errorf("Duration(%d) = %q, want %q", int64(d), got, want)
 		}
