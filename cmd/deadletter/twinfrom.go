@@ -445,25 +445,17 @@ func runTwinScriptSet(ctx context.Context, o *twinScriptSetOptions) error {
 		return runTwinAppSet(ctx, o, dir)
 	}
 	if o.cmd.Flags().Changed("workers") {
-		return usagef("--workers says how many workers a start of the Function App runs: it goes with app start, restart or scale-out")
+		return usagef("--workers says how many workers a start of the Function App runs: it goes with app start or scale-out")
 	}
 	down, err := parseScriptSet(o.cmd, o.word, o.status)
 	if err != nil {
 		return err
 	}
-	tw, err := twin.Open(ctx, dir, "twin script set")
+	tw, c, from, to, err := openScriptChange(ctx, o, dir, o.who, down)
 	if err != nil {
 		return err
 	}
 	defer tw.Close()
-	c, from, to, moved, err := scriptChange(tw, o.who, down, o.at, o.until, o.status)
-	if err != nil {
-		return err
-	}
-	if moved {
-		fmt.Fprintf(a.io.err, "note: --at %s is before the twin's clock: the change starts at the clock, %s (what the twin has run cannot be rewritten)\n",
-			textfmt.Printable(o.at), from.Format(time.RFC3339))
-	}
 	change := fmt.Sprintf("%s %s from %s", c.Who, o.word, from.Format(time.RFC3339))
 	if o.until != "" {
 		change += " until " + to.Format(time.RFC3339)
@@ -779,19 +771,11 @@ func runTwinAppSet(ctx context.Context, o *twinScriptSetOptions, dir string) err
 	if _, err := parseScriptSet(o.cmd, "down", o.status); err != nil {
 		return err
 	}
-	tw, err := twin.Open(ctx, dir, "twin script set")
+	tw, c, from, to, err := openScriptChange(ctx, o, dir, twin.ReplayFunction, true)
 	if err != nil {
 		return err
 	}
 	defer tw.Close()
-	c, from, to, moved, err := scriptChange(tw, twin.ReplayFunction, true, o.at, o.until, o.status)
-	if err != nil {
-		return err
-	}
-	if moved {
-		fmt.Fprintf(a.io.err, "note: --at %s is before the twin's clock: the change starts at the clock, %s (what the twin has run cannot be rewritten)\n",
-			textfmt.Printable(o.at), from.Format(time.RFC3339))
-	}
 	ac := twin.AppChange{Kind: kind, From: c.From, To: c.To, Status: o.status, Workers: o.workers}
 	trial := tw.Script()
 	trial.Windows, trial.Starts = slices.Clone(trial.Windows), slices.Clone(trial.Starts)
@@ -867,4 +851,23 @@ func writeStarts(w io.Writer, starts []output.AppStartRunJSON) {
 		}
 		fmt.Fprintf(w, "  %s  %-9s%s  %s (%s)\n", s.At, s.Kind, workers, did, textfmt.Printable(s.Why))
 	}
+}
+
+// openScriptChange opens the twin under its lock and reads script set's times against its clock (scriptChange),
+// saying when --at was moved to the clock. The caller closes the twin.
+func openScriptChange(ctx context.Context, o *twinScriptSetOptions, dir, who string, down bool) (*twin.Twin, twin.Change, time.Time, time.Time, error) {
+	tw, err := twin.Open(ctx, dir, "twin script set")
+	if err != nil {
+		return nil, twin.Change{}, time.Time{}, time.Time{}, err
+	}
+	c, from, to, moved, err := scriptChange(tw, who, down, o.at, o.until, o.status)
+	if err != nil {
+		tw.Close()
+		return nil, c, from, to, err
+	}
+	if moved {
+		fmt.Fprintf(o.f.io.err, "note: --at %s is before the twin's clock: the change starts at the clock, %s (what the twin has run cannot be rewritten)\n",
+			textfmt.Printable(o.at), from.Format(time.RFC3339))
+	}
+	return tw, c, from, to, nil
 }
