@@ -235,7 +235,7 @@ func printCheck(w io.Writer, container string, cfg rules.Config, r rules.Report)
 		fmt.Fprintf(w, "  %-*s  every one acknowledged, so none raises it:\n", kw, f.Kind)
 		printAcked(w, f, false, under)
 	}
-	if l := present.AppStartCountsLine(r.AppStart); l != "" && !r.Healthy {
+	if l := present.AppStartLine(r.AppStart); l != "" && !r.Healthy {
 		fmt.Fprintln(w, "  → "+l)
 	}
 	for _, line := range present.WitnessUnknown(r.Witness) {

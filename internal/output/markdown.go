@@ -117,7 +117,7 @@ func mdSummary(w io.Writer, r ReportJSON) {
 	}
 	fmt.Fprintf(w, "- %d finding(s): %s.\n", len(r.Findings), strings.Join(kinds, ", "))
 	if a := r.AppStart; a.Takes > 0 {
-		l := present.AppStartCountsLine(rules.AppStartCounts{Stranded: a.Stranded, Handled: a.Handled, HandledEvents: a.HandledEvents, Crash: a.Crash, Untriggerable: a.Untriggerable})
+		l := present.AppStartLine(rules.AppStartCounts{Stranded: a.Stranded, Handled: a.Handled, HandledEvents: a.HandledEvents, Crash: a.Crash, Untriggerable: a.Untriggerable})
 		fmt.Fprintf(w, "- %s\n", Md(l))
 	}
 }

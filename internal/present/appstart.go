@@ -10,9 +10,10 @@ import (
 	"github.com/deadletter/deadletter/replay/rules"
 )
 
-// AppStartLine says the estate's own remediation beside a drain: what a worker start of the Function App would
-// re-upload by itself now ("" when it would take nothing).
-func AppStartLine(a rules.AppStart) string {
+// AppStartLine says the estate's own remediation — beside a drain, and in check's and report's summary: what a
+// worker start of the Function App would re-upload by itself now ("" when it would take nothing). What of it would
+// repeat work is the drain's warning's (AppStartWarning) and check's findings' to say.
+func AppStartLine(a rules.AppStartCounts) string {
 	if a.Takes() == 0 {
 		return ""
 	}
@@ -35,16 +36,16 @@ func AppStartWarning(a rules.AppStart) string {
 	return "A start would also " + strings.Join(parts, " and ") + ", at every start: fix or remove them first."
 }
 
-func appStartParts(a rules.AppStart) string {
-	parts := []string{fmt.Sprintf("%d stranded blob(s)", len(a.Stranded))}
-	if n := len(a.Handled); n > 0 {
-		parts = append(parts, fmt.Sprintf("%d handled", n))
+func appStartParts(a rules.AppStartCounts) string {
+	parts := []string{fmt.Sprintf("%d stranded blob(s)", a.Stranded)}
+	if a.Handled > 0 {
+		parts = append(parts, fmt.Sprintf("%d handled", a.Handled))
 	}
-	if n := len(a.Crash); n > 0 {
-		parts = append(parts, fmt.Sprintf("%d crash", n))
+	if a.Crash > 0 {
+		parts = append(parts, fmt.Sprintf("%d crash", a.Crash))
 	}
-	if n := len(a.Untriggerable); n > 0 {
-		parts = append(parts, fmt.Sprintf("%d untriggerable", n))
+	if a.Untriggerable > 0 {
+		parts = append(parts, fmt.Sprintf("%d untriggerable", a.Untriggerable))
 	}
 	return strings.Join(parts, ", ")
 }
@@ -58,23 +59,4 @@ func subscriptionsOf(names []string) string {
 		}
 	}
 	return strings.Join(subs, ", ")
-}
-
-// AppStartCountsLine says, for check and report, what a worker start of the Function App would re-upload now and
-// what of it would repeat work ("" when it would take nothing).
-func AppStartCountsLine(a rules.AppStartCounts) string {
-	if a.Takes() == 0 {
-		return ""
-	}
-	parts := []string{fmt.Sprintf("%d stranded blob(s)", a.Stranded)}
-	if a.Handled > 0 {
-		parts = append(parts, fmt.Sprintf("%d handled (their %d event(s) republished a second time)", a.Handled, a.HandledEvents))
-	}
-	if a.Crash > 0 {
-		parts = append(parts, fmt.Sprintf("%d crash (the replay throws again)", a.Crash))
-	}
-	if a.Untriggerable > 0 {
-		parts = append(parts, fmt.Sprintf("%d untriggerable (re-uploaded to no effect)", a.Untriggerable))
-	}
-	return "A worker start of the Function App (a restart, a scale-out) would re-upload " + strings.Join(parts, ", ") + " by itself now."
 }

@@ -84,7 +84,7 @@ func DrainSaid(cfg rules.Config, p *rules.DrainPlan, wit rules.WitnessReport, fo
 	s.add(LineWarn, ReadinessWarnings(cfg, p.Taken, taken, p.Now)...)
 	s.add(LineWarn, WitnessWarnings(wit, p.Taken)...)
 	s.add(LineFact, ForecastLines(f)...)
-	if l := AppStartLine(p.AppStart); l != "" {
+	if l := AppStartLine(p.AppStart.Counts()); l != "" {
 		s.add(LineNote, l)
 	}
 	if w := AppStartWarning(p.AppStart.Among(p.Items)); w != "" { // of the blobs this drain was given

@@ -75,22 +75,50 @@ func (c Config) AppStartDrain(items []*Item, now time.Time) AppStart {
 
 // Add counts one listed item into what a start would re-upload.
 func (a *AppStart) Add(c Config, it *Item, now time.Time) {
-	if !c.AppStartTakes(it, now) {
-		return
-	}
-	switch h, _ := handled(it); {
-	case h:
+	switch c.appStartPart(it, now) {
+	case startHandled:
 		a.Handled = append(a.Handled, it.Name)
 		if it.Summary != nil {
 			a.HandledEvents += it.Summary.Events
 		}
-	case it.Summary != nil && it.Summary.CrashDepth > 0:
+	case startCrash:
 		a.Crash = append(a.Crash, it.Name)
-	case Untriggerable(it.Name):
+	case startUntriggerable:
 		a.Untriggerable = append(a.Untriggerable, it.Name)
-	default:
+	case startStranded:
 		a.Stranded = append(a.Stranded, it.Name)
 	}
+}
+
+// Counts is the start's answer as counts.
+func (a AppStart) Counts() AppStartCounts {
+	return AppStartCounts{Stranded: len(a.Stranded), Handled: len(a.Handled), HandledEvents: a.HandledEvents, Crash: len(a.Crash),
+		Untriggerable: len(a.Untriggerable)}
+}
+
+// The parts of what a start re-uploads (appStartPart).
+const (
+	startNone = iota
+	startStranded
+	startHandled
+	startCrash
+	startUntriggerable
+)
+
+// appStartPart is the one split of what a start would re-upload: nothing, or the part a blob is in.
+func (c Config) appStartPart(it *Item, now time.Time) int {
+	if !c.AppStartTakes(it, now) {
+		return startNone
+	}
+	switch h, _ := handled(it); {
+	case h:
+		return startHandled
+	case it.Summary != nil && it.Summary.CrashDepth > 0:
+		return startCrash
+	case Untriggerable(it.Name):
+		return startUntriggerable
+	}
+	return startStranded
 }
 
 // AppStartTakes reports whether a worker start now would re-upload the blob: at the root by the function's own

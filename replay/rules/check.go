@@ -147,20 +147,17 @@ func (a AppStartCounts) Repeats() bool { return a.Handled+a.Crash > 0 }
 
 // add counts one item the start would take (AppStart.Add's split).
 func (a *AppStartCounts) add(c Config, it *Item, now time.Time) {
-	if !c.AppStartTakes(it, now) {
-		return
-	}
-	switch h, _ := handled(it); {
-	case h:
+	switch c.appStartPart(it, now) {
+	case startHandled:
 		a.Handled++
 		if it.Summary != nil {
 			a.HandledEvents += it.Summary.Events
 		}
-	case it.Summary != nil && it.Summary.CrashDepth > 0:
+	case startCrash:
 		a.Crash++
-	case Untriggerable(it.Name):
+	case startUntriggerable:
 		a.Untriggerable++
-	default:
+	case startStranded:
 		a.Stranded++
 	}
 }
