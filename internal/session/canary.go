@@ -248,16 +248,21 @@ func (s *Session) lookAt(ctx context.Context, c *Canary, rep rules.WitnessReport
 			return
 		}
 	}
+	// Event Grid counts per minute: a failure in the very minute the replay took the canary may be the handler's
+	// last one before it (a handler just brought back, its subscription still on probation) — so a failure tells
+	// only from the next minute on, when it is surely the canary's (Event Grid retries it within a minute).
 	from := c.TakenAt.Truncate(time.Minute)
 	for _, h := range rep.Handlers {
 		if !strings.EqualFold(h.Subscription, c.Sub) || rep.None != "" {
 			continue
 		}
 		switch {
-		case h.Verdict == rules.HandlerFailing && !h.LastFailure.Before(from):
+		case h.Verdict == rules.HandlerFailing && h.LastFailure.After(from):
 			c.Word, c.Why = rules.CanaryFailing, fmt.Sprintf("%s: %d failed attempt(s), none delivered since %s", rep.Source, h.Failed, textfmt.Time(h.LastFailure))
 		case !h.LastSuccess.IsZero() && !h.LastSuccess.Before(from) && !h.LastFailure.After(h.LastSuccess):
 			c.Word, c.Why = rules.CanaryDelivered, fmt.Sprintf("%s: delivered since %s (%d delivered in its window)", rep.Source, textfmt.Time(from), h.Succeeded)
+		case h.Verdict == rules.HandlerFailing && h.LastFailure.Equal(from):
+			c.Why = fmt.Sprintf("taken by the replay at %s; %s counts a failure in that minute, which may be from before it: waiting for the next minute's", textfmt.Time(c.TakenAt), rep.Source)
 		default:
 			c.Why = fmt.Sprintf("taken by the replay at %s; %s has counted nothing of it yet (its metrics are a few minutes late)", textfmt.Time(c.TakenAt), rep.Source)
 		}
