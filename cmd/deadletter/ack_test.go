@@ -18,6 +18,7 @@ import (
 // An acknowledged quarantine blob stops making check fail, and comes back when the ack runs out or the blob is
 // rewritten; setting the ack changes neither its ETag nor its Last-Modified — on Azurite and on a directory.
 func TestAckSilencesAFindingUntilItEnds(t *testing.T) {
+	t.Parallel()
 	storetest.Backends(t, func(t *testing.T, c store.Container) {
 		ctx := context.Background()
 		target := containerArgs(t, c)
@@ -88,6 +89,7 @@ func containerArgs(t *testing.T, c store.Container) []string {
 
 // Without the permission to write tags, ack says which permission is missing.
 func TestAckWithAndWithoutTagPermission(t *testing.T) {
+	t.Parallel()
 	az := storetest.Azure(t)
 	name := az.Describe()[strings.IndexByte(az.Describe(), '/')+1:]
 	az.Write(context.Background(), "quarantine/S/q.json", []byte(`[]`), store.WriteOptions{})
@@ -123,6 +125,7 @@ func TestAckWithAndWithoutTagPermission(t *testing.T) {
 // An ack never hides data about to be lost: a quarantine blob inside --expiring-within stays an expiring finding
 // after it is acknowledged (the other findings go quiet), and ack says so when it is given.
 func TestAckDoesNotSilenceExpiry(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	d, _ := dirstore.Open(dir)
 	q := "quarantine/S/2026/1/1/1/q.json"
@@ -156,6 +159,7 @@ func TestAckDoesNotSilenceExpiry(t *testing.T) {
 
 // A drain says which of the blobs it re-uploads are acknowledged: the rewrite ends their acks.
 func TestDrainSaysItEndsAcks(t *testing.T) {
+	t.Parallel()
 	dir := seeded(t)
 	var name string
 	for _, b := range lsJSONOf(t, "--dir", dir, "--pane", "stranded").Blobs {
@@ -175,6 +179,7 @@ func TestDrainSaysItEndsAcks(t *testing.T) {
 // ack --dry-run (docs/json.md's wouldAck, wouldClear) says what it would acknowledge or clear and writes no tag,
 // under --read-only too; an archived copy is excluded with words that are true of ack (a quarantine blob is acked).
 func TestAckDryRunWritesNothing(t *testing.T) {
+	t.Parallel()
 	dir := seeded(t)
 	name := func(pane string) string {
 		return strings.SplitN(mustRun(t, "ls", "--dir", dir, "--pane", pane, "-o", "name"), "\n", 2)[0]

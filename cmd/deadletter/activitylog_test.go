@@ -51,6 +51,7 @@ type showMissed struct {
 // the TTL at that start, "listed" when it was a TTL old already — and one stranded since is not. The twin serves
 // the same answer from its own starts.
 func TestAStrandedBlobOlderThanTheLastStartIsMissedByItsDrain(t *testing.T) {
+	t.Parallel()
 	dir := filepath.Join(t.TempDir(), "twin")
 	mustRun(t, "twin", "start", "--dir", dir)
 	stranded := lsNamesOf(t, "--dir", dir, "--pane", "stranded", "--filter", "-is:crash")

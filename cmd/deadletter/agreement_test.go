@@ -17,6 +17,7 @@ import (
 // check --json and report --format json count the panes as ls does and name in each finding only blobs ls puts
 // there; and the readiness report gives and drain --dry-run warns by are the same, witness by witness.
 func TestEveryOutputSaysTheSameOfEachBlob(t *testing.T) {
+	t.Parallel()
 	dir := filepath.Join(t.TempDir(), "twin")
 	mustRun(t, "twin", "start", "--dir", dir)
 	mustRun(t, "twin", "advance", "--dir", dir, "--by", "3h")
@@ -128,6 +129,7 @@ func runAny(t *testing.T, args ...string) string {
 // check's text starts every finding's message in one column (whatever the longest kind: handlerFailing is 14
 // wide) and puts its names under the message; its stranded count and what it counts apart add up to the pane.
 func TestCheckTextIsAlignedAndAddsUp(t *testing.T) {
+	t.Parallel()
 	dir := filepath.Join(t.TempDir(), "twin")
 	mustRun(t, "twin", "start", "--dir", dir)
 	mustRun(t, "twin", "advance", "--dir", dir, "--by", "3h")
@@ -173,6 +175,7 @@ func TestCheckTextIsAlignedAndAddsUp(t *testing.T) {
 // An export of a twin whose clock runs ahead says so, and ls of the export explains the negative ages it shows
 // rather than leaving them to look like a bug.
 func TestAnExportOfATwinAheadSaysItsTimesAreTheTwins(t *testing.T) {
+	t.Parallel()
 	dir := filepath.Join(t.TempDir(), "twin")
 	mustRun(t, "twin", "start", "--dir", dir)
 	mustRun(t, "twin", "advance", "--dir", dir, "--by", "3h")

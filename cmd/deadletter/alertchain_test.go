@@ -142,6 +142,7 @@ func rewrite(t *testing.T, from, dir string, repl ...string) string {
 // interval to 1s (and its resend delay to 1s), Alertmanager's group_wait and group_interval to 1s, the watch's
 // --interval to 1s.
 func TestAlertChain(t *testing.T) {
+	t.Parallel()
 	prometheus := tool(t, "prometheus", "prometheus")
 	alertmanager := tool(t, "prometheus-alertmanager", "prometheus-alertmanager", "alertmanager")
 	bin := binary(t)
@@ -268,6 +269,7 @@ scrape_configs:
 // The shipped routing, label set by label set, as amtool resolves it offline: prod's critical alerts and a watch
 // that is down page; other contexts, warnings and a context-less watch open a ticket; other alerts are not ours.
 func TestAlertmanagerRoutes(t *testing.T) {
+	t.Parallel()
 	amtool := tool(t, "prometheus-alertmanager", "amtool")
 	config := filepath.Join("..", "..", "deploy", "alertmanager", "alertmanager.yml")
 	for labels, want := range map[string]string{

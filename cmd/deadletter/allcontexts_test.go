@@ -25,6 +25,7 @@ func permutations[T any](xs []T) [][]T {
 // worst takes the worst exit code of the runs — could not check over findings over healthy — wherever the worst
 // one stands, never the last or the first non-OK one.
 func TestWorstIsTheWorstInEveryPosition(t *testing.T) {
+	t.Parallel()
 	for _, tc := range []struct {
 		codes []int
 		want  int
@@ -55,6 +56,7 @@ func TestWorstIsTheWorstInEveryPosition(t *testing.T) {
 // one with findings, one that cannot be checked (its directory is not there). The exit code is the worst, and
 // each context is reported under its name, wherever it stands.
 func TestCheckAllContextsTakesTheWorstInEveryPosition(t *testing.T) {
+	t.Parallel()
 	dirs := map[string]string{"healthy": t.TempDir(), "findings": seeded(t), "broken": filepath.Join(t.TempDir(), "not-there")}
 	for _, tc := range []struct {
 		contexts []string

@@ -14,6 +14,7 @@ import (
 // takes too, and the handled and crash blobs the drain leaves but the start would re-upload — and show advises
 // the restart beside the drain, and warns where the start would repeat work.
 func TestDrainSaysWhatAWorkerStartWouldTake(t *testing.T) {
+	t.Parallel()
 	dir := seeded(t)
 	var res output.ResultsJSON
 	if err := json.Unmarshal([]byte(mustRun(t, "drain", "--dry-run", "--json", "--dir", dir)), &res); err != nil {
@@ -76,6 +77,7 @@ func TestDrainSaysWhatAWorkerStartWouldTake(t *testing.T) {
 // Words about the TTL come from the configuration in force: with --ttl 5s the drain's question never says the
 // container's witness is an hour behind.
 func TestTheDrainSpeaksOfTheTTLInForce(t *testing.T) {
+	t.Parallel()
 	dir := seeded(t)
 	_, errs, _ := runCmd(t, "drain", "--dry-run", "--ttl", "5s", "--dir", dir)
 	if !strings.Contains(errs, "at its first retry due past the TTL (5s), and five minutes after that — so it is at least 5s behind") || strings.Contains(errs, "an hour") {
@@ -86,6 +88,7 @@ func TestTheDrainSpeaksOfTheTTLInForce(t *testing.T) {
 // check and report advise a crash blob as show does: fix it with edit — not "copy them out and fix them by hand"
 // beside show's "fix its payload with deadletter edit".
 func TestCheckAdvisesACrashBlobAsShowDoes(t *testing.T) {
+	t.Parallel()
 	dir := seeded(t)
 	var rep struct {
 		Findings []struct {

@@ -35,6 +35,7 @@ func lsNamesOf(t *testing.T, args ...string) lsNames {
 // --dry-run just before the start names what the start will take, with a handled blob that lingers; the twin's
 // account then counts that blob's events republished a second time.
 func TestTheAppsStartDrainsWhatStrandedDuringItsStop(t *testing.T) {
+	t.Parallel()
 	dir := filepath.Join(t.TempDir(), "twin")
 	mustRun(t, "twin", "start", "--dir", dir)
 	mustRun(t, "twin", "script", "set", "app", "stop", "--until", "+2h", "--dir", dir)

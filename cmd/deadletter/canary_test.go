@@ -67,6 +67,7 @@ func strandedBySub(t *testing.T, dir string) map[string]int {
 // canary was delivered, leaves the rest of FRIEND-REQUESTS stranded and exits 3 naming it; with the handler
 // recovered, the same command drains the rest.
 func TestCanaryDrainLeavesAFailingSubscription(t *testing.T) {
+	t.Parallel()
 	dir := filepath.Join(t.TempDir(), "twin")
 	mustRun(t, "twin", "start", "--dir", dir)
 	mustRun(t, "twin", "script", "set", "friend-requests", "down", "--status", "500", "--until", "+12h", "--dir", dir)
@@ -130,6 +131,7 @@ func TestDemoCanaryDrainInTmux(t *testing.T) {
 // A canary nothing answers (no replay runs on a plain directory) leaves the rest stranded as unheard — never
 // "fails again", which nothing said — exit 3.
 func TestACanaryUnheardIsNotAFailure(t *testing.T) {
+	t.Parallel()
 	dir := seeded(t)
 	out, errs, code := runCmd(t, "drain", "--dir", dir, "--canary", "--canary-wait", "2s", "--yes")
 	if code != exitNotDone || !strings.Contains(out, "canary told nothing") || strings.Contains(out, "fails again") {
@@ -143,6 +145,7 @@ func TestACanaryUnheardIsNotAFailure(t *testing.T) {
 // Issue 50 on a twin whose clock runs: a paced drain of a subscription whose handler the script fails stops by
 // itself within one wave (five blobs at 0.5 a second), leaving the rest stranded and naming why; exit 3.
 func TestAPacedDrainStopsItselfOnATwin(t *testing.T) {
+	t.Parallel()
 	dir := filepath.Join(t.TempDir(), "twin")
 	mustRun(t, "twin", "start", "--dir", dir)
 	mustRun(t, "twin", "script", "set", "friend-requests", "down", "--status", "500", "--until", "+12h", "--dir", dir)

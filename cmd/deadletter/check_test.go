@@ -26,6 +26,7 @@ func checkJSONOf(t *testing.T, args ...string) (map[string]any, int) {
 }
 
 func TestCheckExitCodesOnADirectory(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	if m, code := checkJSONOf(t, "--dir", dir); code != 0 || m["healthy"] != true {
 		t.Fatalf("empty: %d %v", code, m)
@@ -58,6 +59,7 @@ func TestCheckExitCodesOnADirectory(t *testing.T) {
 
 // A check that cannot see the container never reports healthy.
 func TestCheckUnreachableIsTwo(t *testing.T) {
+	t.Parallel()
 	cs := "DefaultEndpointsProtocol=http;AccountName=a;AccountKey=YWJjZGVmZ2hpams=;BlobEndpoint=http://127.0.0.1:1/a;"
 	m, code := checkJSONOf(t, "--connection-string", cs)
 	if code != 2 || m["healthy"] != false || !strings.Contains(m["error"].(string), "cannot reach") {
@@ -67,6 +69,7 @@ func TestCheckUnreachableIsTwo(t *testing.T) {
 
 // On Azurite, with a short TTL: healthy, then stalled past the grace, then stranded past the TTL.
 func TestCheckOnAzurite(t *testing.T) {
+	t.Parallel()
 	cs := storetest.AzuriteConnectionString(t)
 	az := storetest.Azure(t)
 	container := strings.TrimPrefix(az.Describe(), "devstoreaccount1/")
@@ -94,6 +97,7 @@ func TestCheckOnAzurite(t *testing.T) {
 }
 
 func TestWatchPrintsChangesAndRunsExec(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	d, _ := dirstore.Open(dir)
 	d.Write(context.Background(), "S/a.json", []byte(`[{"id":"a","subject":"s","eventType":"T","dataVersion":"1","data":{}}]`), store.WriteOptions{})
@@ -135,6 +139,7 @@ func TestWatchPrintsChangesAndRunsExec(t *testing.T) {
 // A container that empties is still read at a time: the resolved line (and what --exec gets) is dated by the
 // service clock, not year 1.
 func TestWatchDatesAnEmptyContainer(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	d, _ := dirstore.Open(dir)
 	d.Write(context.Background(), "S/a.json", []byte(`[{"id":"a","subject":"s","eventType":"T","dataVersion":"1","data":{}}]`), store.WriteOptions{})
@@ -165,6 +170,7 @@ func TestWatchDatesAnEmptyContainer(t *testing.T) {
 
 // An expiring blob the lifecycle rule deletes is announced as lost (and handed to --exec), not as resolved.
 func TestWatchSaysLostNotResolved(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	d, _ := dirstore.Open(dir)
 	const name = "quarantine/S/a.json"
@@ -203,6 +209,7 @@ func TestWatchSaysLostNotResolved(t *testing.T) {
 // A notifier that hangs (a webhook with no timeout) must not hold the watch: the next change is still printed
 // on time while the first --exec is stuck, and the watch stops promptly when asked.
 func TestWatchIsNotHeldByAHungExec(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	d, _ := dirstore.Open(dir)
 	body := []byte(`[{"id":"a","subject":"s","eventType":"T","dataVersion":"1","data":{}}]`)
@@ -240,6 +247,7 @@ func TestWatchIsNotHeldByAHungExec(t *testing.T) {
 
 // --timeout 0 means no deadline, for check and for every pass of watch (not an instantly expired one).
 func TestTimeoutZeroMeansNone(t *testing.T) {
+	t.Parallel()
 	dir := seeded(t)
 	if _, errs, code := runCmd(t, "check", "--dir", dir, "--timeout", "0"); code != 1 {
 		t.Fatalf("check --timeout 0: exit %d %s", code, errs)

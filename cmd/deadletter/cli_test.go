@@ -24,6 +24,7 @@ import (
 
 // Durations take days everywhere, and what the tool prints parses back.
 func TestDaysInDurations(t *testing.T) {
+	t.Parallel()
 	dir := seeded(t)
 	for _, d := range []string{"3d", "1d12h", "90m", "3d0h", "720h"} {
 		if _, errs, code := runCmd(t, "check", "--dir", dir, "--expiring-within", d); code == 2 {
@@ -52,6 +53,7 @@ func TestDaysInDurations(t *testing.T) {
 }
 
 func TestVersionHelpAndCompletion(t *testing.T) {
+	t.Parallel()
 	if out := mustRun(t, "--version"); !strings.Contains(out, "deadletter version") {
 		t.Fatalf("--version: %q", out)
 	}
@@ -86,6 +88,7 @@ func TestVersionHelpAndCompletion(t *testing.T) {
 // show, drain, restore and ack take a full name, the blob's URL, its GUID or any unique fragment; an ambiguous
 // fragment lists the candidates and exits 2; no match suggests the closest names.
 func TestNamesFromFragments(t *testing.T) {
+	t.Parallel()
 	dir := seeded(t)
 	// A quarantine blob whose GUID is its own (the seed also leaves a handled original beside its copy).
 	all := mustRun(t, "ls", "--dir", dir, "-o", "name")
@@ -135,6 +138,7 @@ func TestNamesFromFragments(t *testing.T) {
 
 // ls: urgency order (expiring first, then pane, then age), ! marks, human sizes, -o name and wide, filters.
 func TestLsForAPerson(t *testing.T) {
+	t.Parallel()
 	dir := seeded(t)
 	out := mustRun(t, "ls", "--dir", dir)
 	lines := strings.Split(strings.TrimSpace(out), "\n")
@@ -191,6 +195,7 @@ func TestLsForAPerson(t *testing.T) {
 // restore --all restores every quarantine blob with something to resume, after one confirmation, and lists
 // the refused ones.
 func TestRestoreAll(t *testing.T) {
+	t.Parallel()
 	dir := seeded(t)
 	before := len(lsJSONOf(t, "--dir", dir, "--pane", "quarantine").Blobs)
 	out, errs, code := runCmd(t, "restore", "--all", "--dir", dir, "--yes", "--json")
@@ -232,6 +237,7 @@ func TestRestoreAll(t *testing.T) {
 // quarantine copy named beside a stranded one are left alone and are not counted. A blob named twice is acted on
 // and reported once.
 func TestActionsCountWhatTheyTouch(t *testing.T) {
+	t.Parallel()
 	dir := seeded(t)
 	first := func(pane string) string {
 		t.Helper()
@@ -263,6 +269,7 @@ func TestActionsCountWhatTheyTouch(t *testing.T) {
 
 // check names the blobs behind each finding: the first ten, then how many more.
 func TestCheckNamesTheBlobs(t *testing.T) {
+	t.Parallel()
 	dir := seeded(t)
 	m, code := checkJSONOf(t, "--dir", dir)
 	if code != 1 {
@@ -284,6 +291,7 @@ func TestCheckNamesTheBlobs(t *testing.T) {
 // --timeout: an endpoint that accepts connections and never answers is reported as could-not-check within the
 // deadline, not after five one-minute tries.
 func TestTimeoutOnABlackHole(t *testing.T) {
+	t.Parallel()
 	l, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		t.Fatal(err)
@@ -314,6 +322,7 @@ func TestTimeoutOnABlackHole(t *testing.T) {
 // Azurite on any port: UseDevelopmentStorage=true with DevelopmentStorageProxyUri; a refused development
 // storage asks whether Azurite is running.
 func TestDevelopmentStorageOnAnyPort(t *testing.T) {
+	t.Parallel()
 	az := storetest.AzuriteConnectionString(t)
 	m := regexp.MustCompile(`BlobEndpoint=(http://[^/;]+)`).FindStringSubmatch(az)
 	if m == nil {
@@ -337,6 +346,7 @@ func TestDevelopmentStorageOnAnyPort(t *testing.T) {
 
 // --container is a container name: 3–63 lowercase letters, digits and single hyphens — not a path.
 func TestContainerNameIsValidated(t *testing.T) {
+	t.Parallel()
 	for _, bad := range []string{"deadletter/quarantine", "DeadLetter", "ab", "a--b", "-ab", strings.Repeat("a", 64), "dead letter"} {
 		if _, errs, code := runCmd(t, "ls", "--connection-string", "UseDevelopmentStorage=true", "--container", bad); code != 2 || !strings.Contains(errs, "not a container name") {
 			t.Errorf("--container %q: %d %s", bad, code, errs)
@@ -346,6 +356,7 @@ func TestContainerNameIsValidated(t *testing.T) {
 
 // seed writes only to a directory, to Azurite, or to an empty container; a second seed never overwrites.
 func TestSeedIsCareful(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	mustRun(t, "seed", "--dir", dir)
 	before := map[string]string{}
@@ -396,6 +407,7 @@ func (r *remoteMem) Exists(context.Context) (bool, error) { return r.exists, nil
 // fast) is listed, and --verdict handled finds the blobs handled through their quarantine copy as well as the
 // archived ones — as many as ls --json marks handled.
 func TestLsHidesNothing(t *testing.T) {
+	t.Parallel()
 	dir := seeded(t)
 	l := lsJSONOf(t, "--dir", dir)
 	handled := 0
@@ -420,6 +432,7 @@ func TestLsHidesNothing(t *testing.T) {
 
 // On an 80-column terminal ls keeps STATE: without it a handled or acknowledged blob passes for an ordinary one.
 func TestLsAt80ColumnsKeepsState(t *testing.T) {
+	t.Parallel()
 	widths := present.Layout(lsColumns, 80)
 	for i, c := range lsColumns {
 		if c.ID == "state" && widths[i] == 0 {
@@ -432,6 +445,7 @@ func TestLsAt80ColumnsKeepsState(t *testing.T) {
 // case-only variant of a name does not reach the real one. A fragment is case-sensitive and its full name is said
 // before the action asks.
 func TestFullNamesNeverResolveElsewhere(t *testing.T) {
+	t.Parallel()
 	dir := seeded(t)
 	var name string
 	for _, b := range lsJSONOf(t, "--dir", dir, "--pane", "stranded").Blobs {
@@ -465,6 +479,7 @@ func TestFullNamesNeverResolveElsewhere(t *testing.T) {
 // A group refuses a word it does not know as the root does (exit 2, the nearest names), never its help with exit
 // 0; and twin's help lists only the global flags it reads.
 func TestGroupsRefuseUnknownWords(t *testing.T) {
+	t.Parallel()
 	for _, c := range []struct {
 		args []string
 		want string
@@ -527,6 +542,7 @@ func TestGroupsRefuseUnknownWords(t *testing.T) {
 // --filter takes the dashboard's language and selects what the dashboard's filter shows for the same words: ls and
 // restore --all against the same query applied as the tables apply it (replay.Query over the listing).
 func TestFilterFlagSelectsWhatTheDashboardShows(t *testing.T) {
+	t.Parallel()
 	dir := seeded(t)
 	// One register for both sides, named on the command line (whatever the seed left about it).
 	reg, _ := json.Marshal(scenario.IncidentRegister)
@@ -636,6 +652,7 @@ func TestFilterFlagSelectsWhatTheDashboardShows(t *testing.T) {
 // check's wrapped advice keeps a quoted command on one line: "run `deadletter drain`" never breaks inside the
 // backquotes.
 func TestWrappedAdviceKeepsCommandsWhole(t *testing.T) {
+	t.Parallel()
 	line := "- stranded (31): 31 stranded blob(s), oldest 28d12h old: nothing replays them; run `deadletter drain --dry-run` then `deadletter drain`"
 	for w := 30; w <= 100; w++ {
 		out := fitLine(line, w)
@@ -667,6 +684,7 @@ func resultNames(t *testing.T, out string) map[string]bool {
 // ls --filter matches the reason as its rows show it (TTLExpired, MaxAttempts) as well as Event Grid's own word:
 // reason:TTLExpired selects what reason:TimeToLive does, and a plain TTLExpired the rows whose shown reason it is.
 func TestFilterMatchesTheShortReasonShown(t *testing.T) {
+	t.Parallel()
 	dir := seeded(t)
 	count := func(q string) int {
 		return len(strings.Fields(mustRun(t, "ls", "--dir", dir, "--filter", q, "-o", "name")))

@@ -170,6 +170,7 @@ func TestCompletionRunsNothing(t *testing.T) {
 // What the shells are given: names by prefix, none with control characters (a note says how many), and an
 // unknown shell is an error.
 func TestCompletionCandidates(t *testing.T) {
+	t.Parallel()
 	container := t.TempDir()
 	d, _ := dirstore.Open(container)
 	for _, n := range shellHostileNames {

@@ -13,6 +13,7 @@ import (
 // line, a second YAML document and the file's mode are all kept; through a link it writes the file the link leads
 // to and the link stays.
 func TestContextUseKeepsTheFile(t *testing.T) {
+	t.Parallel()
 	dev, prod := t.TempDir(), t.TempDir()
 	body := "\xef\xbb\xbf# estates\r\ncurrent-context: dev   # the one we use\r\ncontexts:\r\n  - name: dev\r\n    dir: " + dev +
 		"\r\n  - name: prod\r\n    dir: " + prod + "\r\n---\r\n# a second document, for another tool\r\nother: 1\r\n"
@@ -42,6 +43,7 @@ func TestContextUseKeepsTheFile(t *testing.T) {
 
 // A config others may write is refused with the chmod that fixes it: whoever writes it chooses the container.
 func TestAWritableConfigIsRefused(t *testing.T) {
+	t.Parallel()
 	if runtime.GOOS == "windows" {
 		t.Skip("Windows keeps no group and other write bits")
 	}
@@ -56,6 +58,7 @@ func TestAWritableConfigIsRefused(t *testing.T) {
 
 // Relative dir and handlers of a context are the config file's folder's, from wherever the command runs.
 func TestRelativePathsAreTheConfigsFolders(t *testing.T) {
+	t.Parallel()
 	base := t.TempDir()
 	os.Mkdir(filepath.Join(base, "snap"), 0o755)
 	p := filepath.Join(base, "config.yaml")
@@ -69,6 +72,7 @@ func TestRelativePathsAreTheConfigsFolders(t *testing.T) {
 // container, and check --all-contexts (which reports it in its place, as it does a context whose connection-string
 // variable is unset) all run.
 func TestABadContextStopsOnlyItsOwn(t *testing.T) {
+	t.Parallel()
 	dev := seeded(t)
 	p := writeConfig(t, "current-context: unset\ncontexts:\n  - name: dev\n    dir: "+dev+"\n  - name: bad\n    dir: /tmp\n    ttl: soon\n"+
 		"  - name: unset\n    connection-string-env: DEADLETTER_TEST_NEVER_SET\n")
@@ -95,6 +99,7 @@ func TestABadContextStopsOnlyItsOwn(t *testing.T) {
 // No command prints a SAS signature, from the config or anywhere; a context's name holding a newline or a bidi
 // override is printed escaped, and never offered for completion.
 func TestContextsPrintNoSecretAndNoRawName(t *testing.T) {
+	t.Parallel()
 	p := writeConfig(t, "contexts:\n  - name: sas\n    account-url: https://acct.blob.core.windows.net/?sv=2024-01-01&sig=SECRETSIGNATURE\n"+
 		"  - name: \"evil\\u202Eeman\"\n    dir: /tmp\n  - name: \"two\\nlines\"\n    dir: /tmp\n")
 	for _, args := range [][]string{{"context", "list"}, {"context", "show", "sas"}, {"ls", "--context", "nope"}, {"__complete", "--context", ""}} {

@@ -11,6 +11,7 @@ import (
 // refuses a second container, a name the file has, a value its flag would refuse and a connection string itself;
 // --use makes it current, and the commands then run in it.
 func TestContextAddWritesACheckedContext(t *testing.T) {
+	t.Parallel()
 	dir := seeded(t)
 	body := "# kept\r\ncontexts:\r\n  - name: other   # a comment\r\n    dir: " + t.TempDir() + "\r\n"
 	cfg := writeConfig(t, body)

@@ -27,6 +27,7 @@ func writeConfig(t *testing.T, body string) string {
 // the wrong type, two contexts of one name, a context naming two containers or none, a current context that is
 // not there.
 func TestConfigErrorsSayWhere(t *testing.T) {
+	t.Parallel()
 	for _, tc := range []struct{ name, body, want string }{
 		{"unknown key", "contexts:\n  - name: a\n    dir: /tmp\n    colour: red\n", ":4: colour: not a context key"},
 		{"wrong type", "contexts:\n  - name: a\n    dir: /tmp\n    ttl: soon\n", `:4: ttl: "soon"`},
@@ -130,6 +131,7 @@ func TestCheckEveryContext(t *testing.T) {
 
 // watch --all-contexts serves one /metrics whose series carry each context's label, and says each line's context.
 func TestWatchEveryContextsMetrics(t *testing.T) {
+	t.Parallel()
 	dev, prod := seeded(t), seeded(t)
 	p := writeConfig(t, "contexts:\n  - name: dev\n    dir: "+dev+"\n  - name: prod\n    dir: "+prod+"\n")
 	ctx, cancel := context.WithCancel(context.Background())

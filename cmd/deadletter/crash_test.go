@@ -12,6 +12,7 @@ import (
 // with "run deadletter drain"); a drain of every stranded blob passes it by with a note and exit 0 as far as it is
 // concerned; drain NAME leaves it (crash, exit 3) and writes nothing; --force drains it.
 func TestTheCrashBlobHasOneVoice(t *testing.T) {
+	t.Parallel()
 	dir := seeded(t)
 	var crash string
 	for _, b := range lsJSONOf(t, "--dir", dir, "--pane", "stranded").Blobs {

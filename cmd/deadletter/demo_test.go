@@ -48,6 +48,7 @@ func namesOf(l lsOut) []string {
 //
 // (The subscription still failing is blob-deletions, its handler down until three hours after the opening.)
 func TestTheDemoTeachesWhatTheDocsSay(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	mustRun(t, "twin", "start", "--dir", dir)
 
@@ -148,6 +149,7 @@ func TestTheDemoTeachesWhatTheDocsSay(t *testing.T) {
 // The demo's banner gives way in the room the header leaves it: every handler down when they fit, then the first
 // ones and "+N more", then only how many, then only the rehearsal and its clock — never wider than the room.
 func TestDemoBannerGivesWay(t *testing.T) {
+	t.Parallel()
 	head, failing := "REHEARSAL 06-01 09:30 ×60", "blob-deletions 500 (2h36m left), friend-requests 503 (2h left), webhooks 404 (1h51m left)"
 	for _, c := range []struct {
 		room int

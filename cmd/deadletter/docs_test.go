@@ -13,6 +13,7 @@ import (
 // Every command and every flag is documented: the README names every command, and the README or
 // docs/commands.md every flag — so a flag added without its documentation fails here, not in an operator's hands.
 func TestEveryFlagIsDocumented(t *testing.T) {
+	t.Parallel()
 	read := func(p string) string {
 		b, err := os.ReadFile(filepath.Join("..", "..", p))
 		if err != nil {

@@ -251,6 +251,7 @@ func (r *entraRig) must(t *testing.T, code int, args ...string) string {
 // ls, check, drain and restore through --account-url with a managed identity's token, over HTTPS: the sign-in most
 // estates use. It fails if the bearer path is broken (there is no other credential to fall back on).
 func TestEntraIDEndToEnd(t *testing.T) {
+	t.Parallel()
 	r := startEntraRig(t)
 	reg := filepath.Join(t.TempDir(), "handlers.json")
 	args := []string{"--account-url", r.accountURL, "--container", storetest.NewName(), "--ttl", "2s", "--handlers", reg}
@@ -337,6 +338,7 @@ func TestEntraIDEndToEnd(t *testing.T) {
 // A token Azure refuses (expired, or issued for another audience) and no credential at all: each ends in one
 // sentence that names the sign-in that failed and what to do, exit 2, and nothing secret in any output.
 func TestEntraIDFailuresSayWhichSignIn(t *testing.T) {
+	t.Parallel()
 	r := startEntraRig(t)
 	container := storetest.NewName()
 	cases := []struct {

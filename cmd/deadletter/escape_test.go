@@ -16,6 +16,7 @@ import (
 // Every --json output escapes what a terminal printing it must not meet — C0 and C1 controls, DEL, bidirectional
 // overrides, line separators — as \uXXXX, and keeps a lone surrogate as \udXXX; a script decodes the same text.
 func TestJSONOutputEscapesUntrustedText(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	d, _ := dirstore.Create(dir)
 	name := "ODD/2026/11/30/1/del\x7f-c1\u009b31m-rtl\u202egnp.json-ls\u2028.json"
@@ -75,6 +76,7 @@ func TestJSONOutputEscapesUntrustedText(t *testing.T) {
 // The Markdown report never lets blob-derived text become markup: no link, image or autolink out of a
 // subscription named like one, no table cell split by a reason holding \|, nothing a terminal acts on.
 func TestReportMarkdownIsInert(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	d, _ := dirstore.Create(dir)
 	for _, sub := range []string{"[click me](https:||evil.example)", "![beacon](https:||evil.example|p.png)", "www.evil.example", "ops@evil.example", "<img src=x>", "**bold**"} {

@@ -15,6 +15,7 @@ import (
 // out here from the incident's own bytes with encoding/json (not with the rules under test), then ls, drain
 // --dry-run and restore --all --dry-run must agree with it.
 func TestFiltersOnEventsSelectTheBlobsHoldingSuchAnEvent(t *testing.T) {
+	t.Parallel()
 	dir := seeded(t)
 	c, err := dirstore.Open(dir)
 	if err != nil {

@@ -40,6 +40,7 @@ func exportJSONOf(t *testing.T, args ...string) (exportOut, int) {
 // At any size the text names the first 20 blobs not written and counts the rest; -o json lists every one, with
 // totals (more than one chunk of the copy, and the order the listing gave).
 func TestExportOutputIsBounded(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	mustRun(t, "seed", "--dir", dir, "--count", "300")
 	n := len(lsJSONOf(t, "--dir", dir).Blobs)
@@ -86,6 +87,7 @@ func TestExportOutputIsBounded(t *testing.T) {
 // marker stays, so the export after it compares too. Without the marker (the last export finished) nothing is
 // compared.
 func TestExportAfterACrashComparesWhatItFinds(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	mustRun(t, "seed", "--dir", dir, "--count", "5")
 	to := filepath.Join(t.TempDir(), "export")
@@ -196,6 +198,7 @@ func exportRoundTripped(t *testing.T, src store.Container, dst *dirstore.Dir) {
 // Names that differ only by case are refused across the whole export, not only within one chunk of the copy:
 // "A.json" is listed first and written, "a.json" (after 512 others, in a later chunk) refused.
 func TestExportCaseCollisionsAcrossChunks(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	src, err := dirstore.Create(dir)
 	if err != nil {
@@ -226,6 +229,7 @@ func TestExportCaseCollisionsAcrossChunks(t *testing.T) {
 // directory compares what it finds: every name it reports held already is the source's blob, one it reports
 // different is not, and once those are removed a last export completes the copy.
 func TestExportKilledPartWay(t *testing.T) {
+	t.Parallel()
 	const n = 3000
 	dir, src := manyBlobs(t, n)
 	ctx := context.Background()
@@ -273,6 +277,7 @@ func TestExportKilledPartWay(t *testing.T) {
 // An export stopped by a signal makes what it wrote durable before it exits (130): it takes its marker away, and
 // the next export finds every name it wrote whole, without comparing.
 func TestExportInterrupted(t *testing.T) {
+	t.Parallel()
 	dir, _ := manyBlobs(t, 3000)
 	to := filepath.Join(t.TempDir(), "export")
 	cmd := startExporting(t, dir, to)

@@ -14,6 +14,7 @@ import (
 // after it exits, and when watch stops; it never sees the account key, and it is told the change in DEADLETTER_*
 // variables as well as on stdin.
 func TestExecHooksLeaveNothingAndLeakNothing(t *testing.T) {
+	t.Parallel()
 	dir := seeded(t)
 	work := t.TempDir()
 	// Each hook leaves two background sleeps: its own child, and a grandchild from a shell of its own.
@@ -50,6 +51,7 @@ func TestExecHooksLeaveNothingAndLeakNothing(t *testing.T) {
 
 // A hook that is still running when watch stops is killed with everything it started.
 func TestExecHookStoppedWithWatch(t *testing.T) {
+	t.Parallel()
 	dir := seeded(t)
 	work := t.TempDir()
 	hook := `sleep 300 & echo $! >> ` + work + `/children; echo $$ >> ` + work + `/children; sleep 300`

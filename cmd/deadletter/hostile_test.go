@@ -94,6 +94,7 @@ func itoa(i int) string {
 }
 
 func TestHostileCorpus(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	d, _ := dirstore.Open(dir)
 	place, err := made.Make(dir, made.Seed) // the register deadletter keeps for the directory, as a seed leaves it
@@ -230,6 +231,7 @@ func TestHostileCorpus(t *testing.T) {
 }
 
 func TestCheckOfAMissingDirectoryIsTwo(t *testing.T) {
+	t.Parallel()
 	missing := filepath.Join(t.TempDir(), "typo")
 	if _, errs, code := runCmd(t, "check", "--dir", missing); code != 2 || !strings.Contains(errs, "typo") {
 		t.Fatalf("check of a missing directory: exit %d %s", code, errs)
@@ -242,6 +244,7 @@ func TestCheckOfAMissingDirectoryIsTwo(t *testing.T) {
 // A quarantine folder that is a symbolic link (moved to another disk, say) must not read as an empty quarantine
 // and a healthy container: check says it could not look, and ls lists the link as refused.
 func TestCheckWithASymlinkedQuarantineIsTwo(t *testing.T) {
+	t.Parallel()
 	dir := seeded(t)
 	moved := filepath.Join(t.TempDir(), "quarantine")
 	if err := os.Rename(filepath.Join(dir, "quarantine"), moved); err != nil {
@@ -278,6 +281,7 @@ func TestCheckWithASymlinkedQuarantineIsTwo(t *testing.T) {
 }
 
 func TestReadingWritesNothing(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	os.MkdirAll(filepath.Join(dir, "S"), 0o755)
 	os.WriteFile(filepath.Join(dir, "S", "a.json"), []byte(`[]`), 0o644)
@@ -293,6 +297,7 @@ func TestReadingWritesNothing(t *testing.T) {
 // payload over the size limit make check exit 2, report say healthy false with both counted as unreadable, and
 // the dashboard raise UNREADABLE instead of its healthy line.
 func TestUnreadableIsNeverHealthy(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	os.MkdirAll(filepath.Join(dir, "SUB"), 0o755)
 	storetest.Mkfifo(t, filepath.Join(dir, "SUB", "fifo.json"))
@@ -351,6 +356,7 @@ func TestDemoLeavesRealContainersAlone(t *testing.T) {
 // seed never overwrites a handler register it did not write (it may be the estate's real one): refused before a
 // blob is written, unless --force; its own register again is fine.
 func TestSeedKeepsAForeignRegister(t *testing.T) {
+	t.Parallel()
 	reg := filepath.Join(t.TempDir(), "handlers.json")
 	os.WriteFile(reg, []byte(`{"ProcessPayment": false}`), 0o644)
 	dir := filepath.Join(t.TempDir(), "c")
@@ -371,6 +377,7 @@ func TestSeedKeepsAForeignRegister(t *testing.T) {
 // cannot be read (a FIFO) is tried by a drain but not counted as drained, restore --all reports it as a result,
 // and a named restore neither asks about nor counts a blob it refuses.
 func TestActionsReportWhatTheyCannotRead(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	old := time.Now().Add(-72 * time.Hour)
 	ev := func(typ string) string {
@@ -435,6 +442,7 @@ func TestActionsReportWhatTheyCannotRead(t *testing.T) {
 // Files the operator names are read only when they are regular files of sane size: a FIFO does not hang the
 // command, /dev/zero is not read without end, seed does not write into a FIFO.
 func TestOperatorFilesMustBeRegular(t *testing.T) {
+	t.Parallel()
 	dir := seeded(t)
 	fifo := filepath.Join(t.TempDir(), "fifo")
 	storetest.Mkfifo(t, fifo)

@@ -86,6 +86,7 @@ func writes(args []string) bool {
 }
 
 func TestJSONGoldens(t *testing.T) {
+	t.Parallel()
 	dir := goldenTwin(t)
 	cfgPath := filepath.Join(t.TempDir(), "config.yaml")
 	cfg := "current-context: golden\ncontexts:\n  - name: golden\n    dir: " + dir + "\n  - name: other\n    account-url: https://estate.blob.core.windows.net\n    container: dl\n    read-only: true\n"
@@ -137,6 +138,7 @@ func firstName(t *testing.T, dir string, args ...string) string {
 
 // TestJSONGoldenWatch is watch's first pass on the golden twin: one state line per kind of finding check names.
 func TestJSONGoldenWatch(t *testing.T) {
+	t.Parallel()
 	dir := goldenTwin(t)
 	var c struct{ Findings []struct{ Kind string } }
 	out, _, _ := runCmd(t, "check", "--dir", dir, "--json")

@@ -102,6 +102,7 @@ func keys(m map[string]any) []string {
 var lsFields = []string{"ageSeconds", "error", "events", "expiresAt", "expiring", "handled", "lastModified", "malformed", "maxReplayAttempt", "maxReplayAttemptAtLeast", "name", "outcomes", "pane", "reasons", "size", "stalled", "untriggerable", "verdicts"}
 
 func TestSeedLsCoversEveryPaneAndVerdict(t *testing.T) {
+	t.Parallel()
 	dir := seeded(t)
 	l := lsJSONOf(t, "--dir", dir)
 	if !strings.HasPrefix(l.Container, "dir:") {
@@ -170,6 +171,7 @@ func TestSeedLsCoversEveryPaneAndVerdict(t *testing.T) {
 var eventFields = []string{"attemptAtLeast", "countReset", "deadLetterReason", "deliveryAttempts", "eventType", "id", "index", "lastDeliveryAttemptTime", "lastDeliveryOutcome", "lastHttpStatusCode", "originalId", "publishTime", "replayAttempt", "subject", "uncountable", "verdicts"}
 
 func TestShowEverySeededBlob(t *testing.T) {
+	t.Parallel()
 	dir := seeded(t)
 	uncountable := false
 	for _, b := range lsJSONOf(t, "--dir", dir).Blobs {
@@ -282,6 +284,7 @@ func TestFlagsBeatEnvironmentBeatDefaults(t *testing.T) {
 }
 
 func TestBadHandlersFile(t *testing.T) {
+	t.Parallel()
 	dir := seeded(t)
 	bad := filepath.Join(t.TempDir(), "h.json")
 	os.WriteFile(bad, []byte(`{"ProcessWebhook": "no"}`), 0o644)
@@ -292,6 +295,7 @@ func TestBadHandlersFile(t *testing.T) {
 }
 
 func TestReadOnlyAndConfirmation(t *testing.T) {
+	t.Parallel()
 	dir := seeded(t)
 	state := func() string { // names and ETags: what a write or delete would change
 		d, _ := dirstore.Open(dir)
@@ -326,6 +330,7 @@ func TestReadOnlyAndConfirmation(t *testing.T) {
 }
 
 func TestDrainAndRestoreCommands(t *testing.T) {
+	t.Parallel()
 	dir := seeded(t)
 	var res struct {
 		DryRun  bool
@@ -373,6 +378,7 @@ func TestDrainAndRestoreCommands(t *testing.T) {
 }
 
 func TestHugeBlobIsRefusedNotRead(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	os.MkdirAll(filepath.Join(dir, "S"), 0o755)
 	f, _ := os.Create(filepath.Join(dir, "S", "huge.json"))
@@ -398,6 +404,7 @@ func TestHugeBlobIsRefusedNotRead(t *testing.T) {
 // seed then ls/show against Azurite give the same panes, verdicts and previews as a directory seeded with the
 // same scenario (times and ETags aside). Azure cannot backdate, so both run with a TTL every root blob passes.
 func TestAzuriteMatchesDirectory(t *testing.T) {
+	t.Parallel()
 	cs := storetest.AzuriteConnectionString(t)
 	az := storetest.Azure(t)
 	container := strings.TrimPrefix(az.Describe(), "devstoreaccount1/")

@@ -149,6 +149,7 @@ func startWatch(t *testing.T, dir string) (base string, stop func() int) {
 // The whole path: a real watch on a seeded directory, scraped over HTTP, agrees with check and ls; its series follow
 // the container as blobs go; /healthz follows the passes; and the server is gone once the watch ends.
 func TestWatchMetricsOverHTTP(t *testing.T) {
+	t.Parallel()
 	dir := seeded(t)
 	chk, _ := checkJSONOf(t, "--dir", dir)
 	ls := lsJSONOf(t, "--dir", dir)
@@ -338,6 +339,7 @@ func TestWatchMetricsOverHTTP(t *testing.T) {
 
 // A --metrics-addr that cannot be bound stops the watch at once with exit 2, naming the address.
 func TestWatchMetricsAddrThatCannotBeBound(t *testing.T) {
+	t.Parallel()
 	taken, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		t.Fatal(err)
@@ -357,6 +359,7 @@ func TestWatchMetricsAddrThatCannotBeBound(t *testing.T) {
 // The alerting rules parse, and promtool's unit tests (each alert firing and not firing) pass. CI installs promtool
 // (./test.sh), so there a missing promtool fails; elsewhere it skips.
 func TestMetricsAlertingRules(t *testing.T) {
+	t.Parallel()
 	promtool, err := exec.LookPath("promtool")
 	if err != nil {
 		if os.Getenv("CI") != "" {
@@ -379,6 +382,7 @@ func TestMetricsAlertingRules(t *testing.T) {
 // A payload that cannot be read (a FIFO) does not blind the exporter: the gauges show the rest of the container,
 // deadletter_unread_payloads counts what could not be judged (so its alert can fire), and /healthz stays 503.
 func TestWatchMetricsWithAnUnreadablePayload(t *testing.T) {
+	t.Parallel()
 	dir := seeded(t)
 	os.MkdirAll(filepath.Join(dir, "FIFO"), 0o755)
 	storetest.Mkfifo(t, filepath.Join(dir, "FIFO", "x.json"))
@@ -397,6 +401,7 @@ func TestWatchMetricsWithAnUnreadablePayload(t *testing.T) {
 // While one payload cannot be read, watch still says what it sees — the state, then what changes — beside the
 // error, so one unreadable blob does not silence every other alert (nor --exec).
 func TestWatchSpeaksWhileAPayloadIsUnreadable(t *testing.T) {
+	t.Parallel()
 	dir := seeded(t)
 	os.MkdirAll(filepath.Join(dir, "FIFO"), 0o755)
 	storetest.Mkfifo(t, filepath.Join(dir, "FIFO", "x.json"))

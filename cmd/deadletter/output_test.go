@@ -10,6 +10,7 @@ import (
 
 // The commands the output model promises -o json on (issue 38), found in the tree as the operator types them.
 func TestEveryCommandDeclaresItsOutputs(t *testing.T) {
+	t.Parallel()
 	root := newFactory(stdio{}).root()
 	for _, path := range []string{"ls", "show", "check", "drain", "restore", "ack", "report", "watch", "twin status", "twin advance",
 		"context list", "context show", "export", "edit", "resubmit", "version"} {
@@ -40,6 +41,7 @@ func TestEveryCommandDeclaresItsOutputs(t *testing.T) {
 }
 
 func TestOutputRefusesWhatTheCommandDoesNotPrint(t *testing.T) {
+	t.Parallel()
 	dir := seeded(t)
 	for _, c := range []struct {
 		args []string

@@ -10,6 +10,7 @@ import (
 // A twin or an export into its own source — the same directory, one inside it, or the other way round, through a
 // symbolic link too — is refused before anything is written; a sibling whose name only starts the same is not.
 func TestACopyNeverWritesIntoItsSource(t *testing.T) {
+	t.Parallel()
 	root := t.TempDir()
 	src := filepath.Join(root, "src")
 	mustRun(t, "twin", "start", "--dir", src)

@@ -14,6 +14,7 @@ import (
 // Issue 50: drain --rate 5/s of 30 blobs takes at least the 5.8 s its pace allows, and drains every one; a rate
 // that is not one is a usage error that touches nothing.
 func TestDrainRate(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	d, err := dirstore.Open(dir)
 	if err != nil {

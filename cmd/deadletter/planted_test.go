@@ -75,6 +75,7 @@ func plant(t *testing.T, dir string) {
 // A container is data, never configuration: files planted in a directory container's .deadletter folder change
 // no finding, no exit code, no verdict and no drain; the directory is no twin, and the demo will not clear it.
 func TestPlantedFilesSteerNothing(t *testing.T) {
+	t.Parallel()
 	real := t.TempDir()
 	mustRun(t, "seed", "--dir", real, "--register-out", filepath.Join(t.TempDir(), "handlers.json"))
 	before := viewOf(t, real)
@@ -122,6 +123,7 @@ func TestDemoRefusesAPlantedMarkInTmux(t *testing.T) {
 // register planted inside is not read, and a copy of the directory elsewhere (its mark and all) is not one
 // deadletter made, so it is judged without a register until the operator names one.
 func TestTheRegisterComesFromTheOperator(t *testing.T) {
+	t.Parallel()
 	dir := seeded(t)
 	want := viewOf(t, dir)
 	if !strings.Contains(strings.Join(want.Blobs, "\n"), `"notIdempotent"`) {
@@ -145,6 +147,7 @@ func TestTheRegisterComesFromTheOperator(t *testing.T) {
 // --speed is bounded: a speed that would run the clock backwards or out of range is a usage error, before any
 // directory is touched.
 func TestDemoSpeedIsBounded(t *testing.T) {
+	t.Parallel()
 	dir := filepath.Join(t.TempDir(), "demo")
 	for _, s := range []string{"1e15", "NaN", "-1", "0", "+Inf"} {
 		if _, errs, code := runCmd(t, "demo", "--dir", dir, "--speed", s); code != 2 || !strings.Contains(errs, "--speed") {

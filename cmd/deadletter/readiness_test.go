@@ -30,6 +30,7 @@ func putDeadLetter(t *testing.T, d *dirstore.Dir, sub string, at time.Time, n in
 // Has the handler recovered? A subscription whose newest dead letter is 5 minutes old is still failing; one whose
 // newest is 5 hours old is not — in drain --dry-run --json, report --format json, and the dry run's words.
 func TestDrainSaysWhetherTheHandlerStillFails(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	d, err := dirstore.Create(dir)
 	if err != nil {

@@ -148,6 +148,7 @@ func TestTheRecordOfADrainARestoreAnAckAndAnEdit(t *testing.T) {
 // The demo after a drain of every stranded blob (25 in today's incident): report's Actions come from the record
 // and list every one, though the replay took most of the drained blobs — and their drain metadata — away.
 func TestReportListsEveryDrain(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	mustRun(t, "twin", "start", "--dir", dir)
 	stranded := namesIn(t, dir, "")
@@ -209,6 +210,7 @@ func TestNoRecordNoAction(t *testing.T) {
 
 // kill -9 after the intent: log shows the action interrupted, with what the container says of its blobs now.
 func TestAnInterruptedActionIsShownSo(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	mustRun(t, "twin", "start", "--dir", dir)
 	name := namesIn(t, dir, "")[0]
@@ -235,6 +237,7 @@ func TestAnInterruptedActionIsShownSo(t *testing.T) {
 
 // The command a record names is its words and flags, never a flag's value (a connection string's key).
 func TestARecordNamesNoFlagValue(t *testing.T) {
+	t.Parallel()
 	a := newFactory(stdio{})
 	root := a.root()
 	root.SetArgs([]string{"drain", "--connection-string", "AccountName=a;AccountKey=SECRETKEY", "--yes", "--dry-run"})
@@ -249,6 +252,7 @@ func TestARecordNamesNoFlagValue(t *testing.T) {
 // actions at once (50 processes, 25 each): each sees all 50 records in log, the other's included, and the shared
 // log holds every line whole — none lost, none interleaved.
 func TestTwoOperatorsSeeEachOthersRecords(t *testing.T) {
+	t.Parallel()
 	az := storetest.Azure(t)
 	cs := storetest.AzuriteConnectionString(t)
 	name := az.Describe()[strings.IndexByte(az.Describe(), '/')+1:]
@@ -423,6 +427,7 @@ func TestAHostileRecordLineIsSkippedAndSaid(t *testing.T) {
 
 // A twin started again where one was removed is an estate of its own: the old twin's records are not its.
 func TestARecordDoesNotOutliveItsTwin(t *testing.T) {
+	t.Parallel()
 	dir := filepath.Join(t.TempDir(), "twin")
 	mustRun(t, "twin", "start", "--dir", dir)
 	mustRun(t, "ack", "--dir", dir, "--yes", "--for", "1h", namesIn(t, dir, "")[0])
@@ -440,6 +445,7 @@ func TestARecordDoesNotOutliveItsTwin(t *testing.T) {
 // at the same path has none of them — log lists nothing, report no action (found by a fresh-eyes test: the old
 // twin's script change was listed under the plain directory's Actions).
 func TestARemovedTwinsRecordsStayWithIt(t *testing.T) {
+	t.Parallel()
 	dir := filepath.Join(t.TempDir(), "t2")
 	mustRun(t, "twin", "start", "--dir", dir)
 	mustRun(t, "twin", "script", "set", "webhooks", "up", "--dir", dir)

@@ -13,6 +13,7 @@ import (
 // export carries "rehearsal": true, report's Markdown says REHEARSAL under its title, and the words of ls, show
 // and log note it on stderr. A plain directory says none of it.
 func TestEveryEstateCommandSaysRehearsal(t *testing.T) {
+	t.Parallel()
 	twinDir, plain := t.TempDir(), seeded(t)
 	mustRun(t, "twin", "start", "--dir", twinDir)
 	mustRun(t, "twin", "advance", "--dir", twinDir, "--by", "3h")

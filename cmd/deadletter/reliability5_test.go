@@ -23,6 +23,7 @@ import (
 
 // drain --filter "" (an unset variable in a script) is refused: it would take every stranded blob.
 func TestAnEmptyFilterIsRefused(t *testing.T) {
+	t.Parallel()
 	dir := seeded(t)
 	before := listNames(t, dir)
 	for _, args := range [][]string{{"drain", "--filter", "", "--yes"}, {"drain", "--filter=", "--yes"}, {"drain", "--filter", "  ", "--yes"}, {"export", "--filter", "", "--to", t.TempDir()}} {
@@ -62,6 +63,7 @@ func TestEditNeverFollowsALinkTheEditorLeaves(t *testing.T) {
 // has handled it, the same payload resubmitted again is refused (its events would go out a second time) unless
 // forced.
 func TestAResubmitIsNamedByItsContentNotTheHour(t *testing.T) {
+	t.Parallel()
 	dir := filepath.Join(t.TempDir(), "twin")
 	mustRun(t, "twin", "start", "--dir", dir)
 	file := filepath.Join(t.TempDir(), "fix.json")
@@ -95,6 +97,7 @@ func TestAResubmitIsNamedByItsContentNotTheHour(t *testing.T) {
 // A twin's clock file that is a FIFO, empty ({}) or holds a field twice is refused — said, exit 2 — never read as
 // the wall clock (ages years off) nor waited on.
 func TestAHostileTwinClockIsRefused(t *testing.T) {
+	t.Parallel()
 	for _, c := range []struct{ name, body string }{
 		{"empty object", "{}"},
 		{"at twice", `{"at":"2026-12-01T00:00:00Z","wall":"2026-12-01T00:00:00Z","speed":0,"at":"2019-01-01T00:00:00Z"}`},
@@ -134,6 +137,7 @@ func TestAHostileTwinClockIsRefused(t *testing.T) {
 // A config file reached through a folder others can write (no sticky bit) is refused, as ssh refuses one, with
 // the chmod that fixes it.
 func TestAConfigInAFolderOthersCanWriteIsRefused(t *testing.T) {
+	t.Parallel()
 	if runtime.GOOS == "windows" {
 		t.Skip("no mode bits")
 	}
@@ -189,6 +193,7 @@ func TestGetToDashAndACronDrainPassesHandledBy(t *testing.T) {
 // A twin of a source holding blobs it can never hold — one over the largest dead letter, a name beside a folder
 // of the same name — is made without them, said; a start that stopped part-way is said as that by every command.
 func TestATwinOfASourceWithBlobsItCannotHold(t *testing.T) {
+	t.Parallel()
 	src := t.TempDir()
 	mustRun(t, "seed", "--dir", src, "--count", "3")
 	d, _ := dirstore.Open(src)
@@ -341,6 +346,7 @@ func TestARepairRacingADrainSendsNothingTwice(t *testing.T) {
 // ack --by's value is not kept in the record (a flag's value, like any other); log shows no arrow with nothing
 // after it for a blob an action left as it was.
 func TestTheRecordKeepsNoByValueAndLogNoEmptyArrow(t *testing.T) {
+	t.Parallel()
 	dir := seeded(t)
 	name := namesIn(t, dir, "")[0]
 	mustRun(t, "ack", name, "--dir", dir, "--yes", "--by", "someone-else@example")

@@ -20,6 +20,7 @@ import (
 // get writes every byte of the hostile corpus as stored, from a directory and from Azurite, to a pipe and to a
 // new 0600 file; it never writes over a file.
 func TestGetWritesExactBytes(t *testing.T) {
+	t.Parallel()
 	corpus := hostileCorpus(t)[:15] // (the generated 50 MB and 10,000-event payloads add time, not cases)
 	check := func(t *testing.T, c store.Container, args []string) {
 		for i, cc := range corpus {
@@ -236,6 +237,7 @@ func TestEditOfAChangedOriginalWritesNothing(t *testing.T) {
 
 // resubmit: a payload fixed elsewhere, previewed with --dry-run, then written; --replaces retires the original.
 func TestResubmit(t *testing.T) {
+	t.Parallel()
 	dir, name := repairDir(t)
 	file := filepath.Join(t.TempDir(), "fix.json")
 	os.WriteFile(file, []byte(withData), 0o600)
@@ -310,6 +312,7 @@ func TestEditIsRehearsedOnATwin(t *testing.T) {
 // export round-trips every blob of the incident — bytes, metadata, tags, Last-Modified — into a directory that
 // --dir opens as the same container; a second export writes over nothing.
 func TestExportRoundTrips(t *testing.T) {
+	t.Parallel()
 	t.Run("dir", func(t *testing.T) {
 		dir := seeded(t)
 		exportRoundTrip(t, []string{"--dir", dir}, dirOf(t, dir))
@@ -387,6 +390,7 @@ func lower(m map[string]string) map[string]string {
 
 // export --filter takes what the dashboard's filter shows: here, the malformed blobs of the seed.
 func TestExportFilter(t *testing.T) {
+	t.Parallel()
 	dir := seeded(t)
 	want := lsJSONOf(t, "--dir", dir, "--verdict", "malformed").Blobs
 	to := filepath.Join(t.TempDir(), "malformed")
@@ -422,6 +426,7 @@ func TestExportFilter(t *testing.T) {
 // hyphens): anything else is a usage error that says the rule, and nothing is written (.deadletter would have
 // written .DEADLETTER/…, a folder export refuses).
 func TestResubmitRefusesWhatIsNoSubscriptionName(t *testing.T) {
+	t.Parallel()
 	dir, _ := repairDir(t)
 	file := filepath.Join(t.TempDir(), "fix.json")
 	os.WriteFile(file, []byte(withData), 0o600)
@@ -501,6 +506,7 @@ func TestARepairRetriedAfterItLandedWritesNothing(t *testing.T) {
 // A refused repair's result says every reason its preview did — a script reading the JSON's error sees "its events
 // would go twice" as well as "changes nothing".
 func TestARefusedRepairSaysEveryReason(t *testing.T) {
+	t.Parallel()
 	dir := seeded(t)
 	live := lsJSONOf(t, "--dir", dir, "--pane", "live").Blobs
 	if len(live) == 0 {

@@ -77,6 +77,7 @@ func withRecord(t *testing.T, r *output.ReportJSON, snap *rules.Snapshot, l *rep
 }
 
 func TestReportMarkdown(t *testing.T) {
+	t.Parallel()
 	r, snap, l := reportOf(t)
 	withRecord(t, &r, snap, l)
 	var b bytes.Buffer
@@ -93,6 +94,7 @@ func TestReportMarkdown(t *testing.T) {
 
 // The JSON report, field by field, and its totals agree with what ls and check say of the same snapshot.
 func TestReportJSON(t *testing.T) {
+	t.Parallel()
 	r, snap, l := reportOf(t)
 	cfg := l.Config
 	var out bytes.Buffer
@@ -172,6 +174,7 @@ func TestReportJSON(t *testing.T) {
 
 // Through the binary: report runs on a directory in both formats.
 func TestReportCommand(t *testing.T) {
+	t.Parallel()
 	dir := seeded(t)
 	out := mustRun(t, "report", "--dir", dir)
 	for _, want := range []string{"# Dead-letter incident report", "## Timeline", "## Loss horizon", "## Findings", "stranded"} {
@@ -190,6 +193,7 @@ func TestReportCommand(t *testing.T) {
 
 // An empty container's report is dated by the clock, not year 1.
 func TestReportOfAnEmptyContainer(t *testing.T) {
+	t.Parallel()
 	out, errs, code := runCmd(t, "report", "--dir", t.TempDir(), "--format", "json")
 	var r struct{ Now string }
 	if code != 0 || json.Unmarshal([]byte(out), &r) != nil || !strings.HasPrefix(r.Now, time.Now().UTC().Format("2006-")) {
@@ -200,6 +204,7 @@ func TestReportOfAnEmptyContainer(t *testing.T) {
 // A name holding a backtick is shown as itself in the Markdown report — a code span CommonMark cannot end early —
 // never as a name with a quote in its place, which does not exist.
 func TestMarkdownSpanKeepsBackticks(t *testing.T) {
+	t.Parallel()
 	for in, want := range map[string]string{"A/x`y.json": "``A/x`y.json``", "`start": "`` `start ``", "plain": "`plain`", "a``b": "```a``b```"} {
 		if got := output.MdSpan(in); got != want {
 			t.Errorf("mdSpan(%q) = %q, want %q", in, got, want)

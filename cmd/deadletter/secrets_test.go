@@ -149,6 +149,7 @@ func blackHole(t *testing.T) (string, *atomic.Int64) {
 // A secret typed as a flag is in every process's view of the command line: the tool warns, naming the variable to
 // use instead (and says nothing for the storage emulator's well-known key).
 func TestASecretFlagIsWarnedAbout(t *testing.T) {
+	t.Parallel()
 	cs := "DefaultEndpointsProtocol=https;AccountName=prod;AccountKey=" + strings.Repeat("k", 40) + ";EndpointSuffix=core.windows.net"
 	_, errs, _ := runCmd(t, "ls", "--connection-string", cs, "--timeout", "1ms")
 	if !strings.Contains(errs, "warning: --connection-string holds a secret") || !strings.Contains(errs, "AZURE_STORAGE_ACCOUNT_CONNECTION_STRING") || strings.Contains(errs, strings.Repeat("k", 40)) {

@@ -82,6 +82,7 @@ func exitOf(t *testing.T, cmd *exec.Cmd, within time.Duration) (int, time.Durati
 // A drain stopped by SIGINT reports what it did — the blob in flight finishes, the rest are cancelled and
 // untouched — and exits 130.
 func TestDrainStoppedBySignal(t *testing.T) {
+	t.Parallel()
 	p, cs, c := strandedOnAzurite(t, 8)
 	var writes atomic.Int64
 	release := make(chan struct{})
@@ -105,6 +106,7 @@ func TestDrainStoppedBySignal(t *testing.T) {
 
 // A second signal exits at once, even while a write that is never abandoned half-way is still in flight.
 func TestSecondSignalExitsAtOnce(t *testing.T) {
+	t.Parallel()
 	p, cs, c := strandedOnAzurite(t, 2)
 	var writes atomic.Int64
 	hang := make(chan struct{})
@@ -129,6 +131,7 @@ func TestSecondSignalExitsAtOnce(t *testing.T) {
 
 // A check interrupted while it reads is never healthy: exit 2, saying it could not look, in JSON too.
 func TestInterruptedCheckIsNotHealthy(t *testing.T) {
+	t.Parallel()
 	cs, accepted := blackHoleCS(t)
 	for _, asJSON := range []bool{false, true} {
 		args := []string{"check", "--connection-string", cs, "--timeout", "1m"}
@@ -157,6 +160,7 @@ func blackHoleCS(t *testing.T) (string, *atomic.Int64) {
 
 // A watch stopped in the middle of a pass (a slow container) says so and exits 2 — it could not check — not 0.
 func TestInterruptedWatchExits2(t *testing.T) {
+	t.Parallel()
 	cs, accepted := blackHoleCS(t) // never answered: the pass hangs until the signal
 	cmd, out, errs := start(t, "watch", "--connection-string", cs, "--timeout", "1m", "--json")
 	eventually(t, "the pass's request", func() bool { return accepted.Load() > 0 })

@@ -26,6 +26,7 @@ func unitFile(t *testing.T) string {
 // The unit passes systemd's own check with nothing to say (systemd-analyze verify exits 0 even on unknown keys and
 // bad values, so any output fails), pointed at the real binary; and it is hardened as docs/alerting.md says.
 func TestSystemdUnitVerifies(t *testing.T) {
+	t.Parallel()
 	analyze := tool(t, "systemd", "systemd-analyze")
 	unit := unitFile(t)
 	for _, want := range []string{"DynamicUser=yes", "ProtectSystem=strict", "NoNewPrivileges=yes", "CapabilityBoundingSet=\n",
@@ -51,6 +52,7 @@ func TestSystemdUnitVerifies(t *testing.T) {
 // The unit's ExecStart, run as systemd would run it (%d, the credentials directory, holding the two files
 // LoadCredential= copies there), watches a container and answers /healthz: its flags are real.
 func TestSystemdUnitCommandRuns(t *testing.T) {
+	t.Parallel()
 	cs := storetest.AzuriteConnectionString(t)
 	az := storetest.Azure(t)
 	container := strings.TrimPrefix(az.Describe(), "devstoreaccount1/")

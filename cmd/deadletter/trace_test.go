@@ -43,6 +43,7 @@ func traceOf(t *testing.T, args ...string) traceDoc {
 // drained blobs has come back one attempt further on each pass — 0, 1, 2 — and ends quarantined at the cap,
 // the drain told on its first pass; the twin, which was there, agrees for every one of them.
 func TestTraceFollowsADrainIntoAFailingHandlerToTheCap(t *testing.T) {
+	t.Parallel()
 	dir := filepath.Join(t.TempDir(), "twin")
 	mustRun(t, "twin", "start", "--dir", dir)
 	mustRun(t, "twin", "script", "set", "friend-requests", "down", "--status", "500", "--dir", dir)
@@ -118,6 +119,7 @@ func TestTraceFollowsADrainIntoAFailingHandlerToTheCap(t *testing.T) {
 // events never read attempt 0 (at least the cap when the cap stopped them, else unknown); an id nothing holds
 // exits 1.
 func TestTraceOfABlobAndOfNothing(t *testing.T) {
+	t.Parallel()
 	dir := filepath.Join(t.TempDir(), "twin")
 	mustRun(t, "twin", "start", "--dir", dir)
 	mustRun(t, "twin", "advance", "--dir", dir, "--by", "12h")
@@ -251,6 +253,7 @@ func TestLogFollowsAnActionsEvents(t *testing.T) {
 // twin diff --events follows the events of each blob that moved: a drained friend-requests blob's events, a day
 // after a drain into a failing handler, republished twice and quarantined at the cap.
 func TestTwinDiffFollowsTheEvents(t *testing.T) {
+	t.Parallel()
 	dir := filepath.Join(t.TempDir(), "twin")
 	mustRun(t, "twin", "start", "--dir", dir)
 	mustRun(t, "twin", "script", "set", "friend-requests", "down", "--status", "500", "--dir", dir)
@@ -293,6 +296,7 @@ func TestTwinDiffFollowsTheEvents(t *testing.T) {
 
 // A blob whose payload is malformed is named and said malformed — not "no blob is named so" — exit 1.
 func TestTraceOfAMalformedBlob(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	name := "WEBHOOKS/2026/12/1/10/22222222-0000-0000-0000-000000000000.json"
 	if err := os.MkdirAll(filepath.Join(dir, filepath.Dir(name)), 0o755); err != nil {
@@ -309,6 +313,7 @@ func TestTraceOfAMalformedBlob(t *testing.T) {
 
 // drain --dry-run with --canary names the canaries, one a subscription; with --rate it says how long.
 func TestDrainDryRunSaysTheCanariesAndThePace(t *testing.T) {
+	t.Parallel()
 	dir := filepath.Join(t.TempDir(), "twin")
 	mustRun(t, "twin", "start", "--dir", dir)
 	_, errs, code := runCmd(t, "drain", "--dir", dir, "--dry-run", "--canary", "--rate", "2/s")

@@ -16,6 +16,7 @@ import (
 // A twin that lost an event says so and exits 1 — twin status and twin advance, text and JSON — so a soak or a
 // script stops on it. The loss is seeded: a root dead letter deleted behind the twin's back.
 func TestTwinStatusExitsNonZeroOnALoss(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	mustRun(t, "twin", "start", "--dir", dir)
 	if out := mustRun(t, "twin", "status", "--dir", dir); strings.Contains(out, "NOWHERE") || strings.Contains(out, "VIOLATION") {
@@ -65,6 +66,7 @@ func TestTwinStatusExitsNonZeroOnALoss(t *testing.T) {
 // A violation alone — the account balanced — is exit 1 too, and says how many; a clean twin is exit 0. (No
 // command can make the twin break an estate rule, so this is the seam twin status and advance share.)
 func TestTwinBrokenCountsViolations(t *testing.T) {
+	t.Parallel()
 	ok := twin.Account{Published: 3, Delivered: 1, InBlobs: 2, Nowhere: []string{}}
 	if err := twinBroken(ok, nil, true); err != nil {
 		t.Fatalf("a clean twin: %v", err)

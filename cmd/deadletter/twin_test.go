@@ -16,6 +16,7 @@ import (
 // An account that does not balance is not exit 0: a script running twin status or advance must not read
 // "NOWHERE" under success.
 func TestTwinStatusExitsOneWhenUnbalanced(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	mustRun(t, "twin", "start", "--dir", dir)
 	mustRun(t, "twin", "status", "--dir", dir)
@@ -38,6 +39,7 @@ func TestTwinStatusExitsOneWhenUnbalanced(t *testing.T) {
 // Two twin advances at once never corrupt the twin: one runs, the other refuses naming who holds it (or runs
 // after), and the account balances after.
 func TestTwoTwinAdvancesAtOnce(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	mustRun(t, "twin", "start", "--dir", dir)
 	bin := binary(t)
@@ -81,6 +83,7 @@ func TestTwoTwinAdvancesAtOnce(t *testing.T) {
 // When a rehearsal clock is in force every output says so — check's words and JSON, drain's result and JSON —
 // and a directory that is no twin never says it.
 func TestEveryOutputSaysRehearsal(t *testing.T) {
+	t.Parallel()
 	twinDir, plain := t.TempDir(), seeded(t)
 	mustRun(t, "twin", "start", "--dir", twinDir)
 	out, _, _ := runCmd(t, "check", "--dir", twinDir)
@@ -117,6 +120,7 @@ func TestEveryOutputSaysRehearsal(t *testing.T) {
 // (measured on the commit before them). Until it is found the soak runs only where asked
 // (DEADLETTER_SOAK_KNOWN_DEFECTS=1), so CI is not a coin toss; docs/twin.md says so.
 func TestTwinSurvivesKillNine(t *testing.T) {
+	t.Parallel()
 	if os.Getenv("DEADLETTER_SOAK_KNOWN_DEFECTS") == "" {
 		t.Skip("known defect, see the comment: run with DEADLETTER_SOAK_KNOWN_DEFECTS=1")
 	}
@@ -154,6 +158,7 @@ func TestTwinSurvivesKillNine(t *testing.T) {
 
 // An interrupted read is said once: never "interrupted before the container was read whole: interrupted before…".
 func TestCouldNotLookSaysItOnce(t *testing.T) {
+	t.Parallel()
 	ctx, cancel := context.WithCancelCause(context.Background())
 	cancel(interrupted{os.Interrupt})
 	err := couldNotLook(ctx, couldNotLook(ctx, context.Canceled))

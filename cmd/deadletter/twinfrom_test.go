@@ -86,6 +86,7 @@ func sameListing(t *testing.T, src, tw lsOut) {
 // verdicts — its register copied), the source's ETags are unchanged, the twin is the operator's only (0700) and
 // keeps no credential, and the inferred script marks down exactly what the readiness says is failing.
 func TestTwinFromAzurite(t *testing.T) {
+	t.Parallel()
 	cs := storetest.AzuriteConnectionString(t)
 	az := storetest.Azure(t)
 	container := strings.TrimPrefix(az.Describe(), "devstoreaccount1/")
@@ -133,6 +134,7 @@ func TestTwinFromAzurite(t *testing.T) {
 // hours on — twin diff names every drained blob's fate, and it is what show predicted before the drain
 // (replayed, quarantined, or — crashing — stranded again), the drain's run id beside it.
 func TestTwinFromDrainAdvanceDiff(t *testing.T) {
+	t.Parallel()
 	src := seeded(t)
 	dir := filepath.Join(t.TempDir(), "twin")
 	mustRun(t, "twin", "start", "--dir", dir, "--from", src)
@@ -198,6 +200,7 @@ func TestTwinFromDrainAdvanceDiff(t *testing.T) {
 
 // twin rm removes a twin deadletter made, and refuses anything else, leaving it as it is.
 func TestTwinRm(t *testing.T) {
+	t.Parallel()
 	other := seeded(t)
 	out, errs, code := runCmd(t, "twin", "rm", "--dir", other)
 	if code == 0 || !strings.Contains(errs, "twin rm removes only a twin deadletter made") {
@@ -225,6 +228,7 @@ func TestTwinRm(t *testing.T) {
 // twin script set's grammar: a subscription in any case or replay, down|up, --at/--until as times or +DURATION,
 // --status with down only; what it refuses is a usage error naming the choices, and the script is unchanged.
 func TestTwinScriptSetGrammar(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	mustRun(t, "twin", "start", "--dir", dir)
 	before := mustRun(t, "twin", "script", "show", "--dir", dir, "-o", "json")
@@ -287,6 +291,7 @@ func TestCommandsJudgeByTheTwinsRules(t *testing.T) {
 // delivered (200–204) is refused: a handler answering it is up (found by a fresh-eyes test: an outage that never
 // ran was listed, and a twin dead-lettered events answered 200).
 func TestTwinScriptSetKeepsThePast(t *testing.T) {
+	t.Parallel()
 	dir := filepath.Join(t.TempDir(), "t2")
 	mustRun(t, "twin", "start", "--dir", dir)
 	var st output.TwinStatusJSON
@@ -340,6 +345,7 @@ func TestTwinScriptSetKeepsThePast(t *testing.T) {
 // is where it was (found by a fresh-eyes test: 25 "stranded again" lines of blobs JSON marked unchanged) — and,
 // after a drain and an hour, the drained ones; --all lists every blob.
 func TestTwinDiffTextShowsWhatChanged(t *testing.T) {
+	t.Parallel()
 	dir := filepath.Join(t.TempDir(), "t1")
 	mustRun(t, "twin", "start", "--dir", dir)
 	same := func(wantSome bool) {

@@ -125,6 +125,7 @@ func TestTwinWitnessSeesThePushOutage(t *testing.T) {
 // replayDropping — Event Grid giving up the triggers of the blobs written since — while not one of those blobs is
 // old enough to be stranded yet: the stranded count is still the one the rehearsal opened on.
 func TestTwinWitnessSeesTheReplayDropping(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
 	dir := t.TempDir()
 	opens := time.Date(2026, 12, 2, 17, 0, 0, 0, time.UTC)

@@ -13,6 +13,7 @@ import (
 
 // `version` and `--version` say the same line, whichever way the binary was built.
 func TestVersionCommand(t *testing.T) {
+	t.Parallel()
 	if v, flag := mustRun(t, "version"), mustRun(t, "--version"); v != flag || !strings.HasPrefix(v, "deadletter version ") {
 		t.Fatalf("version %q, --version %q", v, flag)
 	}
@@ -52,6 +53,7 @@ func TestVersionCommand(t *testing.T) {
 // What each way of building records, read back: go install of a tag, of a commit (a pseudo-version), a checkout
 // with changes, -ldflags over all of it, and nothing at all.
 func TestVersionFrom(t *testing.T) {
+	t.Parallel()
 	bi := func(v string, settings ...string) *debug.BuildInfo {
 		b := &debug.BuildInfo{GoVersion: "go1.26.8", Main: debug.Module{Path: "github.com/deadletter/deadletter", Version: v}}
 		for i := 0; i < len(settings); i += 2 {

@@ -13,6 +13,7 @@ import (
 // saved drives --view on the commands exactly as the same words on --filter; rm takes it out again, leaving the
 // file as it was.
 func TestASavedViewDrivesTheCommandsAsItsFilterDoes(t *testing.T) {
+	t.Parallel()
 	dir := seeded(t)
 	body := "# on call: keep this comment\r\ncurrent-context: dev\r\ncontexts:\r\n  - name: dev   # the demo's\r\n    dir: " + dir + "\r\n  - name: prod\r\n    dir: " + t.TempDir() + "\r\n"
 	cfg := writeConfig(t, body)
@@ -65,6 +66,7 @@ func TestASavedViewDrivesTheCommandsAsItsFilterDoes(t *testing.T) {
 
 // A view that is wrong stops only what uses a view: the other commands run.
 func TestABadViewStopsOnlyWhatUsesIt(t *testing.T) {
+	t.Parallel()
 	dir := seeded(t)
 	cfg := writeConfig(t, "contexts:\n  - name: dev\n    dir: "+dir+"\ncurrent-context: dev\nviews:\n  - name: x\n    filter: \"is:bogus\"\n")
 	os.Chmod(cfg, 0o600)

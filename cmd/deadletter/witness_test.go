@@ -26,6 +26,7 @@ const (
 // The witness's keys: event-grid-topics as a list (or one ID), replay-system-topic, witness-window, each set on
 // its flag; a resource ID that is not an Event Grid topic is said with its line.
 func TestWitnessContextKeys(t *testing.T) {
+	t.Parallel()
 	p := writeConfig(t, "contexts:\n  - name: prod\n    account-url: https://estate.blob.core.windows.net\n    event-grid-topics:\n      - "+egTopic+
 		"\n      - "+egOther+"\n    replay-system-topic: "+egSys+"\n    witness-window: 30m\n  - name: dev\n    connection-string-env: DL_TEST_NOT_SET\n    event-grid-topics: "+egTopic+"\n")
 	cf, err := readConfig(p)
@@ -63,6 +64,7 @@ func TestWitnessContextKeys(t *testing.T) {
 
 // A context in by connection string (or a directory) has no ARM token: its witness says so, it never guesses.
 func TestWitnessNeedsEntraID(t *testing.T) {
+	t.Parallel()
 	g := newFactory(stdio{}).g
 	g.dir = t.TempDir()
 	s, err := session.Open(g.spec(""))
@@ -110,6 +112,7 @@ func runWithWitness(t *testing.T, w rules.Witness, args ...string) (string, stri
 // drain --dry-run says both witnesses, each named, and warns of the subscription Event Grid says is failing now
 // (matched to its capitalised folder); the JSON's readiness carries the verdict beside the container's.
 func TestDrainSaysEventGridWitness(t *testing.T) {
+	t.Parallel()
 	dir := seeded(t)
 	w := witnessSaying(time.Now().UTC().Truncate(time.Minute))
 	_, errs, code := runWithWitness(t, w, "drain", "--dry-run", "--dir", dir)
@@ -176,6 +179,7 @@ func TestDrainSaysEventGridWitness(t *testing.T) {
 // check raises handlerFailing and replayDropping from Event Grid's witness, with the evidence per subscription;
 // a witness that cannot be read raises nothing but is said.
 func TestCheckWitnessFindings(t *testing.T) {
+	t.Parallel()
 	dir := seeded(t)
 	w := witnessSaying(time.Now().UTC().Truncate(time.Minute))
 	out, errs, code := runWithWitness(t, w, "check", "--json", "--dir", dir)
@@ -215,6 +219,7 @@ func TestCheckWitnessFindings(t *testing.T) {
 
 // report --format json carries the witness's findings and its verdict beside each subscription's readiness.
 func TestReportSaysEventGridWitness(t *testing.T) {
+	t.Parallel()
 	dir := seeded(t)
 	out, errs, code := runWithWitness(t, witnessSaying(time.Now().UTC().Truncate(time.Minute)), "report", "--format", "json", "--dir", dir)
 	if code != 0 {
@@ -253,6 +258,7 @@ func (s *switchWitness) Witness(ctx context.Context, now time.Time) rules.Witnes
 
 // watch says a handler failing as a change of state, and its recovery as resolved — the broker's word, pass by pass.
 func TestWatchSaysHandlerFailingAndRecovered(t *testing.T) {
+	t.Parallel()
 	dir := seeded(t)
 	w := &switchWitness{failing: witnessSaying(time.Now().UTC().Truncate(time.Minute))}
 	ctx, cancel := context.WithCancel(withWitness(context.Background(), w))
@@ -281,6 +287,7 @@ func TestWatchSaysHandlerFailingAndRecovered(t *testing.T) {
 // restore's question warns of the subscriptions Event Grid says are failing now whose events the copies resume —
 // and of no other.
 func TestRestoreSaysEventGridWitness(t *testing.T) {
+	t.Parallel()
 	dir := seeded(t)
 	w := witnessSaying(time.Now().UTC().Truncate(time.Minute))
 	_, errs, code := runWithWitness(t, w, "restore", "--all", "--dry-run", "--dir", dir)
