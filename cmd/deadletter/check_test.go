@@ -116,6 +116,11 @@ func TestWatchPrintsChangesAndRunsExec(t *testing.T) {
 	printed(`"event":"state","count":1,"total":1,"names":["S/a.json"]`)
 	mustRun(t, "drain", "--dir", dir, "--yes")
 	printed(`"event":"resolved","count":1,"total":0,"names":["S/a.json"]`)
+	// (the hook runs beside the watch: wait for what it wrote, else the stop below kills it mid-run, as it should)
+	eventually(t, "--exec writes the finding", func() bool {
+		got, _ := os.ReadFile(execOut)
+		return strings.Contains(string(got), `"kind":"stranded"`)
+	})
 	cancel()
 	if code := <-done; code != 0 {
 		t.Fatalf("watch exit %d", code)

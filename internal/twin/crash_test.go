@@ -2,6 +2,7 @@ package twin
 
 import (
 	"context"
+	"fmt"
 	"math/rand/v2"
 	"os"
 	"path/filepath"
@@ -17,6 +18,7 @@ import (
 // A twin stopped after any one of its own writes or deletes (as kill -9 stops it) is repaired when next opened,
 // and its account balances: every crash point of a two-day step past the lifecycle rule's first deletions.
 func TestATwinStoppedAtAnyWriteBalances(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
 	base := filepath.Join(t.TempDir(), "base")
 	tw, err := Start(ctx, base, made.Twin, "incident", 1, opens)
@@ -28,7 +30,22 @@ func TestATwinStoppedAtAnyWriteBalances(t *testing.T) {
 	}
 	from := tw.Now()
 	tw.Close()
-	for n := 1; n < 2000; n++ {
+	// Every crash point n, in strides run side by side: stride i tries i, i+strides, … until a step ends
+	// uncrashed (past its last write).
+	const strides = 4
+	for i := 1; i <= strides; i++ {
+		t.Run(fmt.Sprintf("from %d", i), func(t *testing.T) {
+			t.Parallel()
+			crashEvery(t, base, from, i, strides)
+		})
+	}
+}
+
+// crashEvery stops copies of the twin at base after n = first, first+stride, … of their own writes and deletes
+// in a two-day step from from, and checks each is repaired and balances.
+func crashEvery(t *testing.T, base string, from time.Time, first, stride int) {
+	ctx := context.Background()
+	for n := first; n < 2000; n += stride {
 		dir := filepath.Join(t.TempDir(), "t")
 		if err := os.CopyFS(dir, os.DirFS(base)); err != nil {
 			t.Fatal(err)
@@ -47,8 +64,8 @@ func TestATwinStoppedAtAnyWriteBalances(t *testing.T) {
 					stopped = true
 				}
 			}()
-			crashAfter = n
-			defer func() { crashAfter = 0 }()
+			tw.crashAfter = n
+			defer func() { tw.crashAfter = 0 }()
 			if _, err := tw.Advance(ctx, from.Add(48*time.Hour)); err != nil {
 				t.Fatal(err)
 			}
@@ -57,8 +74,8 @@ func TestATwinStoppedAtAnyWriteBalances(t *testing.T) {
 		tw.Close()
 		operatorActs(t, tw, dir)
 		if !crashed {
-			t.Logf("%d crash points tried", n-1)
-			return // past the step's last write: every crash point was tried
+			t.Logf("crash points up to %d tried", n-1)
+			return // past the step's last write: every crash point of this stride was tried
 		}
 		again, err := OpenToLook(ctx, dir, "test")
 		if err != nil {
@@ -132,6 +149,7 @@ func operatorActs(t *testing.T, tw *Twin, dir string) {
 // It reproduces the known defect docs/twin.md describes (a step re-run after an operator acted meets a dead-letter
 // blob its lost run wrote with other events at the same name), so it runs only where asked.
 func TestATwinStoppedRoundAfterRoundBalances(t *testing.T) {
+	t.Parallel()
 	if os.Getenv("DEADLETTER_SOAK_KNOWN_DEFECTS") == "" {
 		t.Skip("known defect (docs/twin.md): run with DEADLETTER_SOAK_KNOWN_DEFECTS=1")
 	}
@@ -156,8 +174,8 @@ func TestATwinStoppedRoundAfterRoundBalances(t *testing.T) {
 						panic(r)
 					}
 				}()
-				crashAfter = n
-				defer func() { crashAfter = 0 }()
+				tw.crashAfter = n
+				defer func() { tw.crashAfter = 0 }()
 				if _, err := tw.Advance(ctx, tw.Now().Add(48*time.Hour)); err != nil {
 					t.Fatal(err)
 				}

@@ -301,6 +301,9 @@ type Twin struct {
 	// beforeReplay, when set, is called just before each run of the replay function (tests: what show predicts
 	// for the blob at that moment).
 	beforeReplay func(ctx context.Context, name string)
+	// crashAfter, set by tests only, stops the twin's work (a panic the test recovers, as kill -9 would stop it)
+	// once that many of its own writes and deletes have landed: what a kill at that instant leaves.
+	crashAfter int
 
 	root     string
 	place    *made.Place
@@ -622,7 +625,7 @@ func (tw *Twin) save(clock dirstore.Clock) error {
 			return err
 		}
 		k.dirty = false
-		crashPoint()
+		tw.crashPoint()
 	}
 	b, err := json.Marshal(tw.st)
 	if err != nil {
@@ -631,7 +634,7 @@ func (tw *Twin) save(clock dirstore.Clock) error {
 	if err := made.WriteFile(tw.place.File(stateFile), b); err != nil {
 		return err
 	}
-	crashPoint()
+	tw.crashPoint()
 	removeStale(tw.place.File(""), knownFile(tw.st.KnownSeq))
 	cb, err := json.Marshal(clock)
 	if err != nil {
@@ -640,7 +643,7 @@ func (tw *Twin) save(clock dirstore.Clock) error {
 	if err := made.WriteFile(tw.place.File(clockFile), cb); err != nil {
 		return err
 	}
-	crashPoint()
+	tw.crashPoint()
 	tw.endStep()
 	return nil
 }
@@ -1013,16 +1016,12 @@ type recorder struct {
 	tw *Twin
 }
 
-// crashAfter, set by tests only, stops the process's work (a panic the test recovers, as kill -9 would stop it)
-// once that many of the twin's own writes and deletes have landed: what a kill at that instant leaves.
-var crashAfter int
-
 // errCrash is the panic crashAfter raises.
 var errCrash = errors.New("twin: stopped here by the test, as kill -9 would")
 
-func crashPoint() {
-	if crashAfter > 0 {
-		if crashAfter--; crashAfter == 0 {
+func (tw *Twin) crashPoint() {
+	if tw.crashAfter > 0 {
+		if tw.crashAfter--; tw.crashAfter == 0 {
 			panic(errCrash)
 		}
 	}
@@ -1030,7 +1029,7 @@ func crashPoint() {
 
 func (r *recorder) Write(ctx context.Context, name string, body []byte, opts store.WriteOptions) (store.BlobInfo, error) {
 	bi, err := r.Container.Write(ctx, name, body, opts)
-	crashPoint()
+	r.tw.crashPoint()
 	if err == nil {
 		r.tw.st.known.set(name, bi.ETag, bi.LastModified)
 		r.tw.created(name, r.tw.st.Now)
@@ -1040,7 +1039,7 @@ func (r *recorder) Write(ctx context.Context, name string, body []byte, opts sto
 
 func (r *recorder) Delete(ctx context.Context, name, ifMatch string) error {
 	err := r.Container.Delete(ctx, name, ifMatch)
-	crashPoint()
+	r.tw.crashPoint()
 	if err == nil || errors.Is(err, store.ErrNotFound) {
 		r.tw.st.known.del(name)
 	}
