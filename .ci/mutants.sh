@@ -267,6 +267,23 @@ mutant probation-tries-anyway internal/twin/probation.go \
 	'	if tw.st.Now.Before(tw.st.Probation[p.Sub].Until) {' '	if false {' \
 	./internal/twin 'TestProbationSkipsAttemptsAndDropsWhatRunsOutMeanwhile'
 
+# ── issue 53: the windows between a check and a write, the boundaries (replay/checkthenact_test.go, …) ──
+mutant repair-retire-unconditional replay/repair.go \
+	'	switch err := deleteHeld(wctx, c, orig.Name, orig.ETag, leaseID); {' \
+	'	switch err := deleteHeld(wctx, c, orig.Name, "", leaseID); {' \
+	./replay 'TestARepairLeavesAnOriginalRewrittenDuringItsWrite'
+mutant restore-forgets-requarantined replay/restore.go \
+	'	for _, n := range [...]string{target, a, q} {' '	for _, n := range [...]string{target, a} {' \
+	./replay 'TestARestoreRetriedAfterTheReplayRequarantinedItsCopyWritesNothing'
+mutant repair-case-blind replay/rules/repair.go \
+	'	if rp.Original != nil && bytes.Equal(rp.Body, rp.Original.Body) {' \
+	'	if rp.Original != nil && bytes.EqualFold(rp.Body, rp.Original.Body) {' \
+	./replay 'TestRepairRefusals'
+mutant canary-own-minute internal/session/canary.go \
+	'		case h.Verdict == rules.HandlerFailing && h.LastFailure.After(from):' \
+	'		case h.Verdict == rules.HandlerFailing && !h.LastFailure.Before(from):' \
+	./internal/session 'TestACanaryIsNotFailedByItsOwnMinutesEarlierFailure'
+
 [ -n "$check_only" ] && { echo "broken $broken"; [ $broken -eq 0 ]; exit; }
 echo "killed $killed, lived $lived, broken $broken"
 if [ $lived -gt 0 ]; then

@@ -210,7 +210,7 @@ func toLogJSON(ctx context.Context, snap *rules.Snapshot, h history, rs []record
 		in := r.Intent
 		rj := output.LogRecordJSON{ID: in.ID, Action: output.Text(in.Action), State: r.State(), Wall: output.RFC3339(in.Wall), ServiceTime: output.OptTime(in.Service),
 			Who:  output.LogWhoJSON{User: output.Text(in.Who.User), Host: output.Text(in.Who.Host), Principal: output.OptText(in.Who.Principal)},
-			Mine: r.Mine(me), Via: output.Text(in.Via), Detail: output.OptText(in.Detail), Shared: r.Shared, Blobs: []output.LogBlobJSON{},
+			Mine: r.Mine(me), Via: output.Text(in.Via), Detail: output.OptText(in.Detail), Shared: r.Shared, IntentGone: r.IntentGone, Blobs: []output.LogBlobJSON{},
 			Estate: output.LogEstateJSON{Context: output.OptText(in.Estate.Context), Where: output.Text(in.Estate.Where), Account: output.OptText(in.Estate.Account),
 				Directory: output.OptText(in.Estate.Directory), Container: output.OptText(in.Estate.Container)}}
 		if r.Outcome != nil {
@@ -290,6 +290,9 @@ func printLog(ctx context.Context, w io.Writer, snap *rules.Snapshot, h history,
 		}
 		if r.Outcome != nil && r.Outcome.Error != "" {
 			line += " · failed: " + r.Outcome.Error
+		}
+		if r.IntentGone {
+			line += " · its intent line is gone (rotated away): dated by its outcome"
 		}
 		fmt.Fprintf(w, "  %s\n", textfmt.Printable(line))
 		for _, f := range record.Follow(ctx, snap, r) {

@@ -67,6 +67,7 @@ type LogRecordJSON struct {
 	Detail      OptText       `json:"detail"`
 	Error       OptText       `json:"error"`
 	Shared      bool          `json:"shared"`
+	IntentGone  bool          `json:"intentGone"`
 	Blobs       []LogBlobJSON `json:"blobs"`
 }
 

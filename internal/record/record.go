@@ -484,6 +484,9 @@ type Record struct {
 	Outcome *Line
 	// Shared says the record was read from the shared place (else only from the local log).
 	Shared bool
+	// IntentGone: its intent line was not read (rotated away, or lost): what it shows of the intent — its time,
+	// who, the estate — is its outcome's.
+	IntentGone bool
 }
 
 // Interrupted reports whether the action's outcome was never written (killed mid-action, or still running).
@@ -558,7 +561,7 @@ func Read(ctx context.Context, sinks ...Sink) ([]Record, []*LineError, error) {
 			in := o
 			in.Phase = PhaseIntent
 			oc := o
-			out = append(out, Record{Intent: in, Outcome: &oc})
+			out = append(out, Record{Intent: in, Outcome: &oc, IntentGone: true})
 		}
 	}
 	slices.SortStableFunc(out, func(a, b Record) int {
