@@ -113,6 +113,7 @@ func outcomes(rs []rules.Result) map[string]rules.Outcome {
 }
 
 func TestDrainTwiceFindsEverythingYoung(t *testing.T) {
+	t.Parallel()
 	storetest.Backends(t, func(t *testing.T, c store.Container) {
 		cfg := testCfg(c)
 		names := []string{"S/2026/1/1/1/a.json", "S/2026/1/1/1/b.json", "T/2026/1/1/2/c.json"}
@@ -170,6 +171,7 @@ func TestDrainTwiceFindsEverythingYoung(t *testing.T) {
 }
 
 func TestDrainNamedExcludedAndGone(t *testing.T) {
+	t.Parallel()
 	storetest.Backends(t, func(t *testing.T, c store.Container) {
 		cfg := testCfg(c)
 		put(t, c, "quarantine/S/q.json", ev("y", "Push", ""))
@@ -188,6 +190,7 @@ func TestDrainNamedExcludedAndGone(t *testing.T) {
 // While a drain runs, another writer deletes some stranded blobs and rewrites others between the drain's read
 // and its conditional write: those come back gone/changed and are neither resurrected nor overwritten.
 func TestDrainRacingAnotherWriter(t *testing.T) {
+	t.Parallel()
 	storetest.Backends(t, func(t *testing.T, inner store.Container) {
 		c := &storetest.Hooked{Container: inner}
 		cfg := testCfg(c)
@@ -240,6 +243,7 @@ func TestDrainRacingAnotherWriter(t *testing.T) {
 }
 
 func TestDrainCancelTouchesNothingAfter(t *testing.T) {
+	t.Parallel()
 	d := storetest.Dir(t)
 	cfg := testCfg(d)
 	var names []string
@@ -310,6 +314,7 @@ func (p *recordingPublisher) ids() []string {
 // Restore of a blob mixing cap / notIdempotent / unroutable events: the new root blob has every id without a
 // count, and running the replay function on it republishes exactly the events the prediction said.
 func TestRestoreThenHandleDoesWhatWasPredicted(t *testing.T) {
+	t.Parallel()
 	storetest.Backends(t, func(t *testing.T, c store.Container) {
 		cfg := testCfg(c)
 		q := "quarantine/S/2026/1/1/1/mixed.json"
@@ -361,6 +366,7 @@ func TestRestoreThenHandleDoesWhatWasPredicted(t *testing.T) {
 }
 
 func TestRestoreRefusals(t *testing.T) {
+	t.Parallel()
 	storetest.Backends(t, func(t *testing.T, c store.Container) {
 		cfg := testCfg(c)
 		put(t, c, "quarantine/S/hooks.json", ev("hook", "Webhook", ""))
@@ -394,6 +400,7 @@ func TestRestoreRefusals(t *testing.T) {
 // A failure between the copy and the delete loses nothing, and restoring again converges without a second copy:
 // the target is fixed by the quarantine copy's Last-Modified, the retry finds its own body there and only deletes.
 func TestRestoreFailureBetweenCopyAndDelete(t *testing.T) {
+	t.Parallel()
 	storetest.Backends(t, func(t *testing.T, inner store.Container) {
 		c := &storetest.Hooked{Container: inner}
 		cfg := testCfg(c)
@@ -444,6 +451,7 @@ func restoredCopies(t *testing.T, c store.Container) []string {
 
 // Two operators restoring the same 200 quarantine blobs at once leave exactly one restored copy of each.
 func TestConcurrentRestoresLeaveOneCopy(t *testing.T) {
+	t.Parallel()
 	storetest.Backends(t, func(t *testing.T, c store.Container) {
 		cfg := testCfg(c)
 		n := 200
@@ -489,6 +497,7 @@ func TestConcurrentRestoresLeaveOneCopy(t *testing.T) {
 // The name moves on only past names holding a different body; a name already holding this body is the restore
 // having landed.
 func TestRestoreTargetAvoidsExistingNames(t *testing.T) {
+	t.Parallel()
 	d := storetest.Dir(t)
 	cfg := testCfg(d)
 	q := "quarantine/S/g.json"
@@ -513,6 +522,7 @@ func TestRestoreTargetAvoidsExistingNames(t *testing.T) {
 }
 
 func TestReadOnlyTouchesNothing(t *testing.T) {
+	t.Parallel()
 	c := &storetest.Hooked{Container: storetest.Dir(t)}
 	cfg := testCfg(c)
 	put(t, c, "S/a.json", ev("a", "Push", ""))
@@ -531,6 +541,7 @@ func TestReadOnlyTouchesNothing(t *testing.T) {
 }
 
 func TestDryRunWritesNothing(t *testing.T) {
+	t.Parallel()
 	c := &storetest.Hooked{Container: storetest.Dir(t)}
 	cfg := testCfg(c)
 	put(t, c, "S/a.json", ev("a", "Push", ""))
@@ -547,6 +558,7 @@ func TestDryRunWritesNothing(t *testing.T) {
 // Handle follows the estate's order: the quarantine copy lands before the republish, a failed republish is
 // fatal and leaves the original for the redelivery, and archived/quarantine blobs are never consumed.
 func TestHandle(t *testing.T) {
+	t.Parallel()
 	d := storetest.Dir(t)
 	cfg := testCfg(d)
 	put(t, d, "S/a.json", ev("a", "Push", ""), ev("h", "Webhook", ""))
@@ -583,6 +595,7 @@ func TestHandle(t *testing.T) {
 // A restore held to the ETag its plan was read at skips a copy rewritten since, on both backends: the copy stays,
 // nothing is written at the root.
 func TestRestoreHeldToWhatWasPreviewed(t *testing.T) {
+	t.Parallel()
 	storetest.Backends(t, func(t *testing.T, c store.Container) {
 		cfg := testCfg(c)
 		const name = "quarantine/S/capped.json"
@@ -607,6 +620,7 @@ func TestRestoreHeldToWhatWasPreviewed(t *testing.T) {
 // A restore whose name cannot be written is said before any write: a directory's segment limit refuses it in the
 // plan, and a taken name whose alternative would pass 1,024 characters fails without trying (a dry run too).
 func TestRestoreNamesThatCannotBeWritten(t *testing.T) {
+	t.Parallel()
 	d := storetest.Dir(t)
 	cfg := testCfg(d)
 	long := "quarantine/S/1/" + strings.Repeat("z", 230) + ".json"
@@ -652,6 +666,7 @@ func TestRestoreNamesThatCannotBeWritten(t *testing.T) {
 // A restore moves on from its base name, never from the alternative its plan found: when the plan's "-2" is
 // taken between the plan and the write, the copy lands at "-3", not at "-2-2".
 func TestRestoreMovesOnFromItsBaseName(t *testing.T) {
+	t.Parallel()
 	d := storetest.Dir(t)
 	h := &storetest.Hooked{Container: d}
 	cfg := testCfg(h)
@@ -674,6 +689,7 @@ func TestRestoreMovesOnFromItsBaseName(t *testing.T) {
 // On a directory a folder may hold a restore's target name (blobs named under it): the restore, and its dry run
 // alike, move on to the next free name instead of failing on it forever.
 func TestRestoreMovesOnFromAFolder(t *testing.T) {
+	t.Parallel()
 	d := storetest.Dir(t)
 	cfg := testCfg(d)
 	q := "quarantine/S/2026/1/1/1/g.json"

@@ -37,6 +37,7 @@ func kinds(r rules.Report) string {
 
 // Each finding driven into and out of existence with a controlled clock.
 func TestCheckFindingsComeAndGo(t *testing.T) {
+	t.Parallel()
 	t0 := time.Date(2026, 11, 30, 12, 0, 0, 0, time.UTC)
 	mem := storetest.NewMem(t0)
 	cfg := rulestest.ConfigWith(rulestest.Register())
@@ -95,6 +96,7 @@ func TestCheckFindingsComeAndGo(t *testing.T) {
 // Watch groups: the first pass is one state line per kind; later passes one new and one resolved line per kind,
 // however many blobs; a replay stall is one begin and one end.
 func TestChanges(t *testing.T) {
+	t.Parallel()
 	now := time.Date(2026, 11, 30, 12, 0, 0, 500, time.UTC)
 	many := make([]string, 44)
 	for i := range many {
@@ -123,6 +125,7 @@ func TestChanges(t *testing.T) {
 
 // The loader's cache holds no more than the container: a complete listing drops the summaries of blobs gone.
 func TestLoaderCacheIsBoundedToTheContainer(t *testing.T) {
+	t.Parallel()
 	mem := storetest.NewMem(time.Date(2026, 11, 30, 12, 0, 0, 0, time.UTC))
 	cfg := rulestest.ConfigWith(rulestest.Register())
 	for i := 0; i < 20; i++ {
@@ -150,6 +153,7 @@ func TestLoaderCacheIsBoundedToTheContainer(t *testing.T) {
 // restored one has its copy (or the replay's copies of that) at the root, and one gone before its deadline was
 // taken by a person. Changes then says lost, not resolved.
 func TestExpiringBlobsThatAreLost(t *testing.T) {
+	t.Parallel()
 	now := time.Date(2026, 11, 30, 12, 0, 0, 0, time.UTC)
 	mem := storetest.NewMem(now)
 	cfg := testCfg(mem)
@@ -221,6 +225,7 @@ func TestExpiringBlobsThatAreLost(t *testing.T) {
 // anyway and sitting live past the grace — never STALLED (the replay consumes everything else it could). A drain
 // leaves it unless forced, judging the bytes it reads when the listing did not.
 func TestACrashBlobIsACrashOnly(t *testing.T) {
+	t.Parallel()
 	t0 := time.Date(2026, 11, 30, 12, 0, 0, 0, time.UTC)
 	mem := storetest.NewMem(t0)
 	cfg := rulestest.ConfigWith(rulestest.Register())

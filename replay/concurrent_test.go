@@ -44,6 +44,7 @@ func stoppedDir(t *testing.T, at time.Time) *dirstore.Dir {
 // Two drains of one blob in the same second: only the one whose write landed reports drained; the other says the
 // blob changed. Once told apart by the time stamp they share, both said drained.
 func TestTwoDrainsAtOnceReportWhatEachDid(t *testing.T) {
+	t.Parallel()
 	at := time.Date(2026, 11, 30, 12, 0, 0, 0, time.UTC)
 	d := stoppedDir(t, at.Add(-2*time.Hour))
 	name := "PUSH/2026/11/30/10/a.json"
@@ -70,6 +71,7 @@ func TestTwoDrainsAtOnceReportWhatEachDid(t *testing.T) {
 // Two restores of one quarantine copy at once: one restored it; the other finds the copy written and the
 // quarantine copy gone, and says gone — not restored — and one restored copy stands.
 func TestTwoRestoresAtOnceReportWhatEachDid(t *testing.T) {
+	t.Parallel()
 	at := time.Date(2026, 11, 30, 12, 0, 0, 0, time.UTC)
 	d := stoppedDir(t, at)
 	name := "quarantine/PUSH/2026/11/30/10/a.json"

@@ -14,6 +14,7 @@ import (
 // left, in the order given; a blob rewritten after the plan was made is not re-uploaded over (the plan holds the
 // ETag it listed); and what the plan leaves, the drain never touches.
 func TestTheDrainDoesWhatItsPlanSays(t *testing.T) {
+	t.Parallel()
 	storetest.Backends(t, func(t *testing.T, c store.Container) {
 		cfg := testCfg(c)
 		names := []string{"S/2026/1/1/1/a.json", "S/2026/1/1/1/b.json", "T/2026/1/1/2/c.json"}

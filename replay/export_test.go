@@ -16,6 +16,7 @@ import (
 // A source blob under the directory's own folder (.deadletter/ in any case) is refused for that — never as a name
 // that "differs only by case" from another.
 func TestAnExportRefusesTheDirectorysOwnFolderForWhatItIs(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
 	src := storetest.NewMem(time.Now())
 	src.Write(ctx, ".deadletter/meta/x.json", []byte("[]"), store.WriteOptions{})

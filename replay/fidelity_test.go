@@ -18,6 +18,7 @@ import (
 // shown with its depth, previewed as a crash) and two it handled whose delete failed (an archived twin; a
 // quarantine twin holding every event) — and every event it writes carries data.
 func TestSeedCrashAndHandled(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
 	mem, cfg := seededIncident(t, 5)
 	l := replay.NewLoader(mem, cfg)
@@ -81,6 +82,7 @@ func TestSeedCrashAndHandled(t *testing.T) {
 // are read), knows a blob whose archived/ copy exists from the listing alone; one whose quarantine/ copy holds
 // all of its events only from its payload — which the drain reads anyway, and judges before it writes.
 func TestDrainSkipsHandledWithoutHydration(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
 	mem, cfg := seededIncident(t, 5)
 	snap, err := replay.NewLoader(mem, cfg).List(ctx)
@@ -114,6 +116,7 @@ func TestDrainSkipsHandledWithoutHydration(t *testing.T) {
 // would be is not one, and a blob the replay crashes on was never quarantined by it, whatever sits at its
 // quarantine name.
 func TestHandledNeedsARealCopy(t *testing.T) {
+	t.Parallel()
 	cfg := rules.DefaultConfig()
 	cfg.Handlers = scenario.IncidentRegister
 	now := time.Date(2026, 11, 30, 12, 0, 0, 0, time.UTC)
@@ -144,6 +147,7 @@ func TestHandledNeedsARealCopy(t *testing.T) {
 // put its events at the root twice: refused, in the plan show and the dashboard read and at write time, unless
 // forced.
 func TestRestoreRefusesWhileTheOriginalLingers(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
 	mem, cfg := seededIncident(t, 0)
 	l := replay.NewLoader(mem, cfg)
@@ -177,6 +181,7 @@ func TestRestoreRefusesWhileTheOriginalLingers(t *testing.T) {
 // The drain forecast says what the replay function will do: nothing for a blob it crashes on (its events are
 // neither republished nor quarantined), nothing for a handled blob the drain skips.
 func TestForecastCountsWhatHappens(t *testing.T) {
+	t.Parallel()
 	crash := rules.Summary{Events: 1, CrashDepth: 5000}
 	crash.Verdicts[rules.VerdictReplay] = 1
 	plain := rules.Summary{Events: 3}
@@ -201,6 +206,7 @@ func TestForecastCountsWhatHappens(t *testing.T) {
 // A drain of named blobs asks about the ones it will re-upload: a live blob, a quarantine copy and a blob that
 // could not be read are not counted as blobs to drain, and what the drain then does agrees.
 func TestForecastLeavesOutWhatTheDrainSkips(t *testing.T) {
+	t.Parallel()
 	now := time.Date(2026, 11, 30, 12, 0, 0, 0, time.UTC)
 	mem := storetest.NewMem(now)
 	cfg := testCfg(mem)

@@ -20,6 +20,7 @@ import (
 // Big payloads are read one at a time (parsing one of tens of MiB takes about 35 times its size), while small
 // ones still flow at full concurrency.
 func TestHydrateReadsBigPayloadsOneAtATime(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
 	now := time.Date(2026, 11, 30, 12, 0, 0, 0, time.UTC)
 	mem := storetest.NewMem(now)
@@ -79,6 +80,7 @@ func (s slowReads) Read(ctx context.Context, name string, max int64) (store.Blob
 // A payload that could not be read stays unreadable on the next pass of the same loader (watch keeps one): the
 // cache carries the failure, so a second check never calls the container healthy.
 func TestUnreadableSurvivesTheCache(t *testing.T) {
+	t.Parallel()
 	root := t.TempDir()
 	for _, n := range []string{"S/huge.json", "quarantine/S/huge.json"} {
 		p := filepath.Join(root, filepath.FromSlash(n))

@@ -37,6 +37,7 @@ func dirFixture(t *testing.T) (store.Container, rules.Config) {
 
 // A paced drain of 30 blobs at 5 a second takes at least the 5.8 s its pacing allows, whatever the concurrency.
 func TestAPacedDrainKeepsItsRate(t *testing.T) {
+	t.Parallel()
 	if testing.Short() {
 		t.Skip("takes six seconds by design")
 	}
@@ -59,6 +60,7 @@ func TestAPacedDrainKeepsItsRate(t *testing.T) {
 // are left stranded (handlerFailing), within one wave; the other subscription's go on; the results keep the
 // targets' order.
 func TestAWaveStopsASubscriptionWhoseHandlerFailsAgain(t *testing.T) {
+	t.Parallel()
 	c, cfg := dirFixture(t)
 	a := strandedIn(t, c, cfg, 20, "WEBHOOKS")
 	b := strandedIn(t, c, cfg, 20, "FRIEND-REQUESTS")
@@ -103,6 +105,7 @@ func TestAWaveStopsASubscriptionWhoseHandlerFailsAgain(t *testing.T) {
 // A screen's trace reads only what its index says may hold the event — never a blob its hydration has not read
 // yet (it counts those) — while the command line's reads every blob that may.
 func TestAnIndexedTraceReadsNothingTwice(t *testing.T) {
+	t.Parallel()
 	c, cfg := dirFixture(t)
 	put(t, c, "WEBHOOKS/2026/12/1/10/a.json", ev("e1", "ProcessThreadReply", ""))
 	put(t, c, "WEBHOOKS/2026/12/1/11/b.json", ev("e1|1", "ProcessThreadReply", ""))

@@ -82,6 +82,7 @@ func seedRoot(t *testing.T, c store.Container, n int) []string {
 
 // Drain under 5xx bursts, latency, slow and reset bodies and lost responses: every blob drained exactly once.
 func TestDrainThroughFaults(t *testing.T) {
+	t.Parallel()
 	p, via, direct := proxied(t)
 	cfg := testCfg(direct)
 	names := seedRoot(t, direct, 40)
@@ -127,6 +128,7 @@ func TestDrainThroughFaults(t *testing.T) {
 
 // The proxy's second actor rewrites or deletes the blob between the drain's read and its conditional write.
 func TestSecondActorBetweenReadAndWrite(t *testing.T) {
+	t.Parallel()
 	p, via, direct := proxied(t)
 	cfg := testCfg(direct)
 	names := seedRoot(t, direct, 12)
@@ -174,6 +176,7 @@ func TestSecondActorBetweenReadAndWrite(t *testing.T) {
 // A restore whose write lands but whose answer is lost still makes exactly one root copy and deletes the
 // quarantine copy.
 func TestRestoreWhoseAnswerIsLost(t *testing.T) {
+	t.Parallel()
 	p, via, direct := proxied(t)
 	cfg := testCfg(direct)
 	q := "quarantine/S/2026/1/1/1/g.json"
@@ -204,6 +207,7 @@ func TestRestoreWhoseAnswerIsLost(t *testing.T) {
 // The container vanishes mid-drain: the next blobs fail with a clear error, and after StopAfterFailures of them in a
 // row the drain stops and reports the rest cancelled, saying why. Nothing is recreated, nothing panics.
 func TestContainerVanishesMidDrain(t *testing.T) {
+	t.Parallel()
 	p, via, direct := proxied(t)
 	cfg := testCfg(direct)
 	names := seedRoot(t, direct, 20)
@@ -247,6 +251,7 @@ func TestContainerVanishesMidDrain(t *testing.T) {
 // Every drain write lands but its answer is lost (the connection breaks after the request went out): each blob
 // is still reported drained, once.
 func TestDrainWhoseAnswersAreLost(t *testing.T) {
+	t.Parallel()
 	p, via, direct := proxied(t)
 	cfg := testCfg(direct)
 	names := seedRoot(t, direct, 6)

@@ -21,6 +21,7 @@ import (
 // writes it under the original's name with .repaired-<Last-Modified>, then deletes the copy; a retry writes
 // nothing twice.
 func TestRepairWritesThenRetires(t *testing.T) {
+	t.Parallel()
 	cfg := rulestest.ConfigWith(rulestest.Register())
 	now := time.Date(2026, 11, 30, 12, 0, 0, 0, time.UTC)
 	m := storetest.NewMem(now)
@@ -65,6 +66,7 @@ func TestRepairWritesThenRetires(t *testing.T) {
 
 // The write comes first and the delete only after it landed: a write that fails leaves the original.
 func TestRepairNeverRetiresBeforeTheWrite(t *testing.T) {
+	t.Parallel()
 	cfg := rulestest.ConfigWith(rulestest.Register())
 	m := storetest.NewMem(time.Date(2026, 11, 30, 12, 0, 0, 0, time.UTC))
 	orig := "quarantine/S/2026/11/30/9/x.json"
@@ -89,6 +91,7 @@ func TestRepairNeverRetiresBeforeTheWrite(t *testing.T) {
 
 // An original rewritten between open and save: both versions stay, nothing is written.
 func TestRepairOfAChangedOriginalWritesNothing(t *testing.T) {
+	t.Parallel()
 	cfg := rulestest.ConfigWith(rulestest.Register())
 	m := storetest.NewMem(time.Date(2026, 11, 30, 12, 0, 0, 0, time.UTC))
 	orig := "quarantine/S/2026/11/30/9/x.json"
@@ -112,6 +115,7 @@ func TestRepairOfAChangedOriginalWritesNothing(t *testing.T) {
 // What --force lifts: nothing changed, still malformed, a crash, events still quarantined (ids that keep a count
 // at the cap say so), a live original; what it does not: an archived original is never retired, read-only.
 func TestRepairRefusals(t *testing.T) {
+	t.Parallel()
 	cfg := rulestest.ConfigWith(rulestest.Register())
 	now := time.Date(2026, 11, 30, 12, 0, 0, 0, time.UTC)
 	good := `[{"id":"a","subject":"s","eventType":"Push","dataVersion":"1","data":1,"deadLetterReason":"MaxDeliveryAttemptsExceeded"}]`
@@ -123,6 +127,8 @@ func TestRepairRefusals(t *testing.T) {
 		retire           bool
 	}{
 		{"unchanged", "quarantine/S/2026/11/30/9/x.json", good, 0, rules.ReasonUnchanged, true},
+		// (a repair that changes only letter case is a change: JSON and the handler tell "push" from "Push")
+		{"letter case only", "quarantine/S/2026/11/30/9/x.json", strings.Replace(good, `"s"`, `"S"`, 1), 0, rules.ReasonNone, true},
 		{"diagnostics dropped", "quarantine/S/2026/11/30/9/x.json", `[{"id":"a","subject":"s","eventType":"Push","dataVersion":"1","data":2}]`, 0, rules.ReasonNone, true},
 		{"still malformed", "quarantine/S/2026/11/30/9/x.json", `[{"id":"a"}]`, 0, rules.ReasonMalformed, true},
 		{"crash", "quarantine/S/2026/11/30/9/x.json", deep, 0, rules.ReasonCrash, true},
@@ -141,7 +147,7 @@ func TestRepairRefusals(t *testing.T) {
 			if err != nil || rp.Refusal.Kind != c.want || rp.Retire != c.retire {
 				t.Fatalf("plan: %v %+v", err, rp.Refusal)
 			}
-			if undiagnosed := c.name != "unchanged" && !strings.Contains(c.edit, "deadLetterReason") && !rp.Payload.Malformed(); (rp.Undiagnosed > 0) != undiagnosed {
+			if undiagnosed := c.name != "unchanged" && c.name != "letter case only" && !strings.Contains(c.edit, "deadLetterReason") && !rp.Payload.Malformed(); (rp.Undiagnosed > 0) != undiagnosed {
 				t.Fatalf("undiagnosed %d", rp.Undiagnosed)
 			}
 			if c.name == "capped" && (len(rp.Counted) != 1 || !rp.Counted[0].Capped) {
@@ -172,6 +178,7 @@ func TestRepairRefusals(t *testing.T) {
 
 // A repair name that holds a different body moves on to -2; a resubmit is named after its content in the hour.
 func TestRepairNames(t *testing.T) {
+	t.Parallel()
 	cfg := rulestest.ConfigWith(rulestest.Register())
 	now := time.Date(2026, 11, 30, 12, 0, 0, 0, time.UTC)
 	m := storetest.NewMem(now)
@@ -199,6 +206,7 @@ func TestRepairNames(t *testing.T) {
 // On Azurite, through the real client: the ETag a read gives is the one the repair checks and deletes under; a
 // rewrite between open and save writes nothing.
 func TestRepairOnAzurite(t *testing.T) {
+	t.Parallel()
 	az := storetest.Azure(t)
 	cfg := rulestest.ConfigWith(rulestest.Register())
 	orig := "quarantine/S/2026/11/30/9/x.json"

@@ -32,6 +32,7 @@ func handleRetried(t *testing.T, c store.Container, cfg rules.Config, name strin
 // The soak: rounds of seed → drain → the replay function → restore → the replay again, with faults on, and
 // after every round the invariants that matter to an operator.
 func TestSoak(t *testing.T) {
+	t.Parallel()
 	p, via, direct := proxied(t)
 	cfg := testCfg(direct)
 	cfg.Handlers = rules.Register{"Push": true, "Thread": true, "Webhook": false}

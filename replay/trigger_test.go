@@ -20,6 +20,7 @@ import (
 // stranded work, not a stalled replay — a finding of its own, and no drain touches it; the exact lowercase
 // prefixes stay the replay's own panes.
 func TestUntriggerableBlobs(t *testing.T) {
+	t.Parallel()
 	for name, want := range map[string]bool{
 		"ARCHIVED/2026/1/1/1/a.json": true, "QUARANTINE/2026/1/1/1/a.json": true, "Quarantine/x.json": true, "aRcHiVeD/x": true,
 		"archived/x.json": false, "quarantine/x.json": false, "ARCHIVEDX/x.json": false, "ARCHIVED": false, "PUSH/2026/1/1/1/a.json": false,
@@ -85,6 +86,7 @@ func TestUntriggerableBlobs(t *testing.T) {
 // than the maximum, a start in the future, a text outside its grammar. A real one silences a stranded blob, and
 // never a crash.
 func TestForgedAndOverlongAcks(t *testing.T) {
+	t.Parallel()
 	now := time.Date(2026, 12, 1, 12, 0, 0, 0, time.UTC)
 	cfg := rulestest.ConfigWith(rulestest.Register())
 	b64 := func(s string) string { return base64.RawURLEncoding.EncodeToString([]byte(s)) }
@@ -159,6 +161,7 @@ func TestForgedAndOverlongAcks(t *testing.T) {
 // An ack is held to the ETag the operator saw on every backend: where the service does not enforce it on Set
 // Blob Tags (Azurite), the ack looks again and reports the blob changed, leaving no ack on the new version.
 func TestAckOfABlobChangedSinceListing(t *testing.T) {
+	t.Parallel()
 	storetest.Backends(t, func(t *testing.T, c store.Container) {
 		seen := put(t, c, "PUSH/2026/12/1/9/a.json", ev("e", "Push", ""))
 		if _, err := c.Write(bg, seen.Name, []byte("["+ev("e2", "Push", "")+"]"), store.WriteOptions{}); err != nil {
@@ -183,6 +186,7 @@ func TestAckOfABlobChangedSinceListing(t *testing.T) {
 
 // An ack longer than the maximum is refused before anything is written.
 func TestAckLongerThanTheMaximumIsRefused(t *testing.T) {
+	t.Parallel()
 	mem := storetest.NewMem(time.Now())
 	bi := put(t, mem, "PUSH/x.json", ev("e", "Push", ""))
 	cfg := rulestest.ConfigWith(rulestest.Register())

@@ -11,6 +11,7 @@ import (
 // whose events the number counts, and their events add up to it. The expected blobs are worked out here from the
 // picture's own rules (handled blobs count through their copies; fates are the root's), not from the filter.
 func TestEveryOverviewCellOpensWhatItCounts(t *testing.T) {
+	t.Parallel()
 	mem, cfg := fixture(t, 0)
 	hs := newHarness(t, mem, cfg, 400, 60) // wide: every reason has its column
 	m := hs.m

@@ -17,6 +17,7 @@ import (
 // error in its row, and one that never answers holds up nothing but its own row — and enter opens the one under
 // the cursor.
 func TestSummaryOfEveryContext(t *testing.T) {
+	t.Parallel()
 	hang := make(chan struct{})
 	t.Cleanup(func() { close(hang) })
 	var devLooks, slowLooks atomic.Int32
@@ -71,6 +72,7 @@ func TestSummaryOfEveryContext(t *testing.T) {
 
 // In a context's dashboard the header names the context, and : closes it to the summary.
 func TestColonGoesToTheContexts(t *testing.T) {
+	t.Parallel()
 	mem, cfg := fixture(t, 0)
 	switched := false
 	hs := newHarness(t, mem, cfg, 120, 40, func(o *Options) {

@@ -17,6 +17,7 @@ import (
 // from the bytes with encoding/json — and, while the events are being read, the footer says how many blobs are
 // not judged yet rather than hiding them silently.
 func TestFilterOnEventsShowsTheBlobsHoldingSuchAnEvent(t *testing.T) {
+	t.Parallel()
 	mem, cfg := fixture(t, 300)
 	type ev struct {
 		EventType string
@@ -74,6 +75,7 @@ func TestFilterOnEventsShowsTheBlobsHoldingSuchAnEvent(t *testing.T) {
 // v lists the saved views; typing narrows them, tab completes the name, enter opens one: its filter on every
 // pane and its sort where the pane has its column.
 func TestSavedViewOpensItsFilterAndSort(t *testing.T) {
+	t.Parallel()
 	mem, cfg := fixture(t, 120)
 	views := []session.View{{Name: "stranded-webhooks", Filter: "sub:=WEBHOOKS is:root", Sort: "events asc"}, {Name: "push", Filter: "sub:push"}}
 	hs := newHarness(t, mem, cfg, 160, 40, func(o *Options) { o.Views = views })
@@ -107,6 +109,7 @@ func TestSavedViewOpensItsFilterAndSort(t *testing.T) {
 // One voice: the detail's advice for every blob is what show says of it — the same sentences, its subscription's
 // readiness read by show from the container (Loader.ReadinessOf) as the dashboard reads it from its snapshot.
 func TestTheDetailAdvisesAsShowDoes(t *testing.T) {
+	t.Parallel()
 	mem, cfg := fixture(t, 80)
 	hs := newHarness(t, mem, cfg, 200, 60)
 	l := hs.m.opt.Session.Loader()
@@ -151,6 +154,7 @@ func TestTheDetailAdvisesAsShowDoes(t *testing.T) {
 // The overview's legend names each subscription whole where the line has room for them all, and shortens only
 // the long names, equally, where it has not.
 func TestTheLegendKeepsNamesWholeWhereTheyFit(t *testing.T) {
+	t.Parallel()
 	names := []string{"WEBHOOKS", "BLOB-DELETIONS", "PUSH-NOTIFICATIONS", "THREAD-REPLIES", "FRIEND-REQUESTS", "STORAGE-LEDGER", "HOSTILE"}
 	if c := legendRoom(names, 120); c != len("PUSH-NOTIFICATIONS") {
 		t.Errorf("at 120 columns the names are cut at %d", c)

@@ -139,6 +139,7 @@ func press(tm *teatest.TestModel, s string) {
 const resumes = "cd15cda6"
 
 func TestFlow(t *testing.T) {
+	t.Parallel()
 	for _, kind := range []string{"dir", "azurite"} {
 		t.Run(kind, func(t *testing.T) {
 			c, cfg := backend(t, kind, nil)
@@ -209,6 +210,7 @@ func TestFlow(t *testing.T) {
 
 // A drain cancelled mid-way finishes what is in flight, touches nothing after the cancel, and says so.
 func TestFlowCancelDrain(t *testing.T) {
+	t.Parallel()
 	for _, kind := range []string{"dir", "azurite"} {
 		t.Run(kind, func(t *testing.T) {
 			release := make(chan struct{})
@@ -263,6 +265,7 @@ func TestFlowCancelDrain(t *testing.T) {
 // What the restore dialog showed is what is restored: a quarantine copy rewritten after its plan was read is
 // skipped as changed, and nothing of it reaches the root.
 func TestFlowRestoreHeldToWhatWasShown(t *testing.T) {
+	t.Parallel()
 	c, cfg := backend(t, "dir", nil)
 	m := New(Options{Session: session.Over(replay.NewLoader(c, cfg), session.Spec{RecordDir: filepath.Join(t.TempDir(), "record")}), Interval: time.Hour, Theme: Theme{}, Clipboard: io.Discard})
 	tm := teatest.NewTestModel(t, m, teatest.WithInitialTermSize(120, 40))
@@ -324,6 +327,7 @@ func closeAndQuit(t *testing.T, tm *teatest.TestModel) {
 
 // A restore where every blob is refused says so in its title and will not start: y says why, nothing is written.
 func TestFlowRestoreOfRefusedBlobsDoesNotStart(t *testing.T) {
+	t.Parallel()
 	tm, c := restoreDialogOn(t, nil, 120, 40, "3a41f14b")
 	waitScreen(t, tm, "Restore 0 of 1 quarantined blob(s)? (1 refused: left where they are)", "press f")
 	press(tm, "y")
@@ -340,6 +344,7 @@ func TestFlowRestoreOfRefusedBlobsDoesNotStart(t *testing.T) {
 // A quarantine copy whose plan could not be read is counted apart, never restored unseen (even when it can be read
 // by the time the operator says yes), and reported as failed.
 func TestFlowRestoreOfAnUnreadableCopy(t *testing.T) {
+	t.Parallel()
 	var failing atomic.Bool
 	failing.Store(true)
 	tm, _ := restoreDialogOn(t, func(c store.Container) store.Container {
@@ -359,6 +364,7 @@ func TestFlowRestoreOfAnUnreadableCopy(t *testing.T) {
 
 // --force over a copy whose original lingers says so at the top of the dialog, where it is read before y.
 func TestFlowForcedRestoreOfALingeringCopySaysSo(t *testing.T) {
+	t.Parallel()
 	tm, _ := restoreDialogOn(t, nil, 80, 24, "ccad22f7")
 	waitScreen(t, tm, "1 refused", "press f to restore them anyway")
 	press(tm, "f")

@@ -13,6 +13,7 @@ import (
 // Restored from its detail, a quarantine copy's detail says where it went and offers nothing it cannot do; a
 // second r says it was already restored (never "could not be read … try again").
 func TestDetailFollowsARestore(t *testing.T) {
+	t.Parallel()
 	mem, cfg := fixture(t, 0)
 	hs := newHarness(t, mem, cfg, 120, 40)
 	hs.press("2", "<enter>")
@@ -41,6 +42,7 @@ func TestDetailFollowsARestore(t *testing.T) {
 // Drained from its detail, a stranded blob's detail shows the blob as it is now — re-uploaded, young, drained
 // once — and a second d says why it does not apply, not "changed … rewritten since it was listed".
 func TestDetailFollowsADrain(t *testing.T) {
+	t.Parallel()
 	mem, cfg := fixture(t, 0)
 	hs := newHarness(t, mem, cfg, 120, 40)
 	hs.press("<enter>")
@@ -67,6 +69,7 @@ func TestDetailFollowsADrain(t *testing.T) {
 
 // Enter on a result opens the blob where it is now: a restore's new copy at the root.
 func TestResultOpensWhereTheBlobWent(t *testing.T) {
+	t.Parallel()
 	mem, cfg := fixture(t, 0)
 	hs := newHarness(t, mem, cfg, 120, 40)
 	hs.press("2", "r", "y")
@@ -88,6 +91,7 @@ func TestResultOpensWhereTheBlobWent(t *testing.T) {
 
 // r acts on the row under the cursor (not on every row the filter shows); ctrl+a then r on them all.
 func TestRestoreTakesTheCursorRow(t *testing.T) {
+	t.Parallel()
 	mem, cfg := fixture(t, 0)
 	hs := newHarness(t, mem, cfg, 120, 40)
 	hs.press("2", "/", "sub:push-notifications", "<enter>")
@@ -106,6 +110,7 @@ func TestRestoreTakesTheCursorRow(t *testing.T) {
 // takes the drained blob the same detail says it was archived, when, and opens the archived record on enter. The
 // results of the drain, opened again, say what became of the blob.
 func TestDetailFollowsTheReplayWithoutAKey(t *testing.T) {
+	t.Parallel()
 	mem, cfg := fixture(t, 0)
 	ctx := context.Background()
 	rec, _ := withRecord(t, mem)

@@ -34,6 +34,7 @@ func filterTo(hs *harness, q string) int {
 // The filter: ? while typing shows the syntax and esc comes back to the text; plain words match the badges a row
 // shows; hour: takes what the HOUR column prints; esc in a table clears the filter before the selection.
 func TestFilterReadsWhatTheScreenShows(t *testing.T) {
+	t.Parallel()
 	mem, cfg := fixture(t, 40)
 	hs := newHarness(t, mem, cfg, 120, 40)
 	hs.press("/", "webh", "?")
@@ -76,6 +77,7 @@ func TestFilterReadsWhatTheScreenShows(t *testing.T) {
 // The ack dialog: in the note every printable key types (y and n too) and ←/→ move its cursor; tab moves to
 // the duration, which +/- change; it names its blob; a is off on the Archived pane.
 func TestAckDialogGrammar(t *testing.T) {
+	t.Parallel()
 	mem, cfg := fixture(t, 0)
 	hs := newHarness(t, mem, cfg, 120, 40)
 	name := hs.m.table().cursorName()
@@ -103,6 +105,7 @@ func TestAckDialogGrammar(t *testing.T) {
 // y copies the selection's names, one per line (else the cursor's); s sorts names A→Z first and keeps the cursor
 // on its blob; archived rows show no verdicts or attempt.
 func TestCopySortAndArchivedRows(t *testing.T) {
+	t.Parallel()
 	mem, cfg := fixture(t, 40)
 	hs := newHarness(t, mem, cfg, 120, 40)
 	tb := hs.m.table()
@@ -143,6 +146,7 @@ func TestCopySortAndArchivedRows(t *testing.T) {
 // 80 columns are first-class: the key line keeps every action, the header the handled count, the name column
 // both ends of the GUID.
 func TestEightyColumns(t *testing.T) {
+	t.Parallel()
 	mem, cfg := fixture(t, 40)
 	hs := newHarness(t, mem, cfg, 80, 24)
 	s := hs.shows("d drain", "a ack", "2H")
@@ -156,6 +160,7 @@ func TestEightyColumns(t *testing.T) {
 // The overview marks the selected hour under the axis; its bar keeps its colours (no reverse video), and the
 // hour's numbers sit beside the chart.
 func TestOverviewMarksTheHourWithoutHidingIt(t *testing.T) {
+	t.Parallel()
 	mem, cfg := fixture(t, 40)
 	hs := newHarness(t, mem, cfg, 120, 40, func(o *Options) { o.Theme = Theme{Profile: colorprofile.TrueColor} })
 	hs.press("o")
@@ -176,6 +181,7 @@ func TestOverviewMarksTheHourWithoutHidingIt(t *testing.T) {
 // Whatever a blob is called — emoji, a ZWJ family, CJK, combining marks, a right-to-left name — every screen is
 // exactly its window.
 func TestHostileNamesFitEveryScreen(t *testing.T) {
+	t.Parallel()
 	mem, cfg := fixture(t, 10)
 	ctx := context.Background()
 	for i, n := range []string{"👩‍👩‍👧‍👦", "漢字漢字漢字漢字漢字漢字漢字漢字", "e\u0301e\u0301e\u0301e\u0301", "שלום-עולם", "🇺🇳🏳️‍🌈x", "\u200b\u200d\ufeff"} {
@@ -211,6 +217,7 @@ func TestHostileNamesFitEveryScreen(t *testing.T) {
 // does not quit; ':' with no config says why it does nothing; events are numbered from 0, as the # column and
 // the JSON's index number them.
 func TestHelpQClosesAndColonSaysWhy(t *testing.T) {
+	t.Parallel()
 	mem, cfg := fixture(t, 0)
 	hs := newHarness(t, mem, cfg, 120, 40)
 	hs.press("?")
@@ -235,6 +242,7 @@ func TestHelpQClosesAndColonSaysWhy(t *testing.T) {
 
 // A click on a tab opens it (the tabs line is the third of the screen, below the title and the alerts).
 func TestAClickOnATabOpensIt(t *testing.T) {
+	t.Parallel()
 	mem, cfg := fixture(t, 0)
 	hs := newHarness(t, mem, cfg, 120, 40)
 	s := hs.shows("[1 Stranded")
@@ -252,6 +260,7 @@ func TestAClickOnATabOpensIt(t *testing.T) {
 
 // At 80 columns the results keep what the table shows of each blob — its GUID's head — however long its reason.
 func TestResultsKeepTheGUIDsHead(t *testing.T) {
+	t.Parallel()
 	mem, cfg := fixture(t, 0)
 	hs := newHarness(t, mem, cfg, 80, 24)
 	hs.press("<ctrl+a>", "d", "y")

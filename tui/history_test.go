@@ -25,6 +25,7 @@ func withRecord(t testing.TB, c store.Container) (opt, *record.Dir) {
 // L is the record: the dashboard's own drain recorded with the key that asked, another operator's ack beside it
 // unmarked, the operator's marked; enter on the drain opens its blob where it is now.
 func TestLShowsTheRecordAndOpensTheBlobWhereItIsNow(t *testing.T) {
+	t.Parallel()
 	mem, cfg := fixture(t, 0)
 	ctx := context.Background()
 	o, d := withRecord(t, mem)
@@ -80,6 +81,7 @@ func TestLShowsTheRecordAndOpensTheBlobWhereItIsNow(t *testing.T) {
 
 // Read-only: no recorder, nothing recorded; L still reads the record.
 func TestReadOnlyRecordsNothing(t *testing.T) {
+	t.Parallel()
 	mem, cfg := fixture(t, 0)
 	o, d := withRecord(t, mem)
 	hs := newHarness(t, mem, cfg, 120, 40, o, readOnly)

@@ -12,6 +12,7 @@ import (
 // An event's view follows it across blobs: a quarantine copy's event that was republished once before shows both
 // passes, attempt 0 then ≥… quarantined at the cap; [ selects the earlier pass and enter opens its blob.
 func TestAnEventsViewShowsItsJourney(t *testing.T) {
+	t.Parallel()
 	mem, cfg := fixture(t, 0)
 	ctx := context.Background()
 	const q = "quarantine/THREAD-REPLIES/2026/11/1/8/2d024900-02b6-4912-df83-32405011c734.json"
@@ -55,6 +56,7 @@ func TestAnEventsViewShowsItsJourney(t *testing.T) {
 
 // The main help explains the codes the first screen opens on (one voice, issue 51).
 func TestHelpExplainsTheRowCodes(t *testing.T) {
+	t.Parallel()
 	mem, cfg := fixture(t, 0)
 	hs := newHarness(t, mem, cfg, 120, 40)
 	hs.press("?")
@@ -69,6 +71,7 @@ func TestHelpExplainsTheRowCodes(t *testing.T) {
 
 // A status line too long for the screen is cut with an ellipsis, never silently (one voice, issue 51).
 func TestALongStatusSaysItIsCut(t *testing.T) {
+	t.Parallel()
 	mem, cfg := fixture(t, 0)
 	hs := newHarness(t, mem, cfg, 80, 24)
 	hs.send(statusMsg{text: strings.Repeat("a long status that goes on ", 10) + "END"})
@@ -83,6 +86,7 @@ func TestALongStatusSaysItIsCut(t *testing.T) {
 // After a restore from the third row, the cursor stays on the third row — the blob that took its place — not the
 // top (one voice, issue 51).
 func TestTheCursorStaysWhereTheRestoredBlobWas(t *testing.T) {
+	t.Parallel()
 	mem, cfg := fixture(t, 0)
 	hs := newHarness(t, mem, cfg, 120, 40)
 	hs.press("2", "j", "j")
@@ -101,6 +105,7 @@ func TestTheCursorStaysWhereTheRestoredBlobWas(t *testing.T) {
 // The record's footer says what e does now: follow the action's events, then fold them; the results' and the
 // record's footer offer moving both ways.
 func TestTheRecordsKeysSayWhatTheyDo(t *testing.T) {
+	t.Parallel()
 	mem, cfg := fixture(t, 0)
 	o, _ := withRecord(t, mem)
 	hs := newHarness(t, mem, cfg, 120, 40, o)

@@ -58,6 +58,7 @@ func pagedFixture(t *testing.T) (*paged, rules.Config) {
 // Pages of seven: every blob arrives once though subscriptions straddle page boundaries, and the counts and
 // rows equal one unpaged listing's.
 func TestPagedListing(t *testing.T) {
+	t.Parallel()
 	pc, cfg := pagedFixture(t)
 	paged := newHarness(t, pc, cfg, 160, 48)
 	whole := newHarness(t, pc.Mem, cfg, 160, 48)
@@ -82,6 +83,7 @@ func names(m *Model, tb *table) []string {
 
 // A blob deleted between two pages of a refresh leaves the table and the loader's cache when the listing ends.
 func TestBlobDeletedBetweenPages(t *testing.T) {
+	t.Parallel()
 	pc, cfg := pagedFixture(t)
 	hs := newHarness(t, pc, cfg, 160, 48)
 	victim := hs.m.snap.Items[len(hs.m.snap.Items)-1].Name // on the last page
@@ -119,6 +121,7 @@ func inTables(m *Model, name string) bool {
 
 // A listing that fails on page 3 keeps the rows of pages 1 and 2, shows the error, and retries.
 func TestListingErrorOnPageThree(t *testing.T) {
+	t.Parallel()
 	pc, cfg := pagedFixture(t)
 	pc.failAt = 2
 	hs := newHarness(t, pc, cfg, 120, 40)

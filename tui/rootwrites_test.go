@@ -16,6 +16,7 @@ import (
 // syntax cannot attribute — a field name both a component and another type of the package have, reached other
 // than through one of Model's own fields — is refused too: rename it, or reach it through Model's field.
 func TestTheRootWritesNoComponentsField(t *testing.T) {
+	t.Parallel()
 	fset := token.NewFileSet()
 	paths, _ := filepath.Glob("*.go")
 	var files []*ast.File

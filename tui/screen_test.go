@@ -52,6 +52,7 @@ func putFiftyEvents(t testing.TB, mem *storetest.Mem) {
 // Golden screens at 80×24 and 120×40 (go test ./tui -update rewrites tui/testdata): the table, the overview, a
 // quarantined blob's detail, a 50-event blob's detail (its events as a table), a drain question, help.
 func TestGolden(t *testing.T) {
+	t.Parallel()
 	mem, cfg := fixture(t, 40)
 	putFiftyEvents(t, mem)
 	for _, sz := range [][2]int{{80, 24}, {120, 40}} {
@@ -85,6 +86,7 @@ func TestGolden(t *testing.T) {
 
 // At 120×40 a 50-event blob's detail shows at least 25 events on its first screen, one line each.
 func TestFiftyEventsOnOneScreen(t *testing.T) {
+	t.Parallel()
 	mem, cfg := fixture(t, 0)
 	putFiftyEvents(t, mem)
 	hs := newHarness(t, mem, cfg, 120, 40)
@@ -105,6 +107,7 @@ func TestFiftyEventsOnOneScreen(t *testing.T) {
 // every size, so nothing a blob holds can push the layout off the terminal; and it is that screen, not a blank
 // one of the right size: at 80×24 and over it shows what marks it, below it the too-small notice.
 func TestEveryScreenFitsItsWindow(t *testing.T) {
+	t.Parallel()
 	mem, cfg := fixture(t, 40)
 	sizes := [][2]int{{80, 24}, {81, 25}, {100, 30}, {120, 40}, {160, 48}, {200, 60}, {250, 70}, {79, 24}, {80, 23}, {60, 15}, {20, 5}, {1, 1}}
 	screens := []struct {
@@ -145,6 +148,7 @@ func TestEveryScreenFitsItsWindow(t *testing.T) {
 
 // Behind the "window too small" screen no key acts: d then y at 60×15 drains nothing; q still quits.
 func TestTooSmallSwallowsKeys(t *testing.T) {
+	t.Parallel()
 	mem, cfg := fixture(t, 10)
 	before := etags(t, mem)
 	hs := newHarness(t, mem, cfg, 60, 15)
@@ -176,6 +180,7 @@ func etags(t *testing.T, c store.Container) map[string]string {
 // row under the cursor — and the confirmation says which. A selection the filter hides is dropped, and the status
 // line says how many.
 func TestActionsTakeWhatIsShown(t *testing.T) {
+	t.Parallel()
 	mem, cfg := fixture(t, 40)
 	hs := newHarness(t, mem, cfg, 120, 40)
 	stranded := len(hs.m.tables[0].order)
@@ -221,6 +226,7 @@ func TestActionsTakeWhatIsShown(t *testing.T) {
 // A confirmation taller than the screen keeps its key line and scrolls its body; results wrap, stay open on other
 // keys, scroll by page, and come back with L.
 func TestTallDialogsKeepTheirKeys(t *testing.T) {
+	t.Parallel()
 	mem, cfg := fixture(t, 40)
 	rec, _ := withRecord(t, mem)
 	hs := newHarness(t, mem, cfg, 80, 24, rec)
@@ -260,6 +266,7 @@ func TestTallDialogsKeepTheirKeys(t *testing.T) {
 // A failed refresh keeps the data with STALE and the retry countdown in the header, at 80 columns too; a first
 // load that fails shows why instead of zero counts that look healthy.
 func TestStaleAndFailedLoads(t *testing.T) {
+	t.Parallel()
 	mem, cfg := fixture(t, 10)
 	fl := &flaky{Container: mem}
 	hs := newHarness(t, fl, cfg, 80, 24, readOnly, func(o *Options) { o.Session.Loader().Config.Handlers = nil })
@@ -299,6 +306,7 @@ func (f *flaky) List(ctx context.Context, prefix string, visit func(store.Page) 
 // The table names each blob (the GUID, shortened from the middle) so two of one subscription and hour can be
 // told apart; a wide terminal gives the subscription no more than it needs; the sort arrow always shows.
 func TestTableColumns(t *testing.T) {
+	t.Parallel()
 	mem, cfg := fixture(t, 40)
 	hs := newHarness(t, mem, cfg, 80, 24)
 	hs.shows("NAME")
@@ -323,6 +331,7 @@ func TestTableColumns(t *testing.T) {
 // The detail: top and bottom, pages, a search with n/N, a position; esc goes back, q quits; its footer lists
 // only keys that work there.
 func TestDetailKeys(t *testing.T) {
+	t.Parallel()
 	mem, cfg := fixture(t, 10)
 	hs := newHarness(t, mem, cfg, 100, 30)
 	hs.press("<enter>")
@@ -368,6 +377,7 @@ func lastLine(s string) string {
 
 // The status line answers one key and clears on the next; help fits 80×24, scrolls, and lists every key.
 func TestStatusAndHelp(t *testing.T) {
+	t.Parallel()
 	mem, cfg := fixture(t, 10)
 	hs := newHarness(t, mem, cfg, 80, 24)
 	hs.press("r")
@@ -396,6 +406,7 @@ func TestStatusAndHelp(t *testing.T) {
 
 // Filter terms: words ANDed, field:value terms, matching only what the row shows or the field named.
 func TestFilterTerms(t *testing.T) {
+	t.Parallel()
 	mem, cfg := fixture(t, 40)
 	hs := newHarness(t, mem, cfg, 120, 40)
 	count := func(q string) int {
@@ -437,6 +448,7 @@ func TestFilterTerms(t *testing.T) {
 
 // y copies the blob's name and Y its raw JSON with OSC 52; the mouse wheel scrolls and a click focuses a row.
 func TestCopyAndMouse(t *testing.T) {
+	t.Parallel()
 	mem, cfg := fixture(t, 10)
 	hs := newHarness(t, mem, cfg, 120, 40)
 	name := hs.m.tables[0].cursorName()
@@ -475,6 +487,7 @@ func TestCopyAndMouse(t *testing.T) {
 
 // a acknowledges the blob under the cursor: it stays listed, marked A and dimmed, and its finding goes away.
 func TestAckFromTheDashboard(t *testing.T) {
+	t.Parallel()
 	mem, cfg := fixture(t, 0)
 	hs := newHarness(t, mem, cfg, 120, 40)
 	hs.press("2")
@@ -515,6 +528,7 @@ func TestAckFromTheDashboard(t *testing.T) {
 // Acknowledging a blob the lifecycle rule is about to delete says, in the dialog, that the ack does not silence
 // that — as the command line's ack does.
 func TestAckDialogWarnsOfExpiry(t *testing.T) {
+	t.Parallel()
 	mem, cfg := fixture(t, 0)
 	hs := newHarness(t, mem, cfg, 120, 40)
 	hs.press("/is:expiring", "<enter>")
@@ -527,6 +541,7 @@ func TestAckDialogWarnsOfExpiry(t *testing.T) {
 
 // q while an action runs asks first; when the action ends meanwhile, the quit goes ahead.
 func TestQuitWhileAnActionRuns(t *testing.T) {
+	t.Parallel()
 	mem, cfg := fixture(t, 0)
 	hooked := &storetest.Hooked{Container: mem}
 	hs := newHarness(t, hooked, cfg, 120, 40)
@@ -546,6 +561,7 @@ func TestQuitWhileAnActionRuns(t *testing.T) {
 
 // A cancel that arrives after the last blob says so, instead of nothing.
 func TestLateCancel(t *testing.T) {
+	t.Parallel()
 	mem, cfg := fixture(t, 0)
 	hooked := &storetest.Hooked{Container: mem}
 	hs := newHarness(t, hooked, cfg, 120, 40)
@@ -564,6 +580,7 @@ func TestLateCancel(t *testing.T) {
 // cursor low in a pane, the dashboard panicked (index out of range) right after a restore. The cursor stays on
 // its blob through the sweep.
 func TestCursorSurvivesBlobsLeaving(t *testing.T) {
+	t.Parallel()
 	mem, cfg := fixture(t, 40)
 	hs := newHarness(t, mem, cfg, 120, 40)
 	hs.press("1", "G") // the last stranded row: its position is past the quarantine blobs (names sort them first)
@@ -595,6 +612,7 @@ func TestCursorSurvivesBlobsLeaving(t *testing.T) {
 // A blob whose payload could not be read keeps the header from saying healthy: it raises UNREADABLE, and the
 // filter is:unreadable finds it.
 func TestUnreadableRaisesABadge(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	os.MkdirAll(filepath.Join(dir, "SUB"), 0o755)
 	storetest.Mkfifo(t, filepath.Join(dir, "SUB", "fifo.json"))
@@ -612,6 +630,7 @@ func TestUnreadableRaisesABadge(t *testing.T) {
 // The overview's subscription grid at 80×24: every subscription is either shown or counted (above and below),
 // the cursor sits in a gutter of its own (never over a name's first letter), and it stays on screen as it moves.
 func TestOverviewGridAccountsForEverySubscription(t *testing.T) {
+	t.Parallel()
 	mem, cfg := fixture(t, 40)
 	hs := newHarness(t, mem, cfg, 80, 24)
 	hs.press("o")
@@ -641,6 +660,7 @@ func TestOverviewGridAccountsForEverySubscription(t *testing.T) {
 // However many refreshes fail in a row, one timer drives the retry countdown: an overnight outage must not leave
 // thousands of one-second redraw loops behind.
 func TestRetryCountdownIsOneTimer(t *testing.T) {
+	t.Parallel()
 	mem, cfg := fixture(t, 10)
 	fl := &flaky{Container: mem}
 	hs := newHarness(t, fl, cfg, 80, 24)
@@ -664,6 +684,7 @@ func TestRetryCountdownIsOneTimer(t *testing.T) {
 // Y copies a payload only as large as a terminal's clipboard carries: a bigger one is refused with why, and
 // nothing is written to the terminal.
 func TestCopyRefusesAHugePayload(t *testing.T) {
+	t.Parallel()
 	mem := storetest.NewMem(fixedNow)
 	big := `[{"id":"a","subject":"s","eventType":"T","dataVersion":"1","data":"` + strings.Repeat("x", maxCopy) + `"}]`
 	mem.Write(context.Background(), "S/big.json", []byte(big), store.WriteOptions{})
@@ -678,6 +699,7 @@ func TestCopyRefusesAHugePayload(t *testing.T) {
 
 // q quits from a confirmation too, as everywhere but a text field: the question is left unanswered.
 func TestQuitFromAConfirmation(t *testing.T) {
+	t.Parallel()
 	mem, cfg := fixture(t, 0)
 	hooked := &storetest.Hooked{Container: mem}
 	hs := newHarness(t, hooked, cfg, 120, 40)
@@ -692,6 +714,7 @@ func TestQuitFromAConfirmation(t *testing.T) {
 // At 80 columns the detail's position and search count are shown whole (the keys, also in the footer, give way),
 // and a resize re-wraps the text keeping the current match where it was: on the top line.
 func TestDetailSearchSurvivesAResize(t *testing.T) {
+	t.Parallel()
 	mem, cfg := fixture(t, 10)
 	hs := newHarness(t, mem, cfg, 80, 24)
 	hs.press("<enter>", "/")
@@ -714,6 +737,7 @@ func TestDetailSearchSurvivesAResize(t *testing.T) {
 
 // At 80 columns, under a filter (whose shown/total counts widen the tabs), the selection count is never cut.
 func TestSelectionCountFitsAt80(t *testing.T) {
+	t.Parallel()
 	mem, cfg := fixture(t, 40)
 	hs := newHarness(t, mem, cfg, 80, 24)
 	hs.press("/", "push", "<enter>", "<space>", "<space>")
@@ -726,6 +750,7 @@ func TestSelectionCountFitsAt80(t *testing.T) {
 // A long banner (a rehearsal with several handlers down) gives way: at 80 and 160 columns the header still ends
 // with the container's name and the service time, and the banner says how many more it left out.
 func TestTheBannerGivesWayToTheContainerAndTime(t *testing.T) {
+	t.Parallel()
 	mem, cfg := fixture(t, 10)
 	who := []string{"blob-deletions 500 (2h36m left)", "friend-requests 503 (2h left)", "push-notifications 503 (1h left)", "webhooks 404 (1h51m left)"}
 	banner := func(room int) string {
@@ -761,6 +786,7 @@ func TestTheBannerGivesWayToTheContainerAndTime(t *testing.T) {
 // handled ones among them) it says how many of the selection it takes and how many it leaves — not "Drain 24"
 // above "It takes the 25 selected".
 func TestTheDrainDialogCountsWhatItTakesOfTheSelection(t *testing.T) {
+	t.Parallel()
 	mem, cfg := fixture(t, 40)
 	hs := newHarness(t, mem, cfg, 120, 40)
 	stranded := len(hs.m.tables[0].rows)

@@ -55,6 +55,7 @@ func strandedOrder(t *testing.T, c store.Container, cfg rules.Config) []string {
 // time: after every key exactly one row carries the cursor, on screen, and it is the blob the key should have
 // reached.
 func TestTheTableScrollsWithItsCursor(t *testing.T) {
+	t.Parallel()
 	mem, cfg := fixture(t, 40)
 	order := strandedOrder(t, mem, cfg)
 	hs := newHarness(t, mem, cfg, 80, 24)
@@ -99,6 +100,7 @@ func TestTheTableScrollsWithItsCursor(t *testing.T) {
 // A blob's events table, fifty events at 80×24: scrolled to the last a row at a time and back, the cursor's event
 // is on screen after every key and is the one the counter names.
 func TestTheEventsTableScrollsWithItsCursor(t *testing.T) {
+	t.Parallel()
 	mem, cfg := fixture(t, 0)
 	putFiftyEvents(t, mem)
 	hs := newHarness(t, mem, cfg, 80, 24)
@@ -125,6 +127,7 @@ func TestTheEventsTableScrollsWithItsCursor(t *testing.T) {
 // The results of a drain of every stranded blob, longer than their box: scrolled to the last and back, the
 // result under the cursor is on screen and named after every key.
 func TestTheResultsScrollWithTheirCursor(t *testing.T) {
+	t.Parallel()
 	mem, cfg := fixture(t, 40)
 	hs := newHarness(t, mem, cfg, 80, 24)
 	hs.press("<ctrl+a>", "d", "y")

@@ -31,6 +31,7 @@ func twinDir(t *testing.T, c dirstore.Clock) *dirstore.Dir {
 // the twin's clock: stopped while it is paused, however long the operator waits (found by a fresh-eyes test: an
 // ack made after a pause was dated later than the paused clock), and running as fast as the twin runs.
 func TestServiceTimeIsTheTwinsClock(t *testing.T) {
+	t.Parallel()
 	at := time.Date(2026, 11, 10, 3, 0, 0, 0, time.UTC)
 	hs := newHarness(t, twinDir(t, dirstore.Clock{At: at}), rules.DefaultConfig(), 120, 30)
 	hs.now = hs.now.Add(time.Hour) // the operator waits an hour, the twin paused

@@ -11,6 +11,7 @@ import (
 // allowed — a bar, a table, the overview and whatever is on the focus stack, at the smallest screen and a wide one,
 // on each screen an operator reaches (the overview, a pane, a blob, help, the filter, a drain's question).
 func TestEveryViewFitsItsSize(t *testing.T) {
+	t.Parallel()
 	mem, cfg := fixture(t, 0)
 	for _, size := range [][2]int{{minW, minH}, {140, 45}} {
 		hs := newHarness(t, mem, cfg, size[0], size[1])

@@ -66,6 +66,7 @@ func (f *fakeRehearsal) Change(who string, down bool, status int) error {
 // t opens the rehearsal's screen: its clock, its script (▶ what is down now), the handlers to bring down or up,
 // the account; p, +, -, f and d/u act on the rehearsal and the screen shows the result; it fits its region.
 func TestTheRehearsalScreen(t *testing.T) {
+	t.Parallel()
 	mem, cfg := fixture(t, 10)
 	clock := fixedNow.Truncate(time.Second)
 	f := &fakeRehearsal{look: RehearsalLook{Clock: clock, Speed: 60, Who: []string{"webhooks", "friend-requests", "replay"},
@@ -130,6 +131,7 @@ func TestTheRehearsalScreen(t *testing.T) {
 // nothing, and says so; on a handler the script brings down later it still brings it up (found by a fresh-eyes
 // test: every u was recorded as a script change).
 func TestUpOnAHandlerAlreadyUp(t *testing.T) {
+	t.Parallel()
 	mem, cfg := fixture(t, 10)
 	clock := fixedNow.Truncate(time.Second)
 	f := &fakeRehearsal{look: RehearsalLook{Clock: clock, Speed: 60, Who: []string{"webhooks", "friend-requests", "thread-replies", "replay"},
@@ -161,6 +163,7 @@ func TestUpOnAHandlerAlreadyUp(t *testing.T) {
 // d on a handler already down with 503 until further notice — what d makes it — changes and records nothing, and
 // says so; on one down with another status, or until a time, it still brings it down (503, until further notice).
 func TestDownOnAHandlerAlreadyDown(t *testing.T) {
+	t.Parallel()
 	mem, cfg := fixture(t, 10)
 	clock := fixedNow.Truncate(time.Second)
 	f := &fakeRehearsal{look: RehearsalLook{Clock: clock, Speed: 60, Who: []string{"webhooks", "friend-requests", "replay"},
@@ -179,6 +182,7 @@ func TestDownOnAHandlerAlreadyDown(t *testing.T) {
 // On a twin's directory opened without running it, t and p say why they do nothing (found by a fresh-eyes test:
 // they did nothing, silently).
 func TestStillTwinSaysWhyTAndPDoNothing(t *testing.T) {
+	t.Parallel()
 	mem, cfg := fixture(t, 10)
 	hs := newHarness(t, mem, cfg, 140, 36, func(o *Options) { o.StillTwin = "the twin's clock stands still here" })
 	hs.press("t")

@@ -23,6 +23,7 @@ func (f *fixedWitness) Witness(context.Context, time.Time) rules.WitnessReport {
 // handler, and the drain dialog warns of the subscription Event Grid says is failing now — matched to its folder
 // whatever the case.
 func TestHandlerColumnAndDrainSayEventGrid(t *testing.T) {
+	t.Parallel()
 	mem, cfg := fixture(t, 40)
 	w := &fixedWitness{asked: make(chan struct{}, 16), rep: rules.WitnessReport{Source: "test", AsOf: fixedNow.Truncate(time.Minute), Window: 15 * time.Minute,
 		Handlers: []rules.HandlerHealth{{Subscription: "push-notifications", Verdict: rules.HandlerFailing, Failed: 12, FailedBy: map[string]int64{"Busy": 12}}}}}
@@ -41,6 +42,7 @@ func TestHandlerColumnAndDrainSayEventGrid(t *testing.T) {
 
 // Without a witness the column and the dialog are as they were: the container's witness alone.
 func TestHandlerColumnWithoutWitness(t *testing.T) {
+	t.Parallel()
 	mem, cfg := fixture(t, 40)
 	hs := newHarness(t, mem, cfg, 160, 40)
 	hs.press("o")

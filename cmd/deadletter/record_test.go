@@ -1,6 +1,7 @@
 package main
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"fmt"
@@ -463,5 +464,70 @@ func TestARemovedTwinsRecordsStayWithIt(t *testing.T) {
 	}
 	if out := mustRun(t, "report", "--dir", dir); strings.Contains(out, "twin-script") || strings.Contains(out, "### Acks") {
 		t.Fatalf("the report of a plain directory lists the removed twin's actions:\n%s", out[strings.Index(out, "## Actions"):])
+	}
+}
+
+// log --since keeps the actions begun within it (by the wall clock they were begun at), and says so when it
+// keeps none; a log with no --audit-container says it is this machine's alone; an outcome whose intent line was
+// rotated away is told as finished, saying its intent is gone.
+func TestLogSinceLocalOnlyAndAnIntentGone(t *testing.T) {
+	dir, state := t.TempDir(), t.TempDir()
+	t.Setenv("XDG_STATE_HOME", state)
+	mustRun(t, "twin", "start", "--dir", dir)
+	mustRun(t, "ack", "--dir", dir, "--yes", "--for", "1h", namesIn(t, dir, "")[0])
+	files, _ := filepath.Glob(filepath.Join(state, "deadletter", "record", "*.jsonl"))
+	if len(files) != 1 {
+		t.Fatalf("record files %v", files)
+	}
+	first, _ := os.ReadFile(files[0])
+	var ack struct {
+		Estate json.RawMessage `json:"estate"`
+	}
+	if err := json.Unmarshal(first[:bytes.IndexByte(first, '\n')], &ack); err != nil {
+		t.Fatal(err)
+	}
+	old := time.Now().Add(-72 * time.Hour).UTC().Format(time.RFC3339)
+	line := func(id, phase, via string) string {
+		return `{"v":1,"id":"` + id + `","phase":"` + phase + `","action":"drain","wall":"` + old + `","who":{"user":"x","host":"y"},"estate":` + string(ack.Estate) + `,"via":"` + via + `","blobs":[]}` + "\n"
+	}
+	f, _ := os.OpenFile(files[0], os.O_APPEND|os.O_WRONLY, 0)
+	f.WriteString(line("aa01", "intent", "three days ago") + line("aa01", "outcome", "three days ago") + line("bb02", "outcome", "its intent rotated away"))
+	f.Close()
+
+	out := mustRun(t, "log", "--dir", dir)
+	if !strings.Contains(out, "local only") || !strings.Contains(out, "ack by") || !strings.Contains(out, "three days ago") ||
+		strings.Count(out, "its intent line is gone") != 1 {
+		t.Fatalf("log:\n%s", out)
+	}
+	var lj output.LogJSON
+	if err := json.Unmarshal([]byte(mustRun(t, "log", "--dir", dir, "-o", "json")), &lj); err != nil || len(lj.Records) != 3 || lj.Shared != "" {
+		t.Fatalf("log -o json: %d records, shared %q (%v)", len(lj.Records), lj.Shared, err)
+	}
+	gone := 0
+	for _, r := range lj.Records {
+		if r.Shared {
+			t.Errorf("a local-only record said shared: %+v", r)
+		}
+		if r.IntentGone {
+			gone++
+			if r.State != "done" {
+				t.Errorf("an outcome whose intent is gone reads %s", r.State)
+			}
+		}
+	}
+	if gone != 1 {
+		t.Fatalf("%d records say their intent is gone, want 1", gone)
+	}
+
+	out = mustRun(t, "log", "--dir", dir, "--since", "1h")
+	if !strings.Contains(out, "ack by") || strings.Contains(out, "three days ago") || strings.Contains(out, "rotated away") {
+		t.Fatalf("log --since 1h:\n%s", out)
+	}
+	lj = output.LogJSON{}
+	if err := json.Unmarshal([]byte(mustRun(t, "log", "--dir", dir, "--since", "1h", "-o", "json")), &lj); err != nil || len(lj.Records) != 1 || lj.Records[0].Action != "ack" {
+		t.Fatalf("log --since 1h -o json: %+v (%v)", lj.Records, err)
+	}
+	if out = mustRun(t, "log", "--dir", dir, "--since", "1h", "--filter", "sub:no-such-subscription"); !strings.Contains(out, "matched none of the 3 action(s)") {
+		t.Fatalf("log --since with nothing kept:\n%s", out)
 	}
 }

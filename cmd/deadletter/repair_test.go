@@ -257,6 +257,14 @@ func TestResubmit(t *testing.T) {
 	if out, _, code = runCmd(t, "resubmit", broken, "--subscription", "webhooks", "--dir", dir, "--yes"); code != 3 || !strings.Contains(out, "refused") {
 		t.Fatalf("broken: %d %s", code, out)
 	}
+	// --subscription against --replaces: the replaced dead letter's subscription must be the one named (in any
+	// case); another is a usage error before anything is written.
+	if _, errs, code = runCmd(t, "resubmit", file, "--replaces", name, "--subscription", "push-notifications", "--dir", dir, "--yes"); code != 2 || !strings.Contains(errs, "not of --subscription") || listNames(t, dir) != before {
+		t.Fatalf("--replaces a WEBHOOKS dead letter with --subscription push-notifications: exit %d\n%s", code, errs)
+	}
+	if _, errs, code = runCmd(t, "resubmit", file, "--replaces", name, "--subscription", "WebHooks", "--dir", dir, "--dry-run"); code != 0 {
+		t.Fatalf("--replaces with its own subscription in another case: exit %d\n%s", code, errs)
+	}
 	out = mustRun(t, "resubmit", file, "--replaces", name, "--dir", dir, "--yes", "--json")
 	var r map[string]any
 	json.Unmarshal([]byte(out), &r)

@@ -12,6 +12,7 @@ import (
 )
 
 func TestLimitFollowsTheLiveHeap(t *testing.T) {
+	t.Parallel()
 	for _, c := range []struct {
 		live uint64
 		want int64

@@ -58,6 +58,7 @@ func timed(t *testing.T, what string, limit time.Duration, f func()) {
 // JSON.parse has no depth limit, so neither may Parse or Scan: a hostile blob five million levels deep must
 // parse, quickly, and report its depth.
 func TestDeepNesting(t *testing.T) {
+	t.Parallel()
 	if testing.Short() {
 		t.Skip("allocates a few hundred MB")
 	}
@@ -115,6 +116,7 @@ func TestDeepNesting(t *testing.T) {
 // Stringify and Depth walk a million levels without recursion, well past where V8's recursive
 // JSON.stringify gives up (about 4,000 levels).
 func TestDeepStringify(t *testing.T) {
+	t.Parallel()
 	const depth = 1_000_000
 	for _, doc := range [][]byte{nestedArrays(depth), nestedObjects(depth)} {
 		v, err := Parse(doc)

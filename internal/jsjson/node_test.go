@@ -125,6 +125,7 @@ func decodeCases(r *rand.Rand) [][]byte {
 
 // TestNode compares Parse+Stringify, FormatNumber and DecodeUTF8 with node byte for byte, in one node process.
 func TestNode(t *testing.T) {
+	t.Parallel()
 	docs := append(corpus(1, 6000), largeDocs()...)
 	r := rand.New(rand.NewSource(2))
 	nums := numberCases(r)

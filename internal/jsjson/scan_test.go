@@ -112,6 +112,7 @@ func checkAgreement(t *testing.T, doc []byte) {
 }
 
 func TestScanAgreesWithParse(t *testing.T) {
+	t.Parallel()
 	docs := corpus(3, 20000)
 	valid := 0
 	for _, doc := range docs {
@@ -126,6 +127,7 @@ func TestScanAgreesWithParse(t *testing.T) {
 // The examples the product spec gives for Buffer.toString, and a few more in the same spirit; the node
 // differential test covers the rest.
 func TestDecodeUTF8SpecExamples(t *testing.T) {
+	t.Parallel()
 	for in, want := range map[string]string{
 		"\xe2\x82\x41":     "\uFFFDA",
 		"\xf0\x90\x80\x78": "\uFFFDx",
@@ -143,6 +145,7 @@ func TestDecodeUTF8SpecExamples(t *testing.T) {
 }
 
 func TestSurrogateAndWTF8(t *testing.T) {
+	t.Parallel()
 	v, err := Parse([]byte(`"a\uD800b\uDBFF\uDC00\uDFFF"`))
 	if err != nil {
 		t.Fatal(err)
@@ -184,6 +187,7 @@ func TestSurrogateAndWTF8(t *testing.T) {
 
 // Fields and Unquote are documented to take validated text, but must not panic on anything else.
 func TestFastPathNeverPanics(t *testing.T) {
+	t.Parallel()
 	for _, doc := range corpus(4, 3000) {
 		Fields(doc, func(string, []byte) {})
 		Unquote(doc)
@@ -195,6 +199,7 @@ func TestFastPathNeverPanics(t *testing.T) {
 }
 
 func TestValueAccessors(t *testing.T) {
+	t.Parallel()
 	v, err := Parse([]byte(`{"b":[1,"x",true,null,{}],"a":-0,"2":false,"1":1e400}`))
 	if err != nil {
 		t.Fatal(err)

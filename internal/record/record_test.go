@@ -95,6 +95,12 @@ func TestAHostileLineIsSkippedAndNamed(t *testing.T) {
 		{"garbage", good + "\x1b[31mnot json\n", "line 2: not a record"},
 		{"version", strings.Replace(good, `"v":1`, `"v":9`, 1), "line 1: version 9"},
 		{"no id", strings.Replace(good, `"ab12"`, `""`, 1), "line 1: no record id"},
+		// a record id is what the tool makes: up to 64 lower-case hex digits — nothing a path, a terminal or a
+		// second spelling of one id could be made of
+		{"id too long", strings.Replace(good, `"ab12"`, `"`+strings.Repeat("a", 65)+`"`, 1), "line 1: no record id"},
+		{"id in capitals", strings.Replace(good, `"ab12"`, `"AB12"`, 1), "line 1: no record id"},
+		{"id a path", strings.Replace(good, `"ab12"`, `"../ab12"`, 1), "line 1: no record id"},
+		{"id an escape", strings.Replace(good, `"ab12"`, `"\u001b[2Jab12"`, 1), "line 1: no record id"},
 		{"phase", strings.Replace(good, `"intent"`, `"maybe"`, 1), "line 1: no phase"},
 		{"two values", strings.TrimSuffix(good, "\n") + " {}\n", "line 1: not a record: more than one value"},
 		// the decoder matches keys in any case: a field's name in another case, or a key twice, would override it

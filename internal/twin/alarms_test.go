@@ -93,6 +93,7 @@ func trigger(tw *Twin, name string) {
 // An event whose blob vanishes behind the twin's back (deleted by hand, not by the lifecycle rule) is found
 // nowhere: the account names exactly its events, no longer counts them in blobs, and does not balance.
 func TestALostEventIsNamed(t *testing.T) {
+	t.Parallel()
 	tw, _ := started(t, "incident")
 	before := quiet(t, tw)
 	bi, ids := oldestRoot(t, tw)
@@ -120,6 +121,7 @@ func TestALostEventIsNamed(t *testing.T) {
 
 // The sum is checked on its own, not only the list of events nowhere: every term one off unbalances it.
 func TestTheAccountChecksItsSum(t *testing.T) {
+	t.Parallel()
 	ok := Account{Published: 20, Delivered: 8, OnTheirWay: 5, InBlobs: 4, Lost: 3, Nowhere: []string{}}
 	if !ok.Balanced() {
 		t.Fatalf("%s does not balance", ok)
@@ -146,6 +148,7 @@ func TestTheAccountChecksItsSum(t *testing.T) {
 // A BlobCreated for one of the replay's own copies that gets past the trigger's filter is refused by the
 // function's guard — nothing republished, nothing deleted — and the twin names it as a violation.
 func TestASelfRetriggerIsAViolation(t *testing.T) {
+	t.Parallel()
 	tw, _ := started(t, "incident")
 	quiet(t, tw)
 	var copies []string
@@ -193,6 +196,7 @@ func TestASelfRetriggerIsAViolation(t *testing.T) {
 // The trigger's filter keeps the replay's copies from it: a copy written by another command (a restore's
 // quarantine copy, say) reaches no run, and so no violation.
 func TestTheFilterKeepsCopiesFromTheTrigger(t *testing.T) {
+	t.Parallel()
 	tw, _ := started(t, "incident")
 	quiet(t, tw)
 	ctx := context.Background()
@@ -221,6 +225,7 @@ func TestTheFilterKeepsCopiesFromTheTrigger(t *testing.T) {
 
 // The topic sees every republished id: at the cap it passes, one past it the twin names the event.
 func TestARepublishPastTheCapIsAViolation(t *testing.T) {
+	t.Parallel()
 	tw, _ := started(t, "incident")
 	quiet(t, tw)
 	sep, cap := tw.cfg.Separator, tw.cfg.MaxReplays
@@ -257,6 +262,7 @@ func (d dropCopies) Write(ctx context.Context, name string, body []byte, opts st
 // An original the replay deletes is checked for the copies its plan names: when they did not land, each deletion
 // is a violation naming the original and the copy.
 func TestAnOriginalDeletedBeforeItsCopyIsAViolation(t *testing.T) {
+	t.Parallel()
 	tw, _ := started(t, "incident")
 	quiet(t, tw)
 	tw.c.Container = dropCopies{tw.dir}
@@ -301,6 +307,7 @@ func TestAnOriginalDeletedBeforeItsCopyIsAViolation(t *testing.T) {
 // The lifecycle rule deletes a blob at exactly the retention after its last modification: one second before it
 // is there, at the retention it is gone and its events are lost — counted lost, so the account still balances.
 func TestTheLifecycleDeletesAtExactlyTheRetention(t *testing.T) {
+	t.Parallel()
 	tw, _ := started(t, "incident")
 	quiet(t, tw)
 	bi, ids := oldestRoot(t, tw)
@@ -363,6 +370,7 @@ func fingerprint(t *testing.T, tw *Twin) map[string][32]byte {
 // The same seed gives the same estate, byte for byte: every blob's content hash, and the state, after the opening
 // and after six more hours of replays; another seed gives another.
 func TestTheTwinIsDeterministicByContent(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
 	run := func(seed int64) map[string][32]byte {
 		tw, err := Start(ctx, t.TempDir(), made.Twin, "incident", seed, opens)

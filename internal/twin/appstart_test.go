@@ -15,6 +15,7 @@ import (
 // conditional on the ETag it listed — so every stranded blob is re-uploaded once, the two later workers lose
 // every race, and no blob is triggered twice.
 func TestWorkersStartingAtOnceReuploadEachBlobOnce(t *testing.T) {
+	t.Parallel()
 	tw, l := started(t, "incident")
 	s, err := l.List(context.Background())
 	if err != nil {
@@ -65,6 +66,7 @@ func TestWorkersStartingAtOnceReuploadEachBlobOnce(t *testing.T) {
 // of a running app, or a restart or scale-out of a stopped one, is refused; a scale-out is no operation (the
 // activity log holds starts and restarts only).
 func TestTheAppAsTheScriptChangesIt(t *testing.T) {
+	t.Parallel()
 	var s Script
 	h := time.Hour
 	if err := s.ApplyApp(AppChange{Kind: AppStop, From: h, To: 3 * h, Status: 503}); err != nil {
@@ -109,6 +111,7 @@ func TestTheAppAsTheScriptChangesIt(t *testing.T) {
 // A start whose listing fails re-uploads nothing and leaves every blob to the next start (the hook never
 // rejects); the next start takes them.
 func TestAStartWhoseListingFailsLeavesTheBlobs(t *testing.T) {
+	t.Parallel()
 	tw, l := started(t, "incident")
 	r := tw.State().Starts
 	if len(r) != 2 || !r[1].ListingFailed || r[1].Reuploaded != 0 || r[0].ListingFailed {
@@ -136,6 +139,7 @@ func TestAStartWhoseListingFailsLeavesTheBlobs(t *testing.T) {
 // Probation is Event Grid skipping attempts, not the handler's answer: a twin of a container whose newest dead
 // letter of a failing subscription ended in Probation fails it as 503 Busy, not with a status-less "Probation".
 func TestInferTakesNoProbationForAHandlersAnswer(t *testing.T) {
+	t.Parallel()
 	ready := []rules.Readiness{{Subscription: "PUSH-NOTIFICATIONS", Failing: true}}
 	s := Infer([]string{"PUSH-NOTIFICATIONS"}, ready, rules.WitnessReport{}, map[string]Failure{"PUSH-NOTIFICATIONS": {Outcome: "Probation"}})
 	if len(s.Windows) != 1 || s.Windows[0].Status != 503 || s.Windows[0].Outcome != "Busy" {
@@ -146,6 +150,7 @@ func TestInferTakesNoProbationForAHandlersAnswer(t *testing.T) {
 // The replay's republished events carry an eventTime: the publisher stamps the send time on an event the replay
 // sends without one.
 func TestRepublishedEventsCarryAnEventTime(t *testing.T) {
+	t.Parallel()
 	tw, _ := started(t, "incident")
 	l, err := store.ListAll(context.Background(), tw.dir)
 	if err != nil {

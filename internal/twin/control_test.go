@@ -85,6 +85,7 @@ func TestTheRunnersControls(t *testing.T) {
 // What the script has failing says the time each failure has left, as left — it counts down, so "for 2h" read as
 // how long it had failed.
 func TestFailingNowSaysTheTimeLeft(t *testing.T) {
+	t.Parallel()
 	start := time.Date(2026, 6, 1, 0, 0, 0, 0, time.UTC)
 	s := &Script{Windows: []Window{
 		{Sub: "webhooks", From: 0, To: 3 * time.Hour, Status: 404},

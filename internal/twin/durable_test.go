@@ -18,6 +18,7 @@ import (
 // A twin is the directory deadletter recorded, at its path: a copy of it elsewhere is no twin, and neither is
 // another directory put in its place (a real snapshot copied where a rehearsal was).
 func TestATwinIsTheDirectoryRecorded(t *testing.T) {
+	t.Parallel()
 	tw, _ := started(t, "incident")
 	tw.Close()
 	if _, err := Find(tw.root); err != nil {
@@ -52,6 +53,7 @@ func writeState(t *testing.T, tw *Twin, body []byte) {
 // once panicked twin advance), a subscription the scenario does not have, attempts past the cap, times out of
 // range, a newer format.
 func TestADamagedStateNamesTheField(t *testing.T) {
+	t.Parallel()
 	tw, _ := started(t, "incident")
 	tw.Close()
 	good, err := os.ReadFile(tw.place.File(stateFile))
@@ -123,6 +125,7 @@ func FuzzState(f *testing.F) {
 // The state has no size cliff: what is written is read back — 6,000 blobs known under 950-character names and
 // a full memory of runs is several megabytes, once more than could be read.
 func TestALargeStateReopens(t *testing.T) {
+	t.Parallel()
 	tw, _ := started(t, "incident")
 	long := strings.Repeat("n", 940)
 	for i := range 6000 {
@@ -160,6 +163,7 @@ func itoa(i int) string { b, _ := json.Marshal(i); return string(b) }
 // A blob removed behind the twin's back leaves its events nowhere: the account says so (and twin status and
 // advance exit 1 on it: cmd/deadletter's tests).
 func TestAnEventNowhereIsSeen(t *testing.T) {
+	t.Parallel()
 	tw, _ := started(t, "incident")
 	ctx := context.Background()
 	l, err := store.ListAll(ctx, tw.dir)

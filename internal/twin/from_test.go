@@ -24,6 +24,7 @@ import (
 // that holds every blob as the source does (names, sizes, Last-Modified), its account balanced; a third start
 // refuses (the twin exists). The source is never written.
 func TestAnInterruptedStartFromResumes(t *testing.T) {
+	t.Parallel()
 	src, _ := started(t, "incident")
 	ctx := context.Background()
 	d, err := dirstore.Open(src.root)
@@ -165,6 +166,7 @@ func TestATwinOfFreshBlobsDeliversTheTriggersOwed(t *testing.T) {
 // A blob the twin cannot hold — a name under its directory's own folder in another case, a FIFO or a link in a
 // source directory — is left out and said, never a failure every later start meets again.
 func TestBlobsATwinCannotHoldAreLeftOut(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
 	root := t.TempDir()
 	src := filepath.Join(root, "src")
@@ -215,6 +217,7 @@ func TestBlobsATwinCannotHoldAreLeftOut(t *testing.T) {
 // deliveries ended (lastHttpStatusCode and lastDeliveryOutcome), those whose retries ran out first — a poison
 // event's 400, dead-lettered at once, says nothing of the handler — not a 503 made up.
 func TestTheInferredScriptFailsAsTheNewestDeadLetterSays(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
 	src := mustOpen(t, t.TempDir())
 	now := time.Now().UTC()
@@ -251,6 +254,7 @@ func TestTheInferredScriptFailsAsTheNewestDeadLetterSays(t *testing.T) {
 // directory cannot), or a blob over the largest dead letter, is made a twin of without them, listed — every start
 // would meet them again, so none fails for them.
 func TestBlobsANameBesideItsFolderOrTooLargeAreLeftOut(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
 	src := storetest.NewMem(time.Date(2026, 12, 2, 6, 0, 0, 0, time.UTC))
 	body := []byte(`[{"id":"a","subject":"s","eventType":"Webhook","dataVersion":"1","data":1}]`)

@@ -11,6 +11,7 @@ import (
 // falls in the hold is dropped though the replay is up — its blob stranded — and the endpoint is tried again when
 // the hold ends, a delivery ending the probation.
 func TestProbationSkipsAttemptsAndDropsWhatRunsOutMeanwhile(t *testing.T) {
+	t.Parallel()
 	tw, _ := started(t, "incident")
 	now := tw.Now()
 	tw.st.Probation = map[string]Probation{ReplayFunction: {Fails: probationAfter, Until: now.Add(probationFor)}}
@@ -39,6 +40,7 @@ func TestProbationSkipsAttemptsAndDropsWhatRunsOutMeanwhile(t *testing.T) {
 
 // Ten failures in a row put an endpoint on probation; fewer, or a delivery between, do not.
 func TestProbationComesAfterTenFailuresInARow(t *testing.T) {
+	t.Parallel()
 	tw, _ := started(t, "incident")
 	delete(tw.st.Probation, "webhooks") // (its handler fails at the opening: count from nothing)
 	for i := 0; i < probationAfter-1; i++ {

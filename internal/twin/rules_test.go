@@ -18,6 +18,7 @@ import (
 // minutes); with a 3-day lifecycle rule no blob older than 3 days is left, and the rule's deletions are counted.
 // The rules survive the twin being closed and opened again.
 func TestTheTwinFollowsItsConfig(t *testing.T) {
+	t.Parallel()
 	cfg := Config()
 	cfg.TTL, cfg.Retention = 20*time.Minute, 3*24*time.Hour
 	dir := t.TempDir()
@@ -82,6 +83,7 @@ func TestTheTwinFollowsItsConfig(t *testing.T) {
 // A twin of format 1 (before scripts and rules were kept) is upgraded as it is opened: its scenario's script and
 // the default rules, written as format 2 at its next save; a newer format is refused, naming what to do.
 func TestAnOlderTwinIsUpgradedANewerRefused(t *testing.T) {
+	t.Parallel()
 	tw, _ := started(t, "incident")
 	tw.Close()
 	b, err := os.ReadFile(tw.place.File(stateFile))
@@ -123,6 +125,7 @@ func TestAnOlderTwinIsUpgradedANewerRefused(t *testing.T) {
 // One grammar edits a script: a subscription in any case, down with a status or up, over a stretch. Bringing one
 // handler up inside a window of every handler leaves the others down; bringing it up part way cuts its window.
 func TestScriptApply(t *testing.T) {
+	t.Parallel()
 	s, _ := ScriptOf("incident")
 	h := time.Hour
 	if _, err := s.Apply(Change{Who: "nope", From: 0, To: h}); err == nil || !strings.Contains(err.Error(), "webhooks") {
@@ -169,6 +172,7 @@ func TestScriptApply(t *testing.T) {
 // The inferred script: down until further notice exactly where the readiness says failing, unless Event Grid's
 // metrics give a verdict, which wins; the replay running.
 func TestInfer(t *testing.T) {
+	t.Parallel()
 	ready := []rules.Readiness{{Subscription: "WEBHOOKS", Failing: true, LastWindow: 2}, {Subscription: "FRIEND-REQUESTS"},
 		{Subscription: "PUSH", Failing: true}}
 	wit := rules.WitnessReport{Source: "test", Handlers: []rules.HandlerHealth{{Subscription: "push", Verdict: rules.HandlerHealthy},

@@ -95,6 +95,7 @@ func predictAll(tw *Twin, l *replay.Loader) map[string][]prediction {
 // runs on, at the moment it runs, and that the twin's plumbing around Plan keeps the account. What checks Plan
 // against the estate's own JavaScript is the Node test (replay/fidelity_node_test.go, run by ./test.sh).
 func TestTheIncidentRunsTrue(t *testing.T) {
+	t.Parallel()
 	tw, l := started(t, "incident")
 	a := holds(t, tw, "at the opening")
 	if a.InBlobs == 0 || tw.State().Totals.TriggersDropped == 0 || tw.State().Totals.Replayed == 0 {
@@ -137,6 +138,7 @@ func TestTheIncidentRunsTrue(t *testing.T) {
 // A drain of every stranded blob at the opening: two twin hours on, the blobs whose handlers recovered are
 // consumed (archived by the replay), the deep one still crashes, nothing is STALLED, and the account balances.
 func TestADrainIsConsumed(t *testing.T) {
+	t.Parallel()
 	tw, l := started(t, "incident")
 	ctx := context.Background()
 	s, err := l.List(ctx)
@@ -183,6 +185,7 @@ func TestADrainIsConsumed(t *testing.T) {
 // With the replay stopped just after the opening, new dead letters sit live, turn STALLED past the grace, and —
 // their triggers' hour run out — stranded: honestly, since nothing consumed them.
 func TestAStoppedReplayStallsThenStrands(t *testing.T) {
+	t.Parallel()
 	tw, l := started(t, "replay-stopped")
 	ctx := context.Background()
 	cfg := Config()
@@ -209,6 +212,7 @@ func TestAStoppedReplayStallsThenStrands(t *testing.T) {
 
 // A twin saved and opened again (another process: twin advance) carries on where it was.
 func TestTheTwinReopens(t *testing.T) {
+	t.Parallel()
 	tw, _ := started(t, "incident")
 	if _, err := Open(context.Background(), tw.root, "test"); !errors.Is(err, made.ErrBusy) || !strings.Contains(err.Error(), "twin start") {
 		t.Fatalf("a second process opened a held twin: %v", err)
@@ -245,6 +249,7 @@ func BenchmarkAdvance24h(b *testing.B) {
 
 // A demo's twin, held while the demo runs, says the demo holds it — not twin start, which the operator never ran.
 func TestADemoSaysItHoldsItsTwin(t *testing.T) {
+	t.Parallel()
 	tw, err := StartConfig(context.Background(), t.TempDir(), made.Demo, "incident", 1, time.Now(), Config())
 	if err != nil {
 		t.Fatal(err)
@@ -260,6 +265,7 @@ func TestADemoSaysItHoldsItsTwin(t *testing.T) {
 // them): it takes them for the same versions, never for writes made behind its back (each would be a BlobCreated
 // the replay takes again). A blob really rewritten is still noticed.
 func TestATwinKeptByAnEarlierDeadletterKnowsItsBlobs(t *testing.T) {
+	t.Parallel()
 	tw, _ := started(t, "incident")
 	ctx := context.Background()
 	if _, err := tw.Advance(ctx, tw.Now().Add(time.Hour)); err != nil {

@@ -35,6 +35,7 @@ func minutesFrom(tw *Twin, sub string, from time.Time) (m Minute) {
 // the other handlers fail nothing, and the witness names every subscription in capitals (the replay's trigger
 // apart), as of the last complete minute.
 func TestTheWitnessCountsEveryDelivery(t *testing.T) {
+	t.Parallel()
 	tw, _ := started(t, "push-outage")
 	from := tw.Now()
 	if !from.Equal(from.Truncate(time.Minute)) {
@@ -99,6 +100,7 @@ func TestTheWitnessCountsEveryDelivery(t *testing.T) {
 // A twin keeps three hours of minutes, whatever it ran; a longer window reads what it keeps; the witness over the
 // directory reads what the twin saved.
 func TestTheWitnessKeepsThreeHours(t *testing.T) {
+	t.Parallel()
 	tw, _ := started(t, "push-outage")
 	if _, err := tw.Advance(context.Background(), tw.Now().Add(5*time.Hour)); err != nil {
 		t.Fatal(err)
@@ -129,6 +131,7 @@ func TestTheWitnessKeepsThreeHours(t *testing.T) {
 
 // Hostile counts are refused naming the field; the directory's witness says it could not read the twin.
 func TestDamagedMetricsNameTheField(t *testing.T) {
+	t.Parallel()
 	tw, _ := started(t, "push-outage")
 	tw.Close()
 	good, err := os.ReadFile(tw.place.File(stateFile))

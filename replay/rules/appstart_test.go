@@ -11,6 +11,7 @@ import (
 // A worker start takes what the design's three rules let through, at the TTL's boundary exactly, and splits it
 // into what it is for and what it repeats.
 func TestAWorkerStartTakesWhatTheDesignSays(t *testing.T) {
+	t.Parallel()
 	cfg := DefaultConfig()
 	now := time.Date(2026, 12, 1, 12, 0, 0, 0, time.UTC)
 	at := func(age time.Duration) time.Time { return now.Add(-age) }
@@ -78,6 +79,7 @@ func TestAWorkerStartTakesWhatTheDesignSays(t *testing.T) {
 
 // The one verdict on a handler: the fresher witness decides when it has something to say.
 func TestHandlerNowLetsTheFresherWitnessDecide(t *testing.T) {
+	t.Parallel()
 	for _, c := range []struct {
 		containerFailing bool
 		eg               HandlerVerdict
@@ -103,6 +105,7 @@ func TestHandlerNowLetsTheFresherWitnessDecide(t *testing.T) {
 // missed (the start could not have seen it older); a TTL old at the start exactly is "listed"; a handled or crash
 // blob, or a log not read, is never called missed.
 func TestTheLastStartMissedWhatItShouldHaveTaken(t *testing.T) {
+	t.Parallel()
 	cfg := DefaultConfig()
 	now := time.Date(2026, 12, 1, 12, 0, 0, 0, time.UTC)
 	start := now.Add(-2 * time.Hour)

@@ -422,6 +422,7 @@ func deepCases(l int) [][]byte {
 // TestFidelityAgainstNode runs a few hundred generated payloads, and the named cases, through the estate's
 // function in node and through Plan and PlanRestore, and compares every byte they would write or publish.
 func TestFidelityAgainstNode(t *testing.T) {
+	t.Parallel()
 	g := &payloadGen{r: rand.New(rand.NewSource(20261130))}
 	type tc struct {
 		kind string
@@ -558,6 +559,7 @@ func decode64(t *testing.T, s string) []byte {
 // The default prediction is a band, [SafeStackDepth, CertainStackDepth]: the depth this machine's node
 // serializes — measured the way the reference harness measures it — lies inside it, or the band is not honest.
 func TestStackBandHoldsThisNode(t *testing.T) {
+	t.Parallel()
 	l := nodeStackDepth(t)
 	if l < rules.SafeStackDepth || l > rules.CertainStackDepth {
 		t.Fatalf("node serializes values %d deep here, outside the band [%d, %d] the prediction assumes", l, rules.SafeStackDepth, rules.CertainStackDepth)

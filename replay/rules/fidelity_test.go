@@ -31,6 +31,7 @@ func event(id, typ, data, extra string) string {
 }
 
 func TestFidelityNumbers(t *testing.T) {
+	t.Parallel()
 	for _, c := range []struct{ name, data, want string }{
 		{"1.0 is 1", `1.0`, `1`},
 		{"1E2 is 100", `1E2`, `100`},
@@ -53,6 +54,7 @@ func TestFidelityNumbers(t *testing.T) {
 }
 
 func TestFidelityStrings(t *testing.T) {
+	t.Parallel()
 	for _, c := range []struct{ name, data, want string }{
 		{`\u00e9 is é`, `"caf\u00e9"`, `"café"`},
 		{`\/ is /`, `"a\/b"`, `"a/b"`},
@@ -72,6 +74,7 @@ func TestFidelityStrings(t *testing.T) {
 }
 
 func TestFidelityKeys(t *testing.T) {
+	t.Parallel()
 	for _, c := range []struct{ name, data, want string }{
 		{"duplicates collapse to the last value, first position", `{"a":1,"b":2,"a":3}`, `{"a":3,"b":2}`},
 		{"escaped duplicate", `{"a":1,"\u0061":2}`, `{"a":2}`},
@@ -94,6 +97,7 @@ func TestFidelityKeys(t *testing.T) {
 }
 
 func TestFidelityRepublishIDs(t *testing.T) {
+	t.Parallel()
 	for _, c := range []struct{ name, id, want string }{
 		{"no count", `a`, `a|1`},
 		{"a count", `a|1`, `a|2`},
@@ -115,6 +119,7 @@ func TestFidelityRepublishIDs(t *testing.T) {
 // The quarantine copy is JSON.stringify of the refused elements as JSON.parse built them, {...raw, id} with the
 // original id in place and a top-level __proto__ dropped.
 func TestFidelityQuarantineCopy(t *testing.T) {
+	t.Parallel()
 	for _, c := range []struct{ name, elem, want string }{
 		{"diagnostics kept, id in place, count stripped",
 			`{"subject":"/s","id":"a|2","eventType":"Push","dataVersion":"1","data":{"k":1.0},"deadLetterReason":"MaxDeliveryAttemptsExceeded","deliveryAttempts":10}`,
@@ -152,6 +157,7 @@ func TestFidelityQuarantineCopy(t *testing.T) {
 // The publish chunks are counted on the exact JSON.stringify bytes: \u00e9 is the 2-byte é (not 6 bytes of
 // escape) and 1.0 is 1 (not 3), so each can decide whether two events share a request.
 func TestFidelityChunkBoundary(t *testing.T) {
+	t.Parallel()
 	for _, c := range []struct {
 		name, raw, out string
 	}{
@@ -192,6 +198,7 @@ func TestFidelityChunkBoundary(t *testing.T) {
 }
 
 func TestFidelityDataRequired(t *testing.T) {
+	t.Parallel()
 	for _, c := range []struct{ name, body, want string }{
 		{"absent", `[{"id":"a","subject":"s","eventType":"Push","dataVersion":"1"}]`, `element 0, field "data": missing (required; any value, null included)`},
 		{"absent in the second", "[" + event("a", "Push", "1", "") + `,{"id":"b","subject":"s","eventType":"Push","dataVersion":"1","Data":{}}]`, `element 1, field "data": missing (required; any value, null included)`},
@@ -223,6 +230,7 @@ func nested(n int, v string) string { return strings.Repeat("[", n) + v + string
 // crash (a warning). Depths count the array the value sits in and the element object: data nested d levels is
 // d+2 deep. (node_test checks the same against the node on this machine, with its measured stack depth.)
 func TestFidelityDepth(t *testing.T) {
+	t.Parallel()
 	c := rulestest.ConfigWith(rulestest.Register())
 	over, safe := rules.CertainStackDepth+1, rules.SafeStackDepth
 	extra := func(d int) string { return `,"extra":` + nested(d-2, "") }
@@ -298,6 +306,7 @@ func TestFidelityDepth(t *testing.T) {
 // Restore strips counts the same way: the restored copy is JSON.stringify of the re-serialized elements when any
 // id carried a count, the original bytes when none did; a payload that deep is refused.
 func TestFidelityRestoreBody(t *testing.T) {
+	t.Parallel()
 	c := rulestest.ConfigWith(rulestest.Register())
 	now := time.Date(2026, 11, 30, 3, 4, 5, 0, time.UTC)
 	for _, tc := range []struct{ name, body, want string }{

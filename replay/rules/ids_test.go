@@ -10,6 +10,7 @@ import (
 
 // Every case of the id rule (docs/estate.md, "Ids and the attempt count"), plus the line-terminator rule and overflow.
 func TestParseID(t *testing.T) {
+	t.Parallel()
 	cases := []struct {
 		id, original string
 		attempt      rules.Attempt
@@ -43,6 +44,7 @@ func TestParseID(t *testing.T) {
 }
 
 func TestParseIDMultiCharSeparator(t *testing.T) {
+	t.Parallel()
 	for _, c := range []struct {
 		id, sep, orig string
 		n             rules.Attempt
@@ -60,6 +62,7 @@ func TestParseIDMultiCharSeparator(t *testing.T) {
 }
 
 func TestFormatIDRewritesNeverStacks(t *testing.T) {
+	t.Parallel()
 	id := "evt"
 	for i := 1; i <= 5; i++ {
 		id = rules.FormatID(rules.ParseID(id, "|").Original, rules.Attempt(i), "|")
@@ -143,6 +146,7 @@ func FuzzParseID(f *testing.F) {
 // An attempt too large for an integer is the number the estate sees: still at or over any cap, printed the way
 // JavaScript prints it, and the republished id carries that number.
 func TestHugeAttempts(t *testing.T) {
+	t.Parallel()
 	for id, want := range map[string]string{
 		"a|100000000000000000000":                     "100000000000000000000",
 		"a|123456789012345678901":                     "123456789012345680000",
@@ -166,6 +170,7 @@ func TestHugeAttempts(t *testing.T) {
 // The event an id names across republishes: the original of a countable id; for one the estate cannot count,
 // every suffix it grew on republish taken off.
 func TestEventOf(t *testing.T) {
+	t.Parallel()
 	for _, c := range []struct{ id, want string }{
 		{"evt-1", "evt-1"},
 		{"evt-1-replay-3", "evt-1"},

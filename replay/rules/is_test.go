@@ -11,6 +11,7 @@ import (
 // One answer for ls --verdict and the dashboard's verdict:/is: terms. Malformed and crash are what the replay
 // will meet: an archived copy is never handled again, and a quarantine copy never reaches the crash.
 func TestIsAnswersForBothFrontEnds(t *testing.T) {
+	t.Parallel()
 	cfg := rules.DefaultConfig()
 	now := time.Date(2026, 11, 30, 12, 0, 0, 0, time.UTC)
 	item := func(name string, age time.Duration, s rules.Summary) *rules.Item {

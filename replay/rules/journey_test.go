@@ -27,6 +27,7 @@ func journeyConfig() Config {
 // Three passes: republished |1, republished |2, quarantined at the cap — attempts in order, and a restore
 // would resume it. The subject and body never join two events: the id alone does.
 func TestJourneyToTheCap(t *testing.T) {
+	t.Parallel()
 	c := journeyConfig()
 	s := []Sighting{
 		sighting("quarantine/THREAD-REPLIES/2026/12/1/14/c.json", "e1", "14:00", "15:02"),
@@ -59,6 +60,7 @@ func TestJourneyToTheCap(t *testing.T) {
 // Republished less than the TTL and Event Grid's five minutes ago: delivering; after that, with no later dead
 // letter, presumed delivered.
 func TestJourneyDeliveringThenPresumed(t *testing.T) {
+	t.Parallel()
 	c := journeyConfig()
 	s := []Sighting{sighting("archived/THREAD-REPLIES/2026/12/1/10/a.json", "e1", "10:00", "11:00")}
 	if j := c.Journey("e1", s, nil, at("12:04")); j.State != StateDelivering || !j.Until.Equal(at("12:05")) {
@@ -72,6 +74,7 @@ func TestJourneyDeliveringThenPresumed(t *testing.T) {
 // A root blob inside the TTL is dead-lettered; past it, discarded; a drain mark and the record's drain are
 // said; a repeated id is two copies of one pass.
 func TestJourneyWaitingStrandedAndDrained(t *testing.T) {
+	t.Parallel()
 	c := journeyConfig()
 	live := sighting("THREAD-REPLIES/2026/12/1/10/a.json", "e1|1", "10:00", "11:30")
 	live.Marks = MarksOf(map[string]string{MetaDrainCount: "1", MetaDrainedAt: "2026-12-01T11:30:00Z"})
@@ -99,6 +102,7 @@ func TestJourneyWaitingStrandedAndDrained(t *testing.T) {
 // A restore deletes the quarantine copy: the restored copy's name says which pass it came from, which is kept
 // (as restored) before it, and the restored event starts again at 0.
 func TestJourneyRestoredAndRepaired(t *testing.T) {
+	t.Parallel()
 	c := journeyConfig()
 	restored := sighting("THREAD-REPLIES/2026/12/1/14/c.restored-20261201T150200Z.json", "e1", "14:00", "16:00")
 	restored.Marks = MarksOf(map[string]string{MetaRestoredFrom: "quarantine/THREAD-REPLIES/2026/12/1/14/c.json"})
@@ -127,6 +131,7 @@ func TestJourneyRestoredAndRepaired(t *testing.T) {
 }
 
 func TestStampedFrom(t *testing.T) {
+	t.Parallel()
 	for name, want := range map[string]string{
 		"A/2026/12/1/1/g.restored-20261201T150200Z.json":   "A/2026/12/1/1/g.json",
 		"A/2026/12/1/1/g.restored-20261201T150200Z-3.json": "A/2026/12/1/1/g.json",
@@ -144,6 +149,7 @@ func TestStampedFrom(t *testing.T) {
 // A quarantine copy's event never reads 0 beside the cap: at least the cap, reset in the copy; unknown for
 // other refusals; a count left in the id is read.
 func TestReachedInAQuarantineCopy(t *testing.T) {
+	t.Parallel()
 	c := journeyConfig()
 	for _, tc := range []struct{ blob, id, typ, want string }{
 		{"quarantine/A/g.json", "e1", "ProcessThreadReply", "≥2"},
@@ -162,6 +168,7 @@ func TestReachedInAQuarantineCopy(t *testing.T) {
 // event in the quarantine copy was refused, whatever the judgement can tell from here (no register: unknown),
 // in whichever order the copies are seen.
 func TestJourneyQuarantineCopyWins(t *testing.T) {
+	t.Parallel()
 	c := DefaultConfig() // no register: the judgement cannot say why
 	q := sighting("quarantine/WEBHOOKS/2026/12/1/10/a.json", "e1", "10:00", "11:05")
 	a := sighting("archived/WEBHOOKS/2026/12/1/10/a.json", "e1", "10:00", "11:05")

@@ -14,6 +14,7 @@ import (
 
 // The judgement (docs/estate.md, "The judgement"), in order, with every failed bar reported.
 func TestJudge(t *testing.T) {
+	t.Parallel()
 	c := rulestest.ConfigWith(rulestest.Register())
 	cases := []struct {
 		id, typ string
@@ -49,6 +50,7 @@ func TestJudge(t *testing.T) {
 }
 
 func TestQuarantineReason(t *testing.T) {
+	t.Parallel()
 	c := rulestest.ConfigWith(rulestest.Register())
 	for _, tc := range []struct {
 		id, typ string
@@ -66,6 +68,7 @@ func TestQuarantineReason(t *testing.T) {
 }
 
 func TestParseRegister(t *testing.T) {
+	t.Parallel()
 	reg, err := rules.ParseRegister([]byte(`{"Push": true, "Webhook": false}`))
 	if err != nil || !reflect.DeepEqual(reg, rulestest.Register()) {
 		t.Fatalf("%v %v", reg, err)
@@ -99,6 +102,7 @@ func TestParseRegister(t *testing.T) {
 
 // The pane table (docs/estate.md), with the exact, case-sensitive prefixes of the replay's guard.
 func TestClassify(t *testing.T) {
+	t.Parallel()
 	c := rules.DefaultConfig()
 	for _, tc := range []struct {
 		name string
@@ -137,6 +141,7 @@ func TestClassify(t *testing.T) {
 }
 
 func TestBlobNames(t *testing.T) {
+	t.Parallel()
 	at := time.Date(2026, 3, 4, 5, 6, 7, 0, time.UTC)
 	n := rules.DeadLetterName("push-notifications", at, "g")
 	if n != "PUSH-NOTIFICATIONS/2026/3/4/5/g.json" {
@@ -156,6 +161,7 @@ func TestBlobNames(t *testing.T) {
 // A repair's plan holds every forceable reason that applies — --force lifts them all, so none may go unsaid: an
 // unchanged payload of a live original is both.
 func TestARepairPlanSaysEveryReasonForceLifts(t *testing.T) {
+	t.Parallel()
 	c := rulestest.ConfigWith(rulestest.Register())
 	body := []byte(`[{"id":"a","subject":"/s","eventType":"Webhook","dataVersion":"1","data":{}}]`)
 	rp := rules.RepairPlan{Original: &rules.Original{Name: "WEBHOOKS/2026/12/2/9/x.json", Body: body, Live: true}, Body: body}

@@ -10,6 +10,7 @@ import (
 // deadletter's packages — and nothing that does I/O, so a rule cannot touch the container, the disk, the network
 // or the environment. The operations over a container live in replay, which uses the rules.
 func TestTheRulesImportNoStoreAndDoNoIO(t *testing.T) {
+	t.Parallel()
 	const module = "github.com/deadletter/deadletter/"
 	io := map[string]bool{"os": true, "os/exec": true, "os/user": true, "io/fs": true, "net": true, "net/http": true,
 		"syscall": true, "path/filepath": true, "io/ioutil": true}

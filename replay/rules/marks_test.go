@@ -13,6 +13,7 @@ import (
 )
 
 func TestMarksReadWhatTheActionsWrite(t *testing.T) {
+	t.Parallel()
 	m := rules.MarksOf(map[string]string{"DrainCount": "2", "drainedat": "2026-11-30T12:00:00Z", "restoredFrom": "quarantine/S/a.json"})
 	if !m.Drained() || m.Drains() != 2 || m.DrainedAt != "2026-11-30T12:00:00Z" || !m.Restored() || m.RestoredFrom != "quarantine/S/a.json" {
 		t.Fatalf("marks in another case: %+v", m)
@@ -25,6 +26,7 @@ func TestMarksReadWhatTheActionsWrite(t *testing.T) {
 // The metadata schema lives beside the rules: above replay, nothing reads or writes metadata by the schema's keys
 // with blob's raw helpers — it asks rules.MarksOf (and an ack, rules' AckOf).
 func TestTheMetadataSchemaIsReadInOnePlace(t *testing.T) {
+	t.Parallel()
 	for _, dir := range []string{"../../tui", "../../cmd/deadletter", "../../internal/present"} {
 		filepath.WalkDir(dir, func(path string, d fs.DirEntry, err error) error {
 			if err != nil || d.IsDir() || !strings.HasSuffix(path, ".go") || strings.HasSuffix(path, "_test.go") {

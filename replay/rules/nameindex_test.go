@@ -8,6 +8,7 @@ import (
 
 // The snapshot's name index against a map, through growth, misses and a rebuild after a sweep.
 func TestNameIndexAgreesWithAMap(t *testing.T) {
+	t.Parallel()
 	r := rand.New(rand.NewPCG(1, 2))
 	var items []*Item
 	var x nameIndex

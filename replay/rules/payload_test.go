@@ -11,6 +11,7 @@ import (
 const goodEvent = `{"id":"e1","subject":"/s","eventType":"T","dataVersion":"1","data":{"x":1},"deadLetterReason":"MaxDeliveryAttemptsExceeded","deliveryAttempts":10,"lastDeliveryOutcome":"Busy","lastHttpStatusCode":503,"publishTime":"2026-01-01T00:00:00Z","lastDeliveryAttemptTime":"2026-01-01T01:00:00Z","topic":"t","custom":true}`
 
 func TestParsePayloadValid(t *testing.T) {
+	t.Parallel()
 	p := rules.ParsePayload([]byte(`[` + goodEvent + `,` + goodEvent + `]`))
 	if p.Malformed() {
 		t.Fatalf("valid payload malformed: %v", p.Err)
@@ -39,6 +40,7 @@ func TestParsePayloadValid(t *testing.T) {
 
 // Keys are matched as JavaScript does: exactly (case-sensitive), escapes decoded, the last duplicate winning.
 func TestParsePayloadKeys(t *testing.T) {
+	t.Parallel()
 	p := rules.ParsePayload([]byte(`[{"ID":"upper","id":"first","subject":"s","event\u0054ype":"T","dataVersion":"1","id":"last","nested":{"id":"no"},"data":1}]`))
 	if p.Malformed() || p.Events[0].ID != "last" || p.Events[0].EventType != "T" {
 		t.Fatalf("%+v %v", p.Events, p.Err)
@@ -52,6 +54,7 @@ func TestParsePayloadKeys(t *testing.T) {
 }
 
 func TestParsePayloadMalformed(t *testing.T) {
+	t.Parallel()
 	cases := []struct{ name, body, want string }{
 		{"not JSON", `[{"id":`, "JSON syntax error at byte offset"},
 		{"trailing garbage", `[]x`, "JSON syntax error at byte offset 2: unexpected data after the JSON value"},
@@ -86,6 +89,7 @@ func TestParsePayloadMalformed(t *testing.T) {
 
 // CloudEvents payloads are malformed for the estate, but their fields are still shown.
 func TestParsePayloadCloudEventsShownAnyway(t *testing.T) {
+	t.Parallel()
 	body := `[{"specversion":"1.0","type":"Contoso.Items.ItemReceived","source":"/contoso/items","id":"ce-1","subject":"widget","deadletterreason":"MaxDeliveryAttemptsExceeded","deliveryattempts":3,"lastdeliveryoutcome":"NotFound","lasthttpstatuscode":404}]`
 	p := rules.ParsePayload([]byte(body))
 	if !p.Malformed() || !strings.Contains(p.Err.Error(), `"eventType": missing`) {
@@ -101,6 +105,7 @@ func TestParsePayloadCloudEventsShownAnyway(t *testing.T) {
 // surrogate (WTF-8), each maximal invalid UTF-8 subsequence becomes one U+FFFD, and a BOM-headed body still shows
 // its events.
 func TestParsePayloadJSStrings(t *testing.T) {
+	t.Parallel()
 	body := "[{\"id\":\"lone-\\ud800|1\",\"subject\":\"a\xe2\x82b\xffc\xf0\x9f\x98\",\"eventType\":\"\\ud83d\\ude00\",\"dataVersion\":\"\\/1\",\"data\":null}]"
 	p := rules.ParsePayload([]byte(body))
 	if p.Malformed() {

@@ -17,6 +17,7 @@ func ev(id, typ string, extra string) string {
 }
 
 func TestPlanPartitions(t *testing.T) {
+	t.Parallel()
 	c := rulestest.ConfigWith(rulestest.Register())
 	body := "[" + strings.Join([]string{ev("a", "Push", ""), ev("b|2", "Push", ""), ev("c|1", "Webhook", ""), ev("d", "Microsoft.Storage.BlobCreated", ""), ev("e|1", "Push", "")}, ",") + "]"
 	pv := c.Plan("S/2026/1/1/1/g.json", []byte(body), rules.ParsePayload([]byte(body)))
@@ -46,6 +47,7 @@ func TestPlanPartitions(t *testing.T) {
 }
 
 func TestPlanNothingReplayableDeletesWithoutArchive(t *testing.T) {
+	t.Parallel()
 	c := rulestest.ConfigWith(rulestest.Register())
 	body := "[" + ev("a", "Webhook", "") + "]"
 	pv := c.Plan("S/g.json", []byte(body), rules.ParsePayload([]byte(body)))
@@ -55,6 +57,7 @@ func TestPlanNothingReplayableDeletesWithoutArchive(t *testing.T) {
 }
 
 func TestPlanMalformedQuarantinesRawBytes(t *testing.T) {
+	t.Parallel()
 	c := rulestest.ConfigWith(rulestest.Register())
 	body := []byte(`[{"id":`)
 	pv := c.Plan("S/g.json", body, rules.ParsePayload(body))
@@ -66,6 +69,7 @@ func TestPlanMalformedQuarantinesRawBytes(t *testing.T) {
 // Chunking by the event count (many tiny events) and by bytes (few large ones), and a single oversized event
 // going alone.
 func TestChunking(t *testing.T) {
+	t.Parallel()
 	mk := func(n, size int) []rules.Republished {
 		out := make([]rules.Republished, n)
 		for i := range out {
@@ -95,6 +99,7 @@ func TestChunking(t *testing.T) {
 }
 
 func TestPlanRestore(t *testing.T) {
+	t.Parallel()
 	c := rulestest.ConfigWith(rulestest.Register())
 	now := time.Date(2026, 11, 30, 3, 4, 5, 0, time.UTC)
 	body := "[" + strings.Join([]string{ev("a", "Push", ""), ev("b|2", "Push", ""), ev("c", "Webhook", ""), ev("d", "Nope", "")}, ",") + "]"

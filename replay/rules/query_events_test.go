@@ -13,6 +13,7 @@ import (
 // must match every positive term, values in any case, numbers as numbers, arrays by any element, a missing key
 // never; a negated term leaves out a blob that holds such an event at all.
 func TestQueryOnWhatIsInsideTheEvents(t *testing.T) {
+	t.Parallel()
 	cfg := rules.DefaultConfig()
 	payload := `[
 	 {"id":"ev-1|2","subject":"/push/u-3813","eventType":"ProcessPushNotification","dataVersion":"1","data":{"userId":"u-3813","room":{"id":"R-9"},"n":3,"tags":["vip","eu"],"on":true,"nil":null}},
@@ -51,6 +52,7 @@ func TestQueryOnWhatIsInsideTheEvents(t *testing.T) {
 // A query with event terms never matches a blob whose events were not judged — a filter does not widen to what it
 // has not read — and matches one judged to, when its other words do too.
 func TestAnEventQueryMatchesOnlyWhatWasJudged(t *testing.T) {
+	t.Parallel()
 	cfg := rules.DefaultConfig()
 	now := time.Date(2026, 11, 30, 12, 0, 0, 0, time.UTC)
 	mk := func(name string) *rules.Item {
@@ -82,6 +84,7 @@ func TestAnEventQueryMatchesOnlyWhatWasJudged(t *testing.T) {
 }
 
 func TestEventFieldsThatDoNotParse(t *testing.T) {
+	t.Parallel()
 	for _, q := range []string{"data.:x", "data..a:x", "data.a.:x", "type:", "bogus:x"} {
 		if _, err := rules.ParseQuery(q); err == nil {
 			t.Errorf("%q parsed", q)

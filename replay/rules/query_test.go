@@ -11,6 +11,7 @@ import (
 // A word matches what a row shows: the reason's short form (TTLExpired, MaxAttempts) as well as Event Grid's own
 // word, plainly and with reason:; an outcome is not mistaken for a reason.
 func TestQueryMatchesTheShortReasonARowShows(t *testing.T) {
+	t.Parallel()
 	cfg := rules.DefaultConfig()
 	now := time.Date(2026, 11, 30, 12, 0, 0, 0, time.UTC)
 	item := func(reason string) *rules.Item {

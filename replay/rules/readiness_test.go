@@ -14,6 +14,7 @@ import (
 // a root blob at its Last-Modified, a drained one (rewritten since) and a late copy by the end of the hour its
 // name gives, never by the Last-Modified the drain or the copy gave it — and a restored copy is no evidence.
 func TestReadinessBoundaries(t *testing.T) {
+	t.Parallel()
 	cfg := DefaultConfig()
 	ttl := cfg.TTL
 	if ttl != time.Hour {
@@ -94,6 +95,7 @@ func TestReadinessBoundaries(t *testing.T) {
 // The newest dead letter of a subscription decides, whichever order the blobs come in; the window counts only
 // those inside it.
 func TestReadinessTakesTheNewest(t *testing.T) {
+	t.Parallel()
 	cfg := DefaultConfig()
 	now := time.Date(2026, 12, 1, 12, 30, 0, 0, time.UTC)
 	at := func(d time.Duration) Item {
@@ -122,6 +124,7 @@ func summarised(attempt Attempt, verdicts map[Verdict]int) Item {
 // How many more cycles the cap allows: the fewest over the items the replay would republish, from the cap minus
 // one at attempt 0 down to 0 at (or past) the cap; -1 when none would be republished.
 func TestCyclesLeftAtTheCap(t *testing.T) {
+	t.Parallel()
 	cfg := DefaultConfig()
 	cfg.MaxReplays = 5 // (the estate's is 2: a larger cap leaves room between its ends)
 	cap := cfg.MaxReplays
@@ -152,6 +155,7 @@ func TestCyclesLeftAtTheCap(t *testing.T) {
 // A drain republishes when any item holds an event the replay would (or, unread or without a register, may)
 // republish; never when every one was read and is malformed, crashes, or holds only events it quarantines.
 func TestRepublishes(t *testing.T) {
+	t.Parallel()
 	crash := summarised(0, map[Verdict]int{VerdictReplay: 1})
 	crash.Summary.CrashDepth = 10000
 	malformed := summarised(0, map[Verdict]int{VerdictReplay: 1})

@@ -9,6 +9,7 @@ import (
 // Every reason has a code of its own, and the code names it back: a record keeps the code, so two kinds sharing
 // one, or a kind without one, would change what history says.
 func TestEveryReasonHasItsOwnCode(t *testing.T) {
+	t.Parallel()
 	seen := map[string]rules.ReasonKind{}
 	for k := rules.ReasonNone + 1; k <= rules.ReasonAckChanged; k++ {
 		code := k.Code()

@@ -7,6 +7,7 @@ import (
 
 // Judge: a verdict from complete minutes only, the latest failure against the latest success.
 func TestJudgeVerdicts(t *testing.T) {
+	t.Parallel()
 	t0 := time.Date(2026, 12, 2, 18, 0, 0, 0, time.UTC)
 	asOf := t0.Add(15 * time.Minute)
 	m := func(i int, ok, failed int64) MinuteCounts {
@@ -36,6 +37,7 @@ func TestJudgeVerdicts(t *testing.T) {
 // The boundaries the verdicts turn on: a last minute with as many deliveries as failures is still failing (one
 // more delivery makes it recovering); a single dropped trigger is a replayDropping finding.
 func TestTheWitnessAtItsBoundaries(t *testing.T) {
+	t.Parallel()
 	asOf := time.Date(2026, 12, 1, 12, 0, 0, 0, time.UTC)
 	minute := asOf.Add(-time.Minute)
 	for _, c := range []struct {

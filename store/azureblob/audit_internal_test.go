@@ -13,6 +13,7 @@ import (
 // An audit blob is rotated before its block limit and each day: with the limit lowered to 3 blocks, 7 lines take
 // three blobs of the day and read back in order; the next day starts its own.
 func TestTheAuditLogRotatesBeforeTheBlockLimit(t *testing.T) {
+	t.Parallel()
 	cs := os.Getenv("DEADLETTER_AZURITE")
 	if cs == "" {
 		if os.Getenv("CI") != "" {
@@ -67,6 +68,7 @@ func TestTheAuditLogRotatesBeforeTheBlockLimit(t *testing.T) {
 // The record names an Entra ID principal from its token's claims: the UPN first, the object id last; a token that
 // is not a JWT names no one.
 func TestPrincipalOfAToken(t *testing.T) {
+	t.Parallel()
 	jwt := func(claims string) string {
 		return "eyJhbGciOiJub25lIn0." + base64.RawURLEncoding.EncodeToString([]byte(claims)) + ".sig"
 	}

@@ -19,6 +19,7 @@ import (
 )
 
 func TestAzureMissingContainer(t *testing.T) {
+	t.Parallel()
 	a, err := azureblob.Open(azureblob.Options{ConnectionString: storetest.AzuriteConnectionString(t), Container: storetest.NewName()})
 	if err != nil {
 		t.Fatal(err)
@@ -31,6 +32,7 @@ func TestAzureMissingContainer(t *testing.T) {
 // A wrong key gets 403 (Azurite: AuthorizationFailure): the message names the key, offers no role (a role cannot
 // fix a key), and never repeats the key.
 func TestAzureForbiddenNamesTheKeyAndHidesIt(t *testing.T) {
+	t.Parallel()
 	cs := storetest.AzuriteConnectionString(t)
 	const badKey = "QmFkS2V5QmFkS2V5QmFkS2V5QmFkS2V5QmFkS2V5QmFkS2V5QmFkS2V5QmFkS2V5QmFkS2V5QmFkS2V5QmFkS2V5QQ=="
 	var parts []string
@@ -58,6 +60,7 @@ func TestAzureForbiddenNamesTheKeyAndHidesIt(t *testing.T) {
 }
 
 func TestAzureUnreachable(t *testing.T) {
+	t.Parallel()
 	l, _ := net.Listen("tcp", "127.0.0.1:0")
 	addr := l.Addr().String()
 	l.Close()
@@ -73,6 +76,7 @@ func TestAzureUnreachable(t *testing.T) {
 }
 
 func TestAzureConnectionStrings(t *testing.T) {
+	t.Parallel()
 	for _, cs := range []string{"garbage", "AccountKey=abc"} {
 		if _, err := azureblob.Open(azureblob.Options{ConnectionString: cs, Container: "c"}); err == nil {
 			t.Errorf("%q accepted", cs)
@@ -99,6 +103,7 @@ func TestAzureConnectionStrings(t *testing.T) {
 // tags), show must still read the blob, and an acknowledgement — which replaces the whole tag set — must be
 // refused with what to grant, never written blind over tags it could not read.
 func TestAzureWithoutTagPermission(t *testing.T) {
+	t.Parallel()
 	cs := storetest.AzuriteConnectionString(t)
 	direct := storetest.Azure(t)
 	if _, err := direct.Write(ctx, "S/a.json", []byte(`[]`), store.WriteOptions{}); err != nil {
@@ -154,6 +159,7 @@ func TestAzureWithoutTagPermission(t *testing.T) {
 // A blob stored with Content-Encoding: gzip is read as stored: the replay function gets those bytes (and judges
 // them malformed), so show must too, and a drain must re-upload them, not their inflated form.
 func TestAzureReadsBytesAsStored(t *testing.T) {
+	t.Parallel()
 	a := storetest.Azure(t)
 	var gz bytes.Buffer
 	w := gzip.NewWriter(&gz)
@@ -182,6 +188,7 @@ func TestContract(t *testing.T) { storetest.Contract(t, storetest.Azure(t)) }
 // The emulator is its well-known account and key, not a loopback host: a tunnel to a real account on 127.0.0.1
 // is not the emulator (seed's guard asks).
 func TestEmulatorIsTheAccountNotTheHost(t *testing.T) {
+	t.Parallel()
 	az, err := azureblob.Open(azureblob.Options{ConnectionString: storetest.AzuriteConnectionString(t), Container: "x"})
 	if err != nil || !az.Emulator() {
 		t.Fatalf("Azurite's own account: emulator %v, %v", az != nil && az.Emulator(), err)

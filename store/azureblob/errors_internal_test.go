@@ -29,6 +29,7 @@ func answer(t *testing.T, status int, code string) error {
 // Azure's own refusals, for each way in: the sentence names the credential actually used (a token is never "the
 // account key or SAS"), and a missing role is named by name — a role is never offered for a refused credential.
 func TestRefusalsNameTheCredentialUsed(t *testing.T) {
+	t.Parallel()
 	for _, c := range []struct {
 		cred         credKind
 		status       int
@@ -72,6 +73,7 @@ func TestRefusalsNameTheCredentialUsed(t *testing.T) {
 
 // The connection string's credential is the one azblob signs with: the key when it has the account and key.
 func TestConnectionCred(t *testing.T) {
+	t.Parallel()
 	for cs, want := range map[string]credKind{
 		"DefaultEndpointsProtocol=https;AccountName=a;AccountKey=k;EndpointSuffix=core.windows.net": credKey,
 		"BlobEndpoint=https://a.blob.core.windows.net;SharedAccessSignature=sv=1&sig=x":             credSAS,

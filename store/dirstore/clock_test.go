@@ -23,6 +23,7 @@ func writeClock(t *testing.T, path string, c Clock) {
 // A directory given a twin's clock file reads its time from it — Now, the pages' and reads' service time — and
 // stamps every write with it, as Azure stamps a blob with its own clock. A running clock moves at its speed.
 func TestDirectoryClock(t *testing.T) {
+	t.Parallel()
 	root, kept := t.TempDir(), filepath.Join(t.TempDir(), "clock.json")
 	at := time.Date(2026, 11, 1, 4, 0, 0, 0, time.UTC)
 	writeClock(t, kept, Clock{At: at, Wall: time.Now()})
@@ -64,6 +65,7 @@ func TestDirectoryClock(t *testing.T) {
 // A clock file inside the container is data: a directory not given a clock reads the local clock, whatever its
 // .deadletter folder holds.
 func TestAClockInTheContainerIsNotObeyed(t *testing.T) {
+	t.Parallel()
 	root := t.TempDir()
 	os.MkdirAll(filepath.Join(root, stateDir), 0o755)
 	writeClock(t, filepath.Join(root, stateDir, "clock.json"), Clock{At: time.Now().Add(-40 * 24 * time.Hour), Wall: time.Now()})
@@ -76,6 +78,7 @@ func TestAClockInTheContainerIsNotObeyed(t *testing.T) {
 // No clock value runs time backwards or out of range: a speed too large or NaN, a time before 2000 or past
 // 9000 is refused naming the field, and a good clock read at a wall time before its own stays at At.
 func TestClockBounds(t *testing.T) {
+	t.Parallel()
 	at := time.Date(2026, 11, 1, 4, 0, 0, 0, time.UTC)
 	for _, c := range []Clock{{At: at, Speed: 1e15, Wall: at}, {At: at, Speed: math.NaN(), Wall: at}, {At: at, Speed: -1, Wall: at},
 		{At: time.Date(273, 1, 1, 0, 0, 0, 0, time.UTC), Wall: at}, {At: at, Wall: time.Time{}, Speed: 2}} {

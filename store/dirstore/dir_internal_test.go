@@ -45,6 +45,7 @@ func TestDirFailedPublishChangesNothing(t *testing.T) {
 
 // A rewrite keeps the blob's permissions.
 func TestDirRewriteKeepsPermissions(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
 	root := t.TempDir()
 	d, err := Open(root)
@@ -70,6 +71,7 @@ func TestDirRewriteKeepsPermissions(t *testing.T) {
 // In a directory only its owner may enter (a twin of production payloads, 0700), the state folder is 0700 and its
 // files 0600, as the blobs beside them (found by a fresh-eyes test: 0755 and 0644).
 func TestStateIsPrivateInAPrivateDirectory(t *testing.T) {
+	t.Parallel()
 	root := t.TempDir()
 	if err := os.Chmod(root, 0o700); err != nil {
 		t.Fatal(err)

@@ -102,6 +102,7 @@ func wantRefused(t *testing.T, what string, err error, name string) {
 // listed as refused under its own name, and nothing goes through it: not a read, a stat, a write with or without
 // a condition, a delete, tags or a backdate. Nothing outside it changes, and nothing appears there.
 func TestDirSymlinkedFolder(t *testing.T) {
+	t.Parallel()
 	bg := context.Background()
 	for _, tc := range []struct{ name, link string }{{"outside", "quarantine"}, {"inside", "inlink"}} {
 		t.Run(tc.name, func(t *testing.T) {
@@ -195,6 +196,7 @@ func maps(a, b map[string]string) bool {
 // A blob that is a symbolic link — to a file outside or inside the container — is refused: listed as such, not
 // read, not replaced by a write whatever its condition, not deleted, not re-dated.
 func TestDirSymlinkedFile(t *testing.T) {
+	t.Parallel()
 	bg := context.Background()
 	root, outside := t.TempDir(), t.TempDir()
 	writeFile(t, filepath.Join(outside, "secret.json"), "outside")
@@ -243,6 +245,7 @@ func TestDirSymlinkedFile(t *testing.T) {
 // A FIFO is listed as refused without the listing blocking on it, and a read refuses it without opening it for
 // long; a FIFO planted as a side file does not block a listing or a stat either.
 func TestDirFIFO(t *testing.T) {
+	t.Parallel()
 	bg := context.Background()
 	root := t.TempDir()
 	d := dirOpen(t, root)
@@ -290,6 +293,7 @@ func TestDirFIFO(t *testing.T) {
 // A name whose segments the file system cannot store is refused before anything is written, naming the limit:
 // a segment over 255 bytes, or a last segment that would not fit once its side file adds ".json".
 func TestDirRefusesSegmentsTooLongForAFileSystem(t *testing.T) {
+	t.Parallel()
 	bg := context.Background()
 	root := t.TempDir()
 	d := dirOpen(t, root)
@@ -315,6 +319,7 @@ func TestDirRefusesSegmentsTooLongForAFileSystem(t *testing.T) {
 // What a crash leaves — an old temporary file, a side file whose blob is gone — is gone after the next write;
 // a fresh temporary file (a writer of an older version may be midway) and live side files stay.
 func TestDirCleansCrashLeftovers(t *testing.T) {
+	t.Parallel()
 	root := t.TempDir()
 	oldTmp := filepath.Join(root, ".deadletter", "tmp", "w-crashed")
 	freshTmp := filepath.Join(root, ".deadletter", "tmp", "w-fresh")
@@ -348,6 +353,7 @@ func TestDirCleansCrashLeftovers(t *testing.T) {
 
 // Reading writes nothing: no lock file, no state folder, in a directory no writer has used.
 func TestDirReadsWriteNothing(t *testing.T) {
+	t.Parallel()
 	bg := context.Background()
 	root := t.TempDir()
 	writeFile(t, filepath.Join(root, "S", "a.json"), "[]")
@@ -371,6 +377,7 @@ func TestDirReadsWriteNothing(t *testing.T) {
 
 // A delete removes the blob's side file and the folders it empties, as Azure has no folders.
 func TestDirDeleteRemovesEmptiedFolders(t *testing.T) {
+	t.Parallel()
 	bg := context.Background()
 	root := t.TempDir()
 	d := dirOpen(t, root)
@@ -397,6 +404,7 @@ func TestDirDeleteRemovesEmptiedFolders(t *testing.T) {
 // The parallel listing: every blob of a tree of many folders exactly once, pages of at most 5,000 each in name
 // order, and a prefix lists exactly its blobs — at a folder boundary or in the middle of a segment.
 func TestDirParallelList(t *testing.T) {
+	t.Parallel()
 	root := t.TempDir()
 	var names []string
 	for i := 0; i < 7500; i++ {
@@ -545,6 +553,7 @@ func BenchmarkDirRead(b *testing.B) {
 // A container directory removed under a running Dir fails its next operation (a watch must turn unhealthy, not
 // list the removed directory as empty); one made again at the path is used, as a path would be.
 func TestDirContainerRemovedAndRemade(t *testing.T) {
+	t.Parallel()
 	bg := context.Background()
 	root := filepath.Join(t.TempDir(), "c")
 	d, err := dirstore.Create(root)
@@ -574,6 +583,7 @@ func TestDirContainerRemovedAndRemade(t *testing.T) {
 
 // The state folder itself a link out of the container: nothing is locked, written or swept through it.
 func TestDirSymlinkedStateFolder(t *testing.T) {
+	t.Parallel()
 	bg := context.Background()
 	root, outside := t.TempDir(), t.TempDir()
 	writeFile(t, filepath.Join(outside, "meta", "S", "a.json.json"), `{"contentType":"x"}`)
@@ -594,6 +604,7 @@ func TestDirSymlinkedStateFolder(t *testing.T) {
 // Whichever of the two comes second with metadata fails before anything lands — its body is not rewritten (a drain
 // would otherwise re-date it without its stamp) and no blob appears.
 func TestDirSideFilesThatWouldCollide(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
 	meta := store.WriteOptions{ContentType: "application/json", Metadata: map[string]string{"drainCount": "1"}}
 	for _, order := range [][2]string{{"SUB/A.json/b", "SUB/A"}, {"SUB/A", "SUB/A.json/b"}} {
@@ -625,6 +636,7 @@ func TestDirSideFilesThatWouldCollide(t *testing.T) {
 // The mark of a directory deadletter made (internal/made) is written into its state folder as
 // blobs are: a link at the state folder or at the file is refused, and nothing lands where it points.
 func TestDirStateWritesNeverFollowLinks(t *testing.T) {
+	t.Parallel()
 	root, elsewhere := t.TempDir(), t.TempDir()
 	if err := dirstore.WriteState(root, "made", []byte(`{}`)); err != nil {
 		t.Fatal(err)
@@ -673,6 +685,7 @@ var ctx = context.Background()
 func TestContract(t *testing.T) { storetest.Contract(t, storetest.Dir(t)) }
 
 func TestDirRefusesNamesThatEscape(t *testing.T) {
+	t.Parallel()
 	d := storetest.Dir(t)
 	for _, n := range []string{"", "../x", "a/../../x", "/abs", `a\b`, "a\x00b", "a//b", "a/", ".", "a/./b", ".deadletter/lock", strings.Repeat("x", 256)} {
 		_, err := d.Write(ctx, n, []byte("x"), store.WriteOptions{})
@@ -689,6 +702,7 @@ func TestDirRefusesNamesThatEscape(t *testing.T) {
 // Two processes' worth of writers: the lock is a file lock, so separate Dir values on one directory still
 // keep the conditions.
 func TestDirConditionsAcrossOpeners(t *testing.T) {
+	t.Parallel()
 	root := t.TempDir()
 	a, _ := dirstore.Open(root)
 	b, _ := dirstore.Open(root)

@@ -12,6 +12,7 @@ import (
 // size must still give a new ETag each time, or a writer holding an old ETag would pass If-Match on a blob
 // changed twice since (the filesystem reuses the inode number the first rewrite freed).
 func TestAnETagIsNeverGivenTwiceUnderAStoppedClock(t *testing.T) {
+	t.Parallel()
 	d, err := Create(t.TempDir())
 	if err != nil {
 		t.Fatal(err)
@@ -35,6 +36,7 @@ func TestAnETagIsNeverGivenTwiceUnderAStoppedClock(t *testing.T) {
 
 // An ETag an earlier deadletter kept (before the change time was part of it) names the same version of a blob.
 func TestALegacyETagNamesTheSameVersion(t *testing.T) {
+	t.Parallel()
 	for _, c := range []struct {
 		a, b string
 		same bool

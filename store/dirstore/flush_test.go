@@ -12,6 +12,7 @@ import (
 // A bulk copy's unsynced writes land as any write does and Flush makes them durable; where the system has no
 // flush for a whole file system (anything but Linux) the Dir refuses to stop syncing.
 func TestUnsyncedWritesAndFlush(t *testing.T) {
+	t.Parallel()
 	d, err := dirstore.Create(t.TempDir())
 	if err != nil {
 		t.Fatal(err)

@@ -15,6 +15,7 @@ import (
 
 // New blobs, side files and folders honour the umask like any other tool's: 0644 and 0755 under 022.
 func TestDirPermissionsFollowTheUmask(t *testing.T) {
+	t.Parallel()
 	old := syscall.Umask(0o022)
 	defer syscall.Umask(old)
 	root := t.TempDir()
