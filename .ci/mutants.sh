@@ -273,7 +273,7 @@ mutant repair-retire-unconditional replay/repair.go \
 	'	switch err := deleteHeld(wctx, c, orig.Name, "", leaseID); {' \
 	./replay 'TestARepairLeavesAnOriginalRewrittenDuringItsWrite'
 mutant restore-forgets-requarantined replay/restore.go \
-	'	for _, n := range [...]string{target, a, q} {' '	for _, n := range [...]string{target, a} {' \
+	'	for _, n := range [...]string{target, a, q} {' '	for _, n := range []string{target, a, q}[:2] {' \
 	./replay 'TestARestoreRetriedAfterTheReplayRequarantinedItsCopyWritesNothing'
 mutant repair-case-blind replay/rules/repair.go \
 	'	if rp.Original != nil && bytes.Equal(rp.Body, rp.Original.Body) {' \
@@ -283,6 +283,40 @@ mutant canary-own-minute internal/session/canary.go \
 	'		case h.Verdict == rules.HandlerFailing && h.LastFailure.After(from):' \
 	'		case h.Verdict == rules.HandlerFailing && !h.LastFailure.Before(from):' \
 	./internal/session 'TestACanaryIsNotFailedByItsOwnMinutesEarlierFailure'
+
+mutant twin-from-owes-at-the-ttl internal/twin/from.go \
+	'		if rules.Triggers(name) && now.Sub(bi.LastModified) < tw.cfg.TTL {' \
+	'		if rules.Triggers(name) && now.Sub(bi.LastModified) <= tw.cfg.TTL {' \
+	./internal/twin 'TestATwinOwesNothingForABlobExactlyATTLOld'
+mutant twin-from-into-a-blob internal/twin/from.go \
+	'		} else if len(l.Blobs) > 0 {' '		} else if len(l.Blobs) > 1 {' \
+	./internal/twin 'TestAStartFromRefusesABlobAlreadyThereAndAHeldLock'
+mutant known-rewrite-keeps-old-expiry internal/twin/known.go \
+	'		e.etag, e.lm = etag, lm' '		e.etag = etag' \
+	./internal/twin 'TestAKnownBlobRewrittenExpiresByItsNewTime'
+mutant record-id-any internal/record/record.go \
+	'	case l.ID == "" || len(l.ID) > 64 || !isHex(l.ID):' '	case l.ID == "":' \
+	./internal/record 'TestAHostileLineIsSkippedAndNamed'
+mutant record-always-shared internal/record/record.go \
+	'				byID[l.ID] = &Record{Intent: l, Shared: si > 0}' '				byID[l.ID] = &Record{Intent: l, Shared: true}' \
+	./internal/record 'TestARecordIsSharedOnlyWhenTheSharedPlaceHoldsIt'
+mutant record-outcome-cancelled internal/record/record.go \
+	'	warned, err := a.r.write(context.WithoutCancel(ctx), l)' '	warned, err := a.r.write(ctx, l)' \
+	./internal/record 'TestTheOutcomeReachesTheSharedRecordAfterCtrlC'
+mutant log-since-ignored cmd/deadletter/log.go \
+	'		if o.since > 0 && r.Intent.Wall.Before(time.Now().Add(-o.since)) {' '		if false {' \
+	./cmd/deadletter 'TestLogSinceLocalOnlyAndAnIntentGone'
+mutant resubmit-subscription-unchecked cmd/deadletter/resubmit.go \
+	'o.subscription != "" && !strings.EqualFold(sub, o.subscription) {' 'o.subscription != "" && !strings.EqualFold(sub, sub) {' \
+	./cmd/deadletter 'TestResubmit$'
+mutant ack-unconditional replay/ack.go \
+	'		err := tg.SetTags(wctx, bi.Name, tags, bi.ETag)' '		err := tg.SetTags(wctx, bi.Name, tags, "")' \
+	./replay 'TestAnAckWritesItsTagsOnTheETagShown'
+mutant ack-condition-off-the-wire store/azureblob/tags.go \
+	'	if ifMatch != "" {
+		opts = &blob.SetTagsOptions' '	if false {
+		opts = &blob.SetTagsOptions' \
+	./store/azureblob 'TestSetTagsSendsItsConditionOnTheWire'
 
 [ -n "$check_only" ] && { echo "broken $broken"; [ $broken -eq 0 ]; exit; }
 echo "killed $killed, lived $lived, broken $broken"

@@ -1,6 +1,7 @@
 package replay_test
 
 import (
+	"context"
 	"errors"
 	"testing"
 	"time"
@@ -90,5 +91,33 @@ func TestARestoreRetriedAfterTheReplayRequarantinedItsCopyWritesNothing(t *testi
 	}
 	if _, err := m.Stat(bg, q); !errors.Is(err, store.ErrNotFound) {
 		t.Fatalf("the quarantine original stays: %v", err)
+	}
+}
+
+// tagSpy is a container that says which ETag each Set Blob Tags was conditional on.
+type tagSpy struct {
+	*storetest.Mem
+	ifMatch []string
+}
+
+func (s *tagSpy) SetTags(ctx context.Context, name string, tags map[string]string, ifMatch string) error {
+	s.ifMatch = append(s.ifMatch, ifMatch)
+	return s.Mem.SetTags(ctx, name, tags, ifMatch)
+}
+
+// An ack's tag write is conditional on the ETag the operator was shown (the listing's), so Azure refuses it on a
+// blob rewritten since — the emulator ignores the condition, so it is checked here at the call, and on the wire in
+// store/azureblob.
+func TestAnAckWritesItsTagsOnTheETagShown(t *testing.T) {
+	t.Parallel()
+	s := &tagSpy{Mem: storetest.NewMem(time.Date(2026, 12, 1, 12, 0, 0, 0, time.UTC))}
+	seen := put(t, s, "PUSH/2026/12/1/9/a.json", ev("e", "Push", ""))
+	cfg := rulestest.ConfigWith(rulestest.Register())
+	res, err := replay.Acknowledge(bg, s, []store.BlobInfo{seen}, replay.AckOptions{For: time.Hour, Max: cfg.AckLimit(), Now: s.Clock, By: "ops"})
+	if err != nil || res[0].Outcome != rules.OutcomeAcked {
+		t.Fatalf("%+v %v", res, err)
+	}
+	if len(s.ifMatch) == 0 || s.ifMatch[0] != seen.ETag {
+		t.Fatalf("Set Blob Tags conditional on %q, want the ETag shown %q", s.ifMatch, seen.ETag)
 	}
 }

@@ -35,10 +35,15 @@ func TestMain(m *testing.M) {
 	hygiene := testkit.TakeHygiene()
 	code := m.Run()
 	os.RemoveAll(state)
+	left := testkit.KillTmuxServers(tmuxPrefix())
 	if binPath != "" {
-		os.RemoveAll(filepath.Dir(binPath))
+		if err := os.RemoveAll(filepath.Dir(binPath)); err != nil {
+			left = append(left, "the test binary's folder: "+err.Error())
+		} else if _, err := os.Stat(filepath.Dir(binPath)); err == nil {
+			left = append(left, "the test binary's folder is still there: "+filepath.Dir(binPath))
+		}
 	}
-	left := append(hygiene.Leftovers(), testkit.KillTmuxServers(tmuxPrefix())...)
+	left = append(hygiene.Leftovers(), left...)
 	for _, l := range left {
 		fmt.Fprintln(os.Stderr, "test hygiene:", l)
 	}

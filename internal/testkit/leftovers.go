@@ -118,3 +118,18 @@ func KillTmuxServers(prefix string) []string {
 	}
 	return killed
 }
+
+// Clean runs a package's tests (from its TestMain) and fails the run if they left anything behind: a process of
+// their own still running, or a new entry in the package folder. It returns the exit code for os.Exit.
+func Clean(m interface{ Run() int }) int {
+	h := TakeHygiene()
+	code := m.Run()
+	left := h.Leftovers()
+	for _, l := range left {
+		fmt.Fprintln(os.Stderr, "test hygiene:", l)
+	}
+	if len(left) > 0 && code == 0 {
+		code = 1
+	}
+	return code
+}

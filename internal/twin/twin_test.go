@@ -9,20 +9,22 @@ import (
 	"time"
 
 	"github.com/deadletter/deadletter/internal/made"
+	"github.com/deadletter/deadletter/internal/testkit"
 	"github.com/deadletter/deadletter/replay"
 	"github.com/deadletter/deadletter/replay/rules"
 	"github.com/deadletter/deadletter/store"
 	"github.com/deadletter/deadletter/store/dirstore"
 )
 
-// TestMain keeps the twins' records in a state directory of the tests' own.
+// TestMain keeps the twins' records in a state directory of the tests' own, and fails the run if a test left a
+// process or a file behind.
 func TestMain(m *testing.M) {
 	state, err := os.MkdirTemp("", "deadletter-state-")
 	if err != nil {
 		panic(err)
 	}
 	os.Setenv("XDG_STATE_HOME", state)
-	code := m.Run()
+	code := testkit.Clean(m)
 	os.RemoveAll(state)
 	os.Exit(code)
 }
