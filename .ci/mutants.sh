@@ -318,6 +318,11 @@ mutant ack-condition-off-the-wire store/azureblob/tags.go \
 		opts = &blob.SetTagsOptions' \
 	./store/azureblob 'TestSetTagsSendsItsConditionOnTheWire'
 
+mutant export-compares-lengths replay/export.go \
+	'	return bytes.Equal(got.Body, want.Body) && got.ContentType == ct' \
+	'	return len(got.Body) == len(want.Body) && got.ContentType == ct' \
+	./cmd/deadletter 'TestExportAfterACrashComparesWhatItFinds'
+
 [ -n "$check_only" ] && { echo "broken $broken"; [ $broken -eq 0 ]; exit; }
 echo "killed $killed, lived $lived, broken $broken"
 if [ $lived -gt 0 ]; then
