@@ -323,6 +323,15 @@ mutant export-compares-lengths replay/export.go \
 	'	return bytes.Equal(got.Body[:0], want.Body[:0]) && len(got.Body) == len(want.Body) && got.ContentType == ct' \
 	./cmd/deadletter 'TestExportAfterACrashComparesWhatItFinds'
 
+mutant hook-allows-a-credential-named internal/hook/hook.go \
+	'			keep = keep || k == n && !isCredential(k)' '			keep = keep || k == n' \
+	./internal/hook 'TestEachGuardKeepsCredentialsFromAHookAlone'
+mutant hook-scrub-forgets-names internal/hook/hook.go \
+	'			if strings.EqualFold(k, n) {
+				continue next' '			if false && strings.EqualFold(k, n) {
+				continue next' \
+	./internal/hook 'TestEachGuardKeepsCredentialsFromAHookAlone'
+
 [ -n "$check_only" ] && { echo "broken $broken"; [ $broken -eq 0 ]; exit; }
 echo "killed $killed, lived $lived, broken $broken"
 if [ $lived -gt 0 ]; then
