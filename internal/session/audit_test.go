@@ -11,6 +11,7 @@ import (
 
 	"github.com/deadletter/deadletter/internal/record"
 	"github.com/deadletter/deadletter/internal/session"
+	"github.com/deadletter/deadletter/store"
 	"github.com/deadletter/deadletter/store/azureblob"
 	"github.com/deadletter/deadletter/store/storetest"
 )
@@ -205,5 +206,41 @@ func TestTheSharedRecordSurvivesAForeignLineAndALostAnswer(t *testing.T) {
 	})
 	if err := lossy.Append(ctx, []byte(line)); err == nil || !strings.Contains(err.Error(), "(503)") || strings.Contains(err.Error(), ":  (") {
 		t.Fatalf("a 503 with no code: %v", err)
+	}
+}
+
+// What else may sit in the audit container — a blob under another name (notes, an export someone parked there)
+// and one under an audit name that is not deadletter's (a block blob of text) — never stops the shared record
+// being read nor is taken for a record: the other name is not read, the text's lines are skipped and named.
+func TestForeignBlobsInTheAuditContainerAreNotRecords(t *testing.T) {
+	a, _, where := auditPair(t)
+	ctx := context.Background()
+	r := &record.Recorder{Local: record.OpenDir(t.TempDir()), Shared: session.SharedRecord(a), Who: record.Who{User: "op", Host: "h"},
+		Estate: record.EstateOf("", where)}
+	act, err := r.Begin(ctx, record.ActAck, "deadletter ack", time.Now(), []record.Blob{{Name: "S/1.json", ETag: `"1"`}}, "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	act.End(ctx, time.Now(), []record.Blob{{Name: "S/1.json", ETag: `"1"`, Outcome: "acked"}}, nil)
+	plain, err := azureblob.Open(azureblob.Options{ConnectionString: storetest.AzuriteConnectionString(t),
+		Container: strings.TrimPrefix(a.Describe(), "audit container devstoreaccount1/")})
+	if err != nil {
+		t.Fatal(err)
+	}
+	line := `{"v":1,"id":"ab","phase":"intent","action":"drain","wall":"2026-12-02T05:00:00Z","who":{"user":"mallory","host":"h"},"estate":{"where":"` + where + `"},"via":"planted","blobs":[]}` + "\n"
+	for name, body := range map[string]string{
+		"notes.jsonl":           line,                                // not an audit name: never read
+		"2020-01-01.0000.jsonl": "\x1b[2Jnot a record\n" + line[:20], // an audit name, not deadletter's lines
+	} {
+		if _, err := plain.Write(ctx, name, []byte(body), store.WriteOptions{}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	recs, skipped, err := record.Read(ctx, session.SharedRecord(a))
+	if err != nil || len(recs) != 1 || recs[0].Intent.Via != "deadletter ack" {
+		t.Fatalf("read beside foreign blobs: %+v, %v", recs, err)
+	}
+	if len(skipped) != 2 || !strings.Contains(skipped[0].Error(), "2020-01-01.0000.jsonl line 1") {
+		t.Fatalf("the foreign lines are not named: %v", skipped)
 	}
 }
