@@ -32,6 +32,7 @@ func TestMain(m *testing.M) {
 		panic(err)
 	}
 	os.Setenv("XDG_STATE_HOME", state)
+	testkit.WaitingParallelism()
 	hygiene := testkit.TakeHygiene()
 	code := m.Run()
 	os.RemoveAll(state)

@@ -1,6 +1,7 @@
 package testkit
 
 import (
+	"flag"
 	"fmt"
 	"os"
 	"os/exec"
@@ -132,4 +133,18 @@ func Clean(m interface{ Run() int }) int {
 		code = 1
 	}
 	return code
+}
+
+// WaitingParallelism raises go test's -parallel (unless it was given) for a package whose tests mostly wait — on a
+// rehearsal's clock, a subprocess, the emulator — rather than compute: twice the processors, at least four. Call
+// it from TestMain before m.Run.
+func WaitingParallelism() {
+	if !flag.Parsed() {
+		flag.Parse()
+	}
+	given := false
+	flag.Visit(func(f *flag.Flag) { given = given || f.Name == "test.parallel" })
+	if !given {
+		flag.Set("test.parallel", strconv.Itoa(max(4, 2*runtime.GOMAXPROCS(0))))
+	}
 }

@@ -24,6 +24,7 @@ func TestMain(m *testing.M) {
 		panic(err)
 	}
 	os.Setenv("XDG_STATE_HOME", state)
+	testkit.WaitingParallelism()
 	code := testkit.Clean(m)
 	os.RemoveAll(state)
 	os.Exit(code)
