@@ -177,13 +177,8 @@ mutant completion-bash-unescaped cmd/deadletter/completion.go \
 	./cmd/deadletter 'TestCompletionRunsNothing/bash' terminal
 
 # ── an event's journey (replay/rules/journey_test.go; the twin's ground truth in cmd/deadletter/trace_test.go) ──
-mutant journey-archived-wins-over-quarantine replay/rules/journey.go \
-	'	if p.Fate == FateQuarantined {
-		return
-	}' \
-	'	if p.Fate == FateQuarantined && false {
-		return
-	}' \
+mutant journey-archived-read-last replay/rules/journey.go \
+	'		if d := strings.Compare(a.Blob, b.Blob); d != 0 {' '		if d := strings.Compare(b.Blob, a.Blob); d != 0 {' \
 	./replay/rules 'TestJourneyQuarantineCopyWins'
 mutant journey-no-delay-after-ttl replay/rules/journey.go \
 	'j.Until = last.At.Add(c.TTL + DeadLetterDelay)' 'j.Until = last.At.Add(c.TTL)' \

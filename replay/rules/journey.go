@@ -203,7 +203,8 @@ type Journey struct {
 func (c Config) Journey(original string, sightings []Sighting, touches []Touch, now time.Time) Journey {
 	j := Journey{Original: original}
 	// In a fixed order, whatever order the reads came back in: two copies dated alike must not be told apart by
-	// which download finished first.
+	// which download finished first. By name, so a pass's archived/ copy comes before its quarantine/ copy, which
+	// then says where the refused events went.
 	sightings = slices.Clone(sightings)
 	slices.SortStableFunc(sightings, func(a, b Sighting) int {
 		if d := strings.Compare(a.Blob, b.Blob); d != 0 {
@@ -345,11 +346,9 @@ func (c Config) see(p *Pass, s Sighting, now time.Time) {
 }
 
 // seeArchived: the archived copy holds the original's bytes, every event of it — those the replay refused went to
-// the quarantine copy (which wins — or, restored since, is gone), the others were republished.
+// the quarantine copy (which wins: Journey reads a pass's archived/ copy before its quarantine/ one, by name — or,
+// restored since, it is gone), the others were republished.
 func (c Config) seeArchived(p *Pass, s Sighting) {
-	if p.Fate == FateQuarantined {
-		return
-	}
 	if j := c.Judge(s.ID, s.EventType); j.Verdicts.Has(VerdictCap) || j.Known() && !j.Replayable() {
 		_, q := Twins(strings.TrimPrefix(s.Blob, ArchivedPrefix))
 		p.Fate, p.At, p.Where, p.Verdicts = FateQuarantined, s.LastModified, q, j.Verdicts&^SetOf(VerdictUnknown)
