@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"slices"
 	"strings"
+	"sync/atomic"
 
 	tea "charm.land/bubbletea/v2"
 	"github.com/deadletter/deadletter/internal/present"
@@ -165,11 +166,10 @@ type journeyMsg struct {
 	unread int // blobs not read yet, left out (PlanTraceIndexed)
 }
 
-var eventViewSeq int
+var eventViewSeq atomic.Int64
 
 func newEventView(e *env, d *replay.Detail, i int) *eventView {
-	eventViewSeq++
-	v := &eventView{e: e, d: d, i: i, text: newPager(e.st), seq: eventViewSeq, tracing: true}
+	v := &eventView{e: e, d: d, i: i, text: newPager(e.st), seq: int(eventViewSeq.Add(1)), tracing: true}
 	v.build()
 	return v
 }

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"slices"
 	"strings"
+	"sync/atomic"
 	"time"
 
 	tea "charm.land/bubbletea/v2"
@@ -73,11 +74,10 @@ type historyView struct {
 	following map[string]string
 }
 
-var historySeq int
+var historySeq atomic.Int64
 
 func newHistoryView(e *env) *historyView {
-	historySeq++
-	return &historyView{box: newBox(e, "The record: every action on "+e.estate), seq: historySeq, loading: true, earlier: -1,
+	return &historyView{box: newBox(e, "The record: every action on "+e.estate), seq: int(historySeq.Add(1)), loading: true, earlier: -1,
 		events: map[string]map[record.Key][]rules.Journey{}, following: map[string]string{}}
 }
 

@@ -292,7 +292,7 @@ func printLog(ctx context.Context, w io.Writer, snap *rules.Snapshot, h history,
 			line += " · failed: " + r.Outcome.Error
 		}
 		if r.IntentGone {
-			line += " · its intent line is gone (rotated away): dated by its outcome"
+			line += " · its intent line was not read (rotated away, never reached this record, or skipped above): dated by its outcome"
 		}
 		fmt.Fprintf(w, "  %s\n", textfmt.Printable(line))
 		for _, f := range record.Follow(ctx, snap, r) {

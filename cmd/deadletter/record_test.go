@@ -496,7 +496,7 @@ func TestLogSinceLocalOnlyAndAnIntentGone(t *testing.T) {
 
 	out := mustRun(t, "log", "--dir", dir)
 	if !strings.Contains(out, "local only") || !strings.Contains(out, "ack by") || !strings.Contains(out, "three days ago") ||
-		strings.Count(out, "its intent line is gone") != 1 {
+		strings.Count(out, "its intent line was not read") != 1 {
 		t.Fatalf("log:\n%s", out)
 	}
 	var lj output.LogJSON

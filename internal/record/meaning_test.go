@@ -96,9 +96,14 @@ func TestAnOutcomeWhoseIntentIsGoneIsStillARecord(t *testing.T) {
 	if err != nil || len(bad) > 0 {
 		t.Fatal(errors.Join(err, errors.New(fmtErrs(bad))))
 	}
-	if len(recs) != 1 || recs[0].Interrupted() || !recs[0].IntentGone || recs[0].Intent.Action != ActDrain ||
+	if len(recs) != 1 || recs[0].Interrupted() || !recs[0].IntentGone || recs[0].Intent.Action != ActDrain || recs[0].Shared ||
 		len(recs[0].Outcome.Blobs) != 1 || recs[0].Outcome.Blobs[0].Outcome != "drained" {
 		t.Fatalf("%+v", recs)
+	}
+	// Read beside an (empty) local log, the outcome comes from the shared place: the record is shared.
+	recs, _, _ = Read(ctx, OpenDir(filepath.Join(t.TempDir(), "empty")), shared)
+	if len(recs) != 1 || !recs[0].Shared || !recs[0].IntentGone {
+		t.Fatalf("an outcome read from the shared place: %+v", recs)
 	}
 }
 

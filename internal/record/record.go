@@ -484,8 +484,8 @@ type Record struct {
 	Outcome *Line
 	// Shared says the record was read from the shared place (else only from the local log).
 	Shared bool
-	// IntentGone: its intent line was not read (rotated away, or lost): what it shows of the intent — its time,
-	// who, the estate — is its outcome's.
+	// IntentGone: its intent line was not read — rotated away, refused by the shared place when it was written,
+	// or skipped as unreadable: what it shows of the intent (its time, who, the estate) is its outcome's.
 	IntentGone bool
 }
 
@@ -514,6 +514,7 @@ func Read(ctx context.Context, sinks ...Sink) ([]Record, []*LineError, error) {
 	var order []string
 	var skipped []*LineError
 	outcomes := map[string]Line{}
+	sharedOutcome := map[string]bool{} // an outcome read from the shared place (its intent may not be)
 	for si, s := range sinks {
 		if s == nil {
 			continue
@@ -531,6 +532,9 @@ func Read(ctx context.Context, sinks ...Sink) ([]Record, []*LineError, error) {
 			skipped = append(skipped, bad...)
 			for _, l := range lines {
 				k := key{l.ID, l.Phase}
+				if si > 0 && l.Phase == PhaseOutcome {
+					sharedOutcome[l.ID] = true
+				}
 				if seen[k] {
 					if rec := byID[l.ID]; rec != nil && si > 0 {
 						rec.Shared = true
@@ -561,7 +565,7 @@ func Read(ctx context.Context, sinks ...Sink) ([]Record, []*LineError, error) {
 			in := o
 			in.Phase = PhaseIntent
 			oc := o
-			out = append(out, Record{Intent: in, Outcome: &oc, IntentGone: true})
+			out = append(out, Record{Intent: in, Outcome: &oc, IntentGone: true, Shared: sharedOutcome[id]})
 		}
 	}
 	slices.SortStableFunc(out, func(a, b Record) int {

@@ -259,10 +259,10 @@ func (s *Session) lookAt(ctx context.Context, c *Canary, rep rules.WitnessReport
 		switch {
 		case h.Verdict == rules.HandlerFailing && h.LastFailure.After(from):
 			c.Word, c.Why = rules.CanaryFailing, fmt.Sprintf("%s: %d failed attempt(s), none delivered since %s", rep.Source, h.Failed, textfmt.Time(h.LastFailure))
-		case !h.LastSuccess.IsZero() && !h.LastSuccess.Before(from) && !h.LastFailure.After(h.LastSuccess):
-			c.Word, c.Why = rules.CanaryDelivered, fmt.Sprintf("%s: delivered since %s (%d delivered in its window)", rep.Source, textfmt.Time(from), h.Succeeded)
 		case h.Verdict == rules.HandlerFailing && h.LastFailure.Equal(from):
 			c.Why = fmt.Sprintf("taken by the replay at %s; %s counts a failure in that minute, which may be from before it: waiting for the next minute's", textfmt.Time(c.TakenAt), rep.Source)
+		case !h.LastSuccess.IsZero() && !h.LastSuccess.Before(from) && !h.LastFailure.After(h.LastSuccess):
+			c.Word, c.Why = rules.CanaryDelivered, fmt.Sprintf("%s: delivered since %s (%d delivered in its window)", rep.Source, textfmt.Time(from), h.Succeeded)
 		default:
 			c.Why = fmt.Sprintf("taken by the replay at %s; %s has counted nothing of it yet (its metrics are a few minutes late)", textfmt.Time(c.TakenAt), rep.Source)
 		}

@@ -14,8 +14,7 @@ import (
 )
 
 // New blobs, side files and folders honour the umask like any other tool's: 0644 and 0755 under 022.
-func TestDirPermissionsFollowTheUmask(t *testing.T) {
-	t.Parallel()
+func TestDirPermissionsFollowTheUmask(t *testing.T) { // (not parallel: the umask is the whole process's)
 	old := syscall.Umask(0o022)
 	defer syscall.Umask(old)
 	root := t.TempDir()
