@@ -397,14 +397,7 @@ func TestATwinScriptChangeAndAHostileNameAreRecorded(t *testing.T) {
 // log — file and line — and the rest of the record shown; report reports the actions it could read and says the
 // line it skipped. Nobody has to edit the file by hand before they can read their record again.
 func TestAHostileRecordLineIsSkippedAndSaid(t *testing.T) {
-	dir, state := t.TempDir(), t.TempDir()
-	t.Setenv("XDG_STATE_HOME", state)
-	mustRun(t, "twin", "start", "--dir", dir)
-	mustRun(t, "ack", "--dir", dir, "--yes", "--for", "1h", namesIn(t, dir, "")[0])
-	files, _ := filepath.Glob(filepath.Join(state, "deadletter", "record", "*.jsonl"))
-	if len(files) != 1 {
-		t.Fatalf("record files %v", files)
-	}
+	dir, files := ackedTwinRecord(t)
 	f, _ := os.OpenFile(files[0], os.O_APPEND|os.O_WRONLY, 0)
 	f.WriteString(`{"v":2,"id":"ee","phase":"intent","action":"drain","wall":"2026-12-02T04:00:00Z","who":{"user":"x","host":"y"},"estate":{"where":"dir:` + dir + `"},"via":"newer","blobs":[]}` + "\n")
 	f.WriteString(`{"v":1,"id":"ff","phase":"intent","action":"drain","wall":"2026-12-02T04:00:00Z","who":{"user":"x","host":"y"},"estate":{"where":"dir:` + dir + `"},"via":"forged`)
@@ -471,14 +464,7 @@ func TestARemovedTwinsRecordsStayWithIt(t *testing.T) {
 // keeps none; a log with no --audit-container says it is this machine's alone; an outcome whose intent line was
 // rotated away is told as finished, saying its intent is gone.
 func TestLogSinceLocalOnlyAndAnIntentGone(t *testing.T) {
-	dir, state := t.TempDir(), t.TempDir()
-	t.Setenv("XDG_STATE_HOME", state)
-	mustRun(t, "twin", "start", "--dir", dir)
-	mustRun(t, "ack", "--dir", dir, "--yes", "--for", "1h", namesIn(t, dir, "")[0])
-	files, _ := filepath.Glob(filepath.Join(state, "deadletter", "record", "*.jsonl"))
-	if len(files) != 1 {
-		t.Fatalf("record files %v", files)
-	}
+	dir, files := ackedTwinRecord(t)
 	first, _ := os.ReadFile(files[0])
 	var ack struct {
 		Estate json.RawMessage `json:"estate"`
@@ -530,4 +516,19 @@ func TestLogSinceLocalOnlyAndAnIntentGone(t *testing.T) {
 	if out = mustRun(t, "log", "--dir", dir, "--since", "1h", "--filter", "sub:no-such-subscription"); !strings.Contains(out, "matched none of the 3 action(s)") {
 		t.Fatalf("log --since with nothing kept:\n%s", out)
 	}
+}
+
+// ackedTwinRecord is a twin with one ack recorded, in a state directory of the test's own: the twin's directory
+// and the record's files (one, unless the ack straddled UTC midnight). It sets XDG_STATE_HOME: not parallel.
+func ackedTwinRecord(t *testing.T) (string, []string) {
+	t.Helper()
+	dir, state := t.TempDir(), t.TempDir()
+	t.Setenv("XDG_STATE_HOME", state)
+	mustRun(t, "twin", "start", "--dir", dir)
+	mustRun(t, "ack", "--dir", dir, "--yes", "--for", "1h", namesIn(t, dir, "")[0])
+	files, _ := filepath.Glob(filepath.Join(state, "deadletter", "record", "*.jsonl"))
+	if len(files) != 1 {
+		t.Fatalf("record files %v", files)
+	}
+	return dir, files
 }

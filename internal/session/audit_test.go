@@ -158,13 +158,7 @@ func TestTheAuditContainerURLIsNeverTheDeadLetterContainer(t *testing.T) {
 func TestTheSharedRecordSurvivesAForeignLineAndALostAnswer(t *testing.T) {
 	a, _, where := auditPair(t)
 	ctx := context.Background()
-	r := &record.Recorder{Local: record.OpenDir(t.TempDir()), Shared: session.SharedRecord(a), Who: record.Who{User: "op", Host: "h"},
-		Estate: record.EstateOf("", where)}
-	act, err := r.Begin(ctx, record.ActAck, "deadletter ack", time.Now(), []record.Blob{{Name: "S/1.json", ETag: `"1"`}}, "")
-	if err != nil {
-		t.Fatal(err)
-	}
-	act.End(ctx, time.Now(), []record.Blob{{Name: "S/1.json", ETag: `"1"`, Outcome: "acked"}}, nil)
+	recordAnAck(t, a, where)
 	foreign := `{"v":2,"id":"ff","phase":"intent","action":"drain","wall":"2026-12-02T04:00:00Z","who":{"user":"x","host":"y"},"estate":{"where":"` + where + `"},"via":"newer","blobs":[],"newField":{"x":1}}` + "\n"
 	if err := a.Append(ctx, []byte(foreign)); err != nil {
 		t.Fatal(err)
@@ -215,13 +209,7 @@ func TestTheSharedRecordSurvivesAForeignLineAndALostAnswer(t *testing.T) {
 func TestForeignBlobsInTheAuditContainerAreNotRecords(t *testing.T) {
 	a, _, where := auditPair(t)
 	ctx := context.Background()
-	r := &record.Recorder{Local: record.OpenDir(t.TempDir()), Shared: session.SharedRecord(a), Who: record.Who{User: "op", Host: "h"},
-		Estate: record.EstateOf("", where)}
-	act, err := r.Begin(ctx, record.ActAck, "deadletter ack", time.Now(), []record.Blob{{Name: "S/1.json", ETag: `"1"`}}, "")
-	if err != nil {
-		t.Fatal(err)
-	}
-	act.End(ctx, time.Now(), []record.Blob{{Name: "S/1.json", ETag: `"1"`, Outcome: "acked"}}, nil)
+	recordAnAck(t, a, where)
 	plain, err := azureblob.Open(azureblob.Options{ConnectionString: storetest.AzuriteConnectionString(t),
 		Container: strings.TrimPrefix(a.Describe(), "audit container devstoreaccount1/")})
 	if err != nil {
@@ -242,5 +230,21 @@ func TestForeignBlobsInTheAuditContainerAreNotRecords(t *testing.T) {
 	}
 	if len(skipped) != 2 || !strings.Contains(skipped[0].Error(), "2020-01-01.0000.jsonl line 1") {
 		t.Fatalf("the foreign lines are not named: %v", skipped)
+	}
+}
+
+// recordAnAck records one finished ack of the estate at where in the shared audit log a (and a local log of the
+// test's own).
+func recordAnAck(t *testing.T, a *azureblob.AuditLog, where string) {
+	t.Helper()
+	ctx := context.Background()
+	r := &record.Recorder{Local: record.OpenDir(t.TempDir()), Shared: session.SharedRecord(a), Who: record.Who{User: "op", Host: "h"},
+		Estate: record.EstateOf("", where)}
+	act, err := r.Begin(ctx, record.ActAck, "deadletter ack", time.Now(), []record.Blob{{Name: "S/1.json", ETag: `"1"`}}, "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := act.End(ctx, time.Now(), []record.Blob{{Name: "S/1.json", ETag: `"1"`, Outcome: "acked"}}, nil); err != nil {
+		t.Fatal(err)
 	}
 }

@@ -250,7 +250,8 @@ func (s *Session) lookAt(ctx context.Context, c *Canary, rep rules.WitnessReport
 	}
 	// Event Grid counts per minute: a failure in the very minute the replay took the canary may be the handler's
 	// last one before it (a handler just brought back, its subscription still on probation) — so a failure tells
-	// only from the next minute on, when it is surely the canary's (Event Grid retries it within a minute).
+	// only from the next minute on, when it is surely the canary's (a failing handler is retried within a minute;
+	// one whose error Event Grid does not retry is never told, and the canary ends unheard: held, never drained).
 	from := c.TakenAt.Truncate(time.Minute)
 	for _, h := range rep.Handlers {
 		if !strings.EqualFold(h.Subscription, c.Sub) || rep.None != "" {
