@@ -8,6 +8,7 @@ import (
 
 	"github.com/deadletter/deadletter/internal/output"
 	"github.com/deadletter/deadletter/internal/present"
+	"github.com/deadletter/deadletter/replay"
 	"github.com/deadletter/deadletter/replay/rules"
 	"github.com/spf13/cobra"
 )
@@ -57,50 +58,107 @@ func runReport(ctx context.Context, o *reportOptions) error {
 	}
 	witness := s.StartWitness(ctx) // beside the listing
 	l, cfg := s.Loader(), s.Config()
-	l.NoCache = true // one look: a cache of a million summaries beside the snapshot that already holds them doubles nothing useful
-	snap, err := s.List(ctx)
+	l.NoCache = true // one look: a cache of every summary would hold the container the report streams past
+	t, err := tallyReport(ctx, l, o)
 	if err != nil {
 		return couldNotLook(ctx, err)
 	}
-	l.HydrateWhere(ctx, snap, nil)
-	if ctx.Err() != nil {
-		return couldNotLook(ctx, ctx.Err())
-	}
-	rep := buildReport(cfg, snap, o)
-	addWitness(&rep, cfg, snap, witness())
+	rep := t.report(cfg, l.Container.Describe())
+	addWitness(&rep, cfg, t, witness())
 	// A record that cannot be read (a hostile or cut line, an audit container refused) is said in the report, whose
 	// other sections stand on the container alone.
 	if h, err := s.History(ctx); err != nil {
 		rep.Record = &output.ReportRecordJSON{Error: output.OptText(err.Error()), Actions: []output.LogRecordJSON{}}
 	} else {
+		// Following the record's blobs and their events needs the listing (where each is now, by name): it is
+		// listed once more, without its payloads, only when there is a record to follow.
+		snap := rules.NewSnapshot(l.Container.Describe())
+		if len(h.Records) > 0 {
+			if snap, err = s.List(ctx); err != nil {
+				return couldNotLook(ctx, err)
+			}
+		}
 		rep.Record = toReportRecord(ctx, l, snap, h, s.Who())
 	}
 	rep.Rehearsal = s.Rehearsal()
 	return o.out.print(a.io.out, rep, func() { output.WriteMarkdown(a.io.out, rep) })
 }
 
+// reportTally is what a report adds up as it streams the container, page by page — the check, the picture, each
+// subscription's readiness, and the blobs whose metadata tells of a drain or a restore — so a report of a million
+// blobs holds tallies and the names its findings give, never the listing or its payloads' summaries.
+type reportTally struct {
+	o        *reportOptions
+	chk      *rules.Checker
+	pic      *rules.PictureBuilder
+	ready    *rules.ReadinessBuilder
+	blobs    int
+	now      time.Time // the latest service time a page was listed at
+	drains   []output.DrainJSON
+	restores []output.RestoredJSON
+}
+
+// tallyReport streams the container into a reportTally, every payload read (the archived copies' too: the
+// picture counts every event once).
+func tallyReport(ctx context.Context, l *replay.Loader, o *reportOptions) (*reportTally, error) {
+	twins, err := l.Twins(ctx)
+	if err != nil {
+		return nil, err
+	}
+	cfg := l.Config
+	t := &reportTally{o: o, chk: cfg.NewChecker(rules.CheckOptions{MaxQuarantine: o.maxQuarantine, Names: true}),
+		pic: cfg.NewPictureBuilder(rules.PictureOptions{Window: o.since}), ready: cfg.NewReadinessBuilder()}
+	err = l.Stream(ctx, func(items []rules.Item, now time.Time) error {
+		twins.Mark(items)
+		hydrate(ctx, l, items, nil)
+		if err := ctx.Err(); err != nil {
+			return err // (stopped mid-page: no report of part of the container)
+		}
+		t.chk.Add(items, now)
+		t.pic.Add(items, now)
+		t.ready.Add(items, now)
+		t.blobs += len(items)
+		if now.After(t.now) {
+			t.now = now
+		}
+		for i := range items {
+			it := &items[i]
+			m := rules.MarksOf(it.Metadata)
+			if m.Drained() {
+				t.drains = append(t.drains, output.DrainJSON{Name: output.Text(it.Name), DrainCount: output.Text(m.DrainCount), DrainedAt: output.Text(m.DrainedAt)})
+			}
+			if m.Restored() {
+				t.restores = append(t.restores, output.RestoredJSON{Name: output.Text(it.Name), From: output.Text(m.RestoredFrom)})
+			}
+		}
+		return nil
+	})
+	return t, err
+}
+
 // addWitness adds Event Grid's witness to a report: its findings, its verdict beside each subscription's
 // readiness, and what it read (nothing changes without one).
-func addWitness(r *output.ReportJSON, cfg rules.Config, snap *rules.Snapshot, w rules.WitnessReport) {
+func addWitness(r *output.ReportJSON, cfg rules.Config, t *reportTally, w rules.WitnessReport) {
 	if !present.HasWitness(w) {
 		return
 	}
 	var chk rules.Report
 	chk.AddWitness(w)
 	for _, f := range chk.Findings {
-		r.Findings = append(r.Findings, output.ToFindingJSON(f, output.Text(present.FindingMessage(f, cfg, snap.Now))))
+		r.Findings = append(r.Findings, output.ToFindingJSON(f, output.Text(present.FindingMessage(f, cfg, t.now))))
 		r.Healthy = false
 	}
-	r.Readiness = output.ToReadinessJSON(cfg.Readiness(snap.Items, snap.Now), w)
+	r.Readiness = output.ToReadinessJSON(t.ready.Readiness(), w)
 	r.EventGrid = output.ToEventGridJSON(w)
 }
 
-func buildReport(cfg rules.Config, snap *rules.Snapshot, o *reportOptions) output.ReportJSON {
-	p := cfg.Picture(snap, rules.PictureOptions{Window: o.since})
-	chk := cfg.Check(snap, rules.CheckOptions{MaxQuarantine: o.maxQuarantine, Names: true})
+// report lays the tallies out as the report's JSON (the Markdown is written from it).
+func (t *reportTally) report(cfg rules.Config, container string) output.ReportJSON {
+	p := t.pic.Picture()
+	chk := t.chk.Report()
 	cj := output.ToCheckJSON(cfg, chk)
-	r := output.ReportJSON{Container: output.Text(snap.Container), Now: output.RFC3339(snap.Now), Since: output.RFC3339(p.Hours[0]), WindowHours: len(p.Hours),
-		Counts: chk.Counts, Blobs: len(snap.Items), Handled: chk.Handled, Events: p.Events, Unread: p.Unread, Unreadable: chk.Unreadable, FirstUnreadable: output.Text(chk.FirstUnreadable), Before: p.Before, Healthy: chk.Healthy, Findings: cj.Findings, AppStart: cj.AppStart,
+	r := output.ReportJSON{Container: output.Text(container), Now: output.RFC3339(p.Now), Since: output.RFC3339(p.Hours[0]), WindowHours: len(p.Hours),
+		Counts: chk.Counts, Blobs: t.blobs, Handled: chk.Handled, Events: p.Events, Unread: p.Unread, Unreadable: chk.Unreadable, FirstUnreadable: output.Text(chk.FirstUnreadable), Before: p.Before, Healthy: chk.Healthy, Findings: cj.Findings, AppStart: cj.AppStart,
 		Timeline: []output.HourJSON{}, Subscriptions: []output.SubscriptionJSON{}, Loss: []output.LossJSON{}, Drains: []output.DrainJSON{}, Restores: []output.RestoredJSON{}}
 	if !p.BurstStart.IsZero() {
 		s := output.RFC3339(p.BurstStart)
@@ -132,18 +190,9 @@ func buildReport(cfg rules.Config, snap *rules.Snapshot, o *reportOptions) outpu
 	for _, lo := range p.Loss {
 		r.Loss = append(r.Loss, output.LossJSON{WithinHours: int(lo.Within.Hours()), Blobs: lo.Blobs, Events: lo.Events, Unread: lo.Unread})
 	}
-	for i := range snap.Items {
-		it := snap.Items[i]
-		m := rules.MarksOf(it.Metadata)
-		if m.Drained() {
-			r.Drains = append(r.Drains, output.DrainJSON{Name: output.Text(it.Name), DrainCount: output.Text(m.DrainCount), DrainedAt: output.Text(m.DrainedAt)})
-		}
-		if m.Restored() {
-			r.Restores = append(r.Restores, output.RestoredJSON{Name: output.Text(it.Name), From: output.Text(m.RestoredFrom)})
-		}
-	}
+	r.Drains, r.Restores = append(r.Drains, t.drains...), append(r.Restores, t.restores...)
 	slices.SortFunc(r.Drains, func(a, b output.DrainJSON) int { return strings.Compare(string(a.Name), string(b.Name)) })
 	slices.SortFunc(r.Restores, func(a, b output.RestoredJSON) int { return strings.Compare(string(a.Name), string(b.Name)) })
-	r.Readiness = output.ToReadinessJSON(cfg.Readiness(snap.Items, snap.Now), rules.WitnessReport{})
+	r.Readiness = output.ToReadinessJSON(t.ready.Readiness(), rules.WitnessReport{})
 	return r
 }

@@ -43,9 +43,12 @@ func reportOf(t *testing.T) (output.ReportJSON, *rules.Snapshot, *replay.Loader)
 		q = append(q, it.Name)
 	}
 	replay.Restore(ctx, mem, cfg, q[:2], replay.RestoreOptions{Force: true})
+	tally, err := tallyReport(ctx, l, &reportOptions{since: 72 * time.Hour})
+	if err != nil {
+		t.Fatal(err)
+	}
 	snap, _ = l.List(ctx)
-	l.HydrateWhere(ctx, snap, nil)
-	return buildReport(cfg, snap, &reportOptions{since: 72 * time.Hour}), snap, l
+	return tally.report(cfg, snap.Container), snap, l
 }
 
 // withRecord puts the record of reportOf's actions in a report, as runReport does: a drain and a restore by one

@@ -97,20 +97,46 @@ var LossHorizons = []time.Duration{24 * time.Hour, 72 * time.Hour}
 
 // Picture works the snapshot out into the incident picture.
 func (c Config) Picture(s *Snapshot, o PictureOptions) Picture {
+	b := c.NewPictureBuilder(o)
+	for i := range s.Items {
+		b.pb.add(s.Items[i], c.AlertsOf(s.Items[i], s.Now))
+	}
+	b.pb.now(s.Now)
+	return b.Picture()
+}
+
+// PictureBuilder adds the picture up page by page, as Checker adds up a check, so a report of a million blobs
+// holds tallies, never the container. Each page is judged at its own service time (its alerts, the lifecycle's
+// horizons); the timeline ends at the hour of the latest.
+type PictureBuilder struct {
+	cfg Config
+	pb  *pictureBuilder
+}
+
+// NewPictureBuilder starts an empty picture.
+func (c Config) NewPictureBuilder(o PictureOptions) *PictureBuilder {
 	if o.Window <= 0 {
 		o.Window = 72 * time.Hour
 	}
-	pb := newPictureBuilder(s.Now, o.Window)
-	for i := range s.Items {
-		pb.add(s.Items[i], c.AlertsOf(s.Items[i], s.Now))
-	}
-	return pb.finish()
+	return &PictureBuilder{cfg: c, pb: newPictureBuilder(o.Window)}
 }
 
-// pictureBuilder adds the picture up one blob at a time, then orders it.
+// Add takes blobs classified at the service time now, their payloads read where they could be and their
+// replay copies marked (ArchivedTwin, QuarantineTwin).
+func (b *PictureBuilder) Add(items []Item, now time.Time) {
+	b.pb.now(now)
+	for i := range items {
+		b.pb.add(&items[i], b.cfg.AlertsOf(&items[i], now))
+	}
+}
+
+// Picture is the picture of every blob added.
+func (b *PictureBuilder) Picture() Picture { return b.pb.finish() }
+
+// pictureBuilder adds the picture up one blob at a time, then lays it out at the latest service time.
 type pictureBuilder struct {
 	p            Picture
-	first, last  time.Time
+	noHour       int // events in blobs whose name carries no hour
 	subIndex     map[string]int
 	subs         []*subTally
 	reasonIndex  map[string]int
@@ -119,23 +145,24 @@ type pictureBuilder struct {
 
 // subTally is what one subscription adds up to.
 type subTally struct {
-	hours map[int]int
+	hours map[int64]int // events by the hour of the blob's name, in hours since the Unix epoch
 	cells map[int]*Cell
 	fates FateCounts
 	total int
 }
 
-func newPictureBuilder(now time.Time, window time.Duration) *pictureBuilder {
-	pb := &pictureBuilder{p: Picture{Now: now, Window: window}, subIndex: map[string]int{}, reasonIndex: map[string]int{}, reasonTotals: map[string]int{}}
-	pb.last = now.UTC().Truncate(time.Hour)
-	pb.first = pb.last.Add(-window + time.Hour)
-	for h := pb.first; !h.After(pb.last); h = h.Add(time.Hour) {
-		pb.p.Hours = append(pb.p.Hours, h)
-	}
+func newPictureBuilder(window time.Duration) *pictureBuilder {
+	pb := &pictureBuilder{p: Picture{Window: window}, subIndex: map[string]int{}, reasonIndex: map[string]int{}, reasonTotals: map[string]int{}}
 	for _, w := range LossHorizons {
 		pb.p.Loss = append(pb.p.Loss, Loss{Within: w})
 	}
 	return pb
+}
+
+func (pb *pictureBuilder) now(now time.Time) {
+	if now.After(pb.p.Now) {
+		pb.p.Now = now
+	}
 }
 
 func (pb *pictureBuilder) sub(name string) *subTally {
@@ -146,7 +173,7 @@ func (pb *pictureBuilder) sub(name string) *subTally {
 	if !ok {
 		i = len(pb.subs)
 		pb.subIndex[name] = i
-		pb.subs = append(pb.subs, &subTally{hours: map[int]int{}, cells: map[int]*Cell{}})
+		pb.subs = append(pb.subs, &subTally{hours: map[int64]int{}, cells: map[int]*Cell{}})
 	}
 	return pb.subs[i]
 }
@@ -173,10 +200,10 @@ func (pb *pictureBuilder) add(it *Item, a Alerts) {
 	n := max(sm.Events, 1)
 	st.total += n
 	p.Events += n
-	if h := it.Parsed.Hour(); !h.IsZero() && !h.Before(pb.first) && !h.After(pb.last) {
-		st.hours[int(h.Sub(pb.first)/time.Hour)] += n
+	if h := it.Parsed.Hour(); !h.IsZero() {
+		st.hours[h.Unix()/3600] += n
 	} else {
-		p.Before += n
+		pb.noHour += n
 	}
 	pb.addReasons(st, sm)
 	if IsRoot(it.Name) {
@@ -241,6 +268,13 @@ func byCount(names []string, count func(string) int) {
 // finish orders subscriptions and reasons by events and lays the tallies out in that order.
 func (pb *pictureBuilder) finish() Picture {
 	p := pb.p
+	last := p.Now.UTC().Truncate(time.Hour)
+	first := last.Add(-p.Window + time.Hour)
+	p.Hours = nil
+	for h := first; !h.After(last); h = h.Add(time.Hour) {
+		p.Hours = append(p.Hours, h)
+	}
+	p.Before = pb.noHour
 	p.Subscriptions = slices.Collect(maps.Keys(pb.subIndex))
 	byCount(p.Subscriptions, func(n string) int { return pb.subs[pb.subIndex[n]].total })
 	p.Reasons = slices.Collect(maps.Keys(pb.reasonIndex))
@@ -254,7 +288,11 @@ func (pb *pictureBuilder) finish() Picture {
 	for si, name := range p.Subscriptions {
 		st := pb.subs[pb.subIndex[name]]
 		for h, e := range st.hours {
-			p.Timeline[h][si] = e
+			if i := h - first.Unix()/3600; i >= 0 && i < int64(len(p.Hours)) {
+				p.Timeline[i][si] += e
+			} else {
+				p.Before += e
+			}
 		}
 		p.Matrix[si] = make([]Cell, len(p.Reasons))
 		for ri, r := range p.Reasons {

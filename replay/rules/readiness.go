@@ -50,32 +50,77 @@ func DeadLetteredAt(bi blob.Info, name BlobName) (time.Time, bool) {
 // newest dead letter was written and whether its handler was still failing within the TTL before now. Most
 // recently failing first, then by name.
 func (c Config) Readiness(items []*Item, now time.Time) []Readiness {
-	by := map[string]*Readiness{}
+	b := c.NewReadinessBuilder()
 	for _, it := range items {
-		sub := it.Parsed.Subscription
-		if sub == "" || it.Refused != "" {
-			continue
-		}
-		at, ok := DeadLetteredAt(it.Info, it.Parsed)
-		if !ok {
-			continue
-		}
-		r := by[sub]
-		if r == nil {
-			r = &Readiness{Subscription: sub}
-			by[sub] = r
-		}
-		if at.After(r.NewestDeadLetter) {
-			r.NewestDeadLetter = at
-		}
-		if now.Sub(at) < c.TTL {
-			r.LastWindow++
-		}
+		b.add(&it.Info, it.Parsed, now)
 	}
-	out := make([]Readiness, 0, len(by))
-	for _, r := range by {
-		r.Failing = now.Sub(r.NewestDeadLetter) < c.TTL
-		out = append(out, *r)
+	return b.readiness(now)
+}
+
+// ReadinessBuilder adds readiness up page by page (a report streams the container): it keeps, per subscription,
+// the newest dead letter and the times of those within a TTL of their page's clock — all a later clock can still
+// count in its window.
+type ReadinessBuilder struct {
+	ttl    time.Duration
+	latest time.Time
+	by     map[string]*readinessTally
+}
+
+type readinessTally struct {
+	newest time.Time
+	recent []int64 // when the dead letters inside the window were written, in Unix nanoseconds
+}
+
+// NewReadinessBuilder starts with no dead letter seen.
+func (c Config) NewReadinessBuilder() *ReadinessBuilder {
+	return &ReadinessBuilder{ttl: c.TTL, by: map[string]*readinessTally{}}
+}
+
+// Add takes blobs listed at the service time now.
+func (b *ReadinessBuilder) Add(items []Item, now time.Time) {
+	for i := range items {
+		b.add(&items[i].Info, items[i].Parsed, now)
+	}
+	if now.After(b.latest) {
+		b.latest = now
+	}
+}
+
+func (b *ReadinessBuilder) add(bi *blob.Info, name BlobName, now time.Time) {
+	sub := name.Subscription
+	if sub == "" || bi.Refused != "" {
+		return
+	}
+	at, ok := DeadLetteredAt(*bi, name)
+	if !ok {
+		return
+	}
+	t := b.by[sub]
+	if t == nil {
+		t = &readinessTally{}
+		b.by[sub] = t
+	}
+	if at.After(t.newest) {
+		t.newest = at
+	}
+	if now.Sub(at) < b.ttl {
+		t.recent = append(t.recent, at.UnixNano())
+	}
+}
+
+// Readiness is every subscription's readiness at the latest clock added, ordered as Config.Readiness orders it.
+func (b *ReadinessBuilder) Readiness() []Readiness { return b.readiness(b.latest) }
+
+func (b *ReadinessBuilder) readiness(now time.Time) []Readiness {
+	out := make([]Readiness, 0, len(b.by))
+	for sub, t := range b.by {
+		r := Readiness{Subscription: sub, NewestDeadLetter: t.newest, Failing: now.Sub(t.newest) < b.ttl}
+		for _, at := range t.recent {
+			if now.Sub(time.Unix(0, at)) < b.ttl {
+				r.LastWindow++
+			}
+		}
+		out = append(out, r)
 	}
 	sort.Slice(out, func(i, j int) bool {
 		if !out[i].NewestDeadLetter.Equal(out[j].NewestDeadLetter) {

@@ -1,6 +1,7 @@
 package rules
 
 import (
+	"reflect"
 	"testing"
 	"time"
 
@@ -175,5 +176,45 @@ func TestRepublishes(t *testing.T) {
 		if got := Republishes(tc.items); got != tc.want {
 			t.Errorf("%s: republishes %v, want %v", tc.what, got, tc.want)
 		}
+	}
+}
+
+// Streamed, pages listed at two clocks (a listing of a million blobs takes minutes): readiness and the picture's
+// timeline are told at the later clock, as if every blob had been listed then — a dead letter inside the window
+// at the first page's clock but out of it at the last is no longer counted, and the timeline ends at the last
+// clock's hour.
+func TestStreamedReadinessAndTimelineEndAtTheLatestClock(t *testing.T) {
+	t.Parallel()
+	cfg := DefaultConfig()
+	t1 := time.Date(2026, 12, 1, 11, 40, 0, 0, time.UTC)
+	t2 := t1.Add(40 * time.Minute) // 12:20: the next hour
+	mk := func(at time.Time, guid string, now time.Time) Item {
+		it := cfg.MakeItem(store.BlobInfo{Name: DeadLetterName("WEBHOOKS", at, guid), LastModified: at}, now)
+		it.Summary = &Summary{Events: 3}
+		return it
+	}
+	early := mk(t1.Add(-50*time.Minute), "0c6e5b1a-0000-4000-8000-000000000001", t1) // 10:50: in the window at t1, not at t2
+	late := mk(t1.Add(-10*time.Minute), "0c6e5b1a-0000-4000-8000-000000000002", t1)  // 11:30: in it at both
+	last := mk(t2.Add(-5*time.Minute), "0c6e5b1a-0000-4000-8000-000000000003", t2)   // 12:15
+
+	b := cfg.NewReadinessBuilder()
+	b.Add([]Item{early, late}, t1)
+	b.Add([]Item{last}, t2)
+	got := b.Readiness()
+	want := cfg.Readiness([]*Item{&early, &late, &last}, t2)
+	if len(got) != 1 || got[0] != want[0] || got[0].LastWindow != 2 || !got[0].Failing {
+		t.Errorf("streamed readiness %+v, want %+v with 2 in the window", got, want)
+	}
+
+	p := cfg.NewPictureBuilder(PictureOptions{Window: 2 * time.Hour})
+	p.Add([]Item{early, late}, t1)
+	p.Add([]Item{last}, t2)
+	pic := p.Picture()
+	hours := []time.Time{t2.Truncate(time.Hour).Add(-time.Hour), t2.Truncate(time.Hour)}
+	if !pic.Now.Equal(t2) || !reflect.DeepEqual(pic.Hours, hours) {
+		t.Fatalf("the timeline is %v at %v, want %v at %v", pic.Hours, pic.Now, hours, t2)
+	}
+	if pic.HourTotal(0) != 3 || pic.HourTotal(1) != 3 || pic.Before != 3 || pic.Events != 9 {
+		t.Errorf("timeline %v, before %d, events %d: want 3 at 11:00, 3 at 12:00, 3 before", pic.Timeline, pic.Before, pic.Events)
 	}
 }
