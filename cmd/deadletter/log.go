@@ -210,7 +210,7 @@ func toLogJSON(ctx context.Context, snap *rules.Snapshot, h history, rs []record
 		in := r.Intent
 		rj := output.LogRecordJSON{ID: in.ID, Action: output.Text(in.Action), State: r.State(), Wall: output.RFC3339(in.Wall), ServiceTime: output.OptTime(in.Service),
 			Who:  output.LogWhoJSON{User: output.Text(in.Who.User), Host: output.Text(in.Who.Host), Principal: output.OptText(in.Who.Principal)},
-			Mine: r.Mine(me), Via: output.Text(in.Via), Detail: output.OptText(in.Detail), Shared: r.Shared, IntentGone: r.IntentGone, Blobs: []output.LogBlobJSON{},
+			Mine: r.Mine(me), Via: output.Text(in.Via), Detail: output.OptText(in.Detail), Shared: r.Shared, IntentGone: r.IntentGone, PartsMissing: r.PartsMissing, Blobs: []output.LogBlobJSON{},
 			Estate: output.LogEstateJSON{Context: output.OptText(in.Estate.Context), Where: output.Text(in.Estate.Where), Account: output.OptText(in.Estate.Account),
 				Directory: output.OptText(in.Estate.Directory), Container: output.OptText(in.Estate.Container)}}
 		if r.Outcome != nil {
@@ -293,6 +293,9 @@ func printLog(ctx context.Context, w io.Writer, snap *rules.Snapshot, h history,
 		}
 		if r.IntentGone {
 			line += " · its intent line was not read (rotated away, never reached this record, or skipped above): dated by its outcome"
+		}
+		if r.PartsMissing > 0 {
+			line += fmt.Sprintf(" · %d of the lines it was written in were not read: its blobs below are those of the lines read", r.PartsMissing)
 		}
 		fmt.Fprintf(w, "  %s\n", textfmt.Printable(line))
 		for _, f := range record.Follow(ctx, snap, r) {

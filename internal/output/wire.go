@@ -68,7 +68,9 @@ type LogRecordJSON struct {
 	Error       OptText       `json:"error"`
 	Shared      bool          `json:"shared"`
 	IntentGone  bool          `json:"intentGone"`
-	Blobs       []LogBlobJSON `json:"blobs"`
+	// PartsMissing counts the lines of an action written in parts that were not read (0: it is whole).
+	PartsMissing int           `json:"partsMissing"`
+	Blobs        []LogBlobJSON `json:"blobs"`
 }
 
 type LogWhoJSON struct {

@@ -54,6 +54,7 @@ const (
 	ActTwinScript  = "twin-script"
 	maxLineBytes   = 4 << 20 // one line (an action over a few thousand blobs)
 	maxBlobsOfLine = 20000
+	maxParts       = 1 << 20 // (a part per blob of a million-blob action at the very most)
 )
 
 // Actions are every action a record can name, in the order the docs list them.
@@ -175,6 +176,11 @@ type Line struct {
 	Detail string `json:"detail,omitempty"`
 	// Error is why the action as a whole failed.
 	Error string `json:"error,omitempty"`
+	// Part and Parts: an action over more blobs than one line holds (maxLineBytes, maxBlobsOfLine) is written as
+	// Parts lines of one id and phase, part 1 to Parts, each with its share of the blobs; Read joins them. Zero in
+	// a line that is the whole of its phase.
+	Part  int `json:"part,omitempty"`
+	Parts int `json:"parts,omitempty"`
 }
 
 // Sink keeps records: appends one line at a time, whole or not at all, and gives back everything it holds.
@@ -289,7 +295,7 @@ func (r *Recorder) Begin(ctx context.Context, action, via string, service time.T
 	if l.Blobs == nil {
 		l.Blobs = []Blob{}
 	}
-	warned, err := r.write(ctx, l)
+	warned, err := r.writeAll(ctx, l)
 	if err != nil {
 		return nil, fmt.Errorf("cannot write the record (%s): %w — nothing was done", r.Local.Describe(), err)
 	}
@@ -316,12 +322,68 @@ func (a *Act) End(ctx context.Context, service time.Time, blobs []Blob, failure 
 	}
 	// The outcome is written even if the action's own context was cancelled: a cancel is an outcome too. One that
 	// cannot be written locally says so as what it is: the action ran, and its record reads interrupted.
-	warned, err := a.r.write(context.WithoutCancel(ctx), l)
+	warned, err := a.r.writeAll(context.WithoutCancel(ctx), l)
 	a.endWarned = warned
 	if err != nil {
 		return fmt.Errorf("the action ran, but its outcome could not be written to the record (%s): %w — the record calls it interrupted; what it did is said above", a.r.Local.Describe(), err)
 	}
 	return nil
+}
+
+// writeAll writes a phase of an action: one line, or — over more blobs than a line holds — its parts, in order.
+// The shared place's warnings are said once each.
+func (r *Recorder) writeAll(ctx context.Context, l Line) ([]string, error) {
+	parts, err := split(l)
+	if err != nil {
+		return nil, err
+	}
+	var warned []string
+	for _, p := range parts {
+		w, err := r.write(ctx, p)
+		for _, m := range w {
+			if !slices.Contains(warned, m) {
+				warned = append(warned, m)
+			}
+		}
+		if err != nil {
+			return warned, err
+		}
+	}
+	return warned, nil
+}
+
+// split cuts a line over more blobs than one line holds into parts of at most maxBlobsOfLine blobs and
+// maxLineBytes each (a drain of a million blobs is fifty-odd lines, not one refused). A line that fits is itself.
+func split(l Line) ([]Line, error) {
+	l.Part, l.Parts = 0, 0
+	if len(l.Blobs) <= maxBlobsOfLine {
+		if b, err := json.Marshal(l); err != nil || len(b) <= maxLineBytes {
+			return []Line{l}, err
+		}
+	}
+	for n := min(len(l.Blobs), maxBlobsOfLine); ; n = max(1, n/2) {
+		parts, fits := make([]Line, 0, (len(l.Blobs)+n-1)/n), true
+		for c := range slices.Chunk(l.Blobs, n) {
+			p := l
+			p.Blobs, p.Part = c, len(parts)+1
+			parts = append(parts, p)
+		}
+		for i := range parts {
+			parts[i].Parts = len(parts)
+			if b, err := json.Marshal(parts[i]); err != nil {
+				return nil, err
+			} else if len(b) > maxLineBytes {
+				fits = false
+				break
+			}
+		}
+		if fits {
+			return parts, nil
+		}
+		if n == 1 {
+			return nil, fmt.Errorf("the record of this %s is over %d bytes for a single blob", l.Action, maxLineBytes)
+		}
+	}
 }
 
 // write appends a line to the local log, then to the shared one. A local append that fails is the error; a
@@ -456,6 +518,8 @@ func parseLine(raw []byte) (Line, string) {
 		return l, "no time"
 	case len(l.Blobs) > maxBlobsOfLine:
 		return l, fmt.Sprintf("over %d blobs", maxBlobsOfLine)
+	case l.Part < 0 || l.Parts < 0 || l.Part > l.Parts || (l.Part == 0) != (l.Parts == 0) || l.Parts > maxParts:
+		return l, fmt.Sprintf("part %d of %d is no part of a record", l.Part, l.Parts)
 	}
 	return l, ""
 }
@@ -487,6 +551,9 @@ type Record struct {
 	// IntentGone: its intent line was not read — rotated away, refused by the shared place when it was written,
 	// or skipped as unreadable: what it shows of the intent (its time, who, the estate) is its outcome's.
 	IntentGone bool
+	// PartsMissing counts the lines of an action written in parts (over more blobs than a line holds) that were
+	// not read: its blobs are those of the parts read.
+	PartsMissing int
 }
 
 // Interrupted reports whether the action's outcome was never written (killed mid-action, or still running).
@@ -508,13 +575,14 @@ func Read(ctx context.Context, sinks ...Sink) ([]Record, []*LineError, error) {
 	type key struct {
 		id    string
 		phase Phase
+		part  int
 	}
 	seen := map[key]bool{}
-	byID := map[string]*Record{}
+	intents, outcomes := map[string][]Line{}, map[string][]Line{} // each id's lines of the phase: one, or its parts
+	shared := map[string]bool{}                                   // the intent is in the shared place too
+	sharedOutcome := map[string]bool{}                            // an outcome read from the shared place (its intent may not be)
 	var order []string
 	var skipped []*LineError
-	outcomes := map[string]Line{}
-	sharedOutcome := map[string]bool{} // an outcome read from the shared place (its intent may not be)
 	for si, s := range sinks {
 		if s == nil {
 			continue
@@ -531,41 +599,46 @@ func Read(ctx context.Context, sinks ...Sink) ([]Record, []*LineError, error) {
 			lines, bad := Parse(src)
 			skipped = append(skipped, bad...)
 			for _, l := range lines {
-				k := key{l.ID, l.Phase}
+				k := key{l.ID, l.Phase, l.Part}
 				if si > 0 && l.Phase == PhaseOutcome {
 					sharedOutcome[l.ID] = true
 				}
 				if seen[k] {
-					if rec := byID[l.ID]; rec != nil && si > 0 {
-						rec.Shared = true
+					if _, ok := intents[l.ID]; ok && si > 0 {
+						shared[l.ID] = true
 					}
 					continue
 				}
 				seen[k] = true
 				if l.Phase == PhaseOutcome {
-					outcomes[l.ID] = l
+					outcomes[l.ID] = append(outcomes[l.ID], l)
 					continue
 				}
-				byID[l.ID] = &Record{Intent: l, Shared: si > 0}
-				order = append(order, l.ID)
+				if _, ok := intents[l.ID]; !ok {
+					order = append(order, l.ID)
+				}
+				intents[l.ID] = append(intents[l.ID], l)
+				shared[l.ID] = shared[l.ID] || si > 0
 			}
 		}
 	}
 	out := make([]Record, 0, len(order))
 	for _, id := range order {
-		rec := byID[id]
+		rec := Record{Shared: shared[id]}
+		rec.Intent, rec.PartsMissing = join(intents[id])
 		if o, ok := outcomes[id]; ok {
-			rec.Outcome = &o
+			oc, missing := join(o)
+			rec.Outcome, rec.PartsMissing = &oc, rec.PartsMissing+missing
 		}
-		out = append(out, *rec)
+		out = append(out, rec)
 	}
 	// An outcome whose intent is not held (a rotated-away intent) is still a record: its own intent.
 	for id, o := range outcomes {
-		if byID[id] == nil {
-			in := o
+		if intents[id] == nil {
+			oc, missing := join(o)
+			in := oc
 			in.Phase = PhaseIntent
-			oc := o
-			out = append(out, Record{Intent: in, Outcome: &oc, IntentGone: true, Shared: sharedOutcome[id]})
+			out = append(out, Record{Intent: in, Outcome: &oc, IntentGone: true, Shared: sharedOutcome[id], PartsMissing: missing})
 		}
 	}
 	slices.SortStableFunc(out, func(a, b Record) int {
@@ -575,6 +648,27 @@ func Read(ctx context.Context, sinks ...Sink) ([]Record, []*LineError, error) {
 		return strings.Compare(b.Intent.ID, a.Intent.ID)
 	})
 	return out, skipped, nil
+}
+
+// join makes one line of a phase's lines — itself, or its parts in order, their blobs one list — and counts the
+// parts it was not given (rotated away, skipped, or never written: the action says so rather than look whole).
+func join(lines []Line) (Line, int) {
+	if len(lines) == 1 && lines[0].Parts == 0 {
+		return lines[0], 0
+	}
+	slices.SortFunc(lines, func(a, b Line) int { return a.Part - b.Part })
+	l := lines[0]
+	whole := 0
+	l.Blobs = nil
+	for _, p := range lines {
+		whole = max(whole, p.Parts)
+		l.Blobs = append(l.Blobs, p.Blobs...)
+	}
+	if l.Blobs == nil {
+		l.Blobs = []Blob{}
+	}
+	l.Part, l.Parts = 0, 0
+	return l, max(0, whole-len(lines))
 }
 
 // EstateOf is the estate a record names: the context, and the container as deadletter describes it —

@@ -1,0 +1,136 @@
+package record
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"path/filepath"
+	"reflect"
+	"strings"
+	"testing"
+	"time"
+)
+
+// A drain of a backlog is recorded, not refused (issue 52: a drain of 30,000 blobs failed at its intent, "over
+// 4194304 bytes", and did nothing): an action over more blobs than a line holds is written in parts — none over
+// the line's bounds — and read back as one record with every blob in order, intent and outcome alike; in the
+// shared place as well, each part once.
+func TestAnActionOverManyBlobsIsWrittenInParts(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	r, d := testRecorder(t)
+	shared := OpenDir(filepath.Join(t.TempDir(), "shared"))
+	r.Shared = shared
+	var blobs, done []Blob
+	for i := 0; i < 45_000; i++ {
+		name := fmt.Sprintf("PUSH-NOTIFICATIONS/2026/12/7/3/%08x-aaaa-bbbb-cccc-%012d.json", i, i)
+		blobs = append(blobs, Blob{Name: name, ETag: `"0x8DD1234567890AB"`})
+		done = append(done, Blob{Name: name, ETag: `"0x8DD1234567890AB"`, ETagAfter: `"0x8DD1234567890AC"`, Outcome: "drained"})
+	}
+	act, err := r.Begin(ctx, ActDrain, "deadletter drain --yes", testNow, blobs, "")
+	if err != nil {
+		t.Fatalf("a drain of %d blobs was refused: %v", len(blobs), err)
+	}
+	if err := act.End(ctx, testNow, done, nil); err != nil {
+		t.Fatal(err)
+	}
+	for _, sink := range []*Dir{d, shared} {
+		lines := readLines(t, sink)
+		if len(lines) < 6 {
+			t.Fatalf("%s: %d lines for an intent and an outcome of %d blobs, want parts", sink.Describe(), len(lines), len(blobs))
+		}
+		for _, l := range lines {
+			if len(l) > maxLineBytes {
+				t.Fatalf("a part of %d bytes", len(l))
+			}
+		}
+		recs, skipped, err := Read(ctx, sink)
+		if err != nil || len(skipped) > 0 || len(recs) != 1 {
+			t.Fatalf("%s: %d records, skipped %v, %v", sink.Describe(), len(recs), skipped, err)
+		}
+		got := recs[0]
+		if !reflect.DeepEqual(got.Intent.Blobs, blobs) || got.Outcome == nil || !reflect.DeepEqual(got.Outcome.Blobs, done) || got.PartsMissing != 0 {
+			t.Fatalf("%s: read back %d intent and %v outcome blobs (missing %d), want %d in order", sink.Describe(), len(got.Intent.Blobs), got.Outcome != nil, got.PartsMissing, len(blobs))
+		}
+		if got.State() != "done" || got.Intent.Part != 0 || got.Intent.Parts != 0 {
+			t.Fatalf("%s: %s, part %d of %d", sink.Describe(), got.State(), got.Intent.Part, got.Intent.Parts)
+		}
+	}
+	recs, _, err := Read(ctx, d, shared) // (both places: each part once, and shared)
+	if err != nil || len(recs) != 1 || len(recs[0].Intent.Blobs) != len(blobs) || !recs[0].Shared {
+		t.Fatalf("read from both places: %d records, %v", len(recs), err)
+	}
+
+	// A part that is not read leaves the others' blobs, and says how many lines are missing.
+	lines := readLines(t, d)
+	kept := append(append([]string{}, lines[:1]...), lines[2:]...)
+	writeLines(t, d, kept)
+	recs, _, err = Read(ctx, d)
+	if err != nil || len(recs) != 1 || recs[0].PartsMissing != 1 || len(recs[0].Intent.Blobs) >= len(blobs) || len(recs[0].Intent.Blobs) == 0 {
+		t.Fatalf("a part gone: %d records, missing %d, %d blobs, %v", len(recs), recs[0].PartsMissing, len(recs[0].Intent.Blobs), err)
+	}
+}
+
+// Parts are cut by bytes as well as by blobs: a few thousand blobs with long names are over 4 MiB together.
+func TestPartsAreCutByBytesToo(t *testing.T) {
+	t.Parallel()
+	var blobs []Blob
+	for i := 0; i < 3000; i++ {
+		blobs = append(blobs, Blob{Name: fmt.Sprintf("%s-%d.json", strings.Repeat("N", 2000), i)})
+	}
+	parts, err := split(Line{V: Version, ID: "ab", Phase: PhaseIntent, Action: ActDrain, Wall: testNow, Blobs: blobs})
+	if err != nil || len(parts) < 2 {
+		t.Fatalf("%d parts, %v", len(parts), err)
+	}
+	n := 0
+	for i, p := range parts {
+		if p.Part != i+1 || p.Parts != len(parts) {
+			t.Fatalf("part %d says %d of %d", i+1, p.Part, p.Parts)
+		}
+		n += len(p.Blobs)
+	}
+	if n != len(blobs) {
+		t.Fatalf("%d blobs in the parts, want %d", n, len(blobs))
+	}
+	if one, _ := split(Line{V: Version, ID: "ab", Phase: PhaseIntent, Action: ActDrain, Wall: testNow, Blobs: blobs[:3]}); len(one) != 1 || one[0].Parts != 0 {
+		t.Fatalf("a line that fits is cut: %+v", one)
+	}
+}
+
+// A part number that is no part — past the count, a count without a part, below one — is refused as a record.
+func TestANonsensePartIsRefused(t *testing.T) {
+	t.Parallel()
+	for _, p := range []string{`"part":3,"parts":2`, `"part":0,"parts":2`, `"part":1`, `"part":-1,"parts":-1`, `"part":1,"parts":99999999`} {
+		raw := `{"v":1,"id":"ab","phase":"intent","action":"drain","wall":"2026-12-07T03:00:00Z","who":{"user":"u","host":"h"},"estate":{"where":"dir:/x"},"via":"x","blobs":[],` + p + `}`
+		if _, why := parseLine([]byte(raw)); why == "" {
+			t.Errorf("%s was read as a record", p)
+		}
+	}
+}
+
+var testNow = time.Date(2026, 12, 7, 3, 0, 0, 0, time.UTC)
+
+func readLines(t *testing.T, d *Dir) []string {
+	t.Helper()
+	var out []string
+	srcs, err := d.Read(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, s := range srcs {
+		out = append(out, strings.Split(strings.TrimSuffix(string(s.Data), "\n"), "\n")...)
+	}
+	return out
+}
+
+// writeLines replaces the log with these lines, in one file.
+func writeLines(t *testing.T, d *Dir, lines []string) {
+	t.Helper()
+	es, _ := os.ReadDir(d.Path())
+	for _, e := range es {
+		os.Remove(filepath.Join(d.Path(), e.Name()))
+	}
+	if err := os.WriteFile(filepath.Join(d.Path(), "2026-12-07.jsonl"), []byte(strings.Join(lines, "\n")+"\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+}
