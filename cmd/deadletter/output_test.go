@@ -1,6 +1,7 @@
 package main
 
 import (
+	"maps"
 	"slices"
 	"strings"
 	"testing"
@@ -64,5 +65,27 @@ func TestOutputRefusesWhatTheCommandDoesNotPrint(t *testing.T) {
 		if _, errs, code := runCmd(t, append(args, "--dir", dir)...); code == exitError {
 			t.Errorf("deadletter %v: %s", args, errs)
 		}
+	}
+}
+
+// Only the commands that keep a screen or a loop going (the dashboard, the demo, watch) keep the collector the
+// dashboard's frames need; every other command answers once and collects tighter (heap.OneShot).
+func TestOnlyScreensKeepTheLooserCollector(t *testing.T) {
+	t.Parallel()
+	root := newFactory(stdio{}).root()
+	var walk func(c *cobra.Command)
+	frames := map[string]bool{}
+	walk = func(c *cobra.Command) {
+		if drawsFrames(c) {
+			frames[c.CommandPath()] = true
+		}
+		for _, s := range c.Commands() {
+			walk(s)
+		}
+	}
+	walk(root)
+	want := map[string]bool{"deadletter": true, "deadletter demo": true, "deadletter watch": true}
+	if !maps.Equal(frames, want) {
+		t.Errorf("commands that draw frames: %v, want %v", frames, want)
 	}
 }

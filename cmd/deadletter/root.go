@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/deadletter/deadletter/internal/azmonitor"
+	"github.com/deadletter/deadletter/internal/heap"
 	"github.com/deadletter/deadletter/internal/session"
 	"github.com/deadletter/deadletter/internal/textfmt"
 	"github.com/deadletter/deadletter/replay/rules"
@@ -256,9 +257,18 @@ func (f *factory) globalFlags(fs *pflag.FlagSet) {
 	durationVar(fs, &g.timeout, "timeout", "give up on the command after this long (default 30s for ls, show, check and each watch pass; none for report, actions and the dashboard, which Ctrl-C stops; 0: none)")
 }
 
+// drawsFrames reports whether cmd keeps a screen or a loop going (the dashboard, the demo, watch), where a
+// collection must not hold a frame up; every other command answers once and exits, and collects tighter.
+func drawsFrames(cmd *cobra.Command) bool {
+	return !cmd.HasParent() || cmd.Name() == "demo" || cmd.Name() == "watch"
+}
+
 // prepare applies the environment to every flag not given on the command line, then validates.
 func (a *factory) prepare(cmd *cobra.Command) error {
 	a.fitOutput(cmd)
+	if !drawsFrames(cmd) {
+		heap.OneShot()
+	}
 	fs := cmd.Flags()
 	if t := fs.Lookup("timeout"); t != nil {
 		a.timeoutGiven = t.Changed

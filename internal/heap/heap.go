@@ -3,9 +3,11 @@
 package heap
 
 import (
+	"math"
 	"os"
 	"runtime/debug"
 	"runtime/metrics"
+	"sync/atomic"
 	"time"
 )
 
@@ -47,7 +49,7 @@ func Tune() {
 			if live[0].Value.Kind() != metrics.KindUint64 {
 				return // a runtime without the metric: GOGC alone, as before
 			}
-			if l := LimitFor(live[0].Value.Uint64()); l != last {
+			if l := limitAt(live[0].Value.Uint64(), math.Float64frombits(headroom.Load())); l != last {
 				debug.SetMemoryLimit(l)
 				last = l
 			}
@@ -56,8 +58,34 @@ func Tune() {
 }
 
 // LimitFor is the soft memory limit for a live heap of that many bytes.
-func LimitFor(live uint64) int64 {
-	return max(Floor, int64(float64(live)*Headroom))
+func LimitFor(live uint64) int64 { return limitAt(live, Headroom) }
+
+func limitAt(live uint64, headroom float64) int64 {
+	return max(Floor, int64(float64(live)*headroom))
+}
+
+// headroom is the limit's multiple of the live heap Tune follows (float64 bits): Headroom, or OneShotHeadroom.
+var headroom atomic.Uint64
+
+func init() { headroom.Store(math.Float64bits(Headroom)) }
+
+// OneShotGCPercent and OneShotHeadroom are the collector's settings for a command that holds the listing to
+// answer once and exits — ls, trace, log, a drain's or a restore's plan, a report's record: no frame waits on a
+// collection there, so the heap may grow by a quarter of the live set, not 40%, before one — more collections
+// traded for the peak a laptop feels (the dashboard keeps GCPercent: a tighter limit made its frames four times
+// slower). docs/performance.md has both measured at a million blobs.
+const (
+	OneShotGCPercent = 25
+	OneShotHeadroom  = 1 + OneShotGCPercent/100.0
+)
+
+// OneShot tightens the collector to OneShotGCPercent and the followed limit to OneShotHeadroom, each unless the
+// environment sets GOGC or GOMEMLIMIT.
+func OneShot() {
+	if _, set := os.LookupEnv("GOGC"); !set {
+		debug.SetGCPercent(OneShotGCPercent)
+	}
+	headroom.Store(math.Float64bits(OneShotHeadroom))
 }
 
 // StreamGCPercent is the collector's setting while a command streams a container page by page and keeps nothing

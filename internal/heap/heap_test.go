@@ -33,6 +33,9 @@ func TestLimitFollowsTheLiveHeap(t *testing.T) {
 func TestTuneFollowsAndYields(t *testing.T) {
 	if os.Getenv("HEAP_CHILD") != "" {
 		Tune()
+		if os.Getenv("HEAP_ONESHOT") != "" {
+			OneShot()
+		}
 		hold := make([]byte, 512<<20)
 		for i := range hold {
 			if i%4096 == 0 {
@@ -72,6 +75,15 @@ func TestTuneFollowsAndYields(t *testing.T) {
 	parse(run())
 	if gc != GCPercent || limit < 512<<20*14/10 {
 		t.Errorf("tuned: GOGC %d, limit %d; want %d and ≥ 1.4 × 512 MiB", gc, limit, GCPercent)
+	}
+	// A command that answers once collects tighter: at OneShotGCPercent, its limit a quarter above the live heap.
+	parse(run("HEAP_ONESHOT=1"))
+	if gc != OneShotGCPercent || limit < 512<<20*125/100 || limit >= 512<<20*14/10 {
+		t.Errorf("one shot: GOGC %d, limit %d; want %d and 1.25 × the live heap of 512 MiB and more", gc, limit, OneShotGCPercent)
+	}
+	parse(run("HEAP_ONESHOT=1", "GOGC=77"))
+	if gc != 77 {
+		t.Errorf("one shot with GOGC=77 collects at %d", gc)
 	}
 	parse(run("GOGC=77", "GOMEMLIMIT=3GiB"))
 	if gc != 77 || limit != 3<<30 {
