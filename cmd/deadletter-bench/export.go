@@ -13,6 +13,8 @@ import (
 	"strings"
 	"time"
 
+	"github.com/deadletter/deadletter/internal/record"
+	"github.com/deadletter/deadletter/replay/rules"
 	"github.com/deadletter/deadletter/store"
 	"github.com/deadletter/deadletter/store/dirstore"
 )
@@ -30,7 +32,7 @@ type commandFigures struct {
 
 // scaleCommands measures export --all of the directory into a directory of its own (removed after) and
 // ls --jsonl through it, and returns their rows.
-func scaleCommands(dir string, n int) []row {
+func scaleCommands(dir string, n int, twinDir string, twinMade bool) []row {
 	work, err := os.MkdirTemp("", "deadletter-bench-commands-")
 	must(err)
 	defer os.RemoveAll(work)
@@ -52,7 +54,68 @@ func scaleCommands(dir string, n int) []row {
 		commandRow(fmt.Sprintf("export --all dir %d blobs: peak RSS", n), ex, fmt.Sprintf("%.0f MB", ex.RSSMB), ex.RSSMB, 512, "MB"),
 		commandRow(fmt.Sprintf("ls --jsonl dir %d blobs: peak RSS", n), ls, fmt.Sprintf("%.0f MB", ls.RSSMB), ls.RSSMB, 40, "MB"),
 	}
-	return append(rows, everyCommand(bin, dir, n, ls)...)
+	rows = append(rows, everyCommand(bin, dir, n, ls)...)
+	rows = append(rows, logRows(bin, dir, n, work)...)
+	return append(rows, twinRows(bin, n, twinDir, twinMade)...)
+}
+
+// logRows: log over the record of a drain of every blob of the directory (written in parts, as a drain of a
+// backlog is: twenty thousand blobs a line), each blob followed to where it is now — its peak RSS and time.
+func logRows(bin, dir string, n int, work string) []row {
+	state := filepath.Join(work, "log-state")
+	writeDrainRecord(dir, filepath.Join(state, "deadletter", "record"))
+	f := runCommandEnv(bin, 0, []string{"XDG_STATE_HOME=" + state}, "--dir", dir, "--timeout", "0", "log")
+	if f.Err == "" && f.Lines < n {
+		f.Err = fmt.Sprintf("log said %d lines of a drain of %d blobs: it did not read the record as this estate's", f.Lines, n)
+	}
+	name := fmt.Sprintf("log of a %d-blob drain", n)
+	return []row{
+		commandRow(name+": peak RSS", f, fmt.Sprintf("%.0f MB", f.RSSMB), f.RSSMB, 512, "MB"),
+		commandRow(name+": time", f, secs(f.Took), 0, 0, "s"),
+	}
+}
+
+// writeDrainRecord writes the record of a drain of every root blob of dir into the local log at path, through
+// the recorder a drain uses.
+func writeDrainRecord(dir, path string) {
+	d, err := dirstore.Open(dir)
+	must(err)
+	var blobs, done []record.Blob
+	must(d.List(context.Background(), "", func(p store.Page) error {
+		for _, b := range p.Blobs {
+			if rules.IsRoot(b.Name) {
+				blobs = append(blobs, record.Blob{Name: b.Name, ETag: b.ETag})
+				done = append(done, record.Blob{Name: b.Name, ETag: b.ETag, ETagAfter: b.ETag, Outcome: "drained"})
+			}
+		}
+		return nil
+	}))
+	r := &record.Recorder{Local: record.OpenDir(path), Who: record.Who{User: "bench", Host: "bench"}, Estate: record.EstateOf("", d.Describe())}
+	act, err := r.Begin(context.Background(), record.ActDrain, "deadletter drain --yes", time.Now(), blobs, "")
+	must(err)
+	must(act.End(context.Background(), time.Now(), done, nil))
+}
+
+// twinRows: twin advance --by 1h and twin diff on the twin made --from the directory (by -twin-from-child).
+func twinRows(bin string, n int, twinDir string, made bool) []row {
+	var rows []row
+	env := []string{"XDG_STATE_HOME=" + filepath.Join(twinDir, "state")}
+	for _, c := range []struct {
+		name string
+		args []string
+	}{
+		{"twin advance --by 1h", []string{"twin", "advance", "--by", "1h"}},
+		{"twin diff", []string{"twin", "diff"}},
+	} {
+		f := commandFigures{Err: "no twin: twin start --from failed"}
+		if made {
+			f = runCommandEnv(bin, 0, env, append(append([]string{}, c.args...), "--dir", filepath.Join(twinDir, "twin"))...)
+		}
+		name := fmt.Sprintf("%s, a twin of %d blobs", c.name, n)
+		rows = append(rows, commandRow(name+": peak RSS", f, fmt.Sprintf("%.0f MB", f.RSSMB), f.RSSMB, 512, "MB"),
+			commandRow(name+": time", f, secs(f.Took), 0, 0, "s"))
+	}
+	return rows
 }
 
 // everyCommand is a row pair per command an operator runs during a backlog (issue 52), each over the scale
@@ -137,7 +200,15 @@ func runCommand(bin string, args ...string) commandFigures { return runCommandOK
 
 // runCommandOK is runCommand where exit code ok (besides 0) is an answer, not a failure.
 func runCommandOK(bin string, ok int, args ...string) commandFigures {
+	return runCommandEnv(bin, ok, nil, args...)
+}
+
+// runCommandEnv is runCommandOK with env added to the bench's environment.
+func runCommandEnv(bin string, ok int, env []string, args ...string) commandFigures {
 	cmd := exec.Command(bin, args...)
+	if env != nil {
+		cmd.Env = append(os.Environ(), env...)
+	}
 	cmd.SysProcAttr = dieWithParent()
 	var stderr bytes.Buffer
 	cmd.Stderr = &stderr

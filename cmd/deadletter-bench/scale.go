@@ -35,6 +35,7 @@ var (
 	scaleWrite  = flag.String("scale-write-only", "", "write -scale-dir blobs into this directory and exit")
 	scaleChild  = flag.String("scale-child", "", "internal: open the dashboard on the directory and report its scale figures")
 	fromChild   = flag.String("twin-from-child", "", "internal: start a twin --from the directory and report its time and peak RSS")
+	twinKeep    = flag.String("twin-keep", "", "internal: where -twin-from-child makes its twin and leaves it (its state directory beside it)")
 )
 
 // dashboard is the real dashboard driven without a terminal, as tea.Program drives it: every command runs in a
@@ -119,7 +120,10 @@ func phaseScale() []row {
 	must(err)
 	var f scaleFigures
 	must(json.Unmarshal(out, &f))
-	out, err = exec.Command(self, "-twin-from-child", dir).Output()
+	keep, err := os.MkdirTemp("", "deadletter-bench-twin-")
+	must(err)
+	defer os.RemoveAll(keep)
+	out, err = exec.Command(self, "-twin-from-child", dir, "-twin-keep", keep).Output()
 	must(err)
 	var tf twinFromFigures
 	must(json.Unmarshal(out, &tf))
@@ -133,13 +137,16 @@ func phaseScale() []row {
 		twinFromRow(n, tf),
 		{name: fmt.Sprintf("twin start --from dir %d blobs: peak RSS", n), ours: fmt.Sprintf("%.0f MB", tf.RSSMB), value: tf.RSSMB, limit: 512, unit: "MB"},
 	}
-	rows = append(rows, scaleCommands(dir, n)...)
+	rows = append(rows, scaleCommands(dir, n, keep, tf.Err == "")...)
 	return append(rows, scaleAzure())
 }
 
 // writeDir fills a directory with n small dead letters, written straight to files (setup, not measured).
+// Each is dated as Event Grid wrote it, within the hour its name gives (never after now): a backlog of a week,
+// stranded but for the last hour's, as an operator meets it — not a million blobs written a minute ago, all live.
 func writeDir(dir string, n int) {
-	gen := scenario.NewBulk(5, time.Now(), rules.DefaultConfig())
+	now := time.Now()
+	gen := scenario.NewBulk(5, now, rules.DefaultConfig())
 	names := make([]string, n)
 	bodies := make([][]byte, n)
 	for i := range names {
@@ -152,7 +159,14 @@ func writeDir(dir string, n int) {
 		g.Go(func() error {
 			p := filepath.Join(dir, filepath.FromSlash(names[i]))
 			os.MkdirAll(filepath.Dir(p), 0o755)
-			return os.WriteFile(p, bodies[i], 0o644)
+			if err := os.WriteFile(p, bodies[i], 0o644); err != nil {
+				return err
+			}
+			at := rules.ParseBlobName(names[i]).Hour().Add(time.Duration(i%3600) * time.Second)
+			if at.IsZero() || at.After(now) {
+				return nil
+			}
+			return os.Chtimes(p, at, at)
 		})
 	}
 	must(g.Wait())
@@ -230,9 +244,13 @@ type twinFromFigures struct {
 // into a directory of its own, its records in a state directory of its own.
 func twinFromReport(dir string) {
 	ctx := context.Background()
-	work, err := os.MkdirTemp("", "deadletter-twin-from-")
-	must(err)
-	defer os.RemoveAll(work)
+	work := *twinKeep
+	if work == "" {
+		w, err := os.MkdirTemp("", "deadletter-twin-from-")
+		must(err)
+		defer os.RemoveAll(w)
+		work = w
+	}
 	must(os.Setenv("XDG_STATE_HOME", filepath.Join(work, "state")))
 	d, err := dirstore.Open(dir)
 	must(err)
