@@ -346,7 +346,7 @@ func (o *lsOptions) print(ctx context.Context, l *replay.Loader, cfg rules.Confi
 	if ctx.Err() != nil {
 		return ctx.Err()
 	}
-	slices.SortFunc(ptrs, present.Urgency(cfg, snap.Now))
+	present.SortByUrgency(cfg, snap.Now, ptrs)
 	a.sayAhead(ptrs)
 	w := a.io.out
 	if o.out.is(outName) {

@@ -1,6 +1,7 @@
 package present
 
 import (
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -344,28 +345,40 @@ func paneRank(p rules.Pane) int {
 	return len(rules.Panes)
 }
 
-// Urgency orders blobs the way an operator triages them: about to be lost first, then by pane (stranded,
-// quarantine, live, archived), then oldest first, then by name.
-func Urgency(cfg rules.Config, now time.Time) func(a, b *rules.Item) int {
-	return func(a, b *rules.Item) int {
-		ea, eb := cfg.AlertsOf(a, now).Expiring, cfg.AlertsOf(b, now).Expiring
+// SortByUrgency orders blobs the way an operator triages them: about to be lost first (the sooner to expire, the
+// older, first), then by pane (stranded, quarantine, live, archived), then oldest first, then by name. Whether a
+// blob is about to be lost is worked out once a blob, not once a comparison: at a million blobs a sort compares
+// twenty million times.
+func SortByUrgency(cfg rules.Config, now time.Time, items []*rules.Item) {
+	type keyed struct {
+		it       *rules.Item
+		expiring bool
+	}
+	ks := make([]keyed, len(items))
+	for i, it := range items {
+		ks[i] = keyed{it, cfg.AlertsOf(it, now).Expiring}
+	}
+	slices.SortFunc(ks, func(x, y keyed) int {
+		a, b := x.it, y.it
 		switch {
-		case ea != eb:
-			if ea {
+		case x.expiring != y.expiring:
+			if x.expiring {
 				return -1
 			}
 			return 1
-		case ea && !a.LastModified.Equal(b.LastModified): // the sooner to expire: the older
+		case x.expiring && !a.LastModified.Equal(b.LastModified): // the sooner to expire: the older
 			return a.LastModified.Compare(b.LastModified)
 		case a.Pane != b.Pane:
 			return paneRank(a.Pane) - paneRank(b.Pane)
-		case a.Age != b.Age:
-			if a.Age > b.Age {
-				return -1
-			}
-			return 1
+		case !a.LastModified.Equal(b.LastModified):
+			// The oldest first, by the time itself: each page of a listing has its own clock, so two blobs of one
+			// time on two pages have ages that differ by that clock's drift, and the order changed run to run.
+			return a.LastModified.Compare(b.LastModified)
 		}
 		return strings.Compare(a.Name, b.Name)
+	})
+	for i := range ks {
+		items[i] = ks[i].it
 	}
 }
 

@@ -1,10 +1,14 @@
 package present
 
 import (
+	"math/rand"
+	"slices"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/deadletter/deadletter/replay/rules"
+	"github.com/deadletter/deadletter/store"
 )
 
 func TestTallyLine(t *testing.T) {
@@ -61,5 +65,43 @@ func TestNarrowColumnsKeepWhatTheyMean(t *testing.T) {
 	}
 	if got := ColAge.Head(8, "↓"); got != "AGE↓    " {
 		t.Errorf("AGE sorted: %q", got)
+	}
+}
+
+// ls's urgency order: about to be lost first, the sooner to expire first; then stranded, quarantine, live,
+// archived; then the oldest; then by name — and blobs of one time listed on two pages (each page its own clock,
+// so their ages differ) keep their order by name, run after run.
+func TestSortByUrgency(t *testing.T) {
+	t.Parallel()
+	cfg := rules.DefaultConfig()
+	now := time.Date(2026, 12, 7, 12, 0, 0, 0, time.UTC)
+	item := func(name string, lm time.Time, clock time.Duration) *rules.Item {
+		it := cfg.MakeItem(store.BlobInfo{Name: name, LastModified: lm}, now.Add(clock))
+		return &it
+	}
+	old := now.Add(-cfg.Retention + time.Hour) // within the expiring window
+	older := old.Add(-time.Minute)
+	day := now.Add(-24 * time.Hour)
+	want := []*rules.Item{
+		item("S/2026/11/7/11/b.json", older, 0),
+		item("S/2026/11/7/11/a.json", old, 0),
+		item("S/2026/12/6/12/a.json", day, 0),
+		item("S/2026/12/6/12/b.json", day, time.Second), // (listed a second later: a second older by its age)
+		item("S/2026/12/6/13/c.json", day.Add(time.Hour), 0),
+		item("quarantine/S/2026/12/6/12/a.json", day.Add(2*time.Hour), 0),
+		item("S/2026/12/7/11/live.json", now.Add(-10*time.Minute), 0),
+		item("archived/S/2026/12/6/12/z.json", day, 0),
+	}
+	for seed := int64(0); seed < 20; seed++ {
+		got := slices.Clone(want)
+		rand.New(rand.NewSource(seed)).Shuffle(len(got), func(i, j int) { got[i], got[j] = got[j], got[i] })
+		SortByUrgency(cfg, now, got)
+		if !slices.Equal(got, want) {
+			var names []string
+			for _, it := range got {
+				names = append(names, it.Name)
+			}
+			t.Fatalf("order %v", names)
+		}
 	}
 }

@@ -71,14 +71,15 @@ func (c Config) AlertsOf(it *Item, now time.Time) Alerts {
 // its archived/ copy exists (it was republished), or its quarantine/ copy exists and — as its own payload shows
 // — holds every one of its events (nothing in it is republished, so the quarantine copy is the whole record).
 func handled(it *Item) (bool, string) {
-	a, q := Twins(it.Name)
 	switch {
 	case it.ArchivedTwin:
+		a, _ := Twins(it.Name) // (named only when there is one: every blob's alerts are asked for, a million at scale)
 		return true, a
 	case it.QuarantineTwin && it.Summary != nil && it.Summary.CrashDepth == 0:
 		// (The replay crashes on a blob nested too deep before it writes anything: it never quarantined one.)
 		s := it.Summary
 		if s.Malformed || s.Verdicts[VerdictReplay] == 0 && s.Verdicts[VerdictUnknown] == 0 {
+			_, q := Twins(it.Name)
 			return true, q
 		}
 	}
