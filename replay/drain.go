@@ -47,6 +47,9 @@ func Drain(ctx context.Context, c store.Container, cfg rules.Config, targets []r
 	if wave <= 0 || o.Check == nil {
 		wave = len(targets)
 	}
+	if wave >= len(targets) { // one wave, nothing held: the runner's results are the drain's (no copy of a million)
+		return r.run(ctx, namesOf(targets), func(ctx context.Context, i int) rules.Result { return drainOne(ctx, c, cfg, targets[i], o, id) }), nil
+	}
 	results := make([]rules.Result, 0, len(targets))
 	stopped := map[string]string{} // subscription (upper case) → why its handler is said to fail again
 	for start := 0; start < len(targets); start += wave {
@@ -82,6 +85,15 @@ func Drain(ctx context.Context, c store.Container, cfg rules.Config, targets []r
 		}
 	}
 	return results, nil
+}
+
+// namesOf are the targets' names, in order.
+func namesOf(targets []rules.DrainTarget) []string {
+	names := make([]string, len(targets))
+	for i := range targets {
+		names[i] = targets[i].Name
+	}
+	return names
 }
 
 func drainOne(ctx context.Context, c store.Container, cfg rules.Config, want rules.DrainTarget, o rules.DrainOptions, id string) rules.Result {

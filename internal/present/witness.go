@@ -2,7 +2,9 @@ package present
 
 import (
 	"fmt"
+	"maps"
 	"net/http"
+	"slices"
 	"sort"
 	"strings"
 	"time"
@@ -215,20 +217,27 @@ func RestoreWitnessWarnings(w rules.WitnessReport, restored []rules.Item) []stri
 }
 
 func witnessWarnings(w rules.WitnessReport, items []rules.Item, republishes func([]rules.Item) bool, done string) []string {
-	bySub := map[string][]rules.Item{}
-	var subs []string
-	for _, it := range items {
-		s := it.Parsed.Subscription
-		if _, ok := bySub[s]; !ok {
-			subs = append(subs, s)
+	// Only the items of a subscription whose handler fails now are gathered (a drain of a million blobs with
+	// Event Grid quiet gathers none): each item is two hundred bytes.
+	failing := map[string]bool{}
+	for i := range items {
+		s := items[i].Parsed.Subscription
+		if _, seen := failing[s]; !seen {
+			h, ok := w.HandlerOf(s)
+			failing[s] = ok && h.Verdict == rules.HandlerFailing
 		}
-		bySub[s] = append(bySub[s], it)
 	}
-	sort.Strings(subs)
+	bySub := map[string][]rules.Item{}
+	for i := range items {
+		if s := items[i].Parsed.Subscription; failing[s] {
+			bySub[s] = append(bySub[s], items[i])
+		}
+	}
+	subs := slices.Sorted(maps.Keys(bySub))
 	var out []string
 	for _, sub := range subs {
-		h, ok := w.HandlerOf(sub)
-		if !ok || h.Verdict != rules.HandlerFailing || !republishes(bySub[sub]) {
+		h, _ := w.HandlerOf(sub)
+		if !republishes(bySub[sub]) {
 			continue
 		}
 		h.Subscription = sub // named as the folder is

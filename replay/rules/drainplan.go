@@ -40,11 +40,21 @@ func (c Config) PlanDrain(s *Snapshot, items []Item, o DrainOptions) *DrainPlan 
 	for _, n := range p.Names {
 		take[n] = true
 	}
+	p.all = make([]DrainTarget, len(items))
+	n := 0
 	for i := range items {
-		t := c.DrainTargetOf(&items[i], s.Now)
-		p.all = append(p.all, t)
-		if take[t.Name] {
-			p.Targets = append(p.Targets, t)
+		p.all[i] = c.DrainTargetOf(&items[i], s.Now)
+		if take[p.all[i].Name] {
+			n++
+		}
+	}
+	if n == len(items) { // (every item taken, the usual drain of the stranded: the same slices, not copies of them)
+		p.Targets, p.Taken = p.all, items
+		return p
+	}
+	for i := range items {
+		if take[p.all[i].Name] {
+			p.Targets = append(p.Targets, p.all[i])
 			p.Taken = append(p.Taken, items[i])
 		}
 	}
