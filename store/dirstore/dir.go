@@ -60,8 +60,9 @@ type Dir struct {
 	root string
 	// private: everything the Dir creates is its owner's only — files 0600, folders 0700 (CreatePrivate).
 	private bool
-	// unsynced: writes are not synced one by one (SetUnsynced, a resumable bulk copy); Flush makes them durable.
-	unsynced bool
+	// unsynced: writes are not synced one by one (SetUnsynced, a resumable bulk copy or a rehearsal's own
+	// simulation); Flush makes them durable. dirty: a write since the last Flush was left unsynced.
+	unsynced, dirty atomic.Bool
 
 	rootMu   sync.Mutex
 	r        atomic.Pointer[os.Root] // the directory root names, opened

@@ -8,9 +8,24 @@ func (d *Dir) SetUnsynced(on bool) bool {
 	if on && !canFlush {
 		return false
 	}
-	d.unsynced = on
+	d.unsynced.Store(on)
 	return true
 }
 
-// Flush makes every write to the Dir's file system durable (syncfs), after writes SetUnsynced left unsynced.
-func (d *Dir) Flush() error { return flush(d.root) }
+// Flush makes every write to the Dir's file system durable (syncfs), after writes SetUnsynced left unsynced; with
+// none left so since the last Flush it does nothing (syncfs flushes every file of the file system, others' too).
+func (d *Dir) Flush() error {
+	if !d.dirty.Swap(false) {
+		return nil
+	}
+	return flush(d.root)
+}
+
+// synced reports whether a write is synced one by one, and marks the Dir dirty when it is not.
+func (d *Dir) synced() bool {
+	if d.unsynced.Load() {
+		d.dirty.Store(true)
+		return false
+	}
+	return true
+}

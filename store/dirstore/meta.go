@@ -100,7 +100,7 @@ func (d *Dir) putMeta(h held, dirs []string, base string, m dirMeta) error {
 	}
 	defer c.close()
 	mb, _ := json.Marshal(m)
-	tmpName, fi, err := writeTemp(h, "m-", mb, d.filePerm(), noStamp, !d.unsynced) // (a side file's own time is never read)
+	tmpName, fi, err := writeTemp(h, "m-", mb, d.filePerm(), noStamp, d.synced()) // (a side file's own time is never read)
 	if err != nil {
 		return err
 	}

@@ -68,7 +68,7 @@ func (d *Dir) publish(tmpName string, tmpInfo fs.FileInfo, c *chain, dst, base s
 	if err != nil || !os.SameFile(got, tmpInfo) {
 		return nil, &refusal{path.Dir(dst), "a folder that changed while it was written to (replaced by a link?)"}
 	}
-	if d.unsynced {
+	if !d.synced() {
 		return got, nil // (a bulk copy: Flush makes it durable)
 	}
 	return got, c.sync()
@@ -128,7 +128,7 @@ func (d *Dir) Write(ctx context.Context, name string, body []byte, opts store.Wr
 		}
 		mc.close()
 	}
-	tmpName, fi, err := writeTemp(h, "w-", body, d.filePerm(), d.stamp, !d.unsynced)
+	tmpName, fi, err := writeTemp(h, "w-", body, d.filePerm(), d.stamp, d.synced())
 	if err != nil {
 		return store.BlobInfo{}, store.OpError("write", name, err)
 	}
