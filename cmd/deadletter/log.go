@@ -253,6 +253,24 @@ func logAsked(o *logOptions) string {
 	return strings.Join(by, " and ")
 }
 
+// recordSummary is the line under a record's heading: its tally, its detail, and what is known to be missing.
+func recordSummary(r record.Record) string {
+	line := r.Tally()
+	if r.Intent.Detail != "" {
+		line += " · " + r.Intent.Detail
+	}
+	if r.Outcome != nil && r.Outcome.Error != "" {
+		line += " · failed: " + r.Outcome.Error
+	}
+	if r.IntentGone {
+		line += " · its intent line was not read (rotated away, never reached this record, or skipped above): dated by its outcome"
+	}
+	if r.PartsMissing > 0 {
+		line += fmt.Sprintf(" · %d of the lines it was written in were not read: its blobs below are those of the lines read", r.PartsMissing)
+	}
+	return line
+}
+
 // printLog prints the records, newest first: a heading line each, then a line per blob with what became of it.
 // asked is what kept rs out of the record's records ("" for nothing).
 func printLog(ctx context.Context, w io.Writer, snap *rules.Snapshot, h history, rs []record.Record, me record.Who, asked string,
@@ -284,20 +302,7 @@ func printLog(ctx context.Context, w io.Writer, snap *rules.Snapshot, h history,
 		}
 		fmt.Fprintf(w, "\n%s  %s  %s by %s%s · %s%s\n", in.Wall.Local().Format("2006-01-02 15:04:05"), strings.ToUpper(r.State()),
 			textfmt.Printable(in.Action), textfmt.Printable(in.Who.String()), mine, textfmt.Printable(in.Via), svc)
-		line := r.Tally()
-		if in.Detail != "" {
-			line += " · " + in.Detail
-		}
-		if r.Outcome != nil && r.Outcome.Error != "" {
-			line += " · failed: " + r.Outcome.Error
-		}
-		if r.IntentGone {
-			line += " · its intent line was not read (rotated away, never reached this record, or skipped above): dated by its outcome"
-		}
-		if r.PartsMissing > 0 {
-			line += fmt.Sprintf(" · %d of the lines it was written in were not read: its blobs below are those of the lines read", r.PartsMissing)
-		}
-		fmt.Fprintf(w, "  %s\n", textfmt.Printable(line))
+		fmt.Fprintf(w, "  %s\n", textfmt.Printable(recordSummary(r)))
 		for _, f := range record.Follow(ctx, snap, r) {
 			b := f.Blob
 			outcome := b.Outcome

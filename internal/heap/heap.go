@@ -34,6 +34,7 @@ const (
 // Tune applies GCPercent and starts following the live heap with the memory limit, each unless the
 // environment's GOGC or GOMEMLIMIT says otherwise. It runs for the life of the process.
 func Tune() {
+	tuned.Store(true)
 	if _, set := os.LookupEnv("GOGC"); !set {
 		debug.SetGCPercent(GCPercent)
 	}
@@ -79,9 +80,16 @@ const (
 	OneShotHeadroom  = 1 + OneShotGCPercent/100.0
 )
 
-// OneShot tightens the collector to OneShotGCPercent and the followed limit to OneShotHeadroom, each unless the
-// environment sets GOGC or GOMEMLIMIT.
+// tuned says Tune ran: the process is a deadletter binary, not a test running commands in its own process.
+var tuned atomic.Bool
+
+// OneShot tightens what Tune set — the collector to OneShotGCPercent and the followed limit to OneShotHeadroom,
+// each unless the environment sets GOGC or GOMEMLIMIT. Without Tune (a test binary running command after command
+// in one process) it does nothing.
 func OneShot() {
+	if !tuned.Load() {
+		return
+	}
 	if _, set := os.LookupEnv("GOGC"); !set {
 		debug.SetGCPercent(OneShotGCPercent)
 	}
