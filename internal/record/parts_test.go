@@ -126,11 +126,47 @@ func readLines(t *testing.T, d *Dir) []string {
 // writeLines replaces the log with these lines, in one file.
 func writeLines(t *testing.T, d *Dir, lines []string) {
 	t.Helper()
+	if err := os.MkdirAll(d.Path(), 0o700); err != nil {
+		t.Fatal(err)
+	}
 	es, _ := os.ReadDir(d.Path())
 	for _, e := range es {
 		os.Remove(filepath.Join(d.Path(), e.Name()))
 	}
 	if err := os.WriteFile(filepath.Join(d.Path(), "2026-12-07.jsonl"), []byte(strings.Join(lines, "\n")+"\n"), 0o600); err != nil {
 		t.Fatal(err)
+	}
+}
+
+// A line appended under another action's id cannot add blobs to it: beside a whole line, a part is not its; among
+// parts, one of another count, action, operator or estate is not one of them.
+func TestAForgedPartAddsNothing(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	base := `{"v":1,"id":"ab","phase":"intent","action":"drain","wall":"2026-12-07T03:00:00Z","who":{"user":"u","host":"h"},"estate":{"where":"dir:/x"},"via":"x"`
+	blob := func(n string) string { return `,"blobs":[{"name":"` + n + `"}]` }
+	for _, c := range []struct {
+		what  string
+		lines []string
+		want  []string
+	}{
+		{"a part beside a whole line", []string{base + blob("A") + `}`, base + blob("FORGED") + `,"part":2,"parts":2}`}, []string{"A"}},
+		{"a part of another count", []string{base + blob("A") + `,"part":1,"parts":2}`, base + blob("B") + `,"part":2,"parts":2}`, base + blob("FORGED") + `,"part":3,"parts":3}`}, []string{"A", "B"}},
+		{"a part by another operator", []string{base + blob("A") + `,"part":1,"parts":2}`, strings.Replace(base, `"user":"u"`, `"user":"mallory"`, 1) + blob("FORGED") + `,"part":2,"parts":2}`}, []string{"A"}},
+		{"a part of another action", []string{base + blob("A") + `,"part":1,"parts":2}`, strings.Replace(base, `"drain"`, `"restore"`, 1) + blob("FORGED") + `,"part":2,"parts":2}`}, []string{"A"}},
+	} {
+		_, d := testRecorder(t)
+		writeLines(t, d, c.lines)
+		recs, _, err := Read(ctx, d)
+		if err != nil || len(recs) != 1 {
+			t.Fatalf("%s: %d records, %v", c.what, len(recs), err)
+		}
+		var got []string
+		for _, b := range recs[0].Intent.Blobs {
+			got = append(got, b.Name)
+		}
+		if !reflect.DeepEqual(got, c.want) {
+			t.Errorf("%s: blobs %v, want %v", c.what, got, c.want)
+		}
 	}
 }

@@ -652,23 +652,32 @@ func Read(ctx context.Context, sinks ...Sink) ([]Record, []*LineError, error) {
 
 // join makes one line of a phase's lines — itself, or its parts in order, their blobs one list — and counts the
 // parts it was not given (rotated away, skipped, or never written: the action says so rather than look whole).
+//
+// The first line read of the phase says what the phase is: a whole line is the phase (a part beside it is not
+// its), and parts count only where they agree with it — the same count, action, who and estate — so a line
+// appended under another action's id cannot add blobs to it.
 func join(lines []Line) (Line, int) {
-	if len(lines) == 1 && lines[0].Parts == 0 {
-		return lines[0], 0
+	first := lines[0]
+	if first.Parts == 0 {
+		return first, 0
 	}
-	slices.SortFunc(lines, func(a, b Line) int { return a.Part - b.Part })
-	l := lines[0]
-	whole := 0
-	l.Blobs = nil
+	var parts []Line
 	for _, p := range lines {
-		whole = max(whole, p.Parts)
+		if p.Parts == first.Parts && p.Action == first.Action && p.Who == first.Who && p.Estate == first.Estate {
+			parts = append(parts, p)
+		}
+	}
+	slices.SortFunc(parts, func(a, b Line) int { return a.Part - b.Part })
+	l := parts[0]
+	l.Blobs = nil
+	for _, p := range parts {
 		l.Blobs = append(l.Blobs, p.Blobs...)
 	}
 	if l.Blobs == nil {
 		l.Blobs = []Blob{}
 	}
 	l.Part, l.Parts = 0, 0
-	return l, max(0, whole-len(lines))
+	return l, first.Parts - len(parts)
 }
 
 // EstateOf is the estate a record names: the context, and the container as deadletter describes it —
