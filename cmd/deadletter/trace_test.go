@@ -66,12 +66,14 @@ func TestTraceFollowsADrainIntoAFailingHandlerToTheCap(t *testing.T) {
 	}
 	mustRun(t, "drain", "--dir", dir, "--filter", "sub:friend-requests", "--yes")
 	mustRun(t, "twin", "advance", "--dir", dir, "--by", "24h")
+	lastWhere := map[string]string{}
 	for _, id := range ids {
 		d := traceOf(t, "--dir", dir, "--event", id)
 		if len(d.Events) != 1 {
 			t.Fatalf("%s: %+v", id, d)
 		}
 		e := d.Events[0]
+		lastWhere[id] = e.Passes[len(e.Passes)-1].Where
 		if e.State != "quarantined" || !e.Resumes || !slices.Equal(e.Verdicts, []string{"cap"}) || len(e.Passes) != 3 {
 			t.Fatalf("%s ends %s (resumes %v, %v) after %d passes: %+v", id, e.State, e.Resumes, e.Verdicts, len(e.Passes), e)
 		}
@@ -108,9 +110,8 @@ func TestTraceFollowsADrainIntoAFailingHandlerToTheCap(t *testing.T) {
 		t.Fatalf("truth of %d events for %d asked", len(truth.Events), len(ids))
 	}
 	for i, e := range truth.Events {
-		last := traceOf(t, "--dir", dir, "--event", ids[i]).Events[0].Passes[2]
-		if e.ID != ids[i] || e.State != "quarantined" || !slices.Contains(e.Blobs, last.Where) {
-			t.Errorf("the twin says %+v; trace says quarantined in %s", e, last.Where)
+		if e.ID != ids[i] || e.State != "quarantined" || !slices.Contains(e.Blobs, lastWhere[ids[i]]) {
+			t.Errorf("the twin says %+v; trace says quarantined in %s", e, lastWhere[ids[i]])
 		}
 	}
 }
@@ -130,28 +131,39 @@ func TestTraceOfABlobAndOfNothing(t *testing.T) {
 	}
 	var ls struct {
 		Blobs []struct {
-			Name string `json:"name"`
+			Name     string         `json:"name"`
+			Verdicts map[string]int `json:"verdicts"`
 		} `json:"blobs"`
 	}
 	if err := json.Unmarshal([]byte(mustRun(t, "ls", "--dir", dir, "--pane", "quarantine", "-o", "json")), &ls); err != nil {
 		t.Fatal(err)
 	}
-	capped, other := 0, 0
+	// Four copies the cap quarantined and four quarantined for another reason, in the listing's order (each trace
+	// reads the whole twin: every one of its sixty copies took a minute of the suite for no more coverage).
+	var picked []string
+	byCap := map[bool]int{}
 	for _, b := range ls.Blobs {
+		if c := b.Verdicts["cap"] > 0; byCap[c] < 4 {
+			byCap[c]++
+			picked = append(picked, b.Name)
+		}
+	}
+	capped, other := 0, 0
+	for _, name := range picked {
 		// Its GUID names the dead letter (the root blob, the replay's archived copy holding all of it, this copy):
 		// trace takes the one holding every event; its full name, this copy.
-		guid := strings.TrimSuffix(b.Name[strings.LastIndexByte(b.Name, '/')+1:], ".json")
-		if d := traceOf(t, "--dir", dir, guid); strings.TrimPrefix(strings.TrimPrefix(d.Blob, "archived/"), "quarantine/") != strings.TrimPrefix(b.Name, "quarantine/") {
+		guid := strings.TrimSuffix(name[strings.LastIndexByte(name, '/')+1:], ".json")
+		if d := traceOf(t, "--dir", dir, guid); strings.TrimPrefix(strings.TrimPrefix(d.Blob, "archived/"), "quarantine/") != strings.TrimPrefix(name, "quarantine/") {
 			t.Fatalf("%s traces %s", guid, d.Blob)
 		}
-		d := traceOf(t, "--dir", dir, b.Name)
-		if d.Blob != b.Name || len(d.Events) == 0 {
-			t.Fatalf("%s: %+v", b.Name, d)
+		d := traceOf(t, "--dir", dir, name)
+		if d.Blob != name || len(d.Events) == 0 {
+			t.Fatalf("%s: %+v", name, d)
 		}
 		for _, e := range d.Events {
 			last := e.Passes[len(e.Passes)-1]
-			if e.State != "quarantined" || last.Where != b.Name {
-				t.Errorf("%s in %s: %s, last pass in %s", e.ID, b.Name, e.State, last.Where)
+			if e.State != "quarantined" || last.Where != name {
+				t.Errorf("%s in %s: %s, last pass in %s", e.ID, name, e.State, last.Where)
 			}
 			switch {
 			case slices.Equal(e.Verdicts, []string{"cap"}):
