@@ -89,8 +89,12 @@ func newTwinScreen(e *env, r Rehearsal) *twinScreen {
 		bind([]string{"F"}, "F", "+1h: jump ahead an hour", func() tea.Cmd { return ts.jump(time.Hour) }),
 		bind([]string{"up", "k"}, "↑/k", "previous subscription", func() tea.Cmd { ts.move(-1); return nil }),
 		bind([]string{"down", "j"}, "↓/j", "next subscription", func() tea.Cmd { ts.move(1); return nil }),
-		bind([]string{"d"}, "d", "down: the chosen handler fails (503) from now, until further notice", func() tea.Cmd { return ts.change(true) }).footer(),
+		// b breaks a handler: d drains everywhere else, and one key must not mean both (issue 46).
+		bind([]string{"b"}, "b", "break: the chosen handler fails (503) from now, until further notice", func() tea.Cmd { return ts.change(true) }).footer(),
 		bind([]string{"u"}, "u", "up: the chosen handler answers from now", func() tea.Cmd { return ts.change(false) }).footer(),
+		bind([]string{"d"}, "d", "drains on the blob table (esc): here it changes nothing — b breaks a handler", func() tea.Cmd {
+			return ts.e.status("d drains on the blob table (esc first); here b brings the chosen handler down, u up")
+		}),
 	}}
 	return ts
 }
@@ -243,14 +247,14 @@ func (ts *twinScreen) lines() []string {
 	if l.Paused {
 		state = "PAUSED"
 	}
-	out := []string{st.Title.Render("rehearsal") + st.Dim.Render("   p pause · + faster · - slower · f +15m · F +1h · ↑↓ choose · d down · u up · esc close"), ""}
+	out := []string{st.Title.Render("rehearsal") + st.Dim.Render("   p pause · + faster · - slower · f +15m · F +1h · ↑↓ choose · b break · u up · esc close"), ""}
 	if l.Source != "" {
 		out = append(out, "  a twin of "+textfmt.Printable(l.Source))
 	}
 	out = append(out, fmt.Sprintf("  clock  %s  %s", l.Clock.UTC().Format("2006-01-02 15:04:05Z"), state), "",
 		st.Header.Render("script")+st.Dim.Render("  (▶ now)"))
 	out = append(out, ts.scriptLines()...)
-	out = append(out, "", st.Header.Render("handlers now")+st.Dim.Render("  (↑↓ choose · d down · u up)"))
+	out = append(out, "", st.Header.Render("handlers now")+st.Dim.Render("  (↑↓ choose · b break · u up)"))
 	out = append(out, ts.handlerLines()...)
 	acct := "account: " + l.Account
 	if !l.Balanced && l.Account != "" {

@@ -108,7 +108,7 @@ func TestTheRehearsalScreen(t *testing.T) {
 	hs.shows(clock.Add(15*time.Minute).UTC().Format("15:04:05Z"), "jumped 15m ahead")
 	hs.press("p")
 	hs.shows("PAUSED")
-	hs.press("j", "d", "k", "u")
+	hs.press("j", "b", "k", "u")
 	if got := strings.Join(f.changed, ", "); got != "friend-requests down, webhooks up" {
 		t.Fatalf("the screen changed the script: %s", got)
 	}
@@ -171,9 +171,14 @@ func TestDownOnAHandlerAlreadyDown(t *testing.T) {
 			{Who: "friend-requests", From: clock.Add(-time.Hour), Status: 404, Outcome: "NotFound"}},
 		Account: "1 published = 1 delivered", Balanced: true}}
 	hs := newHarness(t, mem, cfg, 140, 36, func(o *Options) { o.Rehearsal = f })
-	hs.press("t", "d", "d")
+	hs.press("t", "d")
+	hs.shows("d drains on the blob table (esc first); here b brings the chosen handler down, u up")
+	if len(f.changed) > 0 {
+		t.Fatalf("d on the rehearsal screen changed the script: %v", f.changed)
+	}
+	hs.press("b")
 	hs.shows("webhooks is already down (503) until further notice: nothing to change")
-	hs.press("j", "d")
+	hs.press("j", "b")
 	if got := strings.Join(f.changed, ", "); got != "friend-requests down" {
 		t.Fatalf("the screen changed the script: %q", got)
 	}
