@@ -116,13 +116,10 @@ mutant twin-status-exits-0-on-a-loss cmd/deadletter/twin.go \
 
 # ── readiness (replay/rules/readiness_test.go) ──
 mutant readiness-window-doubled replay/rules/readiness.go \
-	'r.Failing = now.Sub(r.NewestDeadLetter) < c.TTL' 'r.Failing = now.Sub(r.NewestDeadLetter) < 2*c.TTL' \
-	./replay/rules TestReadiness
-mutant readiness-count-window-doubled replay/rules/readiness.go \
-	'if now.Sub(at) < c.TTL {' 'if now.Sub(at) < 2*c.TTL {' \
+	'{ return now.Sub(at) < b.ttl }' '{ return now.Sub(at) < 2*b.ttl }' \
 	./replay/rules TestReadiness
 mutant readiness-window-inclusive replay/rules/readiness.go \
-	'r.Failing = now.Sub(r.NewestDeadLetter) < c.TTL' 'r.Failing = now.Sub(r.NewestDeadLetter) <= c.TTL' \
+	'{ return now.Sub(at) < b.ttl }' '{ return now.Sub(at) <= b.ttl }' \
 	./replay/rules TestReadiness
 mutant readiness-drained-by-last-modified replay/rules/readiness.go \
 	$'case bi.LastModified.After(end):\n\t\treturn end, true' \
@@ -293,10 +290,10 @@ mutant record-id-any internal/record/record.go \
 	'	case l.ID == "" || len(l.ID) > 64 || !isHex(l.ID):' '	case l.ID == "":' \
 	./internal/record 'TestAHostileLineIsSkippedAndNamed'
 mutant record-always-shared internal/record/record.go \
-	'				byID[l.ID] = &Record{Intent: l, Shared: si > 0}' '				byID[l.ID] = &Record{Intent: l, Shared: true}' \
+	'				shared[l.ID] = shared[l.ID] || si > 0' '				shared[l.ID] = true' \
 	./internal/record 'TestARecordIsSharedOnlyWhenTheSharedPlaceHoldsIt'
 mutant record-outcome-cancelled internal/record/record.go \
-	'	warned, err := a.r.write(context.WithoutCancel(ctx), l)' '	warned, err := a.r.write(ctx, l)' \
+	'	warned, err := a.r.writeAll(context.WithoutCancel(ctx), l)' '	warned, err := a.r.writeAll(ctx, l)' \
 	./internal/record 'TestTheOutcomeReachesTheSharedRecordAfterCtrlC'
 mutant log-since-ignored cmd/deadletter/log.go \
 	'		if o.since > 0 && r.Intent.Wall.Before(time.Now().Add(-o.since)) {' '		if false {' \
@@ -326,6 +323,31 @@ mutant hook-scrub-forgets-names internal/hook/hook.go \
 				continue next' '			if false && strings.EqualFold(k, n) {
 				continue next' \
 	./internal/hook 'TestEachGuardKeepsCredentialsFromAHookAlone'
+
+# Round 5, session 6: a streamed report, an action recorded in parts, the urgency order.
+mutant readiness-streamed-keeps-the-first-clock replay/rules/readiness.go \
+	'			if b.inWindow(now, time.Unix(0, at)) {' '			if at != 0 {' \
+	./replay/rules 'TestStreamedReadinessAndTimelineEndAtTheLatestClock'
+mutant picture-window-at-the-first-page replay/rules/picture.go \
+	'func (pb *pictureBuilder) now(now time.Time) {
+	if now.After(pb.p.Now) {' 'func (pb *pictureBuilder) now(now time.Time) {
+	if pb.p.Now.IsZero() {' \
+	./replay/rules 'TestStreamedReadinessAndTimelineEndAtTheLatestClock'
+mutant record-parts-join-a-forgery internal/record/record.go \
+	'		if p.Parts == first.Parts && p.Action == first.Action && p.Who == first.Who && p.Estate == first.Estate {' \
+	'		if p.Parts == first.Parts {' \
+	./internal/record 'TestAForgedPartAddsNothing'
+mutant record-parts-unsplit internal/record/record.go \
+	'	parts, err := split(l)' '	parts, err := []Line{l}, error(nil)' \
+	./internal/record 'TestAnActionOverManyBlobsIsWrittenInParts'
+mutant record-parts-missing-uncounted internal/record/record.go \
+	'	return l, first.Parts - len(parts)' '	return l, 0' \
+	./internal/record 'TestAnActionOverManyBlobsIsWrittenInParts'
+mutant urgency-by-age internal/present/columns.go \
+	'		case !a.LastModified.Equal(b.LastModified):' '		case a.Age != b.Age:
+			return int(b.Age - a.Age)
+		case !a.LastModified.Equal(b.LastModified):' \
+	./internal/present 'TestSortByUrgency'
 
 [ -n "$check_only" ] && { echo "broken $broken"; [ $broken -eq 0 ]; exit; }
 echo "killed $killed, lived $lived, broken $broken"

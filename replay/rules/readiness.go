@@ -103,10 +103,14 @@ func (b *ReadinessBuilder) add(bi *blob.Info, name BlobName, now time.Time) {
 	if at.After(t.newest) {
 		t.newest = at
 	}
-	if now.Sub(at) < b.ttl {
+	if b.inWindow(now, at) {
 		t.recent = append(t.recent, at.UnixNano())
 	}
 }
+
+// inWindow reports whether a dead letter written at at is within the TTL before now: its handler was still
+// failing then.
+func (b *ReadinessBuilder) inWindow(now, at time.Time) bool { return now.Sub(at) < b.ttl }
 
 // Readiness is every subscription's readiness at the latest clock added, ordered as Config.Readiness orders it.
 func (b *ReadinessBuilder) Readiness() []Readiness { return b.readiness(b.latest) }
@@ -114,9 +118,9 @@ func (b *ReadinessBuilder) Readiness() []Readiness { return b.readiness(b.latest
 func (b *ReadinessBuilder) readiness(now time.Time) []Readiness {
 	out := make([]Readiness, 0, len(b.by))
 	for sub, t := range b.by {
-		r := Readiness{Subscription: sub, NewestDeadLetter: t.newest, Failing: now.Sub(t.newest) < b.ttl}
+		r := Readiness{Subscription: sub, NewestDeadLetter: t.newest, Failing: b.inWindow(now, t.newest)}
 		for _, at := range t.recent {
-			if now.Sub(time.Unix(0, at)) < b.ttl {
+			if b.inWindow(now, time.Unix(0, at)) {
 				r.LastWindow++
 			}
 		}
