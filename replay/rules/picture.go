@@ -137,10 +137,19 @@ func (b *PictureBuilder) Picture() Picture { return b.pb.finish() }
 type pictureBuilder struct {
 	p            Picture
 	noHour       int // events in blobs whose name carries no hour
+	losses       []lossEntry
 	subIndex     map[string]int
 	subs         []*subTally
 	reasonIndex  map[string]int
 	reasonTotals map[string]int
+}
+
+// lossEntry is a stranded or quarantined blob the lifecycle rule will delete: when (Unix nanoseconds), and its
+// events (unread: not known yet).
+type lossEntry struct {
+	at     int64
+	events int
+	unread bool
 }
 
 // subTally is what one subscription adds up to.
@@ -211,17 +220,30 @@ func (pb *pictureBuilder) add(it *Item, a Alerts) {
 	}
 }
 
+// addLoss keeps when the lifecycle rule deletes the blob: the horizons are counted from the latest clock, at the
+// end (a blob listed minutes before it is that much nearer its deletion by then).
 func (pb *pictureBuilder) addLoss(it *Item, a Alerts) {
-	for k := range pb.p.Loss {
-		l := &pb.p.Loss[k]
-		if a.DeletesIn > l.Within {
-			continue
-		}
-		l.Blobs++
-		if it.Summary == nil {
-			l.Unread++
-		} else {
-			l.Events += it.Summary.Events
+	e := lossEntry{at: a.ExpiresAt.UnixNano(), unread: it.Summary == nil}
+	if it.Summary != nil {
+		e.events = it.Summary.Events
+	}
+	pb.losses = append(pb.losses, e)
+}
+
+// countLoss counts the blobs the lifecycle rule deletes within each horizon of now.
+func (pb *pictureBuilder) countLoss(p *Picture) {
+	for k := range p.Loss {
+		l := &p.Loss[k]
+		for _, e := range pb.losses {
+			if time.Unix(0, e.at).Sub(p.Now) > l.Within {
+				continue
+			}
+			l.Blobs++
+			if e.unread {
+				l.Unread++
+			} else {
+				l.Events += e.events
+			}
 		}
 	}
 }
@@ -288,8 +310,9 @@ func (pb *pictureBuilder) finish() Picture {
 	for si, name := range p.Subscriptions {
 		st := pb.subs[pb.subIndex[name]]
 		for h, e := range st.hours {
-			if i := h - first.Unix()/3600; i >= 0 && i < int64(len(p.Hours)) {
-				p.Timeline[i][si] += e
+			// (by the hour's time, not its number: a window of 150m starts on a half hour)
+			if at := time.Unix(h*3600, 0).UTC(); !at.Before(first) && !at.After(last) {
+				p.Timeline[int(at.Sub(first)/time.Hour)][si] += e
 			} else {
 				p.Before += e
 			}
@@ -303,6 +326,8 @@ func (pb *pictureBuilder) finish() Picture {
 		}
 		p.Fates[si], p.Totals[si] = st.fates, st.total
 	}
+	p.Loss = slices.Clone(pb.p.Loss) // (counted afresh: a picture asked for twice counts once)
+	pb.countLoss(&p)
 	p.BurstStart = burstStart(p)
 	return p
 }

@@ -218,3 +218,40 @@ func TestStreamedReadinessAndTimelineEndAtTheLatestClock(t *testing.T) {
 		t.Errorf("timeline %v, before %d, events %d: want 3 at 11:00, 3 at 12:00, 3 before", pic.Timeline, pic.Before, pic.Events)
 	}
 }
+
+// The lifecycle's horizons are counted from the latest clock too: a stranded blob listed on an early page, due
+// for deletion 24h and 20m after that page's clock, is within 24 hours of the report's (40 minutes later) — as
+// the whole snapshot at that clock says. And a window that is not a whole number of hours (--since 150m) starts
+// on a half hour: each hour's events stay in their row, the current hour's in the last.
+func TestStreamedLossAndAHalfHourWindow(t *testing.T) {
+	t.Parallel()
+	cfg := DefaultConfig()
+	t1 := time.Date(2026, 12, 1, 11, 40, 0, 0, time.UTC)
+	t2 := t1.Add(40 * time.Minute)
+	lm := t1.Add(-cfg.Retention + 24*time.Hour + 20*time.Minute)
+	old := cfg.MakeItem(store.BlobInfo{Name: DeadLetterName("WEBHOOKS", lm, "0c6e5b1a-0000-4000-8000-000000000009"), LastModified: lm}, t1)
+	old.Summary = &Summary{Events: 2}
+	p := cfg.NewPictureBuilder(PictureOptions{Window: 150 * time.Minute})
+	p.Add([]Item{old}, t1)
+	now := cfg.MakeItem(store.BlobInfo{Name: DeadLetterName("WEBHOOKS", t2.Add(-5*time.Minute), "0c6e5b1a-0000-4000-8000-00000000000a"), LastModified: t2.Add(-5 * time.Minute)}, t2)
+	now.Summary = &Summary{Events: 1}
+	hourAgo := cfg.MakeItem(store.BlobInfo{Name: DeadLetterName("WEBHOOKS", t2.Add(-65*time.Minute), "0c6e5b1a-0000-4000-8000-00000000000b"), LastModified: t2.Add(-65 * time.Minute)}, t2)
+	hourAgo.Summary = &Summary{Events: 4}
+	p.Add([]Item{now, hourAgo}, t2)
+	pic := p.Picture()
+	if l := pic.Loss[0]; l.Within != 24*time.Hour || l.Blobs != 1 || l.Events != 2 {
+		t.Errorf("lost within 24h of the latest clock: %+v, want the early page's blob", l)
+	}
+	snap := NewSnapshot("c")
+	snap.Merge([]Item{old, now, hourAgo}, t2)
+	if whole := cfg.Picture(snap, PictureOptions{Window: 150 * time.Minute}); !reflect.DeepEqual(whole.Loss, pic.Loss) {
+		t.Errorf("streamed loss %+v, the snapshot's %+v", pic.Loss, whole.Loss)
+	}
+	last := len(pic.Hours) - 1
+	if pic.HourTotal(last) != 1 || pic.HourTotal(last-1) != 4 {
+		t.Errorf("a 150m window: hours %v, timeline %v — want the current hour's 1 last and the hour before's 4 before it", pic.Hours, pic.Timeline)
+	}
+	if again := p.Picture(); !reflect.DeepEqual(again.Loss, pic.Loss) {
+		t.Errorf("asked twice, the loss is %+v then %+v", pic.Loss, again.Loss)
+	}
+}
