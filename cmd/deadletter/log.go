@@ -185,8 +185,11 @@ func runLog(ctx context.Context, o *logOptions) error {
 			return couldNotLook(ctx, err)
 		}
 	}
-	lj := toLogJSON(ctx, snap, h, keep, me, evs, cfg.Separator)
-	lj.Rehearsal = s.Rehearsal()
+	var lj output.LogJSON // (built for JSON alone: text follows each blob as it prints it, holding none of them)
+	if o.out.json() {
+		lj = toLogJSON(ctx, snap, h, keep, me, evs, cfg.Separator)
+		lj.Rehearsal = s.Rehearsal()
+	}
 	return o.out.print(a.io.out, lj, func() {
 		a.sayRehearsal(s)
 		printLog(ctx, a.io.out, snap, h, keep, me, logAsked(o), evs, cfg)

@@ -204,20 +204,29 @@ func (d *Dir) prune() error {
 
 // Read implements Sink: every file, oldest first, each bounded (a file grown past twice the rotation size by
 // someone else is refused, not read into memory).
-func (d *Dir) Read(context.Context) ([]Source, error) {
+func (d *Dir) Read(ctx context.Context) ([]Source, error) {
+	var out []Source
+	err := d.Each(ctx, func(s Source) error { out = append(out, s); return nil })
+	return out, err
+}
+
+// Each implements SourcesEach: Read's files, one in memory at a time.
+func (d *Dir) Each(_ context.Context, visit func(Source) error) error {
 	names, err := d.files()
 	if err != nil {
-		return nil, err
+		return err
 	}
-	var out []Source
 	for _, n := range names {
 		p := filepath.Join(d.path, n)
-		b, err := opfile.ReadRegular(p, 2*max(d.maxBytes, MaxFileBytes))
-		if err != nil {
-			out = append(out, Source{Name: p, Err: "not read: " + err.Error()})
-			continue
+		src := Source{Name: p}
+		if b, err := opfile.ReadRegular(p, 2*max(d.maxBytes, MaxFileBytes)); err != nil {
+			src.Err = "not read: " + err.Error()
+		} else {
+			src.Data = b
 		}
-		out = append(out, Source{Name: p, Data: b})
+		if err := visit(src); err != nil {
+			return err
+		}
 	}
-	return out, nil
+	return nil
 }

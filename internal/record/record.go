@@ -587,14 +587,10 @@ func Read(ctx context.Context, sinks ...Sink) ([]Record, []*LineError, error) {
 		if s == nil {
 			continue
 		}
-		srcs, err := s.Read(ctx)
-		if err != nil {
-			return nil, skipped, fmt.Errorf("cannot read the record (%s): %w", s.Describe(), err)
-		}
-		for _, src := range srcs {
+		err := eachSource(ctx, s, func(src Source) error {
 			if src.Err != "" {
 				skipped = append(skipped, &LineError{Source: src.Name, Why: src.Err})
-				continue
+				return nil
 			}
 			lines, bad := Parse(src)
 			skipped = append(skipped, bad...)
@@ -620,6 +616,10 @@ func Read(ctx context.Context, sinks ...Sink) ([]Record, []*LineError, error) {
 				intents[l.ID] = append(intents[l.ID], l)
 				shared[l.ID] = shared[l.ID] || si > 0
 			}
+			return nil
+		})
+		if err != nil {
+			return nil, skipped, fmt.Errorf("cannot read the record (%s): %w", s.Describe(), err)
 		}
 	}
 	out := make([]Record, 0, len(order))
@@ -628,6 +628,7 @@ func Read(ctx context.Context, sinks ...Sink) ([]Record, []*LineError, error) {
 		rec.Intent, rec.PartsMissing = join(intents[id])
 		if o, ok := outcomes[id]; ok {
 			oc, missing := join(o)
+			shareStrings(oc.Blobs, rec.Intent.Blobs)
 			rec.Outcome, rec.PartsMissing = &oc, rec.PartsMissing+missing
 		}
 		out = append(out, rec)
@@ -650,6 +651,42 @@ func Read(ctx context.Context, sinks ...Sink) ([]Record, []*LineError, error) {
 	return out, skipped, nil
 }
 
+// shareStrings points an outcome's names and ETags at its intent's equal ones, blob by blob in their common
+// order, so a record of a million blobs holds each name once rather than twice.
+func shareStrings(out, in []Blob) {
+	for i := range min(len(out), len(in)) {
+		if out[i].Name == in[i].Name {
+			out[i].Name = in[i].Name
+		}
+		if out[i].ETag == in[i].ETag {
+			out[i].ETag = in[i].ETag
+		}
+	}
+}
+
+// SourcesEach is a Sink that can hand its sources over one at a time, so a record of a million-blob drain is
+// parsed a file at a time rather than read whole into memory first.
+type SourcesEach interface {
+	Each(ctx context.Context, visit func(Source) error) error
+}
+
+// eachSource visits a sink's sources one at a time: as they are read where the sink can, else all read first.
+func eachSource(ctx context.Context, s Sink, visit func(Source) error) error {
+	if e, ok := s.(SourcesEach); ok {
+		return e.Each(ctx, visit)
+	}
+	srcs, err := s.Read(ctx)
+	if err != nil {
+		return err
+	}
+	for _, src := range srcs {
+		if err := visit(src); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
 // join makes one line of a phase's lines — itself, or its parts in order, their blobs one list — and counts the
 // parts it was not given (rotated away, skipped, or never written: the action says so rather than look whole).
 //
@@ -668,13 +705,14 @@ func join(lines []Line) (Line, int) {
 		}
 	}
 	slices.SortFunc(parts, func(a, b Line) int { return a.Part - b.Part })
+	n := 0
+	for _, p := range parts {
+		n += len(p.Blobs)
+	}
 	l := parts[0]
-	l.Blobs = nil
+	l.Blobs = make([]Blob, 0, n) // (one allocation: a drain of a million blobs is fifty parts)
 	for _, p := range parts {
 		l.Blobs = append(l.Blobs, p.Blobs...)
-	}
-	if l.Blobs == nil {
-		l.Blobs = []Blob{}
 	}
 	l.Part, l.Parts = 0, 0
 	return l, first.Parts - len(parts)
