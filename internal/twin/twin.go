@@ -668,7 +668,7 @@ func (tw *Twin) stepDurably(ctx context.Context, to time.Time) error {
 	err := tw.step(ctx, to)
 	if unsynced {
 		tw.dir.SetUnsynced(false)
-		if ferr := tw.dir.Flush(); err == nil {
+		if ferr := tw.dir.FlushWrites(); err == nil {
 			err = ferr
 		}
 	}

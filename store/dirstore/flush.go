@@ -12,13 +12,20 @@ func (d *Dir) SetUnsynced(on bool) bool {
 	return true
 }
 
-// Flush makes every write to the Dir's file system durable (syncfs), after writes SetUnsynced left unsynced; with
-// none left so since the last Flush it does nothing (syncfs flushes every file of the file system, others' too).
+// Flush makes every write to the Dir's file system durable (syncfs): what SetUnsynced left unsynced, and what
+// was written beside the Dir's own writes (an export's marker, renamed into place just before).
 func (d *Dir) Flush() error {
-	if !d.dirty.Swap(false) {
+	d.dirty.Store(false)
+	return flush(d.root)
+}
+
+// FlushWrites is Flush where a write of the Dir was left unsynced since the last one, and nothing otherwise — for a
+// rehearsal's step, which may have written nothing: syncfs flushes every file of the file system, others' too.
+func (d *Dir) FlushWrites() error {
+	if !d.dirty.Load() {
 		return nil
 	}
-	return flush(d.root)
+	return d.Flush()
 }
 
 // synced reports whether a write is synced one by one, and marks the Dir dirty when it is not.
