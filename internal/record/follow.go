@@ -37,10 +37,24 @@ func (r Record) Since() time.Time {
 
 // Blobs are the record's blobs as last written: the outcome's, or the intent's when it was interrupted.
 func (r Record) Blobs() []Blob {
-	if r.Outcome != nil {
+	switch {
+	case r.Outcome == nil:
+		return r.Intent.Blobs
+	case r.OutcomePartsMissing == 0:
 		return r.Outcome.Blobs
 	}
-	return r.Intent.Blobs
+	// An outcome not read whole: its blobs, then the intent's it does not tell of (their outcome unknown).
+	told := make(map[string]bool, len(r.Outcome.Blobs))
+	for _, b := range r.Outcome.Blobs {
+		told[b.Name] = true
+	}
+	out := slices.Clip(r.Outcome.Blobs)
+	for _, b := range r.Intent.Blobs {
+		if !told[b.Name] {
+			out = append(out, Blob{Name: b.Name, ETag: b.ETag})
+		}
+	}
+	return out
 }
 
 // Follow says what became of each blob of a record, from the snapshot the caller listed (the container as it is
@@ -82,7 +96,7 @@ func Follow(ctx context.Context, snap *rules.Snapshot, r Record) []Followed {
 // State is a record's state in a word: done (every blob done), partly (some left), failed (the action failed as a
 // whole, or a blob did), interrupted (no outcome written).
 func (r Record) State() string {
-	if r.Outcome == nil {
+	if r.Outcome == nil || r.OutcomePartsMissing > 0 { // (an outcome not read whole: what came of the rest is not known)
 		return "interrupted"
 	}
 	if r.Outcome.Error != "" {
@@ -125,6 +139,9 @@ func (r Record) Tally() string {
 		if n := counts[string(o)]; n > 0 {
 			parts = append(parts, strconv.Itoa(n)+" "+string(o))
 		}
+	}
+	if r.OutcomePartsMissing > 0 {
+		parts = append(parts, "the outcome of the rest not read")
 	}
 	if len(parts) == 0 {
 		return "no blob"

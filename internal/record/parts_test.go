@@ -1,12 +1,16 @@
 package record
 
 import (
+	"bytes"
 	"context"
+	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
 	"reflect"
+	"slices"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 )
@@ -168,5 +172,126 @@ func TestAForgedPartAddsNothing(t *testing.T) {
 		if !reflect.DeepEqual(got, c.want) {
 			t.Errorf("%s: blobs %v, want %v", c.what, got, c.want)
 		}
+	}
+}
+
+// flakySink is a shared place that refuses appends while fail says so.
+type flakySink struct {
+	mu    sync.Mutex
+	fail  bool
+	lines [][]byte
+}
+
+func (s *flakySink) Append(_ context.Context, line []byte) error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.fail {
+		return errors.New("503 Server Busy")
+	}
+	s.lines = append(s.lines, slices.Clone(line))
+	return nil
+}
+
+func (s *flakySink) Read(context.Context) ([]Source, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return []Source{{Name: "shared", Data: bytes.Join(s.lines, nil)}}, nil
+}
+
+func (s *flakySink) Describe() string { return "https://acct.blob.core.windows.net/audit" }
+
+func drainBlobs(n int) (in, out []Blob) {
+	for i := 0; i < n; i++ {
+		name := fmt.Sprintf("PUSH-NOTIFICATIONS/2026/12/7/3/%08x-aaaa-bbbb-cccc-%012d.json", i, i)
+		in = append(in, Blob{Name: name, ETag: `"0x8DD1234567890AB"`})
+		out = append(out, Blob{Name: name, ETag: `"0x8DD1234567890AB"`, ETagAfter: `"0x8DD1234567890AC"`, Outcome: "drained"})
+	}
+	return in, out
+}
+
+// A shared outage during a drain of a backlog pends its parts — tens of megabytes — and the next action sends
+// them all (a bound of twice a log file's size left them, and every line after them, never sent, silently).
+func TestPendedPartsOfABigDrainAreSentAgain(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	r, _ := testRecorder(t)
+	shared := &flakySink{fail: true}
+	r.Shared = shared
+	in, out := drainBlobs(100_000)
+	act, err := r.Begin(ctx, ActDrain, "deadletter drain --yes", testNow, in, "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := act.End(ctx, testNow, out, nil); err != nil {
+		t.Fatal(err)
+	}
+	shared.fail = false
+	next := &Recorder{Local: r.Local, Shared: shared, Who: r.Who, Estate: r.Estate}
+	ack, err := next.Begin(ctx, ActAck, "deadletter ack", testNow, []Blob{{Name: "S/2026/12/1/2/a.json"}}, "")
+	if err != nil || len(ack.Warnings()) > 0 {
+		t.Fatalf("the next action: %v %v", err, ack.Warnings())
+	}
+	recs, _, err := Read(ctx, shared)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, rec := range recs {
+		if rec.Intent.Action == ActDrain && len(rec.Intent.Blobs) == len(in) && rec.State() == "done" {
+			return
+		}
+	}
+	t.Errorf("the drain of %d blobs never reached the shared record whole (%d records there)", len(in), len(recs))
+}
+
+// halfDir is a local log whose appends fail from the failAt-th on (a disk that filled up).
+type halfDir struct {
+	*Dir
+	n, failAt int
+}
+
+func (h *halfDir) Append(ctx context.Context, line []byte) error {
+	if h.n++; h.n == h.failAt {
+		return errors.New("no space left on device")
+	}
+	return h.Dir.Append(ctx, line)
+}
+
+// An intent whose second part could not be written: nothing was done, and the record, holding its first part,
+// says so — a failed action, not an interrupted drain of twenty thousand blobs that never ran.
+func TestAnIntentWrittenHalfwaySaysNothingWasDone(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	d := OpenDir(filepath.Join(t.TempDir(), "record"))
+	r := &Recorder{Local: &halfDir{Dir: d, failAt: 2}, Who: Who{User: "alice", Host: "laptop"}, Estate: EstateOf("prod", "acct/deadletter")}
+	in, _ := drainBlobs(45_000)
+	if _, err := r.Begin(ctx, ActDrain, "deadletter drain --yes", testNow, in, ""); err == nil || !strings.Contains(err.Error(), "nothing was done") {
+		t.Fatalf("Begin: %v", err)
+	}
+	recs, _, _ := Read(ctx, d)
+	if len(recs) != 1 || recs[0].State() != "failed" || !strings.Contains(recs[0].Outcome.Error, "nothing was done") {
+		t.Fatalf("the record of an intent written halfway: %d records, %+v", len(recs), recs)
+	}
+}
+
+// An outcome whose last part could not be written — the part holding the blob that failed — reads interrupted,
+// never done, and its blobs are all still told (those of the missing part with no outcome).
+func TestAnOutcomeCutShortReadsInterrupted(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	d := OpenDir(filepath.Join(t.TempDir(), "record"))
+	in, out := drainBlobs(45_000)
+	out[len(out)-1].Outcome = "failed"
+	r := &Recorder{Local: &halfDir{Dir: d, failAt: 6}, Who: Who{User: "alice", Host: "laptop"}, Estate: EstateOf("prod", "acct/deadletter")}
+	act, err := r.Begin(ctx, ActDrain, "deadletter drain --yes", testNow, in, "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := act.End(ctx, testNow, out, nil); err == nil {
+		t.Fatal("End wrote an outcome that could not be written whole")
+	}
+	recs, _, _ := Read(ctx, d)
+	rec := recs[0]
+	if rec.State() != "interrupted" || rec.OutcomePartsMissing == 0 || len(rec.Blobs()) != len(in) || !strings.Contains(rec.Tally(), "not read") {
+		t.Fatalf("state %s, tally %q, outcome parts missing %d, %d blobs of %d", rec.State(), rec.Tally(), rec.OutcomePartsMissing, len(rec.Blobs()), len(in))
 	}
 }

@@ -42,7 +42,9 @@ func (d *Dir) flushPending(ctx context.Context, shared Sink) error {
 	d.mu.Lock()
 	defer d.mu.Unlock()
 	p := d.pendingPath(shared.Describe())
-	b, err := opfile.ReadRegularNoFollow(p, 2*MaxFileBytes)
+	// (Bounded by what the local log itself keeps: the parts of one drain of a backlog pended during an outage are
+	// tens of megabytes, and a tighter bound left them, and every line after them, never sent.)
+	b, err := opfile.ReadRegularNoFollow(p, MaxFiles*MaxFileBytes)
 	if errors.Is(err, fs.ErrNotExist) {
 		return nil
 	}

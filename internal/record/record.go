@@ -295,8 +295,15 @@ func (r *Recorder) Begin(ctx context.Context, action, via string, service time.T
 	if l.Blobs == nil {
 		l.Blobs = []Blob{}
 	}
-	warned, err := r.writeAll(ctx, l)
+	warned, written, err := r.writeAll(ctx, l)
 	if err != nil {
+		if written > 0 {
+			// Parts of the intent are in the record: its outcome says there, best effort, that nothing was done.
+			o := l
+			o.Phase, o.Wall, o.Blobs = PhaseOutcome, r.now().UTC(), []Blob{}
+			o.Error = fmt.Sprintf("its intent could not be written whole (%v): nothing was done", err)
+			r.writeAll(context.WithoutCancel(ctx), o)
+		}
 		return nil, fmt.Errorf("cannot write the record (%s): %w — nothing was done", r.Local.Describe(), err)
 	}
 	return &Act{r: r, line: l, warned: warned}, nil
@@ -322,7 +329,7 @@ func (a *Act) End(ctx context.Context, service time.Time, blobs []Blob, failure 
 	}
 	// The outcome is written even if the action's own context was cancelled: a cancel is an outcome too. One that
 	// cannot be written locally says so as what it is: the action ran, and its record reads interrupted.
-	warned, err := a.r.writeAll(context.WithoutCancel(ctx), l)
+	warned, _, err := a.r.writeAll(context.WithoutCancel(ctx), l)
 	a.endWarned = warned
 	if err != nil {
 		return fmt.Errorf("the action ran, but its outcome could not be written to the record (%s): %w — the record calls it interrupted; what it did is said above", a.r.Local.Describe(), err)
@@ -332,12 +339,12 @@ func (a *Act) End(ctx context.Context, service time.Time, blobs []Blob, failure 
 
 // writeAll writes a phase of an action: one line, or — over more blobs than a line holds — its parts, in order.
 // The shared place's warnings are said once each.
-func (r *Recorder) writeAll(ctx context.Context, l Line) ([]string, error) {
+// It returns how many lines were written locally before any error.
+func (r *Recorder) writeAll(ctx context.Context, l Line) (warned []string, written int, err error) {
 	parts, err := split(l)
 	if err != nil {
-		return nil, err
+		return nil, 0, err
 	}
-	var warned []string
 	for _, p := range parts {
 		w, err := r.write(ctx, p)
 		for _, m := range w {
@@ -346,10 +353,11 @@ func (r *Recorder) writeAll(ctx context.Context, l Line) ([]string, error) {
 			}
 		}
 		if err != nil {
-			return warned, err
+			return warned, written, err
 		}
+		written++
 	}
-	return warned, nil
+	return warned, written, nil
 }
 
 // split cuts a line over more blobs than one line holds into parts of at most maxBlobsOfLine blobs and
@@ -406,7 +414,10 @@ func (r *Recorder) write(ctx context.Context, l Line) ([]string, error) {
 	if r.Shared == nil {
 		return nil, nil
 	}
-	r.flushPending(ctx)
+	var warned []string
+	if err := r.flushPending(ctx); err != nil {
+		warned = append(warned, fmt.Sprintf("lines kept for the shared record (%s) could not be sent again: %v", r.Shared.Describe(), err))
+	}
 	if err := r.Shared.Append(ctx, b); err != nil {
 		r.mu.Lock()
 		r.sharedFailed = true
@@ -419,20 +430,21 @@ func (r *Recorder) write(ctx context.Context, l Line) ([]string, error) {
 		if r.Warn != nil {
 			r.Warn(msg)
 		}
-		return []string{msg}, nil
+		return append(warned, msg), nil
 	}
-	return nil, nil
+	return warned, nil
 }
 
 // flushPending sends, once a recorder's life, the lines an earlier action could not append to the shared place.
-func (r *Recorder) flushPending(ctx context.Context) {
+func (r *Recorder) flushPending(ctx context.Context) error {
 	r.mu.Lock()
 	done := r.flushed
 	r.flushed = true
 	r.mu.Unlock()
 	if d, ok := r.Local.(*Dir); ok && !done {
-		d.flushPending(ctx, r.Shared)
+		return d.flushPending(ctx, r.Shared)
 	}
+	return nil
 }
 
 // SharedFailed reports whether a shared append failed during this recorder's life.
@@ -552,8 +564,9 @@ type Record struct {
 	// or skipped as unreadable: what it shows of the intent (its time, who, the estate) is its outcome's.
 	IntentGone bool
 	// PartsMissing counts the lines of an action written in parts (over more blobs than a line holds) that were
-	// not read: its blobs are those of the parts read.
-	PartsMissing int
+	// not read: its blobs are those of the parts read. OutcomePartsMissing are those of its outcome: the action then
+	// reads interrupted (what came of the blobs of the missing lines is not known).
+	PartsMissing, OutcomePartsMissing int
 }
 
 // Interrupted reports whether the action's outcome was never written (killed mid-action, or still running).
@@ -629,7 +642,7 @@ func Read(ctx context.Context, sinks ...Sink) ([]Record, []*LineError, error) {
 		if o, ok := outcomes[id]; ok {
 			oc, missing := join(o)
 			shareStrings(oc.Blobs, rec.Intent.Blobs)
-			rec.Outcome, rec.PartsMissing = &oc, rec.PartsMissing+missing
+			rec.Outcome, rec.PartsMissing, rec.OutcomePartsMissing = &oc, rec.PartsMissing+missing, missing
 		}
 		out = append(out, rec)
 	}
@@ -639,7 +652,7 @@ func Read(ctx context.Context, sinks ...Sink) ([]Record, []*LineError, error) {
 			oc, missing := join(o)
 			in := oc
 			in.Phase = PhaseIntent
-			out = append(out, Record{Intent: in, Outcome: &oc, IntentGone: true, Shared: sharedOutcome[id], PartsMissing: missing})
+			out = append(out, Record{Intent: in, Outcome: &oc, IntentGone: true, Shared: sharedOutcome[id], PartsMissing: missing, OutcomePartsMissing: missing})
 		}
 	}
 	slices.SortStableFunc(out, func(a, b Record) int {
