@@ -193,7 +193,8 @@ func (m *Model) tabTexts() []string {
 	return out
 }
 
-// fit makes s exactly w columns by h lines: longer lines are cut, shorter ones padded, missing lines added.
+// fit makes s exactly w columns by h lines: longer lines are cut with an ellipsis (a cut says so), shorter ones padded,
+// missing lines added.
 // Every part goes through it, so no view can overflow the terminal whatever a blob holds.
 func fit(s string, w, h int) string {
 	if w <= 0 || h <= 0 {
@@ -208,7 +209,7 @@ func fit(s string, w, h int) string {
 		case lw < w:
 			lines[i] = l + strings.Repeat(" ", w-lw)
 		case lw > w:
-			lines[i] = textfmt.Pad(textfmt.Truncate(l, w, ""), w)
+			lines[i] = textfmt.Pad(textfmt.Truncate(l, w, "…"), w)
 		}
 	}
 	for len(lines) < h {

@@ -70,3 +70,14 @@ func TestTheRawJSONWrapsAtSpacesUnderItsIndent(t *testing.T) {
 		}
 	}
 }
+
+// Whatever a component draws, a line wider than the terminal is cut with an ellipsis, never silently (the
+// overview's loss line lost its last letter at 80 columns).
+func TestFitCutsWithAnEllipsis(t *testing.T) {
+	t.Parallel()
+	got := fit("lifecycle deletes if nobody acts: 24h 12 blobs/15 events · 72h 14 blobs/17 events\nshort", 40, 3)
+	lines := strings.Split(got, "\n")
+	if len(lines) != 3 || !strings.HasSuffix(lines[0], "…") || ansi.StringWidth(lines[0]) != 40 || strings.TrimSpace(lines[1]) != "short" {
+		t.Fatalf("fit: %q", got)
+	}
+}
