@@ -91,3 +91,21 @@ func TestReadOnlyRecordsNothing(t *testing.T) {
 		t.Fatalf("%d records", len(recs))
 	}
 }
+
+// A drain from the dashboard keeps, in the record, the filter its blobs were chosen under — as a command line's
+// --filter words are kept — not only the key (issue 51, found by a fresh-eyes audit).
+func TestADashboardDrainRecordsItsFilter(t *testing.T) {
+	t.Parallel()
+	mem, cfg := fixture(t, 0)
+	o, d := withRecord(t, mem)
+	hs := newHarness(t, mem, cfg, 120, 40, o)
+	hs.press("/", "sub:webhooks", "<enter>", "<ctrl+a>", "d", "y")
+	hs.shows("Drain finished")
+	recs, _, err := record.Read(context.Background(), d)
+	if err != nil || len(recs) != 1 {
+		t.Fatalf("%d records, %v", len(recs), err)
+	}
+	if via := recs[0].Intent.Via; via != `dashboard: key d · filter "sub:webhooks"` {
+		t.Fatalf("the drain was recorded as asked by %q", via)
+	}
+}

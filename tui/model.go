@@ -152,7 +152,7 @@ func (m *Model) env() *env {
 	return &env{cfg: m.cfg, st: &m.st, painted: m.painted, snap: m.snap, sess: m.opt.Session, loader: m.opt.Session.Loader(), ctx: m.ctx, readOnly: m.opt.Session.ReadOnly(),
 		estate: m.estate(),
 		now:    m.now, serviceNow: m.serviceNow, by: m.opt.By, after: m.opt.After, concurrency: m.opt.Concurrency, post: m.post,
-		witness: &m.witness, listing: func() bool { return m.list.running }}
+		witness: &m.witness, listing: func() bool { return m.list.running }, filter: func() string { return m.filter.text }}
 }
 
 // env is the read-only world a component works in.
@@ -176,6 +176,7 @@ type env struct {
 	post        func(tea.Msg)        // what env.send calls: the root's mailbox
 	witness     *rules.WitnessReport // Event Grid's witness as last read (the root's)
 	listing     func() bool          // whether a listing is under way (the root's)
+	filter      func() string        // the filter applied to the tables (the root's): the record keeps its words
 }
 
 func (e *env) paint(style *lipgloss.Style, text string) string { return e.painted.paint(style, text) }

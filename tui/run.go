@@ -50,9 +50,16 @@ type actionRun struct {
 var actionKeys = [...]string{actDrain: "d", actRestore: "r", actAck: "a", actClearAck: "a"}
 
 // sessionRun is how the dashboard runs an action: its concurrency, progress as each blob finishes, and the key
-// that asked, for the record.
+// that asked with the filter the blobs were chosen under, for the record — as a command line's --filter words
+// are kept (they are not secrets).
 func (e *env) sessionRun(act action, progress func(rules.Result)) session.Run {
-	return session.Run{Concurrency: e.concurrency, Progress: progress, Via: "dashboard: key " + actionKeys[act]}
+	via := "dashboard: key " + actionKeys[act]
+	if e.filter != nil {
+		if f := strings.TrimSpace(e.filter()); f != "" {
+			via += " · filter " + strconv.Quote(f)
+		}
+	}
+	return session.Run{Concurrency: e.concurrency, Progress: progress, Via: via}
 }
 
 type phase int
@@ -126,12 +133,13 @@ func (r *runView) start() tea.Cmd {
 	r.cancel, r.ch = cancel, make(chan tea.Msg, 64)
 	r.startedAt = r.e.serviceNow()
 	id, run, e := r.id, r.run, r.e
+	// (made here, on the program's goroutine: it reads the root's filter)
+	sr := e.sessionRun(run.act, func(x rules.Result) { r.ch <- progressMsg{id, x} })
+	sr.Say, sr.Rate = func(text string) { r.ch <- sayMsg{id, text} }, run.rate
 	go func() {
 		// The session records the intent before anything is written (an intent that cannot be written locally
 		// stops the action, said as its error) and the outcome after; a shared record that refused a line is said
 		// in the results, and kept locally.
-		sr := e.sessionRun(run.act, func(x rules.Result) { r.ch <- progressMsg{id, x} })
-		sr.Say, sr.Rate = func(text string) { r.ch <- sayMsg{id, text} }, run.rate
 		done, err := run.run(ctx, sr)
 		r.ch <- actionDoneMsg{id: id, results: done.Results, err: err, warned: done.Warnings}
 	}()
