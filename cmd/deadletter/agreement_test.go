@@ -187,3 +187,22 @@ func TestAnExportOfATwinAheadSaysItsTimesAreTheTwins(t *testing.T) {
 		t.Errorf("ls of the export does not explain its negative ages:\n%s", errs)
 	}
 }
+
+// A blob drained into a replay that takes no trigger comes back stranded: show says it was drained and why it is
+// stranded again, not "Drain it" as if nothing had happened (issue 51, found by a fresh-eyes audit).
+func TestShowTellsABlobStrandedAgainAfterADrain(t *testing.T) {
+	t.Parallel()
+	dir := filepath.Join(t.TempDir(), "twin")
+	mustRun(t, "twin", "start", "--dir", dir, "--scenario", "replay-stopped")
+	mustRun(t, "twin", "advance", "--dir", dir, "--by", "10m")
+	name := strings.SplitN(strings.TrimSpace(mustRun(t, "ls", "--dir", dir, "--pane", "stranded", "--filter", "sub:friend-requests", "-o", "name")), "\n", 2)[0]
+	if name == "" {
+		t.Fatal("no stranded friend-requests blob to drain")
+	}
+	mustRun(t, "drain", "--dir", dir, name, "--yes")
+	mustRun(t, "twin", "advance", "--dir", dir, "--by", "2h")
+	out := mustRun(t, "show", "--dir", dir, name)
+	if !strings.Contains(out, "stranded again") || !strings.Contains(out, "drained 1 time(s)") || strings.Contains(out, "→ Drain it:") {
+		t.Fatalf("show of a blob stranded again after a drain:\n%s", out)
+	}
+}

@@ -34,6 +34,11 @@ type BlobState struct {
 	// it and did not (see SetStarts).
 	Missed    rules.StartMiss
 	LastStart time.Time
+	// Drains is how many times deadletter drained it (its marks), DrainedAt when last; TTL the replay trigger's
+	// delivery window in force: a blob drained and stranded again says so.
+	Drains    int
+	DrainedAt time.Time
+	TTL       time.Duration
 	// Now is the service's time the state was read at.
 	Now time.Time
 }
@@ -45,6 +50,9 @@ func StateOf(d *replay.Detail, cfg rules.Config) BlobState {
 	if d.Payload != nil && d.ReadErr == "" {
 		s.Events, s.BeyondRepair = len(d.Payload.Events), cfg.BeyondRepair(d.Payload.Events)
 	}
+	m := rules.MarksOf(d.Item.Metadata)
+	s.Drains, s.TTL = m.Drains(), cfg.TTL
+	s.DrainedAt, _ = time.Parse(time.RFC3339, m.DrainedAt)
 	return s
 }
 
@@ -174,12 +182,25 @@ func adviceFor(s BlobState) string {
 		return fmt.Sprintf("Drain it to let the replay quarantine it whole, then copy it out (deadletter get): no fix replays it — each of its %d event(s) is quarantined whatever the payload says (%s, by its event type), so deadletter edit would be refused without --force.", s.Events, s.BeyondRepair)
 	case s.Pane == rules.PaneStranded && a.Malformed:
 		return "Fix its payload with deadletter edit (e in the dashboard), which sends the fix back through the replay; or drain it to let the replay quarantine it whole (it can never publish it), then fix what wrote it."
+	case s.Pane == rules.PaneStranded && s.Drains > 0:
+		return strandedAgainAdvice(s)
 	case s.Pane == rules.PaneStranded:
 		return "Drain it: no trigger can still arrive, so nothing replays it otherwise."
 	case a.Stalled:
 		return "Leave the blob; look at the replay: it sits past the grace, so the function is not consuming (stopped, failing, or its subscription is gone). Once it passes the TTL, drain it."
 	}
 	return "Leave it alone: its trigger still has delivery attempts left."
+}
+
+// strandedAgainAdvice is for a blob deadletter drained that is stranded again: the drain's BlobCreated reached no
+// replay within the TTL, so draining it again only helps once the replay takes its triggers.
+func strandedAgainAdvice(s BlobState) string {
+	when := ""
+	if !s.DrainedAt.IsZero() {
+		when = ", last at " + textfmt.Time(s.DrainedAt)
+	}
+	return fmt.Sprintf("Drain it again once the replay takes its triggers: it was drained %d time(s)%s and is stranded again — no trigger reached the replay within the TTL (%s), so the replay function or its subscription is not taking them (deadletter check says whether Event Grid drops them).",
+		s.Drains, when, textfmt.Duration(s.TTL))
 }
 
 func quarantineAdvice(s BlobState) string {

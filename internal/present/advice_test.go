@@ -106,3 +106,20 @@ func TestReadinessWarnsOnlyWhereEventsAreRepublished(t *testing.T) {
 		t.Fatal("no warning for a blob whose events are republished")
 	}
 }
+
+// A blob deadletter drained that is stranded again is not told "Drain it" as if nothing had happened: it says it
+// was drained, when, and that no trigger reached the replay within the TTL in force (issue 51).
+func TestAStrandedAgainBlobSaysItWasDrained(t *testing.T) {
+	t.Parallel()
+	at := time.Date(2026, 12, 7, 3, 40, 48, 0, time.UTC)
+	first := Advice(BlobState{Pane: rules.PaneStranded, TTL: 5 * time.Second})
+	again := Advice(BlobState{Pane: rules.PaneStranded, Drains: 2, DrainedAt: at, TTL: 5 * time.Second})
+	if !strings.HasPrefix(first[0], "Drain it:") {
+		t.Fatalf("never drained: %q", first)
+	}
+	for _, want := range []string{"drained 2 time(s), last at 2026-12-07 03:40:48Z", "stranded again", "within the TTL (5s)"} {
+		if !strings.Contains(again[0], want) {
+			t.Errorf("stranded again: %q lacks %q", again[0], want)
+		}
+	}
+}
