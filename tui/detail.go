@@ -290,6 +290,7 @@ func (v *detail) sections(head []string) (_, pred, raw []string) {
 	state.Readiness = v.ready(d.Parsed.Subscription)
 	if w := v.e.witness; w != nil {
 		state.SetStarts(cfg, &d.Item, w.App)
+		state.SetHandler(*w, d.Parsed.Subscription)
 	}
 	for _, l := range present.StateLines(al) {
 		head = append(head, st.Warn.Render(l))

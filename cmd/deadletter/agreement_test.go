@@ -206,3 +206,48 @@ func TestShowTellsABlobStrandedAgainAfterADrain(t *testing.T) {
 		t.Fatalf("show of a blob stranded again after a drain:\n%s", out)
 	}
 }
+
+// One verdict on each handler: where report's readiness says a subscription's handler fails now, show's advice
+// for its stranded blobs warns of it, and where it says the handler is healthy, none does — whichever witness
+// decided (issue 51: show said only "Drain it" while report and check said Event Grid saw it failing).
+func TestShowWarnsAsTheReportJudgesEachHandler(t *testing.T) {
+	t.Parallel()
+	dir := filepath.Join(t.TempDir(), "twin")
+	mustRun(t, "twin", "start", "--dir", dir)
+	var report struct {
+		Readiness []struct {
+			Subscription, Verdict string
+		}
+	}
+	if err := json.Unmarshal([]byte(mustRun(t, "report", "--format", "json", "--dir", dir)), &report); err != nil {
+		t.Fatal(err)
+	}
+	seen := map[string]bool{}
+	for _, r := range report.Readiness {
+		if r.Verdict != "failing" && r.Verdict != "healthy" {
+			continue
+		}
+		names := strings.Fields(mustRun(t, "ls", "--dir", dir, "--pane", "stranded", "--filter", "sub:"+strings.ToLower(r.Subscription)+" -is:handled", "-o", "name"))
+		if len(names) == 0 {
+			continue
+		}
+		var show struct {
+			Advice   []string
+			Verdicts map[string]int
+		}
+		if err := json.Unmarshal([]byte(mustRun(t, "show", "--json", "--dir", dir, names[0])), &show); err != nil {
+			t.Fatal(err)
+		}
+		if !strings.HasPrefix(show.Advice[0], "Drain it") || show.Verdicts["replay"] == 0 {
+			continue // (not to be drained, or none of its events republished: its handler changes nothing for it)
+		}
+		warns := strings.Contains(strings.Join(show.Advice, " "), "fails now") || strings.Contains(strings.Join(show.Advice, " "), "still fails")
+		if warns != (r.Verdict == "failing") {
+			t.Errorf("%s is %s by the report; show of %s advises %q", r.Subscription, r.Verdict, names[0], show.Advice)
+		}
+		seen[r.Verdict] = true
+	}
+	if !seen["failing"] {
+		t.Fatalf("no failing subscription with a stranded blob to drain: the test proves nothing (%+v)", report.Readiness)
+	}
+}

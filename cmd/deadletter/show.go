@@ -64,8 +64,10 @@ func runShow(ctx context.Context, o *showOptions) error {
 			return couldNotLook(ctx, err)
 		}
 	}
-	if s.Witness() != nil { // (the activity log's word on the Function App's starts rides with the witness)
-		state.SetStarts(s.Config(), &d.Item, s.ReadWitness(ctx, d.Now).App)
+	if s.Witness() != nil { // (Event Grid's word on the handler, and the activity log's on the Function App's starts)
+		w := s.ReadWitness(ctx, d.Now)
+		state.SetStarts(s.Config(), &d.Item, w.App)
+		state.SetHandler(w, d.Parsed.Subscription)
 	}
 	advice := present.Advice(state)
 	sj := output.ToShowJSON(s.Config(), d)

@@ -34,6 +34,10 @@ type BlobState struct {
 	// it and did not (see SetStarts).
 	Missed    rules.StartMiss
 	LastStart time.Time
+	// Handler is Event Grid's word on its subscription's handler now (rules.HandlerUnknown where no witness says),
+	// Subscription the subscription asked of it: with Readiness, the one verdict rules.HandlerNow gives.
+	Handler      rules.HandlerVerdict
+	Subscription string
 	// Drains is how many times deadletter drained it (its marks), DrainedAt when last; TTL the replay trigger's
 	// delivery window in force: a blob drained and stranded again says so.
 	Drains    int
@@ -60,6 +64,14 @@ func StateOf(d *replay.Detail, cfg rules.Config) BlobState {
 // blob.
 func (s *BlobState) SetStarts(cfg rules.Config, it *rules.Item, a rules.AppStarts) {
 	s.Missed, s.LastStart = cfg.StartMissed(it, a, s.Now), a.Last
+}
+
+// SetHandler takes in Event Grid's witness on the blob's subscription.
+func (s *BlobState) SetHandler(w rules.WitnessReport, subscription string) {
+	s.Subscription = subscription
+	if h, ok := w.HandlerOf(subscription); ok {
+		s.Handler = h.Verdict
+	}
 }
 
 // Advice is what to do about a blob, in one voice: one sentence decided by the one state that matters most
@@ -89,11 +101,34 @@ func Advice(s BlobState) []string {
 	if w := appStartAdvice(s); w != "" {
 		out = append(out, w)
 	}
-	if r := s.Readiness; r != nil && r.Failing && s.Pane == rules.PaneStranded && drainable(s) && !s.NothingRepublished {
-		out = append(out, fmt.Sprintf("But %s dead-lettered %s ago: its handler still fails, so drained now its events will likely dead-letter again.",
-			textfmt.Printable(r.Subscription), textfmt.Duration(s.Now.Sub(r.NewestDeadLetter))))
+	if s.Pane == rules.PaneStranded && drainable(s) && !s.NothingRepublished {
+		if w := failingWarning(s); w != "" {
+			out = append(out, w)
+		}
 	}
 	return out
+}
+
+// failingWarning says, of a blob the advice is to drain, that its handler fails now — by the one verdict
+// (rules.HandlerNow: Event Grid's word where it has one, else the container's), naming the witness that says so.
+func failingWarning(s BlobState) string {
+	var r rules.Readiness
+	if s.Readiness != nil {
+		r = *s.Readiness
+	}
+	verdict, by := rules.HandlerNow(r, s.Handler)
+	switch {
+	case verdict != rules.NowFailing:
+		return ""
+	case by == "eventGrid":
+		sub := s.Subscription
+		if sub == "" {
+			sub = r.Subscription
+		}
+		return fmt.Sprintf("But Event Grid says %s's handler fails now: drained now, its events will likely dead-letter again.", textfmt.Printable(sub))
+	}
+	return fmt.Sprintf("But %s dead-lettered %s ago: its handler still fails, so drained now its events will likely dead-letter again.",
+		textfmt.Printable(r.Subscription), textfmt.Duration(s.Now.Sub(r.NewestDeadLetter)))
 }
 
 // appStartAdvice says what the estate's own drain at a worker start would do with a stranded blob: take it (the

@@ -123,3 +123,36 @@ func TestAStrandedAgainBlobSaysItWasDrained(t *testing.T) {
 		}
 	}
 }
+
+// The advice to drain warns of a failing handler by the one verdict every output gives (rules.HandlerNow): Event
+// Grid's word where it has one — failing though the container, a TTL behind, has no recent dead letter; recovered
+// though it has — and the container's where Event Grid is silent (issue 51, found by a fresh-eyes audit).
+func TestTheDrainAdviceWarnsByTheOneVerdict(t *testing.T) {
+	t.Parallel()
+	now := time.Date(2026, 12, 7, 3, 0, 0, 0, time.UTC)
+	recent := &rules.Readiness{Subscription: "BLOB-DELETIONS", NewestDeadLetter: now.Add(-10 * time.Minute), Failing: true}
+	old := &rules.Readiness{Subscription: "BLOB-DELETIONS", NewestDeadLetter: now.Add(-5 * time.Hour)}
+	for _, c := range []struct {
+		what    string
+		ready   *rules.Readiness
+		handler rules.HandlerVerdict
+		want    string
+	}{
+		{"Event Grid says failing, the container quiet", old, rules.HandlerFailing, "But Event Grid says BLOB-DELETIONS's handler fails now"},
+		{"Event Grid says failing, no dead letter at all", nil, rules.HandlerFailing, "But Event Grid says BLOB-DELETIONS's handler fails now"},
+		{"the container says failing, Event Grid healthy since", recent, rules.HandlerHealthy, ""},
+		{"the container says failing, Event Grid silent", recent, rules.HandlerUnknown, "But BLOB-DELETIONS dead-lettered 10m ago"},
+		{"neither", old, rules.HandlerUnknown, ""},
+	} {
+		adv := Advice(BlobState{Pane: rules.PaneStranded, Readiness: c.ready, Handler: c.handler, Subscription: "BLOB-DELETIONS", Now: now, TTL: time.Hour})
+		got := ""
+		for _, l := range adv {
+			if strings.HasPrefix(l, "But ") {
+				got = l
+			}
+		}
+		if c.want == "" && got != "" || !strings.HasPrefix(got, c.want) {
+			t.Errorf("%s: %q", c.what, got)
+		}
+	}
+}
