@@ -171,13 +171,21 @@ func reasonCell(word func(string) string) func(Row) string {
 }
 
 // outcomeFirst cuts "reason/outcome" to w columns keeping what tells blobs apart: the outcome (NotFound, Busy),
-// since most dead letters share a reason (MaxAttempts); the reason alone when there is no outcome.
+// since most dead letters share a reason (MaxAttempts); the reason alone when there is no outcome. Under the full
+// title (REASON / OUTCOME) the cut says so — "…/InternalServerError" — as every cut does; narrower, the title
+// reads OUTCOME and the outcome stands alone.
 func outcomeFirst(s string, w int) string {
 	if i := strings.LastIndexByte(s, '/'); i >= 0 && i+1 < len(s) {
-		s = s[i+1:]
+		out := s[i+1:]
+		if w >= textfmt.Width(reasonTitle) && textfmt.Width(out)+2 <= w {
+			return "…/" + out
+		}
+		s = out
 	}
 	return textfmt.Truncate(s, w, "…")
 }
+
+const reasonTitle = "REASON / OUTCOME"
 
 // ByHour orders blobs as a person reads a run of them: by subscription, then the hour Event Grid wrote each (not
 // the name's text, where /12/1/14 sorts before /12/1/7), then the name.
@@ -281,7 +289,7 @@ var (
 		Cell: func(r Row) string { return textfmt.Bytes(r.Item.Size) },
 		Less: func(a, b *rules.Item) bool { return a.Size < b.Size }}
 	// ColReason is the top reason, short (the legend says what each stands for), and the top outcome.
-	ColReason = BlobColumn{ID: "reason", Title: "REASON / OUTCOME", Min: 12, Max: 44, Priority: 30, Cell: reasonCell(ShortReason),
+	ColReason = BlobColumn{ID: "reason", Title: reasonTitle, Min: 12, Max: 44, Priority: 30, Cell: reasonCell(ShortReason),
 		Shorten: outcomeFirst, Short: "OUTCOME"}
 	// ColReasonLong is ColReason in Event Grid's own words, for output nothing cuts (-o wide, a pipe).
 	ColReasonLong = With(ColReason, func(c *BlobColumn) { c.Max, c.Cell = 0, reasonCell(func(s string) string { return s }) })

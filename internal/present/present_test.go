@@ -46,6 +46,9 @@ func TestNarrowColumnsKeepWhatTheyMean(t *testing.T) {
 	if got := ColReason.Fit("MaxAttempts/NotFound", 11); strings.TrimSpace(got) != "NotFound" {
 		t.Errorf("narrow reason cell %q, want the outcome", got)
 	}
+	if got := ColReason.Fit("TimeToLiveExceeded/InternalServerError", 24); strings.TrimSpace(got) != "…/InternalServerError" {
+		t.Errorf("a reason cell cut under the full title %q, want the cut said", got)
+	}
 	if got := ColReason.Fit("MaxAttempts", 8); strings.TrimSpace(got) != "MaxAtte…" {
 		t.Errorf("narrow reason without an outcome %q", got)
 	}
