@@ -262,11 +262,8 @@ func (v *detail) wrapHead() []string {
 	}
 	var out []string
 	for _, l := range v.source {
-		hang := 0
-		if strings.HasPrefix(ansi.Strip(l), "→ ") {
-			hang = 2 // (advice wraps under its text, not under the arrow)
-		}
-		out = append(out, textfmt.Hang(l, max(1, v.w), hang, " /")...)
+		// (advice wraps under its text, not under the arrow; a state line under its text, not its label)
+		out = append(out, textfmt.Hang(l, max(1, v.w), hangOf(ansi.Strip(l)), " /")...)
 	}
 	if len(out) > budget {
 		out = append(out[:budget-1], v.e.st.Dim.Render(fmt.Sprintf("… %d more line(s): tab to %q", len(out)-budget+1, sectionNames[secPrediction])))

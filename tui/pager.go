@@ -99,21 +99,58 @@ func (p *pager) wrap() {
 	p.find()
 }
 
-// hangingWrap wraps a line to w columns, its continuation lines indented as far as the line itself (a list item,
-// a key's help, a JSON member stay under their start) — for plain text, where the indent leaves room; a styled
-// line wraps as it is.
+// hangingWrap wraps a line to w columns, its continuation lines indented as far as the line's text (a list item,
+// a key's help, a JSON member, "→ advice" and "▶ a script window" stay under their start), styled or not, where
+// the indent leaves room.
 func hangingWrap(l string, w int) []string {
-	body := strings.TrimLeft(l, " ")
-	indent := len(l) - len(body)
-	if indent == 0 || indent > w/2 || ansi.StringWidth(l) <= w || ansi.Strip(l) != l {
+	if ansi.StringWidth(l) <= w {
+		return []string{l}
+	}
+	plain := ansi.Strip(l)
+	body := strings.TrimLeft(plain, " ")
+	indent := len(plain) - len(body) + hangOf(body)
+	if indent == 0 || indent > w/2 {
 		return strings.Split(textfmt.Wrap(l, w, " "), "\n")
 	}
-	pad := strings.Repeat(" ", indent)
-	out := strings.Split(textfmt.Wrap(body, w-indent, " "), "\n")
-	for k := range out {
-		out[k] = pad + out[k]
+	if plain == l { // (plain text: the body wraps in the room the indent leaves)
+		pad := strings.Repeat(" ", len(plain)-len(body))
+		out := strings.Split(textfmt.Wrap(body, w-len(pad), " "), "\n")
+		if indent > len(pad) {
+			return textfmt.Hang(l, w, indent, " ")
+		}
+		for k := range out {
+			out[k] = pad + out[k]
+		}
+		return out
 	}
-	return out
+	return textfmt.Hang(l, w, indent, " ")
+}
+
+// bullets are the marks a line's text may start with: its continuation lines hang under the text after them.
+var bullets = []string{"→ ", "▶ ", "▸ ", "• ", "- ", "· "}
+
+// hangOf is how far a line's continuation hangs past its indent: under the text after a bullet ("→ advice"), or
+// after a one-word label ("replay: CRASH — …", "restore: refused …"); 0 for anything else.
+func hangOf(body string) int {
+	for _, mark := range bullets {
+		if strings.HasPrefix(body, mark) {
+			return textfmt.Width(mark)
+		}
+	}
+	if i := strings.Index(body, ": "); i > 0 && i <= 14 && isLabel(body[:i]) {
+		return i + 2
+	}
+	return 0
+}
+
+// isLabel reports whether s is one word of letters (and hyphens): a line's label, not a sentence or a JSON key.
+func isLabel(s string) bool {
+	for i, r := range s {
+		if !(r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || i > 0 && r == '-') {
+			return false
+		}
+	}
+	return true
 }
 
 // refresh hands the viewport the lines, the current match shown in reverse.

@@ -7,6 +7,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/charmbracelet/colorprofile"
 	"github.com/charmbracelet/x/ansi"
 )
 
@@ -79,5 +80,33 @@ func TestFitCutsWithAnEllipsis(t *testing.T) {
 	lines := strings.Split(got, "\n")
 	if len(lines) != 3 || !strings.HasSuffix(lines[0], "…") || ansi.StringWidth(lines[0]) != 40 || strings.TrimSpace(lines[1]) != "short" {
 		t.Fatalf("fit: %q", got)
+	}
+}
+
+// Wrapped text continues under its own text, styled or not: advice under the words after its arrow, a state
+// line under the words after its label, an indented line under its indent — never at column 0 (issue 51: the
+// rehearsal screen's reasons and the detail's state lines restarted there).
+func TestWrappedLinesHangUnderTheirText(t *testing.T) {
+	t.Parallel()
+	st := NewStyles(Theme{Profile: colorprofile.TrueColor})
+	for _, c := range []struct {
+		line string
+		hang int
+	}{
+		{"replay: CRASH — the replay function throws on it before it writes anything, so nothing is republished or deleted", len("replay: ")},
+		{st.Bold.Render("→ ") + "Do not drain it: the replay function crashes on it every time. Fix its payload with deadletter edit", 2},
+		{"  ▶ push-notifications down (503 Busy) from 03:00 until further notice: the budget guard stopped the Function App", 4},
+		{st.Warn.Render("    the budget guard stopped the Function App for longer than the delivery window, and the replay missed it"), 4},
+	} {
+		lines := hangingWrap(c.line, 40)
+		if len(lines) < 2 {
+			t.Fatalf("%q did not wrap at 40", c.line)
+		}
+		for _, l := range lines[1:] {
+			plain := ansi.Strip(l)
+			if lead := len(plain) - len(strings.TrimLeft(plain, " ")); lead != c.hang || ansi.StringWidth(l) > 40 {
+				t.Errorf("%q continues at column %d (want %d): %q", ansi.Strip(c.line), lead, c.hang, plain)
+			}
+		}
 	}
 }
