@@ -161,7 +161,7 @@ func (m *Model) retryIn() string {
 var (
 	badgeLabels = map[rules.FindingKind]string{rules.FindingExpiring: "EXPIRING", rules.FindingStranded: "STRANDED",
 		rules.FindingReplayStalled: "STALLED", rules.FindingCrash: "CRASH", rules.FindingUntriggerable: "UNTRIGGERABLE",
-		rules.FindingQuarantine: "QUARANTINE", rules.FindingMalformed: "MALFORMED", rules.FindingHandlerFailing: "HANDLER FAILING",
+		rules.FindingQuarantine: "QUARANTINE", rules.FindingMalformed: "MALFORMED", rules.FindingHandlerFailing: "EG HANDLER FAILING",
 		rules.FindingReplayDropping: "REPLAY DROPPING", rules.FindingAppStartRepeats: "START REPEATS"}
 	shortBadgeLabels = map[rules.FindingKind]string{rules.FindingExpiring: "EXPIRE", rules.FindingStranded: "STRAND",
 		rules.FindingReplayStalled: "STALL", rules.FindingCrash: "CRASH", rules.FindingUntriggerable: "UNTRIG",

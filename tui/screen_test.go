@@ -756,7 +756,7 @@ func TestTheBannerGivesWayToTheContainerAndTime(t *testing.T) {
 	banner := func(room int) string {
 		head := "REHEARSAL 06-01 09:30 ×60"
 		for n := len(who); n > 0; n-- {
-			s := head + " · failing: " + strings.Join(who[:n], ", ")
+			s := head + " · script down: " + strings.Join(who[:n], ", ")
 			if n < len(who) {
 				s += fmt.Sprintf(" +%d more", len(who)-n)
 			}
@@ -764,8 +764,10 @@ func TestTheBannerGivesWayToTheContainerAndTime(t *testing.T) {
 				return s
 			}
 		}
-		if s := fmt.Sprintf("%s · %d failing", head, len(who)); len(s) <= room {
-			return s
+		for _, f := range []string{"%s · script: %d down", "%s · %d down"} {
+			if s := fmt.Sprintf(f, head, len(who)); len(s) <= room {
+				return s
+			}
 		}
 		return head
 	}
@@ -774,7 +776,7 @@ func TestTheBannerGivesWayToTheContainerAndTime(t *testing.T) {
 			hs := newHarness(t, mem, cfg, w, 24, func(o *Options) { o.Banner = banner })
 			top := strings.SplitN(hs.screen(), "\n", 2)[0]
 			if !strings.Contains(top, "REHEARSAL 06-01 09:30 ×60") || !strings.HasSuffix(strings.TrimRight(top, " "), fixedNow.UTC().Format("15:04:05Z")) ||
-				!strings.Contains(top, "mem/deadletter") || !strings.Contains(top, "failing") {
+				!strings.Contains(top, "mem/deadletter") || !strings.Contains(top, "down") {
 				t.Fatalf("the header at %d columns: %q", w, top)
 			}
 			golden.RequireEqual(t, []byte(top+"\n"))

@@ -32,7 +32,7 @@ func TestHandlerColumnAndDrainSayEventGrid(t *testing.T) {
 		t.Fatalf("the witness was asked %d times by the first refresh, want once", len(w.asked))
 	}
 	hs.press("o")
-	hs.shows("PUSH-NOTIFICATIONS", "· EG failing", "EG Event Grid's metrics as of", "HANDLER FAILING 1")
+	hs.shows("PUSH-NOTIFICATIONS", "· EG failing", "EG Event Grid's metrics as of", "EG HANDLER FAILING 1")
 	hs.press("1", "/", "push", "<enter>", "<ctrl+a>", "d")
 	hs.shows("Drain", "PUSH-NOTIFICATIONS failing", "PUSH-NOTIFICATIONS: Event Grid says its handler is failing now: 12 failed attempt(s) (Busy 12)")
 	// the restore dialog warns the same of the copies whose events would resume to that handler

@@ -304,13 +304,15 @@ func runDemo(ctx context.Context, o *demoOptions) error {
 // demoBanner is the demo's header banner in at most room columns: the rehearsal and its clock (head), then what
 // the script has down now (failing, as the runner says it: "a 500 for 2h, b 404") — whole, or its first handlers
 // and "+N more", or only how many — so the container's name and the service time keep their place (t shows it all).
+// It names its witness, the script ("script: … down"): the alert line's EG HANDLER FAILING is Event Grid's word,
+// which may count otherwise (issue 51).
 func demoBanner(head, failing string, room int) string {
 	if failing == "" {
 		return head
 	}
 	who := strings.Split(failing, ", ")
 	for n := len(who); n > 0; n-- {
-		s := head + " · failing: " + strings.Join(who[:n], ", ")
+		s := head + " · script down: " + strings.Join(who[:n], ", ")
 		if n < len(who) {
 			s += fmt.Sprintf(" +%d more", len(who)-n)
 		}
@@ -318,8 +320,10 @@ func demoBanner(head, failing string, room int) string {
 			return s
 		}
 	}
-	if s := fmt.Sprintf("%s · %d failing", head, len(who)); textfmt.Width(s) <= room {
-		return s
+	for _, f := range []string{"%s · script: %d down", "%s · %d down"} {
+		if s := fmt.Sprintf(f, head, len(who)); textfmt.Width(s) <= room {
+			return s
+		}
 	}
 	return head
 }

@@ -155,9 +155,10 @@ func TestDemoBannerGivesWay(t *testing.T) {
 		room int
 		want string
 	}{
-		{200, head + " · failing: " + failing},
-		{80, head + " · failing: blob-deletions 500 (2h36m left) +2 more"},
-		{40, head + " · 3 failing"},
+		{200, head + " · script down: " + failing},
+		{80, head + " · script down: blob-deletions 500 (2h36m left) +2 more"},
+		{46, head + " · script: 3 down"},
+		{40, head + " · 3 down"},
 		{20, head},
 	} {
 		got := demoBanner(head, failing, c.room)

@@ -74,14 +74,14 @@ func TestDemoResumesAndFreshStartsOverInTmux(t *testing.T) {
 func TestDemoRehearsalScreenInTmux(t *testing.T) {
 	dir := filepath.Join(t.TempDir(), "demo")
 	tm := newTerm(t, 200, 45, binary(t), "demo", "--dir", dir, "--speed", "1")
-	tm.screen("REHEARSAL", "failing: ", "push-notifications 503")
+	tm.screen("REHEARSAL", "script down: ", "push-notifications 503")
 	tm.keys("t")
 	tm.screen("handlers now", "▸ push-notifications", "DOWN Busy", "account: ", "published =")
 	tm.keys("u")
 	tm.screen("push-notifications up from now")
 	for deadline := time.Now().Add(20 * time.Second); ; time.Sleep(100 * time.Millisecond) {
 		s := tm.capture()
-		if !strings.Contains(s, "push-notifications 503") && strings.Contains(s, "failing: ") {
+		if !strings.Contains(s, "push-notifications 503") && strings.Contains(s, "script down: ") {
 			break
 		}
 		if time.Now().After(deadline) {
