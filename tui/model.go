@@ -42,6 +42,8 @@ type Options struct {
 	Banner func(room int) string
 	// Pause, when set, is the p key: it pauses a rehearsal's clock or runs it again, and says which.
 	Pause func() string
+	// Paused says whether the rehearsal's clock stands still now (the key line then offers p to run it).
+	Paused func() bool
 	// Rehearsal, when set, is a running twin's controls: t opens its screen (the script, the account, the clock).
 	Rehearsal Rehearsal
 	// StillTwin, when set, is why t and p do nothing: the dashboard is on a twin's directory it does not run.

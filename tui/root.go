@@ -163,7 +163,11 @@ func (m *Model) rootScope() *scope {
 		return ""
 	}))
 	if m.opt.Pause != nil {
-		s.bindings = append(s.bindings, bind([]string{"p"}, "p", "pause the rehearsal's clock, or run it again", func() tea.Cmd {
+		desc := "pause the rehearsal's clock, or run it again"
+		if m.opt.Paused != nil && m.opt.Paused() {
+			desc = "run the rehearsal's clock again: it stands still now" // (the key line says what p does now)
+		}
+		s.bindings = append(s.bindings, bind([]string{"p"}, "p", desc, func() tea.Cmd {
 			m.status = m.opt.Pause()
 			return m.refresh()
 		}).footer())

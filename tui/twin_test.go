@@ -196,3 +196,18 @@ func TestStillTwinSaysWhyTAndPDoNothing(t *testing.T) {
 	hs.press("<esc>", "p")
 	hs.shows("the twin's clock stands still here")
 }
+
+// The key line says what p does now: run the clock while it stands still, pause it while it runs (a fresh-eyes
+// audit found "p pause" on the demo's first screen, paused).
+func TestTheKeyLineSaysWhatPDoesNow(t *testing.T) {
+	t.Parallel()
+	mem, cfg := fixture(t, 0)
+	paused := true
+	hs := newHarness(t, mem, cfg, 160, 30, func(o *Options) {
+		o.Paused = func() bool { return paused }
+		o.Pause = func() string { paused = !paused; return "toggled" }
+	})
+	hs.shows("p run")
+	hs.press("p")
+	hs.shows("p pause")
+}

@@ -285,6 +285,7 @@ func runDemo(ctx context.Context, o *demoOptions) error {
 			return demoBanner(fmt.Sprintf("REHEARSAL %s %s", now.Format("01-02 15:04"), state), run.FailingNow(), room)
 		}
 		opt.Rehearsal = rehearsalControls{run: run}
+		opt.Paused = func() bool { _, paused := run.Now(); return paused }
 		opt.Pause = func() string {
 			if run.Toggle() {
 				return "the rehearsal's clock is paused (p runs it again)"
