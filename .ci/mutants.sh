@@ -293,7 +293,7 @@ mutant record-always-shared internal/record/record.go \
 	'				shared[l.ID] = shared[l.ID] || si > 0' '				shared[l.ID] = true' \
 	./internal/record 'TestARecordIsSharedOnlyWhenTheSharedPlaceHoldsIt'
 mutant record-outcome-cancelled internal/record/record.go \
-	'	warned, err := a.r.writeAll(context.WithoutCancel(ctx), l)' '	warned, err := a.r.writeAll(ctx, l)' \
+	'	warned, _, err := a.r.writeAll(context.WithoutCancel(ctx), l)' '	warned, _, err := a.r.writeAll(ctx, l)' \
 	./internal/record 'TestTheOutcomeReachesTheSharedRecordAfterCtrlC'
 mutant log-since-ignored cmd/deadletter/log.go \
 	'		if o.since > 0 && r.Intent.Wall.Before(time.Now().Add(-o.since)) {' '		if false {' \
