@@ -52,7 +52,7 @@ func (hp *help) build() {
 				line = st.Disabled.Render(line) + st.Dim.Render(" — off: "+why)
 			}
 			if hp.w > 0 { // wrapped here, under the description rather than under the key
-				out = append(out, textfmt.Hang(line, hp.w, keyColumn, " ")...)
+				out = append(out, textfmt.Hang(line, hp.w, keyColumn, " |")...)
 				continue
 			}
 			out = append(out, line)
@@ -78,7 +78,7 @@ func (hp *help) build() {
 	for _, l := range legends {
 		line := st.Header.Render(l[0]) + "  " + l[1]
 		if hp.w > 0 { // a legend's wrapped lines sit under its text, not under its name
-			out = append(out, textfmt.Hang(line, hp.w, len(l[0])+2, " ")...)
+			out = append(out, textfmt.Hang(line, hp.w, len(l[0])+2, " |")...) // (a | list breaks between its words)
 			continue
 		}
 		out = append(out, line)

@@ -116,3 +116,35 @@ func TestTheRecordsKeysSayWhatTheyDo(t *testing.T) {
 	hs.press("e")
 	hs.shows("e fold")
 }
+
+// Help at 80 columns breaks a long list of words between them, never inside one (a fresh-eyes audit found
+// "…|hand" / "led" in the filter's verdict: list).
+func TestHelpBreaksAListBetweenItsWords(t *testing.T) {
+	t.Parallel()
+	mem, cfg := fixture(t, 0)
+	hs := newHarness(t, mem, cfg, 80, 24)
+	hs.press("?")
+	hs.screen()
+	h, ok := hs.m.top().(*help)
+	if !ok {
+		t.Fatalf("? opened %T", hs.m.top())
+	}
+	in := false
+	for _, l := range h.text.plain {
+		if strings.Contains(l, "verdict:cap") {
+			in = true
+		}
+		if !in {
+			continue
+		}
+		if strings.Contains(l, "(blobs that show it)") {
+			break
+		}
+		if end := strings.TrimRight(l, " "); !strings.HasSuffix(end, "|") && !strings.HasSuffix(end, "·") && !strings.HasSuffix(end, ":") {
+			t.Errorf("the verdict: list breaks inside a word: %q", l)
+		}
+	}
+	if !in {
+		t.Fatal("no verdict: list in the help")
+	}
+}
