@@ -278,11 +278,16 @@ func runDemo(ctx context.Context, o *demoOptions) error {
 	err = o.open(ctx, spec, func(opt *tui.Options) {
 		opt.Banner = func(room int) string {
 			now, paused := run.Now()
-			state := fmt.Sprintf("×%g", run.Speed())
-			if paused {
-				state = "PAUSED (p runs the clock)"
+			head := fmt.Sprintf("REHEARSAL %s ×%g", now.Format("01-02 15:04"), run.Speed())
+			if !paused {
+				return demoBanner(head, run.FailingNow(), room)
 			}
-			return demoBanner(fmt.Sprintf("REHEARSAL %s %s", now.Format("01-02 15:04"), state), run.FailingNow(), room)
+			// Paused: how to run it, where there is room beside what the script has down; else the key line says it.
+			head = fmt.Sprintf("REHEARSAL %s PAUSED", now.Format("01-02 15:04"))
+			if long := demoBanner(head+" (p runs the clock)", run.FailingNow(), room); textfmt.Width(long) <= room && (run.FailingNow() == "" || long != head+" (p runs the clock)") {
+				return long
+			}
+			return demoBanner(head, run.FailingNow(), room)
 		}
 		opt.Rehearsal = rehearsalControls{run: run}
 		opt.Paused = func() bool { _, paused := run.Now(); return paused }
