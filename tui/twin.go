@@ -283,8 +283,8 @@ func (l RehearsalLook) upFromNow(who string) bool {
 	return true
 }
 
-// downFromNow says whether who is down now with 503 until further notice by a window of its own — what d would
-// make it; d on such a handler changes nothing.
+// downFromNow says whether who is down now with 503 until further notice by a window of its own — what b would
+// make it; b on such a handler changes nothing.
 func (l RehearsalLook) downFromNow(who string) bool {
 	for _, w := range l.Script {
 		if w.Who == who && w.To.IsZero() && w.Status == 503 && !l.Clock.Before(w.From) {
