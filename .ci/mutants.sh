@@ -349,6 +349,20 @@ mutant urgency-by-age internal/present/columns.go \
 		case !a.LastModified.Equal(b.LastModified):' \
 	./internal/present 'TestSortByUrgency'
 
+# One voice (issue 51), session 6: advice by the one verdict, a blob stranded again, cuts said, the record's filter.
+mutant advice-stranded-again-forgotten internal/present/advice.go \
+	'	case s.Pane == rules.PaneStranded && s.Drains > 0:' '	case false && s.Drains > 0:' \
+	./internal/present 'TestAStrandedAgainBlobSaysItWasDrained'
+mutant advice-warns-by-the-container-alone internal/present/advice.go \
+	'	verdict, by := rules.HandlerNow(r, s.Handler)' '	verdict, by := rules.HandlerNow(r, rules.HandlerUnknown)' \
+	./internal/present 'TestTheDrainAdviceWarnsByTheOneVerdict'
+mutant fit-cuts-silently tui/layout.go \
+	'			lines[i] = textfmt.Pad(textfmt.Truncate(l, w, "…"), w)' '			lines[i] = textfmt.Pad(textfmt.Truncate(l, w, ""), w)' \
+	./tui 'TestFitCutsWithAnEllipsis'
+mutant dashboard-record-forgets-the-filter tui/run.go \
+	'			via += " · filter " + strconv.Quote(f)' '			via += "" + strconv.Quote("")[:0]' \
+	./tui 'TestADashboardDrainRecordsItsFilter'
+
 [ -n "$check_only" ] && { echo "broken $broken"; [ $broken -eq 0 ]; exit; }
 echo "killed $killed, lived $lived, broken $broken"
 if [ $lived -gt 0 ]; then
