@@ -12,6 +12,7 @@ import (
 	"encoding/json"
 	"encoding/pem"
 	"errors"
+	"fmt"
 	"math/big"
 	"net"
 	"net/http"
@@ -179,36 +180,53 @@ func startEntraRig(t *testing.T) *entraRig {
 	}
 	dir := t.TempDir()
 	cert, key := selfSigned(t, dir)
-	port := freePort(t)
-	cmd := exec.Command(bin, "--blobHost", "127.0.0.1", "--blobPort", port, "--oauth", "basic", "--cert", cert, "--key", key,
-		"--inMemoryPersistence", "--skipApiVersionCheck", "--disableTelemetry", "--silent")
-	cmd.Dir = dir // anything it writes stays in the test's directory
-	var log testkit.LockedBuffer
-	cmd.Stdout, cmd.Stderr = &log, &log
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	exited := make(chan struct{})
-	go func() { cmd.Wait(); close(exited) }()
-	t.Cleanup(func() { cmd.Process.Kill(); <-exited })
-	eventually(t, "Azurite (OAuth, HTTPS) listens", func() bool {
-		select {
-		case <-exited:
-			t.Fatalf("Azurite exited: %s", log.String())
-		default:
-		}
-		c, err := net.Dial("tcp", "127.0.0.1:"+port)
-		if err == nil {
-			c.Close()
-		}
-		return err == nil
-	})
+	port := startOAuthAzurite(t, bin, dir, cert, key)
 	b := make([]byte, 16)
 	rand.Read(b)
 	header := "identity-header-" + hex.EncodeToString(b)
 	empty := t.TempDir()
 	return &entraRig{accountURL: "https://127.0.0.1:" + port + "/devstoreaccount1", certFile: cert, header: header,
 		tokens: startTokenEndpoint(t, header), home: empty}
+}
+
+// startOAuthAzurite starts Azurite in OAuth mode over HTTPS on a free loopback port and returns the port once it
+// listens. An Azurite that exits before it listens (the port taken between freePort and its bind: it says nothing
+// with --silent; CI saw two at once) is started again on another port, three times at most.
+func startOAuthAzurite(t *testing.T, bin, dir, cert, key string) string {
+	t.Helper()
+	var logs []string
+attempts:
+	for attempt := 0; attempt < 3; attempt++ {
+		port := freePort(t)
+		cmd := exec.Command(bin, "--blobHost", "127.0.0.1", "--blobPort", port, "--oauth", "basic", "--cert", cert, "--key", key,
+			"--inMemoryPersistence", "--skipApiVersionCheck", "--disableTelemetry", "--silent")
+		cmd.Dir = dir // anything it writes stays in the test's directory
+		var log testkit.LockedBuffer
+		cmd.Stdout, cmd.Stderr = &log, &log
+		if err := cmd.Start(); err != nil {
+			t.Fatal(err)
+		}
+		exited := make(chan struct{})
+		go func() { cmd.Wait(); close(exited) }()
+		for deadline := time.Now().Add(20 * time.Second); time.Now().Before(deadline); time.Sleep(25 * time.Millisecond) {
+			select {
+			case <-exited:
+				logs = append(logs, fmt.Sprintf("port %s: %q", port, log.String()))
+				continue attempts
+			default:
+			}
+			if c, err := net.Dial("tcp", "127.0.0.1:"+port); err == nil {
+				c.Close()
+				t.Cleanup(func() { cmd.Process.Kill(); <-exited })
+				return port
+			}
+		}
+		cmd.Process.Kill()
+		<-exited
+		t.Fatalf("Azurite (OAuth, HTTPS) did not listen on %s within 20s: %s", port, log.String())
+	}
+	t.Fatalf("Azurite (OAuth, HTTPS) exited before it listened, three times: %s", strings.Join(logs, "; "))
+	return ""
 }
 
 // env is the whole environment of one run: the certificate trusted through SSL_CERT_FILE, and the managed identity
