@@ -112,17 +112,6 @@ func hangingWrap(l string, w int) []string {
 	if indent == 0 || indent > w/2 {
 		return strings.Split(textfmt.Wrap(l, w, " "), "\n")
 	}
-	if plain == l { // (plain text: the body wraps in the room the indent leaves)
-		pad := strings.Repeat(" ", len(plain)-len(body))
-		out := strings.Split(textfmt.Wrap(body, w-len(pad), " "), "\n")
-		if indent > len(pad) {
-			return textfmt.Hang(l, w, indent, " ")
-		}
-		for k := range out {
-			out[k] = pad + out[k]
-		}
-		return out
-	}
 	return textfmt.Hang(l, w, indent, " ")
 }
 

@@ -283,11 +283,12 @@ func runDemo(ctx context.Context, o *demoOptions) error {
 				return demoBanner(head, run.FailingNow(), room)
 			}
 			// Paused: how to run it, where there is room beside what the script has down; else the key line says it.
-			head = fmt.Sprintf("REHEARSAL %s PAUSED", now.Format("01-02 15:04"))
-			if long := demoBanner(head+" (p runs the clock)", run.FailingNow(), room); textfmt.Width(long) <= room && (run.FailingNow() == "" || long != head+" (p runs the clock)") {
-				return long
+			head, failing := fmt.Sprintf("REHEARSAL %s PAUSED", now.Format("01-02 15:04")), run.FailingNow()
+			long := head + " (p runs the clock)"
+			if b := demoBanner(long, failing, room); textfmt.Width(b) <= room && (failing == "" || b != long) {
+				return b
 			}
-			return demoBanner(head, run.FailingNow(), room)
+			return demoBanner(head, failing, room)
 		}
 		opt.Rehearsal = rehearsalControls{run: run}
 		opt.Paused = func() bool { _, paused := run.Now(); return paused }
