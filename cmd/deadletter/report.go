@@ -71,7 +71,8 @@ func runReport(ctx context.Context, o *reportOptions) error {
 		rep.Record = &output.ReportRecordJSON{Error: output.OptText(err.Error()), Actions: []output.LogRecordJSON{}}
 	} else {
 		// Following the record's blobs and their events needs the listing (where each is now, by name): it is
-		// listed once more, without its payloads, only when there is a record to follow.
+		// listed once more only when there is a record to follow. Its payloads are not kept from the first pass,
+		// so tracing the record's events reads them again (time traded for the bound: docs/performance.md).
 		snap := rules.NewSnapshot(l.Container.Describe())
 		if len(h.Records) > 0 {
 			if snap, err = s.List(ctx); err != nil {
@@ -88,7 +89,6 @@ func runReport(ctx context.Context, o *reportOptions) error {
 // subscription's readiness, and the blobs whose metadata tells of a drain or a restore — so a report of a million
 // blobs holds tallies and the names its findings give, never the listing or its payloads' summaries.
 type reportTally struct {
-	o        *reportOptions
 	chk      *rules.Checker
 	pic      *rules.PictureBuilder
 	ready    *rules.ReadinessBuilder
@@ -106,7 +106,7 @@ func tallyReport(ctx context.Context, l *replay.Loader, o *reportOptions) (*repo
 		return nil, err
 	}
 	cfg := l.Config
-	t := &reportTally{o: o, chk: cfg.NewChecker(rules.CheckOptions{MaxQuarantine: o.maxQuarantine, Names: true}),
+	t := &reportTally{chk: cfg.NewChecker(rules.CheckOptions{MaxQuarantine: o.maxQuarantine, Names: true}),
 		pic: cfg.NewPictureBuilder(rules.PictureOptions{Window: o.since}), ready: cfg.NewReadinessBuilder()}
 	err = l.Stream(ctx, func(items []rules.Item, now time.Time) error {
 		twins.Mark(items)
