@@ -47,29 +47,32 @@ func Drain(ctx context.Context, c store.Container, cfg rules.Config, targets []r
 	if wave <= 0 || o.Check == nil {
 		wave = len(targets)
 	}
-	if wave >= len(targets) { // one wave, nothing held: the runner's results are the drain's (no copy of a million)
-		return r.run(ctx, namesOf(targets), func(ctx context.Context, i int) rules.Result { return drainOne(ctx, c, cfg, targets[i], o, id) }), nil
-	}
-	results := make([]rules.Result, 0, len(targets))
+	var results []rules.Result
 	stopped := map[string]string{} // subscription (upper case) → why its handler is said to fail again
 	for start := 0; start < len(targets); start += wave {
 		part := targets[start:min(start+wave, len(targets))]
-		var take []rules.DrainTarget
-		var names []string
-		left := map[int]rules.Result{}
-		for i, t := range part {
-			if why, ok := stopped[strings.ToUpper(rules.ParseBlobName(t.Name).Subscription)]; ok {
-				left[i] = rules.Result{Name: t.Name, Outcome: rules.OutcomeHeld,
-					Reason: rules.Reason{Kind: rules.ReasonHandlerFailing, Name: rules.ParseBlobName(t.Name).Subscription, Err: why}}
-				if o.Progress != nil {
-					o.Progress(left[i])
+		take, left := part, map[int]rules.Result{} // (nothing stopped: the wave as it is, no copy of it)
+		if len(stopped) > 0 {
+			take = nil
+			for i, t := range part {
+				if why, ok := stopped[strings.ToUpper(rules.ParseBlobName(t.Name).Subscription)]; ok {
+					left[i] = rules.Result{Name: t.Name, Outcome: rules.OutcomeHeld,
+						Reason: rules.Reason{Kind: rules.ReasonHandlerFailing, Name: rules.ParseBlobName(t.Name).Subscription, Err: why}}
+					if o.Progress != nil {
+						o.Progress(left[i])
+					}
+					continue
 				}
-				continue
+				take = append(take, t)
 			}
-			take = append(take, t)
-			names = append(names, t.Name)
 		}
-		done := r.run(ctx, names, func(ctx context.Context, i int) rules.Result { return drainOne(ctx, c, cfg, take[i], o, id) })
+		done := r.run(ctx, namesOf(take), func(ctx context.Context, i int) rules.Result { return drainOne(ctx, c, cfg, take[i], o, id) })
+		if len(part) == len(targets) {
+			return done, nil // one wave, nothing held: its results are the drain's (no copy of a million)
+		}
+		if results == nil {
+			results = make([]rules.Result, 0, len(targets))
+		}
 		for i, k := 0, 0; i < len(part); i++ {
 			if res, ok := left[i]; ok {
 				results = append(results, res)
@@ -83,6 +86,9 @@ func Drain(ctx context.Context, c store.Container, cfg rules.Config, targets []r
 				stopped[strings.ToUpper(sub)] = why
 			}
 		}
+	}
+	if results == nil {
+		results = []rules.Result{}
 	}
 	return results, nil
 }
