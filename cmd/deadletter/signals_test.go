@@ -170,3 +170,29 @@ func TestInterruptedWatchExits2(t *testing.T) {
 		t.Fatalf("exit %d\n%s\n%s", code, out, errs)
 	}
 }
+
+// A pass that fails on its own (the container gone) is not an interrupted one when the stop comes as it runs: the
+// watch ends as it does between passes, exit 0, whenever the stop lands. Passes here run back to back, so most stops
+// land in one.
+func TestAWatchStoppedWhileItsContainerIsGoneIsNotInterrupted(t *testing.T) {
+	t.Parallel()
+	for i := range 12 {
+		dir := t.TempDir()
+		ctx, cancel := context.WithCancel(context.Background())
+		var out, errb testkit.LockedBuffer
+		done := make(chan int, 1)
+		go func() {
+			done <- run(ctx, []string{"watch", "--dir", dir, "--interval", "1ms", "--metrics-addr", "127.0.0.1:0"}, stdio{in: strings.NewReader(""), out: &out, err: &errb})
+		}()
+		eventually(t, "the watch opens the container", func() bool { return strings.Contains(errb.String(), "serving /metrics") })
+		if err := os.RemoveAll(dir); err != nil {
+			t.Fatal(err)
+		}
+		eventually(t, "the pass says the container is gone", func() bool { return strings.Contains(out.String(), "error") })
+		time.Sleep(time.Duration(i) * 300 * time.Microsecond)
+		cancel()
+		if code := <-done; code != 0 {
+			t.Fatalf("stop %d: watch exit %d\nstdout %s\nstderr %s", i, code, out.String(), errb.String())
+		}
+	}
+}

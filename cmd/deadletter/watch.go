@@ -162,9 +162,11 @@ func runWatch(ctx context.Context, o *watchOptions) error {
 		r, whole, err := watchPass(pass, l, o, prev, also)
 		cancel()
 		now := time.Now().UTC()
-		if ctx.Err() != nil && err != nil {
+		if ctx.Err() != nil && errors.Is(err, context.Canceled) {
 			// Stopped in the middle of a pass: it did not see the container whole. Said, and exit 2 (could not
-			// check), never 0 — a wrapper must not take an interrupted look for a healthy one.
+			// check), never 0 — a wrapper must not take an interrupted look for a healthy one. A pass that failed
+			// on its own (the container gone) as the stop came is not interrupted: it is said as any failed pass,
+			// and the watch ends as it does between passes.
 			err = couldNotLook(ctx, err)
 			o.emit(hk, rules.Change{Time: now, Kind: rules.KindError, Event: rules.ChangeNew, Detail: err.Error()})
 			return exitCode{code: exitError, err: fmt.Errorf("stopped during a pass: %w", err)}
