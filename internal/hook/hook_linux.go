@@ -38,12 +38,29 @@ type group struct {
 	orphans map[int]bool // marked processes reparented to deadletter: waited for once killed, so none is a zombie
 }
 
+// live are the process groups of the hooks now running: a child of deadletter that leads (or sits in) another
+// hook's group is that hook's, not an orphan of this one.
+var live = struct {
+	sync.Mutex
+	pgids map[int]bool
+}{pgids: map[int]bool{}}
+
 func start(cmd *exec.Cmd, mark string) (*group, error) {
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	live.Lock()
+	defer live.Unlock()
 	if err := cmd.Start(); err != nil {
 		return nil, err
 	}
+	live.pgids[cmd.Process.Pid] = true
 	return &group{pgid: cmd.Process.Pid, mark: []byte(markVar + "=" + mark), orphans: map[int]bool{}}, nil
+}
+
+// another reports whether pgid is the group of a hook other than g that is still running.
+func (g *group) another(pgid int) bool {
+	live.Lock()
+	defer live.Unlock()
+	return pgid != g.pgid && live.pgids[pgid]
 }
 
 // marked are the processes of the run that left its group: those whose environment holds the run's mark, and —
@@ -55,7 +72,7 @@ func (g *group) marked() []int {
 	if err != nil {
 		return nil
 	}
-	self := os.Getpid()
+	self, own := os.Getpid(), syscall.Getpgrp()
 	parent := map[int]int{}
 	in := map[int]bool{}
 	for _, e := range ents {
@@ -63,10 +80,13 @@ func (g *group) marked() []int {
 		if err != nil || pid == self {
 			continue
 		}
-		pp := ppid(pid)
+		pp, pg := parentAndGroup(pid)
 		parent[pid] = pp
-		if pp == self && pid != g.pgid {
-			in[pid] = true // an orphan of a hook, reparented to deadletter (its subreaper)
+		// An orphan of a hook, reparented to deadletter (its subreaper) — but not a child deadletter started in
+		// its own group (the Azure CLI a credential runs; a test's build), nor another hook now running or what
+		// sits in its group.
+		if pp == self && pid != g.pgid && pg != own && !g.another(pg) {
+			in[pid] = true
 			g.orphans[pid] = true
 			continue
 		}
@@ -105,20 +125,20 @@ func hasMark(env, mark []byte) bool {
 	return false
 }
 
-// ppid is a process's parent (0 when it cannot be read).
-func ppid(pid int) int {
+// parentAndGroup are a process's parent and process group (0 when they cannot be read).
+func parentAndGroup(pid int) (ppid, pgrp int) {
 	b, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/stat")
 	if err != nil {
-		return 0
+		return 0, 0
 	}
 	if i := bytes.LastIndexByte(b, ')'); i >= 0 && i+4 < len(b) {
-		f := bytes.Fields(b[i+2:])
-		if len(f) > 1 {
-			n, _ := strconv.Atoi(string(f[1]))
-			return n
+		// after the command: state, ppid, pgrp, …
+		if f := bytes.Fields(b[i+2:]); len(f) > 2 {
+			ppid, _ = strconv.Atoi(string(f[1]))
+			pgrp, _ = strconv.Atoi(string(f[2]))
 		}
 	}
-	return 0
+	return ppid, pgrp
 }
 
 // alive reports whether any process of the group, or any marked one, is left.
@@ -150,6 +170,9 @@ func (g *group) waitOrphans() {
 }
 
 func (g *group) close() {
+	live.Lock()
+	delete(live.pgids, g.pgid)
+	live.Unlock()
 	for deadline := time.Now().Add(time.Second); len(g.orphans) > 0 && time.Now().Before(deadline); time.Sleep(10 * time.Millisecond) {
 		g.waitOrphans()
 	}

@@ -6,6 +6,7 @@ import (
 	"context"
 	"github.com/deadletter/deadletter/internal/testkit"
 	"os"
+	"os/exec"
 	"strconv"
 	"strings"
 	"testing"
@@ -64,5 +65,54 @@ func TestAHookCannotReadDeadlettersEnvironment(t *testing.T) {
 	<-done
 	if strings.Contains(out.String(), "the-parents-secret") {
 		t.Fatalf("the hook read deadletter's environment: %q", out.String())
+	}
+}
+
+// What deadletter itself started in its own process group (the Azure CLI a credential runs; in a test, its build)
+// is not a hook's orphan: a hook reaped beside it leaves it running. CI saw a test's `go build` killed so.
+func TestAHooksReapSparesDeadlettersOwnChildren(t *testing.T) {
+	own := exec.Command("sleep", "23.1406")
+	if err := own.Start(); err != nil {
+		t.Fatal(err)
+	}
+	defer func() { own.Process.Kill(); own.Wait() }()
+	done, err := Run(context.Background(), "(setsid sleep 19.2837 &) ; exit 0", Options{Timeout: 5 * time.Second, Grace: 50 * time.Millisecond})
+	if err != nil {
+		t.Fatalf("err %v", err)
+	}
+	<-done
+	if running("19.2837") {
+		t.Fatal("the hook's orphan outlived it")
+	}
+	if !running("23.1406") {
+		t.Fatal("a hook's reap killed a child deadletter started itself")
+	}
+}
+
+// Two hooks at once (watch reaps one in the background while the next line's runs; --all-contexts runs a watch per
+// context): the first's reap leaves the second running.
+func TestAHooksReapSparesAnotherHookRunning(t *testing.T) {
+	second, secondErr := make(chan (<-chan struct{}), 1), make(chan error, 1)
+	go func() {
+		d, err := Run(context.Background(), "sleep 1.7321; exit 0", Options{Timeout: 10 * time.Second, Grace: 50 * time.Millisecond})
+		second <- d
+		secondErr <- err
+	}()
+	for deadline := time.Now().Add(5 * time.Second); !running("1.7321"); time.Sleep(10 * time.Millisecond) {
+		if time.Now().After(deadline) {
+			t.Fatal("the second hook did not start")
+		}
+	}
+	done, err := Run(context.Background(), "(setsid sleep 17.3205 &) ; exit 0", Options{Timeout: 5 * time.Second, Grace: 50 * time.Millisecond})
+	if err != nil {
+		t.Fatalf("err %v", err)
+	}
+	<-done
+	if err := <-secondErr; err != nil {
+		t.Fatalf("the second hook, run while the first was reaped: %v", err)
+	}
+	<-<-second
+	if running("17.3205") {
+		t.Fatal("the first hook's orphan outlived it")
 	}
 }
