@@ -363,6 +363,14 @@ mutant dashboard-record-forgets-the-filter tui/run.go \
 	'			via += " · filter " + strconv.Quote(f)' '			via += "" + strconv.Quote("")[:0]' \
 	./tui 'TestADashboardDrainRecordsItsFilter'
 
+# Round 5, session 7: a watch stopped as its failing pass ran; a hook's reap beside deadletter's other children.
+mutant watch-stop-during-a-failing-pass-is-interrupted cmd/deadletter/watch.go \
+	'		if ctx.Err() != nil && errors.Is(err, context.Canceled) {' '		if ctx.Err() != nil && err != nil {' \
+	./cmd/deadletter 'TestAWatchStoppedWhileItsContainerIsGoneIsNotInterrupted'
+mutant hook-reap-takes-every-child internal/hook/hook_linux.go \
+	'		if pp == self && pid != g.pgid && pg != own && !g.another(pg) {' '		if pp == self && pid != g.pgid && (pg != own || !g.another(pg) || true) {' \
+	./internal/hook 'TestAHooksReapSpares'
+
 [ -n "$check_only" ] && { echo "broken $broken"; [ $broken -eq 0 ]; exit; }
 echo "killed $killed, lived $lived, broken $broken"
 if [ $lived -gt 0 ]; then
