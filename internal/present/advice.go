@@ -298,14 +298,25 @@ func Fate(w replay.Whereabouts, pane rules.Pane) string {
 // ReadinessWarnings are a drain's warnings: one per subscription of the items whose handler still failed within
 // the TTL and of which the replay would republish something, in the order of ready (most recently failing first).
 func ReadinessWarnings(cfg rules.Config, items []rules.Item, ready []rules.Readiness, now time.Time) []string {
-	bySub := map[string][]rules.Item{}
-	for _, it := range items {
-		bySub[it.Parsed.Subscription] = append(bySub[it.Parsed.Subscription], it)
+	failing := map[string]*rules.RepublishTally{} // added up item by item: a drain of a backlog is not copied
+	for _, r := range ready {
+		if r.Failing {
+			t := rules.NewRepublishTally()
+			failing[r.Subscription] = &t
+		}
+	}
+	seen := map[string]bool{}
+	for i := range items {
+		sub := items[i].Parsed.Subscription
+		if t := failing[sub]; t != nil {
+			cfg.AddRepublish(t, &items[i])
+			seen[sub] = true
+		}
 	}
 	var out []string
 	for _, r := range ready {
-		if its, ok := bySub[r.Subscription]; ok && r.Failing && rules.Republishes(its) {
-			out = append(out, ReadinessWarning(r, cfg.CyclesLeft(its), cfg.TTL, now))
+		if t := failing[r.Subscription]; t != nil && seen[r.Subscription] && t.Republishes {
+			out = append(out, ReadinessWarning(r, t.CyclesLeft, cfg.TTL, now))
 		}
 	}
 	return out

@@ -34,9 +34,12 @@ func (s *Session) PreviewDrain(snap *rules.Snapshot, items []rules.Item, o rules
 // the preview said, the others re-uploaded under the ETag listed and judged again on what is read then — between
 // its intent and its outcome in the record.
 func (s *Session) Drain(ctx context.Context, p *DrainPreview, run Run) (Done, error) {
-	intent := make([]store.BlobInfo, len(p.Items))
-	for i := range p.Items {
-		intent[i] = p.Items[i].Info
+	var intent []store.BlobInfo // (a dry run records nothing: no copy of a backlog's listing for it)
+	if !run.DryRun {
+		intent = make([]store.BlobInfo, len(p.Items))
+		for i := range p.Items {
+			intent[i] = p.Items[i].Info
+		}
 	}
 	o := rules.DrainOptions{DryRun: run.DryRun, ReadOnly: s.spec.ReadOnly && !run.DryRun, Concurrency: run.concurrency(), Progress: run.Progress}
 	if run.Rate > 0 && !run.DryRun {

@@ -155,18 +155,11 @@ func ReadinessOf(ready []Readiness, items []Item) []Readiness {
 // the cap quarantines them: the fewest over the items that hold an event the replay republishes (their highest
 // attempt), or -1 when none such has been read.
 func (c Config) CyclesLeft(items []Item) int {
-	left := -1
+	t := NewRepublishTally()
 	for i := range items {
-		s := items[i].Summary
-		if s == nil || s.Malformed || !mayRepublish(s) {
-			continue // nothing of it is republished: the cap does not count it down
-		}
-		n := c.MaxReplays - 1 - int(min(float64(s.MaxReplayAttempt), float64(c.MaxReplays)))
-		if left < 0 || n < left {
-			left = max(n, 0)
-		}
+		c.AddRepublish(&t, &items[i])
 	}
-	return left
+	return t.CyclesLeft
 }
 
 // Republishes reports whether a drain of items would have the replay republish any event — false only when
@@ -174,13 +167,36 @@ func (c Config) CyclesLeft(items []Item) int {
 // quarantined, malformed, crashing:
 // a failing handler then makes no difference to them.
 func Republishes(items []Item) bool {
+	t := NewRepublishTally()
 	for i := range items {
-		s := items[i].Summary
-		if s == nil || !s.Malformed && s.CrashDepth == 0 && mayRepublish(s) {
-			return true
-		}
+		Config{}.AddRepublish(&t, &items[i])
 	}
-	return false
+	return t.Republishes
+}
+
+// RepublishTally is Republishes and CyclesLeft added up item by item (AddRepublish), for a caller that groups a
+// large drain's items without keeping a copy of them.
+type RepublishTally struct {
+	Republishes bool
+	CyclesLeft  int // -1 until an item that holds an event the replay republishes is added
+}
+
+// NewRepublishTally is the tally of no item.
+func NewRepublishTally() RepublishTally { return RepublishTally{CyclesLeft: -1} }
+
+// AddRepublish adds one item to t.
+func (c Config) AddRepublish(t *RepublishTally, it *Item) {
+	s := it.Summary
+	if s == nil || !s.Malformed && s.CrashDepth == 0 && mayRepublish(s) {
+		t.Republishes = true
+	}
+	if s == nil || s.Malformed || !mayRepublish(s) {
+		return // nothing of it is republished: the cap does not count it down
+	}
+	n := c.MaxReplays - 1 - int(min(float64(s.MaxReplayAttempt), float64(c.MaxReplays)))
+	if t.CyclesLeft < 0 || n < t.CyclesLeft {
+		t.CyclesLeft = max(n, 0)
+	}
 }
 
 // mayRepublish: the summary holds an event the replay republishes, or one it may (its handler unknown without a
