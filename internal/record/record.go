@@ -479,14 +479,14 @@ func Parse(src Source) ([]Line, []*LineError) {
 	var bad []*LineError
 	data := src.Data
 	for n := 1; len(data) > 0; n++ {
-		i := strings.IndexByte(string(data), '\n')
+		i := bytes.IndexByte(data, '\n')
 		if i < 0 {
 			bad = append(bad, &LineError{src.Name, n, "cut short (no line end): a write was interrupted, or the file was truncated"})
 			break
 		}
 		raw := data[:i]
 		data = data[i+1:]
-		if len(strings.TrimSpace(string(raw))) == 0 {
+		if len(bytes.TrimSpace(raw)) == 0 {
 			continue
 		}
 		l, why := parseLine(raw)
@@ -507,7 +507,7 @@ func parseLine(raw []byte) (Line, string) {
 	// A field this build does not know is read past, never kept: a newer deadletter adds fields within a version
 	// (estate.made came so), and an operator on an older build must still read the estate's record; a change of
 	// meaning raises the version, which is refused. Nothing unknown is shown, so nothing smuggled in is either.
-	dec := json.NewDecoder(strings.NewReader(string(raw)))
+	dec := json.NewDecoder(bytes.NewReader(raw))
 	if err := dec.Decode(&l); err != nil {
 		return l, "not a record: " + clipErr(err.Error())
 	}
