@@ -711,38 +711,69 @@ func (tw *Twin) step(ctx context.Context, to time.Time) error {
 // next is the twin's next happening and when: a publish, a delivery or trigger attempt, a dead-letter blob
 // written, the lifecycle rule's next deletion.
 func (tw *Twin) next() (time.Time, func(context.Context) error) {
+	// The earliest happening is chosen by its kind and index first, and only it is made an action: a step of a
+	// long simulation allocates one closure, not one per candidate.
+	const (
+		none = iota
+		publish
+		poison
+		appStart
+		attempt
+		batch
+		expiry
+	)
 	var at time.Time
-	var act func(context.Context) error
-	take := func(t time.Time, f func(context.Context) error) {
-		if act == nil || t.Before(at) {
-			at, act = t, f
+	kind, index, batchSub := none, 0, ""
+	take := func(t time.Time, k, i int) bool {
+		if kind == none || t.Before(at) {
+			at, kind, index = t, k, i
+			return true
 		}
+		return false
 	}
-	for _, s := range tw.script.Subs { // (in the script's order: ties go to the first)
+	for i, s := range tw.script.Subs { // (in the script's order: ties go to the first)
 		if t, ok := tw.st.NextPublish[s.Name]; ok {
-			s := s
-			take(t, func(ctx context.Context) error { tw.publish(s); return nil })
+			take(t, publish, i)
 		}
 	}
 	if tw.st.NextPoison < len(tw.script.Poison) {
-		p := tw.script.Poison[tw.st.NextPoison]
-		take(tw.st.Start.Add(p.At), func(ctx context.Context) error { tw.poison(p); return nil })
+		take(tw.st.Start.Add(tw.script.Poison[tw.st.NextPoison].At), poison, tw.st.NextPoison)
 	}
-	if s, ok := tw.nextStart(); ok {
-		take(tw.st.Start.Add(s.At), func(ctx context.Context) error { return tw.appStart(ctx, s) })
+	start, starts := tw.nextStart()
+	if starts {
+		take(tw.st.Start.Add(start.At), appStart, 0)
 	}
 	tw.materialize()
 	if len(tw.st.Queue) > 0 {
-		take(tw.st.Queue[0].Due, func(ctx context.Context) error { return tw.attempt(ctx, heap.Pop(&tw.st.Queue).(*pending)) })
+		take(tw.st.Queue[0].Due, attempt, 0)
 	}
-	for _, sub := range sortedKeys(tw.st.BatchDue) {
-		sub := sub
-		take(tw.st.BatchDue[sub], func(ctx context.Context) error { return tw.writeBatch(ctx, sub) })
+	if len(tw.st.BatchDue) > 0 { // (sorted: ties go to the first name)
+		for _, sub := range sortedKeys(tw.st.BatchDue) {
+			if take(tw.st.BatchDue[sub], batch, 0) {
+				batchSub = sub
+			}
+		}
 	}
 	if t, ok := tw.nextExpiry(); ok {
-		take(t, tw.lifecycle)
+		take(t, expiry, 0)
 	}
-	return at, act
+	switch kind {
+	case publish:
+		s := tw.script.Subs[index]
+		return at, func(context.Context) error { tw.publish(s); return nil }
+	case poison:
+		p := tw.script.Poison[index]
+		return at, func(context.Context) error { tw.poison(p); return nil }
+	case appStart:
+		return at, func(ctx context.Context) error { return tw.appStart(ctx, start) }
+	case attempt:
+		return at, func(ctx context.Context) error { return tw.attempt(ctx, heap.Pop(&tw.st.Queue).(*pending)) }
+	case batch:
+		return at, func(ctx context.Context) error { return tw.writeBatch(ctx, batchSub) }
+	case expiry:
+		return at, tw.lifecycle
+	}
+	return at, nil
 }
 
 func sortedKeys[V any](m map[string]V) []string {
