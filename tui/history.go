@@ -218,7 +218,7 @@ func (h *historyView) rebuild() {
 		head := fmt.Sprintf("%s  %s  %s by %s · %s · %s", when, strings.ToUpper(r.State()), in.Action, who, in.Via, r.Tally())
 		first := ""
 		var blobs []historyRow
-		for _, f := range record.Follow(h.e.ctx, h.e.snap, r) {
+		for f := range record.Follow(h.e.ctx, h.e.snap, r) {
 			open := f.Name
 			if f.Where.Name != "" && f.Where.Kind != replay.WhereDeleted {
 				open = f.Where.Name

@@ -154,16 +154,18 @@ func runLog(ctx context.Context, o *logOptions) error {
 	if err != nil {
 		return err
 	}
-	l, cfg := s.Loader(), s.Config()
-	snap, err := s.List(ctx)
-	if err != nil {
-		return couldNotLook(ctx, err)
-	}
+	// The record first, then the listing: what an action wrote is in the listing that follows it, and the
+	// record's parsing is let go before the listing is held (a million-blob drain's record is 357 MB).
 	h, err := s.History(ctx)
 	if err != nil {
 		return err
 	}
 	a.saySkipped(h.Skipped)
+	l, cfg := s.Loader(), s.Config()
+	snap, err := s.List(ctx)
+	if err != nil {
+		return couldNotLook(ctx, err)
+	}
 	if f.q.NeedsPayload() {
 		l.HydrateWhere(ctx, snap, nil)
 	}
@@ -219,7 +221,7 @@ func toLogJSON(ctx context.Context, snap *rules.Snapshot, h history, rs []record
 		if r.Outcome != nil {
 			rj.Ended, rj.Error = output.OptText(output.RFC3339(r.Outcome.Wall)), output.OptText(r.Outcome.Error)
 		}
-		for _, f := range record.Follow(ctx, snap, r) {
+		for f := range record.Follow(ctx, snap, r) {
 			b := f.Blob
 			bj := output.LogBlobJSON{Name: output.Text(b.Name), ETag: output.OptText(b.ETag), Target: output.OptText(b.Target), ETagAfter: output.OptText(b.ETagAfter),
 				Outcome: output.OptText(b.Outcome), Reason: output.OptText(recordedReason(b)), Retired: output.OptText(b.Retired)}
@@ -306,7 +308,7 @@ func printLog(ctx context.Context, w io.Writer, snap *rules.Snapshot, h history,
 		fmt.Fprintf(w, "\n%s  %s  %s by %s%s · %s%s\n", in.Wall.Local().Format("2006-01-02 15:04:05"), strings.ToUpper(r.State()),
 			textfmt.Printable(in.Action), textfmt.Printable(in.Who.String()), mine, textfmt.Printable(in.Via), svc)
 		fmt.Fprintf(w, "  %s\n", textfmt.Printable(recordSummary(r)))
-		for _, f := range record.Follow(ctx, snap, r) {
+		for f := range record.Follow(ctx, snap, r) {
 			b := f.Blob
 			outcome := b.Outcome
 			if outcome == "" {

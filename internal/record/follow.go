@@ -3,6 +3,7 @@ package record
 import (
 	"context"
 	"errors"
+	"iter"
 	"slices"
 	"strconv"
 	"strings"
@@ -58,39 +59,46 @@ func (r Record) Blobs() []Blob {
 }
 
 // Follow says what became of each blob of a record, from the snapshot the caller listed (the container as it is
-// now): replay.WhereIs, the one rule for it, asked of the snapshot.
-func Follow(ctx context.Context, snap *rules.Snapshot, r Record) []Followed {
-	since := r.Since()
-	out := make([]Followed, 0, len(r.Blobs()))
-	for _, b := range r.Blobs() {
-		name := b.Name
-		if b.Target != "" && rules.Outcome(b.Outcome).Done() {
-			name = b.Target
+// now): replay.WhereIs, the one rule for it, asked of the snapshot. It says them one at a time, holding none: a
+// million-blob drain's log prints each as it is followed.
+func Follow(ctx context.Context, snap *rules.Snapshot, r Record) iter.Seq[Followed] {
+	return func(yield func(Followed) bool) {
+		since := r.Since()
+		for _, b := range r.Blobs() {
+			if !yield(followOne(ctx, snap, b, since)) {
+				return
+			}
 		}
-		f := Followed{Blob: b, Name: name}
-		w, before, err := whereSince(ctx, snap, name, since)
-		if err != nil {
-			f.Err = err.Error()
-			out = append(out, f)
-			continue
-		}
-		pane := paneOf(snap, w, name)
-		if w.Kind == replay.WhereHere && w.Name == "" {
-			w.Name = name
-		}
-		f.Where, f.Fate = w, present.Fate(w, pane)
-		if before {
-			f.Fate += " — before this action reached it"
-		}
-		switch {
-		case w.Kind == replay.WhereHere && strings.HasPrefix(name, rules.QuarantinePrefix):
-			f.Fate = "still in quarantine"
-		case w.Kind == replay.WhereHere && b.Outcome != "" && !rules.Outcome(b.Outcome).Done():
-			f.Fate = "left as it was: still " + pane.String()
-		}
-		out = append(out, f)
 	}
-	return out
+}
+
+// followOne is Follow of one blob of a record whose action began at since.
+func followOne(ctx context.Context, snap *rules.Snapshot, b Blob, since time.Time) Followed {
+	name := b.Name
+	if b.Target != "" && rules.Outcome(b.Outcome).Done() {
+		name = b.Target
+	}
+	f := Followed{Blob: b, Name: name}
+	w, before, err := whereSince(ctx, snap, name, since)
+	if err != nil {
+		f.Err = err.Error()
+		return f
+	}
+	pane := paneOf(snap, w, name)
+	if w.Kind == replay.WhereHere && w.Name == "" {
+		w.Name = name
+	}
+	f.Where, f.Fate = w, present.Fate(w, pane)
+	if before {
+		f.Fate += " — before this action reached it"
+	}
+	switch {
+	case w.Kind == replay.WhereHere && strings.HasPrefix(name, rules.QuarantinePrefix):
+		f.Fate = "still in quarantine"
+	case w.Kind == replay.WhereHere && b.Outcome != "" && !rules.Outcome(b.Outcome).Done():
+		f.Fate = "left as it was: still " + pane.String()
+	}
+	return f
 }
 
 // State is a record's state in a word: done (every blob done), partly (some left), failed (the action failed as a
@@ -219,7 +227,7 @@ type Holder struct {
 func Holders(ctx context.Context, snap *rules.Snapshot, rs []Record) []Holder {
 	var out []Holder
 	for _, r := range rs {
-		for _, f := range Follow(ctx, snap, r) {
+		for f := range Follow(ctx, snap, r) {
 			if name := f.Where.Name; name != "" && f.Where.Kind != replay.WhereDeleted {
 				out = append(out, Holder{Key{r.Intent.ID, f.Blob.Name}, name})
 			} // (nothing of it is left to read its events from)

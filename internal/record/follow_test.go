@@ -2,6 +2,7 @@ package record
 
 import (
 	"context"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -22,14 +23,14 @@ func TestFollowTellsACopyFromBeforeTheAction(t *testing.T) {
 	svc := at
 	r := Record{Intent: Line{ID: "r1", Action: ActDrain, Service: &svc, Blobs: []Blob{{Name: name, ETag: "old"}}},
 		Outcome: &Line{ID: "r1", Blobs: []Blob{{Name: name, ETag: "old", Outcome: string(rules.OutcomeGone)}}}}
-	f := Follow(context.Background(), snap, r)
+	f := slices.Collect(Follow(context.Background(), snap, r))
 	if len(f) != 1 || !strings.Contains(f[0].Fate, "archived") || !strings.Contains(f[0].Fate, "before this action reached it") {
 		t.Fatalf("%+v", f)
 	}
 	// With no copy at all, it is gone.
 	empty := rules.NewSnapshot("dir:/twin")
 	empty.Sweep()
-	if f := Follow(context.Background(), empty, r); !strings.HasPrefix(f[0].Fate, "gone") {
+	if f := slices.Collect(Follow(context.Background(), empty, r)); !strings.HasPrefix(f[0].Fate, "gone") {
 		t.Fatalf("%+v", f)
 	}
 }
