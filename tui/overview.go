@@ -270,12 +270,14 @@ func (o *overview) draw() string {
 	if p.Blobs == 0 && p.Unread == 0 {
 		return fit(o.paint(&o.st.Dim, "  nothing in the container"), o.w, o.h)
 	}
+	reasons := o.reasonLegend()
 	gridRows := min(len(p.Subscriptions), max(2, o.h-14))
-	chartH := max(3, o.h-7-(gridRows+1))
+	chartH := max(3, o.h-7-(gridRows+1)-(len(reasons)-1))
 	var lines []string
 	lines = append(lines, o.titleLine())
 	lines = append(lines, o.chart(chartH)...)
-	lines = append(lines, o.legend(), o.lossLine(), o.reasonLegend())
+	lines = append(lines, o.legend(), o.lossLine())
+	lines = append(lines, reasons...)
 	// The grid takes every line the chart left (its header is one of them).
 	lines = append(lines, o.grid(max(gridRows, o.h-len(lines)-1))...)
 	return fit(strings.Join(lines, "\n"), o.w, o.h)
@@ -410,7 +412,7 @@ func (o *overview) cursorLine(first int) string {
 }
 
 // reasonLegend says what the grid's short reasons stand for.
-func (o *overview) reasonLegend() string {
+func (o *overview) reasonLegend() []string {
 	var shown []string
 	for _, c := range o.cols {
 		if c.reason >= 0 {
@@ -422,12 +424,45 @@ func (o *overview) reasonLegend() string {
 		for _, r := range o.pic.Reasons {
 			names = append(names, present.ShortReason(r))
 		}
-		return o.paint(&o.st.Dim, textfmt.Truncate(fmt.Sprintf("%s · +%d reasons off-screen: %s", o.handlerLegend(),
-			o.hidden, textfmt.Printable(strings.Join(names, ", "))), o.w, "…"))
+		return o.paintAll(packLines([]string{o.handlerLegend(),
+			fmt.Sprintf("+%d reasons off-screen: %s", o.hidden, textfmt.Printable(strings.Join(names, ", ")))}, " · ", o.w, 2))
 	}
-	// The HANDLER column's lag is said once, here: it is the container's witness, an hour behind.
-	l := strings.TrimSuffix(o.handlerLegend()+" · "+present.ReasonLegend(shown), " · ")
-	return o.paint(&o.st.Dim, textfmt.Truncate(l, o.w, "…"))
+	// The HANDLER column's lag is said once, here: it is the container's witness, an hour behind. Entries are
+	// laid out whole on up to two lines (the grid gives up a row for the second); what still does not fit is cut
+	// with an ellipsis.
+	return o.paintAll(packLines(append([]string{o.handlerLegend()}, present.ReasonLegendParts(shown)...), " · ", o.w, 2))
+}
+
+// paintAll dims each line.
+func (o *overview) paintAll(lines []string) []string {
+	for i, l := range lines {
+		lines[i] = o.paint(&o.st.Dim, l)
+	}
+	return lines
+}
+
+// packLines lays entries out in order on lines of at most w columns, sep between two on a line, an entry never
+// split; past max lines the last is cut with an ellipsis.
+func packLines(entries []string, sep string, w, max int) []string {
+	var lines []string
+	cur := ""
+	for _, e := range entries {
+		switch {
+		case cur == "":
+			cur = e
+		case textfmt.Width(cur+sep+e) <= w || len(lines) == max-1:
+			cur += sep + e
+		default:
+			lines, cur = append(lines, cur), e
+		}
+	}
+	if cur != "" || len(lines) == 0 {
+		lines = append(lines, cur)
+	}
+	for i := range lines {
+		lines[i] = textfmt.Truncate(lines[i], w, "…")
+	}
+	return lines
 }
 
 // legend names each subscription's fill; names give up their end to fit the width.

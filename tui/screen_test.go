@@ -7,6 +7,7 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -802,4 +803,62 @@ func TestTheDrainDialogCountsWhatItTakesOfTheSelection(t *testing.T) {
 	hs.press("d")
 	hs.shows(fmt.Sprintf("Drain %d stranded blob(s)?", len(p.Names)),
 		fmt.Sprintf("It takes %d of the %d selected of %d stranded shown; it leaves %d", len(p.Names), stranded, stranded, stranded-len(p.Names)))
+}
+
+// The overview's legend of reasons is laid out whole, on a second line where one does not hold it: at 80 and 120
+// columns no entry of it is cut (the subscriptions' names above it give up their ends by design).
+func TestTheOverviewsReasonLegendIsNotCut(t *testing.T) {
+	t.Parallel()
+	mem, cfg := fixture(t, 40)
+	putFiftyEvents(t, mem)
+	for _, sz := range [][2]int{{80, 24}, {120, 40}} {
+		hs := newHarness(t, mem, cfg, sz[0], sz[1])
+		hs.press("o")
+		s := hs.screen()
+		legend := 0 // the lines from HANDLER's to the grid's header
+		for _, l := range strings.Split(s, "\n") {
+			l = strings.TrimRight(l, " ")
+			switch {
+			case strings.HasPrefix(l, "HANDLER = "):
+				legend = 1
+			case strings.HasPrefix(l, " SUBSCRIPTION"):
+				if legend == 0 {
+					t.Fatalf("%dx%d: no legend of reasons:\n%s", sz[0], sz[1], s)
+				}
+				continue
+			case legend > 0 && !strings.HasPrefix(l, " "):
+				legend++
+			default:
+				continue
+			}
+			if strings.HasSuffix(l, "…") {
+				t.Errorf("%dx%d: a legend line is cut: %q", sz[0], sz[1], l)
+			}
+		}
+		if legend == 0 {
+			t.Fatalf("%dx%d: no legend of reasons:\n%s", sz[0], sz[1], s)
+		}
+		if sz[0] == 120 && !strings.Contains(s, "BadRequest = UndeliverableDueToHttpBadRequest") {
+			t.Errorf("120 columns: the legend does not say what BadRequest stands for:\n%s", s)
+		}
+	}
+}
+
+func TestPackLines(t *testing.T) {
+	t.Parallel()
+	for _, c := range []struct {
+		entries []string
+		w, max  int
+		want    []string
+	}{
+		{[]string{"aa", "bb", "cc"}, 20, 2, []string{"aa · bb · cc"}},
+		{[]string{"aa", "bb", "cc"}, 7, 2, []string{"aa · bb", "cc"}},
+		{[]string{"aa", "bb", "cc"}, 7, 1, []string{"aa · b…"}},
+		{[]string{"aaaaaaaaaa", "bb"}, 5, 3, []string{"aaaa…", "bb"}},
+		{nil, 5, 2, []string{""}},
+	} {
+		if got := packLines(c.entries, " · ", c.w, c.max); !slices.Equal(got, c.want) {
+			t.Errorf("packLines(%q, %d, %d) = %q, want %q", c.entries, c.w, c.max, got, c.want)
+		}
+	}
 }

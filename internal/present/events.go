@@ -110,7 +110,10 @@ const LegendDerived = "* derived: a quarantine copy's ids carry no count (the re
 func ShortReason(r string) string { return rules.ShortReason(r) }
 
 // ReasonLegend says what the short reasons stand for, for the reasons given (all known ones when none is).
-func ReasonLegend(reasons []string) string {
+func ReasonLegend(reasons []string) string { return strings.Join(ReasonLegendParts(reasons), " · ") }
+
+// ReasonLegendParts are ReasonLegend's entries, "Short = Long" each, for a screen that lays them out itself.
+func ReasonLegendParts(reasons []string) []string {
 	var parts []string
 	for _, x := range rules.ShortReasons {
 		if len(reasons) == 0 || slices.Contains(reasons, x.Long) {
@@ -122,7 +125,7 @@ func ReasonLegend(reasons []string) string {
 			parts = append(parts, s+" = "+r)
 		}
 	}
-	return strings.Join(parts, " · ")
+	return parts
 }
 
 // RowCodes says what the codes of a table's rows stand for, with the configuration in force: the help's legend.
