@@ -370,6 +370,10 @@ mutant watch-stop-during-a-failing-pass-is-interrupted cmd/deadletter/watch.go \
 mutant hook-reap-takes-every-child internal/hook/hook_linux.go \
 	'		if pp == self && pid != g.pgid && pg != own && !g.another(pg) {' '		if pp == self && pid != g.pgid && (pg != own || !g.another(pg) || true) {' \
 	./internal/hook 'TestAHooksReapSpares'
+mutant detail-advice-without-the-witness tui/detail.go \
+	'		state.SetStarts(cfg, &d.Item, w.App)
+		state.SetHandler(*w, d.Parsed.Subscription)' '		state.SetStarts(cfg, &d.Item, w.App)' \
+	./cmd/deadletter 'TestTheDashboardsDetailAdvisesAsShowDoesOnTheDemo' terminal
 
 [ -n "$check_only" ] && { echo "broken $broken"; [ $broken -eq 0 ]; exit; }
 echo "killed $killed, lived $lived, broken $broken"
