@@ -230,8 +230,8 @@ mutant reupload-unconditional internal/twin/appstart.go \
 	'	_, err = tw.c.Write(ctx, bi.Name, b.Body, store.WriteOptions{ContentType: bi.ContentType})' \
 	./internal/twin 'TestWorkersStartingAtOnceReuploadEachBlobOnce'
 mutant start-never-runs internal/twin/twin.go \
-	'		take(tw.st.Start.Add(s.At), func(ctx context.Context) error { return tw.appStart(ctx, s) })' \
-	'		take(tw.st.Start.Add(s.At), func(ctx context.Context) error { tw.st.NextStart++; return nil })' \
+	'		return at, func(ctx context.Context) error { return tw.appStart(ctx, start) }' \
+	'		return at, func(ctx context.Context) error { tw.st.NextStart++; return nil }' \
 	./cmd/deadletter 'TestTheAppsStartDrainsWhatStrandedDuringItsStop'
 mutant start-forgets-handled internal/twin/replay.go \
 	'		tw.st.Totals.RepublishedTwice += h.Published' '		tw.st.Totals.RepublishedTwice += 0' \
