@@ -368,7 +368,7 @@ mutant watch-stop-during-a-failing-pass-is-interrupted cmd/deadletter/watch.go \
 	'		if ctx.Err() != nil && errors.Is(err, context.Canceled) {' '		if ctx.Err() != nil && err != nil {' \
 	./cmd/deadletter 'TestAWatchStoppedWhileItsContainerIsGoneIsNotInterrupted'
 mutant hook-reap-takes-every-child internal/hook/hook_linux.go \
-	'		if pp == self && pid != g.pgid && pg != own && !g.another(pg) {' '		if pp == self && pid != g.pgid && (pg != own || !g.another(pg) || true) {' \
+	'		if pp == self && pid != g.pgid && pg != own && !g.another(pg, env) {' '		if pp == self && pid != g.pgid && (pg != own || !g.another(pg, env) || true) {' \
 	./internal/hook 'TestAHooksReapSpares'
 mutant detail-advice-without-the-witness tui/detail.go \
 	'		state.SetStarts(cfg, &d.Item, w.App)

@@ -38,12 +38,13 @@ type group struct {
 	orphans map[int]bool // marked processes reparented to deadletter: waited for once killed, so none is a zombie
 }
 
-// live are the process groups of the hooks now running: a child of deadletter that leads (or sits in) another
-// hook's group is that hook's, not an orphan of this one.
+// live are the hooks now running, their process groups and marks: a child of deadletter that leads (or sits in)
+// another hook's group, or carries another hook's mark (a worker it detached with setsid), is that hook's, not an
+// orphan of this one.
 var live = struct {
 	sync.Mutex
-	pgids map[int]bool
-}{pgids: map[int]bool{}}
+	marks map[int][]byte // by process group
+}{marks: map[int][]byte{}}
 
 func start(cmd *exec.Cmd, mark string) (*group, error) {
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
@@ -52,15 +53,25 @@ func start(cmd *exec.Cmd, mark string) (*group, error) {
 	if err := cmd.Start(); err != nil {
 		return nil, err
 	}
-	live.pgids[cmd.Process.Pid] = true
-	return &group{pgid: cmd.Process.Pid, mark: []byte(markVar + "=" + mark), orphans: map[int]bool{}}, nil
+	g := &group{pgid: cmd.Process.Pid, mark: []byte(markVar + "=" + mark), orphans: map[int]bool{}}
+	live.marks[g.pgid] = g.mark
+	return g, nil
 }
 
-// another reports whether pgid is the group of a hook other than g that is still running.
-func (g *group) another(pgid int) bool {
+// another reports whether a process of group pgid, its environment env, belongs to a hook other than g that is
+// still running: it sits in that hook's group, or carries its mark.
+func (g *group) another(pgid int, env []byte) bool {
 	live.Lock()
 	defer live.Unlock()
-	return pgid != g.pgid && live.pgids[pgid]
+	if _, ok := live.marks[pgid]; ok && pgid != g.pgid {
+		return true
+	}
+	for p, m := range live.marks {
+		if p != g.pgid && hasMark(env, m) {
+			return true
+		}
+	}
+	return false
 }
 
 // marked are the processes of the run that left its group: those whose environment holds the run's mark, and —
@@ -82,15 +93,17 @@ func (g *group) marked() []int {
 		}
 		pp, pg := parentAndGroup(pid)
 		parent[pid] = pp
+		env, _ := os.ReadFile("/proc/" + e.Name() + "/environ")
 		// An orphan of a hook, reparented to deadletter (its subreaper) — but not a child deadletter started in
-		// its own group (the Azure CLI a credential runs; a test's build), nor another hook now running or what
-		// sits in its group.
-		if pp == self && pid != g.pgid && pg != own && !g.another(pg) {
+		// its own group (the Azure CLI a credential runs; a test's build), nor another running hook's: its main
+		// process, what sits in its group, a worker it detached (its mark). One that detached and cleared its
+		// environment while two hooks ran is taken by the first reap to see it.
+		if pp == self && pid != g.pgid && pg != own && !g.another(pg, env) {
 			in[pid] = true
 			g.orphans[pid] = true
 			continue
 		}
-		if env, err := os.ReadFile("/proc/" + e.Name() + "/environ"); err == nil && hasMark(env, g.mark) {
+		if hasMark(env, g.mark) {
 			in[pid] = true
 			if pp == self {
 				g.orphans[pid] = true
@@ -171,7 +184,7 @@ func (g *group) waitOrphans() {
 
 func (g *group) close() {
 	live.Lock()
-	delete(live.pgids, g.pgid)
+	delete(live.marks, g.pgid)
 	live.Unlock()
 	for deadline := time.Now().Add(time.Second); len(g.orphans) > 0 && time.Now().Before(deadline); time.Sleep(10 * time.Millisecond) {
 		g.waitOrphans()

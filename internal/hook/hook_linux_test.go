@@ -4,13 +4,15 @@ package hook
 
 import (
 	"context"
-	"github.com/deadletter/deadletter/internal/testkit"
 	"os"
 	"os/exec"
+	"path/filepath"
 	"strconv"
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/deadletter/deadletter/internal/testkit"
 )
 
 // running reports whether a process whose command line holds s is left.
@@ -114,5 +116,25 @@ func TestAHooksReapSparesAnotherHookRunning(t *testing.T) {
 	<-<-second
 	if running("17.3205") {
 		t.Fatal("the first hook's orphan outlived it")
+	}
+}
+
+// A worker the next hook detached (setsid -f) while the last hook's reap still runs its grace carries the next
+// hook's mark: the last reap leaves it to finish within its own hook's grace. (Found by a hostile review: the last
+// reap killed it.)
+func TestAHooksReapSparesTheNextHooksDetachedWorker(t *testing.T) {
+	done := filepath.Join(t.TempDir(), "worker-done")
+	doneA, err := Run(context.Background(), "sleep 7.3141 & exit 0", Options{Timeout: 10 * time.Second, Grace: 700 * time.Millisecond})
+	if err != nil {
+		t.Fatal(err)
+	}
+	doneB, err := Run(context.Background(), "setsid -f sh -c 'sleep 1.5; echo ok > "+done+"'; exit 0", Options{Timeout: 10 * time.Second, Grace: 5 * time.Second})
+	if err != nil {
+		t.Fatal(err)
+	}
+	<-doneA
+	<-doneB
+	if _, err := os.Stat(done); err != nil {
+		t.Fatal("the next hook's detached worker was killed by the last hook's reap")
 	}
 }
