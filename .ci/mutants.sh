@@ -370,6 +370,9 @@ mutant watch-stop-during-a-failing-pass-is-interrupted cmd/deadletter/watch.go \
 mutant hook-reap-takes-every-child internal/hook/hook_linux.go \
 	'		if pp == self && pid != g.pgid && pg != own && !g.another(pg, env) {' '		if pp == self && pid != g.pgid && (pg != own || !g.another(pg, env) || true) {' \
 	./internal/hook 'TestAHooksReapSpares'
+mutant look-cut-short-forgets-the-stop cmd/deadletter/check.go \
+	'the check is incomplete%s", why, first), ctx.Err()}' 'the check is incomplete%s", why, first), nil}' \
+	./cmd/deadletter 'TestAWatchStoppedWhileReadingPayloadsExits2'
 mutant detail-advice-without-the-witness tui/detail.go \
 	'		state.SetStarts(cfg, &d.Item, w.App)
 		state.SetHandler(*w, d.Parsed.Subscription)' '		state.SetStarts(cfg, &d.Item, w.App)' \

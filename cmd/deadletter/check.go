@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"slices"
@@ -14,6 +15,7 @@ import (
 	"github.com/deadletter/deadletter/internal/textfmt"
 	"github.com/deadletter/deadletter/replay"
 	"github.com/deadletter/deadletter/replay/rules"
+	"github.com/deadletter/deadletter/store"
 	"github.com/spf13/cobra"
 )
 
@@ -110,7 +112,9 @@ func look(ctx context.Context, l *replay.Loader, o rules.CheckOptions, also func
 		return nil
 	})
 	switch {
-	case len(unread) > 0 || (err != nil && ctx.Err() != nil):
+	// Cut short: payloads left unread, or the listing ended by the context — not a container found gone, which
+	// is said as itself even when a stop came as it was found so.
+	case len(unread) > 0 || (err != nil && ctx.Err() != nil && !errors.Is(err, store.ErrContainerNotFound)):
 		why := "stopped"
 		if wasInterrupted(ctx) {
 			why = "interrupted"
@@ -121,7 +125,7 @@ func look(ctx context.Context, l *replay.Loader, o rules.CheckOptions, also func
 		if len(unread) > 0 {
 			first = fmt.Sprintf(": %d payload(s) not read, the first %s", len(unread), unread[0])
 		}
-		return rules.Report{}, fmt.Errorf("%s before the whole container was read, so the check is incomplete%s", why, first)
+		return rules.Report{}, cutShort{fmt.Sprintf("%s before the whole container was read, so the check is incomplete%s", why, first), ctx.Err()}
 	case err != nil:
 		return rules.Report{}, couldNotLook(ctx, err)
 	case len(failed) > 0:
@@ -279,3 +283,13 @@ func paneCounts(m map[rules.Pane]int) string {
 	}
 	return strings.Join(parts, ", ")
 }
+
+// cutShort is a look the context ended before the container was read whole: said in words, and the context's error
+// beneath them, so a watch tells a pass its stop cut short (exit 2) from one that failed on its own.
+type cutShort struct {
+	said  string
+	cause error
+}
+
+func (c cutShort) Error() string { return c.said }
+func (c cutShort) Unwrap() error { return c.cause }

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"net/http"
+	"net/http/httptest"
 	"os"
 	"os/exec"
 	"strings"
@@ -194,5 +195,47 @@ func TestAWatchStoppedWhileItsContainerIsGoneIsNotInterrupted(t *testing.T) {
 		if code := <-done; code != 0 {
 			t.Fatalf("stop %d: watch exit %d\nstdout %s\nstderr %s", i, code, out.String(), errb.String())
 		}
+	}
+}
+
+// A watch stopped while its pass reads payloads (the listing answered, a payload read stalled) is cut short as
+// much as one stopped while listing: exit 2, "stopped during a pass" — not the exit 0 of a pass that failed on its
+// own. (Found by a hostile review: check's look said it in words that no longer carried the stop.)
+func TestAWatchStoppedWhileReadingPayloadsExits2(t *testing.T) {
+	t.Parallel()
+	lm := time.Now().Add(-3 * time.Hour).UTC().Format(http.TimeFormat)
+	var reads atomic.Int64
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("x-ms-version", "2025-01-05")
+		w.Header().Set("Date", time.Now().UTC().Format(http.TimeFormat))
+		q := r.URL.Query()
+		switch {
+		case q.Get("comp") == "list":
+			blobs := ""
+			if q.Get("prefix") == "" {
+				for i := range 3 {
+					blobs += fmt.Sprintf(`<Blob><Name>S/2026/1/1/1/%02d.json</Name><Properties><Creation-Time>%s</Creation-Time><Last-Modified>%s</Last-Modified><Etag>0x8D%d</Etag><Content-Length>80</Content-Length><Content-Type>application/json</Content-Type><BlobType>BlockBlob</BlobType></Properties></Blob>`, i, lm, lm, i)
+				}
+			}
+			w.Header().Set("Content-Type", "application/xml")
+			fmt.Fprintf(w, `<?xml version="1.0" encoding="utf-8"?><EnumerationResults ServiceEndpoint="http://x/" ContainerName="deadletter"><Prefix>%s</Prefix><Blobs>%s</Blobs><NextMarker /></EnumerationResults>`, q.Get("prefix"), blobs)
+		case r.Method == http.MethodGet && q.Get("restype") == "" && q.Get("comp") == "":
+			reads.Add(1)
+			<-r.Context().Done() // a payload read that never answers, as a stalled storage
+		case r.Method == http.MethodHead || q.Get("restype") == "container":
+			w.Header().Set("Last-Modified", lm)
+			w.Header().Set("ETag", "0x1")
+		default:
+			w.WriteHeader(http.StatusNotFound)
+		}
+	}))
+	t.Cleanup(srv.Close)
+	cs := "DefaultEndpointsProtocol=http;AccountName=acct;AccountKey=" + strings.Repeat("QUJD", 16) + ";BlobEndpoint=" + srv.URL + "/acct;"
+	cmd, out, errs := start(t, "watch", "--connection-string", cs, "--timeout", "1m", "--json")
+	eventually(t, "a payload read", func() bool { return reads.Load() > 0 })
+	cmd.Process.Signal(syscall.SIGINT)
+	code, _ := exitOf(t, cmd, 10*time.Second)
+	if code != 2 || !strings.Contains(errs.String(), "stopped during a pass") {
+		t.Fatalf("exit %d\n%s\n%s", code, out, errs)
 	}
 }
