@@ -517,21 +517,8 @@ func parseLine(raw []byte) (Line, string) {
 	if why := exactKeys(raw); why != "" {
 		return l, "not a record: " + why
 	}
-	switch {
-	case l.V != Version:
-		return l, fmt.Sprintf("version %d (this deadletter reads version %d)", l.V, Version)
-	case l.ID == "" || len(l.ID) > 64 || !isHex(l.ID):
-		return l, "no record id"
-	case l.Phase != PhaseIntent && l.Phase != PhaseOutcome:
-		return l, "no phase (intent or outcome)"
-	case l.Action == "" || len(l.Action) > 32:
-		return l, "no action"
-	case l.Wall.IsZero():
-		return l, "no time"
-	case len(l.Blobs) > maxBlobsOfLine:
-		return l, fmt.Sprintf("over %d blobs", maxBlobsOfLine)
-	case l.Part < 0 || l.Parts < 0 || l.Part > l.Parts || (l.Part == 0) != (l.Parts == 0) || l.Parts > maxParts:
-		return l, fmt.Sprintf("part %d of %d is no part of a record", l.Part, l.Parts)
+	if why := invalid(&l); why != "" {
+		return l, why
 	}
 	if cap(l.Blobs) > len(l.Blobs)+len(l.Blobs)/8 {
 		// The decoder grew the list by doubling: kept as it is, a part of 20,000 blobs holds room for 32,768, and
@@ -539,6 +526,27 @@ func parseLine(raw []byte) (Line, string) {
 		l.Blobs = append(make([]Blob, 0, len(l.Blobs)), l.Blobs...)
 	}
 	return l, ""
+}
+
+// invalid says why a decoded line is no record ("" when it is one).
+func invalid(l *Line) string {
+	switch {
+	case l.V != Version:
+		return fmt.Sprintf("version %d (this deadletter reads version %d)", l.V, Version)
+	case l.ID == "" || len(l.ID) > 64 || !isHex(l.ID):
+		return "no record id"
+	case l.Phase != PhaseIntent && l.Phase != PhaseOutcome:
+		return "no phase (intent or outcome)"
+	case l.Action == "" || len(l.Action) > 32:
+		return "no action"
+	case l.Wall.IsZero():
+		return "no time"
+	case len(l.Blobs) > maxBlobsOfLine:
+		return fmt.Sprintf("over %d blobs", maxBlobsOfLine)
+	case l.Part < 0 || l.Parts < 0 || l.Part > l.Parts || (l.Part == 0) != (l.Parts == 0) || l.Parts > maxParts:
+		return fmt.Sprintf("part %d of %d is no part of a record", l.Part, l.Parts)
+	}
+	return ""
 }
 
 func isHex(s string) bool {
