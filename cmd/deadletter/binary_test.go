@@ -18,6 +18,9 @@ var (
 // terminal (tmux), a prompt.
 func binary(t *testing.T) string {
 	t.Helper()
+	if testing.Short() {
+		t.Skip("end to end with the real binary: runs without -short (./test.sh, CI)")
+	}
 	buildOnce.Do(func() {
 		dir, err := os.MkdirTemp("", "deadletter-bin-")
 		if err != nil {
