@@ -121,9 +121,15 @@ func runDrain(ctx context.Context, o *drainOptions) error {
 		// (a quarantine copy that holds all of them) are known before the question, not only at write time.
 		l.HydrateWhere(ctx, snap, take)
 	}
-	var items []rules.Item
-	for i := range snap.Items {
-		if it := snap.Items[i]; take(it) {
+	n := 0
+	for _, it := range snap.Items {
+		if take(it) {
+			n++
+		}
+	}
+	items := make([]rules.Item, 0, n) // (counted first: a backlog's copy is made once, at its size)
+	for _, it := range snap.Items {
+		if take(it) {
 			items = append(items, *it)
 		}
 	}

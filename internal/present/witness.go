@@ -207,39 +207,34 @@ func WitnessUnknown(w rules.WitnessReport) []string {
 // WitnessWarnings are a drain's warnings from Event Grid's witness: one per subscription of the items whose
 // handler it says is failing now and of which the replay would republish something.
 func WitnessWarnings(w rules.WitnessReport, items []rules.Item) []string {
-	return witnessWarnings(w, items, rules.Republishes, "drained")
+	return witnessWarnings(w, items, rules.ItemRepublishes, "drained")
 }
 
 // RestoreWitnessWarnings are a restore's: one per subscription of the copies it writes whose handler Event Grid
 // says is failing now — their resumed events go to it. restored holds only copies that resume something.
 func RestoreWitnessWarnings(w rules.WitnessReport, restored []rules.Item) []string {
-	return witnessWarnings(w, restored, func(items []rules.Item) bool { return len(items) > 0 }, "restored")
+	return witnessWarnings(w, restored, func(*rules.Item) bool { return true }, "restored")
 }
 
-func witnessWarnings(w rules.WitnessReport, items []rules.Item, republishes func([]rules.Item) bool, done string) []string {
-	// Only the items of a subscription whose handler fails now are gathered (a drain of a million blobs with
-	// Event Grid quiet gathers none): each item is two hundred bytes.
+// witnessWarnings warns of each subscription whose handler Event Grid says fails now and of which some item
+// resends events (resends, per item); nothing of the items is copied — a drain of a million blobs is not.
+func witnessWarnings(w rules.WitnessReport, items []rules.Item, resends func(*rules.Item) bool, done string) []string {
 	failing := map[string]bool{}
+	sends := map[string]bool{} // a failing subscription some item of which resends events
 	for i := range items {
 		s := items[i].Parsed.Subscription
 		if _, seen := failing[s]; !seen {
 			h, ok := w.HandlerOf(s)
 			failing[s] = ok && h.Verdict == rules.HandlerFailing
 		}
-	}
-	bySub := map[string][]rules.Item{}
-	for i := range items {
-		if s := items[i].Parsed.Subscription; failing[s] {
-			bySub[s] = append(bySub[s], items[i])
+		if failing[s] && !sends[s] && resends(&items[i]) {
+			sends[s] = true
 		}
 	}
-	subs := slices.Sorted(maps.Keys(bySub))
+	subs := slices.Sorted(maps.Keys(sends))
 	var out []string
 	for _, sub := range subs {
 		h, _ := w.HandlerOf(sub)
-		if !republishes(bySub[sub]) {
-			continue
-		}
 		h.Subscription = sub // named as the folder is
 		out = append(out, HandlerFailing(h, w)+" — "+done+" events would go to a handler that is failing now.")
 	}

@@ -187,9 +187,7 @@ func NewRepublishTally() RepublishTally { return RepublishTally{CyclesLeft: -1} 
 // AddRepublish adds one item to t.
 func (c Config) AddRepublish(t *RepublishTally, it *Item) {
 	s := it.Summary
-	if s == nil || !s.Malformed && s.CrashDepth == 0 && mayRepublish(s) {
-		t.Republishes = true
-	}
+	t.Republishes = t.Republishes || ItemRepublishes(it)
 	if s == nil || s.Malformed || !mayRepublish(s) {
 		return // nothing of it is republished: the cap does not count it down
 	}
@@ -197,6 +195,13 @@ func (c Config) AddRepublish(t *RepublishTally, it *Item) {
 	if t.CyclesLeft < 0 || n < t.CyclesLeft {
 		t.CyclesLeft = max(n, 0)
 	}
+}
+
+// ItemRepublishes is Republishes of one item: unread, or read and holding an event the replay would (or may)
+// republish, neither malformed nor crashing it.
+func ItemRepublishes(it *Item) bool {
+	s := it.Summary
+	return s == nil || !s.Malformed && s.CrashDepth == 0 && mayRepublish(s)
 }
 
 // mayRepublish: the summary holds an event the replay republishes, or one it may (its handler unknown without a
