@@ -105,6 +105,9 @@ func runDrain(ctx context.Context, o *drainOptions) error {
 	}
 	witness := s.StartWitness(ctx) // beside the listing, never holding it up
 	l, cfg := s.Loader(), s.Config()
+	// One listing: a cache of a backlog's summaries would only hold them twice. A canary drain keeps it — its
+	// later looks trace the canaries' events through the summaries it holds.
+	l.NoCache = !o.canary
 	snap, err := s.List(ctx)
 	if err != nil {
 		return couldNotLook(ctx, err)

@@ -162,6 +162,7 @@ func runLog(ctx context.Context, o *logOptions) error {
 	}
 	a.saySkipped(h.Skipped)
 	l, cfg := s.Loader(), s.Config()
+	l.NoCache = true // one look
 	snap, err := s.List(ctx)
 	if err != nil {
 		return couldNotLook(ctx, err)
