@@ -69,6 +69,7 @@ func (s Said) Texts(k LineKind) []string {
 func DrainSaid(cfg rules.Config, p *rules.DrainPlan, wit rules.WitnessReport, force Force) Said {
 	f := p.Forecast
 	s := Said{Question: DrainQuestion(f, "stranded blob(s)"), Asks: f.Asks()}
+	s.Lines = make([]Line, 0, 32+len(f.Names)+len(f.Left)) // (a line a name: a backlog's list is made once, at its size)
 	if f.Blobs > 0 {
 		s.add(LineFact, fmt.Sprintf("%d blob(s) to drain (stranded: older than the TTL %s, so no trigger can still reach them).", f.Blobs, textfmt.Duration(cfg.TTL)))
 	}
