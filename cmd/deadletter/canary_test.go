@@ -122,6 +122,7 @@ func TestDemoCanaryDrainInTmux(t *testing.T) {
 		t.Fatalf("nothing drained:\n%s", s)
 	}
 	tm.keys("Escape")
+	tm.gone("Drain finished") // (q waits for the dialog to close: a loaded terminal may read a quick esc q as alt+q)
 	tm.keys("q")
 	if code := tm.exited(); code != 0 {
 		t.Fatalf("exit %d", code)
@@ -176,6 +177,7 @@ func TestDemoPacedDrainInTmux(t *testing.T) {
 	tm.screen("paced at 5 a second", "left, done in about")
 	tm.screen("Drain finished", "drained")
 	tm.keys("Escape")
+	tm.gone("Drain finished") // (q waits for the dialog to close: a loaded terminal may read a quick esc q as alt+q)
 	tm.keys("q")
 	if code := tm.exited(); code != 0 {
 		t.Fatalf("exit %d", code)

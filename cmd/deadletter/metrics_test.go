@@ -117,10 +117,11 @@ func (s scraped) one(t *testing.T, name string, match ...string) float64 {
 
 // startWatch runs `deadletter watch --metrics-addr 127.0.0.1:0` on dir and returns the base URL it serves, read from
 // the line it prints, and a stop that cancels it and returns its exit code.
-func startWatch(t *testing.T, dir string) (base string, stop func() int) {
+func startWatch(t *testing.T, dir string) (base string, stop func() int, errb *testkit.LockedBuffer) {
 	t.Helper()
 	ctx, cancel := context.WithCancel(context.Background())
-	out, errb := &testkit.LockedBuffer{}, &testkit.LockedBuffer{}
+	out := &testkit.LockedBuffer{}
+	errb = &testkit.LockedBuffer{}
 	done := make(chan int, 1)
 	go func() {
 		done <- run(ctx, []string{"watch", "--dir", dir, "--interval", "100ms", "--metrics-addr", "127.0.0.1:0"},
@@ -143,7 +144,7 @@ func startWatch(t *testing.T, dir string) (base string, stop func() int) {
 		}
 		return m != nil
 	})
-	return base, stop
+	return base, stop, errb
 }
 
 // The whole path: a real watch on a seeded directory, scraped over HTTP, agrees with check and ls; its series follow
@@ -155,7 +156,7 @@ func TestWatchMetricsOverHTTP(t *testing.T) {
 	ls := lsJSONOf(t, "--dir", dir)
 	started := time.Now()
 
-	base, stop := startWatch(t, dir)
+	base, stop, errb := startWatch(t, dir)
 	eventually(t, "/healthz 200 after the first pass", func() bool {
 		code, _, _ := httpGet(base + "/healthz")
 		return code == http.StatusOK
@@ -329,8 +330,10 @@ func TestWatchMetricsOverHTTP(t *testing.T) {
 	}
 	unhealthy("/healthz 503 once the container is gone")
 
-	if code := stop(); code != 0 {
-		t.Fatalf("watch exit %d", code)
+	// A stop between passes ends the watch with 0; one that lands inside a pass — rare here, passes on a missing
+	// directory are quick, but a loaded machine stretches them — cuts it short, and that is said and exits 2.
+	if code := stop(); code != 0 && (code != exitError || !strings.Contains(errb.String(), "stopped during a pass")) {
+		t.Fatalf("watch exit %d\n%s", code, errb.String())
 	}
 	if _, _, err := httpGet(base + "/healthz"); err == nil {
 		t.Fatal("the metrics server outlived the watch")
@@ -386,7 +389,7 @@ func TestWatchMetricsWithAnUnreadablePayload(t *testing.T) {
 	dir := seeded(t)
 	os.MkdirAll(filepath.Join(dir, "FIFO"), 0o755)
 	storetest.Mkfifo(t, filepath.Join(dir, "FIFO", "x.json"))
-	base, _ := startWatch(t, dir)
+	base, _, _ := startWatch(t, dir)
 	eventually(t, "the unread payload counted", func() bool {
 		s := scrape(t, base)
 		n, ok := s.sum("deadletter_unread_payloads")

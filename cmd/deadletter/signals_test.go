@@ -192,7 +192,10 @@ func TestAWatchStoppedWhileItsContainerIsGoneIsNotInterrupted(t *testing.T) {
 		eventually(t, "the pass says the container is gone", func() bool { return strings.Contains(out.String(), "error") })
 		time.Sleep(time.Duration(i) * 300 * time.Microsecond)
 		cancel()
-		if code := <-done; code != 0 {
+		// (A stop that lands before the pass found the container gone cuts it short: exit 2, as any pass cut short;
+		// a loaded machine may stretch a pass enough. What must not be is a pass that found it gone taken for one
+		// the stop cut short.)
+		if code := <-done; code != 0 && (code != exitError || strings.Contains(errb.String(), "container not found")) {
 			t.Fatalf("stop %d: watch exit %d\nstdout %s\nstderr %s", i, code, out.String(), errb.String())
 		}
 	}

@@ -72,7 +72,7 @@ func TestTwinWitnessSeesThePushOutage(t *testing.T) {
 	tm.keys("o")
 	tm.screenMatches(`PUSH-NOTIFICATIONS.*EG ok`)
 	// …and watch's metrics endpoint: a series per subscription for its verdict.
-	base, stop := startWatch(t, dir)
+	base, stop, _ := startWatch(t, dir)
 	defer stop()
 	scrapes := func(verdicts ...string) {
 		t.Helper()
