@@ -192,14 +192,17 @@ func (l *Loader) HydrateWhere(ctx context.Context, s *rules.Snapshot, keep func(
 	// A chunk at a time: what is read of a backlog is applied as it comes, not gathered whole first (a million
 	// blobs' infos and results were 160 MB beside the summaries).
 	todo := make([]store.BlobInfo, 0, hydrateChunk)
-	for i := range s.Items {
-		if it := s.Items[i]; it.Unread() && (keep == nil || keep(it)) {
+	for _, it := range s.Items {
+		if it.Unread() && (keep == nil || keep(it)) {
 			todo = append(todo, it.Info)
 		}
-		if len(todo) == hydrateChunk || i == len(s.Items)-1 && len(todo) > 0 {
+		if len(todo) == hydrateChunk {
 			s.Apply(l.Hydrate(ctx, todo)...)
 			todo = todo[:0]
 		}
+	}
+	if len(todo) > 0 {
+		s.Apply(l.Hydrate(ctx, todo)...)
 	}
 }
 

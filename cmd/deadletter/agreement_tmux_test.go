@@ -2,7 +2,6 @@ package main
 
 import (
 	"encoding/json"
-	"fmt"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -56,7 +55,7 @@ func TestTheDashboardsDetailAdvisesAsShowDoesOnTheDemo(t *testing.T) {
 	if len(seen) < 4 {
 		t.Fatalf("only %d kinds of advice on the demo's incident: the test proves little", len(seen))
 	}
-	fmt.Fprintf(testOutput{t}, "%d kinds of advice compared\n", len(seen))
+	t.Logf("%d kinds of advice compared", len(seen))
 	tm.keys("q")
 	tm.exited()
 }
@@ -82,7 +81,3 @@ func adviceOf(screen string, w int) []string {
 	}
 	return out
 }
-
-type testOutput struct{ t *testing.T }
-
-func (o testOutput) Write(p []byte) (int, error) { o.t.Log(strings.TrimSpace(string(p))); return len(p), nil }

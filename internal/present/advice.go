@@ -305,17 +305,14 @@ func ReadinessWarnings(cfg rules.Config, items []rules.Item, ready []rules.Readi
 			failing[r.Subscription] = &t
 		}
 	}
-	seen := map[string]bool{}
 	for i := range items {
-		sub := items[i].Parsed.Subscription
-		if t := failing[sub]; t != nil {
+		if t := failing[items[i].Parsed.Subscription]; t != nil {
 			cfg.AddRepublish(t, &items[i])
-			seen[sub] = true
 		}
 	}
 	var out []string
 	for _, r := range ready {
-		if t := failing[r.Subscription]; t != nil && seen[r.Subscription] && t.Republishes {
+		if t := failing[r.Subscription]; t != nil && t.Republishes { // (a subscription of no item republishes nothing)
 			out = append(out, ReadinessWarning(r, t.CyclesLeft, cfg.TTL, now))
 		}
 	}

@@ -167,11 +167,12 @@ func (c Config) CyclesLeft(items []Item) int {
 // quarantined, malformed, crashing:
 // a failing handler then makes no difference to them.
 func Republishes(items []Item) bool {
-	t := NewRepublishTally()
 	for i := range items {
-		Config{}.AddRepublish(&t, &items[i])
+		if ItemRepublishes(&items[i]) {
+			return true
+		}
 	}
-	return t.Republishes
+	return false
 }
 
 // RepublishTally is Republishes and CyclesLeft added up item by item (AddRepublish), for a caller that groups a
